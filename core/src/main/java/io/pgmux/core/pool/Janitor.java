@@ -1,0 +1,66 @@
+package io.pgmux.core.pool;
+
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one periodic task (PgBouncer's janitor, HikariCP's house keeper): expires waiters, closes idle and
+ * aged connections, refills to min, opens the reserve, reports leaks and rolls the stats period.
+ */
+final class Janitor implements Runnable {
+    private static final Logger log = LoggerFactory.getLogger(Janitor.class);
+
+    private final PoolRegistry<?> registry;
+    private final PoolClock clock;
+    private final long statsPeriodNanos;
+    private long statsPeriodStart;
+    private final ReentrantLock running = new ReentrantLock();
+    private ScheduledFuture<?> scheduled;
+
+    Janitor(PoolRegistry<?> registry, PoolClock clock, long statsPeriodNanos) {
+        this.registry = registry;
+        this.clock = clock;
+        this.statsPeriodNanos = statsPeriodNanos;
+        this.statsPeriodStart = clock.nanoTime();
+    }
+
+    void schedule(ScheduledExecutorService executor, long periodNanos) {
+        scheduled = executor.scheduleWithFixedDelay(this, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
+    }
+
+    void cancel() {
+        if (scheduled != null) {
+            scheduled.cancel(false);
+        }
+    }
+
+    @Override
+    public void run() {
+        // A manual run and a scheduled one must not overlap; the later one just skips.
+        if (!running.tryLock()) {
+            return;
+        }
+        try {
+            for (Pool<?> pool : registry.pools()) {
+                pool.maintain();
+            }
+            long now = clock.nanoTime();
+            if (now - statsPeriodStart >= statsPeriodNanos) {
+                long period = now - statsPeriodStart;
+                for (Pool<?> pool : registry.pools()) {
+                    pool.traffic().rollPeriod(period);
+                }
+                statsPeriodStart = now;
+            }
+        } catch (RuntimeException e) {
+            // Never let one bad run cancel the schedule: that would silently stop every timeout.
+            log.error("pool janitor run failed", e);
+        } finally {
+            running.unlock();
+        }
+    }
+}

@@ -1,0 +1,882 @@
+package io.pgmux.core.pool;
+
+import io.pgmux.core.config.PoolConfig;
+import io.pgmux.core.stats.IMetricsTracker;
+import io.pgmux.core.stats.PgMuxPoolMXBean;
+import io.pgmux.core.stats.PoolSnapshot;
+import io.pgmux.core.stats.TrafficStats;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server connections of one (database, user) and the clients waiting for them, with PgBouncer's
+ * rules. Borrowing an idle connection and giving it back are a scan and a CAS; waiting clients are served
+ * strictly oldest first by handing a released connection straight to them.
+ */
+public final class Pool<S> implements PgMuxPoolMXBean {
+    private static final Logger log = LoggerFactory.getLogger(Pool.class);
+
+    private static final int RUNNING = 0;
+    private static final int PAUSED = 1;
+    private static final int CLOSING = 2;
+
+    @SuppressWarnings("rawtypes")
+    private static final PooledServer[] NO_SERVERS = new PooledServer[0];
+    /** Lifetimes are shortened by up to this fraction so connections opened together do not retire together. */
+    private static final double LIFETIME_JITTER = 0.025;
+
+    private final PoolKey key;
+    private final String name;
+    private final PoolRegistry<S> registry;
+    private final ServerConnector<S> connector;
+    private final PoolClock clock;
+    private final TrafficStats traffic = new TrafficStats();
+    private final IMetricsTracker tracker;
+    private final boolean tracking;
+    private volatile PoolConfig config;
+
+    private final WaitQueue<S> waiters = new WaitQueue<>();
+    private final ReentrantLock membership = new ReentrantLock();
+    @SuppressWarnings("unchecked")
+    private volatile PooledServer<S>[] servers = NO_SERVERS;
+    /** Every server in any state but closed, including those logging in. */
+    private final AtomicInteger serverCount = new AtomicInteger();
+    private final AtomicInteger logins = new AtomicInteger();
+    private final AtomicInteger clients = new AtomicInteger();
+
+    private volatile int state = RUNNING;
+    private volatile Throwable loginError;
+    private volatile long loginRetryAtNanos;
+    private volatile CompletableFuture<Void> pauseDone;
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
+
+    Pool(PoolKey key, PoolConfig config, PoolRegistry<S> registry, ServerConnector<S> connector, PoolClock clock,
+         Function<Pool<?>, IMetricsTracker> trackerFactory) {
+        this.key = key;
+        this.config = config;
+        this.name = config.poolName().isEmpty() ? key.toString() : config.poolName();
+        this.registry = registry;
+        this.connector = connector;
+        this.clock = clock;
+        this.tracker = trackerFactory == null ? null : trackerFactory.apply(this);
+        this.tracking = tracker != null;
+    }
+
+    public PoolKey key() {
+        return key;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public PoolConfig config() {
+        return config;
+    }
+
+    /** Applies new settings (RELOAD); sizes take effect at once, surplus idle connections close at the next janitor run. */
+    public void reconfigure(PoolConfig newConfig) {
+        this.config = newConfig;
+        maybeOpen();
+    }
+
+    public TrafficStats traffic() {
+        return traffic;
+    }
+
+    public PoolClock clock() {
+        return clock;
+    }
+
+    // ---------------------------------------------------------------- acquire
+
+    /** Waits up to query_wait_timeout for a connection; see {@link #acquire(long, TimeUnit)}. */
+    public Lease<S> acquire() throws InterruptedException {
+        return acquire(config.queryWaitTimeoutNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Borrows a server connection, parking the calling thread (never spinning, never holding a monitor,
+     * so virtual threads do not pin) until one is free or the timeout passes.
+     *
+     * @param timeout 0 waits without limit
+     * @throws PoolTimeoutException when none became free in time
+     * @throws ServerLoginException when the server refuses logins and no connection could serve us
+     * @throws PoolClosedException when the pool shuts down
+     */
+    public Lease<S> acquire(long timeout, TimeUnit unit) throws InterruptedException {
+        long start = clock.nanoTime();
+        if (state == RUNNING && waiters.isEmpty()) {
+            PooledServer<S> s = claimIdle(start);
+            if (s != null) {
+                return lease(s, start, start);
+            }
+        }
+        Waiter<S> w = Waiter.blocking(start, deadline(start, unit.toNanos(timeout)));
+        enqueue(w);
+        return awaitBlocking(w);
+    }
+
+    /**
+     * Borrows a server connection without blocking the caller: the stage completes on the thread that
+     * frees or opens a connection. Waiters time out at the janitor's next run after query_wait_timeout.
+     */
+    public CompletionStage<Lease<S>> acquireAsync() {
+        long start = clock.nanoTime();
+        if (state == RUNNING && waiters.isEmpty()) {
+            PooledServer<S> s = claimIdle(start);
+            if (s != null) {
+                return CompletableFuture.completedFuture(lease(s, start, start));
+            }
+        }
+        Waiter<S> w = Waiter.async(start, deadline(start, config.queryWaitTimeoutNanos()));
+        try {
+            enqueue(w);
+        } catch (PoolException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return w.future();
+    }
+
+    private static long deadline(long start, long timeoutNanos) {
+        return timeoutNanos <= 0 ? Long.MAX_VALUE : start + timeoutNanos;
+    }
+
+    private void enqueue(Waiter<S> w) {
+        if (state == CLOSING) {
+            throw shuttingDown();
+        }
+        long now = w.enqueuedNanos;
+        Throwable failing = loginError;
+        if (failing != null && now < loginRetryAtNanos && connectedServers() == 0) {
+            throw new ServerLoginException("server login has been failing, cached error: " + failing.getMessage()
+                    + " (server_login_retry)", failing, true);
+        }
+        waiters.add(w);
+        // Added-then-scan pairs with release's set-idle-then-check: one of the two always sees the other.
+        serveWaiters();
+        maybeOpen();
+    }
+
+    private Lease<S> awaitBlocking(Waiter<S> w) throws InterruptedException {
+        for (;;) {
+            Object outcome = w.outcome();
+            if (outcome != null) {
+                return takeOutcome(outcome);
+            }
+            long remaining = w.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE
+                    : w.deadlineNanos - clock.nanoTime();
+            if (remaining <= 0) {
+                waiters.fail(w, timeout(w, clock.nanoTime()));
+                continue;
+            }
+            if (remaining == Long.MAX_VALUE) {
+                LockSupport.park(this);
+            } else {
+                LockSupport.parkNanos(this, remaining);
+            }
+            if (Thread.interrupted()) {
+                if (waiters.fail(w, new InterruptedException("interrupted while waiting for a server connection"))) {
+                    throw new InterruptedException("interrupted while waiting for a server connection from pool "
+                            + name);
+                }
+                // A connection arrived at the same moment: keep it, keep the interrupt for the caller.
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private Lease<S> takeOutcome(Object outcome) {
+        if (outcome instanceof Lease) {
+            return (Lease<S>) outcome;
+        }
+        Throwable t = (Throwable) outcome;
+        if (t instanceof RuntimeException) {
+            // Fresh copy so the caller's stack trace shows its own call site, with the cause chain kept.
+            if (t instanceof PoolTimeoutException) {
+                PoolTimeoutException e = (PoolTimeoutException) t;
+                throw new PoolTimeoutException(e.getMessage(), e.waitedNanos(), e.getCause());
+            }
+            throw (RuntimeException) t;
+        }
+        throw new PoolException(t.getMessage(), t);
+    }
+
+    private PoolTimeoutException timeout(Waiter<S> w, long now) {
+        if (tracking) {
+            tracker.recordConnectionTimeout();
+        }
+        long waited = now - w.enqueuedNanos;
+        int active = 0;
+        int idle = 0;
+        for (PooledServer<S> s : servers) {
+            int st = s.state();
+            if (st == PooledServer.ACTIVE || st == PooledServer.TESTED) {
+                active++;
+            } else if (st == PooledServer.IDLE) {
+                idle++;
+            }
+        }
+        Throwable lastLogin = loginError;
+        String msg = "query_wait_timeout: pool " + name + " had no server connection free within "
+                + TimeUnit.NANOSECONDS.toMillis(waited) + " ms (pool size " + config.defaultPoolSize()
+                + (config.reservePoolSize() > 0 ? " + reserve " + config.reservePoolSize() : "") + "; " + active
+                + " active, " + idle + " idle, " + logins.get() + " connecting, " + waiters.size()
+                + " clients waiting)" + (lastLogin != null ? "; last login failure: " + lastLogin.getMessage() : "");
+        return new PoolTimeoutException(msg, waited, lastLogin);
+    }
+
+    /** Takes an idle connection that needs no test; starts the test of those that do. */
+    private PooledServer<S> claimIdle(long now) {
+        long checkDelay = config.serverCheckDelayNanos();
+        for (PooledServer<S> s : servers) {
+            if (s.state() == PooledServer.IDLE && s.cas(PooledServer.IDLE, PooledServer.ACTIVE)) {
+                if (s.evicted || s.isBroken() || now - s.retireAtNanos >= 0) {
+                    closeServer(s, s.isBroken() ? "server connection broken" : "server_lifetime reached");
+                    continue;
+                }
+                if (now - s.lastUsedNanos > checkDelay) {
+                    startCheck(s);
+                    continue;
+                }
+                return s;
+            }
+        }
+        return null;
+    }
+
+    private Lease<S> lease(PooledServer<S> s, long startNanos, long nowNanos) {
+        Throwable site = config.leakDetectionThresholdNanos() > 0
+                ? new Throwable("Apparent connection leak detected: lease taken here") : null;
+        Lease<S> lease = new Lease<>(s, nowNanos, site);
+        s.lease = lease;
+        traffic.recordAssignment(nowNanos - startNanos);
+        if (tracking) {
+            tracker.recordConnectionAcquiredNanos(clock.nanoTime() - startNanos);
+        }
+        return lease;
+    }
+
+    // ---------------------------------------------------------------- release
+
+    void release(PooledServer<S> s, Lease<S> lease) {
+        long now = clock.nanoTime();
+        s.lease = null;
+        if (tracking) {
+            tracker.recordConnectionUsageMillis(TimeUnit.NANOSECONDS.toMillis(now - lease.borrowedAtNanos()));
+        }
+        if (lease.leakReported) {
+            log.info("Previously reported leaked connection {} of pool {} was returned after {} ms", s, name,
+                    TimeUnit.NANOSECONDS.toMillis(now - lease.borrowedAtNanos()));
+        }
+        if (s.isBroken()) {
+            closeServer(s, "server connection broken: " + s.brokenCause.getMessage());
+        } else if (s.evicted || state == CLOSING) {
+            closeServer(s, state == CLOSING ? "pool closing" : "evicted");
+        } else if (now - s.retireAtNanos >= 0) {
+            closeServer(s, "server_lifetime reached");
+        } else if (serverCount.get() > config.defaultPoolSize() + config.reservePoolSize() && waiters.isEmpty()) {
+            closeServer(s, "too many servers in the pool");
+        } else if (config.resetOnRelease()) {
+            s.setState(PooledServer.TESTED);
+            runStage(() -> connector.reset(s.connection, config.serverResetQuery())).whenComplete((v, err) -> {
+                if (err != null) {
+                    closeServer(s, "server_reset_query failed: " + unwrap(err).getMessage());
+                } else {
+                    s.setState(PooledServer.ACTIVE);
+                    giveBack(s, clock.nanoTime());
+                }
+            });
+        } else {
+            giveBack(s, now);
+        }
+    }
+
+    /** Hands a usable connection to the oldest waiter, or makes it idle. The server is ACTIVE on entry. */
+    private void giveBack(PooledServer<S> s, long now) {
+        s.lastUsedNanos = now;
+        if (state == RUNNING && !waiters.isEmpty() && handOff(s, now)) {
+            return;
+        }
+        s.setState(PooledServer.IDLE);
+        if (state == PAUSED) {
+            checkPaused();
+        } else if (!waiters.isEmpty()) {
+            serveWaiters();
+        } else if (config.maxDbConnections() > 0 || config.maxUserConnections() > 0) {
+            registry.offerSlotToSiblings(this);
+        }
+    }
+
+    /** Gives an ACTIVE server to the oldest waiter; false (server untouched) if nobody waits any more. */
+    private boolean handOff(PooledServer<S> s, long now) {
+        Throwable site = config.leakDetectionThresholdNanos() > 0
+                ? new Throwable("Apparent connection leak detected: lease taken here") : null;
+        Lease<S> lease = new Lease<>(s, now, site);
+        s.lease = lease;
+        Waiter<S> served = waiters.handOff(lease);
+        if (served == null) {
+            s.lease = null;
+            return false;
+        }
+        long waited = now - served.enqueuedNanos;
+        traffic.recordAssignment(waited);
+        if (tracking) {
+            tracker.recordConnectionAcquiredNanos(waited);
+        }
+        return true;
+    }
+
+    /** Serves waiters from idle connections until one of the two runs out. */
+    private void serveWaiters() {
+        while (state == RUNNING && !waiters.isEmpty()) {
+            long now = clock.nanoTime();
+            PooledServer<S> s = claimIdle(now);
+            if (s == null) {
+                return;
+            }
+            if (!handOff(s, now)) {
+                s.setState(PooledServer.IDLE);
+            }
+        }
+    }
+
+    private void startCheck(PooledServer<S> s) {
+        s.setState(PooledServer.TESTED);
+        runStage(() -> connector.test(s.connection, config.serverCheckQuery())).whenComplete((ok, err) -> {
+            if (err == null && Boolean.TRUE.equals(ok)) {
+                s.setState(PooledServer.ACTIVE);
+                giveBack(s, clock.nanoTime());
+            } else {
+                closeServer(s, "server check failed" + (err != null ? ": " + unwrap(err).getMessage() : ""));
+            }
+        });
+    }
+
+    // ---------------------------------------------------------------- opening and closing servers
+
+    /** Opens connections for waiters not already covered by logins in progress, within every limit. */
+    void maybeOpen() {
+        while (state == RUNNING) {
+            long now = clock.nanoTime();
+            if (loginError != null && now < loginRetryAtNanos) {
+                return;
+            }
+            int uncovered = waiters.size() - logins.get();
+            if (uncovered <= 0) {
+                return;
+            }
+            if (!tryOpen(now, currentLimit(now))) {
+                return;
+            }
+        }
+    }
+
+    /** Keeps min_pool_size connections open. */
+    void ensureMin() {
+        while (state == RUNNING) {
+            long now = clock.nanoTime();
+            if (loginError != null && now < loginRetryAtNanos) {
+                return;
+            }
+            if (serverCount.get() >= config.minPoolSize()) {
+                return;
+            }
+            if (!tryOpen(now, config.minPoolSize())) {
+                return;
+            }
+        }
+    }
+
+    private int currentLimit(long now) {
+        PoolConfig c = config;
+        int limit = c.defaultPoolSize();
+        if (c.reservePoolSize() > 0) {
+            Waiter<S> oldest = waiters.oldest();
+            if (oldest != null && now - oldest.enqueuedNanos >= c.reservePoolTimeoutNanos()) {
+                limit += c.reservePoolSize();
+            }
+        }
+        return limit;
+    }
+
+    /** Opens one connection if the pool, database and user limits allow it. */
+    private boolean tryOpen(long now, int limit) {
+        int total = serverCount.get();
+        if (total >= limit) {
+            return false;
+        }
+        if (!serverCount.compareAndSet(total, total + 1)) {
+            return true;
+        }
+        if (!registry.reserveServerSlot(this)) {
+            serverCount.decrementAndGet();
+            registry.evictIdleForLimit(this);
+            return false;
+        }
+        PooledServer<S> s = new PooledServer<>(this, now);
+        logins.incrementAndGet();
+        addServer(s);
+        CompletionStage<S> opening = runStage(() -> connector.open(s));
+        opening.whenComplete((conn, err) -> onOpened(s, conn, err));
+        return true;
+    }
+
+    private void onOpened(PooledServer<S> s, S conn, Throwable err) {
+        long now = clock.nanoTime();
+        if (!s.cas(PooledServer.LOGIN, err == null ? PooledServer.ACTIVE : PooledServer.CLOSING)) {
+            // server_connect_timeout already gave up on this login.
+            if (conn != null) {
+                safeClose(conn);
+            }
+            return;
+        }
+        logins.decrementAndGet();
+        if (err != null) {
+            removeServer(s);
+            onLoginFailure(unwrap(err), now);
+            return;
+        }
+        s.connection = conn;
+        s.connectedAtNanos = now;
+        long lifetime = config.serverLifetimeNanos();
+        if (lifetime > 0) {
+            long jitter = (long) (lifetime * LIFETIME_JITTER * ThreadLocalRandom.current().nextDouble());
+            s.retireAtNanos = now + lifetime - jitter;
+        }
+        loginError = null;
+        if (tracking) {
+            tracker.recordConnectionCreatedMillis(TimeUnit.NANOSECONDS.toMillis(now - s.loginStartedNanos));
+        }
+        if (state == CLOSING) {
+            closeServer(s, "pool closing");
+            return;
+        }
+        giveBack(s, now);
+    }
+
+    private void onLoginFailure(Throwable error, long now) {
+        boolean temporary = connector.isTransientLoginFailure(error);
+        log.warn("pool {}: server login failed: {}", name, error.getMessage());
+        loginError = error;
+        loginRetryAtNanos = now + config.serverLoginRetryNanos();
+        // Fail fast: nobody can be served until a login succeeds, so waiting out query_wait_timeout
+        // would only hide the server's error. A temporary refusal ("starting up") keeps clients waiting.
+        if (!temporary && connectedServers() == 0) {
+            ServerLoginException failure = new ServerLoginException(error.getMessage(), error, false);
+            waiters.forEachWaiting(w -> waiters.fail(w, failure));
+        }
+    }
+
+    void closeServer(PooledServer<S> s, String reason) {
+        s.setState(PooledServer.CLOSING);
+        s.lease = null;
+        S conn = s.connection;
+        if (log.isDebugEnabled()) {
+            log.debug("pool {}: closing {}: {}", name, s, reason);
+        }
+        removeServer(s);
+        if (conn != null) {
+            safeClose(conn);
+        }
+        if (state == CLOSING) {
+            return;
+        }
+        if (state == PAUSED) {
+            checkPaused();
+        }
+        maybeOpen();
+    }
+
+    private void addServer(PooledServer<S> s) {
+        membership.lock();
+        try {
+            PooledServer<S>[] old = servers;
+            PooledServer<S>[] copy = Arrays.copyOf(old, old.length + 1);
+            copy[old.length] = s;
+            servers = copy;
+        } finally {
+            membership.unlock();
+        }
+    }
+
+    /** Removes a server from membership once; frees its pool, database and user slots. */
+    private void removeServer(PooledServer<S> s) {
+        boolean removed = false;
+        membership.lock();
+        try {
+            PooledServer<S>[] old = servers;
+            for (int i = 0; i < old.length; i++) {
+                if (old[i] == s) {
+                    PooledServer<S>[] copy = Arrays.copyOf(old, old.length - 1);
+                    System.arraycopy(old, i + 1, copy, i, old.length - i - 1);
+                    servers = copy;
+                    removed = true;
+                    break;
+                }
+            }
+        } finally {
+            membership.unlock();
+        }
+        if (removed) {
+            int left = serverCount.decrementAndGet();
+            registry.releaseServerSlot(this);
+            if (left == 0 && state == CLOSING) {
+                closed.complete(null);
+            }
+        }
+    }
+
+    private void safeClose(S conn) {
+        try {
+            connector.close(conn);
+        } catch (RuntimeException e) {
+            log.debug("pool {}: closing a server connection failed", name, e);
+        }
+    }
+
+    private <T> CompletionStage<T> runStage(Supplier<CompletionStage<T>> call) {
+        try {
+            CompletionStage<T> stage = call.get();
+            return stage != null ? stage : CompletableFuture.failedFuture(new PoolException("connector returned null"));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private int connectedServers() {
+        return serverCount.get() - logins.get();
+    }
+
+    /** Closes one idle connection to make room for another pool of the same database or user. */
+    boolean evictOneIdle() {
+        for (PooledServer<S> s : servers) {
+            if (s.state() == PooledServer.IDLE && s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
+                closeServer(s, "evicted for another pool (max_db_connections / max_user_connections)");
+                return true;
+            }
+        }
+        return false;
+    }
+
+    boolean hasWaiters() {
+        return !waiters.isEmpty();
+    }
+
+    // ---------------------------------------------------------------- janitor
+
+    /** The periodic work of one pool: timeouts, idle and aged connections, min size, reserve, leaks. */
+    void maintain() {
+        long now = clock.nanoTime();
+        PoolConfig c = config;
+        if (!waiters.isEmpty()) {
+            waiters.forEachWaiting(w -> {
+                if (now - w.deadlineNanos >= 0) {
+                    waiters.fail(w, timeout(w, now));
+                }
+            });
+        }
+        int count = serverCount.get();
+        for (PooledServer<S> s : servers) {
+            int st = s.state();
+            if (st == PooledServer.LOGIN) {
+                if (now - s.loginStartedNanos >= c.serverConnectTimeoutNanos()
+                        && s.cas(PooledServer.LOGIN, PooledServer.CLOSING)) {
+                    logins.decrementAndGet();
+                    removeServer(s);
+                    onLoginFailure(new PoolException("server_connect_timeout: no connection to the server within "
+                            + TimeUnit.NANOSECONDS.toMillis(c.serverConnectTimeoutNanos()) + " ms"), now);
+                    count--;
+                }
+            } else if (st == PooledServer.IDLE) {
+                String reason = null;
+                if (s.evicted) {
+                    reason = "evicted";
+                } else if (now - s.retireAtNanos >= 0) {
+                    reason = "server_lifetime reached";
+                } else if (count > c.defaultPoolSize() + c.reservePoolSize()) {
+                    reason = "too many servers in the pool";
+                } else if (c.serverIdleTimeoutNanos() > 0 && count > c.minPoolSize()
+                        && now - s.lastUsedNanos >= c.serverIdleTimeoutNanos()) {
+                    reason = "server_idle_timeout reached";
+                }
+                if (reason != null && s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
+                    closeServer(s, reason);
+                    count--;
+                }
+            } else if (st == PooledServer.ACTIVE && c.leakDetectionThresholdNanos() > 0) {
+                Lease<S> lease = s.lease;
+                if (lease != null && !lease.leakReported && lease.borrowSite != null
+                        && now - lease.borrowedAtNanos() >= c.leakDetectionThresholdNanos()) {
+                    lease.leakReported = true;
+                    log.warn("Connection leak detection triggered for {} of pool {}: held for {} ms, stack trace "
+                            + "follows", s, name, TimeUnit.NANOSECONDS.toMillis(now - lease.borrowedAtNanos()),
+                            lease.borrowSite);
+                }
+            }
+        }
+        if (state == RUNNING) {
+            ensureMin();
+            maybeOpen();
+            serveWaiters();
+        } else if (state == PAUSED) {
+            checkPaused();
+        }
+    }
+
+    // ---------------------------------------------------------------- pause, evict, close
+
+    /**
+     * PAUSE: stops handing out connections; the stage completes when none is in use any more. Waiting
+     * and new clients queue until {@link #resume()}.
+     */
+    public CompletionStage<Void> pause() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        if (state == RUNNING) {
+            pauseDone = done;
+            state = PAUSED;
+            checkPaused();
+            return done;
+        }
+        return state == PAUSED ? pauseDone : CompletableFuture.failedFuture(shuttingDown());
+    }
+
+    /** RESUME: serves the clients that queued meanwhile. */
+    public void resume() {
+        if (state == PAUSED) {
+            state = RUNNING;
+            CompletableFuture<Void> done = pauseDone;
+            if (done != null) {
+                done.complete(null);
+            }
+            serveWaiters();
+            maybeOpen();
+        }
+    }
+
+    private void checkPaused() {
+        CompletableFuture<Void> done = pauseDone;
+        if (done != null && !done.isDone() && activeServers() == 0) {
+            done.complete(null);
+        }
+    }
+
+    private int activeServers() {
+        int n = 0;
+        for (PooledServer<S> s : servers) {
+            int st = s.state();
+            if (st == PooledServer.ACTIVE || st == PooledServer.TESTED) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** RECONNECT / soft eviction: idle connections close now, busy ones when they are released. */
+    @Override
+    public void softEvictConnections() {
+        for (PooledServer<S> s : servers) {
+            s.evicted = true;
+            if (s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
+                closeServer(s, "evicted");
+            }
+        }
+    }
+
+    /**
+     * Drains the pool: waiters fail with "pooler is shutting down", idle connections close now and busy
+     * ones when released. The stage completes when the last connection is closed.
+     */
+    public CompletionStage<Void> close() {
+        if (state != CLOSING) {
+            state = CLOSING;
+            CompletableFuture<Void> pausing = pauseDone;
+            if (pausing != null) {
+                pausing.complete(null);
+            }
+            PoolClosedException failure = shuttingDown();
+            waiters.forEachWaiting(w -> waiters.fail(w, failure));
+            for (PooledServer<S> s : servers) {
+                if (s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
+                    closeServer(s, "pool closing");
+                }
+            }
+            if (serverCount.get() == 0) {
+                closed.complete(null);
+            }
+            if (tracking) {
+                tracker.close();
+            }
+        }
+        return closed;
+    }
+
+    /** Closes every connection now, including those in use; their holders see their next call fail. */
+    public void closeNow() {
+        close();
+        for (PooledServer<S> s : servers) {
+            int st = s.state();
+            if (st != PooledServer.CLOSING && st != PooledServer.LOGIN) {
+                closeServer(s, "pool closed");
+            }
+        }
+    }
+
+    public boolean isClosed() {
+        return state == CLOSING;
+    }
+
+    private PoolClosedException shuttingDown() {
+        return new PoolClosedException("pooler is shutting down (pool " + name + ")");
+    }
+
+    // ---------------------------------------------------------------- clients and stats
+
+    void clientArrived() {
+        clients.incrementAndGet();
+    }
+
+    void clientLeft() {
+        clients.decrementAndGet();
+    }
+
+    /** SHOW POOLS for this pool, counted from the servers' states at this moment. */
+    public PoolSnapshot snapshot() {
+        long now = clock.nanoTime();
+        long checkDelay = config.serverCheckDelayNanos();
+        int active = 0;
+        int idle = 0;
+        int used = 0;
+        int tested = 0;
+        int login = 0;
+        for (PooledServer<S> s : servers) {
+            switch (s.state()) {
+                case PooledServer.ACTIVE:
+                    active++;
+                    break;
+                case PooledServer.IDLE:
+                    if (now - s.lastUsedNanos > checkDelay) {
+                        used++;
+                    } else {
+                        idle++;
+                    }
+                    break;
+                case PooledServer.TESTED:
+                    tested++;
+                    break;
+                case PooledServer.LOGIN:
+                    login++;
+                    break;
+                default:
+                    break;
+            }
+        }
+        int waiting = waiters.size();
+        Waiter<S> oldest = waiters.oldest();
+        long waitedMicros = oldest == null ? 0 : Math.max(0, (now - oldest.enqueuedNanos) / 1000);
+        int clActive = Math.max(clients.get() - waiting, active);
+        return new PoolSnapshot(key.database(), key.user(), clActive, waiting, active, idle, used, tested, login,
+                waitedMicros / 1_000_000, waitedMicros % 1_000_000, config.poolMode().configName());
+    }
+
+    @Override
+    public int getIdleConnections() {
+        int n = 0;
+        for (PooledServer<S> s : servers) {
+            if (s.state() == PooledServer.IDLE) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public int getActiveConnections() {
+        return activeServers();
+    }
+
+    @Override
+    public int getTotalConnections() {
+        return serverCount.get();
+    }
+
+    @Override
+    public int getThreadsAwaitingConnection() {
+        return waiters.size();
+    }
+
+    @Override
+    public void suspendPool() {
+        pause();
+    }
+
+    @Override
+    public void resumePool() {
+        resume();
+    }
+
+    @Override
+    public int getClientsActive() {
+        return snapshot().clActive;
+    }
+
+    @Override
+    public int getServersLogin() {
+        return logins.get();
+    }
+
+    @Override
+    public int getServersTested() {
+        return snapshot().svTested;
+    }
+
+    @Override
+    public long getMaxWaitMicros() {
+        PoolSnapshot s = snapshot();
+        return s.maxwait * 1_000_000 + s.maxwaitUs;
+    }
+
+    @Override
+    public String getPoolMode() {
+        return config.poolMode().configName();
+    }
+
+    @Override
+    public long getTransactionCount() {
+        return traffic.totals().xactCount;
+    }
+
+    @Override
+    public long getQueryCount() {
+        return traffic.totals().queryCount;
+    }
+
+    @Override
+    public long getTotalWaitTimeMicros() {
+        return traffic.totals().waitTimeMicros;
+    }
+
+    @Override
+    public String toString() {
+        return "Pool[" + name + "]";
+    }
+}

@@ -1,0 +1,365 @@
+package io.pgmux.core.pool;
+
+import io.pgmux.core.config.PoolConfig;
+import io.pgmux.core.stats.IMetricsTracker;
+import io.pgmux.core.stats.MetricsTrackerFactory;
+import io.pgmux.core.stats.PoolSnapshot;
+import io.pgmux.core.stats.PoolStats;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * All pools of one pooler, one per (database, user), created on first use. Holds what pools share:
+ * max_client_conn, max_db_connections, max_user_connections, and the janitor.
+ */
+public final class PoolRegistry<S> implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PoolRegistry.class);
+
+    private final Function<PoolKey, ServerConnector<S>> connectors;
+    private final Function<PoolKey, PoolConfig> configs;
+    private final PoolConfig defaults;
+    private final PoolClock clock;
+    private final MetricsTrackerFactory metricsTrackerFactory;
+    private final boolean registerMbeans;
+    private final ConcurrentHashMap<PoolKey, Pool<S>> pools = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, ConnectionLimit> perDatabase = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, ConnectionLimit> perUser = new ConcurrentHashMap<>();
+    private final AtomicInteger clients = new AtomicInteger();
+    private final Janitor janitor;
+    private final ScheduledExecutorService ownScheduler;
+    private volatile boolean closed;
+
+    private PoolRegistry(Builder<S> b) {
+        this.connectors = Objects.requireNonNull(b.connectors, "connector");
+        this.defaults = b.defaults;
+        this.configs = b.configs != null ? b.configs : key -> b.defaults;
+        this.clock = b.clock;
+        this.metricsTrackerFactory = b.metricsTrackerFactory;
+        this.registerMbeans = b.registerMbeans;
+        this.janitor = new Janitor(this, clock, b.statsPeriod.toNanos());
+        long period = b.janitorPeriod.toNanos();
+        if (period > 0) {
+            ScheduledExecutorService executor = b.scheduler;
+            if (executor == null) {
+                ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(1, r -> {
+                    Thread t = new Thread(r, "pgmux-janitor");
+                    t.setDaemon(true);
+                    return t;
+                });
+                own.setRemoveOnCancelPolicy(true);
+                executor = own;
+                ownScheduler = own;
+            } else {
+                ownScheduler = null;
+            }
+            janitor.schedule(executor, period);
+        } else {
+            ownScheduler = null;
+        }
+    }
+
+    public static <S> Builder<S> builder() {
+        return new Builder<>();
+    }
+
+    /** The pool of (database, user), created with its configuration on first use. */
+    public Pool<S> pool(String database, String user) {
+        PoolKey key = new PoolKey(database, user);
+        Pool<S> pool = pools.get(key);
+        return pool != null ? pool : pools.computeIfAbsent(key, this::createPool);
+    }
+
+    private Pool<S> createPool(PoolKey key) {
+        if (closed) {
+            throw new PoolClosedException("pooler is shutting down");
+        }
+        PoolConfig config = configs.apply(key);
+        Pool<S> pool = new Pool<>(key, config, this, connectors.apply(key), clock,
+                metricsTrackerFactory == null ? null : this::createTracker);
+        if (registerMbeans) {
+            registerMBean(pool);
+        }
+        pool.ensureMin();
+        return pool;
+    }
+
+    private IMetricsTracker createTracker(Pool<?> pool) {
+        return metricsTrackerFactory.create(pool.name(), new PoolStats(1000) {
+            @Override
+            protected void update() {
+                PoolSnapshot s = pool.snapshot();
+                totalConnections = s.svTotal();
+                idleConnections = s.svIdle + s.svUsed;
+                activeConnections = s.svActive;
+                pendingThreads = s.clWaiting;
+                maxConnections = pool.config().defaultPoolSize();
+                minConnections = pool.config().minPoolSize();
+            }
+        });
+    }
+
+    public Collection<Pool<S>> pools() {
+        return Collections.unmodifiableCollection(pools.values());
+    }
+
+    /** SHOW POOLS: one row per pool. */
+    public List<PoolSnapshot> snapshots() {
+        List<PoolSnapshot> rows = new ArrayList<>();
+        for (Pool<S> pool : pools.values()) {
+            rows.add(pool.snapshot());
+        }
+        return rows;
+    }
+
+    /**
+     * Admits a client of {@code pool} under max_client_conn, or refuses with PgBouncer's message.
+     * Close the slot when the client disconnects.
+     */
+    public ClientSlot admitClient(Pool<S> pool) {
+        int max = defaults.maxClientConn();
+        for (;;) {
+            int c = clients.get();
+            if (max > 0 && c >= max) {
+                throw new TooManyClientsException("no more connections allowed (max_client_conn)");
+            }
+            if (clients.compareAndSet(c, c + 1)) {
+                break;
+            }
+        }
+        pool.clientArrived();
+        return new ClientSlot(this, pool);
+    }
+
+    void clientGone(Pool<?> pool) {
+        clients.decrementAndGet();
+        pool.clientLeft();
+    }
+
+    public int clientCount() {
+        return clients.get();
+    }
+
+    /** Server connections open (or opening) to a database across its users' pools. */
+    public int databaseConnections(String database) {
+        ConnectionLimit l = perDatabase.get(database);
+        return l == null ? 0 : l.count();
+    }
+
+    public int userConnections(String user) {
+        ConnectionLimit l = perUser.get(user);
+        return l == null ? 0 : l.count();
+    }
+
+    boolean reserveServerSlot(Pool<?> pool) {
+        PoolConfig c = pool.config();
+        ConnectionLimit db = perDatabase.computeIfAbsent(pool.key().database(), k -> new ConnectionLimit());
+        if (!db.tryAcquire(c.maxDbConnections())) {
+            return false;
+        }
+        ConnectionLimit user = perUser.computeIfAbsent(pool.key().user(), k -> new ConnectionLimit());
+        if (!user.tryAcquire(c.maxUserConnections())) {
+            db.release();
+            return false;
+        }
+        return true;
+    }
+
+    /** Frees a slot and lets pools that were held back by a shared limit open a connection. */
+    void releaseServerSlot(Pool<?> pool) {
+        perDatabase.get(pool.key().database()).release();
+        perUser.get(pool.key().user()).release();
+        PoolConfig c = pool.config();
+        if (c.maxDbConnections() > 0 || c.maxUserConnections() > 0) {
+            for (Pool<S> other : pools.values()) {
+                if (other != pool && other.hasWaiters() && sharesLimit(pool, other)) {
+                    other.maybeOpen();
+                }
+            }
+        }
+    }
+
+    /** A pool is blocked by a shared limit: close an idle connection of a sibling pool to make room. */
+    void evictIdleForLimit(Pool<?> pool) {
+        for (Pool<S> other : pools.values()) {
+            if (other != pool && sharesLimit(pool, other) && other.evictOneIdle()) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * A pool under a shared limit just made a connection idle: if a sibling is waiting because of that
+     * limit, close the idle connection so the sibling can open one now rather than at the next janitor run.
+     */
+    void offerSlotToSiblings(Pool<?> pool) {
+        for (Pool<S> other : pools.values()) {
+            if (other != pool && other.hasWaiters() && sharesLimit(pool, other)) {
+                pool.evictOneIdle();
+                return;
+            }
+        }
+    }
+
+    private static boolean sharesLimit(Pool<?> a, Pool<?> b) {
+        return (a.config().maxDbConnections() > 0 && a.key().database().equals(b.key().database()))
+                || (a.config().maxUserConnections() > 0 && a.key().user().equals(b.key().user()));
+    }
+
+    /** One janitor pass now; for tests with a manual clock, and for callers that schedule it themselves. */
+    public void runJanitor() {
+        janitor.run();
+    }
+
+    private void registerMBean(Pool<S> pool) {
+        try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            ObjectName name = new ObjectName("io.pgmux:type=Pool,name=" + ObjectName.quote(pool.name()));
+            if (!server.isRegistered(name)) {
+                server.registerMBean(pool, name);
+            }
+        } catch (JMException e) {
+            log.warn("pool {}: could not register its MXBean", pool.name(), e);
+        }
+    }
+
+    private void unregisterMBean(Pool<S> pool) {
+        try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            ObjectName name = new ObjectName("io.pgmux:type=Pool,name=" + ObjectName.quote(pool.name()));
+            if (server.isRegistered(name)) {
+                server.unregisterMBean(name);
+            }
+        } catch (JMException e) {
+            log.debug("pool {}: could not unregister its MXBean", pool.name(), e);
+        }
+    }
+
+    /** Drains every pool; the stage completes when all their connections are closed. */
+    public CompletionStage<Void> closeGracefully() {
+        closed = true;
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (Pool<S> pool : pools.values()) {
+            all.add(pool.close().toCompletableFuture());
+        }
+        return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])).whenComplete((v, e) -> stop());
+    }
+
+    /** Closes every pool and connection now. */
+    @Override
+    public void close() {
+        closed = true;
+        for (Pool<S> pool : pools.values()) {
+            pool.closeNow();
+        }
+        stop();
+    }
+
+    private void stop() {
+        janitor.cancel();
+        if (ownScheduler != null) {
+            ownScheduler.shutdownNow();
+        }
+        if (registerMbeans) {
+            pools.values().forEach(this::unregisterMBean);
+        }
+    }
+
+    /** Configures a registry. */
+    public static final class Builder<S> {
+        private Function<PoolKey, ServerConnector<S>> connectors;
+        private Function<PoolKey, PoolConfig> configs;
+        private PoolConfig defaults = PoolConfig.jdbcDefaults().build();
+        private PoolClock clock = PoolClock.SYSTEM;
+        private Duration janitorPeriod = Duration.ofMillis(333);
+        private Duration statsPeriod = Duration.ofSeconds(60);
+        private ScheduledExecutorService scheduler;
+        private MetricsTrackerFactory metricsTrackerFactory;
+        private boolean registerMbeans;
+
+        private Builder() {
+        }
+
+        /** One connector for every pool. */
+        public Builder<S> connector(ServerConnector<S> connector) {
+            Objects.requireNonNull(connector, "connector");
+            this.connectors = key -> connector;
+            return this;
+        }
+
+        /** A connector per pool (e.g. one per database target). */
+        public Builder<S> connectors(Function<PoolKey, ServerConnector<S>> connectors) {
+            this.connectors = connectors;
+            return this;
+        }
+
+        /** Settings of every pool, and the registry-wide max_client_conn. */
+        public Builder<S> config(PoolConfig config) {
+            this.defaults = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /** Per-pool settings (PgBouncer's per-database and per-user overrides). */
+        public Builder<S> configs(Function<PoolKey, PoolConfig> configs) {
+            this.configs = configs;
+            return this;
+        }
+
+        public Builder<S> clock(PoolClock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * How often the janitor runs (default a third of a second, as PgBouncer's). Zero schedules
+         * nothing: the owner calls {@link PoolRegistry#runJanitor()}.
+         */
+        public Builder<S> janitorPeriod(Duration period) {
+            this.janitorPeriod = Objects.requireNonNull(period, "period");
+            return this;
+        }
+
+        /** PgBouncer's stats_period: the window of the SHOW STATS averages. */
+        public Builder<S> statsPeriod(Duration period) {
+            this.statsPeriod = Objects.requireNonNull(period, "period");
+            return this;
+        }
+
+        /** Runs the janitor on this executor instead of a thread of its own. */
+        public Builder<S> scheduler(ScheduledExecutorService scheduler) {
+            this.scheduler = scheduler;
+            return this;
+        }
+
+        public Builder<S> metricsTrackerFactory(MetricsTrackerFactory factory) {
+            this.metricsTrackerFactory = factory;
+            return this;
+        }
+
+        /** Registers a {@code io.pgmux:type=Pool,name=…} MXBean per pool. */
+        public Builder<S> registerMbeans(boolean register) {
+            this.registerMbeans = register;
+            return this;
+        }
+
+        public PoolRegistry<S> build() {
+            return new PoolRegistry<>(this);
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package io.pgmux.core.pool;
+
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Opens, checks, resets and closes server connections of type {@code S} for one pool. The engine never
+ * blocks on these calls: each returns a stage that the implementation completes from its own thread
+ * (a Netty event loop, or an executor for blocking drivers).
+ */
+public interface ServerConnector<S> {
+
+    /**
+     * Opens and logs in a new server connection. Fails with the server's own error when the login is
+     * refused; that error reaches the clients waiting on the pool. {@code handle} lets the connection
+     * report later that it broke while idle.
+     */
+    CompletionStage<S> open(ServerHandle handle);
+
+    /** Checks that an idle connection still works ({@code server_check_query}); completes false if not. */
+    CompletionStage<Boolean> test(S server, String checkQuery);
+
+    /** Clears session state before reuse ({@code server_reset_query}). */
+    CompletionStage<Void> reset(S server, String resetQuery);
+
+    /** Closes the connection; must not throw. */
+    void close(S server);
+
+    /**
+     * Whether a login failure is temporary (e.g. SQLSTATE 57P03 "the database system is starting up"),
+     * in which case waiting clients keep waiting instead of failing fast.
+     */
+    default boolean isTransientLoginFailure(Throwable failure) {
+        return false;
+    }
+}

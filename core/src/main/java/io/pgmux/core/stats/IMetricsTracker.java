@@ -1,0 +1,27 @@
+package io.pgmux.core.stats;
+
+/**
+ * Receives pool events; the same methods as HikariCP's {@code IMetricsTracker}, so a Micrometer or
+ * Prometheus tracker written for HikariCP ports by changing an import.
+ */
+public interface IMetricsTracker extends AutoCloseable {
+    default void recordConnectionCreatedMillis(long connectionCreatedMillis) {
+    }
+
+    default void recordConnectionAcquiredNanos(long elapsedAcquiredNanos) {
+    }
+
+    default void recordConnectionUsageMillis(long elapsedBorrowedMillis) {
+    }
+
+    default void recordConnectionTimeout() {
+    }
+
+    /** A logical connection was pinned to its server connection (pgmux addition). */
+    default void recordConnectionPinned(String reason) {
+    }
+
+    @Override
+    default void close() {
+    }
+}

@@ -1,0 +1,144 @@
+package io.pgmux.core.stats;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The SHOW STATS totals of one pool: LongAdders, so recording from many threads never contends on a
+ * lock. Averages are computed per stats period from two totals, as PgBouncer does.
+ */
+public final class TrafficStats {
+    private final LongAdder xactCount = new LongAdder();
+    private final LongAdder queryCount = new LongAdder();
+    private final LongAdder serverAssignmentCount = new LongAdder();
+    private final LongAdder bytesReceived = new LongAdder();
+    private final LongAdder bytesSent = new LongAdder();
+    private final LongAdder xactNanos = new LongAdder();
+    private final LongAdder queryNanos = new LongAdder();
+    private final LongAdder waitNanos = new LongAdder();
+
+    private volatile Totals periodStart = Totals.ZERO;
+    private volatile Averages lastAverages = Averages.ZERO;
+
+    /** A transaction finished after {@code nanos} on a server connection. */
+    public void recordTransaction(long nanos) {
+        xactCount.increment();
+        xactNanos.add(nanos);
+    }
+
+    /** A query finished after {@code nanos}. */
+    public void recordQuery(long nanos) {
+        queryCount.increment();
+        queryNanos.add(nanos);
+    }
+
+    /** Bytes received from clients and sent to clients. */
+    public void recordBytes(long received, long sent) {
+        if (received != 0) {
+            bytesReceived.add(received);
+        }
+        if (sent != 0) {
+            bytesSent.add(sent);
+        }
+    }
+
+    /** A client got a server connection after waiting {@code nanos} for it (0 if it did not wait). */
+    public void recordAssignment(long waitedNanos) {
+        serverAssignmentCount.increment();
+        if (waitedNanos > 0) {
+            waitNanos.add(waitedNanos);
+        }
+    }
+
+    public Totals totals() {
+        return new Totals(xactCount.sum(), queryCount.sum(), serverAssignmentCount.sum(), bytesReceived.sum(),
+                bytesSent.sum(), micros(xactNanos.sum()), micros(queryNanos.sum()), micros(waitNanos.sum()));
+    }
+
+    /** Closes a stats period of {@code periodNanos}; the averages then describe it. */
+    public void rollPeriod(long periodNanos) {
+        Totals now = totals();
+        lastAverages = Averages.between(periodStart, now, periodNanos);
+        periodStart = now;
+    }
+
+    /** Averages over the last completed stats period (zero until one has completed). */
+    public Averages averages() {
+        return lastAverages;
+    }
+
+    private static long micros(long nanos) {
+        return TimeUnit.NANOSECONDS.toMicros(nanos);
+    }
+
+    /** Totals since the pool was created; times in microseconds, as SHOW STATS prints them. */
+    public static final class Totals {
+        static final Totals ZERO = new Totals(0, 0, 0, 0, 0, 0, 0, 0);
+
+        public final long xactCount;
+        public final long queryCount;
+        public final long serverAssignmentCount;
+        public final long received;
+        public final long sent;
+        public final long xactTimeMicros;
+        public final long queryTimeMicros;
+        public final long waitTimeMicros;
+
+        public Totals(long xactCount, long queryCount, long serverAssignmentCount, long received, long sent,
+                      long xactTimeMicros, long queryTimeMicros, long waitTimeMicros) {
+            this.xactCount = xactCount;
+            this.queryCount = queryCount;
+            this.serverAssignmentCount = serverAssignmentCount;
+            this.received = received;
+            this.sent = sent;
+            this.xactTimeMicros = xactTimeMicros;
+            this.queryTimeMicros = queryTimeMicros;
+            this.waitTimeMicros = waitTimeMicros;
+        }
+    }
+
+    /**
+     * PgBouncer's avg_* columns: counts and bytes per second over the period, times as the mean duration
+     * (microseconds) of what finished in it.
+     */
+    public static final class Averages {
+        static final Averages ZERO = new Averages(0, 0, 0, 0, 0, 0, 0, 0);
+
+        public final long xactCount;
+        public final long queryCount;
+        public final long serverAssignmentCount;
+        public final long received;
+        public final long sent;
+        public final long xactTimeMicros;
+        public final long queryTimeMicros;
+        public final long waitTimeMicros;
+
+        Averages(long xactCount, long queryCount, long serverAssignmentCount, long received, long sent,
+                 long xactTimeMicros, long queryTimeMicros, long waitTimeMicros) {
+            this.xactCount = xactCount;
+            this.queryCount = queryCount;
+            this.serverAssignmentCount = serverAssignmentCount;
+            this.received = received;
+            this.sent = sent;
+            this.xactTimeMicros = xactTimeMicros;
+            this.queryTimeMicros = queryTimeMicros;
+            this.waitTimeMicros = waitTimeMicros;
+        }
+
+        static Averages between(Totals a, Totals b, long periodNanos) {
+            double seconds = Math.max(periodNanos, 1) / 1e9;
+            long xacts = b.xactCount - a.xactCount;
+            long queries = b.queryCount - a.queryCount;
+            long assignments = b.serverAssignmentCount - a.serverAssignmentCount;
+            return new Averages(
+                    Math.round(xacts / seconds),
+                    Math.round(queries / seconds),
+                    Math.round(assignments / seconds),
+                    Math.round((b.received - a.received) / seconds),
+                    Math.round((b.sent - a.sent) / seconds),
+                    xacts == 0 ? 0 : (b.xactTimeMicros - a.xactTimeMicros) / xacts,
+                    queries == 0 ? 0 : (b.queryTimeMicros - a.queryTimeMicros) / queries,
+                    assignments == 0 ? 0 : (b.waitTimeMicros - a.waitTimeMicros) / assignments);
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package io.pgmux.core.pool;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A connector whose connections are plain objects. Logins complete at once unless the test holds them
+ * ({@link #holdLogins}) or makes them fail ({@link #failLogins}); checks pass unless told otherwise.
+ */
+final class FakeConnector implements ServerConnector<FakeConnector.Conn> {
+
+    static final class Conn {
+        final int id;
+        final ServerHandle handle;
+        volatile boolean closed;
+        final AtomicInteger holders = new AtomicInteger();
+        final AtomicInteger resets = new AtomicInteger();
+        final AtomicInteger checks = new AtomicInteger();
+
+        Conn(int id, ServerHandle handle) {
+            this.id = id;
+            this.handle = handle;
+        }
+
+        @Override
+        public String toString() {
+            return "conn-" + id;
+        }
+    }
+
+    final AtomicInteger opened = new AtomicInteger();
+    final AtomicInteger closedCount = new AtomicInteger();
+    final AtomicInteger loginAttempts = new AtomicInteger();
+    final List<Conn> all = new ArrayList<>();
+    final ConcurrentLinkedQueue<CompletableFuture<Conn>> heldLogins = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<ServerHandle> heldHandles = new ConcurrentLinkedQueue<>();
+    volatile boolean holdLogins;
+    volatile Throwable failLogins;
+    volatile boolean failChecks;
+    volatile boolean transientFailures;
+
+    @Override
+    public CompletionStage<Conn> open(ServerHandle handle) {
+        loginAttempts.incrementAndGet();
+        if (failLogins != null) {
+            return CompletableFuture.failedFuture(failLogins);
+        }
+        if (holdLogins) {
+            CompletableFuture<Conn> f = new CompletableFuture<>();
+            heldLogins.add(f);
+            heldHandles.add(handle);
+            return f;
+        }
+        return CompletableFuture.completedFuture(newConn(handle));
+    }
+
+    Conn newConn(ServerHandle handle) {
+        Conn c = new Conn(opened.incrementAndGet(), handle);
+        synchronized (all) {
+            all.add(c);
+        }
+        return c;
+    }
+
+    /** Completes the oldest held login successfully. */
+    void completeOneLogin() {
+        CompletableFuture<Conn> f = heldLogins.poll();
+        ServerHandle h = heldHandles.poll();
+        f.complete(newConn(h));
+    }
+
+    @Override
+    public CompletionStage<Boolean> test(Conn server, String checkQuery) {
+        server.checks.incrementAndGet();
+        return CompletableFuture.completedFuture(!failChecks && !server.closed);
+    }
+
+    @Override
+    public CompletionStage<Void> reset(Conn server, String resetQuery) {
+        server.resets.incrementAndGet();
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public void close(Conn server) {
+        if (server.closed) {
+            throw new AssertionError(server + " closed twice");
+        }
+        server.closed = true;
+        closedCount.incrementAndGet();
+    }
+
+    @Override
+    public boolean isTransientLoginFailure(Throwable failure) {
+        return transientFailures;
+    }
+
+    int live() {
+        return opened.get() - closedCount.get();
+    }
+}

@@ -1,0 +1,118 @@
+package io.pgmux.core.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.core.config.PoolConfig;
+import io.pgmux.core.pool.FakeConnector.Conn;
+import io.pgmux.core.stats.PoolSnapshot;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Many threads borrowing and returning at once, blocking and asynchronous, with the janitor running:
+ * a connection never has two holders, every client is served, and the books balance at the end.
+ */
+class PoolConcurrencyTest {
+    private static final int THREADS = 32;
+    private static final long RUN_MILLIS = 1_500;
+
+    @Test
+    void noConnectionIsEverHeldByTwoClientsAndNothingLeaks() throws Exception {
+        FakeConnector connector = new FakeConnector();
+        PoolConfig config = PoolConfig.jdbcDefaults().defaultPoolSize(4).reservePoolSize(2)
+                .reservePoolTimeout(Duration.ofMillis(5)).serverCheckDelay(Duration.ofMillis(2))
+                .serverIdleTimeout(Duration.ofMillis(20)).minPoolSize(1).queryWaitTimeout(Duration.ofSeconds(10))
+                .build();
+        PoolRegistry<Conn> registry = PoolRegistry.<Conn>builder().connector(connector).config(config)
+                .janitorPeriod(Duration.ofMillis(3)).build();
+        Pool<Conn> pool = registry.pool("app", "alice");
+
+        ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+        AtomicLong borrows = new AtomicLong();
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RUN_MILLIS);
+        CountDownLatch done = new CountDownLatch(THREADS);
+        for (int t = 0; t < THREADS; t++) {
+            boolean async = t % 2 == 0;
+            Thread thread = new Thread(() -> {
+                try {
+                    while (System.nanoTime() < end) {
+                        Lease<Conn> lease = async ? pool.acquireAsync().toCompletableFuture().get(10, TimeUnit.SECONDS)
+                                : pool.acquire();
+                        use(lease, errors);
+                        borrows.incrementAndGet();
+                        if (ThreadLocalRandom.current().nextInt(200) == 0) {
+                            lease.discard(new IllegalStateException("simulated broken connection"));
+                        } else {
+                            lease.release();
+                        }
+                    }
+                } catch (Throwable e) {
+                    errors.add(e);
+                } finally {
+                    done.countDown();
+                }
+            }, "client-" + t);
+            thread.start();
+        }
+        assertTrue(done.await(30, TimeUnit.SECONDS), "clients finished");
+        assertTrue(errors.isEmpty(), () -> "errors: " + errors);
+        assertTrue(borrows.get() > THREADS * 10L, "work was done: " + borrows.get());
+
+        PoolSnapshot s = pool.snapshot();
+        assertEquals(0, s.svActive);
+        assertEquals(0, s.clWaiting);
+        assertEquals(pool.getTotalConnections(), s.svIdle + s.svUsed + s.svTested + s.svLogin);
+        assertEquals(connector.live(), pool.getTotalConnections(), "the pool knows every open connection");
+        assertTrue(pool.getTotalConnections() <= 6, "never above pool size + reserve");
+        assertEquals(borrows.get(), pool.traffic().totals().serverAssignmentCount);
+
+        pool.close().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        registry.close();
+        assertEquals(connector.opened.get(), connector.closedCount.get(), "every connection opened was closed");
+    }
+
+    private static void use(Lease<Conn> lease, ConcurrentLinkedQueue<Throwable> errors) {
+        Conn c = lease.connection();
+        if (c.closed) {
+            errors.add(new AssertionError(c + " handed out after it was closed"));
+        }
+        if (c.holders.incrementAndGet() != 1) {
+            errors.add(new AssertionError(c + " held by two clients at once"));
+        }
+        Thread.onSpinWait();
+        if (ThreadLocalRandom.current().nextInt(8) == 0) {
+            Thread.yield();
+        }
+        c.holders.decrementAndGet();
+    }
+
+    @Test
+    void everyClientOfAnOverloadedPoolIsServedInTime() throws Exception {
+        FakeConnector connector = new FakeConnector();
+        PoolRegistry<Conn> registry = PoolRegistry.<Conn>builder().connector(connector)
+                .config(PoolConfig.jdbcDefaults().defaultPoolSize(2).build()).build();
+        Pool<Conn> pool = registry.pool("app", "alice");
+        List<CompletableFuture<Lease<Conn>>> waits = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            waits.add(pool.acquireAsync().toCompletableFuture());
+        }
+        int served = 0;
+        for (CompletableFuture<Lease<Conn>> w : waits) {
+            Lease<Conn> l = w.get(5, TimeUnit.SECONDS);
+            served++;
+            l.release();
+        }
+        assertEquals(500, served);
+        assertEquals(2, connector.opened.get());
+        registry.close();
+    }
+}
