@@ -26,9 +26,9 @@ import java.util.function.Function;
  *   <li>{@link PinReason#SQL_PREPARE}: {@code PREPARE name AS ...}. {@code EXECUTE} and {@code DEALLOCATE}
  *       do not pin: they only use or drop a statement whose PREPARE pinned already.</li>
  *   <li>{@link PinReason#TEMP_TABLE}: {@code CREATE [GLOBAL | LOCAL] TEMP | TEMPORARY TABLE | VIEW | SEQUENCE},
- *       except a table created {@code ON COMMIT DROP}; any {@code CREATE} of a {@code pg_temp.} qualified
- *       object (e.g. a temporary function); {@code SELECT ... INTO [LOCAL | GLOBAL] TEMP | TEMPORARY} or
- *       {@code INTO pg_temp.name}.</li>
+ *       except a table created {@code ON COMMIT DROP}; any {@code CREATE} statement that names a
+ *       {@code pg_temp.} qualified object (e.g. a temporary function);
+ *       {@code SELECT ... INTO [LOCAL | GLOBAL] TEMP | TEMPORARY name} or {@code INTO pg_temp.name}.</li>
  *   <li>{@link PinReason#ADVISORY_LOCK}: a call of {@code pg_advisory_lock}, {@code pg_advisory_lock_shared},
  *       {@code pg_try_advisory_lock} or {@code pg_try_advisory_lock_shared}; the {@code _xact_} variants
  *       end with the transaction and do not pin.</li>
