@@ -11,12 +11,12 @@ package io.pgmux.jdbc.sql;
  */
 final class StatementAnalyzer {
 
+    /** Statements whose later tokens matter; every other statement is OTHER. */
     private enum Command {
-        OTHER, SET, RESET, LISTEN, LOAD, PREPARE, CREATE, DECLARE, DISCARD, DO, BEGIN, START,
-        COMMIT, ROLLBACK, SAVEPOINT, RELEASE, NAMES_ROUTINES
+        OTHER, SET, PREPARE, CREATE, DECLARE, DISCARD, DO, START, COMMIT, ROLLBACK
     }
 
-    /** DO bodies may nest DO through dynamic SQL; deeper than this is not scanned. */
+    /** A DO body may itself run DO; bodies nested deeper than this are not scanned. */
     private static final int MAX_BODY_NESTING = 8;
 
     private static final int NO_CALL = 0;
@@ -190,13 +190,10 @@ final class StatementAnalyzer {
         if (lexer.isKeyword("set")) {
             command = Command.SET;
         } else if (lexer.isKeyword("reset")) {
-            command = Command.RESET;
             commandReason = PinReason.SESSION_SET;
         } else if (lexer.isKeyword("listen")) {
-            command = Command.LISTEN;
             commandReason = PinReason.LISTEN;
         } else if (lexer.isKeyword("load")) {
-            command = Command.LOAD;
             commandReason = PinReason.LOAD;
         } else if (lexer.isKeyword("prepare")) {
             command = Command.PREPARE;
@@ -212,7 +209,6 @@ final class StatementAnalyzer {
             command = Command.DO;
         } else if (lexer.isKeyword("drop") || lexer.isKeyword("comment")
                 || lexer.isKeyword("grant") || lexer.isKeyword("revoke")) {
-            command = Command.NAMES_ROUTINES;
             scanCalls = false;
         } else if (!procedural) {
             firstTransactionToken();
@@ -221,7 +217,6 @@ final class StatementAnalyzer {
 
     private void firstTransactionToken() {
         if (lexer.isKeyword("begin")) {
-            command = Command.BEGIN;
             control = TransactionControl.BEGIN;
         } else if (lexer.isKeyword("start")) {
             command = Command.START;
@@ -232,10 +227,8 @@ final class StatementAnalyzer {
             command = Command.ROLLBACK;
             control = TransactionControl.ROLLBACK;
         } else if (lexer.isKeyword("savepoint")) {
-            command = Command.SAVEPOINT;
             control = TransactionControl.SAVEPOINT;
         } else if (lexer.isKeyword("release")) {
-            command = Command.RELEASE;
             control = TransactionControl.RELEASE_SAVEPOINT;
         }
     }
