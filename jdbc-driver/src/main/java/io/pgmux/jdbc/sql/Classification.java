@@ -1,0 +1,107 @@
+package io.pgmux.jdbc.sql;
+
+/**
+ * What a piece of SQL text means to the pool: whether it pins the logical connection, and which
+ * transaction-control statements it contains. Immutable; results that a single statement can
+ * produce are shared instances, so classifying allocates no result object in the common cases.
+ *
+ * <p>For text with several statements, {@link #pinReason()} is the reason of the first statement
+ * that pins, {@link #transactionControl()} is the last transaction-control statement, and
+ * {@link #startsTransaction()} / {@link #endsTransaction()} say whether any statement opens / closes
+ * a transaction block.
+ */
+public final class Classification {
+
+    /** Nothing to pin, no transaction control: the classification of almost every statement. */
+    public static final Classification PLAIN = new Classification(null, TransactionControl.NONE, false, false);
+
+    private static final Classification[][] CANONICAL = canonical();
+
+    private final PinReason pinReason;
+    private final TransactionControl transactionControl;
+    private final boolean startsTransaction;
+    private final boolean endsTransaction;
+
+    private Classification(PinReason pinReason, TransactionControl transactionControl,
+                           boolean startsTransaction, boolean endsTransaction) {
+        this.pinReason = pinReason;
+        this.transactionControl = transactionControl;
+        this.startsTransaction = startsTransaction;
+        this.endsTransaction = endsTransaction;
+    }
+
+    static Classification of(PinReason pinReason, TransactionControl last,
+                             boolean startsTransaction, boolean endsTransaction) {
+        if (last.opensTransaction() == startsTransaction && last.closesTransaction() == endsTransaction) {
+            return CANONICAL[pinReason == null ? 0 : pinReason.ordinal() + 1][last.ordinal()];
+        }
+        return new Classification(pinReason, last, startsTransaction, endsTransaction);
+    }
+
+    private static Classification[][] canonical() {
+        PinReason[] reasons = PinReason.values();
+        TransactionControl[] controls = TransactionControl.values();
+        Classification[][] table = new Classification[reasons.length + 1][controls.length];
+        for (int r = 0; r <= reasons.length; r++) {
+            for (TransactionControl control : controls) {
+                PinReason reason = r == 0 ? null : reasons[r - 1];
+                table[r][control.ordinal()] = reason == null && control == TransactionControl.NONE
+                        ? PLAIN
+                        : new Classification(reason, control, control.opensTransaction(), control.closesTransaction());
+            }
+        }
+        return table;
+    }
+
+    /** Why this SQL pins its logical connection, or {@code null} when it does not. */
+    public PinReason pinReason() {
+        return pinReason;
+    }
+
+    /** Whether this SQL pins its logical connection. */
+    public boolean pins() {
+        return pinReason != null;
+    }
+
+    /** The last transaction-control statement in the text, {@link TransactionControl#NONE} if there is none. */
+    public TransactionControl transactionControl() {
+        return transactionControl;
+    }
+
+    /** Whether the text contains any transaction-control statement (statement pooling refuses these). */
+    public boolean isTransactionControl() {
+        return transactionControl != TransactionControl.NONE;
+    }
+
+    /** Some statement opens a transaction block: BEGIN, START TRANSACTION, or COMMIT/ROLLBACK AND CHAIN. */
+    public boolean startsTransaction() {
+        return startsTransaction;
+    }
+
+    /** Some statement closes a transaction block: COMMIT, END, ROLLBACK, ABORT (with or without AND CHAIN), PREPARE TRANSACTION. */
+    public boolean endsTransaction() {
+        return endsTransaction;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Classification
+                && ((Classification) o).pinReason == pinReason
+                && ((Classification) o).transactionControl == transactionControl
+                && ((Classification) o).startsTransaction == startsTransaction
+                && ((Classification) o).endsTransaction == endsTransaction;
+    }
+
+    @Override
+    public int hashCode() {
+        int h = pinReason == null ? 0 : pinReason.hashCode();
+        h = 31 * h + transactionControl.hashCode();
+        return 4 * h + (startsTransaction ? 2 : 0) + (endsTransaction ? 1 : 0);
+    }
+
+    @Override
+    public String toString() {
+        return "Classification[pinReason=" + pinReason + ", transactionControl=" + transactionControl
+                + ", startsTransaction=" + startsTransaction + ", endsTransaction=" + endsTransaction + "]";
+    }
+}
