@@ -1,0 +1,138 @@
+package io.pgmux.jdbc.physical;
+
+import io.pgmux.core.pool.ServerConnector;
+import io.pgmux.core.pool.ServerHandle;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.postgresql.Driver;
+import org.postgresql.core.BaseConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Opens pgjdbc connections for a pool. pgjdbc is blocking, so logins, checks and resets run on a small
+ * executor of daemon threads and never on the thread that asked for a connection.
+ */
+public final class PgjdbcConnector implements ServerConnector<PhysicalConnection> {
+    private static final Logger log = LoggerFactory.getLogger(PgjdbcConnector.class);
+    /** SQLSTATE cannot_connect_now: the server is starting up or shutting down. */
+    private static final String CANNOT_CONNECT_NOW = "57P03";
+    private static final int CHECK_TIMEOUT_SECONDS = 5;
+
+    private static final Executor SHARED_EXECUTOR = newExecutor();
+
+    private final Driver driver = new Driver();
+    private final String url;
+    private final Properties properties;
+    private final String connectionInitSql;
+    private final Executor executor;
+
+    /**
+     * @param url        a {@code jdbc:postgresql:} URL
+     * @param properties pgjdbc properties (user, password, …), copied
+     */
+    public PgjdbcConnector(String url, Properties properties) {
+        this(url, properties, null, SHARED_EXECUTOR);
+    }
+
+    /**
+     * @param connectionInitSql run once on every new connection (HikariCP's connectionInitSql); a
+     *                          failure fails the login
+     */
+    public PgjdbcConnector(String url, Properties properties, String connectionInitSql, Executor executor) {
+        this.url = url;
+        this.properties = (Properties) properties.clone();
+        this.connectionInitSql = connectionInitSql == null || connectionInitSql.isBlank() ? null : connectionInitSql;
+        this.executor = executor;
+    }
+
+    private static Executor newExecutor() {
+        AtomicInteger n = new AtomicInteger();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), r -> {
+                    Thread t = new Thread(r, "pgmux-connector-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        return pool;
+    }
+
+    @Override
+    public CompletionStage<PhysicalConnection> open(ServerHandle handle) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                Connection c = driver.connect(url, properties);
+                if (c == null) {
+                    throw new SQLException("not a jdbc:postgresql: URL: " + url, "08001");
+                }
+                try {
+                    if (connectionInitSql != null) {
+                        try (Statement st = c.createStatement()) {
+                            st.execute(connectionInitSql);
+                        }
+                    }
+                    return new PhysicalConnection(c.unwrap(BaseConnection.class), handle, connectionInitSql);
+                } catch (SQLException | RuntimeException e) {
+                    c.close();
+                    throw e;
+                }
+            } catch (SQLException e) {
+                throw new CompletionException(e);
+            }
+        }, executor);
+    }
+
+    @Override
+    public CompletionStage<Boolean> test(PhysicalConnection server, String checkQuery) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                if (checkQuery == null || checkQuery.isBlank()) {
+                    return server.connection().isValid(CHECK_TIMEOUT_SECONDS);
+                }
+                try (Statement st = server.connection().createStatement()) {
+                    st.setQueryTimeout(CHECK_TIMEOUT_SECONDS);
+                    st.execute(checkQuery);
+                }
+                return true;
+            } catch (SQLException e) {
+                log.debug("server check failed on {}", server, e);
+                return false;
+            }
+        }, executor);
+    }
+
+    @Override
+    public CompletionStage<Void> reset(PhysicalConnection server, String resetQuery) {
+        return CompletableFuture.runAsync(() -> {
+            try (Statement st = server.connection().createStatement()) {
+                st.execute(resetQuery);
+            } catch (SQLException e) {
+                throw new CompletionException(e);
+            }
+        }, executor);
+    }
+
+    @Override
+    public void close(PhysicalConnection server) {
+        try {
+            server.connection().close();
+        } catch (SQLException | RuntimeException e) {
+            log.debug("closing {} failed", server, e);
+        }
+    }
+
+    @Override
+    public boolean isTransientLoginFailure(Throwable failure) {
+        return failure instanceof SQLException && CANNOT_CONNECT_NOW.equals(((SQLException) failure).getSQLState());
+    }
+}

@@ -1,0 +1,167 @@
+package io.pgmux.jdbc.physical;
+
+import io.pgmux.core.pool.ServerHandle;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.TransactionState;
+
+/**
+ * One pgjdbc connection to the server, as the pool holds it, with the session settings it carries right
+ * now, so that a borrower changes only what differs from what it wants.
+ */
+public final class PhysicalConnection {
+    private final BaseConnection connection;
+    private final ServerHandle handle;
+    private final String initSql;
+
+    /** As opened: what RESET / DISCARD ALL bring the session back to. */
+    private final int openedIsolation;
+    private final String openedSchema;
+    private final String openedApplicationName;
+
+    private boolean autoCommit = true;
+    private boolean readOnly;
+    private int isolation;
+    private String schema;
+    private String applicationName;
+    private int networkTimeoutMillis;
+    private int holdability;
+
+    PhysicalConnection(BaseConnection connection, ServerHandle handle, String initSql) throws SQLException {
+        this.connection = connection;
+        this.handle = handle;
+        this.initSql = initSql;
+        this.openedIsolation = connection.getTransactionIsolation();
+        this.openedSchema = connection.getSchema();
+        this.openedApplicationName = connection.getClientInfo("ApplicationName");
+        this.holdability = connection.getHoldability();
+        this.networkTimeoutMillis = connection.getNetworkTimeout();
+        restoreOpenedState();
+    }
+
+    private void restoreOpenedState() {
+        isolation = openedIsolation;
+        schema = openedSchema;
+        applicationName = openedApplicationName;
+    }
+
+    public BaseConnection connection() {
+        return connection;
+    }
+
+    public ServerHandle handle() {
+        return handle;
+    }
+
+    /** The backend's process id, as pg_stat_activity shows it. */
+    public int backendPid() {
+        return connection.getBackendPID();
+    }
+
+    /** What the server last reported in ReadyForQuery: idle, in a transaction, or in a failed one. */
+    public TransactionState transactionState() {
+        return connection.getTransactionState();
+    }
+
+    public int openedIsolation() {
+        return openedIsolation;
+    }
+
+    public String openedSchema() {
+        return openedSchema;
+    }
+
+    public String openedApplicationName() {
+        return openedApplicationName;
+    }
+
+    public boolean autoCommit() {
+        return autoCommit;
+    }
+
+    public void autoCommit(boolean value) throws SQLException {
+        if (autoCommit != value) {
+            connection.setAutoCommit(value);
+            autoCommit = value;
+        }
+    }
+
+    public void readOnly(boolean value) throws SQLException {
+        if (readOnly != value) {
+            connection.setReadOnly(value);
+            readOnly = value;
+        }
+    }
+
+    public void isolation(int level) throws SQLException {
+        if (isolation != level) {
+            connection.setTransactionIsolation(level);
+            isolation = level;
+        }
+    }
+
+    public void schema(String value) throws SQLException {
+        if (!Objects.equals(schema, value)) {
+            connection.setSchema(value);
+            schema = value;
+        }
+    }
+
+    public void applicationName(String value) throws SQLException {
+        if (!Objects.equals(applicationName, value)) {
+            connection.setClientInfo("ApplicationName", value);
+            applicationName = value;
+        }
+    }
+
+    public void networkTimeout(Executor executor, int millis) throws SQLException {
+        if (networkTimeoutMillis != millis) {
+            connection.setNetworkTimeout(executor, millis);
+            networkTimeoutMillis = millis;
+        }
+    }
+
+    public void holdability(int value) throws SQLException {
+        if (holdability != value) {
+            connection.setHoldability(value);
+            holdability = value;
+        }
+    }
+
+    /**
+     * Clears session state a pinned client may have left (SET, LISTEN, temporary tables, advisory
+     * locks, SQL-level prepared statements) so the next client gets a clean session; then runs
+     * connectionInitSql again, since DISCARD ALL undid it too.
+     */
+    public void discardAll() throws SQLException {
+        if (transactionState() != TransactionState.IDLE) {
+            connection.rollback();
+        }
+        boolean wasAutoCommit = autoCommit;
+        autoCommit(true);
+        try (Statement st = connection.createStatement()) {
+            st.execute("DISCARD ALL");
+            if (initSql != null) {
+                st.execute(initSql);
+            }
+        }
+        restoreOpenedState();
+        autoCommit(wasAutoCommit);
+    }
+
+    public boolean isClosed() {
+        try {
+            return connection.isClosed();
+        } catch (SQLException e) {
+            return true;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PhysicalConnection[pid=" + backendPid() + "]";
+    }
+}
