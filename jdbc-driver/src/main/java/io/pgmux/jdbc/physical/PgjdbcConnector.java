@@ -56,6 +56,11 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
         this.executor = executor;
     }
 
+    /** The daemon executor all connectors share unless given their own. */
+    public static Executor sharedExecutor() {
+        return SHARED_EXECUTOR;
+    }
+
     private static Executor newExecutor() {
         AtomicInteger n = new AtomicInteger();
         ThreadPoolExecutor pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,

@@ -1,0 +1,954 @@
+package io.pgmux.jdbc.logical;
+
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.pool.ClientSlot;
+import io.pgmux.core.pool.Lease;
+import io.pgmux.jdbc.physical.PhysicalConnection;
+import io.pgmux.jdbc.pool.JdbcPool;
+import io.pgmux.jdbc.sql.Classification;
+import io.pgmux.jdbc.sql.PinReason;
+import java.lang.reflect.Proxy;
+import java.sql.Array;
+import java.sql.Blob;
+import java.sql.CallableStatement;
+import java.sql.Clob;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.NClob;
+import java.sql.PreparedStatement;
+import java.sql.SQLClientInfoException;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLWarning;
+import java.sql.SQLXML;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.sql.Struct;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Executor;
+import java.util.concurrent.locks.ReentrantLock;
+import org.postgresql.PGConnection;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.TransactionState;
+
+/**
+ * What {@code getConnection()} returns. It owns no socket: it borrows a pgjdbc connection when work starts
+ * and gives it back when the pool mode allows — at close (session), when the server reports the
+ * transaction idle and no result set of it is still open (transaction), or after each statement
+ * (statement). Its JDBC session state lives here and is applied to whichever connection it gets.
+ */
+public final class LogicalConnection implements Connection {
+    private static final String SQLSTATE_FEATURE_NOT_SUPPORTED = "0A000";
+    private static final String SQLSTATE_CONNECTION_DOES_NOT_EXIST = "08003";
+
+    private final JdbcPool pool;
+    private final PoolMode mode;
+    private final ClientSlot slot;
+    /** Serialises execution against close() and abort() from other threads; never held while waiting for the pool. */
+    private final ReentrantLock lock = new ReentrantLock();
+
+    private boolean autoCommit;
+    private boolean readOnly;
+    private Integer isolation;
+    private String catalog;
+    private String schema;
+    private String applicationName;
+    private final Properties clientInfo = new Properties();
+    private Executor networkTimeoutExecutor;
+    private int networkTimeoutMillis;
+    private int holdability = -1;
+    private Map<String, Class<?>> typeMap;
+
+    private Lease<PhysicalConnection> lease;
+    private PhysicalConnection physical;
+    private PinReason pin;
+    /** Statements whose results (open result set, generated keys, OUT parameters) still need the server. */
+    private int holds;
+    private final List<LogicalStatement> statements = new ArrayList<>();
+    /** The server connection died inside a transaction: only rollback() or close() may follow. */
+    private boolean transactionLost;
+    private SQLWarning warnings;
+    private volatile boolean closed;
+
+    public LogicalConnection(JdbcPool pool, ClientSlot slot) throws SQLException {
+        this.pool = pool;
+        this.mode = pool.config().poolMode();
+        this.slot = slot;
+        SessionDefaults d = pool.sessionDefaults();
+        this.autoCommit = d.autoCommit;
+        this.readOnly = d.readOnly;
+        this.isolation = d.isolation;
+        this.catalog = d.catalog;
+        this.schema = d.schema;
+        if (mode == PoolMode.STATEMENT && !autoCommit) {
+            slot.close();
+            throw transactionsNotAllowed();
+        }
+        if (mode == PoolMode.SESSION) {
+            try {
+                attach();
+            } catch (SQLException e) {
+                slot.close();
+                throw e;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- borrowing and returning
+
+    JdbcPool pool() {
+        return pool;
+    }
+
+    ReentrantLock lock() {
+        return lock;
+    }
+
+    PoolMode mode() {
+        return mode;
+    }
+
+    /** The server connection this logical connection works on, borrowed and brought up to date if needed. */
+    PhysicalConnection attach() throws SQLException {
+        checkOpen();
+        if (transactionLost) {
+            throw new SQLNonTransientConnectionException("the server connection was lost during the transaction;"
+                    + " call rollback() to start over", "08007");
+        }
+        if (physical != null) {
+            return physical;
+        }
+        Lease<PhysicalConnection> l = pool.borrow();
+        try {
+            applyState(l.connection());
+        } catch (SQLException e) {
+            l.discard(e);
+            throw e;
+        }
+        lease = l;
+        physical = l.connection();
+        return physical;
+    }
+
+    private void applyState(PhysicalConnection p) throws SQLException {
+        p.autoCommit(autoCommit);
+        p.readOnly(readOnly);
+        p.isolation(isolation != null ? isolation : p.openedIsolation());
+        p.schema(schema != null ? schema : p.openedSchema());
+        p.applicationName(applicationName != null ? applicationName : p.openedApplicationName());
+        p.networkTimeout(networkTimeoutExecutor, networkTimeoutMillis);
+        if (holdability != -1) {
+            p.holdability(holdability);
+        }
+        if (typeMap != null) {
+            p.connection().setTypeMap(typeMap);
+        }
+    }
+
+    /** Checks a statement against the pool mode before it runs, and pins if it creates session state. */
+    void beforeExecute(String sql) throws SQLException {
+        Classification c = pool.classifier().classify(sql);
+        if (mode == PoolMode.STATEMENT && c.startsTransaction()) {
+            throw transactionsNotAllowed();
+        }
+        if (c.pins()) {
+            pinTo(c.pinReason());
+        }
+    }
+
+    /** Keeps the current server connection until close(): state the pool cannot move now lives on it. */
+    void pinTo(PinReason reason) throws SQLException {
+        PhysicalConnection p = attach();
+        if (pin == null && mode != PoolMode.SESSION) {
+            pin = reason;
+            pool.pinned(reason, p.backendPid());
+        }
+    }
+
+    PinReason pinReason() {
+        return pin;
+    }
+
+    void hold() {
+        holds++;
+    }
+
+    void unhold() throws SQLException {
+        holds--;
+        releaseIfIdle();
+    }
+
+    /** After a statement: give the server connection back if the pool mode and the server allow it. */
+    void afterExecute() throws SQLException {
+        if (mode == PoolMode.STATEMENT && physical != null
+                && physical.transactionState() != TransactionState.IDLE && pin == null) {
+            try {
+                physical.connection().rollback();
+            } finally {
+                releaseIfIdle();
+            }
+            throw transactionsNotAllowed();
+        }
+        releaseIfIdle();
+    }
+
+    private void releaseIfIdle() throws SQLException {
+        if (physical == null || holds > 0 || pin != null || mode == PoolMode.SESSION) {
+            return;
+        }
+        if (physical.transactionState() != TransactionState.IDLE) {
+            return;
+        }
+        releaseLease();
+    }
+
+    private void releaseLease() {
+        Lease<PhysicalConnection> l = lease;
+        lease = null;
+        physical = null;
+        for (LogicalStatement s : statements) {
+            s.dropPhysical();
+        }
+        if (l != null) {
+            l.release();
+        }
+    }
+
+    /** A statement failed: if the server connection is gone, give it up so the pool replaces it. */
+    SQLException failed(SQLException e) {
+        if (physical != null && isConnectionLoss(e)) {
+            boolean inTransaction = !autoCommit || physical.transactionState() != TransactionState.IDLE;
+            Lease<PhysicalConnection> l = lease;
+            lease = null;
+            physical = null;
+            for (LogicalStatement s : statements) {
+                s.forgetPhysical();
+            }
+            holds = 0;
+            if (pin != null) {
+                pin = null;
+                pool.unpinned();
+            }
+            l.discard(e);
+            transactionLost = inTransaction && !autoCommit;
+        }
+        return e;
+    }
+
+    private static boolean isConnectionLoss(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && (state.startsWith("08") || state.equals("57P01") || state.equals("57P02")
+                || state.equals("57P03"));
+    }
+
+    void register(LogicalStatement s) {
+        statements.add(s);
+    }
+
+    void unregister(LogicalStatement s) {
+        statements.remove(s);
+    }
+
+    void checkOpen() throws SQLException {
+        if (closed) {
+            throw new SQLNonTransientConnectionException("This connection has been closed.",
+                    SQLSTATE_CONNECTION_DOES_NOT_EXIST);
+        }
+    }
+
+    private static SQLException transactionsNotAllowed() {
+        return new SQLFeatureNotSupportedException("transaction blocks not allowed in statement pooling mode",
+                SQLSTATE_FEATURE_NOT_SUPPORTED);
+    }
+
+    /** The server connection held right now, or null. */
+    PhysicalConnection currentPhysical() {
+        return physical;
+    }
+
+    /** The backend pid of the server connection held right now, or -1; for tests and diagnostics. */
+    public int currentBackendPid() {
+        PhysicalConnection p = physical;
+        return p == null ? -1 : p.backendPid();
+    }
+
+    /** Whether this logical connection holds a server connection right now. */
+    public boolean holdsServerConnection() {
+        return physical != null;
+    }
+
+    // ---------------------------------------------------------------- statements
+
+    @Override
+    public Statement createStatement() throws SQLException {
+        return createStatement(ResultSetType.DEFAULT);
+    }
+
+    @Override
+    public Statement createStatement(int resultSetType, int resultSetConcurrency) throws SQLException {
+        return createStatement(new ResultSetType(resultSetType, resultSetConcurrency, -1));
+    }
+
+    @Override
+    public Statement createStatement(int resultSetType, int resultSetConcurrency, int resultSetHoldability)
+            throws SQLException {
+        return createStatement(new ResultSetType(resultSetType, resultSetConcurrency, resultSetHoldability));
+    }
+
+    private Statement createStatement(ResultSetType type) throws SQLException {
+        checkOpen();
+        LogicalStatement s = new LogicalStatement(this, type);
+        register(s);
+        return s;
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql) throws SQLException {
+        return prepare(sql, ResultSetType.DEFAULT, GeneratedKeys.NONE);
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency)
+            throws SQLException {
+        return prepare(sql, new ResultSetType(resultSetType, resultSetConcurrency, -1), GeneratedKeys.NONE);
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency,
+                                              int resultSetHoldability) throws SQLException {
+        return prepare(sql, new ResultSetType(resultSetType, resultSetConcurrency, resultSetHoldability),
+                GeneratedKeys.NONE);
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql, int autoGeneratedKeys) throws SQLException {
+        return prepare(sql, ResultSetType.DEFAULT, GeneratedKeys.of(autoGeneratedKeys));
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql, int[] columnIndexes) throws SQLException {
+        return prepare(sql, ResultSetType.DEFAULT, GeneratedKeys.of(columnIndexes));
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql, String[] columnNames) throws SQLException {
+        return prepare(sql, ResultSetType.DEFAULT, GeneratedKeys.of(columnNames));
+    }
+
+    private PreparedStatement prepare(String sql, ResultSetType type, GeneratedKeys keys) throws SQLException {
+        checkOpen();
+        if (sql == null) {
+            throw new SQLException("SQL must not be null", "42601");
+        }
+        LogicalPreparedStatement s = new LogicalPreparedStatement(this, type, sql, keys);
+        register(s);
+        return s;
+    }
+
+    @Override
+    public CallableStatement prepareCall(String sql) throws SQLException {
+        return prepareCall(sql, ResultSetType.DEFAULT);
+    }
+
+    @Override
+    public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency)
+            throws SQLException {
+        return prepareCall(sql, new ResultSetType(resultSetType, resultSetConcurrency, -1));
+    }
+
+    @Override
+    public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency,
+                                         int resultSetHoldability) throws SQLException {
+        return prepareCall(sql, new ResultSetType(resultSetType, resultSetConcurrency, resultSetHoldability));
+    }
+
+    private CallableStatement prepareCall(String sql, ResultSetType type) throws SQLException {
+        checkOpen();
+        LogicalCallableStatement s = new LogicalCallableStatement(this, type, sql);
+        register(s);
+        return s;
+    }
+
+    @Override
+    public String nativeSQL(String sql) throws SQLException {
+        checkOpen();
+        return withServer(p -> p.connection().nativeSQL(sql));
+    }
+
+    /** Runs a call that needs a server connection, borrowing one just for it if none is held. */
+    <T> T withServer(ServerCall<T> call) throws SQLException {
+        lock.lock();
+        try {
+            PhysicalConnection p = attach();
+            try {
+                return call.run(p);
+            } catch (SQLException e) {
+                throw failed(e);
+            } finally {
+                releaseIfIdle();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A call on a server connection. */
+    @FunctionalInterface
+    interface ServerCall<T> {
+        T run(PhysicalConnection p) throws SQLException;
+    }
+
+    // ---------------------------------------------------------------- transactions
+
+    @Override
+    public void setAutoCommit(boolean value) throws SQLException {
+        checkOpen();
+        if (value == autoCommit) {
+            return;
+        }
+        if (!value && mode == PoolMode.STATEMENT) {
+            throw transactionsNotAllowed();
+        }
+        lock.lock();
+        try {
+            autoCommit = value;
+            if (physical != null) {
+                try {
+                    // JDBC: switching autocommit on commits the transaction in progress.
+                    physical.autoCommit(value);
+                } catch (SQLException e) {
+                    throw failed(e);
+                }
+                releaseIfIdle();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public boolean getAutoCommit() throws SQLException {
+        checkOpen();
+        return autoCommit;
+    }
+
+    @Override
+    public void commit() throws SQLException {
+        checkOpen();
+        if (autoCommit) {
+            throw new SQLException("Cannot commit when autoCommit is enabled.", "25P01");
+        }
+        endTransaction(true);
+    }
+
+    @Override
+    public void rollback() throws SQLException {
+        checkOpen();
+        if (autoCommit) {
+            throw new SQLException("Cannot rollback when autoCommit is enabled.", "25P01");
+        }
+        endTransaction(false);
+    }
+
+    private void endTransaction(boolean commit) throws SQLException {
+        lock.lock();
+        try {
+            if (transactionLost) {
+                transactionLost = false;
+                if (commit) {
+                    throw new SQLNonTransientConnectionException("the server connection was lost during the "
+                            + "transaction; it was rolled back", "08007");
+                }
+                return;
+            }
+            if (physical == null) {
+                return;
+            }
+            try {
+                if (commit) {
+                    physical.connection().commit();
+                } else {
+                    physical.connection().rollback();
+                }
+            } catch (SQLException e) {
+                throw failed(e);
+            } finally {
+                releaseIfIdle();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public Savepoint setSavepoint() throws SQLException {
+        return savepoint(null);
+    }
+
+    @Override
+    public Savepoint setSavepoint(String name) throws SQLException {
+        return savepoint(name);
+    }
+
+    private Savepoint savepoint(String name) throws SQLException {
+        checkOpen();
+        if (autoCommit) {
+            throw new SQLException("Cannot establish a savepoint in auto-commit mode.", "25P01");
+        }
+        lock.lock();
+        try {
+            PhysicalConnection p = attach();
+            try {
+                return name == null ? p.connection().setSavepoint() : p.connection().setSavepoint(name);
+            } catch (SQLException e) {
+                throw failed(e);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void rollback(Savepoint savepoint) throws SQLException {
+        checkOpen();
+        lock.lock();
+        try {
+            if (physical == null) {
+                throw new SQLException("savepoint " + savepoint + " does not exist: no transaction in progress",
+                        "3B001");
+            }
+            try {
+                physical.connection().rollback(savepoint);
+            } catch (SQLException e) {
+                throw failed(e);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void releaseSavepoint(Savepoint savepoint) throws SQLException {
+        checkOpen();
+        lock.lock();
+        try {
+            if (physical == null) {
+                throw new SQLException("savepoint " + savepoint + " does not exist: no transaction in progress",
+                        "3B001");
+            }
+            try {
+                physical.connection().releaseSavepoint(savepoint);
+            } catch (SQLException e) {
+                throw failed(e);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void setTransactionIsolation(int level) throws SQLException {
+        checkOpen();
+        switch (level) {
+            case TRANSACTION_READ_UNCOMMITTED:
+            case TRANSACTION_READ_COMMITTED:
+            case TRANSACTION_REPEATABLE_READ:
+            case TRANSACTION_SERIALIZABLE:
+                break;
+            default:
+                throw new SQLException("Transaction isolation level " + level + " not supported.", "0A000");
+        }
+        lock.lock();
+        try {
+            if (physical != null && physical.transactionState() != TransactionState.IDLE) {
+                throw new SQLException("Cannot change transaction isolation level in the middle of a transaction.",
+                        "25001");
+            }
+            isolation = level;
+            if (physical != null) {
+                physical.isolation(level);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public int getTransactionIsolation() throws SQLException {
+        checkOpen();
+        if (isolation != null) {
+            return isolation;
+        }
+        return withServer(PhysicalConnection::openedIsolation);
+    }
+
+    @Override
+    public void setReadOnly(boolean value) throws SQLException {
+        checkOpen();
+        lock.lock();
+        try {
+            if (physical != null && physical.transactionState() != TransactionState.IDLE) {
+                throw new SQLException("Cannot change transaction read-only property in the middle of a "
+                        + "transaction.", "25006");
+            }
+            readOnly = value;
+            if (physical != null) {
+                physical.readOnly(value);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public boolean isReadOnly() throws SQLException {
+        checkOpen();
+        return readOnly;
+    }
+
+    // ---------------------------------------------------------------- session state
+
+    @Override
+    public void setCatalog(String value) throws SQLException {
+        checkOpen();
+        catalog = value;
+    }
+
+    @Override
+    public String getCatalog() throws SQLException {
+        checkOpen();
+        if (catalog != null) {
+            return catalog;
+        }
+        return withServer(p -> p.connection().getCatalog());
+    }
+
+    @Override
+    public void setSchema(String value) throws SQLException {
+        checkOpen();
+        lock.lock();
+        try {
+            schema = value;
+            if (physical != null) {
+                try {
+                    physical.schema(value != null ? value : physical.openedSchema());
+                } catch (SQLException e) {
+                    throw failed(e);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String getSchema() throws SQLException {
+        checkOpen();
+        if (schema != null) {
+            return schema;
+        }
+        return withServer(PhysicalConnection::openedSchema);
+    }
+
+    @Override
+    public void setClientInfo(String name, String value) throws SQLClientInfoException {
+        if (closed) {
+            throw new SQLClientInfoException("This connection has been closed.", Collections.emptyMap());
+        }
+        if ("ApplicationName".equals(name)) {
+            applicationName = value;
+            lock.lock();
+            try {
+                if (physical != null) {
+                    physical.applicationName(value != null ? value : physical.openedApplicationName());
+                }
+            } catch (SQLException e) {
+                throw new SQLClientInfoException(e.getMessage(), e.getSQLState(), Collections.emptyMap(), e);
+            } finally {
+                lock.unlock();
+            }
+        }
+        if (value == null) {
+            clientInfo.remove(name);
+        } else {
+            clientInfo.setProperty(name, value);
+        }
+    }
+
+    @Override
+    public void setClientInfo(Properties properties) throws SQLClientInfoException {
+        for (String name : properties.stringPropertyNames()) {
+            setClientInfo(name, properties.getProperty(name));
+        }
+    }
+
+    @Override
+    public String getClientInfo(String name) throws SQLException {
+        checkOpen();
+        if ("ApplicationName".equals(name) && applicationName == null) {
+            return withServer(PhysicalConnection::openedApplicationName);
+        }
+        return clientInfo.getProperty(name);
+    }
+
+    @Override
+    public Properties getClientInfo() throws SQLException {
+        checkOpen();
+        Properties copy = new Properties();
+        copy.putAll(clientInfo);
+        return copy;
+    }
+
+    @Override
+    public void setHoldability(int value) throws SQLException {
+        checkOpen();
+        if (value != java.sql.ResultSet.HOLD_CURSORS_OVER_COMMIT
+                && value != java.sql.ResultSet.CLOSE_CURSORS_AT_COMMIT) {
+            throw new SQLException("Unknown ResultSet holdability setting: " + value, "HY092");
+        }
+        holdability = value;
+        if (physical != null) {
+            physical.holdability(value);
+        }
+    }
+
+    @Override
+    public int getHoldability() throws SQLException {
+        checkOpen();
+        return holdability != -1 ? holdability : java.sql.ResultSet.CLOSE_CURSORS_AT_COMMIT;
+    }
+
+    @Override
+    public void setTypeMap(Map<String, Class<?>> map) throws SQLException {
+        checkOpen();
+        typeMap = map == null ? null : new HashMap<>(map);
+        if (physical != null && typeMap != null) {
+            physical.connection().setTypeMap(typeMap);
+        }
+    }
+
+    @Override
+    public Map<String, Class<?>> getTypeMap() throws SQLException {
+        checkOpen();
+        return typeMap == null ? new HashMap<>() : new HashMap<>(typeMap);
+    }
+
+    @Override
+    public void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
+        checkOpen();
+        if (milliseconds < 0) {
+            throw new SQLException("Network timeout must be a value greater than or equal to 0.", "HY024");
+        }
+        networkTimeoutExecutor = executor;
+        networkTimeoutMillis = milliseconds;
+        if (physical != null) {
+            physical.networkTimeout(executor, milliseconds);
+        }
+    }
+
+    @Override
+    public int getNetworkTimeout() throws SQLException {
+        checkOpen();
+        return networkTimeoutMillis;
+    }
+
+    @Override
+    public SQLWarning getWarnings() throws SQLException {
+        checkOpen();
+        PhysicalConnection p = physical;
+        if (p != null) {
+            SQLWarning w = p.connection().getWarnings();
+            if (w != null) {
+                addWarning(w);
+                p.connection().clearWarnings();
+            }
+        }
+        return warnings;
+    }
+
+    private void addWarning(SQLWarning w) {
+        if (warnings == null) {
+            warnings = w;
+        } else {
+            warnings.setNextWarning(w);
+        }
+    }
+
+    @Override
+    public void clearWarnings() throws SQLException {
+        checkOpen();
+        warnings = null;
+        PhysicalConnection p = physical;
+        if (p != null) {
+            p.connection().clearWarnings();
+        }
+    }
+
+    // ---------------------------------------------------------------- objects that live on a server connection
+
+    @Override
+    public DatabaseMetaData getMetaData() throws SQLException {
+        checkOpen();
+        return (DatabaseMetaData) Proxy.newProxyInstance(DatabaseMetaData.class.getClassLoader(),
+                new Class<?>[] {DatabaseMetaData.class}, new LogicalDatabaseMetaData(this));
+    }
+
+    @Override
+    public Array createArrayOf(String typeName, Object[] elements) throws SQLException {
+        checkOpen();
+        return withServer(p -> p.connection().createArrayOf(typeName, elements));
+    }
+
+    @Override
+    public Struct createStruct(String typeName, Object[] attributes) throws SQLException {
+        checkOpen();
+        return withServer(p -> p.connection().createStruct(typeName, attributes));
+    }
+
+    @Override
+    public Clob createClob() throws SQLException {
+        checkOpen();
+        return withServer(p -> p.connection().createClob());
+    }
+
+    @Override
+    public Blob createBlob() throws SQLException {
+        checkOpen();
+        return withServer(p -> p.connection().createBlob());
+    }
+
+    @Override
+    public NClob createNClob() throws SQLException {
+        checkOpen();
+        return withServer(p -> p.connection().createNClob());
+    }
+
+    @Override
+    public SQLXML createSQLXML() throws SQLException {
+        checkOpen();
+        return withServer(p -> p.connection().createSQLXML());
+    }
+
+    @Override
+    public boolean isValid(int timeout) throws SQLException {
+        if (timeout < 0) {
+            throw new SQLException("Invalid timeout (" + timeout + "<0).", "HY024");
+        }
+        if (closed) {
+            return false;
+        }
+        return withServer(p -> p.connection().isValid(timeout));
+    }
+
+    /**
+     * {@code unwrap(PGConnection.class)} and friends hand out the pgjdbc connection itself, so the logical
+     * connection is pinned to it: COPY, large objects, LISTEN/NOTIFY and the like then work as with pgjdbc.
+     */
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        if (iface.isInstance(this)) {
+            return iface.cast(this);
+        }
+        if (iface.isAssignableFrom(BaseConnection.class) || iface == PGConnection.class) {
+            lock.lock();
+            try {
+                pinTo(PinReason.UNWRAP);
+                return iface.cast(physical.connection());
+            } finally {
+                lock.unlock();
+            }
+        }
+        throw new SQLException("Cannot unwrap to " + iface.getName(), "HY000");
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) {
+        return iface.isInstance(this) || iface.isAssignableFrom(BaseConnection.class) || iface == PGConnection.class;
+    }
+
+    // ---------------------------------------------------------------- closing
+
+    @Override
+    public void close() throws SQLException {
+        if (closed) {
+            return;
+        }
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            for (LogicalStatement s : new ArrayList<>(statements)) {
+                s.closeQuietly();
+            }
+            statements.clear();
+            holds = 0;
+            returnServerConnection();
+        } finally {
+            lock.unlock();
+            slot.close();
+        }
+    }
+
+    /** Gives the server connection back clean: no transaction, no session state of ours. */
+    private void returnServerConnection() {
+        Lease<PhysicalConnection> l = lease;
+        PhysicalConnection p = physical;
+        lease = null;
+        physical = null;
+        if (l == null) {
+            return;
+        }
+        try {
+            if (pin != null) {
+                p.discardAll();
+            } else if (p.transactionState() != TransactionState.IDLE) {
+                p.connection().rollback();
+            }
+            l.release();
+        } catch (SQLException | RuntimeException e) {
+            l.discard(e);
+        } finally {
+            if (pin != null) {
+                pin = null;
+                pool.unpinned();
+            }
+        }
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Closes at once from any thread: the server connection in use is closed, not returned. */
+    @Override
+    public void abort(Executor executor) throws SQLException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        Lease<PhysicalConnection> l = lease;
+        if (l != null) {
+            l.discard(new SQLException("connection aborted", "08003"));
+        }
+        if (pin != null) {
+            pool.unpinned();
+        }
+        slot.close();
+    }
+
+    @Override
+    public String toString() {
+        PhysicalConnection p = physical;
+        return "LogicalConnection[" + pool + (p != null ? ", on " + p : ", no server connection")
+                + (pin != null ? ", pinned: " + pin.description() : "") + "]";
+    }
+}

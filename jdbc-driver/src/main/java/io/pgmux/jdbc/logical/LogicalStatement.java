@@ -1,0 +1,759 @@
+package io.pgmux.jdbc.logical;
+
+import io.pgmux.jdbc.physical.PhysicalConnection;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.SQLWarning;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A statement that keeps its settings and re-creates itself on whichever server connection its logical
+ * connection holds when it executes. While one of its results (a result set, generated keys, further
+ * results of a multi-statement execute) is still open, it holds the server connection; once they are
+ * closed or consumed, the connection can go back to the pool.
+ */
+class LogicalStatement implements Statement {
+    /** What an execution produces, which decides whether the server connection stays held after it. */
+    enum Kind { QUERY, UPDATE, EXECUTE, BATCH }
+
+    final LogicalConnection conn;
+    final ResultSetType type;
+
+    /** The pgjdbc statement on the server connection held now; null between leases. */
+    Statement physical;
+    private PhysicalConnection physicalOwner;
+    private volatile Statement executing;
+
+    private int fetchSize;
+    private long maxRows;
+    private int queryTimeout;
+    private int maxFieldSize;
+    private int fetchDirection = ResultSet.FETCH_FORWARD;
+    private boolean escapeProcessing = true;
+    private boolean poolable;
+    private boolean closeOnCompletion;
+    private String cursorName;
+    private List<String> batch;
+
+    private LogicalResultSet currentResultSet;
+    private LogicalResultSet keysResultSet;
+    private boolean pendingResults;
+    private boolean keysPending;
+    private boolean holding;
+    private long updateCount = -1;
+    private SQLWarning warnings;
+    private boolean closed;
+
+    LogicalStatement(LogicalConnection conn, ResultSetType type) {
+        this.conn = conn;
+        this.type = type;
+    }
+
+    // ---------------------------------------------------------------- the execution template
+
+    /** A call on the pgjdbc statement. */
+    @FunctionalInterface
+    interface PhysicalCall<T> {
+        T run(Statement physical) throws SQLException;
+    }
+
+    /**
+     * Runs one execution: checks and pins by the SQL, borrows a server connection if none is held, runs
+     * the call on the pgjdbc statement, keeps what the results need, and gives the connection back if the
+     * pool mode and the server's transaction state allow.
+     */
+    final <T> T run(String sql, Kind kind, GeneratedKeys keys, PhysicalCall<T> call) throws SQLException {
+        checkOpen();
+        conn.lock().lock();
+        try {
+            closeResults();
+            if (sql != null) {
+                conn.beforeExecute(sql);
+            }
+            PhysicalConnection p = conn.attach();
+            Statement ps = physicalFor(p);
+            T result;
+            executing = ps;
+            try {
+                result = call.run(ps);
+            } catch (SQLException e) {
+                conn.failed(e);
+                try {
+                    conn.afterExecute();
+                } catch (SQLException secondary) {
+                    e.addSuppressed(secondary);
+                }
+                throw e;
+            } finally {
+                executing = null;
+            }
+            updateCount = -1;
+            executed();
+            switch (kind) {
+                case QUERY:
+                    currentResultSet = new LogicalResultSet(conn, this, (ResultSet) result, p);
+                    break;
+                case UPDATE:
+                    updateCount = ((Number) result).longValue();
+                    keysPending = keys.requested;
+                    break;
+                case EXECUTE:
+                    if ((Boolean) result) {
+                        pendingResults = true;
+                    } else {
+                        updateCount = ps.getLargeUpdateCount();
+                        keysPending = keys.requested;
+                        pendingResults = sql != null && mayHaveMoreResults(sql);
+                    }
+                    break;
+                default:
+                    keysPending = keys.requested;
+                    break;
+            }
+            updateHolding();
+            conn.afterExecute();
+            return kind == Kind.QUERY ? type(currentResultSet) : result;
+        } finally {
+            conn.lock().unlock();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T type(Object o) {
+        return (T) o;
+    }
+
+    /** Only text with a ';' before its end can return several results. */
+    private static boolean mayHaveMoreResults(String sql) {
+        int semicolon = sql.indexOf(';');
+        if (semicolon < 0) {
+            return false;
+        }
+        for (int i = semicolon + 1; i < sql.length(); i++) {
+            if (!Character.isWhitespace(sql.charAt(i)) && sql.charAt(i) != ';') {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The pgjdbc statement for this server connection, created with this statement's settings. */
+    final Statement physicalFor(PhysicalConnection p) throws SQLException {
+        if (physical != null && physicalOwner == p) {
+            return physical;
+        }
+        dropPhysical();
+        Statement ps = createPhysical(p);
+        applySettings(ps);
+        physical = ps;
+        physicalOwner = p;
+        return ps;
+    }
+
+    Statement createPhysical(PhysicalConnection p) throws SQLException {
+        Connection c = p.connection();
+        if (type.isDefault()) {
+            return c.createStatement();
+        }
+        return type.holdability == -1 ? c.createStatement(type.type, type.concurrency)
+                : c.createStatement(type.type, type.concurrency, type.holdability);
+    }
+
+    private void applySettings(Statement ps) throws SQLException {
+        if (fetchSize != 0) {
+            ps.setFetchSize(fetchSize);
+        }
+        if (maxRows != 0) {
+            ps.setLargeMaxRows(maxRows);
+        }
+        if (queryTimeout != 0) {
+            ps.setQueryTimeout(queryTimeout);
+        }
+        if (maxFieldSize != 0) {
+            ps.setMaxFieldSize(maxFieldSize);
+        }
+        if (fetchDirection != ResultSet.FETCH_FORWARD) {
+            ps.setFetchDirection(fetchDirection);
+        }
+        if (!escapeProcessing) {
+            ps.setEscapeProcessing(false);
+        }
+        if (poolable) {
+            ps.setPoolable(true);
+        }
+        if (cursorName != null) {
+            ps.setCursorName(cursorName);
+        }
+    }
+
+    /** The lease ends: close the pgjdbc statement while the connection is still ours. */
+    final void dropPhysical() {
+        Statement ps = physical;
+        physical = null;
+        physicalOwner = null;
+        if (ps != null) {
+            collectWarnings(ps);
+            try {
+                ps.close();
+            } catch (SQLException ignored) {
+                // The connection goes back to the pool either way; a failed close leaves nothing of ours on it.
+            }
+        }
+    }
+
+    /** The server connection died: its statements are gone with it. */
+    final void forgetPhysical() {
+        physical = null;
+        physicalOwner = null;
+        if (currentResultSet != null) {
+            currentResultSet.markClosed();
+            currentResultSet = null;
+        }
+        if (keysResultSet != null) {
+            keysResultSet.markClosed();
+            keysResultSet = null;
+        }
+        pendingResults = false;
+        keysPending = false;
+        holding = false;
+    }
+
+    private void collectWarnings(Statement ps) {
+        try {
+            SQLWarning w = ps.getWarnings();
+            if (w != null) {
+                if (warnings == null) {
+                    warnings = w;
+                } else {
+                    warnings.setNextWarning(w);
+                }
+            }
+        } catch (SQLException ignored) {
+            // Warnings are advisory; losing them must not fail the release.
+        }
+    }
+
+    private void updateHolding() throws SQLException {
+        boolean need = currentResultSet != null || keysResultSet != null || pendingResults || keysPending
+                || holdsOutputs();
+        if (need != holding) {
+            holding = need;
+            if (need) {
+                conn.hold();
+            } else {
+                conn.unhold();
+            }
+        }
+    }
+
+    /** Called after every successful execution, before the hold on the server connection is decided. */
+    void executed() {
+    }
+
+    /** Whether OUT parameters of the last execution are still to be read (callable statements). */
+    boolean holdsOutputs() {
+        return false;
+    }
+
+    /** Closes the previous execution's results, as JDBC requires before a statement runs again. */
+    void closeResults() throws SQLException {
+        if (currentResultSet != null) {
+            LogicalResultSet rs = currentResultSet;
+            currentResultSet = null;
+            rs.closeFromStatement();
+        }
+        if (keysResultSet != null) {
+            LogicalResultSet rs = keysResultSet;
+            keysResultSet = null;
+            rs.closeFromStatement();
+        }
+        pendingResults = false;
+        keysPending = false;
+        clearOutputs();
+        updateHolding();
+    }
+
+    void clearOutputs() {
+    }
+
+    /** A result set of this statement was closed by the application. */
+    final void resultSetClosed(LogicalResultSet rs) throws SQLException {
+        if (rs == currentResultSet) {
+            currentResultSet = null;
+            pendingResults = false;
+        } else if (rs == keysResultSet) {
+            keysResultSet = null;
+            keysPending = false;
+        }
+        conn.lock().lock();
+        try {
+            updateHolding();
+        } finally {
+            conn.lock().unlock();
+        }
+        if (closeOnCompletion && currentResultSet == null && keysResultSet == null) {
+            close();
+        }
+    }
+
+    final void checkOpen() throws SQLException {
+        if (closed) {
+            throw new SQLException("This statement has been closed.", "55000");
+        }
+        conn.checkOpen();
+    }
+
+    // ---------------------------------------------------------------- Statement
+
+    @Override
+    public ResultSet executeQuery(String sql) throws SQLException {
+        return run(sql, Kind.QUERY, GeneratedKeys.NONE, ps -> ps.executeQuery(sql));
+    }
+
+    @Override
+    public int executeUpdate(String sql) throws SQLException {
+        return run(sql, Kind.UPDATE, GeneratedKeys.NONE, ps -> ps.executeUpdate(sql));
+    }
+
+    @Override
+    public int executeUpdate(String sql, int autoGeneratedKeys) throws SQLException {
+        GeneratedKeys keys = GeneratedKeys.of(autoGeneratedKeys);
+        return run(sql, Kind.UPDATE, keys, ps -> ps.executeUpdate(sql, autoGeneratedKeys));
+    }
+
+    @Override
+    public int executeUpdate(String sql, int[] columnIndexes) throws SQLException {
+        return run(sql, Kind.UPDATE, GeneratedKeys.of(columnIndexes), ps -> ps.executeUpdate(sql, columnIndexes));
+    }
+
+    @Override
+    public int executeUpdate(String sql, String[] columnNames) throws SQLException {
+        return run(sql, Kind.UPDATE, GeneratedKeys.of(columnNames), ps -> ps.executeUpdate(sql, columnNames));
+    }
+
+    @Override
+    public long executeLargeUpdate(String sql) throws SQLException {
+        return run(sql, Kind.UPDATE, GeneratedKeys.NONE, ps -> ps.executeLargeUpdate(sql));
+    }
+
+    @Override
+    public long executeLargeUpdate(String sql, int autoGeneratedKeys) throws SQLException {
+        return run(sql, Kind.UPDATE, GeneratedKeys.of(autoGeneratedKeys),
+                ps -> ps.executeLargeUpdate(sql, autoGeneratedKeys));
+    }
+
+    @Override
+    public long executeLargeUpdate(String sql, int[] columnIndexes) throws SQLException {
+        return run(sql, Kind.UPDATE, GeneratedKeys.of(columnIndexes),
+                ps -> ps.executeLargeUpdate(sql, columnIndexes));
+    }
+
+    @Override
+    public long executeLargeUpdate(String sql, String[] columnNames) throws SQLException {
+        return run(sql, Kind.UPDATE, GeneratedKeys.of(columnNames), ps -> ps.executeLargeUpdate(sql, columnNames));
+    }
+
+    @Override
+    public boolean execute(String sql) throws SQLException {
+        return run(sql, Kind.EXECUTE, GeneratedKeys.NONE, ps -> ps.execute(sql));
+    }
+
+    @Override
+    public boolean execute(String sql, int autoGeneratedKeys) throws SQLException {
+        return run(sql, Kind.EXECUTE, GeneratedKeys.of(autoGeneratedKeys), ps -> ps.execute(sql, autoGeneratedKeys));
+    }
+
+    @Override
+    public boolean execute(String sql, int[] columnIndexes) throws SQLException {
+        return run(sql, Kind.EXECUTE, GeneratedKeys.of(columnIndexes), ps -> ps.execute(sql, columnIndexes));
+    }
+
+    @Override
+    public boolean execute(String sql, String[] columnNames) throws SQLException {
+        return run(sql, Kind.EXECUTE, GeneratedKeys.of(columnNames), ps -> ps.execute(sql, columnNames));
+    }
+
+    @Override
+    public void addBatch(String sql) throws SQLException {
+        checkOpen();
+        if (batch == null) {
+            batch = new ArrayList<>();
+        }
+        batch.add(sql);
+    }
+
+    @Override
+    public void clearBatch() throws SQLException {
+        checkOpen();
+        batch = null;
+    }
+
+    @Override
+    public int[] executeBatch() throws SQLException {
+        long[] counts = executeLargeBatch();
+        int[] result = new int[counts.length];
+        for (int i = 0; i < counts.length; i++) {
+            result[i] = (int) counts[i];
+        }
+        return result;
+    }
+
+    @Override
+    public long[] executeLargeBatch() throws SQLException {
+        checkOpen();
+        List<String> sqls = batch == null ? List.of() : batch;
+        batch = null;
+        if (sqls.isEmpty()) {
+            return new long[0];
+        }
+        conn.lock().lock();
+        try {
+            for (String sql : sqls) {
+                conn.beforeExecute(sql);
+            }
+        } finally {
+            conn.lock().unlock();
+        }
+        return run(null, Kind.BATCH, GeneratedKeys.NONE, ps -> {
+            for (String sql : sqls) {
+                ps.addBatch(sql);
+            }
+            return ps.executeLargeBatch();
+        });
+    }
+
+    @Override
+    public ResultSet getResultSet() throws SQLException {
+        checkOpen();
+        if (currentResultSet != null) {
+            return currentResultSet;
+        }
+        if (pendingResults && physical != null) {
+            ResultSet rs = physical.getResultSet();
+            if (rs != null) {
+                currentResultSet = new LogicalResultSet(conn, this, rs, physicalOwner);
+                return currentResultSet;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public int getUpdateCount() throws SQLException {
+        long c = getLargeUpdateCount();
+        return c > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) c;
+    }
+
+    @Override
+    public long getLargeUpdateCount() throws SQLException {
+        checkOpen();
+        if (pendingResults && physical != null && currentResultSet == null) {
+            return physical.getLargeUpdateCount();
+        }
+        return currentResultSet != null ? -1 : updateCount;
+    }
+
+    @Override
+    public boolean getMoreResults() throws SQLException {
+        return getMoreResults(Statement.CLOSE_CURRENT_RESULT);
+    }
+
+    @Override
+    public boolean getMoreResults(int current) throws SQLException {
+        checkOpen();
+        conn.lock().lock();
+        try {
+            if (!pendingResults || physical == null) {
+                if (currentResultSet != null) {
+                    LogicalResultSet rs = currentResultSet;
+                    currentResultSet = null;
+                    rs.closeFromStatement();
+                }
+                updateCount = -1;
+                updateHolding();
+                conn.afterExecute();
+                return false;
+            }
+            if (currentResultSet != null) {
+                currentResultSet.markClosed();
+                currentResultSet = null;
+            }
+            boolean more = physical.getMoreResults(current);
+            updateCount = more ? -1 : physical.getLargeUpdateCount();
+            if (!more && updateCount == -1) {
+                pendingResults = false;
+            }
+            updateHolding();
+            conn.afterExecute();
+            return more;
+        } finally {
+            conn.lock().unlock();
+        }
+    }
+
+    @Override
+    public ResultSet getGeneratedKeys() throws SQLException {
+        checkOpen();
+        if (keysResultSet != null) {
+            return keysResultSet;
+        }
+        if (!keysPending || physical == null) {
+            throw new SQLFeatureNotSupportedException("Generated keys are returned only by a statement that asked "
+                    + "for them (RETURN_GENERATED_KEYS or column names/indexes) and until it runs again or closes",
+                    "0A000");
+        }
+        keysResultSet = new LogicalResultSet(conn, this, physical.getGeneratedKeys(), physicalOwner);
+        keysPending = false;
+        return keysResultSet;
+    }
+
+    @Override
+    public void cancel() throws SQLException {
+        checkOpen();
+        // Only the execution running right now can be cancelled; pgjdbc makes execute() wait for an
+        // in-flight cancel, so this can never reach a later user of the same server connection.
+        Statement running = executing;
+        if (running != null) {
+            running.cancel();
+        }
+    }
+
+    @Override
+    public void close() throws SQLException {
+        if (closed) {
+            return;
+        }
+        conn.lock().lock();
+        try {
+            closeQuietly();
+            conn.unregister(this);
+        } finally {
+            conn.lock().unlock();
+        }
+    }
+
+    /** Closes results and the pgjdbc statement; a closed logical connection calls this for each statement. */
+    final void closeQuietly() {
+        if (closed) {
+            return;
+        }
+        try {
+            closeResults();
+        } catch (SQLException ignored) {
+            // Closing must not fail half-way; the results are marked closed regardless.
+        }
+        closed = true;
+        dropPhysical();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+        checkOpen();
+        return conn;
+    }
+
+    @Override
+    public int getMaxFieldSize() throws SQLException {
+        checkOpen();
+        return maxFieldSize;
+    }
+
+    @Override
+    public void setMaxFieldSize(int max) throws SQLException {
+        checkOpen();
+        if (max < 0) {
+            throw new SQLException("The maximum field size must be a value greater than or equal to 0.", "HY024");
+        }
+        maxFieldSize = max;
+        if (physical != null) {
+            physical.setMaxFieldSize(max);
+        }
+    }
+
+    @Override
+    public int getMaxRows() throws SQLException {
+        checkOpen();
+        return (int) Math.min(maxRows, Integer.MAX_VALUE);
+    }
+
+    @Override
+    public void setMaxRows(int max) throws SQLException {
+        setLargeMaxRows(max);
+    }
+
+    @Override
+    public long getLargeMaxRows() throws SQLException {
+        checkOpen();
+        return maxRows;
+    }
+
+    @Override
+    public void setLargeMaxRows(long max) throws SQLException {
+        checkOpen();
+        if (max < 0) {
+            throw new SQLException("Maximum number of rows must be a value greater than or equal to 0.", "HY024");
+        }
+        maxRows = max;
+        if (physical != null) {
+            physical.setLargeMaxRows(max);
+        }
+    }
+
+    @Override
+    public void setEscapeProcessing(boolean enable) throws SQLException {
+        checkOpen();
+        escapeProcessing = enable;
+        if (physical != null) {
+            physical.setEscapeProcessing(enable);
+        }
+    }
+
+    @Override
+    public int getQueryTimeout() throws SQLException {
+        checkOpen();
+        return queryTimeout;
+    }
+
+    @Override
+    public void setQueryTimeout(int seconds) throws SQLException {
+        checkOpen();
+        if (seconds < 0) {
+            throw new SQLException("Query timeout must be a value greater than or equals to 0.", "HY024");
+        }
+        queryTimeout = seconds;
+        if (physical != null) {
+            physical.setQueryTimeout(seconds);
+        }
+    }
+
+    @Override
+    public SQLWarning getWarnings() throws SQLException {
+        checkOpen();
+        if (physical != null) {
+            collectWarnings(physical);
+            physical.clearWarnings();
+        }
+        return warnings;
+    }
+
+    @Override
+    public void clearWarnings() throws SQLException {
+        checkOpen();
+        warnings = null;
+        if (physical != null) {
+            physical.clearWarnings();
+        }
+    }
+
+    @Override
+    public void setCursorName(String name) throws SQLException {
+        checkOpen();
+        cursorName = name;
+    }
+
+    @Override
+    public void setFetchDirection(int direction) throws SQLException {
+        checkOpen();
+        switch (direction) {
+            case ResultSet.FETCH_FORWARD:
+            case ResultSet.FETCH_REVERSE:
+            case ResultSet.FETCH_UNKNOWN:
+                fetchDirection = direction;
+                break;
+            default:
+                throw new SQLException("Invalid fetch direction constant: " + direction + ".", "HY024");
+        }
+        if (physical != null) {
+            physical.setFetchDirection(direction);
+        }
+    }
+
+    @Override
+    public int getFetchDirection() throws SQLException {
+        checkOpen();
+        return fetchDirection;
+    }
+
+    @Override
+    public void setFetchSize(int rows) throws SQLException {
+        checkOpen();
+        if (rows < 0) {
+            throw new SQLException("Fetch size must be a value greater than or equal to 0.", "HY024");
+        }
+        fetchSize = rows;
+        if (physical != null) {
+            physical.setFetchSize(rows);
+        }
+    }
+
+    @Override
+    public int getFetchSize() throws SQLException {
+        checkOpen();
+        return fetchSize;
+    }
+
+    @Override
+    public int getResultSetConcurrency() throws SQLException {
+        checkOpen();
+        return type.concurrency;
+    }
+
+    @Override
+    public int getResultSetType() throws SQLException {
+        checkOpen();
+        return type.type;
+    }
+
+    @Override
+    public int getResultSetHoldability() throws SQLException {
+        checkOpen();
+        return type.holdability != -1 ? type.holdability : conn.getHoldability();
+    }
+
+    @Override
+    public void setPoolable(boolean value) throws SQLException {
+        checkOpen();
+        poolable = value;
+    }
+
+    @Override
+    public boolean isPoolable() throws SQLException {
+        checkOpen();
+        return poolable;
+    }
+
+    @Override
+    public void closeOnCompletion() throws SQLException {
+        checkOpen();
+        closeOnCompletion = true;
+    }
+
+    @Override
+    public boolean isCloseOnCompletion() throws SQLException {
+        checkOpen();
+        return closeOnCompletion;
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        if (iface.isInstance(this)) {
+            return iface.cast(this);
+        }
+        throw new SQLException("Cannot unwrap to " + iface.getName()
+                + ": a logical statement has no fixed server connection", "HY000");
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) {
+        return iface.isInstance(this);
+    }
+}

@@ -1,0 +1,194 @@
+package io.pgmux.jdbc.pool;
+
+import io.pgmux.core.config.PoolConfig;
+import io.pgmux.core.pool.ClientSlot;
+import io.pgmux.core.pool.Lease;
+import io.pgmux.core.pool.Pool;
+import io.pgmux.core.pool.PoolClosedException;
+import io.pgmux.core.pool.PoolException;
+import io.pgmux.core.pool.PoolRegistry;
+import io.pgmux.core.pool.PoolTimeoutException;
+import io.pgmux.core.pool.ServerLoginException;
+import io.pgmux.core.pool.TooManyClientsException;
+import io.pgmux.core.stats.IMetricsTracker;
+import io.pgmux.jdbc.logical.LogicalConnection;
+import io.pgmux.jdbc.logical.SessionDefaults;
+import io.pgmux.jdbc.physical.PgjdbcConnector;
+import io.pgmux.jdbc.physical.PhysicalConnection;
+import io.pgmux.jdbc.sql.PinReason;
+import io.pgmux.jdbc.sql.SqlClassifier;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTransientConnectionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One pool of pgjdbc connections to one target and user, and the factory of the logical connections
+ * that borrow from it. Shared by every {@code getConnection()} of a driver URL or a DataSource.
+ */
+public final class JdbcPool implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(JdbcPool.class);
+    /** How long close() waits for leases in use to come back before closing them anyway. */
+    private static final long DRAIN_SECONDS = 30;
+
+    private final JdbcPoolSettings settings;
+    private final PoolRegistry<PhysicalConnection> registry;
+    private final Pool<PhysicalConnection> pool;
+    private final SqlClassifier classifier = new SqlClassifier();
+    private final SessionDefaults sessionDefaults;
+    private final AtomicInteger pinnedNow = new AtomicInteger();
+    private final LongAdder pinsTotal = new LongAdder();
+    private volatile IMetricsTracker tracker;
+
+    public JdbcPool(JdbcPoolSettings settings) {
+        this.settings = settings;
+        PgjdbcConnector connector = new PgjdbcConnector(settings.targetUrl, settings.driverProperties,
+                settings.connectionInitSql, PgjdbcConnector.sharedExecutor());
+        PoolRegistry.Builder<PhysicalConnection> b = PoolRegistry.<PhysicalConnection>builder()
+                .connector(connector).config(settings.poolConfig).registerMbeans(settings.registerMbeans);
+        if (settings.metricsTrackerFactory != null) {
+            b.metricsTrackerFactory((name, stats) -> {
+                IMetricsTracker t = settings.metricsTrackerFactory.create(name, stats);
+                tracker = t;
+                return t;
+            });
+        }
+        this.registry = b.build();
+        this.pool = registry.pool(settings.database, settings.user);
+        this.sessionDefaults = new SessionDefaults(settings.autoCommit == null || settings.autoCommit,
+                settings.readOnly != null && settings.readOnly, settings.transactionIsolation, settings.catalog,
+                settings.schema);
+    }
+
+    public JdbcPoolSettings settings() {
+        return settings;
+    }
+
+    public PoolConfig config() {
+        return pool.config();
+    }
+
+    /** The engine pool behind this JDBC pool, for stats and management. */
+    public Pool<PhysicalConnection> pool() {
+        return pool;
+    }
+
+    public SqlClassifier classifier() {
+        return classifier;
+    }
+
+    public SessionDefaults sessionDefaults() {
+        return sessionDefaults;
+    }
+
+    /** A new logical connection; it holds no server connection until it runs its first statement. */
+    public Connection getConnection() throws SQLException {
+        if (pool.isClosed()) {
+            throw closedException();
+        }
+        ClientSlot slot;
+        try {
+            slot = registry.admitClient(pool);
+        } catch (TooManyClientsException e) {
+            throw new SQLTransientConnectionException(pool.name() + " - " + e.getMessage(), "53300", e);
+        }
+        return new LogicalConnection(this, slot);
+    }
+
+    /** Borrows a server connection for a logical connection, translating pool failures into SQLExceptions. */
+    public Lease<PhysicalConnection> borrow() throws SQLException {
+        try {
+            return pool.acquire();
+        } catch (PoolTimeoutException e) {
+            SQLTransientConnectionException ex = new SQLTransientConnectionException(
+                    pool.name() + " - " + e.getMessage(), "08001", e);
+            if (e.getCause() instanceof SQLException) {
+                ex.setNextException((SQLException) e.getCause());
+            }
+            throw ex;
+        } catch (ServerLoginException e) {
+            if (e.getCause() instanceof SQLException) {
+                SQLException server = (SQLException) e.getCause();
+                String prefix = e.isCached() ? "server login has been failing, cached error: " : "";
+                throw new SQLNonTransientConnectionException(prefix + server.getMessage(), server.getSQLState(),
+                        server.getErrorCode(), e);
+            }
+            throw new SQLNonTransientConnectionException(e.getMessage(), "08001", e);
+        } catch (PoolClosedException e) {
+            throw closedException();
+        } catch (PoolException e) {
+            throw new SQLNonTransientConnectionException(e.getMessage(), "08001", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLTransientConnectionException(pool.name()
+                    + " - interrupted while waiting for a server connection", "08001", e);
+        }
+    }
+
+    private SQLNonTransientConnectionException closedException() {
+        return new SQLNonTransientConnectionException("pool " + pool.name() + " has been closed", "08003");
+    }
+
+    /** A logical connection was pinned to its server connection. */
+    public void pinned(PinReason reason, int backendPid) {
+        pinnedNow.incrementAndGet();
+        pinsTotal.increment();
+        if (log.isDebugEnabled()) {
+            log.debug("pool {}: logical connection pinned to backend {} until it closes: {}", pool.name(),
+                    backendPid, reason.description());
+        }
+        IMetricsTracker t = tracker;
+        if (t != null) {
+            t.recordConnectionPinned(reason.name());
+        }
+    }
+
+    public void unpinned() {
+        pinnedNow.decrementAndGet();
+    }
+
+    /** Logical connections pinned to a server connection right now. */
+    public int pinnedConnections() {
+        return pinnedNow.get();
+    }
+
+    /** Pins since the pool started. */
+    public long pinsTotal() {
+        return pinsTotal.sum();
+    }
+
+    public boolean isClosed() {
+        return pool.isClosed();
+    }
+
+    /**
+     * Drains: new borrows fail, leases in use are awaited (up to 30 s) and their server connections
+     * closed as they come back, then everything still open is closed.
+     */
+    @Override
+    public void close() {
+        try {
+            pool.close().toCompletableFuture().get(DRAIN_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            log.warn("pool {}: {} connections still in use after {} s; closing them", pool.name(),
+                    pool.getActiveConnections(), DRAIN_SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            log.warn("pool {}: draining failed", pool.name(), e.getCause());
+        } finally {
+            registry.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcPool[" + pool.name() + "]";
+    }
+}

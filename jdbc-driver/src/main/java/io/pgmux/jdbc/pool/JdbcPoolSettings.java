@@ -1,0 +1,148 @@
+package io.pgmux.jdbc.pool;
+
+import io.pgmux.core.config.PoolConfig;
+import io.pgmux.core.stats.MetricsTrackerFactory;
+import java.util.Objects;
+import java.util.Properties;
+
+/** Everything a {@link JdbcPool} is built from; the driver and the DataSource both produce one. */
+public final class JdbcPoolSettings {
+    final String targetUrl;
+    final Properties driverProperties;
+    final String database;
+    final String user;
+    final PoolConfig poolConfig;
+    final String connectionInitSql;
+    final Boolean autoCommit;
+    final Boolean readOnly;
+    final Integer transactionIsolation;
+    final String catalog;
+    final String schema;
+    final boolean registerMbeans;
+    final MetricsTrackerFactory metricsTrackerFactory;
+
+    private JdbcPoolSettings(Builder b) {
+        this.targetUrl = Objects.requireNonNull(b.targetUrl, "targetUrl");
+        this.driverProperties = (Properties) b.driverProperties.clone();
+        this.database = Objects.requireNonNull(b.database, "database");
+        this.user = b.user == null ? "" : b.user;
+        this.poolConfig = Objects.requireNonNull(b.poolConfig, "poolConfig");
+        this.connectionInitSql = b.connectionInitSql;
+        this.autoCommit = b.autoCommit;
+        this.readOnly = b.readOnly;
+        this.transactionIsolation = b.transactionIsolation;
+        this.catalog = b.catalog;
+        this.schema = b.schema;
+        this.registerMbeans = b.registerMbeans;
+        this.metricsTrackerFactory = b.metricsTrackerFactory;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public String targetUrl() {
+        return targetUrl;
+    }
+
+    public String database() {
+        return database;
+    }
+
+    public String user() {
+        return user;
+    }
+
+    public PoolConfig poolConfig() {
+        return poolConfig;
+    }
+
+    /** Collects settings. */
+    public static final class Builder {
+        private String targetUrl;
+        private Properties driverProperties = new Properties();
+        private String database;
+        private String user;
+        private PoolConfig poolConfig;
+        private String connectionInitSql;
+        private Boolean autoCommit;
+        private Boolean readOnly;
+        private Integer transactionIsolation;
+        private String catalog;
+        private String schema;
+        private boolean registerMbeans;
+        private MetricsTrackerFactory metricsTrackerFactory;
+
+        private Builder() {
+        }
+
+        /** The {@code jdbc:postgresql:} URL physical connections are opened with. */
+        public Builder targetUrl(String url) {
+            this.targetUrl = url;
+            return this;
+        }
+
+        /** pgjdbc properties, including user and password. */
+        public Builder driverProperties(Properties properties) {
+            this.driverProperties = properties;
+            return this;
+        }
+
+        /** The pool key: database and user, as SHOW POOLS shows them. */
+        public Builder poolKey(String database, String user) {
+            this.database = database;
+            this.user = user;
+            return this;
+        }
+
+        public Builder poolConfig(PoolConfig config) {
+            this.poolConfig = config;
+            return this;
+        }
+
+        public Builder connectionInitSql(String sql) {
+            this.connectionInitSql = sql;
+            return this;
+        }
+
+        /** Initial state of every logical connection; null keeps the driver's default. */
+        public Builder autoCommit(Boolean autoCommit) {
+            this.autoCommit = autoCommit;
+            return this;
+        }
+
+        public Builder readOnly(Boolean readOnly) {
+            this.readOnly = readOnly;
+            return this;
+        }
+
+        public Builder transactionIsolation(Integer level) {
+            this.transactionIsolation = level;
+            return this;
+        }
+
+        public Builder catalog(String catalog) {
+            this.catalog = catalog;
+            return this;
+        }
+
+        public Builder schema(String schema) {
+            this.schema = schema;
+            return this;
+        }
+
+        public Builder registerMbeans(boolean register) {
+            this.registerMbeans = register;
+            return this;
+        }
+
+        public Builder metricsTrackerFactory(MetricsTrackerFactory factory) {
+            this.metricsTrackerFactory = factory;
+            return this;
+        }
+
+        public JdbcPoolSettings build() {
+            return new JdbcPoolSettings(this);
+        }
+    }
+}
