@@ -35,7 +35,7 @@ final class AuthRules {
      * A whole hba file for a server in a container, whose clients arrive from the container network's
      * gateway rather than loopback; other users need their password.
      */
-    static List<String> anyAddressFile() {
+    static List<String> anyAddressLines() {
         List<String> lines = new ArrayList<>();
         lines.add("local all all trust");
         lines.addAll(groupLines(List.of("all")));

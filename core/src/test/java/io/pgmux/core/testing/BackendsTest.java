@@ -71,7 +71,7 @@ class BackendsTest {
 
     @Test
     void countsConnectionsMatchingUserAndApplicationName() throws SQLException {
-        TestUser user = database.createUser(PasswordMethod.MD5);
+        TestUser user = database.createUser(PasswordMethod.SCRAM_SHA_256);
         open(user.name(), user.password(), "wanted");
         open(user.name(), user.password(), "other");
         open(database.superuser(), database.superuserPassword(), "wanted");
@@ -80,7 +80,7 @@ class BackendsTest {
 
     @Test
     void ignoresConnectionsToOtherDatabases() throws SQLException {
-        opened.add(database.server().connect("postgres"));
+        opened.add(database.server().connect(database.server().maintenanceDatabase()));
         assertEquals(0, database.countConnections());
     }
 
@@ -92,7 +92,7 @@ class BackendsTest {
 
     @Test
     void terminatesTheBackendsOfOneUserOnly() throws SQLException {
-        TestUser user = database.createUser(PasswordMethod.PASSWORD);
+        TestUser user = database.createUser(PasswordMethod.SCRAM_SHA_256);
         Connection doomed = open(user.name(), user.password(), "app");
         open(user.name(), user.password(), "app");
         Connection survivor = open(database.superuser(), database.superuserPassword(), "app");

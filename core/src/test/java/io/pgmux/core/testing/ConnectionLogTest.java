@@ -61,7 +61,7 @@ class ConnectionLogTest {
     @Test
     void ignoresConnectionsToOtherDatabases() throws SQLException {
         long before = database.countConnectionAuthorizations();
-        database.server().connect("postgres").close();
+        database.server().connect(database.server().maintenanceDatabase()).close();
         assertEquals(before, database.countConnectionAuthorizations());
     }
 }

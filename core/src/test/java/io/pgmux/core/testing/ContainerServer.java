@@ -120,7 +120,7 @@ final class ContainerServer extends PgServer {
      * is asynchronous; {@link TestDatabase#createUser} probes until the rules are in force.
      */
     private void installAuthRules() {
-        List<String> lines = AuthRules.anyAddressFile();
+        List<String> lines = AuthRules.anyAddressLines();
         String rows = lines.stream().map(line -> "('" + line + "')").collect(Collectors.joining(", "));
         admin().call("install pg_hba.conf", connection -> {
             try (Statement statement = connection.createStatement()) {

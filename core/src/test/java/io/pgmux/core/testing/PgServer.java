@@ -210,7 +210,7 @@ public abstract class PgServer {
 
     /** Aborts the calling test: this server cannot do what it asked. */
     static void unsupported(String what, String why) {
-        Assumptions.abort("cannot " + what + " on this server: " + why);
+        Assumptions.abort("cannot " + what + ": " + why);
     }
 
     static void pause(Duration duration) {

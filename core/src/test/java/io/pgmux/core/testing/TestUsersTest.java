@@ -68,7 +68,7 @@ class TestUsersTest {
 
     @Test
     void usersMayCreateTablesInThePublicSchema() throws SQLException {
-        TestUser user = database.createUser(PasswordMethod.MD5);
+        TestUser user = database.createUser(PasswordMethod.SCRAM_SHA_256);
         try (Connection connection = database.connect(user); Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE owned_by_user (id int)");
             assertEquals(user.name(), query(connection,
