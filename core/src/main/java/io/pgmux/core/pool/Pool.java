@@ -306,6 +306,10 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     /** Hands a usable connection to the oldest waiter, or makes it idle. The server is ACTIVE on entry. */
     private void giveBack(PooledServer<S> s, long now) {
+        if (state == CLOSING) {
+            closeServer(s, "pool closing");
+            return;
+        }
         s.lastUsedNanos = now;
         if (state == RUNNING && !waiters.isEmpty() && handOff(s, now)) {
             return;

@@ -42,6 +42,8 @@ final class FakeConnector implements ServerConnector<FakeConnector.Conn> {
     volatile Throwable failLogins;
     volatile boolean failChecks;
     volatile boolean transientFailures;
+    volatile boolean holdResets;
+    final ConcurrentLinkedQueue<CompletableFuture<Void>> heldResets = new ConcurrentLinkedQueue<>();
 
     @Override
     public CompletionStage<Conn> open(ServerHandle handle) {
@@ -82,6 +84,11 @@ final class FakeConnector implements ServerConnector<FakeConnector.Conn> {
     @Override
     public CompletionStage<Void> reset(Conn server, String resetQuery) {
         server.resets.incrementAndGet();
+        if (holdResets) {
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            heldResets.add(f);
+            return f;
+        }
         return CompletableFuture.completedFuture(null);
     }
 

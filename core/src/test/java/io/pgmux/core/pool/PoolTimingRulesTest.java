@@ -381,6 +381,20 @@ class PoolTimingRulesTest {
     }
 
     @Test
+    void aConnectionWhoseResetEndsAfterThePoolStartedClosingIsClosedNotKept() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1).poolMode(PoolMode.SESSION));
+        Lease<Conn> lease = now(pool.acquireAsync());
+        connector.holdResets = true;
+        lease.release();
+        CompletableFuture<Void> drained = pool.close().toCompletableFuture();
+        assertFalse(drained.isDone());
+
+        connector.heldResets.poll().complete(null);
+        assertTrue(lease.connection().closed);
+        assertTrue(drained.isDone());
+    }
+
+    @Test
     void transactionModeDoesNotResetUnlessAskedAlways() {
         Pool<Conn> pool = pool(b -> b.defaultPoolSize(1).poolMode(PoolMode.TRANSACTION));
         Lease<Conn> lease = now(pool.acquireAsync());

@@ -68,6 +68,8 @@ public final class LogicalConnection implements Connection {
     private Lease<PhysicalConnection> lease;
     private PhysicalConnection physical;
     private PinReason pin;
+    /** Session mode: a statement changed session state, so the server connection is reset at close. */
+    private boolean sessionDirty;
     /** Statements whose results (open result set, generated keys, OUT parameters) still need the server. */
     private int holds;
     private final List<LogicalStatement> statements = new ArrayList<>();
@@ -158,14 +160,20 @@ public final class LogicalConnection implements Connection {
             throw transactionsNotAllowed();
         }
         if (c.pins()) {
-            pinTo(c.pinReason());
+            if (mode == PoolMode.SESSION) {
+                sessionDirty = true;
+            } else {
+                pinTo(c.pinReason());
+            }
         }
     }
 
     /** Keeps the current server connection until close(): state the pool cannot move now lives on it. */
     void pinTo(PinReason reason) throws SQLException {
         PhysicalConnection p = attach();
-        if (pin == null && mode != PoolMode.SESSION) {
+        if (mode == PoolMode.SESSION) {
+            sessionDirty = true;
+        } else if (pin == null) {
             pin = reason;
             pool.pinned(reason, p.backendPid());
         }
@@ -907,7 +915,7 @@ public final class LogicalConnection implements Connection {
             return;
         }
         try {
-            if (pin != null) {
+            if (pin != null || sessionDirty) {
                 p.discardAll();
             } else if (p.transactionState() != TransactionState.IDLE) {
                 p.connection().rollback();

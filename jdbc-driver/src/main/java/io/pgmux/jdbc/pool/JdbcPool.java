@@ -50,8 +50,11 @@ public final class JdbcPool implements AutoCloseable {
         this.settings = settings;
         PgjdbcConnector connector = new PgjdbcConnector(settings.targetUrl, settings.driverProperties,
                 settings.connectionInitSql, PgjdbcConnector.sharedExecutor());
+        // Logical connections reset a server connection themselves, and only when the session changed
+        // state the pool cannot track; the engine's reset-on-every-release is not needed here.
+        PoolConfig engineConfig = settings.poolConfig.toBuilder().serverResetQuery("").build();
         PoolRegistry.Builder<PhysicalConnection> b = PoolRegistry.<PhysicalConnection>builder()
-                .connector(connector).config(settings.poolConfig).registerMbeans(settings.registerMbeans);
+                .connector(connector).config(engineConfig).registerMbeans(settings.registerMbeans);
         if (settings.metricsTrackerFactory != null) {
             b.metricsTrackerFactory((name, stats) -> {
                 IMetricsTracker t = settings.metricsTrackerFactory.create(name, stats);
