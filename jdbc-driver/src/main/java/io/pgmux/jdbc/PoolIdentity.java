@@ -11,7 +11,8 @@ import java.util.TreeMap;
 
 /**
  * What makes two driver connections share a pool: the same pgjdbc URL and properties (the password
- * compared by its SHA-256, so the key holds no secret) and the same settings, however they were spelt.
+ * compared by its SHA-256, so the key holds no secret) and the same settings, however they were spelt and
+ * whether or not a default was written out.
  */
 record PoolIdentity(String targetUrl, Map<String, String> driverProperties, Map<String, String> settings) {
 
@@ -23,7 +24,15 @@ record PoolIdentity(String targetUrl, Map<String, String> driverProperties, Map<
             driver.put(name, "password".equals(name) ? sha256(value) : value);
         }
         Map<String, String> settings = new TreeMap<>(config.describe());
-        driverValues.forEach((property, value) -> settings.put(property.propertyName(), String.valueOf(value)));
+        for (DriverProperty property : DriverProperty.values()) {
+            Object value = driverValues.get(property);
+            if (value == null && property.defaultText() != null) {
+                value = property.parse(property.propertyName(), property.defaultText());
+            }
+            if (value != null) {
+                settings.put(property.propertyName(), String.valueOf(value));
+            }
+        }
         return new PoolIdentity(url.targetUrl(), Map.copyOf(driver), Map.copyOf(settings));
     }
 

@@ -92,7 +92,8 @@ class PgMuxDriverTest {
 
     @Test
     void sharesOnePoolHoweverASettingIsSpelt() throws SQLException {
-        for (String setting : new String[] {"maximumPoolSize=4", "default_pool_size=4", "defaultPoolSize=4"}) {
+        for (String setting : new String[] {"maximumPoolSize=4", "default_pool_size=4",
+                "defaultPoolSize=4&autoCommit=true&poolMode=transaction"}) {
             try (Connection c = connect(setting)) {
                 queryString(c, "SELECT 1");
             }
