@@ -1,0 +1,758 @@
+package io.pgmux.jdbc;
+
+import io.pgmux.core.config.ConfigKey;
+import io.pgmux.core.config.PoolConfig;
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.stats.MetricsTrackerFactory;
+import io.pgmux.core.stats.PgMuxPoolMXBean;
+import io.pgmux.jdbc.logical.LogicalConnection;
+import io.pgmux.jdbc.pool.JdbcPool;
+import java.io.Closeable;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.SQLNonTransientConnectionException;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A pooling {@link DataSource} with HikariCP's property names, so that replacing {@code HikariDataSource}
+ * by {@code PgMuxDataSource} is a rename: {@code jdbcUrl}, {@code username}, {@code maximumPoolSize},
+ * {@code connectionTimeout} (milliseconds) and the rest mean what they mean there, and pgmux adds
+ * PgBouncer's settings ({@code poolMode}, {@code reservePoolSize}, …).
+ *
+ * <p>A JavaBean: configure it with setters (or from HikariCP-style {@link Properties}), then call
+ * {@link #getConnection()}. The first call starts the pool; from then on the configuration is sealed.
+ * Pool properties may also be written in the {@code jdbcUrl} query, as with {@link PgMuxDriver}; a value
+ * set through a setter wins over the URL, and the URL wins over {@code dataSourceProperties}.
+ */
+public class PgMuxDataSource implements DataSource, Closeable {
+    private static final org.slf4j.Logger log = LoggerFactory.getLogger(PgMuxDataSource.class);
+    private static final String SEALED = "The configuration of the pool is sealed once started.";
+    private static final String CONNECTION_DOES_NOT_EXIST = "08003";
+
+    private final ReentrantLock startLock = new ReentrantLock();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile JdbcPool pool;
+    private volatile boolean sealed;
+    private volatile Map<DriverProperty, Object> startedWith;
+
+    private String jdbcUrl;
+    private String username;
+    private String password;
+    private String driverClassName;
+    private Properties dataSourceProperties = new Properties();
+    private final Map<ConfigKey, Setting> poolSettings = new EnumMap<>(ConfigKey.class);
+    private final Map<ConfigKey, Object> poolValues = new EnumMap<>(ConfigKey.class);
+    private final Map<DriverProperty, Object> driverValues = new EnumMap<>(DriverProperty.class);
+    private String transactionIsolation;
+    private String catalog;
+    private String schema;
+    private MetricsTrackerFactory metricsTrackerFactory;
+    private long validationTimeout = 5000;
+    private boolean allowPoolSuspension;
+    private boolean isolateInternalQueries;
+    private volatile int loginTimeout;
+    private volatile PrintWriter logWriter;
+
+    /** An unconfigured data source; it starts at the first {@link #getConnection()}. */
+    public PgMuxDataSource() {
+    }
+
+    /**
+     * A data source configured from HikariCP-style properties: bean property names (pgmux and PgBouncer
+     * names of pool settings too), and {@code dataSource.*} keys for pgjdbc properties.
+     *
+     * @throws IllegalArgumentException for an unknown property or an invalid value
+     */
+    public PgMuxDataSource(Properties properties) {
+        PropertiesBinder.apply(this, properties);
+    }
+
+    /**
+     * A data source configured from a HikariCP-style properties file, looked up in the file system and
+     * then on the class path.
+     *
+     * @throws IllegalArgumentException if the file cannot be read, or for an unknown property or an invalid value
+     */
+    public PgMuxDataSource(String propertyFileName) {
+        this(PropertiesBinder.load(propertyFileName));
+    }
+
+    // ---------------------------------------------------------------- connections
+
+    /** A logical connection; the first call starts the pool (and checks it, see initializationFailTimeout). */
+    @Override
+    public Connection getConnection() throws SQLException {
+        if (closed.get()) {
+            throw closedException();
+        }
+        JdbcPool p = pool;
+        if (p == null) {
+            p = start();
+        }
+        return p.getConnection();
+    }
+
+    /** Not supported, as in HikariCP: every connection of a pool logs in as the same user. */
+    @Override
+    public Connection getConnection(String username, String password) throws SQLException {
+        throw new SQLFeatureNotSupportedException("a pool's connections all log in as its configured user;"
+                + " use a second PgMuxDataSource for another user");
+    }
+
+    private JdbcPool start() throws SQLException {
+        startLock.lock();
+        try {
+            JdbcPool p = pool;
+            if (p != null) {
+                return p;
+            }
+            if (closed.get()) {
+                throw closedException();
+            }
+            sealed = true;
+            try {
+                Map<DriverProperty, Object> values = new EnumMap<>(DriverProperty.class);
+                p = startPool(values);
+                startedWith = values;
+                pool = p;
+                return p;
+            } catch (SQLException | RuntimeException e) {
+                sealed = false;
+                throw e;
+            }
+        } finally {
+            startLock.unlock();
+        }
+    }
+
+    private JdbcPool startPool(Map<DriverProperty, Object> values) throws SQLException {
+        if (jdbcUrl == null || jdbcUrl.isBlank()) {
+            throw new SQLNonTransientConnectionException("jdbcUrl is required, e.g."
+                    + " jdbc:postgresql://host:5432/database or jdbc:pgmux:postgresql://host:5432/database",
+                    ConnectionUrl.URL_ERROR);
+        }
+        // HikariCP accepts any object as a data source property and hands pgjdbc its text.
+        Properties info = new Properties();
+        dataSourceProperties.forEach((name, value) -> info.setProperty(String.valueOf(name), String.valueOf(value)));
+        if (username != null) {
+            info.setProperty("user", username);
+        }
+        if (password != null) {
+            info.setProperty("password", password);
+        }
+        if (loginTimeout > 0 && info.getProperty("loginTimeout") == null) {
+            info.setProperty("loginTimeout", Integer.toString(loginTimeout));
+        }
+        ConnectionUrl request = ConnectionUrl.parse(jdbcUrl, info);
+        PoolConfig.Builder builder = request.poolConfig();
+        for (Setting s : poolSettings.values()) {
+            ConnectionUrl.apply(builder, s);
+        }
+        PoolConfig config = ConnectionUrl.build(builder);
+        values.putAll(request.driverValues());
+        values.putAll(driverValues);
+        Object timeout = values.get(DriverProperty.INITIALIZATION_FAIL_TIMEOUT);
+        return PoolStartup.start(request.poolSettings(config, values).catalog(catalog).schema(schema)
+                .metricsTrackerFactory(metricsTrackerFactory).build(), timeout == null ? 1 : (Long) timeout);
+    }
+
+    private SQLException closedException() {
+        return new SQLNonTransientConnectionException("PgMuxDataSource " + this + " has been closed.",
+                CONNECTION_DOES_NOT_EXIST);
+    }
+
+    /**
+     * Closes the logical connection at once (as {@link Connection#abort}), and closes rather than reuses the
+     * server connection it holds at that moment, if any; the pool opens a replacement when one is needed. A
+     * logical connection between transactions holds no server connection, so then only it is closed. To
+     * renew every server connection use {@code getPoolMXBean().softEvictConnections()}.
+     */
+    public void evictConnection(Connection connection) {
+        if (connection == null || closed.get() || pool == null) {
+            return;
+        }
+        try {
+            if (connection.isWrapperFor(LogicalConnection.class)) {
+                connection.unwrap(LogicalConnection.class).abort(Runnable::run);
+            }
+        } catch (SQLException e) {
+            log.debug("evicting {} failed", connection, e);
+        }
+    }
+
+    /** Drains and closes the pool: connections in use are awaited (up to 30 s), then closed. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        JdbcPool p;
+        startLock.lock();
+        try {
+            p = pool;
+        } finally {
+            startLock.unlock();
+        }
+        if (p != null) {
+            p.close();
+        }
+    }
+
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /** Whether the pool has started and is not closed. */
+    public boolean isRunning() {
+        JdbcPool p = pool;
+        return p != null && !closed.get() && !p.isClosed();
+    }
+
+    /**
+     * The pool's MXBean (HikariCP's {@code HikariPoolMXBean} operations plus SHOW POOLS figures), or null
+     * before the pool starts and after it closes.
+     */
+    public PgMuxPoolMXBean getPoolMXBean() {
+        JdbcPool p = pool;
+        return p == null || closed.get() ? null : p.pool();
+    }
+
+    // ---------------------------------------------------------------- where and who
+
+    public String getJdbcUrl() {
+        return jdbcUrl;
+    }
+
+    /**
+     * A {@code jdbc:postgresql:} or {@code jdbc:pgmux:postgresql:} URL; pool properties in its query are
+     * taken as pool settings.
+     */
+    public void setJdbcUrl(String jdbcUrl) {
+        checkNotSealed();
+        this.jdbcUrl = jdbcUrl;
+    }
+
+    /** Same as {@link #getJdbcUrl()}; the name Spring Boot's DataSourceBuilder looks for. */
+    public String getUrl() {
+        return getJdbcUrl();
+    }
+
+    /** Same as {@link #setJdbcUrl(String)}; the name Spring Boot's DataSourceBuilder looks for. */
+    public void setUrl(String url) {
+        setJdbcUrl(url);
+    }
+
+    public String getUsername() {
+        return username;
+    }
+
+    public void setUsername(String username) {
+        checkNotSealed();
+        this.username = username;
+    }
+
+    public String getPassword() {
+        return password;
+    }
+
+    public void setPassword(String password) {
+        checkNotSealed();
+        this.password = password;
+    }
+
+    public String getDriverClassName() {
+        return driverClassName;
+    }
+
+    /**
+     * Accepted for HikariCP compatibility: {@code org.postgresql.Driver} or {@code io.pgmux.jdbc.PgMuxDriver}
+     * (pgmux always opens connections through pgjdbc).
+     *
+     * @throws IllegalArgumentException for any other driver
+     */
+    public void setDriverClassName(String driverClassName) {
+        checkNotSealed();
+        if (driverClassName != null && !driverClassName.isBlank()
+                && !driverClassName.equals(org.postgresql.Driver.class.getName())
+                && !driverClassName.equals(PgMuxDriver.class.getName())) {
+            throw new IllegalArgumentException("driverClassName " + driverClassName + " is not supported: pgmux pools"
+                    + " PostgreSQL connections through pgjdbc; use org.postgresql.Driver or io.pgmux.jdbc.PgMuxDriver,"
+                    + " or leave it unset");
+        }
+        this.driverClassName = driverClassName;
+    }
+
+    /** pgjdbc properties ({@code dataSource.*} in a HikariCP properties file). */
+    public Properties getDataSourceProperties() {
+        return dataSourceProperties;
+    }
+
+    public void setDataSourceProperties(Properties properties) {
+        checkNotSealed();
+        Properties copy = new Properties();
+        if (properties != null) {
+            copy.putAll(properties);
+        }
+        this.dataSourceProperties = copy;
+    }
+
+    public void addDataSourceProperty(String name, Object value) {
+        checkNotSealed();
+        dataSourceProperties.put(name, value);
+    }
+
+    // ---------------------------------------------------------------- pool settings with HikariCP names
+
+    public int getMaximumPoolSize() {
+        return (Integer) poolValue(ConfigKey.DEFAULT_POOL_SIZE);
+    }
+
+    /** Server connections the pool may open normally (pgmux defaultPoolSize, PgBouncer default_pool_size). */
+    public void setMaximumPoolSize(int maximumPoolSize) {
+        setPoolSetting("maximumPoolSize", Integer.toString(maximumPoolSize));
+    }
+
+    public int getMinimumIdle() {
+        return (Integer) poolValue(ConfigKey.MIN_POOL_SIZE);
+    }
+
+    /** Server connections kept open (pgmux minPoolSize); the default is 0, not HikariCP's maximumPoolSize. */
+    public void setMinimumIdle(int minimumIdle) {
+        setPoolSetting("minimumIdle", Integer.toString(minimumIdle));
+    }
+
+    public long getConnectionTimeout() {
+        return millis(ConfigKey.QUERY_WAIT_TIMEOUT);
+    }
+
+    /** Milliseconds a logical connection waits for a server connection (queryWaitTimeout); 0 waits forever. */
+    public void setConnectionTimeout(long connectionTimeoutMs) {
+        setPoolSetting("connectionTimeout", Long.toString(connectionTimeoutMs));
+    }
+
+    public long getIdleTimeout() {
+        return millis(ConfigKey.SERVER_IDLE_TIMEOUT);
+    }
+
+    /** Milliseconds after which idle server connections above minimumIdle close (serverIdleTimeout); 0 never. */
+    public void setIdleTimeout(long idleTimeoutMs) {
+        setPoolSetting("idleTimeout", Long.toString(idleTimeoutMs));
+    }
+
+    public long getMaxLifetime() {
+        return millis(ConfigKey.SERVER_LIFETIME);
+    }
+
+    /** Milliseconds after which a server connection is retired when next idle (serverLifetime); 0 never. */
+    public void setMaxLifetime(long maxLifetimeMs) {
+        setPoolSetting("maxLifetime", Long.toString(maxLifetimeMs));
+    }
+
+    public long getKeepaliveTime() {
+        return millis(ConfigKey.SERVER_CHECK_DELAY);
+    }
+
+    /**
+     * Milliseconds of idleness after which a server connection is tested before reuse (serverCheckDelay);
+     * 0 tests before every reuse. Unlike HikariCP, no connection is pinged while it sits idle.
+     */
+    public void setKeepaliveTime(long keepaliveTimeMs) {
+        setPoolSetting("keepaliveTime", Long.toString(keepaliveTimeMs));
+    }
+
+    public long getLeakDetectionThreshold() {
+        return millis(ConfigKey.LEAK_DETECTION_THRESHOLD);
+    }
+
+    /** Milliseconds a server connection may be held before it is logged as a possible leak; 0 off. */
+    public void setLeakDetectionThreshold(long leakDetectionThresholdMs) {
+        setPoolSetting("leakDetectionThreshold", Long.toString(leakDetectionThresholdMs));
+    }
+
+    public String getConnectionTestQuery() {
+        String query = (String) poolValue(ConfigKey.SERVER_CHECK_QUERY);
+        return query.isEmpty() ? null : query;
+    }
+
+    /** The test run on a server connection idle longer than keepaliveTime; unset: an empty query. */
+    public void setConnectionTestQuery(String connectionTestQuery) {
+        setPoolSetting("connectionTestQuery", connectionTestQuery == null ? "" : connectionTestQuery);
+    }
+
+    /** The pool's name in logs, JMX and metrics; before the start, null unless one was set. */
+    public String getPoolName() {
+        JdbcPool p = pool;
+        if (p != null) {
+            return p.pool().name();
+        }
+        String name = (String) poolValue(ConfigKey.POOL_NAME);
+        return name.isEmpty() ? null : name;
+    }
+
+    /** Unset: the pool is named after its database and user ({@code database/user}). */
+    public void setPoolName(String poolName) {
+        setPoolSetting("poolName", poolName == null ? "" : poolName);
+    }
+
+    // ---------------------------------------------------------------- pool settings of pgmux
+
+    public PoolMode getPoolMode() {
+        return (PoolMode) poolValue(ConfigKey.POOL_MODE);
+    }
+
+    /** When a logical connection gives its server connection back; transaction by default. */
+    public void setPoolMode(PoolMode poolMode) {
+        if (poolMode == null) {
+            throw new IllegalArgumentException("poolMode must not be null");
+        }
+        setPoolSetting("poolMode", poolMode.configName());
+    }
+
+    public int getReservePoolSize() {
+        return (Integer) poolValue(ConfigKey.RESERVE_POOL_SIZE);
+    }
+
+    public void setReservePoolSize(int reservePoolSize) {
+        setPoolSetting("reservePoolSize", Integer.toString(reservePoolSize));
+    }
+
+    public long getReservePoolTimeout() {
+        return millis(ConfigKey.RESERVE_POOL_TIMEOUT);
+    }
+
+    public void setReservePoolTimeout(long reservePoolTimeoutMs) {
+        setPoolSetting("reservePoolTimeout", Long.toString(reservePoolTimeoutMs));
+    }
+
+    public long getServerConnectTimeout() {
+        return millis(ConfigKey.SERVER_CONNECT_TIMEOUT);
+    }
+
+    public void setServerConnectTimeout(long serverConnectTimeoutMs) {
+        setPoolSetting("serverConnectTimeout", Long.toString(serverConnectTimeoutMs));
+    }
+
+    public long getServerLoginRetry() {
+        return millis(ConfigKey.SERVER_LOGIN_RETRY);
+    }
+
+    public void setServerLoginRetry(long serverLoginRetryMs) {
+        setPoolSetting("serverLoginRetry", Long.toString(serverLoginRetryMs));
+    }
+
+    public String getServerResetQuery() {
+        return (String) poolValue(ConfigKey.SERVER_RESET_QUERY);
+    }
+
+    public void setServerResetQuery(String serverResetQuery) {
+        setPoolSetting("serverResetQuery", serverResetQuery == null ? "" : serverResetQuery);
+    }
+
+    public boolean isServerResetQueryAlways() {
+        return (Boolean) poolValue(ConfigKey.SERVER_RESET_QUERY_ALWAYS);
+    }
+
+    public void setServerResetQueryAlways(boolean serverResetQueryAlways) {
+        setPoolSetting("serverResetQueryAlways", Boolean.toString(serverResetQueryAlways));
+    }
+
+    public int getMaxDbConnections() {
+        return (Integer) poolValue(ConfigKey.MAX_DB_CONNECTIONS);
+    }
+
+    public void setMaxDbConnections(int maxDbConnections) {
+        setPoolSetting("maxDbConnections", Integer.toString(maxDbConnections));
+    }
+
+    public int getMaxUserConnections() {
+        return (Integer) poolValue(ConfigKey.MAX_USER_CONNECTIONS);
+    }
+
+    public void setMaxUserConnections(int maxUserConnections) {
+        setPoolSetting("maxUserConnections", Integer.toString(maxUserConnections));
+    }
+
+    public int getMaxClientConn() {
+        return (Integer) poolValue(ConfigKey.MAX_CLIENT_CONN);
+    }
+
+    /** Logical connections open at once; 0 (the default) is unlimited. */
+    public void setMaxClientConn(int maxClientConn) {
+        setPoolSetting("maxClientConn", Integer.toString(maxClientConn));
+    }
+
+    /**
+     * Sets a pool setting by any of its names (pgmux, PgBouncer, HikariCP), with the units that name implies;
+     * the value is checked now, its relation to other settings when the pool starts.
+     */
+    void setPoolSetting(String name, String text) {
+        checkNotSealed();
+        ConfigKey key = ConfigKey.lookup(name);
+        PoolConfig.Builder alone = PoolConfig.jdbcDefaults().set(name, text);
+        if (key == ConfigKey.MIN_POOL_SIZE) {
+            // Judged on its own here; whether it exceeds the pool size is checked at start.
+            alone.defaultPoolSize(Integer.MAX_VALUE);
+        }
+        poolValues.put(key, alone.build().get(key));
+        poolSettings.put(key, new Setting(name, text));
+    }
+
+    private Object poolValue(ConfigKey key) {
+        JdbcPool p = pool;
+        if (p != null) {
+            return p.config().get(key);
+        }
+        Object value = poolValues.get(key);
+        return value != null ? value : key.defaultValue(ConfigKey.Profile.JDBC);
+    }
+
+    private long millis(ConfigKey key) {
+        return ((Duration) poolValue(key)).toMillis();
+    }
+
+    // ---------------------------------------------------------------- every logical connection's start state
+
+    public String getConnectionInitSql() {
+        return (String) driverValue(DriverProperty.CONNECTION_INIT_SQL);
+    }
+
+    /** SQL run once on every new server connection; a failure fails that login. */
+    public void setConnectionInitSql(String connectionInitSql) {
+        setDriverValue(DriverProperty.CONNECTION_INIT_SQL, connectionInitSql);
+    }
+
+    public boolean isAutoCommit() {
+        Object value = driverValue(DriverProperty.AUTO_COMMIT);
+        return value == null || (Boolean) value;
+    }
+
+    public void setAutoCommit(boolean autoCommit) {
+        setDriverValue(DriverProperty.AUTO_COMMIT, autoCommit);
+    }
+
+    public boolean isReadOnly() {
+        return Boolean.TRUE.equals(driverValue(DriverProperty.READ_ONLY));
+    }
+
+    public void setReadOnly(boolean readOnly) {
+        setDriverValue(DriverProperty.READ_ONLY, readOnly);
+    }
+
+    public String getTransactionIsolation() {
+        return transactionIsolation;
+    }
+
+    /** A {@code Connection.TRANSACTION_*} name, with or without the prefix, or its number; null: the server's. */
+    public void setTransactionIsolation(String isolationLevel) {
+        Integer level = isolationLevel == null ? null : IsolationLevels.parse("transactionIsolation", isolationLevel);
+        setDriverValue(DriverProperty.TRANSACTION_ISOLATION, level);
+        this.transactionIsolation = isolationLevel;
+    }
+
+    public String getCatalog() {
+        return catalog;
+    }
+
+    public void setCatalog(String catalog) {
+        checkNotSealed();
+        this.catalog = catalog;
+    }
+
+    public String getSchema() {
+        return schema;
+    }
+
+    /** The schema (search_path) every logical connection starts in; null: the server's. */
+    public void setSchema(String schema) {
+        checkNotSealed();
+        this.schema = schema;
+    }
+
+    public long getInitializationFailTimeout() {
+        Object value = driverValue(DriverProperty.INITIALIZATION_FAIL_TIMEOUT);
+        return value == null ? 1 : (Long) value;
+    }
+
+    /**
+     * At the start, greater than 0 (the default, 1) borrows one server connection and fails
+     * {@code getConnection()} with the server's error if it cannot; 0 tries and starts anyway; less than 0
+     * does not try. Unlike HikariCP, values above 0 do not retry for that long: the login is tried once,
+     * bounded by connectionTimeout.
+     */
+    public void setInitializationFailTimeout(long initializationFailTimeout) {
+        setDriverValue(DriverProperty.INITIALIZATION_FAIL_TIMEOUT, initializationFailTimeout);
+    }
+
+    public boolean isRegisterMbeans() {
+        return Boolean.TRUE.equals(driverValue(DriverProperty.REGISTER_MBEANS));
+    }
+
+    /** Registers the pool's MXBean as {@code io.pgmux:type=Pool,name=<poolName>}. */
+    public void setRegisterMbeans(boolean registerMbeans) {
+        setDriverValue(DriverProperty.REGISTER_MBEANS, registerMbeans);
+    }
+
+    private Object driverValue(DriverProperty property) {
+        Map<DriverProperty, Object> started = startedWith;
+        return started != null ? started.get(property) : driverValues.get(property);
+    }
+
+    private void setDriverValue(DriverProperty property, Object value) {
+        checkNotSealed();
+        if (value == null) {
+            driverValues.remove(property);
+        } else {
+            driverValues.put(property, value);
+        }
+    }
+
+    // ---------------------------------------------------------------- observability and HikariCP's other settings
+
+    public MetricsTrackerFactory getMetricsTrackerFactory() {
+        return metricsTrackerFactory;
+    }
+
+    public void setMetricsTrackerFactory(MetricsTrackerFactory metricsTrackerFactory) {
+        checkNotSealed();
+        this.metricsTrackerFactory = metricsTrackerFactory;
+    }
+
+    public long getValidationTimeout() {
+        return validationTimeout;
+    }
+
+    /** Accepted and kept for HikariCP compatibility; server connection tests time out after 5 s. */
+    public void setValidationTimeout(long validationTimeoutMs) {
+        checkNotSealed();
+        if (validationTimeoutMs < 0) {
+            throw new IllegalArgumentException("validationTimeout=" + validationTimeoutMs + ": must not be negative");
+        }
+        this.validationTimeout = validationTimeoutMs;
+    }
+
+    public boolean isAllowPoolSuspension() {
+        return allowPoolSuspension;
+    }
+
+    /** Accepted for HikariCP compatibility; the MXBean's suspendPool/resumePool (PAUSE/RESUME) always work. */
+    public void setAllowPoolSuspension(boolean allowPoolSuspension) {
+        checkNotSealed();
+        this.allowPoolSuspension = allowPoolSuspension;
+    }
+
+    public boolean isIsolateInternalQueries() {
+        return isolateInternalQueries;
+    }
+
+    /** Accepted for HikariCP compatibility; pgmux's internal queries never run inside a client's transaction. */
+    public void setIsolateInternalQueries(boolean isolateInternalQueries) {
+        checkNotSealed();
+        this.isolateInternalQueries = isolateInternalQueries;
+    }
+
+    /** Refused: pgmux opens its connections through pgjdbc from jdbcUrl. */
+    public void setDataSourceClassName(String className) {
+        refuse("dataSourceClassName", className, "give jdbcUrl (jdbc:postgresql://host:port/database) instead");
+    }
+
+    /** Refused: pgmux opens its connections through pgjdbc from jdbcUrl. */
+    public void setDataSourceJNDI(String jndiName) {
+        refuse("dataSourceJNDI", jndiName, "give jdbcUrl (jdbc:postgresql://host:port/database) instead");
+    }
+
+    /** Refused: a server connection is replaced when its error's SQLSTATE says the connection is gone. */
+    public void setExceptionOverrideClassName(String className) {
+        refuse("exceptionOverrideClassName", className, "pgmux decides eviction by SQLSTATE (class 08, 57P01-03)");
+    }
+
+    /** Refused: use metricsTrackerFactory. */
+    public void setMetricRegistry(Object metricRegistry) {
+        refuse("metricRegistry", metricRegistry,
+                "use metricsTrackerFactory (io.pgmux.core.stats.MetricsTrackerFactory)");
+    }
+
+    /** Refused: use isRunning() or the pool MXBean. */
+    public void setHealthCheckRegistry(Object healthCheckRegistry) {
+        refuse("healthCheckRegistry", healthCheckRegistry, "use isRunning() or getPoolMXBean()");
+    }
+
+    private void refuse(String property, Object value, String instead) {
+        checkNotSealed();
+        if (value != null) {
+            throw new IllegalArgumentException(property + " is not supported by PgMuxDataSource: " + instead);
+        }
+    }
+
+    private void checkNotSealed() {
+        if (sealed) {
+            throw new IllegalStateException(SEALED);
+        }
+    }
+
+    // ---------------------------------------------------------------- javax.sql.CommonDataSource and Wrapper
+
+    @Override
+    public PrintWriter getLogWriter() {
+        return logWriter;
+    }
+
+    /** Kept as DataSource asks; pgmux logs through SLF4J. */
+    @Override
+    public void setLogWriter(PrintWriter out) {
+        this.logWriter = out;
+    }
+
+    /** Seconds; passed to pgjdbc as loginTimeout when the pool starts, unless dataSourceProperties has one. */
+    @Override
+    public void setLoginTimeout(int seconds) {
+        this.loginTimeout = seconds;
+    }
+
+    @Override
+    public int getLoginTimeout() {
+        return loginTimeout;
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        throw new SQLFeatureNotSupportedException("pgmux logs through SLF4J");
+    }
+
+    /** This data source, or once started its {@link JdbcPool} or the pool's {@link PgMuxPoolMXBean}. */
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        if (iface.isInstance(this)) {
+            return iface.cast(this);
+        }
+        JdbcPool p = pool;
+        if (p != null && iface.isInstance(p)) {
+            return iface.cast(p);
+        }
+        if (p != null && iface.isInstance(p.pool())) {
+            return iface.cast(p.pool());
+        }
+        throw new SQLException("PgMuxDataSource does not wrap a " + iface.getName());
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) {
+        JdbcPool p = pool;
+        return iface.isInstance(this) || (p != null && (iface.isInstance(p) || iface.isInstance(p.pool())));
+    }
+
+    @Override
+    public String toString() {
+        String name = getPoolName();
+        return "PgMuxDataSource (" + (name != null ? name : "not started") + ")";
+    }
+}

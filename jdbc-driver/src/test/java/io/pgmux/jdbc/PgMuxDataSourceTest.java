@@ -1,0 +1,295 @@
+package io.pgmux.jdbc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.stats.PgMuxPoolMXBean;
+import io.pgmux.core.testing.Backends;
+import io.pgmux.core.testing.PasswordMethod;
+import io.pgmux.core.testing.PostgresTest;
+import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.core.testing.TestUser;
+import io.pgmux.jdbc.pool.JdbcPool;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** PgMuxDataSource against a real server, configured as a HikariDataSource would be. */
+@PostgresTest
+class PgMuxDataSourceTest {
+    private static final AtomicInteger APPLICATIONS = new AtomicInteger();
+
+    private final TestDatabase database;
+    private final String application = "pgmux-ds-test-" + APPLICATIONS.incrementAndGet();
+
+    PgMuxDataSourceTest(TestDatabase database) {
+        this.database = database;
+    }
+
+    /** Configured with HikariCP's names only, tagged with this test's application_name. */
+    private PgMuxDataSource hikariStyle() {
+        PgMuxDataSource ds = new PgMuxDataSource();
+        ds.setJdbcUrl(database.jdbcUrl());
+        ds.setUsername(database.superuser());
+        ds.setPassword(database.superuserPassword());
+        ds.addDataSourceProperty("ApplicationName", application);
+        return ds;
+    }
+
+    private static String queryString(Connection c, String sql) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            assertTrue(rs.next(), sql);
+            return rs.getString(1);
+        }
+    }
+
+    private Backends ours() {
+        return Backends.withApplicationName(application);
+    }
+
+    @Test
+    void servesConnectionsConfiguredWithHikariNames() throws SQLException {
+        try (PgMuxDataSource ds = hikariStyle()) {
+            ds.setMaximumPoolSize(2);
+            ds.setMinimumIdle(1);
+            ds.setConnectionTimeout(5_000);
+            ds.setIdleTimeout(60_000);
+            ds.setMaxLifetime(600_000);
+            ds.setPoolName("hikari-style-" + application);
+            try (Connection c = ds.getConnection()) {
+                assertEquals("1", queryString(c, "SELECT 1"));
+                assertEquals(application, queryString(c, "SELECT current_setting('application_name')"));
+            }
+            assertTrue(ds.isRunning());
+            assertEquals("hikari-style-" + application, ds.getPoolName());
+            PgMuxPoolMXBean mxBean = ds.getPoolMXBean();
+            assertNotNull(mxBean);
+            assertEquals(1, mxBean.getTotalConnections());
+            assertEquals("transaction", mxBean.getPoolMode());
+            assertEquals(1, database.countConnections(ours()));
+        }
+    }
+
+    @Test
+    void acceptsPgmuxUrlsWithPoolSettingsInTheirQuery() throws SQLException {
+        try (PgMuxDataSource ds = hikariStyle()) {
+            ds.setJdbcUrl("jdbc:pgmux:" + database.jdbcUrl().substring("jdbc:".length())
+                    + "?poolMode=statement&maximumPoolSize=3");
+            try (Connection c = ds.getConnection()) {
+                assertEquals("1", queryString(c, "SELECT 1"));
+            }
+            assertEquals(PoolMode.STATEMENT, ds.getPoolMode());
+            assertEquals(3, ds.getMaximumPoolSize());
+        }
+    }
+
+    @Test
+    void letsSettersWinOverTheUrl() throws SQLException {
+        try (PgMuxDataSource ds = hikariStyle()) {
+            ds.setJdbcUrl(database.jdbcUrl() + "?maximumPoolSize=3&poolMode=statement");
+            ds.setMaximumPoolSize(5);
+            ds.getConnection().close();
+            assertEquals(5, ds.getMaximumPoolSize());
+            assertEquals(PoolMode.STATEMENT, ds.getPoolMode());
+        }
+    }
+
+    @Test
+    void sealsItsConfigurationOnceStarted() throws SQLException {
+        try (PgMuxDataSource ds = hikariStyle()) {
+            ds.getConnection().close();
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> ds.setMaximumPoolSize(9));
+            assertEquals("The configuration of the pool is sealed once started.", e.getMessage());
+            assertThrows(IllegalStateException.class, () -> ds.setJdbcUrl("jdbc:postgresql://elsewhere/db"));
+            assertThrows(IllegalStateException.class, () -> ds.addDataSourceProperty("sslmode", "require"));
+            assertEquals(20, ds.getMaximumPoolSize());
+        }
+    }
+
+    @Test
+    void failsFastWithTheServersErrorWhenTheFirstLoginIsRefused() throws SQLException {
+        TestUser user = database.createUser(PasswordMethod.SCRAM_SHA_256);
+        try (PgMuxDataSource ds = hikariStyle()) {
+            ds.setUsername(user.name());
+            ds.setPassword("wrong-" + user.password());
+            ds.setConnectionTimeout(30_000);
+            long start = System.nanoTime();
+            SQLException refused = assertThrows(SQLException.class, ds::getConnection);
+            assertEquals("28P01", refused.getSQLState());
+            assertTrue(System.nanoTime() - start < Duration.ofSeconds(10).toNanos(), "failed fast");
+            assertFalse(ds.isRunning());
+            assertNull(ds.getPoolMXBean());
+            // Not started, so not sealed: the configuration can be put right and the start retried.
+            ds.setPassword(user.password());
+            try (Connection c = ds.getConnection()) {
+                assertEquals(user.name(), queryString(c, "SELECT current_user"));
+            }
+        }
+    }
+
+    @Test
+    void startsDespiteARefusedLoginWhenInitializationFailTimeoutIsNegative() throws SQLException {
+        TestUser user = database.createUser(PasswordMethod.SCRAM_SHA_256);
+        try (PgMuxDataSource ds = hikariStyle()) {
+            ds.setUsername(user.name());
+            ds.setPassword("wrong");
+            ds.setInitializationFailTimeout(-1);
+            try (Connection c = ds.getConnection()) {
+                assertTrue(ds.isRunning());
+                SQLException refused = assertThrows(SQLException.class, () -> queryString(c, "SELECT 1"));
+                assertEquals("28P01", refused.getSQLState());
+            }
+        }
+    }
+
+    @Test
+    void registersItsMxBeanWhenAskedAndUnregistersItAtClose() throws Exception {
+        String poolName = "ds-jmx-" + application;
+        ObjectName name = new ObjectName("io.pgmux:type=Pool,name=" + ObjectName.quote(poolName));
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        PgMuxDataSource ds = hikariStyle();
+        ds.setRegisterMbeans(true);
+        ds.setPoolName(poolName);
+        ds.setMinimumIdle(1);
+        assertFalse(server.isRegistered(name));
+        ds.getConnection().close();
+        assertTrue(server.isRegistered(name));
+        assertEquals(1, server.getAttribute(name, "TotalConnections"));
+        ds.close();
+        assertFalse(server.isRegistered(name));
+    }
+
+    @Test
+    void loadsAHikariPropertiesFileAndConnects(@TempDir Path dir) throws IOException, SQLException {
+        Path file = dir.resolve("hikari.properties");
+        Files.writeString(file, String.join("\n",
+                "jdbcUrl=" + database.jdbcUrl(),
+                "username=" + database.superuser(),
+                "password=" + database.superuserPassword(),
+                "maximumPoolSize=4",
+                "connectionTimeout=10000",
+                "autoCommit=false",
+                "transactionIsolation=TRANSACTION_REPEATABLE_READ",
+                "dataSource.ApplicationName=" + application,
+                ""));
+        try (PgMuxDataSource ds = new PgMuxDataSource(file.toString()); Connection c = ds.getConnection()) {
+            assertFalse(c.getAutoCommit());
+            assertEquals("repeatable read", queryString(c, "SHOW transaction_isolation"));
+            assertEquals(application, queryString(c, "SELECT current_setting('application_name')"));
+            c.rollback();
+            assertEquals(4, ds.getMaximumPoolSize());
+        }
+    }
+
+    @Test
+    void startsEveryConnectionInTheConfiguredState() throws SQLException {
+        try (PgMuxDataSource ds = hikariStyle()) {
+            ds.setReadOnly(true);
+            ds.setAutoCommit(false);
+            ds.setSchema("pg_catalog");
+            ds.setConnectionInitSql("SET statement_timeout = '4321ms'");
+            try (Connection c = ds.getConnection()) {
+                assertTrue(c.isReadOnly());
+                assertFalse(c.getAutoCommit());
+                assertEquals("pg_catalog", c.getSchema());
+                assertEquals("4321ms", queryString(c, "SHOW statement_timeout"));
+                c.rollback();
+            }
+        }
+    }
+
+    @Test
+    void evictsTheServerConnectionAConnectionHolds() throws SQLException, InterruptedException {
+        try (PgMuxDataSource ds = hikariStyle()) {
+            ds.setAutoCommit(false);
+            Connection c = ds.getConnection();
+            String pid = queryString(c, "SELECT pg_backend_pid()");
+            ds.evictConnection(c);
+            assertTrue(c.isClosed());
+            try (Connection admin = database.connect()) {
+                long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+                while (!"0".equals(queryString(admin, "SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid))
+                        && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertEquals("0", queryString(admin, "SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid));
+            }
+            try (Connection next = ds.getConnection()) {
+                assertTrue(!pid.equals(queryString(next, "SELECT pg_backend_pid()")));
+                next.rollback();
+            }
+        }
+    }
+
+    @Test
+    void closeDrainsThePoolAndRefusesFurtherConnections() throws SQLException {
+        PgMuxDataSource ds = hikariStyle();
+        ds.setMinimumIdle(2);
+        ds.getConnection().close();
+        assertEquals(2, database.awaitConnections(ours(), 2, Duration.ofSeconds(5)));
+        ds.close();
+        assertTrue(ds.isClosed());
+        assertFalse(ds.isRunning());
+        assertNull(ds.getPoolMXBean());
+        assertEquals(0, database.awaitConnections(ours(), 0, Duration.ofSeconds(5)));
+        SQLException e = assertThrows(SQLException.class, ds::getConnection);
+        assertEquals("08003", e.getSQLState());
+    }
+
+    @Test
+    void startsOnePoolWhenManyThreadsAskForTheFirstConnectionAtOnce() throws Exception {
+        int threads = 8;
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        try (PgMuxDataSource ds = hikariStyle()) {
+            Callable<JdbcPool> firstUse = () -> {
+                try (Connection c = ds.getConnection()) {
+                    queryString(c, "SELECT 1");
+                }
+                return ds.unwrap(JdbcPool.class);
+            };
+            Future<?>[] results = new Future<?>[threads];
+            for (int i = 0; i < threads; i++) {
+                results[i] = executor.submit(firstUse);
+            }
+            JdbcPool first = (JdbcPool) results[0].get();
+            for (Future<?> f : results) {
+                assertSame(first, f.get());
+            }
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    @Test
+    void unwrapsToItsPoolAndMxBean() throws SQLException {
+        try (PgMuxDataSource ds = hikariStyle()) {
+            assertFalse(ds.isWrapperFor(JdbcPool.class));
+            ds.getConnection().close();
+            assertTrue(ds.isWrapperFor(JdbcPool.class));
+            assertSame(ds.getPoolMXBean(), ds.unwrap(PgMuxPoolMXBean.class));
+            assertSame(ds, ds.unwrap(PgMuxDataSource.class));
+            assertThrows(SQLException.class, () -> ds.unwrap(String.class));
+        }
+    }
+}
