@@ -57,6 +57,7 @@ public final class BackendMessageDecoder extends ByteToMessageDecoder {
         byte code = in.getByte(in.readerIndex());
         if (code == BackendMessage.ERROR_RESPONSE) {
             phase = Phase.MESSAGES;
+            decodeMessage(in, out);
             return;
         }
         SslResponse response;
