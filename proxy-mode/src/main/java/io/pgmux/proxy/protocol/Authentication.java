@@ -48,6 +48,12 @@ public sealed interface Authentication extends EncodableMessage {
         }
     }
 
+    private static void encode(ByteBuf out, int code) {
+        out.writeByte(BackendMessage.AUTHENTICATION);
+        out.writeInt(8);
+        out.writeInt(code);
+    }
+
     private static void encode(ByteBuf out, int code, byte[] data) {
         int lengthIndex = Wire.beginMessage(out, BackendMessage.AUTHENTICATION);
         out.writeInt(code);
@@ -69,7 +75,7 @@ public sealed interface Authentication extends EncodableMessage {
 
         @Override
         public void encode(ByteBuf out) {
-            Authentication.encode(out, OK, new byte[0]);
+            Authentication.encode(out, OK);
         }
 
         @Override
@@ -92,7 +98,7 @@ public sealed interface Authentication extends EncodableMessage {
 
         @Override
         public void encode(ByteBuf out) {
-            Authentication.encode(out, CLEARTEXT_PASSWORD, new byte[0]);
+            Authentication.encode(out, CLEARTEXT_PASSWORD);
         }
 
         @Override
@@ -238,7 +244,7 @@ public sealed interface Authentication extends EncodableMessage {
 
         @Override
         public void encode(ByteBuf out) {
-            Authentication.encode(out, code, new byte[0]);
+            Authentication.encode(out, code);
         }
 
         @Override

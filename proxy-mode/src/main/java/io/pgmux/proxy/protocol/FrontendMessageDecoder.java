@@ -10,7 +10,9 @@ import java.util.List;
  * <ol>
  *   <li><b>startup</b>: untyped, length-prefixed packets, decoded to {@link StartupMessage}, {@link SslRequest},
  *       {@link GssEncRequest} or {@link CancelRequest}. After SSLRequest/GSSENCRequest the phase stays, since
- *       the client sends another startup packet once answered. After StartupMessage comes login.</li>
+ *       the client sends another startup packet once answered: write {@link SslResponse#ACCEPTED} and add the
+ *       {@code SslHandler} in front of this decoder, or write {@link SslResponse#REJECTED} and carry on in
+ *       plain text. After StartupMessage comes login.</li>
  *   <li><b>login</b>: typed messages, only {@code 'p'} (password/SASL) and {@code 'X'}, at most
  *       {@link #MAX_LOGIN_MESSAGE_LENGTH} long, so an unauthenticated peer cannot make us buffer much.
  *       The handler calls {@link #loginComplete()} when authentication succeeds.</li>
