@@ -1,0 +1,202 @@
+package io.pgmux.proxy.auth;
+
+import io.netty.buffer.ByteBuf;
+import io.pgmux.proxy.protocol.Authentication;
+import io.pgmux.proxy.protocol.PasswordMessage;
+import io.pgmux.proxy.protocol.PoolerError;
+import io.pgmux.proxy.protocol.ProtocolViolationException;
+import io.pgmux.proxy.protocol.SASLInitialResponse;
+import io.pgmux.proxy.protocol.SASLResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Authenticates one client, as a state machine the Netty handler drives: {@link #start()} once the startup
+ * packet has named the user, then {@link #onPasswordMessage(ByteBuf)} for each {@code 'p'} message until the
+ * outcome is not {@link AuthStep.Outcome#CONTINUE}. Not thread-safe: one instance per login, on one thread.
+ *
+ * <p>As PgBouncer does with an auth file, an unknown user (secret {@code null}) gets the same challenge as a
+ * known one and fails only when it answers, with the same generic error, so clients cannot probe for users.
+ * Client-visible errors are PgBouncer's (FATAL 08P01 {@code password authentication failed},
+ * {@code SASL authentication failed}, …); the precise reason is in {@link AuthStep#failureReason()} for the log.
+ */
+public final class ClientAuthenticator {
+    private static final SecureRandom DEFAULT_RANDOM = new SecureRandom();
+    /** Keys the mock salts: stable per user within this JVM, unpredictable outside it. */
+    private static final byte[] MOCK_SALT_KEY = new byte[Scram.KEY_LENGTH];
+
+    static {
+        DEFAULT_RANDOM.nextBytes(MOCK_SALT_KEY);
+    }
+
+    private enum State { START, PASSWORD, SASL_INITIAL, SASL_RESPONSE, DONE }
+
+    private final AuthType method;
+    private final String user;
+    private final Secret secret;
+    private final int scramIterations;
+    private final SecureRandom random;
+    private State state = State.START;
+    private byte[] md5Salt;
+    private ScramServer scram;
+
+    /** With PgBouncer's default scram_iterations (4096) for verifiers derived from plaintext secrets. */
+    public ClientAuthenticator(AuthType authType, String user, Secret secret) {
+        this(authType, user, secret, Scram.DEFAULT_ITERATIONS, DEFAULT_RANDOM);
+    }
+
+    /**
+     * @param secret the user's stored secret, or {@code null} when the user is unknown
+     * @param scramIterations iterations for verifiers derived from plaintext secrets (PgBouncer's scram_iterations)
+     */
+    public ClientAuthenticator(AuthType authType, String user, Secret secret, int scramIterations,
+            SecureRandom random) {
+        if (scramIterations < 1) {
+            throw new IllegalArgumentException("scramIterations must be positive, not " + scramIterations);
+        }
+        this.method = authType.effectiveFor(secret);
+        this.user = user;
+        this.secret = secret;
+        this.scramIterations = scramIterations;
+        this.random = random;
+    }
+
+    /** The method in use, after PgBouncer's md5 → scram-sha-256 upgrade for users with a SCRAM verifier. */
+    public AuthType method() {
+        return method;
+    }
+
+    /** The first step: the authentication request to send, or at once the outcome for {@code trust}. */
+    public AuthStep start() {
+        if (state != State.START) {
+            throw new IllegalStateException("authentication already started");
+        }
+        switch (method) {
+            case TRUST -> {
+                state = State.DONE;
+                return secret == null
+                        ? AuthStep.failed(PoolerError.trustAuthenticationFailed(), "no such user")
+                        : AuthStep.authenticated(List.of(Authentication.Ok.INSTANCE), null);
+            }
+            case PLAIN -> {
+                state = State.PASSWORD;
+                return AuthStep.proceed(Authentication.CleartextPassword.INSTANCE);
+            }
+            case MD5 -> {
+                state = State.PASSWORD;
+                md5Salt = new byte[Authentication.MD5Password.SALT_LENGTH];
+                random.nextBytes(md5Salt);
+                return AuthStep.proceed(new Authentication.MD5Password(md5Salt));
+            }
+            case SCRAM_SHA_256 -> {
+                state = State.SASL_INITIAL;
+                return AuthStep.proceed(new Authentication.SASL(List.of(Scram.MECHANISM)));
+            }
+            default -> throw new IllegalStateException("unknown auth type " + method);
+        }
+    }
+
+    /**
+     * Feeds the body of a {@code 'p'} message (PasswordMessage, SASLInitialResponse or SASLResponse, depending on
+     * the state). The caller keeps ownership of {@code body}.
+     */
+    public AuthStep onPasswordMessage(ByteBuf body) {
+        State current = state;
+        state = State.DONE;
+        try {
+            return switch (current) {
+                case PASSWORD -> checkPassword(PasswordMessage.decode(body).password());
+                case SASL_INITIAL -> saslInitialResponse(SASLInitialResponse.decode(body));
+                case SASL_RESPONSE -> saslResponse(SASLResponse.decode(body).data());
+                case START, DONE -> AuthStep.failed(
+                        PoolerError.fatal("unexpected password message"), "password message in state " + current);
+            };
+        } catch (ProtocolViolationException e) {
+            return AuthStep.failed(e.toErrorResponse(), e.getMessage());
+        }
+    }
+
+    private AuthStep checkPassword(String password) {
+        if (password.isEmpty()) {
+            return AuthStep.failed(PoolerError.emptyPassword(), "empty password");
+        }
+        if (secret == null) {
+            return passwordFailed("no such user");
+        }
+        if (secret instanceof PlaintextSecret plaintext && plaintext.isEmpty()) {
+            return passwordFailed("the user has an empty password");
+        }
+        boolean matches = method == AuthType.PLAIN
+                ? secret.matchesCleartext(user, password)
+                : MessageDigest.isEqual(password.getBytes(StandardCharsets.UTF_8),
+                        Md5Password.saltedResponse(md5Secret(), md5Salt).getBytes(StandardCharsets.UTF_8));
+        return matches
+                ? AuthStep.authenticated(List.of(Authentication.Ok.INSTANCE), null)
+                : passwordFailed("password does not match");
+    }
+
+    /** md5 never runs with a SCRAM verifier: {@link AuthType#effectiveFor} switched to SCRAM. */
+    private Md5Secret md5Secret() {
+        return secret instanceof PlaintextSecret plaintext ? plaintext.md5Secret(user) : (Md5Secret) secret;
+    }
+
+    private AuthStep saslInitialResponse(SASLInitialResponse response) {
+        if (!Scram.MECHANISM.equals(response.mechanism())) {
+            return AuthStep.failed(PoolerError.invalidSaslMechanism(),
+                    "client selected SASL mechanism " + response.mechanism());
+        }
+        byte[] data = response.data();
+        if (data == null) {
+            return saslFailed("SASLInitialResponse without client-first-message");
+        }
+        if (secret instanceof Md5Secret) {
+            return saslFailed("the user has an md5 secret, SCRAM needs a SCRAM verifier or a plaintext password");
+        }
+        scram = newScramServer();
+        try {
+            String serverFirst = scram.handleClientFirst(new String(data, StandardCharsets.UTF_8));
+            state = State.SASL_RESPONSE;
+            return AuthStep.proceed(new Authentication.SASLContinue(serverFirst.getBytes(StandardCharsets.UTF_8)));
+        } catch (ScramException e) {
+            return saslFailed(e.getMessage());
+        }
+    }
+
+    private ScramServer newScramServer() {
+        if (secret instanceof ScramSecret verifier) {
+            return ScramServer.of(verifier, random);
+        }
+        if (secret instanceof PlaintextSecret plaintext && !plaintext.isEmpty()) {
+            return ScramServer.of(plaintext.scramSecret(scramIterations, random), random);
+        }
+        return ScramServer.mock(mockSalt(), scramIterations, random);
+    }
+
+    /** Deterministic per user, so repeated probes of an unknown user see the same salt, as for a real one. */
+    private byte[] mockSalt() {
+        return Arrays.copyOf(Scram.hmac(MOCK_SALT_KEY, user.getBytes(StandardCharsets.UTF_8)), Scram.SALT_LENGTH);
+    }
+
+    private AuthStep saslResponse(byte[] data) {
+        try {
+            String serverFinal = scram.handleClientFinal(new String(data, StandardCharsets.UTF_8));
+            ScramKeys keys = secret instanceof ScramSecret ? scram.keys() : null;
+            return AuthStep.authenticated(List.of(
+                    new Authentication.SASLFinal(serverFinal.getBytes(StandardCharsets.UTF_8)),
+                    Authentication.Ok.INSTANCE), keys);
+        } catch (ScramException e) {
+            return saslFailed(secret == null ? "no such user" : e.getMessage());
+        }
+    }
+
+    private static AuthStep passwordFailed(String reason) {
+        return AuthStep.failed(PoolerError.passwordAuthenticationFailed(), reason);
+    }
+
+    private static AuthStep saslFailed(String reason) {
+        return AuthStep.failed(PoolerError.saslAuthenticationFailed(), reason);
+    }
+}

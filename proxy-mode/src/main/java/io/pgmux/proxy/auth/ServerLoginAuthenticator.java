@@ -1,0 +1,129 @@
+package io.pgmux.proxy.auth;
+
+import io.pgmux.proxy.protocol.Authentication;
+import io.pgmux.proxy.protocol.EncodableMessage;
+import io.pgmux.proxy.protocol.PasswordMessage;
+import io.pgmux.proxy.protocol.SASLInitialResponse;
+import io.pgmux.proxy.protocol.SASLResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.Optional;
+
+/**
+ * Answers a server's Authentication* requests while the pooler logs in to it, as a state machine the server
+ * handler drives: feed each request to {@link #onAuthentication}, send what it returns, stop at
+ * {@link #isAuthenticated()}. Not thread-safe: one instance per server login.
+ *
+ * <p>Which requests a stored secret can answer follows PgBouncer: a plaintext password answers all; an md5
+ * hash answers md5 only; a SCRAM verifier answers SCRAM only, and only with the {@link ScramKeys} of a client
+ * that logged in by SCRAM against that verifier (passthrough). Anything else is
+ * {@code server login failed: wrong password type}.
+ */
+public final class ServerLoginAuthenticator {
+    private static final SecureRandom DEFAULT_RANDOM = new SecureRandom();
+
+    private final String user;
+    private final Secret secret;
+    private final ScramKeys passthroughKeys;
+    private final SecureRandom random;
+    private ScramClient scram;
+    private boolean authenticated;
+
+    /**
+     * @param secret the password or md5 hash or SCRAM verifier to log in with, or null when none is configured
+     * @param passthroughKeys keys from a client's SCRAM login, or null
+     */
+    public ServerLoginAuthenticator(String user, Secret secret, ScramKeys passthroughKeys) {
+        this(user, secret, passthroughKeys, DEFAULT_RANDOM);
+    }
+
+    public ServerLoginAuthenticator(String user, Secret secret, ScramKeys passthroughKeys, SecureRandom random) {
+        this.user = user;
+        this.secret = secret;
+        this.passthroughKeys = passthroughKeys;
+        this.random = random;
+    }
+
+    /** The message to send in answer to {@code request}; empty after SASLFinal and AuthenticationOk. */
+    public Optional<EncodableMessage> onAuthentication(Authentication request) throws ServerLoginException {
+        if (authenticated) {
+            throw new ServerLoginException("authentication request after AuthenticationOk");
+        }
+        if (request instanceof Authentication.Ok) {
+            if (scram != null && !scram.isComplete()) {
+                throw new ServerLoginException("server accepted the login before the SCRAM exchange completed");
+            }
+            authenticated = true;
+            return Optional.empty();
+        }
+        if (request instanceof Authentication.CleartextPassword) {
+            return Optional.of(new PasswordMessage(plaintextPassword().password()));
+        }
+        if (request instanceof Authentication.MD5Password md5) {
+            Md5Secret md5Secret = secret instanceof Md5Secret stored ? stored : plaintextPassword().md5Secret(user);
+            return Optional.of(new PasswordMessage(Md5Password.saltedResponse(md5Secret, md5.salt())));
+        }
+        if (request instanceof Authentication.SASL sasl) {
+            return Optional.of(startScram(sasl));
+        }
+        if (request instanceof Authentication.SASLContinue challenge) {
+            if (scram == null) {
+                throw new ServerLoginException("AuthenticationSASLContinue without prior AuthenticationSASL");
+            }
+            try {
+                String clientFinal = scram.handleServerFirst(new String(challenge.data(), StandardCharsets.UTF_8));
+                return Optional.of(new SASLResponse(clientFinal.getBytes(StandardCharsets.UTF_8)));
+            } catch (ScramException e) {
+                throw new ServerLoginException(e.getMessage());
+            }
+        }
+        if (request instanceof Authentication.SASLFinal outcome) {
+            if (scram == null) {
+                throw new ServerLoginException("AuthenticationSASLFinal without prior AuthenticationSASL");
+            }
+            try {
+                scram.handleServerFinal(new String(outcome.data(), StandardCharsets.UTF_8));
+                return Optional.empty();
+            } catch (ScramException e) {
+                throw new ServerLoginException("failed to verify server signature (" + e.getMessage() + ")");
+            }
+        }
+        throw new ServerLoginException("unsupported authentication method " + request.code());
+    }
+
+    public boolean isAuthenticated() {
+        return authenticated;
+    }
+
+    private EncodableMessage startScram(Authentication.SASL sasl) throws ServerLoginException {
+        if (scram != null) {
+            throw new ServerLoginException("duplicate AuthenticationSASL message from server");
+        }
+        if (!sasl.mechanisms().contains(Scram.MECHANISM)) {
+            throw new ServerLoginException("none of the server's SASL authentication mechanisms are supported");
+        }
+        if (secret instanceof ScramSecret) {
+            if (passthroughKeys == null) {
+                throw new ServerLoginException("wrong password type (the secret is a SCRAM verifier and the client"
+                        + " did not log in by SCRAM, so there are no keys to pass through)");
+            }
+            scram = ScramClient.withKeys(passthroughKeys, random);
+        } else {
+            scram = ScramClient.withPassword(plaintextPassword().password(), random);
+        }
+        return new SASLInitialResponse(Scram.MECHANISM, scram.clientFirstMessage().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private PlaintextSecret plaintextPassword() throws ServerLoginException {
+        if (secret == null) {
+            throw new ServerLoginException("the server asked for a password and none is configured");
+        }
+        if (!(secret instanceof PlaintextSecret plaintext)) {
+            throw new ServerLoginException("wrong password type");
+        }
+        if (plaintext.isEmpty()) {
+            throw new ServerLoginException("the server asked for a password and none is configured");
+        }
+        return plaintext;
+    }
+}

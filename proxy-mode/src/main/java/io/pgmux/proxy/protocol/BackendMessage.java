@@ -1,0 +1,104 @@
+package io.pgmux.proxy.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.DefaultByteBufHolder;
+
+/**
+ * One typed message from a server, framed but not parsed: {@link #content()} is the whole message as it
+ * arrived (type byte, length, body), a retained slice of the receive buffer. Relay it by writing
+ * {@code content()} (ownership moves with the write); parse the few types the pooler must understand with
+ * their message class ({@link ReadyForQuery#decode}, {@link ErrorResponse#decode}, …) over {@link #body()}.
+ */
+public final class BackendMessage extends DefaultByteBufHolder {
+    public static final byte AUTHENTICATION = 'R';
+    public static final byte BACKEND_KEY_DATA = 'K';
+    public static final byte BIND_COMPLETE = '2';
+    public static final byte CLOSE_COMPLETE = '3';
+    public static final byte COMMAND_COMPLETE = 'C';
+    public static final byte COPY_BOTH_RESPONSE = 'W';
+    public static final byte COPY_DATA = 'd';
+    public static final byte COPY_DONE = 'c';
+    public static final byte COPY_IN_RESPONSE = 'G';
+    public static final byte COPY_OUT_RESPONSE = 'H';
+    public static final byte DATA_ROW = 'D';
+    public static final byte EMPTY_QUERY_RESPONSE = 'I';
+    public static final byte ERROR_RESPONSE = 'E';
+    public static final byte FUNCTION_CALL_RESPONSE = 'V';
+    public static final byte NEGOTIATE_PROTOCOL_VERSION = 'v';
+    public static final byte NO_DATA = 'n';
+    public static final byte NOTICE_RESPONSE = 'N';
+    public static final byte NOTIFICATION_RESPONSE = 'A';
+    public static final byte PARAMETER_DESCRIPTION = 't';
+    public static final byte PARAMETER_STATUS = 'S';
+    public static final byte PARSE_COMPLETE = '1';
+    public static final byte PORTAL_SUSPENDED = 's';
+    public static final byte READY_FOR_QUERY = 'Z';
+    public static final byte ROW_DESCRIPTION = 'T';
+
+    private final byte type;
+
+    public BackendMessage(byte type, ByteBuf frame) {
+        super(frame);
+        this.type = type;
+    }
+
+    public byte type() {
+        return type;
+    }
+
+    /** The body without the five header bytes; a view that shares {@link #content()}'s reference count. */
+    public ByteBuf body() {
+        ByteBuf frame = content();
+        return frame.slice(frame.readerIndex() + Wire.HEADER_LENGTH, frame.readableBytes() - Wire.HEADER_LENGTH);
+    }
+
+    @Override
+    public BackendMessage replace(ByteBuf content) {
+        return new BackendMessage(type, content);
+    }
+
+    @Override
+    public BackendMessage copy() {
+        return replace(content().copy());
+    }
+
+    @Override
+    public BackendMessage duplicate() {
+        return replace(content().duplicate());
+    }
+
+    @Override
+    public BackendMessage retainedDuplicate() {
+        return replace(content().retainedDuplicate());
+    }
+
+    @Override
+    public BackendMessage retain() {
+        super.retain();
+        return this;
+    }
+
+    @Override
+    public BackendMessage retain(int increment) {
+        super.retain(increment);
+        return this;
+    }
+
+    @Override
+    public BackendMessage touch() {
+        super.touch();
+        return this;
+    }
+
+    @Override
+    public BackendMessage touch(Object hint) {
+        super.touch(hint);
+        return this;
+    }
+
+    /** Type and size only: bodies can hold passwords and query parameters. */
+    @Override
+    public String toString() {
+        return "BackendMessage('" + (char) type + "', " + content().readableBytes() + " bytes)";
+    }
+}

@@ -1,0 +1,101 @@
+package io.pgmux.proxy.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.util.List;
+
+/**
+ * Splits what a server sends into {@link BackendMessage}s (type byte + int32 length), each a retained slice of
+ * the receive buffer, so relaying to the client copies nothing. The length is checked against the maximum as
+ * soon as the header is in. Before an SSLRequest is written, {@link #expectSslResponse()} makes the next byte
+ * decode as the unframed {@link SslResponse}. A violation throws {@link ProtocolViolationException}; all later
+ * input is discarded.
+ */
+public final class BackendMessageDecoder extends ByteToMessageDecoder {
+    /** A DataRow may hold a 1 GB field plus its framing. */
+    public static final int DEFAULT_MAX_MESSAGE_LENGTH = Integer.MAX_VALUE;
+
+    private enum Phase { SSL_RESPONSE, MESSAGES, DISCARD }
+
+    private final int maxMessageLength;
+    private Phase phase = Phase.MESSAGES;
+
+    public BackendMessageDecoder() {
+        this(DEFAULT_MAX_MESSAGE_LENGTH);
+    }
+
+    /** @param maxMessageLength the largest length field accepted (it counts itself and the body) */
+    public BackendMessageDecoder(int maxMessageLength) {
+        if (maxMessageLength < 4) {
+            throw new IllegalArgumentException("maxMessageLength must be at least 4, not " + maxMessageLength);
+        }
+        this.maxMessageLength = maxMessageLength;
+    }
+
+    /** The next byte answers an SSLRequest: call before writing one. */
+    public void expectSslResponse() {
+        if (phase == Phase.MESSAGES) {
+            phase = Phase.SSL_RESPONSE;
+        }
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        switch (phase) {
+            case SSL_RESPONSE -> decodeSslResponse(in, out);
+            case MESSAGES -> decodeMessage(in, out);
+            case DISCARD -> in.skipBytes(in.readableBytes());
+        }
+    }
+
+    /**
+     * A server that does not know SSLRequest answers with a framed ErrorResponse instead, which is decoded as
+     * a message. Bytes behind an {@code 'S'} were not protected by TLS (CVE-2021-23222) and are refused.
+     */
+    private void decodeSslResponse(ByteBuf in, List<Object> out) {
+        byte code = in.getByte(in.readerIndex());
+        if (code == BackendMessage.ERROR_RESPONSE) {
+            phase = Phase.MESSAGES;
+            decodeMessage(in, out);
+            return;
+        }
+        SslResponse response;
+        if (code == SslResponse.ACCEPTED.code()) {
+            response = SslResponse.ACCEPTED;
+        } else if (code == SslResponse.REJECTED.code()) {
+            response = SslResponse.REJECTED;
+        } else {
+            throw violation(in, "invalid response to SSL negotiation: " + (code & 0xFF));
+        }
+        if (response == SslResponse.ACCEPTED && in.readableBytes() > 1) {
+            throw violation(in, "received unencrypted data after SSL response");
+        }
+        in.skipBytes(1);
+        phase = Phase.MESSAGES;
+        out.add(response);
+    }
+
+    private void decodeMessage(ByteBuf in, List<Object> out) {
+        if (in.readableBytes() < Wire.HEADER_LENGTH) {
+            return;
+        }
+        int start = in.readerIndex();
+        byte type = in.getByte(start);
+        int length = in.getInt(start + 1);
+        if (length < 4 || length > maxMessageLength) {
+            throw violation(in, "invalid message length " + length + " for server message type "
+                    + (type & 0xFF) + " (limit " + maxMessageLength + ")");
+        }
+        if (in.readableBytes() - 1 < length) {
+            return;
+        }
+        out.add(new BackendMessage(type, in.readRetainedSlice(length + 1)));
+    }
+
+    private ProtocolViolationException violation(ByteBuf in, String message) {
+        phase = Phase.DISCARD;
+        in.skipBytes(in.readableBytes());
+        return new ProtocolViolationException(message);
+    }
+}

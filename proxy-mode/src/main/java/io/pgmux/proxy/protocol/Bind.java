@@ -1,0 +1,29 @@
+package io.pgmux.proxy.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * Bind: the destination portal and source prepared statement of a Bind. Only these two names are decoded;
+ * formats and parameter values stay in the message and are forwarded untouched.
+ */
+public record Bind(String portal, String statementName) {
+
+    public static Bind decode(ByteBuf body) {
+        String portal = Wire.readCString(body, "portal name");
+        String statement = Wire.readCString(body, "statement name");
+        return new Bind(portal, statement);
+    }
+
+    /**
+     * The Bind in {@code bind} with another source statement name. Only the header and the two names are
+     * written anew; formats and parameter values are a retained slice of the original (no re-encoding, no
+     * copy). The caller keeps its reference to {@code bind}.
+     */
+    public static ByteBuf renameStatement(ByteBufAllocator alloc, FrontendMessage bind, String statementName) {
+        if (bind.type() != FrontendMessage.BIND) {
+            throw new IllegalArgumentException("not a Bind message: " + bind);
+        }
+        return Wire.replaceLeadingCString(alloc, bind.content(), 1, statementName);
+    }
+}

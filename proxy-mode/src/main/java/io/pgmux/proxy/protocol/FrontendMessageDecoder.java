@@ -1,0 +1,178 @@
+package io.pgmux.proxy.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.util.List;
+
+/**
+ * Frames what a client sends, in three phases:
+ * <ol>
+ *   <li><b>startup</b>: untyped, length-prefixed packets, decoded to {@link StartupMessage}, {@link SslRequest},
+ *       {@link GssEncRequest} or {@link CancelRequest}. After SSLRequest/GSSENCRequest the phase stays, since
+ *       the client sends another startup packet once answered: write {@link SslResponse#ACCEPTED} and add the
+ *       {@code SslHandler} in front of this decoder, or write {@link SslResponse#REJECTED} and carry on in
+ *       plain text. After StartupMessage comes login.</li>
+ *   <li><b>login</b>: typed messages, only {@code 'p'} (password/SASL) and {@code 'X'}, at most
+ *       {@link #MAX_LOGIN_MESSAGE_LENGTH} long, so an unauthenticated peer cannot make us buffer much.
+ *       The handler calls {@link #loginComplete()} when authentication succeeds.</li>
+ *   <li><b>ready</b>: typed messages of any frontend type up to the configured maximum, passed on as
+ *       {@link FrontendMessage} holding a retained slice of the whole message (no copy).</li>
+ * </ol>
+ * Every length is checked against its limit as soon as the header is in, before any body byte is waited
+ * for. A violation throws {@link ProtocolViolationException} (which travels to {@code exceptionCaught}); from
+ * then on, and after a CancelRequest, all further input is discarded.
+ */
+public final class FrontendMessageDecoder extends ByteToMessageDecoder {
+    /** PostgreSQL's MAX_STARTUP_PACKET_LENGTH. */
+    public static final int MAX_STARTUP_PACKET_LENGTH = 10_000;
+    /** PostgreSQL's PG_MAX_AUTH_TOKEN_LENGTH, the bound on authentication messages. */
+    public static final int MAX_LOGIN_MESSAGE_LENGTH = 65_535;
+    /** PostgreSQL's PQ_LARGE_MESSAGE_LIMIT: the largest message a server accepts. */
+    public static final int DEFAULT_MAX_MESSAGE_LENGTH = 0x3FFF_FFFE;
+
+    private static final int V2_MAJOR = 2;
+    private static final boolean[] FRONTEND_TYPES = new boolean[256];
+
+    static {
+        for (byte type : new byte[] {
+                FrontendMessage.BIND, FrontendMessage.CLOSE, FrontendMessage.COPY_DATA, FrontendMessage.COPY_DONE,
+                FrontendMessage.COPY_FAIL, FrontendMessage.DESCRIBE, FrontendMessage.EXECUTE, FrontendMessage.FLUSH,
+                FrontendMessage.FUNCTION_CALL, FrontendMessage.PARSE, FrontendMessage.PASSWORD,
+                FrontendMessage.QUERY, FrontendMessage.SYNC, FrontendMessage.TERMINATE}) {
+            FRONTEND_TYPES[type & 0xFF] = true;
+        }
+    }
+
+    private enum Phase { STARTUP, LOGIN, READY, DISCARD }
+
+    private final int maxMessageLength;
+    private Phase phase = Phase.STARTUP;
+
+    public FrontendMessageDecoder() {
+        this(DEFAULT_MAX_MESSAGE_LENGTH);
+    }
+
+    /** @param maxMessageLength the largest length field accepted once logged in (it counts itself and the body) */
+    public FrontendMessageDecoder(int maxMessageLength) {
+        if (maxMessageLength < 4) {
+            throw new IllegalArgumentException("maxMessageLength must be at least 4, not " + maxMessageLength);
+        }
+        this.maxMessageLength = maxMessageLength;
+    }
+
+    /** Authentication succeeded: accept every message type up to the configured maximum from now on. */
+    public void loginComplete() {
+        if (phase == Phase.LOGIN) {
+            phase = Phase.READY;
+        }
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        switch (phase) {
+            case STARTUP -> decodeStartupPacket(in, out);
+            case LOGIN -> decodeMessage(in, out, Math.min(MAX_LOGIN_MESSAGE_LENGTH, maxMessageLength));
+            case READY -> decodeMessage(in, out, maxMessageLength);
+            case DISCARD -> in.skipBytes(in.readableBytes());
+        }
+    }
+
+    private void decodeStartupPacket(ByteBuf in, List<Object> out) {
+        if (in.readableBytes() < 4) {
+            return;
+        }
+        int start = in.readerIndex();
+        int length = in.getInt(start);
+        if (length < 8 || length > MAX_STARTUP_PACKET_LENGTH) {
+            throw violation(in, "invalid length of startup packet");
+        }
+        if (in.readableBytes() < length) {
+            return;
+        }
+        int code = in.getInt(start + 4);
+        ByteBuf body = in.slice(start + 8, length - 8);
+        Object message;
+        try {
+            message = switch (code) {
+                case SslRequest.CODE -> encryptionRequest(in, length, SslRequest.INSTANCE);
+                case GssEncRequest.CODE -> encryptionRequest(in, length, GssEncRequest.INSTANCE);
+                case CancelRequest.CODE -> cancelRequest(body);
+                default -> startupMessage(code, body);
+            };
+        } catch (ProtocolViolationException e) {
+            throw violation(in, e.getMessage());
+        }
+        in.skipBytes(length);
+        out.add(message);
+    }
+
+    /**
+     * Anything already buffered behind an SSLRequest was sent before the client saw our answer: bytes that would
+     * bypass TLS once the handshake starts (CVE-2021-23214), so it is refused as PostgreSQL refuses it.
+     */
+    private Object encryptionRequest(ByteBuf in, int length, Object request) {
+        if (length != 8) {
+            throw new ProtocolViolationException("invalid length of " + request + " packet");
+        }
+        if (in.readableBytes() > length) {
+            throw new ProtocolViolationException("received unencrypted data after " + request);
+        }
+        return request;
+    }
+
+    private Object cancelRequest(ByteBuf body) {
+        int keyLength = body.readableBytes() - 4;
+        if (keyLength < BackendKeyData.KEY_LENGTH_3_0 || keyLength > BackendKeyData.MAX_KEY_LENGTH) {
+            throw new ProtocolViolationException("invalid length of cancel request packet");
+        }
+        int processId = body.readInt();
+        byte[] key = new byte[keyLength];
+        body.readBytes(key);
+        phase = Phase.DISCARD;
+        return new CancelRequest(processId, key);
+    }
+
+    private Object startupMessage(int protocolVersion, ByteBuf body) {
+        int major = protocolVersion >>> 16;
+        if (major <= V2_MAJOR) {
+            throw new ProtocolViolationException("old V2 protocol not supported");
+        }
+        if (major > 3) {
+            throw new ProtocolViolationException("unsupported frontend protocol " + major + "."
+                    + (protocolVersion & 0xFFFF) + ": server supports 3.0 to 3.2");
+        }
+        StartupMessage message = StartupMessage.decode(protocolVersion, body);
+        phase = Phase.LOGIN;
+        return message;
+    }
+
+    private void decodeMessage(ByteBuf in, List<Object> out, int limit) {
+        if (in.readableBytes() < Wire.HEADER_LENGTH) {
+            return;
+        }
+        int start = in.readerIndex();
+        byte type = in.getByte(start);
+        if (!FRONTEND_TYPES[type & 0xFF]) {
+            throw violation(in, "invalid frontend message type " + (type & 0xFF));
+        }
+        if (phase == Phase.LOGIN && type != FrontendMessage.PASSWORD && type != FrontendMessage.TERMINATE) {
+            throw violation(in, "expected password response, got message type " + (type & 0xFF));
+        }
+        int length = in.getInt(start + 1);
+        if (length < 4 || length > limit) {
+            throw violation(in, "invalid message length " + length
+                    + " for message type " + (type & 0xFF) + " (limit " + limit + ")");
+        }
+        if (in.readableBytes() - 1 < length) {
+            return;
+        }
+        out.add(new FrontendMessage(type, in.readRetainedSlice(length + 1)));
+    }
+
+    private ProtocolViolationException violation(ByteBuf in, String message) {
+        phase = Phase.DISCARD;
+        in.skipBytes(in.readableBytes());
+        return new ProtocolViolationException(message);
+    }
+}

@@ -1,0 +1,165 @@
+package io.pgmux.proxy.protocol;
+
+/**
+ * The errors the pooler itself raises, with PgBouncer's texts and SQLSTATEs so existing runbooks, alerts and
+ * client retry logic keep working: FATAL 08P01 (PgBouncer's {@code send_pooler_error}), after which the
+ * connection is closed without a ReadyForQuery.
+ *
+ * <p>The exception are the prepared-statement errors: PgBouncer makes them FATAL, pgmux answers as PostgreSQL
+ * itself would (non-fatal ERROR 42P05 / 26000, then ReadyForQuery at the next Sync), so a driver can recover.
+ */
+public final class PoolerError {
+    private static final ErrorResponse MAX_CLIENT_CONN = fatal("no more connections allowed (max_client_conn)");
+    private static final ErrorResponse MAX_DB_CLIENT_CONNECTIONS =
+            fatal("client connections exceeded (max_db_client_connections)");
+    private static final ErrorResponse MAX_USER_CLIENT_CONNECTIONS =
+            fatal("client connections exceeded (max_user_client_connections)");
+    private static final ErrorResponse QUERY_WAIT_TIMEOUT = fatal("query_wait_timeout");
+    private static final ErrorResponse QUERY_TIMEOUT = fatal("query timeout");
+    private static final ErrorResponse TRANSACTION_TIMEOUT = fatal("transaction timeout");
+    private static final ErrorResponse IDLE_TRANSACTION_TIMEOUT = fatal("idle transaction timeout");
+    private static final ErrorResponse CLIENT_IDLE_TIMEOUT = fatal("client_idle_timeout");
+    private static final ErrorResponse CLIENT_LOGIN_TIMEOUT = fatal("client_login_timeout");
+    private static final ErrorResponse PASSWORD_AUTHENTICATION_FAILED = fatal("password authentication failed");
+    private static final ErrorResponse SASL_AUTHENTICATION_FAILED = fatal("SASL authentication failed");
+    private static final ErrorResponse TRUST_AUTHENTICATION_FAILED = fatal("\"trust\" authentication failed");
+    private static final ErrorResponse NO_SUCH_USER = fatal("no such user");
+    private static final ErrorResponse NO_USERNAME_SUPPLIED = fatal("no username supplied");
+    private static final ErrorResponse EMPTY_PASSWORD = fatal("empty password returned by client");
+    private static final ErrorResponse INVALID_SASL_MECHANISM =
+            fatal("client selected an invalid SASL authentication mechanism");
+    private static final ErrorResponse TRANSACTION_BLOCKS_NOT_ALLOWED =
+            fatal("transaction blocks not allowed in statement pooling mode");
+    private static final ErrorResponse SERVER_CONN_CRASHED = fatal("server conn crashed?");
+    private static final ErrorResponse POOLER_SHUTTING_DOWN = fatal("pooler is shutting down");
+    private static final ErrorResponse OLD_V2_PROTOCOL = fatal("old V2 protocol not supported");
+
+    private PoolerError() {
+    }
+
+    /** FATAL 08P01 with {@code message}, for pooler errors without a factory of their own. */
+    public static ErrorResponse fatal(String message) {
+        return ErrorResponse.fatal(SqlState.PROTOCOL_VIOLATION, message);
+    }
+
+    public static ErrorResponse maxClientConn() {
+        return MAX_CLIENT_CONN;
+    }
+
+    public static ErrorResponse maxDbClientConnections() {
+        return MAX_DB_CLIENT_CONNECTIONS;
+    }
+
+    public static ErrorResponse maxUserClientConnections() {
+        return MAX_USER_CLIENT_CONNECTIONS;
+    }
+
+    /** A waiting client got no server connection within query_wait_timeout. */
+    public static ErrorResponse queryWaitTimeout() {
+        return QUERY_WAIT_TIMEOUT;
+    }
+
+    public static ErrorResponse queryTimeout() {
+        return QUERY_TIMEOUT;
+    }
+
+    public static ErrorResponse transactionTimeout() {
+        return TRANSACTION_TIMEOUT;
+    }
+
+    public static ErrorResponse idleTransactionTimeout() {
+        return IDLE_TRANSACTION_TIMEOUT;
+    }
+
+    public static ErrorResponse clientIdleTimeout() {
+        return CLIENT_IDLE_TIMEOUT;
+    }
+
+    public static ErrorResponse clientLoginTimeout() {
+        return CLIENT_LOGIN_TIMEOUT;
+    }
+
+    public static ErrorResponse noSuchDatabase(String database) {
+        return fatal("no such database: " + database);
+    }
+
+    public static ErrorResponse databaseDisabled(String database) {
+        return fatal("database \"" + database + "\" is disabled");
+    }
+
+    /** Cleartext or md5 authentication of a client failed, whatever the reason (no details to the client). */
+    public static ErrorResponse passwordAuthenticationFailed() {
+        return PASSWORD_AUTHENTICATION_FAILED;
+    }
+
+    /** SCRAM authentication of a client failed, whatever the reason. */
+    public static ErrorResponse saslAuthenticationFailed() {
+        return SASL_AUTHENTICATION_FAILED;
+    }
+
+    /** auth_type trust, but the user is not in the auth file. */
+    public static ErrorResponse trustAuthenticationFailed() {
+        return TRUST_AUTHENTICATION_FAILED;
+    }
+
+    /** The user is unknown (PgBouncer says this after auth_query; with an auth file it fakes a login instead). */
+    public static ErrorResponse noSuchUser() {
+        return NO_SUCH_USER;
+    }
+
+    public static ErrorResponse noUsernameSupplied() {
+        return NO_USERNAME_SUPPLIED;
+    }
+
+    public static ErrorResponse emptyPassword() {
+        return EMPTY_PASSWORD;
+    }
+
+    public static ErrorResponse invalidSaslMechanism() {
+        return INVALID_SASL_MECHANISM;
+    }
+
+    public static ErrorResponse unsupportedStartupParameter(String name) {
+        return fatal("unsupported startup parameter: " + name);
+    }
+
+    public static ErrorResponse oldV2Protocol() {
+        return OLD_V2_PROTOCOL;
+    }
+
+    /** statement pooling mode and the client opened a transaction. */
+    public static ErrorResponse transactionBlocksNotAllowed() {
+        return TRANSACTION_BLOCKS_NOT_ALLOWED;
+    }
+
+    /** The server connection linked to the client died. */
+    public static ErrorResponse serverConnCrashed() {
+        return SERVER_CONN_CRASHED;
+    }
+
+    public static ErrorResponse poolerShuttingDown() {
+        return POOLER_SHUTTING_DOWN;
+    }
+
+    /** Logging in to the server failed; {@code reason} as in "server login failed: wrong password type". */
+    public static ErrorResponse serverLoginFailed(String reason) {
+        return fatal("server login failed: " + reason);
+    }
+
+    /** A new client within server_login_retry of a failed server login gets the cached error. */
+    public static ErrorResponse serverLoginRetry(String cachedMessage) {
+        return fatal("server login has been failing, cached error: " + cachedMessage + " (server_login_retry)");
+    }
+
+    /** PostgreSQL's own non-fatal error for a Parse reusing a name: ERROR 42P05. */
+    public static ErrorResponse preparedStatementAlreadyExists(String name) {
+        return ErrorResponse.error(SqlState.DUPLICATE_PREPARED_STATEMENT,
+                "prepared statement \"" + name + "\" already exists");
+    }
+
+    /** PostgreSQL's own non-fatal error for an unknown statement name: ERROR 26000. */
+    public static ErrorResponse preparedStatementDoesNotExist(String name) {
+        return ErrorResponse.error(SqlState.INVALID_SQL_STATEMENT_NAME,
+                "prepared statement \"" + name + "\" does not exist");
+    }
+}

@@ -1,0 +1,14 @@
+package io.pgmux.proxy.protocol;
+
+/** The SQLSTATE codes the pooler itself reports (PostgreSQL's errcodes.txt). */
+public final class SqlState {
+    /** 08P01: what PgBouncer uses for every pooler-generated error. */
+    public static final String PROTOCOL_VIOLATION = "08P01";
+    /** 26000: a Bind, Describe or Execute named a prepared statement that does not exist. */
+    public static final String INVALID_SQL_STATEMENT_NAME = "26000";
+    /** 42P05: a Parse reused the name of an existing prepared statement. */
+    public static final String DUPLICATE_PREPARED_STATEMENT = "42P05";
+
+    private SqlState() {
+    }
+}

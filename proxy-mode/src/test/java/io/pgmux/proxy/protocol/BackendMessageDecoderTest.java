@@ -1,0 +1,140 @@
+package io.pgmux.proxy.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.ResourceLeakDetector;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class BackendMessageDecoderTest {
+    private final TrackingAllocator allocator = new TrackingAllocator();
+    private final BackendMessageDecoder decoder = new BackendMessageDecoder(1 << 16);
+    private final EmbeddedChannel channel = new EmbeddedChannel();
+
+    BackendMessageDecoderTest() {
+        channel.config().setAllocator(allocator);
+        channel.pipeline().addLast(decoder);
+    }
+
+    @BeforeAll
+    static void paranoidLeakDetection() {
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
+    }
+
+    @AfterEach
+    void everythingReleased() {
+        channel.finishAndReleaseAll();
+        assertEquals(0, allocator.unreleased());
+    }
+
+    private List<BackendMessage> readAll() {
+        List<BackendMessage> messages = new ArrayList<>();
+        for (BackendMessage m = channel.readInbound(); m != null; m = channel.readInbound()) {
+            messages.add(m);
+        }
+        return messages;
+    }
+
+    @Test
+    void splitsALoginResponseFedOneByteAtATime() {
+        ByteBuf wire = Unpooled.wrappedBuffer(
+                Bytes.of().int32(0).message('R'),
+                Bytes.of().cstring("TimeZone").cstring("UTC").message('S'),
+                Bytes.of().int32(7).int32(99).message('K'),
+                Bytes.of().byte1('I').message('Z'));
+        while (wire.isReadable()) {
+            channel.writeInbound(wire.readRetainedSlice(1));
+        }
+        wire.release();
+        List<BackendMessage> messages = readAll();
+        try {
+            assertEquals(4, messages.size());
+            assertSame(Authentication.Ok.INSTANCE, Authentication.decode(messages.get(0).body()));
+            assertEquals(new ParameterStatus("TimeZone", "UTC"), ParameterStatus.decode(messages.get(1).body()));
+            assertEquals(7, BackendKeyData.decode(messages.get(2).body()).processId());
+            assertSame(ReadyForQuery.IDLE, ReadyForQuery.decode(messages.get(3).body()));
+        } finally {
+            messages.forEach(BackendMessage::release);
+        }
+    }
+
+    @Test
+    void relaysTheWholeMessageBytesUnchanged() {
+        ByteBuf row = Bytes.of().int16(1).int32(3).raw("abc".getBytes()).message('D');
+        String hex = Bytes.hex(row);
+        channel.writeInbound(row);
+        BackendMessage message = channel.readInbound();
+        assertEquals(BackendMessage.DATA_ROW, message.type());
+        assertEquals(hex, Bytes.hex(message.content()));
+        message.release();
+        assertEquals(0, message.refCnt());
+    }
+
+    @Test
+    void rejectsOversizedMessageFromItsHeader() {
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Unpooled.buffer().writeByte('D').writeInt((1 << 16) + 1)));
+        assertTrue(e.getMessage().contains("limit 65536"), e.getMessage());
+        assertTrue(allocator.largestRequest() < 1 << 16);
+    }
+
+    @Test
+    void rejectsNegativeLength() {
+        assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Unpooled.buffer().writeByte('D').writeInt(-1)));
+    }
+
+    @Test
+    void decodesSslAcceptance() {
+        decoder.expectSslResponse();
+        channel.writeInbound(Unpooled.wrappedBuffer(new byte[] {'S'}));
+        assertSame(SslResponse.ACCEPTED, channel.readInbound());
+    }
+
+    @Test
+    void decodesSslRefusalThenFramedMessages() {
+        decoder.expectSslResponse();
+        channel.writeInbound(Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {'N'}),
+                Bytes.of().int32(0).message('R')));
+        assertSame(SslResponse.REJECTED, channel.readInbound());
+        BackendMessage ok = channel.readInbound();
+        assertEquals(BackendMessage.AUTHENTICATION, ok.type());
+        ok.release();
+    }
+
+    @Test
+    void aServerThatDoesNotKnowSslRequestAnswersWithAnError() {
+        decoder.expectSslResponse();
+        channel.writeInbound(Bytes.of().byte1('S').raw(PoolerError.fatal("x").toString().getBytes()).byte1(0)
+                .byte1(0).message('E'));
+        BackendMessage error = channel.readInbound();
+        assertEquals(BackendMessage.ERROR_RESPONSE, error.type());
+        error.release();
+    }
+
+    @Test
+    void refusesBytesPipelinedBehindSslAcceptance() {
+        decoder.expectSslResponse();
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Unpooled.wrappedBuffer(new byte[] {'S', 0x16, 3, 1})));
+        assertEquals("received unencrypted data after SSL response", e.getMessage());
+        assertNull(channel.readInbound());
+    }
+
+    @Test
+    void rejectsAnInvalidSslResponseByte() {
+        decoder.expectSslResponse();
+        assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Unpooled.wrappedBuffer(new byte[] {'X'})));
+    }
+}

@@ -1,0 +1,322 @@
+package io.pgmux.proxy.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.ResourceLeakDetector;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class FrontendMessageDecoderTest {
+    private final TrackingAllocator allocator = new TrackingAllocator();
+    private final FrontendMessageDecoder decoder = new FrontendMessageDecoder(1 << 20);
+    private final EmbeddedChannel channel = channel(decoder);
+
+    @BeforeAll
+    static void paranoidLeakDetection() {
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
+    }
+
+    @AfterEach
+    void everythingReleased() {
+        channel.finishAndReleaseAll();
+        assertEquals(0, allocator.unreleased(), "buffers allocated by the decoder and never released");
+    }
+
+    private EmbeddedChannel channel(FrontendMessageDecoder handler) {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.config().setAllocator(allocator);
+        ch.pipeline().addLast(handler);
+        return ch;
+    }
+
+    private static ByteBuf startup(String... keysAndValues) {
+        Bytes packet = Bytes.of().int32(StartupMessage.PROTOCOL_3_0);
+        for (String s : keysAndValues) {
+            packet.cstring(s);
+        }
+        return packet.byte1(0).startupPacket();
+    }
+
+    private void loggedIn() {
+        channel.writeInbound(startup("user", "app"));
+        assertInstanceOf(StartupMessage.class, channel.readInbound());
+        decoder.loginComplete();
+    }
+
+    @Test
+    void decodesStartupMessageWithParametersInOrder() {
+        channel.writeInbound(startup("user", "alice", "database", "shop", "application_name", "psql"));
+        StartupMessage message = channel.readInbound();
+        assertEquals(3, message.majorVersion());
+        assertEquals(0, message.minorVersion());
+        assertEquals(Map.of("user", "alice", "database", "shop", "application_name", "psql"), message.parameters());
+        assertEquals("[user, database, application_name]", message.parameters().keySet().toString());
+        assertEquals("alice", message.user());
+        assertEquals("shop", message.database());
+    }
+
+    @Test
+    void databaseDefaultsToUserName() {
+        channel.writeInbound(startup("user", "alice"));
+        StartupMessage message = channel.readInbound();
+        assertEquals("alice", message.database());
+    }
+
+    @Test
+    void startupMessageWithoutUserHasNullUser() {
+        channel.writeInbound(startup("database", "shop"));
+        assertNull(((StartupMessage) channel.readInbound()).user());
+    }
+
+    @Test
+    void acceptsProtocol32StartupAndReportsTheMinorVersion() {
+        channel.writeInbound(Bytes.of().int32(StartupMessage.PROTOCOL_3_2).cstring("user").cstring("a").byte1(0)
+                .startupPacket());
+        StartupMessage message = channel.readInbound();
+        assertEquals(2, message.minorVersion());
+    }
+
+    @Test
+    void rejectsProtocol2WithPgBouncersText() {
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Bytes.of().int32(2 << 16).raw(new byte[288]).startupPacket()));
+        assertEquals("old V2 protocol not supported", e.getMessage());
+        assertEquals(PoolerError.oldV2Protocol(), e.toErrorResponse());
+    }
+
+    @Test
+    void rejectsProtocol4() {
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Bytes.of().int32(4 << 16).byte1(0).startupPacket()));
+        assertTrue(e.getMessage().startsWith("unsupported frontend protocol 4.0"), e.getMessage());
+    }
+
+    @Test
+    void rejectsStartupMessageWithoutFinalTerminator() {
+        ByteBuf packet = Bytes.of().int32(StartupMessage.PROTOCOL_3_0).cstring("user").cstring("a").startupPacket();
+        ProtocolViolationException e =
+                assertThrows(ProtocolViolationException.class, () -> channel.writeInbound(packet));
+        assertTrue(e.getMessage().contains("startup packet layout"), e.getMessage());
+    }
+
+    @Test
+    void rejectsParameterNameWithoutValue() {
+        ByteBuf packet = Bytes.of().int32(StartupMessage.PROTOCOL_3_0).cstring("user").byte1(0).startupPacket();
+        assertThrows(ProtocolViolationException.class, () -> channel.writeInbound(packet));
+    }
+
+    @Test
+    void decodesSslRequestAndStaysInStartupPhase() {
+        channel.writeInbound(Bytes.of().int32(SslRequest.CODE).startupPacket());
+        assertSame(SslRequest.INSTANCE, channel.readInbound());
+        channel.writeInbound(startup("user", "alice"));
+        assertInstanceOf(StartupMessage.class, channel.readInbound());
+    }
+
+    @Test
+    void decodesGssEncRequestAndStaysInStartupPhase() {
+        channel.writeInbound(Bytes.of().int32(GssEncRequest.CODE).startupPacket());
+        assertSame(GssEncRequest.INSTANCE, channel.readInbound());
+        channel.writeInbound(Bytes.of().int32(SslRequest.CODE).startupPacket());
+        assertSame(SslRequest.INSTANCE, channel.readInbound());
+    }
+
+    @Test
+    void refusesDataPipelinedBehindSslRequest() {
+        ByteBuf both = Unpooled.wrappedBuffer(Bytes.of().int32(SslRequest.CODE).startupPacket(), startup("user", "a"));
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> channel.writeInbound(both));
+        assertEquals("received unencrypted data after SSLRequest", e.getMessage());
+        assertNull(channel.readInbound());
+    }
+
+    @Test
+    void rejectsSslRequestWithExtraBytes() {
+        assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Bytes.of().int32(SslRequest.CODE).int32(0).startupPacket()));
+    }
+
+    @Test
+    void decodesProtocol30CancelRequest() {
+        channel.writeInbound(Bytes.of().int32(CancelRequest.CODE).int32(4242).raw(new byte[] {1, 2, 3, 4})
+                .startupPacket());
+        CancelRequest request = channel.readInbound();
+        assertEquals(4242, request.processId());
+        assertArrayEquals(new byte[] {1, 2, 3, 4}, request.secretKey());
+        assertTrue(request.matches(new BackendKeyData(4242, new byte[] {1, 2, 3, 4})));
+        assertTrue(!request.matches(new BackendKeyData(4242, new byte[] {1, 2, 3, 5})));
+    }
+
+    @Test
+    void decodesProtocol32CancelRequestWithLongKey() {
+        byte[] key = new byte[32];
+        key[31] = 7;
+        channel.writeInbound(Bytes.of().int32(CancelRequest.CODE).int32(1).raw(key).startupPacket());
+        CancelRequest request = channel.readInbound();
+        assertArrayEquals(key, request.secretKey());
+        assertEquals(new BackendKeyData(1, key), request.key());
+    }
+
+    @Test
+    void rejectsCancelRequestWithShortKey() {
+        assertThrows(ProtocolViolationException.class, () -> channel.writeInbound(
+                Bytes.of().int32(CancelRequest.CODE).int32(1).raw(new byte[3]).startupPacket()));
+    }
+
+    @Test
+    void discardsEverythingAfterCancelRequest() {
+        channel.writeInbound(Bytes.of().int32(CancelRequest.CODE).int32(1).raw(new byte[4]).startupPacket());
+        assertInstanceOf(CancelRequest.class, channel.readInbound());
+        channel.writeInbound(startup("user", "alice"));
+        assertNull(channel.readInbound());
+    }
+
+    @Test
+    void rejectsStartupLengthBelowEight() {
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Unpooled.buffer().writeInt(7).writeInt(StartupMessage.PROTOCOL_3_0)));
+        assertEquals("invalid length of startup packet", e.getMessage());
+    }
+
+    @Test
+    void rejectsOversizedStartupPacketFromItsHeaderAlone() {
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Unpooled.buffer().writeInt(10_001)));
+        assertEquals("invalid length of startup packet", e.getMessage());
+        assertTrue(allocator.largestRequest() < 10_001);
+    }
+
+    @Test
+    void decodesStartupAndMessagesFedOneByteAtATime() {
+        ByteBuf all = Unpooled.wrappedBuffer(
+                startup("user", "alice"),
+                Bytes.of().cstring("secret").message('p'));
+        while (all.isReadable()) {
+            channel.writeInbound(all.readRetainedSlice(1));
+            if (channel.inboundMessages().size() == 1 && channel.inboundMessages().peek() instanceof StartupMessage) {
+                assertEquals("alice", ((StartupMessage) channel.readInbound()).user());
+            }
+        }
+        all.release();
+        FrontendMessage password = channel.readInbound();
+        try {
+            assertEquals(FrontendMessage.PASSWORD, password.type());
+            assertEquals("secret", PasswordMessage.decode(password.body()).password());
+        } finally {
+            password.release();
+        }
+        assertNull(channel.readInbound());
+    }
+
+    @Test
+    void passesMessagesOnAsRetainedSlicesOfTheReceiveBuffer() {
+        loggedIn();
+        ByteBuf query = Bytes.of().cstring("SELECT 1").message('Q');
+        ByteBuf sync = Bytes.of().message('S');
+        String queryHex = Bytes.hex(query);
+        channel.writeInbound(Unpooled.wrappedBuffer(query, sync));
+        FrontendMessage first = channel.readInbound();
+        FrontendMessage second = channel.readInbound();
+        try {
+            assertNotNull(first.content().unwrap(), "a slice, not a copy");
+            assertEquals(queryHex, Bytes.hex(first.content()));
+            assertEquals(FrontendMessage.QUERY, first.type());
+            assertEquals("SELECT 1", Query.decode(first.body()).sql());
+            assertEquals(FrontendMessage.SYNC, second.type());
+            assertEquals(0, second.body().readableBytes());
+        } finally {
+            first.release();
+            second.release();
+        }
+        assertEquals(0, first.refCnt());
+        assertEquals(0, second.refCnt());
+    }
+
+    @Test
+    void loginPhaseAcceptsOnlyPasswordMessagesAndTerminate() {
+        channel.writeInbound(startup("user", "alice"));
+        channel.readInbound();
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Bytes.of().cstring("SELECT 1").message('Q')));
+        assertEquals("expected password response, got message type 81", e.getMessage());
+    }
+
+    @Test
+    void loginPhaseLimitsMessagesTo64KiB() {
+        channel.writeInbound(startup("user", "alice"));
+        channel.readInbound();
+        assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Unpooled.buffer().writeByte('p').writeInt(65_536)));
+    }
+
+    @Test
+    void rejectsUnknownMessageType() {
+        loggedIn();
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Bytes.of().message('z')));
+        assertEquals("invalid frontend message type 122", e.getMessage());
+    }
+
+    @Test
+    void rejectsLengthBelowFour() {
+        loggedIn();
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Unpooled.buffer().writeByte('Q').writeInt(3)));
+        assertTrue(e.getMessage().startsWith("invalid message length 3"), e.getMessage());
+    }
+
+    @Test
+    void rejectsOversizedMessageFromItsHeaderWithoutBufferingTheBody() {
+        loggedIn();
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Unpooled.buffer().writeByte('Q').writeInt((1 << 20) + 1)));
+        assertTrue(e.getMessage().contains("limit 1048576"), e.getMessage());
+        assertTrue(allocator.largestRequest() < 1 << 20);
+    }
+
+    @Test
+    void waitsForALargeMessageWithoutAllocatingItsClaimedSize() {
+        loggedIn();
+        channel.writeInbound(Unpooled.buffer().writeByte('Q').writeInt(1 << 20));
+        for (int i = 0; i < 8; i++) {
+            channel.writeInbound(Unpooled.wrappedBuffer(new byte[512]));
+        }
+        assertNull(channel.readInbound());
+        assertTrue(allocator.largestRequest() < 64 * 1024, "largest allocation " + allocator.largestRequest());
+    }
+
+    @Test
+    void discardsInputAfterAViolation() {
+        loggedIn();
+        assertThrows(ProtocolViolationException.class, () -> channel.writeInbound(Bytes.of().message('z')));
+        channel.writeInbound(Bytes.of().cstring("SELECT 1").message('Q'));
+        assertNull(channel.readInbound());
+    }
+
+    @Test
+    void maximumBelowFourIsAConfigurationError() {
+        assertThrows(IllegalArgumentException.class, () -> new FrontendMessageDecoder(3));
+    }
+
+    @Test
+    void encodedStartupMessageDecodesToTheSameParameters() {
+        StartupMessage sent = new StartupMessage(StartupMessage.PROTOCOL_3_0,
+                Map.of("user", "bob", "options", "-c search_path=x"));
+        ByteBuf wire = Unpooled.buffer();
+        sent.encode(wire);
+        channel.writeInbound(wire);
+        StartupMessage received = channel.readInbound();
+        assertEquals(sent.parameters(), received.parameters());
+    }
+}
