@@ -167,4 +167,48 @@ class CursorFetchTest {
             assertFalse(logical(reader).holdsServerConnection());
         }
     }
+
+    @Test
+    void theResultsOfAMultiStatementExecuteKeepTheBackendUntilAllAreConsumed() throws SQLException {
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+            assertTrue(st.execute("SELECT 1; SELECT 2; SELECT 3"));
+            for (int expected = 1; expected <= 3; expected++) {
+                assertTrue(logical(c).holdsServerConnection(), "result " + expected + " is still to be read");
+                ResultSet rs = st.getResultSet();
+                assertTrue(rs.next());
+                assertEquals(expected, rs.getInt(1));
+                assertEquals(expected < 3, st.getMoreResults());
+                assertTrue(rs.isClosed(), "getMoreResults() closed the current result set");
+            }
+            assertEquals(-1, st.getUpdateCount());
+            assertFalse(logical(c).holdsServerConnection(), "all results consumed");
+        }
+    }
+
+    @Test
+    void theUpdateCountsOfAMultiStatementExecuteAreAllReadable() throws SQLException {
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+            boolean isResultSet = st.execute("CREATE TEMP TABLE multi (id int) ON COMMIT DROP; "
+                    + "INSERT INTO multi VALUES (1), (2); SELECT count(*) FROM multi");
+            int updates = 0;
+            boolean sawCount = false;
+            while (true) {
+                if (isResultSet) {
+                    try (ResultSet rs = st.getResultSet()) {
+                        rs.next();
+                        assertEquals(2, rs.getInt(1));
+                        sawCount = true;
+                    }
+                } else if (st.getUpdateCount() == -1) {
+                    break;
+                } else {
+                    updates++;
+                }
+                isResultSet = st.getMoreResults();
+            }
+            assertEquals(2, updates, "CREATE and INSERT");
+            assertTrue(sawCount);
+            assertFalse(logical(c).holdsServerConnection());
+        }
+    }
 }

@@ -63,6 +63,7 @@ class PreparedStatementTest {
             st.execute("CREATE TABLE meta (id int PRIMARY KEY, name text)");
             st.execute("INSERT INTO meta VALUES (1, 'one'), (2, NULL)");
             st.execute("CREATE FUNCTION add_one(x int, OUT y int) LANGUAGE sql AS $$ SELECT x + 1 $$");
+            st.execute("CREATE TYPE mood AS ENUM ('sad', 'happy')");
             st.execute("CREATE PROCEDURE double_it(INOUT x int) LANGUAGE plpgsql AS $$ BEGIN x := x * 2; END $$");
         }
     }
