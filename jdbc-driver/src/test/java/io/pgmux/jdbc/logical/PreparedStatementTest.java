@@ -235,6 +235,27 @@ class PreparedStatementTest {
     }
 
     @Test
+    void generatedKeysOfABatchAreAllReadable() throws SQLException {
+        JdbcPool pool = pool(2);
+        try (Connection c = pool.getConnection();
+             PreparedStatement ps = c.prepareStatement("INSERT INTO keyed (name) VALUES (?)", new String[] {"id"})) {
+            for (int i = 0; i < 3; i++) {
+                ps.setString(1, "batch" + i);
+                ps.addBatch();
+            }
+            assertEquals(3, ps.executeBatch().length);
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                for (int i = 0; i < 3; i++) {
+                    assertTrue(keys.next());
+                    assertEquals("batch" + i, TestPools.one(c, "SELECT name FROM keyed WHERE id = " + keys.getInt(1)));
+                }
+                assertFalse(keys.next());
+            }
+            assertFalse(logical(c).holdsServerConnection());
+        }
+    }
+
+    @Test
     void generatedKeysKeepTheBackendUntilTheyAreClosed() throws SQLException {
         JdbcPool pool = pool(2);
         try (Connection c = pool.getConnection(); Connection other = pool.getConnection();
@@ -310,5 +331,4 @@ class PreparedStatementTest {
             assertEquals("meta", md.getTableName(1));
         }
     }
-
 }

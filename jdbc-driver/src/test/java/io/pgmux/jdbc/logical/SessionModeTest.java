@@ -85,5 +85,4 @@ class SessionModeTest {
             assertEquals("0", one(next, "SELECT count(*) FROM pg_class WHERE relname = 'session_temp'"));
         }
     }
-
 }
