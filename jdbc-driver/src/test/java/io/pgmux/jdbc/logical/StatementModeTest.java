@@ -72,12 +72,12 @@ class StatementModeTest {
             int first = pid(c);
             CompletableFuture<Void> sleeping = CompletableFuture.runAsync(() -> {
                 try {
-                    sleeper.execute("SELECT pg_sleep(1)");
+                    sleeper.execute("SELECT pg_sleep(2)");
                 } catch (SQLException e) {
                     throw new IllegalStateException(e);
                 }
             });
-            awaitActive("SELECT pg_sleep(1)");
+            awaitActive("SELECT pg_sleep(2)");
             assertNotEquals(first, pid(c), "the only open backend was busy, so the next statement went elsewhere");
             sleeping.get(10, TimeUnit.SECONDS);
         }
