@@ -186,6 +186,22 @@ class CursorFetchTest {
     }
 
     @Test
+    void closingOneResultSetOfAMultiStatementExecuteLeavesTheNextResults() throws SQLException {
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+            assertTrue(st.execute("SELECT 1; SELECT 2; SELECT 3"));
+            for (int expected = 1; expected <= 3; expected++) {
+                try (ResultSet rs = st.getResultSet()) {
+                    assertTrue(rs.next());
+                    assertEquals(expected, rs.getInt(1));
+                }
+                assertEquals(expected < 3, st.getMoreResults(),
+                        "closing result " + expected + " must not drop the results after it");
+            }
+            assertFalse(logical(c).holdsServerConnection(), "all results consumed");
+        }
+    }
+
+    @Test
     void theUpdateCountsOfAMultiStatementExecuteAreAllReadable() throws SQLException {
         try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
             boolean isResultSet = st.execute("CREATE TEMP TABLE multi (id int) ON COMMIT DROP; "
@@ -209,6 +225,14 @@ class CursorFetchTest {
             assertEquals(2, updates, "CREATE and INSERT");
             assertTrue(sawCount);
             assertFalse(logical(c).holdsServerConnection());
+        }
+    }
+
+    @Test
+    void anUpdateWhoseTextHasASemicolonInsideABodyDoesNotKeepItsBackend() throws SQLException {
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+            assertFalse(st.execute("DO $$ BEGIN PERFORM 1; END $$"));
+            assertFalse(logical(c).holdsServerConnection(), "one statement: no further results to wait for");
         }
     }
 }

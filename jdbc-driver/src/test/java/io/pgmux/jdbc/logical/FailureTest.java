@@ -20,6 +20,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -136,6 +137,28 @@ class FailureTest {
     }
 
     @Test
+    void aBackendTerminatedInsideAPlainSqlTransactionRequiresRollbackToo() throws SQLException {
+        String app = "fail-kill-sql-tx";
+        JdbcPool pool = pool(app, PoolConfig.jdbcDefaults().defaultPoolSize(1));
+        try (Connection c = pool.getConnection()) {
+            execute(c, "BEGIN");
+            execute(c, "INSERT INTO failure_rows VALUES (1)");
+            assertEquals(1, db.terminateBackends(Backends.withApplicationName(app)));
+
+            SQLException lost = assertThrows(SQLException.class, () -> execute(c, "INSERT INTO failure_rows VALUES (2)"));
+            assertTrue(isConnectionLoss(lost), "08xxx or 57P01, was " + lost.getSQLState());
+            // The application still believes it is inside its transaction: a statement now must not be
+            // committed on its own on a new backend.
+            SQLException refused = assertThrows(SQLException.class,
+                    () -> execute(c, "INSERT INTO failure_rows VALUES (3)"));
+            assertEquals("08007", refused.getSQLState());
+            execute(c, "ROLLBACK");
+            assertTrue(pid(c) > 0, "after ROLLBACK it works again");
+        }
+        assertEquals(0, committedRows(), "nothing of the lost transaction was committed");
+    }
+
+    @Test
     void aBackendTerminatedBetweenAutocommitStatementsIsReplacedTransparently() throws SQLException {
         String app = "fail-kill-idle";
         JdbcPool pool = pool(app, PoolConfig.jdbcDefaults().defaultPoolSize(1).serverCheckDelay(Duration.ZERO));
@@ -159,6 +182,60 @@ class FailureTest {
                 assertNotEquals(before, pid(fresh), "a new logical connection works on a new backend");
             }
             assertTrue(pid(idle) > 0, "a logical connection opened before the restart works too");
+        }
+    }
+
+    @Test
+    void isValidAnswersWithinItsTimeoutWhileThePoolIsExhausted() throws SQLException {
+        JdbcPool pool = pool("fail-valid", PoolConfig.jdbcDefaults().defaultPoolSize(1)
+                .queryWaitTimeout(Duration.ofSeconds(5)));
+        try (TestPools.Held holder = hold(pool); Connection c = pool.getConnection()) {
+            long start = System.nanoTime();
+            try {
+                c.isValid(1);
+            } catch (SQLException e) {
+                throw new AssertionError("isValid reports with true or false, it does not throw", e);
+            } finally {
+                long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                assertTrue(millis < 2_500, "isValid(1) answered within about a second, took " + millis + " ms");
+            }
+        }
+    }
+
+    /**
+     * The pool has opened its server connection once, so the defaults of isolation, schema and catalog are
+     * known: reading them must not wait for a server connection to be free.
+     */
+    @Test
+    void sessionDefaultsAreReadWithoutWaitingForAServerConnection() throws SQLException {
+        JdbcPool pool = pool("fail-defaults", PoolConfig.jdbcDefaults().defaultPoolSize(1)
+                .queryWaitTimeout(Duration.ofMillis(500)));
+        try (TestPools.Held holder = hold(pool); Connection c = pool.getConnection()) {
+            assertEquals(Connection.TRANSACTION_READ_COMMITTED, c.getTransactionIsolation());
+            assertEquals("public", c.getSchema());
+            assertEquals(db.name(), c.getCatalog());
+        }
+    }
+
+    /**
+     * A DatabaseMetaData result set is open when its backend dies; closing it afterwards must not upset the
+     * count of what still needs the server, or a later result set would lose its backend while open.
+     */
+    @Test
+    void aMetaDataResultSetClosedAfterItsBackendDiedDoesNotReleaseALaterResultSetsBackend() throws SQLException {
+        String app = "fail-kill-meta";
+        JdbcPool pool = pool(app, PoolConfig.jdbcDefaults().defaultPoolSize(2));
+        try (Connection c = pool.getConnection()) {
+            ResultSet tables = c.getMetaData().getTables(null, null, "failure_rows", null);
+            assertEquals(1, db.terminateBackends(Backends.withApplicationName(app)));
+            SQLException lost = assertThrows(SQLException.class, () -> pid(c));
+            assertTrue(isConnectionLoss(lost), lost.getSQLState());
+            tables.close();
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT 1")) {
+                assertTrue(logical(c).holdsServerConnection(), "the open result set keeps its backend");
+                assertTrue(rs.next());
+                assertEquals(1, rs.getInt(1));
+            }
         }
     }
 }

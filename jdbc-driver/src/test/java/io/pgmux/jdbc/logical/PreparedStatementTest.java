@@ -2,11 +2,13 @@ package io.pgmux.jdbc.logical;
 
 import static io.pgmux.jdbc.logical.TestPools.count;
 import static io.pgmux.jdbc.logical.TestPools.execute;
+import static io.pgmux.jdbc.logical.TestPools.hold;
 import static io.pgmux.jdbc.logical.TestPools.logical;
 import static io.pgmux.jdbc.logical.TestPools.pid;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolConfig;
@@ -14,6 +16,7 @@ import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.testing.PostgresTest;
 import io.pgmux.core.testing.TestDatabase;
 import io.pgmux.jdbc.pool.JdbcPool;
+import java.sql.Array;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.ParameterMetaData;
@@ -329,6 +332,70 @@ class PreparedStatementTest {
             assertEquals(ResultSetMetaData.columnNoNulls, md.isNullable(1));
             assertEquals(ResultSetMetaData.columnNullable, md.isNullable(2));
             assertEquals("meta", md.getTableName(1));
+        }
+    }
+
+    /**
+     * The metadata is read after its result set was closed and its backend given back; by then another
+     * logical connection holds that backend in a failed transaction. The catalog lookups must not run there.
+     */
+    @Test
+    void resultSetMetaDataLooksUpNullabilityAndTableAfterItsBackendWentToAnotherConnection() throws SQLException {
+        JdbcPool pool = pool(2);
+        try (Connection c = pool.getConnection()) {
+            TestPools.Held onP = hold(pool);
+            ResultSetMetaData md;
+            int q;
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT id, name FROM meta")) {
+                md = rs.getMetaData();
+                q = logical(c).currentBackendPid();
+            }
+            assertFalse(logical(c).holdsServerConnection());
+            try (Connection failed = pool.getConnection()) {
+                failed.setAutoCommit(false);
+                assertEquals(q, pid(failed));
+                assertThrows(SQLException.class, () -> execute(failed, "SELECT 1/0"));
+                onP.close();
+
+                assertEquals(ResultSetMetaData.columnNoNulls, md.isNullable(1));
+                assertEquals(ResultSetMetaData.columnNullable, md.isNullable(2));
+                assertEquals("meta", md.getTableName(1));
+                failed.rollback();
+            }
+        }
+    }
+
+    /**
+     * pgjdbc resolves an array's element type lazily, through the connection the array was read on; by
+     * then that backend belongs to another logical connection, in a failed transaction.
+     */
+    @Test
+    void anArrayLooksUpItsElementTypeAfterItsBackendWentToAnotherConnection() throws SQLException {
+        String expected;
+        try (Connection direct = db.connect(); Statement st = direct.createStatement();
+             ResultSet rs = st.executeQuery("SELECT ARRAY['happy'::mood]")) {
+            rs.next();
+            expected = rs.getArray(1).getBaseTypeName();
+        }
+        JdbcPool pool = pool(2);
+        try (Connection c = pool.getConnection()) {
+            TestPools.Held onP = hold(pool);
+            Array moods;
+            int q;
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT ARRAY['happy'::mood]")) {
+                rs.next();
+                moods = rs.getArray(1);
+                q = logical(c).currentBackendPid();
+            }
+            try (Connection failed = pool.getConnection()) {
+                failed.setAutoCommit(false);
+                assertEquals(q, pid(failed));
+                assertThrows(SQLException.class, () -> execute(failed, "SELECT 1/0"));
+                onP.close();
+
+                assertEquals(expected, moods.getBaseTypeName());
+                failed.rollback();
+            }
         }
     }
 }

@@ -13,8 +13,10 @@ import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.testing.PostgresTest;
 import io.pgmux.core.testing.TestDatabase;
 import io.pgmux.jdbc.pool.JdbcPool;
+import io.pgmux.jdbc.pool.JdbcPoolSettings;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -84,5 +86,42 @@ class SessionModeTest {
             assertEquals(workMem, one(next, "SHOW work_mem"));
             assertEquals("0", one(next, "SELECT count(*) FROM pg_class WHERE relname = 'session_temp'"));
         }
+    }
+
+    @Test
+    void aClientThatTurnedAutocommitOffStillGivesItsBackendBackForReuse() throws SQLException {
+        JdbcPool pool = pool(1);
+        int backend;
+        try (Connection c = pool.getConnection()) {
+            c.setAutoCommit(false);
+            backend = pid(c);
+            c.commit();
+        }
+        try (Connection next = pool.getConnection()) {
+            assertTrue(next.getAutoCommit());
+            assertEquals(backend, pid(next), "the backend is reset and reused, not closed");
+        }
+    }
+
+    @Test
+    void thePoolsSchemaIsAppliedAgainAfterTheResetForTheNextClient() throws SQLException {
+        try (Connection admin = db.connect()) {
+            execute(admin, "CREATE SCHEMA session_schema");
+        }
+        JdbcPool pool = pools.open(APP, JdbcPoolSettings.builder().schema("session_schema").poolConfig(
+                PoolConfig.jdbcDefaults().defaultPoolSize(1).poolMode(PoolMode.SESSION).poolName(APP).build()),
+                new Properties());
+        int backend;
+        try (Connection c = pool.getConnection()) {
+            assertEquals("session_schema", one(c, "SELECT current_schema()"));
+            backend = pid(c);
+        }
+        try (Connection next = pool.getConnection()) {
+            assertEquals(backend, pid(next));
+            assertEquals("session_schema", next.getSchema());
+            assertEquals("session_schema", one(next, "SELECT current_schema()"),
+                    "DISCARD ALL reset the search_path, so the schema must be set again");
+        }
+        assertFalse(pool.isClosed());
     }
 }

@@ -16,6 +16,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -136,6 +138,41 @@ class SessionStateFollowsTest {
         }, "follow-app / follow-app", APP + " / " + APP);
     }
 
+    @Test
+    void holdabilityFollowsTheLogicalConnection() throws SQLException {
+        assertFollowsAndStaysPrivate(c -> c.setHoldability(ResultSet.HOLD_CURSORS_OVER_COMMIT),
+                SessionStateFollowsTest::resultSetAfterCommit, "readable after commit", "closed by commit");
+    }
+
+    @Test
+    void typeMapFollowsTheLogicalConnection() throws SQLException {
+        assertFollowsAndStaysPrivate(c -> c.setTypeMap(Map.of("follow_type", String.class)),
+                // pgjdbc keeps the type map client-side only: read it off the pgjdbc connection in use.
+                c -> whileInTransaction(c, p -> new TreeMap<>(p.getTypeMap() == null ? Map.of() : p.getTypeMap())
+                        .keySet().toString()), "[follow_type]", "[]");
+    }
+
+    /**
+     * The schema is set while a transaction is open on the server connection, so the server undoes its
+     * SET when that transaction rolls back; the logical connection still reports the schema, so the next
+     * transaction, on the same server connection, must use it.
+     */
+    @Test
+    void aSchemaSetInsideATransactionThatRollsBackStillApplies() throws SQLException {
+        JdbcPool pool = pools.open(APP, PoolConfig.jdbcDefaults().defaultPoolSize(1).poolMode(PoolMode.TRANSACTION));
+        try (Connection c = pool.getConnection()) {
+            c.setAutoCommit(false);
+            int backend = TestPools.pid(c);
+            c.setSchema("follow_schema");
+            c.rollback();
+            assertEquals("follow_schema", c.getSchema());
+            assertEquals(backend, TestPools.pid(c), "a pool of one: the same server connection");
+            assertEquals(c.getSchema(), TestPools.one(c, "SELECT current_schema()"),
+                    "what the connection reports is what the server uses");
+            c.commit();
+        }
+    }
+
     // ---------------------------------------------------------------- the scenario
 
     private void assertFollowsAndStaysPrivate(Change change, Observer observer, String changed, String unchanged)
@@ -195,6 +232,31 @@ class SessionStateFollowsTest {
                 c.rollback();
             }
             return new Observation(pid, first == second ? "one transaction" : "a transaction per statement");
+        }
+    }
+
+    /** A cursor-fetched result set survives the commit of its transaction only if it is holdable. */
+    private static Observation resultSetAfterCommit(Connection c) throws SQLException {
+        c.setAutoCommit(false);
+        try (Statement st = c.createStatement()) {
+            st.setFetchSize(1);
+            try (ResultSet rs = st.executeQuery("SELECT pg_backend_pid() FROM generate_series(1, 3)")) {
+                rs.next();
+                int pid = rs.getInt(1);
+                c.commit();
+                try {
+                    int rows = 1;
+                    while (rs.next()) {
+                        rows++;
+                    }
+                    return new Observation(pid, rows == 3 ? "readable after commit" : rows + " rows after commit");
+                } catch (SQLException e) {
+                    return new Observation(pid, "closed by commit");
+                }
+            }
+        } finally {
+            c.rollback();
+            c.setAutoCommit(true);
         }
     }
 

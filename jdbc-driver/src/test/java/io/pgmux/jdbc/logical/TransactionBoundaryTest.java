@@ -183,6 +183,14 @@ class TransactionBoundaryTest {
         });
     }
 
+    @Test
+    void closingInsideAPlainSqlBeginRollsItBackBeforeTheBackendIsReused() throws SQLException {
+        assertClosedMidTransactionLeavesNothingBehind(c -> {
+            execute(c, "BEGIN");
+            execute(c, "INSERT INTO boundary VALUES (1)");
+        });
+    }
+
     @FunctionalInterface
     interface Work {
         void run(Connection c) throws SQLException;
