@@ -29,6 +29,11 @@ final class DetachedResultSetMetaData implements ResultSetMetaData {
     private final boolean[] writable;
     private final boolean[] definitelyWritable;
     private final String[] className;
+    /**
+     * pgjdbc answers nullability, auto-increment and the base table and schema from a catalog query; if
+     * that fails (for example inside an aborted transaction) the error is kept for those questions only.
+     */
+    private final SQLException catalogFailure;
 
     DetachedResultSetMetaData(ResultSetMetaData md) throws SQLException {
         count = md.getColumnCount();
@@ -54,19 +59,15 @@ final class DetachedResultSetMetaData implements ResultSetMetaData {
         className = new String[count];
         for (int i = 0; i < count; i++) {
             int c = i + 1;
-            autoIncrement[i] = md.isAutoIncrement(c);
             caseSensitive[i] = md.isCaseSensitive(c);
             searchable[i] = md.isSearchable(c);
             currency[i] = md.isCurrency(c);
-            nullable[i] = md.isNullable(c);
             signed[i] = md.isSigned(c);
             displaySize[i] = md.getColumnDisplaySize(c);
             label[i] = md.getColumnLabel(c);
             name[i] = md.getColumnName(c);
-            schema[i] = md.getSchemaName(c);
             precision[i] = md.getPrecision(c);
             scale[i] = md.getScale(c);
-            table[i] = md.getTableName(c);
             catalog[i] = md.getCatalogName(c);
             type[i] = md.getColumnType(c);
             typeName[i] = md.getColumnTypeName(c);
@@ -75,6 +76,27 @@ final class DetachedResultSetMetaData implements ResultSetMetaData {
             definitelyWritable[i] = md.isDefinitelyWritable(c);
             className[i] = md.getColumnClassName(c);
         }
+        SQLException failure = null;
+        try {
+            for (int i = 0; i < count; i++) {
+                int c = i + 1;
+                autoIncrement[i] = md.isAutoIncrement(c);
+                nullable[i] = md.isNullable(c);
+                schema[i] = md.getSchemaName(c);
+                table[i] = md.getTableName(c);
+            }
+        } catch (SQLException e) {
+            failure = e;
+        }
+        catalogFailure = failure;
+    }
+
+    private int catalogAt(int column) throws SQLException {
+        int i = at(column);
+        if (catalogFailure != null) {
+            throw new SQLException(catalogFailure.getMessage(), catalogFailure.getSQLState(), catalogFailure);
+        }
+        return i;
     }
 
     private int at(int column) throws SQLException {
@@ -92,7 +114,7 @@ final class DetachedResultSetMetaData implements ResultSetMetaData {
 
     @Override
     public boolean isAutoIncrement(int column) throws SQLException {
-        return autoIncrement[at(column)];
+        return autoIncrement[catalogAt(column)];
     }
 
     @Override
@@ -112,7 +134,7 @@ final class DetachedResultSetMetaData implements ResultSetMetaData {
 
     @Override
     public int isNullable(int column) throws SQLException {
-        return nullable[at(column)];
+        return nullable[catalogAt(column)];
     }
 
     @Override
@@ -137,7 +159,7 @@ final class DetachedResultSetMetaData implements ResultSetMetaData {
 
     @Override
     public String getSchemaName(int column) throws SQLException {
-        return schema[at(column)];
+        return schema[catalogAt(column)];
     }
 
     @Override
@@ -152,7 +174,7 @@ final class DetachedResultSetMetaData implements ResultSetMetaData {
 
     @Override
     public String getTableName(int column) throws SQLException {
-        return table[at(column)];
+        return table[catalogAt(column)];
     }
 
     @Override

@@ -21,9 +21,8 @@ import java.sql.SQLXML;
 import java.sql.Statement;
 import java.sql.Time;
 import java.sql.Timestamp;
-import java.util.ArrayList;
 import java.util.Calendar;
-import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -32,7 +31,8 @@ import java.util.Map;
  * (the statement runs again or closes).
  */
 final class LogicalCallableStatement extends LogicalPreparedStatement implements CallableStatement {
-    private final List<ParamSetter> outAndNamed = new ArrayList<>();
+    /** OUT registrations and by-name bindings, keyed so that repeating one replaces it. */
+    private final Map<String, ParamSetter> outAndNamed = new LinkedHashMap<>();
     private boolean outputsAvailable;
 
     LogicalCallableStatement(LogicalConnection conn, ResultSetType type, String sql) {
@@ -52,7 +52,7 @@ final class LogicalCallableStatement extends LogicalPreparedStatement implements
     @Override
     void bindAll(PreparedStatement ps) throws SQLException {
         super.bindAll(ps);
-        for (ParamSetter s : outAndNamed) {
+        for (ParamSetter s : outAndNamed.values()) {
             s.apply(ps);
         }
     }
@@ -62,12 +62,17 @@ final class LogicalCallableStatement extends LogicalPreparedStatement implements
         if (parameterIndex < 1) {
             throw new SQLException("The column index is out of range: " + parameterIndex, "22023");
         }
-        outAndNamed.add(setter);
+        outAndNamed.put("out#" + parameterIndex, setter);
     }
 
     private void bindNamed(String parameterName, ParamSetter setter) throws SQLException {
         checkOpen();
-        outAndNamed.add(setter);
+        outAndNamed.put("in:" + parameterName, setter);
+    }
+
+    private void bindNamedOut(String parameterName, ParamSetter setter) throws SQLException {
+        checkOpen();
+        outAndNamed.put("out:" + parameterName, setter);
     }
 
     @Override
@@ -101,17 +106,17 @@ final class LogicalCallableStatement extends LogicalPreparedStatement implements
 
     @Override
     public void registerOutParameter(String parameterName, int sqlType) throws SQLException {
-        bindNamed(parameterName, ps -> ((CallableStatement) ps).registerOutParameter(parameterName, sqlType));
+        bindNamedOut(parameterName, ps -> ((CallableStatement) ps).registerOutParameter(parameterName, sqlType));
     }
 
     @Override
     public void registerOutParameter(String parameterName, int sqlType, int scale) throws SQLException {
-        bindNamed(parameterName, ps -> ((CallableStatement) ps).registerOutParameter(parameterName, sqlType, scale));
+        bindNamedOut(parameterName, ps -> ((CallableStatement) ps).registerOutParameter(parameterName, sqlType, scale));
     }
 
     @Override
     public void registerOutParameter(String parameterName, int sqlType, String typeName) throws SQLException {
-        bindNamed(parameterName, ps -> ((CallableStatement) ps).registerOutParameter(parameterName, sqlType, typeName));
+        bindNamedOut(parameterName, ps -> ((CallableStatement) ps).registerOutParameter(parameterName, sqlType, typeName));
     }
 
     @Override
@@ -351,17 +356,17 @@ final class LogicalCallableStatement extends LogicalPreparedStatement implements
 
     @Override
     public void registerOutParameter(String parameterName, SQLType sqlType) throws SQLException {
-        bindNamed(parameterName, ps -> ((CallableStatement) ps).registerOutParameter(parameterName, sqlType));
+        bindNamedOut(parameterName, ps -> ((CallableStatement) ps).registerOutParameter(parameterName, sqlType));
     }
 
     @Override
     public void registerOutParameter(String parameterName, SQLType sqlType, int scale) throws SQLException {
-        bindNamed(parameterName, ps -> ((CallableStatement) ps).registerOutParameter(parameterName, sqlType, scale));
+        bindNamedOut(parameterName, ps -> ((CallableStatement) ps).registerOutParameter(parameterName, sqlType, scale));
     }
 
     @Override
     public void registerOutParameter(String parameterName, SQLType sqlType, String typeName) throws SQLException {
-        bindNamed(parameterName, ps -> ((CallableStatement) ps).registerOutParameter(parameterName, sqlType, typeName));
+        bindNamedOut(parameterName, ps -> ((CallableStatement) ps).registerOutParameter(parameterName, sqlType, typeName));
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.pool.JdbcPool;
 import io.pgmux.jdbc.sql.Classification;
 import io.pgmux.jdbc.sql.PinReason;
+import io.pgmux.jdbc.sql.TransactionControl;
 import java.lang.reflect.Proxy;
 import java.sql.Array;
 import java.sql.Blob;
@@ -145,17 +146,25 @@ public final class LogicalConnection implements Connection {
         p.schema(schema != null ? schema : p.openedSchema());
         p.applicationName(applicationName != null ? applicationName : p.openedApplicationName());
         p.networkTimeout(networkTimeoutExecutor, networkTimeoutMillis);
-        if (holdability != -1) {
-            p.holdability(holdability);
-        }
-        if (typeMap != null) {
-            p.connection().setTypeMap(typeMap);
-        }
+        p.holdability(holdability != -1 ? holdability : p.openedHoldability());
+        p.typeMap(typeMap);
     }
 
     /** Checks a statement against the pool mode before it runs, and pins if it creates session state. */
-    void beforeExecute(String sql) throws SQLException {
+    Classification beforeExecute(String sql) throws SQLException {
         Classification c = pool.classifier().classify(sql);
+        if (transactionLost) {
+            TransactionControl control = c.transactionControl();
+            if (control == TransactionControl.ROLLBACK || control == TransactionControl.ROLLBACK_AND_CHAIN) {
+                // The server already rolled the transaction back when the connection died; the ROLLBACK
+                // now runs on a fresh connection, where it only warns that no transaction is in progress.
+                transactionLost = false;
+            } else if (c.endsTransaction()) {
+                transactionLost = false;
+                throw new SQLNonTransientConnectionException("the server connection was lost during the "
+                        + "transaction; it was rolled back", "08007");
+            }
+        }
         if (mode == PoolMode.STATEMENT && c.startsTransaction()) {
             throw transactionsNotAllowed();
         }
@@ -166,6 +175,7 @@ public final class LogicalConnection implements Connection {
                 pinTo(c.pinReason());
             }
         }
+        return c;
     }
 
     /** Keeps the current server connection until close(): state the pool cannot move now lives on it. */
@@ -197,7 +207,7 @@ public final class LogicalConnection implements Connection {
         if (mode == PoolMode.STATEMENT && physical != null
                 && physical.transactionState() != TransactionState.IDLE && pin == null) {
             try {
-                physical.connection().rollback();
+                physical.rollback();
             } finally {
                 releaseIfIdle();
             }
@@ -244,7 +254,7 @@ public final class LogicalConnection implements Connection {
                 pool.unpinned();
             }
             l.discard(e);
-            transactionLost = inTransaction && !autoCommit;
+            transactionLost = inTransaction;
         }
         return e;
     }
@@ -593,7 +603,7 @@ public final class LogicalConnection implements Connection {
         if (isolation != null) {
             return isolation;
         }
-        return withServer(PhysicalConnection::openedIsolation);
+        return physical != null ? physical.openedIsolation() : pool.serverDefaults().isolation;
     }
 
     @Override
@@ -634,7 +644,7 @@ public final class LogicalConnection implements Connection {
         if (catalog != null) {
             return catalog;
         }
-        return withServer(p -> p.connection().getCatalog());
+        return pool.serverDefaults().catalog;
     }
 
     @Override
@@ -661,7 +671,7 @@ public final class LogicalConnection implements Connection {
         if (schema != null) {
             return schema;
         }
-        return withServer(PhysicalConnection::openedSchema);
+        return physical != null ? physical.openedSchema() : pool.serverDefaults().schema;
     }
 
     @Override
@@ -700,7 +710,8 @@ public final class LogicalConnection implements Connection {
     public String getClientInfo(String name) throws SQLException {
         checkOpen();
         if ("ApplicationName".equals(name) && applicationName == null) {
-            return withServer(PhysicalConnection::openedApplicationName);
+            return physical != null ? physical.openedApplicationName()
+                    : pool.serverDefaults().applicationName;
         }
         return clientInfo.getProperty(name);
     }
@@ -736,8 +747,8 @@ public final class LogicalConnection implements Connection {
     public void setTypeMap(Map<String, Class<?>> map) throws SQLException {
         checkOpen();
         typeMap = map == null ? null : new HashMap<>(map);
-        if (physical != null && typeMap != null) {
-            physical.connection().setTypeMap(typeMap);
+        if (physical != null) {
+            physical.typeMap(typeMap);
         }
     }
 
@@ -848,10 +859,19 @@ public final class LogicalConnection implements Connection {
         if (timeout < 0) {
             throw new SQLException("Invalid timeout (" + timeout + "<0).", "HY024");
         }
-        if (closed) {
+        if (closed || pool.isClosed()) {
             return false;
         }
-        return withServer(p -> p.connection().isValid(timeout));
+        lock.lock();
+        try {
+            // Without a server connection there is nothing to check: the next statement borrows a
+            // connection the pool has checked (server_check_delay), so waiting for one here would only
+            // turn a busy pool into a false "invalid".
+            PhysicalConnection p = physical;
+            return p == null || p.connection().isValid(timeout);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -918,7 +938,7 @@ public final class LogicalConnection implements Connection {
             if (pin != null || sessionDirty) {
                 p.discardAll();
             } else if (p.transactionState() != TransactionState.IDLE) {
-                p.connection().rollback();
+                p.rollback();
             }
             l.release();
         } catch (SQLException | RuntimeException e) {

@@ -41,7 +41,10 @@ class LogicalStatement implements Statement {
 
     private LogicalResultSet currentResultSet;
     private LogicalResultSet keysResultSet;
-    private boolean pendingResults;
+    /** execute() or getMoreResults() reported a result set that getResultSet() has not fetched yet. */
+    private boolean unfetchedResult;
+    /** The text held several statements: the server connection may still have further results. */
+    private boolean moreResults;
     private boolean keysPending;
     private boolean holding;
     private long updateCount = -1;
@@ -71,9 +74,7 @@ class LogicalStatement implements Statement {
         conn.lock().lock();
         try {
             closeResults();
-            if (sql != null) {
-                conn.beforeExecute(sql);
-            }
+            boolean multi = sql != null && conn.beforeExecute(sql).isMultiStatement();
             PhysicalConnection p = conn.attach();
             Statement ps = physicalFor(p);
             T result;
@@ -93,6 +94,7 @@ class LogicalStatement implements Statement {
             }
             updateCount = -1;
             executed();
+            moreResults = multi;
             switch (kind) {
                 case QUERY:
                     currentResultSet = new LogicalResultSet(conn, this, (ResultSet) result, p);
@@ -103,11 +105,10 @@ class LogicalStatement implements Statement {
                     break;
                 case EXECUTE:
                     if ((Boolean) result) {
-                        pendingResults = true;
+                        unfetchedResult = true;
                     } else {
                         updateCount = ps.getLargeUpdateCount();
                         keysPending = keys.requested;
-                        pendingResults = sql != null && mayHaveMoreResults(sql);
                     }
                     break;
                 default:
@@ -125,20 +126,6 @@ class LogicalStatement implements Statement {
     @SuppressWarnings("unchecked")
     private static <T> T type(Object o) {
         return (T) o;
-    }
-
-    /** Only text with a ';' before its end can return several results. */
-    private static boolean mayHaveMoreResults(String sql) {
-        int semicolon = sql.indexOf(';');
-        if (semicolon < 0) {
-            return false;
-        }
-        for (int i = semicolon + 1; i < sql.length(); i++) {
-            if (!Character.isWhitespace(sql.charAt(i)) && sql.charAt(i) != ';') {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The pgjdbc statement for this server connection, created with this statement's settings. */
@@ -217,7 +204,8 @@ class LogicalStatement implements Statement {
             keysResultSet.markClosed();
             keysResultSet = null;
         }
-        pendingResults = false;
+        unfetchedResult = false;
+        moreResults = false;
         keysPending = false;
         holding = false;
     }
@@ -238,8 +226,8 @@ class LogicalStatement implements Statement {
     }
 
     private void updateHolding() throws SQLException {
-        boolean need = currentResultSet != null || keysResultSet != null || pendingResults || keysPending
-                || holdsOutputs();
+        boolean need = currentResultSet != null || keysResultSet != null || unfetchedResult || moreResults
+                || keysPending || holdsOutputs();
         if (need != holding) {
             holding = need;
             if (need) {
@@ -271,7 +259,8 @@ class LogicalStatement implements Statement {
             keysResultSet = null;
             rs.closeFromStatement();
         }
-        pendingResults = false;
+        unfetchedResult = false;
+        moreResults = false;
         keysPending = false;
         clearOutputs();
         updateHolding();
@@ -284,7 +273,6 @@ class LogicalStatement implements Statement {
     final void resultSetClosed(LogicalResultSet rs) throws SQLException {
         if (rs == currentResultSet) {
             currentResultSet = null;
-            pendingResults = false;
         } else if (rs == keysResultSet) {
             keysResultSet = null;
             keysPending = false;
@@ -432,7 +420,8 @@ class LogicalStatement implements Statement {
         if (currentResultSet != null) {
             return currentResultSet;
         }
-        if (pendingResults && physical != null) {
+        if (unfetchedResult && physical != null) {
+            unfetchedResult = false;
             ResultSet rs = physical.getResultSet();
             if (rs != null) {
                 currentResultSet = new LogicalResultSet(conn, this, rs, physicalOwner);
@@ -451,10 +440,7 @@ class LogicalStatement implements Statement {
     @Override
     public long getLargeUpdateCount() throws SQLException {
         checkOpen();
-        if (pendingResults && physical != null && currentResultSet == null) {
-            return physical.getLargeUpdateCount();
-        }
-        return currentResultSet != null ? -1 : updateCount;
+        return currentResultSet != null || unfetchedResult ? -1 : updateCount;
     }
 
     @Override
@@ -467,12 +453,13 @@ class LogicalStatement implements Statement {
         checkOpen();
         conn.lock().lock();
         try {
-            if (!pendingResults || physical == null) {
+            if (!moreResults || physical == null) {
                 if (currentResultSet != null) {
                     LogicalResultSet rs = currentResultSet;
                     currentResultSet = null;
                     rs.closeFromStatement();
                 }
+                unfetchedResult = false;
                 updateCount = -1;
                 updateHolding();
                 conn.afterExecute();
@@ -483,9 +470,10 @@ class LogicalStatement implements Statement {
                 currentResultSet = null;
             }
             boolean more = physical.getMoreResults(current);
+            unfetchedResult = more;
             updateCount = more ? -1 : physical.getLargeUpdateCount();
             if (!more && updateCount == -1) {
-                pendingResults = false;
+                moreResults = false;
             }
             updateHolding();
             conn.afterExecute();

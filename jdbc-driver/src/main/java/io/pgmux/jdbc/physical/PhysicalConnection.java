@@ -3,6 +3,9 @@ package io.pgmux.jdbc.physical;
 import io.pgmux.core.pool.ServerHandle;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import org.postgresql.core.BaseConnection;
@@ -21,6 +24,7 @@ public final class PhysicalConnection {
     private final int openedIsolation;
     private final String openedSchema;
     private final String openedApplicationName;
+    private final int openedHoldability;
 
     private boolean autoCommit = true;
     private boolean readOnly;
@@ -29,6 +33,13 @@ public final class PhysicalConnection {
     private String applicationName;
     private int networkTimeoutMillis;
     private int holdability;
+    private Map<String, Class<?>> typeMap = Collections.emptyMap();
+    /**
+     * Set when a session SET ran inside a transaction: a ROLLBACK would undo it, so the tracked value
+     * is no longer known to be the server's and is sent again next time.
+     */
+    private boolean schemaUncertain;
+    private boolean applicationNameUncertain;
 
     PhysicalConnection(BaseConnection connection, ServerHandle handle, String initSql) throws SQLException {
         this.connection = connection;
@@ -37,7 +48,8 @@ public final class PhysicalConnection {
         this.openedIsolation = connection.getTransactionIsolation();
         this.openedSchema = connection.getSchema();
         this.openedApplicationName = connection.getClientInfo("ApplicationName");
-        this.holdability = connection.getHoldability();
+        this.openedHoldability = connection.getHoldability();
+        this.holdability = openedHoldability;
         this.networkTimeoutMillis = connection.getNetworkTimeout();
         restoreOpenedState();
     }
@@ -46,6 +58,8 @@ public final class PhysicalConnection {
         isolation = openedIsolation;
         schema = openedSchema;
         applicationName = openedApplicationName;
+        schemaUncertain = false;
+        applicationNameUncertain = false;
     }
 
     public BaseConnection connection() {
@@ -78,6 +92,10 @@ public final class PhysicalConnection {
         return openedApplicationName;
     }
 
+    public int openedHoldability() {
+        return openedHoldability;
+    }
+
     public boolean autoCommit() {
         return autoCommit;
     }
@@ -104,16 +122,45 @@ public final class PhysicalConnection {
     }
 
     public void schema(String value) throws SQLException {
-        if (!Objects.equals(schema, value)) {
+        if (schemaUncertain || !Objects.equals(schema, value)) {
             connection.setSchema(value);
             schema = value;
+            schemaUncertain = inTransaction();
         }
     }
 
     public void applicationName(String value) throws SQLException {
-        if (!Objects.equals(applicationName, value)) {
+        if (applicationNameUncertain || !Objects.equals(applicationName, value)) {
             connection.setClientInfo("ApplicationName", value);
             applicationName = value;
+            applicationNameUncertain = inTransaction();
+        }
+    }
+
+    private boolean inTransaction() {
+        return connection.getTransactionState() != TransactionState.IDLE;
+    }
+
+    /** Applies a type map; null means the empty map a new connection has. */
+    public void typeMap(Map<String, Class<?>> value) throws SQLException {
+        Map<String, Class<?>> wanted = value == null ? Collections.emptyMap() : value;
+        if (!typeMap.equals(wanted)) {
+            connection.setTypeMap(new HashMap<>(wanted));
+            typeMap = wanted;
+        }
+    }
+
+    /**
+     * Ends whatever transaction the server has open: through pgjdbc when it began it (autocommit off),
+     * with SQL ROLLBACK when the client began it with SQL (pgjdbc refuses rollback() in autocommit).
+     */
+    public void rollback() throws SQLException {
+        if (connection.getAutoCommit()) {
+            try (Statement st = connection.createStatement()) {
+                st.execute("ROLLBACK");
+            }
+        } else {
+            connection.rollback();
         }
     }
 
@@ -138,7 +185,7 @@ public final class PhysicalConnection {
      */
     public void discardAll() throws SQLException {
         if (transactionState() != TransactionState.IDLE) {
-            connection.rollback();
+            rollback();
         }
         boolean wasAutoCommit = autoCommit;
         autoCommit(true);

@@ -45,6 +45,7 @@ public final class JdbcPool implements AutoCloseable {
     private final AtomicInteger pinnedNow = new AtomicInteger();
     private final LongAdder pinsTotal = new LongAdder();
     private volatile IMetricsTracker tracker;
+    private volatile ServerDefaults serverDefaults;
 
     public JdbcPool(JdbcPoolSettings settings) {
         this.settings = settings;
@@ -104,8 +105,31 @@ public final class JdbcPool implements AutoCloseable {
         return new LogicalConnection(this, slot);
     }
 
+    /**
+     * What a server session starts with (isolation, search_path, database, application name): the same
+     * for every connection of the pool, so learned from the first one and then answered without
+     * borrowing. The first call borrows a connection if none was opened yet.
+     */
+    public ServerDefaults serverDefaults() throws SQLException {
+        ServerDefaults d = serverDefaults;
+        if (d == null) {
+            Lease<PhysicalConnection> lease = borrow();
+            lease.release();
+            d = serverDefaults;
+        }
+        return d;
+    }
+
     /** Borrows a server connection for a logical connection, translating pool failures into SQLExceptions. */
     public Lease<PhysicalConnection> borrow() throws SQLException {
+        Lease<PhysicalConnection> lease = acquire();
+        if (serverDefaults == null) {
+            serverDefaults = ServerDefaults.of(lease.connection());
+        }
+        return lease;
+    }
+
+    private Lease<PhysicalConnection> acquire() throws SQLException {
         try {
             return pool.acquire();
         } catch (PoolTimeoutException e) {

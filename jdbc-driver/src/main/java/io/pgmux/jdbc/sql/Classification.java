@@ -13,7 +13,7 @@ package io.pgmux.jdbc.sql;
 public final class Classification {
 
     /** Nothing to pin, no transaction control: the classification of almost every statement. */
-    public static final Classification PLAIN = new Classification(null, TransactionControl.NONE, false, false);
+    public static final Classification PLAIN = new Classification(null, TransactionControl.NONE, false, false, false);
 
     private static final Classification[][] CANONICAL = canonical();
 
@@ -21,21 +21,24 @@ public final class Classification {
     private final TransactionControl transactionControl;
     private final boolean startsTransaction;
     private final boolean endsTransaction;
+    private final boolean multiStatement;
 
     private Classification(PinReason pinReason, TransactionControl transactionControl,
-                           boolean startsTransaction, boolean endsTransaction) {
+                           boolean startsTransaction, boolean endsTransaction, boolean multiStatement) {
         this.pinReason = pinReason;
         this.transactionControl = transactionControl;
         this.startsTransaction = startsTransaction;
         this.endsTransaction = endsTransaction;
+        this.multiStatement = multiStatement;
     }
 
     static Classification of(PinReason pinReason, TransactionControl last,
-                             boolean startsTransaction, boolean endsTransaction) {
-        if (last.opensTransaction() == startsTransaction && last.closesTransaction() == endsTransaction) {
+                             boolean startsTransaction, boolean endsTransaction, boolean multiStatement) {
+        if (!multiStatement && last.opensTransaction() == startsTransaction
+                && last.closesTransaction() == endsTransaction) {
             return CANONICAL[pinReason == null ? 0 : pinReason.ordinal() + 1][last.ordinal()];
         }
-        return new Classification(pinReason, last, startsTransaction, endsTransaction);
+        return new Classification(pinReason, last, startsTransaction, endsTransaction, multiStatement);
     }
 
     private static Classification[][] canonical() {
@@ -47,10 +50,19 @@ public final class Classification {
                 PinReason reason = r == 0 ? null : reasons[r - 1];
                 table[r][control.ordinal()] = reason == null && control == TransactionControl.NONE
                         ? PLAIN
-                        : new Classification(reason, control, control.opensTransaction(), control.closesTransaction());
+                        : new Classification(reason, control, control.opensTransaction(), control.closesTransaction(),
+                                false);
             }
         }
         return table;
+    }
+
+    /**
+     * Whether the text holds more than one statement (separated by top-level semicolons, not those
+     * inside literals, comments, dollar-quoted bodies or BEGIN ATOMIC), so it may return several results.
+     */
+    public boolean isMultiStatement() {
+        return multiStatement;
     }
 
     /** Why this SQL pins its logical connection, or {@code null} when it does not. */
@@ -89,19 +101,21 @@ public final class Classification {
                 && ((Classification) o).pinReason == pinReason
                 && ((Classification) o).transactionControl == transactionControl
                 && ((Classification) o).startsTransaction == startsTransaction
-                && ((Classification) o).endsTransaction == endsTransaction;
+                && ((Classification) o).endsTransaction == endsTransaction
+                && ((Classification) o).multiStatement == multiStatement;
     }
 
     @Override
     public int hashCode() {
         int h = pinReason == null ? 0 : pinReason.hashCode();
         h = 31 * h + transactionControl.hashCode();
-        return 4 * h + (startsTransaction ? 2 : 0) + (endsTransaction ? 1 : 0);
+        return 8 * h + (multiStatement ? 4 : 0) + (startsTransaction ? 2 : 0) + (endsTransaction ? 1 : 0);
     }
 
     @Override
     public String toString() {
         return "Classification[pinReason=" + pinReason + ", transactionControl=" + transactionControl
-                + ", startsTransaction=" + startsTransaction + ", endsTransaction=" + endsTransaction + "]";
+                + ", startsTransaction=" + startsTransaction + ", endsTransaction=" + endsTransaction
+                + ", multiStatement=" + multiStatement + "]";
     }
 }

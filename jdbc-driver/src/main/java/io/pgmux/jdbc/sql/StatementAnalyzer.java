@@ -79,6 +79,10 @@ final class StatementAnalyzer {
     private int configArgumentState;
     private boolean configLocal;
 
+    /** Statements with at least one token, at the top level of the text. */
+    private int statements;
+    private boolean statementHasTokens;
+
     private StatementAnalyzer(String sql, int from, int to, boolean procedural, int nesting) {
         this.sql = sql;
         this.lexer = new SqlLexer(sql, from, to);
@@ -90,23 +94,33 @@ final class StatementAnalyzer {
         StatementAnalyzer analyzer = new StatementAnalyzer(sql, 0, sql.length(), false, 0);
         analyzer.run();
         return Classification.of(analyzer.pinReason, analyzer.lastControl,
-                analyzer.startsTransaction, analyzer.endsTransaction);
+                analyzer.startsTransaction, analyzer.endsTransaction, analyzer.statements > 1);
     }
 
     private void run() {
         beginStatement();
         for (int type = lexer.next(); type != SqlLexer.EOF; type = lexer.next()) {
             if (type == SqlLexer.SYMBOL && lexer.isSymbol(';') && parenDepth == 0 && beginDepth == 0) {
+                countStatement();
                 endStatement();
                 beginStatement();
             } else if (procedural && parenDepth == 0 && isBlockWord()) {
                 endStatement();
                 beginStatement();
             } else {
+                statementHasTokens = true;
                 token(type);
             }
         }
+        countStatement();
         endStatement();
+    }
+
+    private void countStatement() {
+        if (statementHasTokens) {
+            statements++;
+            statementHasTokens = false;
+        }
     }
 
     /** PL/pgSQL words after which a new SQL statement may begin without a semicolon. */

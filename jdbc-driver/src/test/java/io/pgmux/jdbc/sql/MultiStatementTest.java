@@ -90,4 +90,26 @@ class MultiStatementTest {
         assertEquals(PinReason.TEMP_TABLE,
                 classify("CREATE TEMP TABLE a (id int) ON COMMIT DROP; CREATE TEMP TABLE b (id int)").pinReason());
     }
+
+    @Test
+    void twoStatementsAreMultiStatement() {
+        assertTrue(classify("UPDATE t SET a = 1; SELECT 1").isMultiStatement());
+    }
+
+    @Test
+    void aTrailingSemicolonOrAnEmptyStatementIsNotASecondStatement() {
+        assertFalse(classify("SELECT 1;").isMultiStatement());
+        assertFalse(classify("SELECT 1;; ;").isMultiStatement());
+        assertFalse(classify("; SELECT 1").isMultiStatement());
+    }
+
+    @Test
+    void semicolonsInsideLiteralsCommentsAndBodiesDoNotSeparateStatements() {
+        assertFalse(classify("SELECT 'a;b'").isMultiStatement());
+        assertFalse(classify("SELECT 1 -- ; SELECT 2").isMultiStatement());
+        assertFalse(classify("SELECT 1 /* ; */").isMultiStatement());
+        assertFalse(classify("DO $$ BEGIN PERFORM 1; PERFORM 2; END $$").isMultiStatement());
+        assertFalse(classify("CREATE FUNCTION f() RETURNS int LANGUAGE sql AS $f$ SELECT 1; $f$").isMultiStatement());
+        assertFalse(classify("CREATE PROCEDURE p() BEGIN ATOMIC SELECT 1; SELECT 2; END").isMultiStatement());
+    }
 }
