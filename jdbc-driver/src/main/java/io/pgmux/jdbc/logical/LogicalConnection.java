@@ -534,25 +534,22 @@ public final class LogicalConnection implements Connection {
 
     @Override
     public void rollback(Savepoint savepoint) throws SQLException {
-        checkOpen();
-        lock.lock();
-        try {
-            if (physical == null) {
-                throw new SQLException("savepoint " + savepoint + " does not exist: no transaction in progress",
-                        "3B001");
-            }
-            try {
-                physical.connection().rollback(savepoint);
-            } catch (SQLException e) {
-                throw failed(e);
-            }
-        } finally {
-            lock.unlock();
-        }
+        onSavepoint(savepoint, p -> {
+            p.connection().rollback(savepoint);
+            return null;
+        });
     }
 
     @Override
     public void releaseSavepoint(Savepoint savepoint) throws SQLException {
+        onSavepoint(savepoint, p -> {
+            p.connection().releaseSavepoint(savepoint);
+            return null;
+        });
+    }
+
+    /** A savepoint lives in the transaction of the server connection held; without one it cannot exist. */
+    private void onSavepoint(Savepoint savepoint, ServerCall<Void> call) throws SQLException {
         checkOpen();
         lock.lock();
         try {
@@ -561,7 +558,7 @@ public final class LogicalConnection implements Connection {
                         "3B001");
             }
             try {
-                physical.connection().releaseSavepoint(savepoint);
+                call.run(physical);
             } catch (SQLException e) {
                 throw failed(e);
             }
