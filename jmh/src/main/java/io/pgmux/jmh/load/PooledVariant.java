@@ -1,5 +1,6 @@
 package io.pgmux.jmh.load;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.jdbc.PgMuxDataSource;
@@ -26,14 +27,16 @@ final class PooledVariant implements Variant {
     }
 
     static PooledVariant hikari(ServerTarget target, int size) {
-        HikariDataSource ds = new HikariDataSource();
-        ds.setJdbcUrl(target.url());
-        ds.setUsername(target.user());
-        ds.setPassword(target.password());
-        ds.setMaximumPoolSize(size);
-        ds.setMinimumIdle(size);
-        ds.setConnectionTimeout(CONNECTION_TIMEOUT_MS);
-        ds.setPoolName("hikari");
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(target.url());
+        config.setUsername(target.user());
+        config.setPassword(target.password());
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(size);
+        config.setConnectionTimeout(CONNECTION_TIMEOUT_MS);
+        config.setPoolName("hikari");
+        // This constructor starts the pool now (the no-argument one would start it inside the run).
+        HikariDataSource ds = new HikariDataSource(config);
         return new PooledVariant("HikariCP " + Versions.hikari() + " (pool " + size + ")", ds, ds);
     }
 
@@ -47,7 +50,7 @@ final class PooledVariant implements Variant {
         ds.setConnectionTimeout(CONNECTION_TIMEOUT_MS);
         ds.setPoolMode(mode);
         ds.setPoolName("pgmux-" + mode.configName());
-        // Starts the pool now, as HikariDataSource does in its constructor path, rather than in the run.
+        // Starts the pool now, as HikariDataSource(HikariConfig) does, rather than inside the run.
         ds.getConnection().close();
         return new PooledVariant("pgmux " + mode.configName() + " (pool " + size + ")", ds, ds);
     }

@@ -41,7 +41,6 @@ final class TpcbTransaction implements Workload {
         int tid = 1 + random.nextInt(scale * PgbenchScale.TELLERS);
         int delta = random.nextInt(-5000, 5001);
         Connection c = borrower.take();
-        boolean committed = false;
         try {
             c.setAutoCommit(false);
             update(c, UPDATE_ACCOUNT, delta, aid);
@@ -62,9 +61,15 @@ final class TpcbTransaction implements Workload {
                 ps.executeUpdate();
             }
             c.commit();
-            committed = true;
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.rollback();
+            } catch (SQLException rollbackFailure) {
+                e.addSuppressed(rollbackFailure);
+            }
+            throw e;
         } finally {
-            end(borrower, c, committed);
+            restoreAndGiveBack(borrower, c);
         }
     }
 
@@ -76,12 +81,9 @@ final class TpcbTransaction implements Workload {
         }
     }
 
-    /** Rolls back what did not commit and restores autocommit, as a transaction manager does, then gives back. */
-    private static void end(Borrower borrower, Connection c, boolean committed) throws SQLException {
+    /** Restores autocommit, as a transaction manager does, then gives the connection back. */
+    private static void restoreAndGiveBack(Borrower borrower, Connection c) throws SQLException {
         try {
-            if (!committed) {
-                c.rollback();
-            }
             c.setAutoCommit(true);
         } finally {
             borrower.giveBack(c);
