@@ -31,7 +31,7 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
 
     private static final Executor SHARED_EXECUTOR = newExecutor();
 
-    private final Driver driver = new Driver();
+    private final java.sql.Driver driver;
     private final String url;
     private final Properties properties;
     private final String connectionInitSql;
@@ -50,6 +50,16 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
      *                          failure fails the login
      */
     public PgjdbcConnector(String url, Properties properties, String connectionInitSql, Executor executor) {
+        this(new Driver(), url, properties, connectionInitSql, executor);
+    }
+
+    /**
+     * @param driver opens the connections; pgjdbc's, or for benchmarks and tests one whose connections
+     *               unwrap to pgjdbc's {@link BaseConnection}
+     */
+    public PgjdbcConnector(java.sql.Driver driver, String url, Properties properties, String connectionInitSql,
+                           Executor executor) {
+        this.driver = driver;
         this.url = url;
         this.properties = (Properties) properties.clone();
         this.connectionInitSql = connectionInitSql == null || connectionInitSql.isBlank() ? null : connectionInitSql;

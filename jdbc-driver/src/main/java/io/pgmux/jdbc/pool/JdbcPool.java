@@ -48,8 +48,16 @@ public final class JdbcPool implements AutoCloseable {
     private volatile ServerDefaults serverDefaults;
 
     public JdbcPool(JdbcPoolSettings settings) {
+        this(settings, new org.postgresql.Driver());
+    }
+
+    /**
+     * A pool whose server connections {@code driver} opens from {@code settings.targetUrl()}: pgjdbc's, or
+     * for benchmarks and tests a driver whose connections unwrap to pgjdbc's BaseConnection.
+     */
+    public JdbcPool(JdbcPoolSettings settings, java.sql.Driver driver) {
         this.settings = settings;
-        PgjdbcConnector connector = new PgjdbcConnector(settings.targetUrl, settings.driverProperties,
+        PgjdbcConnector connector = new PgjdbcConnector(driver, settings.targetUrl, settings.driverProperties,
                 settings.connectionInitSql, PgjdbcConnector.sharedExecutor());
         // Logical connections reset a server connection themselves, and only when the session changed
         // state the pool cannot track; the engine's reset-on-every-release is not needed here.
