@@ -130,6 +130,7 @@ public final class PgMuxProxy implements AutoCloseable {
         private Duration janitorPeriod = Duration.ofMillis(333);
         private Duration drainTimeout = Duration.ofSeconds(10);
         private int threads;
+        private int maxPreparedStatements = 200;
 
         private Builder() {
         }
@@ -227,6 +228,18 @@ public final class PgMuxProxy implements AutoCloseable {
             return this;
         }
 
+        /**
+         * PgBouncer's max_prepared_statements (default 200): named prepared statements each server keeps for
+         * clients in transaction and statement mode; 0 passes named statements through unchanged.
+         */
+        public Builder maxPreparedStatements(int max) {
+            if (max < 0) {
+                throw new IllegalArgumentException("max_prepared_statements cannot be negative");
+            }
+            this.maxPreparedStatements = max;
+            return this;
+        }
+
         /** Event loop threads; 0 (the default) means one per core. */
         public Builder threads(int threads) {
             this.threads = threads;
@@ -247,15 +260,17 @@ public final class PgMuxProxy implements AutoCloseable {
             Transport transport = Transport.create(threads);
             Map<String, ServerTarget> targets = Map.copyOf(databases);
             UserSecrets secrets = users;
+            int maxPrepared = maxPreparedStatements;
             int connectTimeoutMillis = (int) Math.min(Integer.MAX_VALUE,
                     Math.max(1, TimeUnit.NANOSECONDS.toMillis(config.serverConnectTimeoutNanos())));
             PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()
                     .config(config)
-                    .connectors(key -> connector(transport, targets, secrets, key, connectTimeoutMillis))
+                    .connectors(key -> connector(transport, targets, secrets, key, connectTimeoutMillis,
+                            maxPrepared))
                     .janitorPeriod(janitorPeriod)
                     .build();
             ProxyContext context = new ProxyContext(registry, targets, secrets, authType, clientTls,
-                    new CancelSender(transport), clientLoginTimeout.toMillis());
+                    new CancelSender(transport), clientLoginTimeout.toMillis(), maxPrepared);
             ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
             Channel listener;
             try {
@@ -284,13 +299,14 @@ public final class PgMuxProxy implements AutoCloseable {
         }
 
         private static NettyServerConnector connector(Transport transport, Map<String, ServerTarget> targets,
-                UserSecrets secrets, PoolKey key, int connectTimeoutMillis) {
+                UserSecrets secrets, PoolKey key, int connectTimeoutMillis, int maxPreparedStatements) {
             ServerTarget target = targets.get(key.database());
             String loginUser = target.loginUser(key.user());
             Secret secret = target.password() != null
                     ? new PlaintextSecret(target.password())
                     : loginUser.equals(key.user()) ? secrets.find(loginUser).orElse(null) : null;
-            return new NettyServerConnector(transport, target, loginUser, secret, connectTimeoutMillis);
+            return new NettyServerConnector(transport, target, loginUser, secret, connectTimeoutMillis,
+                    maxPreparedStatements);
         }
     }
 }

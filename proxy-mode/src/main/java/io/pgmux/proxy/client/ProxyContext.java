@@ -21,16 +21,19 @@ public final class ProxyContext {
     private final SslContext clientTls;
     private final CancelSender cancelSender;
     private final long clientLoginTimeoutMillis;
+    private final int maxPreparedStatements;
     private final Map<BackendKeyData, ClientConnection> clientsByKey = new ConcurrentHashMap<>();
     private final Map<PoolKey, Map<String, String>> serverParameters = new ConcurrentHashMap<>();
 
     /**
      * @param clientTls TLS for clients that send SSLRequest, or null to answer 'N'
      * @param clientLoginTimeoutMillis PgBouncer's client_login_timeout; 0 means none
+     * @param maxPreparedStatements PgBouncer's max_prepared_statements; 0 passes named statements through
      */
     public ProxyContext(PoolRegistry<ServerConnection> registry, Map<String, ServerTarget> databases,
             UserSecrets users, AuthType authType, SslContext clientTls, CancelSender cancelSender,
-            long clientLoginTimeoutMillis) {
+            long clientLoginTimeoutMillis, int maxPreparedStatements) {
+        this.maxPreparedStatements = maxPreparedStatements;
         this.registry = registry;
         this.databases = Map.copyOf(databases);
         this.users = users;
@@ -66,6 +69,10 @@ public final class ProxyContext {
 
     long clientLoginTimeoutMillis() {
         return clientLoginTimeoutMillis;
+    }
+
+    int maxPreparedStatements() {
+        return maxPreparedStatements;
     }
 
     Map<BackendKeyData, ClientConnection> clientsByKey() {

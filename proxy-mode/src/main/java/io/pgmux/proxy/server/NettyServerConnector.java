@@ -32,13 +32,15 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
     private final Secret secret;
     private final int connectTimeoutMillis;
     private final SslContext sslContext;
+    private final int maxPreparedStatements;
 
     /**
      * @param user the user to log in as
      * @param secret that user's password (plaintext or md5 hash), or null when the server needs none
      */
     public NettyServerConnector(Transport transport, ServerTarget target, String user, Secret secret,
-            int connectTimeoutMillis) {
+            int connectTimeoutMillis, int maxPreparedStatements) {
+        this.maxPreparedStatements = maxPreparedStatements;
         this.transport = transport;
         this.target = target;
         this.user = user;
@@ -58,7 +60,8 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
 
     @Override
     public CompletionStage<ServerConnection> open(ServerHandle handle) {
-        ServerConnection server = new ServerConnection(target, user, secret, handle, sslContext);
+        ServerConnection server = new ServerConnection(target, user, secret, handle, sslContext,
+                maxPreparedStatements);
         ChannelFuture connecting = new Bootstrap()
                 .group(transport.group())
                 .channel(transport.socketChannel())
@@ -107,6 +110,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
                 throw new ServerErrorException(error);
             }
             server.unreportedSettings().clear();
+            server.preparedStatements().clear();
             return null;
         });
     }

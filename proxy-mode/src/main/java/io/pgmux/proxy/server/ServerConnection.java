@@ -51,6 +51,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     private final Map<String, String> parameters = new ConcurrentHashMap<>();
     /** Parameters the server does not report (search_path, options -c …) as the pooler last set them. */
     private final Map<String, String> unreportedSettings = new ConcurrentHashMap<>();
+    private final PreparedStatementCache preparedStatements;
 
     private Channel channel;
     private BackendMessageDecoder decoder;
@@ -61,7 +62,9 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     private ErrorResponse queryError;
     private ReadyForQuery.TransactionStatus transactionStatus = ReadyForQuery.TransactionStatus.IDLE;
 
-    ServerConnection(ServerTarget target, String user, Secret secret, ServerHandle handle, SslContext sslContext) {
+    ServerConnection(ServerTarget target, String user, Secret secret, ServerHandle handle, SslContext sslContext,
+            int maxPreparedStatements) {
+        this.preparedStatements = new PreparedStatementCache(maxPreparedStatements);
         this.target = target;
         this.user = user;
         this.handle = handle;
@@ -103,6 +106,11 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     /** Settings the pooler replayed that the server does not report back, live. */
     public Map<String, String> unreportedSettings() {
         return unreportedSettings;
+    }
+
+    /** The statements the pooler prepared here for clients in transaction and statement mode. */
+    public PreparedStatementCache preparedStatements() {
+        return preparedStatements;
     }
 
     /** The status of the last ReadyForQuery: a connection is clean for another client only when IDLE. */
