@@ -446,13 +446,13 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
 
     private void onBind(FrontendMessage message) {
         StatementKey key = statements.get(Bind.decode(message.body()).statementName());
-        requests.add(PendingRequests.Kind.BIND);
         if (key == null) {
             // the unnamed statement, or an unknown name the server refuses with PostgreSQL's own error
-            server.write(message.content());
+            send(message, PendingRequests.Kind.BIND);
             return;
         }
         String serverName = ensureOnServer(key);
+        requests.add(PendingRequests.Kind.BIND);
         server.write(Bind.renameStatement(channel.alloc(), message, serverName));
         message.release();
     }
