@@ -547,7 +547,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         ServerConnection current = server;
         if (state == State.LINKED && current != null) {
-            current.channel().config().setAutoRead(channel.isWritable());
+            boolean writable = channel.isWritable();
+            if (!writable) {
+                channel.flush();
+            }
+            current.channel().config().setAutoRead(writable);
         }
     }
 
@@ -638,8 +642,15 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     public void onServerWritabilityChanged(boolean writable) {
         EventLoop loop = channel.eventLoop();
         loop.execute(() -> {
-            if (state == State.LINKED) {
-                channel.config().setAutoRead(writable);
+            ServerConnection current = server;
+            if (state == State.LINKED && current != null) {
+                // the event may be stale by now: act on the server's writability as it is
+                boolean now = current.channel().isWritable();
+                if (!now) {
+                    // what was relayed since the last read completed must go out, or the server never drains
+                    current.flush();
+                }
+                channel.config().setAutoRead(now);
             }
         });
     }

@@ -67,6 +67,11 @@ final class PendingRequests {
         }
     }
 
+    @Override
+    public String toString() {
+        return queue.stream().map(r -> r.kind().name()).toList().toString();
+    }
+
     boolean isEmpty() {
         return queue.isEmpty();
     }
