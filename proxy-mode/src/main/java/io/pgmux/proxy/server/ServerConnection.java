@@ -60,7 +60,8 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     private ServerLink link;
     private CompletableFuture<ErrorResponse> query;
     private ErrorResponse queryError;
-    private ReadyForQuery.TransactionStatus transactionStatus = ReadyForQuery.TransactionStatus.IDLE;
+    /** Written on the server's loop, read by a disconnecting client on its own. */
+    private volatile ReadyForQuery.TransactionStatus transactionStatus = ReadyForQuery.TransactionStatus.IDLE;
 
     ServerConnection(ServerTarget target, String user, Secret secret, ServerHandle handle, SslContext sslContext,
             int maxPreparedStatements) {
