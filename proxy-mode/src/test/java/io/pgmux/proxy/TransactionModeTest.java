@@ -163,6 +163,23 @@ class TransactionModeTest {
         }
     }
 
+    @Test
+    void queriesTransactionsAndBytesAreCountedForShowStats() throws Exception {
+        try (Connection c = ProxyFixture.connect(proxy, db); Statement s = c.createStatement()) {
+            // counted from here: pgjdbc runs a SET of its own right after connecting
+            io.pgmux.core.stats.TrafficStats.Totals before = ProxyFixture.pool(proxy, db).traffic().totals();
+            s.execute("SELECT 1");
+            c.setAutoCommit(false);
+            s.execute("SELECT 2");
+            s.execute("SELECT 3");
+            c.commit();
+            io.pgmux.core.stats.TrafficStats.Totals after = ProxyFixture.pool(proxy, db).traffic().totals();
+            assertTrue(after.queryCount - before.queryCount >= 3, "SELECT 1, BEGIN + SELECT 2, SELECT 3, COMMIT");
+            assertEquals(2, after.xactCount - before.xactCount);
+            assertTrue(after.received > before.received && after.sent > before.sent);
+        }
+    }
+
     private static String show(Connection c, String setting) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW " + setting)) {
             rs.next();
