@@ -127,6 +127,8 @@ public final class PgMuxProxy implements AutoCloseable {
         private UserSecrets users = UserSecrets.of(Map.of());
         private SslContext clientTls;
         private Duration clientLoginTimeout = Duration.ofSeconds(60);
+        private Duration clientIdleTimeout = Duration.ZERO;
+        private Duration idleTransactionTimeout = Duration.ZERO;
         private Duration janitorPeriod = Duration.ofMillis(333);
         private Duration drainTimeout = Duration.ofSeconds(10);
         private int threads;
@@ -216,6 +218,21 @@ public final class PgMuxProxy implements AutoCloseable {
             return this;
         }
 
+        /** PgBouncer's client_idle_timeout: clients idle outside a transaction this long are disconnected; zero (the default) disables it. */
+        public Builder clientIdleTimeout(Duration timeout) {
+            this.clientIdleTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /**
+         * PgBouncer's idle_transaction_timeout: a client idle inside a transaction this long is disconnected and
+         * its server connection closed (the transaction rolls back); zero (the default) disables it.
+         */
+        public Builder idleTransactionTimeout(Duration timeout) {
+            this.idleTransactionTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
         /** How often waiters are timed out and idle connections are checked (default 333 ms). */
         public Builder janitorPeriod(Duration period) {
             this.janitorPeriod = Objects.requireNonNull(period, "period");
@@ -271,6 +288,13 @@ public final class PgMuxProxy implements AutoCloseable {
                     .build();
             ProxyContext context = new ProxyContext(registry, targets, secrets, authType, clientTls,
                     new CancelSender(transport), clientLoginTimeout.toMillis(), maxPrepared);
+            context.idleTimeouts(clientIdleTimeout, idleTransactionTimeout);
+            long shortest = Math.min(positiveOrMax(clientIdleTimeout), positiveOrMax(idleTransactionTimeout));
+            if (shortest != Long.MAX_VALUE) {
+                long period = Math.max(50, Math.min(1_000, shortest / 4));
+                transport.group().next().scheduleAtFixedRate(context::checkTimeouts, period, period,
+                        TimeUnit.MILLISECONDS);
+            }
             ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
             Channel listener;
             try {
@@ -296,6 +320,10 @@ public final class PgMuxProxy implements AutoCloseable {
                         new IOException(e.getMessage(), e));
             }
             return new PgMuxProxy(transport, registry, context, listener, clients, drainTimeout);
+        }
+
+        private static long positiveOrMax(Duration d) {
+            return d.isZero() || d.isNegative() ? Long.MAX_VALUE : d.toMillis();
         }
 
         private static NettyServerConnector connector(Transport transport, Map<String, ServerTarget> targets,

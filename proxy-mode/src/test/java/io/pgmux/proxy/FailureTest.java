@@ -196,6 +196,30 @@ class FailureTest {
         }
     }
 
+    @Test
+    void clientIdleLongerThanClientIdleTimeoutIsDisconnected() throws Exception {
+        startRaw(b -> b.clientIdleTimeout(Duration.ofMillis(300)));
+        try (RawClient c = RawClient.login(proxy, db.name(), "raw", "")) {
+            c.query("SELECT 1");
+            c.readUntilReady();
+            List<RawClient.Message> messages = c.readUntilClosed();
+            assertEquals("client_idle_timeout", messages.get(0).field('M'));
+        }
+    }
+
+    @Test
+    void clientIdleInATransactionIsDisconnectedAndItsServerClosed() throws Exception {
+        startRaw(b -> b.idleTransactionTimeout(Duration.ofMillis(300)));
+        try (RawClient c = RawClient.login(proxy, db.name(), "raw", "")) {
+            c.query("BEGIN");
+            c.readUntilReady();
+            List<RawClient.Message> messages = c.readUntilClosed();
+            assertEquals("idle transaction timeout", messages.get(0).field('M'));
+        }
+        Pool<ServerConnection> pool = proxy.registry().pool(db.name(), "raw");
+        assertEquals(0, ProxyFixture.awaitActive(pool, 0));
+    }
+
     private static String firstColumn(List<RawClient.Message> messages) {
         for (RawClient.Message m : messages) {
             if (m.type() == 'D') {

@@ -97,6 +97,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     private long xactStartNanos;
     private long bytesReceived;
     private long bytesSent;
+    /** Since when the client has sent nothing while outside a transaction; 0 while it is busy. */
+    private volatile long idleSinceNanos;
+    /** Since when the client has sent nothing inside an open transaction; 0 otherwise. */
+    private volatile long idleInTransactionSinceNanos;
 
     public ClientConnection(ProxyContext context, FrontendMessageDecoder decoder) {
         this.context = context;
@@ -277,11 +281,18 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             loginTimeout.cancel(false);
         }
         state = State.IDLE;
+        idleSinceNanos = System.nanoTime();
     }
 
     // ---------------------------------------------------------------- query phase: client to server
 
     private void onQueryMessage(FrontendMessage message) {
+        if (idleSinceNanos != 0) {
+            idleSinceNanos = 0;
+        }
+        if (idleInTransactionSinceNanos != 0) {
+            idleInTransactionSinceNanos = 0;
+        }
         switch (state) {
             case LINKED -> forward(message);
             case WAITING, LINKING -> pending.add(message);
@@ -614,6 +625,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             xactStartNanos = 0;
         }
         if (quiet) {
+            if (status == ReadyForQuery.TransactionStatus.IDLE) {
+                idleSinceNanos = now;
+            } else {
+                idleInTransactionSinceNanos = now;
+            }
             pool.traffic().recordBytes(bytesReceived, bytesSent);
             bytesReceived = 0;
             bytesSent = 0;
@@ -665,6 +681,26 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             dropServer(cause);
             fatal(PoolerError.serverConnCrashed());
         });
+    }
+
+    /** Called from the timeout sweep on any thread: hops to this client's loop only when a timeout passed. */
+    void checkTimeouts(long now, long clientIdleTimeoutNanos, long idleTransactionTimeoutNanos) {
+        long idle = idleSinceNanos;
+        long inTransaction = idleInTransactionSinceNanos;
+        if (clientIdleTimeoutNanos > 0 && idle != 0 && now - idle >= clientIdleTimeoutNanos) {
+            channel.eventLoop().execute(() -> {
+                if (idleSinceNanos == idle && state != State.CLOSED) {
+                    fatal(PoolerError.clientIdleTimeout());
+                }
+            });
+        } else if (idleTransactionTimeoutNanos > 0 && inTransaction != 0
+                && now - inTransaction >= idleTransactionTimeoutNanos) {
+            channel.eventLoop().execute(() -> {
+                if (idleInTransactionSinceNanos == inTransaction && state != State.CLOSED) {
+                    fatal(PoolerError.idleTransactionTimeout());
+                }
+            });
+        }
     }
 
     // ---------------------------------------------------------------- ending

@@ -22,6 +22,8 @@ public final class ProxyContext {
     private final CancelSender cancelSender;
     private final long clientLoginTimeoutMillis;
     private final int maxPreparedStatements;
+    private volatile long clientIdleTimeoutNanos;
+    private volatile long idleTransactionTimeoutNanos;
     private final Map<BackendKeyData, ClientConnection> clientsByKey = new ConcurrentHashMap<>();
     private final Map<PoolKey, Map<String, String>> serverParameters = new ConcurrentHashMap<>();
 
@@ -82,6 +84,28 @@ public final class ProxyContext {
     /** The parameters a server of the pool reported at login, reported to the pool's new clients. */
     Map<PoolKey, Map<String, String>> serverParameters() {
         return serverParameters;
+    }
+
+    /**
+     * PgBouncer's client_idle_timeout and idle_transaction_timeout; zero turns each off. Enforced by
+     * {@link #checkTimeouts()}, which the owner runs periodically.
+     */
+    public void idleTimeouts(java.time.Duration clientIdle, java.time.Duration idleTransaction) {
+        this.clientIdleTimeoutNanos = clientIdle.toNanos();
+        this.idleTransactionTimeoutNanos = idleTransaction.toNanos();
+    }
+
+    /** Disconnects the clients idle for longer than the timeouts allow (PgBouncer's janitor does this). */
+    public void checkTimeouts() {
+        long clientIdle = clientIdleTimeoutNanos;
+        long idleTransaction = idleTransactionTimeoutNanos;
+        if (clientIdle <= 0 && idleTransaction <= 0) {
+            return;
+        }
+        long now = System.nanoTime();
+        for (ClientConnection client : clientsByKey.values()) {
+            client.checkTimeouts(now, clientIdle, idleTransaction);
+        }
     }
 
     /** Clients logged in and not yet gone. */

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Configures a proxy from a pgbouncer.ini-shaped file: {@code [databases]} entries and the {@code [pgbouncer]}
- * settings listen_addr, listen_port, auth_type, auth_file, client_login_timeout, max_prepared_statements and
+ * settings listen_addr, listen_port, auth_type, auth_file, client_login_timeout, client_idle_timeout,
+ * idle_transaction_timeout (whole seconds), max_prepared_statements and
  * every pool setting pgmux knows (pool_mode, default_pool_size, max_client_conn, query_wait_timeout, …).
  * Other PgBouncer settings (logfile, admin_users, …) are logged and ignored; {@code %include} and the
  * {@code [users]} section are not supported yet. A relative auth_file is resolved against the file's directory.
@@ -26,7 +27,7 @@ import org.slf4j.LoggerFactory;
 public final class ProxyConfigLoader {
     private static final Logger log = LoggerFactory.getLogger(ProxyConfigLoader.class);
     private static final Set<String> PROXY_KEYS = Set.of("listen_addr", "listen_port", "auth_type", "auth_file",
-            "client_login_timeout", "max_prepared_statements");
+            "client_login_timeout", "max_prepared_statements", "client_idle_timeout", "idle_transaction_timeout");
 
     private ProxyConfigLoader() {
     }
@@ -60,6 +61,12 @@ public final class ProxyConfigLoader {
         }
         if (settings.containsKey("client_login_timeout")) {
             builder.clientLoginTimeout(Duration.ofSeconds(intSetting(settings, "client_login_timeout", 60)));
+        }
+        if (settings.containsKey("client_idle_timeout")) {
+            builder.clientIdleTimeout(Duration.ofSeconds(intSetting(settings, "client_idle_timeout", 0)));
+        }
+        if (settings.containsKey("idle_transaction_timeout")) {
+            builder.idleTransactionTimeout(Duration.ofSeconds(intSetting(settings, "idle_transaction_timeout", 0)));
         }
         if (settings.containsKey("max_prepared_statements")) {
             builder.maxPreparedStatements(intSetting(settings, "max_prepared_statements", 200));
