@@ -192,19 +192,22 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             fatal(PoolerError.fatal(e.getMessage()));
             return;
         }
-        try {
-            pool = context.registry().pool(database, user);
-            slot = context.registry().admitClient(pool);
-        } catch (TooManyClientsException e) {
-            fatal(PoolerError.maxClientConn());
-            return;
-        } catch (PoolClosedException e) {
-            fatal(PoolerError.poolerShuttingDown());
-            return;
-        }
-        poolMode = pool.config().poolMode();
-        renaming = poolMode != PoolMode.SESSION && context.maxPreparedStatements() > 0;
         Secret secret = context.users().find(user).orElse(null);
+        // An unknown user fails authentication whatever it answers: no pool is made for a name nobody configured.
+        if (secret != null) {
+            try {
+                pool = context.registry().pool(database, user);
+                slot = context.registry().admitClient(pool);
+            } catch (TooManyClientsException e) {
+                fatal(PoolerError.maxClientConn());
+                return;
+            } catch (PoolClosedException e) {
+                fatal(PoolerError.poolerShuttingDown());
+                return;
+            }
+            poolMode = pool.config().poolMode();
+            renaming = poolMode != PoolMode.SESSION && context.maxPreparedStatements() > 0;
+        }
         authenticator = new ClientAuthenticator(context.authType(), user, secret);
         state = State.LOGIN;
         onAuthStep(authenticator.start());
@@ -234,6 +237,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
                 channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             }
             case AUTHENTICATED -> {
+                if (pool == null) {
+                    fatal(PoolerError.noSuchUser());
+                    return;
+                }
                 decoder.loginComplete();
                 welcome();
             }
