@@ -1,5 +1,6 @@
 package io.pgmux.proxy.client;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -21,13 +22,6 @@ import io.pgmux.proxy.auth.ClientAuthenticator;
 import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.BackendMessage;
-import io.pgmux.proxy.protocol.Bind;
-import io.pgmux.proxy.protocol.Close;
-import io.pgmux.proxy.protocol.Describe;
-import io.pgmux.proxy.protocol.Parse;
-import io.pgmux.proxy.protocol.StatementOrPortal;
-import io.pgmux.proxy.server.PreparedStatementCache;
-import io.pgmux.proxy.server.StatementKey;
 import io.pgmux.proxy.protocol.CancelRequest;
 import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
@@ -47,7 +41,6 @@ import io.pgmux.proxy.server.ServerLink;
 import io.pgmux.proxy.server.ServerTarget;
 import java.security.SecureRandom;
 import java.util.ArrayDeque;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -70,9 +63,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     private final ProxyContext context;
     private final FrontendMessageDecoder decoder;
     private final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
-    private final PendingRequests requests = new PendingRequests();
-    /** The client's named prepared statements, when they are renamed per server. */
-    private final Map<String, StatementKey> statements = new HashMap<>();
+    private final NamedStatements namedStatements = new NamedStatements();
 
     private Channel channel;
     private State state = State.STARTUP;
@@ -234,7 +225,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             case FAILED -> {
                 log.info("client {} login failed for user {}: {}", channel.remoteAddress(), user, step.failureReason());
                 state = State.CLOSED;
-                channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+                channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             }
             case AUTHENTICATED -> {
                 if (pool == null) {
@@ -410,133 +401,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
         }
         bytesReceived += message.content().readableBytes();
         if (renaming) {
-            forwardTracked(message);
+            namedStatements.forward(message, server, channel);
         } else {
             server.write(message.content());
         }
-    }
-
-    /** Transaction and statement mode: named statements live under the server's names (PGMUX_n). */
-    private void forwardTracked(FrontendMessage message) {
-        switch (message.type()) {
-            case FrontendMessage.PARSE -> onParse(message);
-            case FrontendMessage.BIND -> onBind(message);
-            case FrontendMessage.DESCRIBE -> onDescribe(message);
-            case FrontendMessage.CLOSE -> onClose(message);
-            case FrontendMessage.EXECUTE -> send(message, PendingRequests.Kind.EXECUTE);
-            case FrontendMessage.SYNC -> send(message, PendingRequests.Kind.SYNC);
-            case FrontendMessage.QUERY -> send(message, PendingRequests.Kind.QUERY);
-            case FrontendMessage.FUNCTION_CALL -> send(message, PendingRequests.Kind.FUNCTION_CALL);
-            default -> server.write(message.content());
-        }
-    }
-
-    private void send(FrontendMessage message, PendingRequests.Kind kind) {
-        requests.add(kind);
-        server.write(message.content());
-    }
-
-    private void onParse(FrontendMessage message) {
-        Parse parse = Parse.decode(message.body());
-        String name = parse.statementName();
-        if (name.isEmpty()) {
-            send(message, PendingRequests.Kind.PARSE);
-            return;
-        }
-        if (statements.containsKey(name)) {
-            message.release();
-            raiseOnServer(PoolerError.preparedStatementAlreadyExists(name));
-            return;
-        }
-        StatementKey key = new StatementKey(parse);
-        statements.put(name, key);
-        PreparedStatementCache cache = server.preparedStatements();
-        if (cache.get(key) != null) {
-            message.release();
-            requests.answerParse(channel);
-            return;
-        }
-        String serverName = addToServer(cache, key);
-        requests.add(PendingRequests.Kind.PARSE, key);
-        server.write(Parse.renameStatement(channel.alloc(), message, serverName));
-        message.release();
-    }
-
-    private void onBind(FrontendMessage message) {
-        StatementKey key = statements.get(Bind.decode(message.body()).statementName());
-        if (key == null) {
-            // the unnamed statement, or an unknown name the server refuses with PostgreSQL's own error
-            send(message, PendingRequests.Kind.BIND);
-            return;
-        }
-        String serverName = ensureOnServer(key);
-        requests.add(PendingRequests.Kind.BIND);
-        server.write(Bind.renameStatement(channel.alloc(), message, serverName));
-        message.release();
-    }
-
-    private void onDescribe(FrontendMessage message) {
-        Describe describe = Describe.decode(message.body());
-        if (describe.target() == StatementOrPortal.PORTAL) {
-            send(message, PendingRequests.Kind.DESCRIBE_PORTAL);
-            return;
-        }
-        StatementKey key = statements.get(describe.name());
-        if (key == null) {
-            send(message, PendingRequests.Kind.DESCRIBE_STATEMENT);
-            return;
-        }
-        String serverName = ensureOnServer(key);
-        message.release();
-        requests.add(PendingRequests.Kind.DESCRIBE_STATEMENT);
-        server.write(new Describe(StatementOrPortal.STATEMENT, serverName));
-    }
-
-    /**
-     * The server statement stays for other clients; the client's name goes. The Close is forwarded unchanged:
-     * the server has no statement by the client's name and answers CloseComplete in the right place.
-     */
-    private void onClose(FrontendMessage message) {
-        Close close = Close.decode(message.body());
-        if (close.target() == StatementOrPortal.STATEMENT && !close.name().isEmpty()) {
-            statements.remove(close.name());
-        }
-        send(message, PendingRequests.Kind.CLOSE);
-    }
-
-    private String ensureOnServer(StatementKey key) {
-        PreparedStatementCache cache = server.preparedStatements();
-        String serverName = cache.get(key);
-        if (serverName == null) {
-            serverName = addToServer(cache, key);
-            requests.add(PendingRequests.Kind.PARSE_ADDED, key);
-            server.write(key.parseAs(serverName));
-        }
-        return serverName;
-    }
-
-    private String addToServer(PreparedStatementCache cache, StatementKey key) {
-        String evicted = cache.evictIfFull();
-        if (evicted != null) {
-            requests.add(PendingRequests.Kind.CLOSE_ADDED);
-            server.write(new Close(StatementOrPortal.STATEMENT, evicted));
-        }
-        return cache.add(key);
-    }
-
-    /**
-     * Makes the server raise {@code error} itself, so it lands in order among the batch's responses and the
-     * server skips to Sync and rolls back exactly as after an error of its own.
-     */
-    private void raiseOnServer(ErrorResponse error) {
-        String message = error.message().replace("'", "''").replace("$", "");
-        requests.add(PendingRequests.Kind.PARSE_ADDED);
-        server.write(new Parse("", "DO $pgmux$BEGIN RAISE EXCEPTION USING ERRCODE = '" + error.sqlState()
-                + "', MESSAGE = '" + message + "'; END$pgmux$", new int[0]));
-        requests.add(PendingRequests.Kind.BIND_ADDED);
-        server.write(UnnamedPortal.BIND);
-        requests.add(PendingRequests.Kind.EXECUTE);
-        server.write(UnnamedPortal.EXECUTE);
     }
 
     private void expectReady() {
@@ -591,9 +459,9 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             return;
         }
         byte type = message.type();
-        if (renaming && !requests.onResponse(type, server.preparedStatements())) {
+        if (renaming && !namedStatements.onResponse(type, server)) {
             message.release();
-            requests.answerDue(channel);
+            namedStatements.answerDue(channel);
             return;
         }
         if (type == BackendMessage.READY_FOR_QUERY) {
@@ -607,7 +475,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
         bytesSent += message.content().readableBytes();
         channel.write(message.content(), channel.voidPromise());
         if (renaming) {
-            requests.answerDue(channel);
+            namedStatements.answerDue(channel);
         }
     }
 
@@ -720,7 +588,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             server = null;
             readyPending = 0;
             syncPending = false;
-            requests.clear();
+            namedStatements.serverGone();
             held.release();
         }
     }
@@ -733,7 +601,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             server = null;
             readyPending = 0;
             syncPending = false;
-            requests.clear();
+            namedStatements.serverGone();
             held.discard(cause);
         }
     }
