@@ -97,6 +97,23 @@ class PoolModesTest {
         assertEquals(0, ProxyFixture.awaitActive(ProxyFixture.pool(proxy, db), 0));
     }
 
+    @Test
+    void closeDisconnectsClientsThatOutlastTheDrainAndStopsListening() throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.SESSION, b -> b.drainTimeout(java.time.Duration.ofMillis(300)));
+        int port = proxy.port();
+        try (Connection c = ProxyFixture.connect(proxy, db); Statement s = c.createStatement()) {
+            assertEquals("1", single(s, "SELECT 1"));
+            long start = System.nanoTime();
+            proxy.close();
+            assertTrue(System.nanoTime() - start < java.util.concurrent.TimeUnit.SECONDS.toNanos(5));
+            assertThrows(SQLException.class, () -> single(s, "SELECT 2"));
+        } finally {
+            proxy = null;
+        }
+        assertThrows(java.io.IOException.class, () -> new java.net.Socket("127.0.0.1", port).close());
+        assertEquals(0, db.awaitConnections(io.pgmux.core.testing.Backends.all(), 0, java.time.Duration.ofSeconds(5)));
+    }
+
     private static String single(Statement s, String sql) throws SQLException {
         try (ResultSet rs = s.executeQuery(sql)) {
             rs.next();

@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -178,6 +179,13 @@ class TransactionModeTest {
             assertEquals(2, after.xactCount - before.xactCount);
             assertTrue(after.received > before.received && after.sent > before.sent);
         }
+    }
+
+    @Test
+    void eventLoopsUseEpollOnLinuxX86() {
+        Assumptions.assumeTrue(System.getProperty("os.name").startsWith("Linux")
+                && System.getProperty("os.arch").equals("amd64"), "epoll's native library is bundled for Linux x86-64");
+        assertTrue(proxy.isEpoll());
     }
 
     private static String show(Connection c, String setting) throws SQLException {
