@@ -93,6 +93,20 @@ class BadInputTest {
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void malformedParseAsFirstMessageOfATransactionEndsTheConnectionAndLeaksNoServer() throws Exception {
+        try (RawClient c = loggedIn()) {
+            // a Parse whose parameter count promises more type OIDs than the message holds
+            c.send('P', RawClient.concat(RawClient.cstring("S1"), RawClient.cstring("SELECT 1"), new byte[] {0, 9}));
+            c.sync();
+            List<RawClient.Message> messages = c.readUntilClosed();
+            assertEquals(1, messages.size());
+            assertEquals("FATAL", messages.get(0).field('S'));
+            assertTrue(messages.get(0).field('M').startsWith("invalid message format"), messages.get(0).field('M'));
+        }
+        assertEquals(0, ProxyFixture.awaitActive(pool(), 0));
+    }
+
     private Pool<ServerConnection> pool() {
         return proxy.registry().pool(db.name(), "raw");
     }

@@ -365,8 +365,13 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
         while ((message = pending.poll()) != null) {
             if (state != State.LINKED) {
                 message.release();
-            } else {
+                continue;
+            }
+            try {
                 forward(message);
+            } catch (ProtocolViolationException violation) {
+                // outside channelRead nothing routes this to exceptionCaught
+                fatal(violation.toErrorResponse());
             }
         }
         if (server != null) {
