@@ -1,0 +1,35 @@
+package io.pgmux.proxy;
+
+import io.pgmux.proxy.config.ProxyConfigLoader;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+
+/** Runs the proxy standalone: {@code java io.pgmux.proxy.Main pgmux.ini}. */
+public final class Main {
+
+    private Main() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 1) {
+            System.err.println("usage: java io.pgmux.proxy.Main <pgbouncer.ini-style config file>");
+            System.exit(2);
+        }
+        PgMuxProxy proxy;
+        try {
+            proxy = ProxyConfigLoader.load(Path.of(args[0])).start();
+        } catch (RuntimeException e) {
+            System.err.println("pgmux: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+        System.out.println("pgmux proxy listening on " + proxy.host() + ":" + proxy.port()
+                + (proxy.isEpoll() ? " (epoll)" : " (nio)"));
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            proxy.close();
+            stopped.countDown();
+        }, "pgmux-shutdown"));
+        stopped.await();
+    }
+}

@@ -1,0 +1,340 @@
+package io.pgmux.proxy;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.pgmux.core.config.PoolConfig;
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.pool.PoolKey;
+import io.pgmux.core.pool.PoolRegistry;
+import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.proxy.auth.PlaintextSecret;
+import io.pgmux.proxy.auth.Secret;
+import io.pgmux.proxy.auth.UserList;
+import io.pgmux.proxy.auth.UserSecrets;
+import io.pgmux.proxy.client.ClientConnection;
+import io.pgmux.proxy.client.ProxyContext;
+import io.pgmux.proxy.protocol.FrontendMessageDecoder;
+import io.pgmux.proxy.protocol.MessageEncoder;
+import io.pgmux.proxy.server.CancelSender;
+import io.pgmux.proxy.server.NettyServerConnector;
+import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.proxy.server.ServerTarget;
+import io.pgmux.proxy.server.ServerTargets;
+import io.pgmux.proxy.transport.Transport;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * pgmux as a PostgreSQL protocol proxy inside a JVM: a listener that any PostgreSQL client connects to, pooling
+ * server connections as PgBouncer does.
+ *
+ * <pre>{@code
+ * PgMuxProxy proxy = PgMuxProxy.builder()
+ *         .listen("127.0.0.1", 6432)
+ *         .database("app", "postgresql://app:secret@127.0.0.1:5432/app")
+ *         .poolMode(PoolMode.TRANSACTION)
+ *         .authType(AuthType.SCRAM_SHA_256).authFile(Path.of("userlist.txt"))
+ *         .start();
+ * }</pre>
+ */
+public final class PgMuxProxy implements AutoCloseable {
+    private final Transport transport;
+    private final PoolRegistry<ServerConnection> registry;
+    private final ProxyContext context;
+    private final Channel listener;
+    private final ChannelGroup clients;
+    private final Duration drainTimeout;
+
+    private PgMuxProxy(Transport transport, PoolRegistry<ServerConnection> registry, ProxyContext context,
+            Channel listener, ChannelGroup clients, Duration drainTimeout) {
+        this.transport = transport;
+        this.registry = registry;
+        this.context = context;
+        this.listener = listener;
+        this.clients = clients;
+        this.drainTimeout = drainTimeout;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The port the listener is bound to (useful after {@code listen(host, 0)}). */
+    public int port() {
+        return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    public String host() {
+        return ((InetSocketAddress) listener.localAddress()).getHostString();
+    }
+
+    /** The pools, for SHOW POOLS-style monitoring and administration. */
+    public PoolRegistry<ServerConnection> registry() {
+        return registry;
+    }
+
+    /** Clients logged in now. */
+    public int clientCount() {
+        return context.clientCount();
+    }
+
+    public boolean isEpoll() {
+        return transport.isEpoll();
+    }
+
+    /**
+     * Stops accepting clients, lets transactions in flight finish for up to the drain timeout (new ones are
+     * refused with {@code pooler is shutting down}), then closes every client and server connection.
+     */
+    @Override
+    public void close() {
+        listener.close().syncUninterruptibly();
+        try {
+            registry.closeGracefully().toCompletableFuture().get(drainTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // what did not drain in time is closed below
+        }
+        clients.close().awaitUninterruptibly(drainTimeout.toMillis());
+        registry.close();
+        transport.group().shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    /** Configures and starts a proxy. */
+    public static final class Builder {
+        private String host = "127.0.0.1";
+        private int port = 6432;
+        private final Map<String, ServerTarget> databases = new LinkedHashMap<>();
+        private final PoolConfig.Builder poolConfig = PoolConfig.proxyDefaults();
+        private AuthType authType = AuthType.MD5;
+        private UserSecrets users = UserSecrets.of(Map.of());
+        private SslContext clientTls;
+        private Duration clientLoginTimeout = Duration.ofSeconds(60);
+        private Duration clientIdleTimeout = Duration.ZERO;
+        private Duration idleTransactionTimeout = Duration.ZERO;
+        private Duration janitorPeriod = Duration.ofMillis(333);
+        private Duration drainTimeout = Duration.ofSeconds(10);
+        private int threads;
+        private int maxPreparedStatements = 200;
+
+        private Builder() {
+        }
+
+        /** PgBouncer's listen_addr and listen_port; port 0 picks a free one. */
+        public Builder listen(String host, int port) {
+            this.host = Objects.requireNonNull(host, "host");
+            this.port = port;
+            return this;
+        }
+
+        /** A database clients connect to by {@code name}, as a {@code postgresql://} URL. */
+        public Builder database(String name, String url) {
+            return database(name, ServerTargets.fromUrl(url));
+        }
+
+        public Builder database(String name, ServerTarget target) {
+            databases.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(target, "target"));
+            return this;
+        }
+
+        public Builder poolMode(PoolMode mode) {
+            poolConfig.poolMode(mode);
+            return this;
+        }
+
+        public Builder defaultPoolSize(int size) {
+            poolConfig.defaultPoolSize(size);
+            return this;
+        }
+
+        public Builder maxClientConn(int max) {
+            poolConfig.maxClientConn(max);
+            return this;
+        }
+
+        public Builder queryWaitTimeout(Duration timeout) {
+            poolConfig.queryWaitTimeout(timeout);
+            return this;
+        }
+
+        /** Any pool setting by its PgBouncer (or pgmux) name, e.g. {@code set("server_idle_timeout", "60")}. */
+        public Builder set(String name, String value) {
+            poolConfig.set(name, value);
+            return this;
+        }
+
+        public Builder authType(AuthType type) {
+            this.authType = Objects.requireNonNull(type, "type");
+            return this;
+        }
+
+        /** PgBouncer's auth_file (userlist.txt format), read now. */
+        public Builder authFile(Path file) {
+            try {
+                this.users = UserList.load(file);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read auth_file " + file, e);
+            }
+            return this;
+        }
+
+        /** Users and their secrets (plaintext, md5 hash or SCRAM verifier) instead of an auth file. */
+        public Builder users(Map<String, String> secretsByUser) {
+            this.users = UserSecrets.of(secretsByUser);
+            return this;
+        }
+
+        public Builder users(UserSecrets secrets) {
+            this.users = Objects.requireNonNull(secrets, "secrets");
+            return this;
+        }
+
+        /** TLS for clients that ask for it; without it, SSLRequest is answered 'N'. */
+        public Builder clientTls(SslContext context) {
+            this.clientTls = context;
+            return this;
+        }
+
+        /** PgBouncer's client_login_timeout (default 60 s); zero disables it. */
+        public Builder clientLoginTimeout(Duration timeout) {
+            this.clientLoginTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /** PgBouncer's client_idle_timeout: clients idle outside a transaction this long are disconnected; zero (the default) disables it. */
+        public Builder clientIdleTimeout(Duration timeout) {
+            this.clientIdleTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /**
+         * PgBouncer's idle_transaction_timeout: a client idle inside a transaction this long is disconnected and
+         * its server connection closed (the transaction rolls back); zero (the default) disables it.
+         */
+        public Builder idleTransactionTimeout(Duration timeout) {
+            this.idleTransactionTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /** How often waiters are timed out and idle connections are checked (default 333 ms). */
+        public Builder janitorPeriod(Duration period) {
+            this.janitorPeriod = Objects.requireNonNull(period, "period");
+            return this;
+        }
+
+        /** How long {@link PgMuxProxy#close()} lets transactions finish (default 10 s). */
+        public Builder drainTimeout(Duration timeout) {
+            this.drainTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /**
+         * PgBouncer's max_prepared_statements (default 200): named prepared statements each server keeps for
+         * clients in transaction and statement mode; 0 passes named statements through unchanged.
+         */
+        public Builder maxPreparedStatements(int max) {
+            if (max < 0) {
+                throw new IllegalArgumentException("max_prepared_statements cannot be negative");
+            }
+            this.maxPreparedStatements = max;
+            return this;
+        }
+
+        /** Event loop threads; 0 (the default) means one per core. */
+        public Builder threads(int threads) {
+            this.threads = threads;
+            return this;
+        }
+
+        /**
+         * Binds the listener and starts serving.
+         *
+         * @throws IllegalStateException when no database is configured
+         * @throws UncheckedIOException when the address cannot be bound
+         */
+        public PgMuxProxy start() {
+            if (databases.isEmpty()) {
+                throw new IllegalStateException("no database configured: add one with database(name, url)");
+            }
+            PoolConfig config = poolConfig.build();
+            Transport transport = Transport.create(threads);
+            Map<String, ServerTarget> targets = Map.copyOf(databases);
+            UserSecrets secrets = users;
+            int maxPrepared = maxPreparedStatements;
+            int connectTimeoutMillis = (int) Math.min(Integer.MAX_VALUE,
+                    Math.max(1, TimeUnit.NANOSECONDS.toMillis(config.serverConnectTimeoutNanos())));
+            PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()
+                    .config(config)
+                    .connectors(key -> connector(transport, targets, secrets, key, connectTimeoutMillis,
+                            maxPrepared))
+                    .janitorPeriod(janitorPeriod)
+                    .build();
+            ProxyContext context = new ProxyContext(registry, targets, secrets, authType, clientTls,
+                    new CancelSender(transport), clientLoginTimeout.toMillis(), maxPrepared);
+            context.idleTimeouts(clientIdleTimeout, idleTransactionTimeout);
+            long shortest = Math.min(positiveOrMax(clientIdleTimeout), positiveOrMax(idleTransactionTimeout));
+            if (shortest != Long.MAX_VALUE) {
+                long period = Math.max(50, Math.min(1_000, shortest / 4));
+                transport.group().next().scheduleAtFixedRate(context::checkTimeouts, period, period,
+                        TimeUnit.MILLISECONDS);
+            }
+            ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+            Channel listener;
+            try {
+                listener = new ServerBootstrap()
+                        .group(transport.group())
+                        .channel(transport.serverChannel())
+                        .childOption(ChannelOption.TCP_NODELAY, true)
+                        .childHandler(new ChannelInitializer<SocketChannel>() {
+                            @Override
+                            protected void initChannel(SocketChannel ch) {
+                                clients.add(ch);
+                                FrontendMessageDecoder decoder = new FrontendMessageDecoder();
+                                ch.pipeline().addLast(MessageEncoder.INSTANCE, decoder,
+                                        new ClientConnection(context, decoder));
+                            }
+                        })
+                        .bind(host, port).syncUninterruptibly().channel();
+            } catch (Exception e) {
+                // syncUninterruptibly rethrows the bind failure (a checked exception) undeclared
+                registry.close();
+                transport.group().shutdownGracefully(0, 1, TimeUnit.SECONDS);
+                throw new UncheckedIOException("cannot listen on " + host + ":" + port,
+                        new IOException(e.getMessage(), e));
+            }
+            return new PgMuxProxy(transport, registry, context, listener, clients, drainTimeout);
+        }
+
+        private static long positiveOrMax(Duration d) {
+            return d.isZero() || d.isNegative() ? Long.MAX_VALUE : d.toMillis();
+        }
+
+        private static NettyServerConnector connector(Transport transport, Map<String, ServerTarget> targets,
+                UserSecrets secrets, PoolKey key, int connectTimeoutMillis, int maxPreparedStatements) {
+            ServerTarget target = targets.get(key.database());
+            String loginUser = target.loginUser(key.user());
+            Secret secret = target.password() != null
+                    ? new PlaintextSecret(target.password())
+                    : loginUser.equals(key.user()) ? secrets.find(loginUser).orElse(null) : null;
+            return new NettyServerConnector(transport, target, loginUser, secret, connectTimeoutMillis,
+                    maxPreparedStatements);
+        }
+    }
+}

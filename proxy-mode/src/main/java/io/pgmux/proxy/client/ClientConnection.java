@@ -1,0 +1,679 @@
+package io.pgmux.proxy.client;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.pool.ClientSlot;
+import io.pgmux.core.pool.Lease;
+import io.pgmux.core.pool.Pool;
+import io.pgmux.core.pool.PoolClosedException;
+import io.pgmux.core.pool.PoolException;
+import io.pgmux.core.pool.PoolTimeoutException;
+import io.pgmux.core.pool.TooManyClientsException;
+import io.pgmux.proxy.auth.AuthStep;
+import io.pgmux.proxy.auth.ClientAuthenticator;
+import io.pgmux.proxy.auth.Secret;
+import io.pgmux.proxy.protocol.BackendKeyData;
+import io.pgmux.proxy.protocol.BackendMessage;
+import io.pgmux.proxy.protocol.CancelRequest;
+import io.pgmux.proxy.protocol.EncodableMessage;
+import io.pgmux.proxy.protocol.ErrorResponse;
+import io.pgmux.proxy.protocol.FrontendMessage;
+import io.pgmux.proxy.protocol.FrontendMessageDecoder;
+import io.pgmux.proxy.protocol.GssEncRequest;
+import io.pgmux.proxy.protocol.ParameterStatus;
+import io.pgmux.proxy.protocol.PoolerError;
+import io.pgmux.proxy.protocol.ProtocolViolationException;
+import io.pgmux.proxy.protocol.ReadyForQuery;
+import io.pgmux.proxy.protocol.SslRequest;
+import io.pgmux.proxy.protocol.SslResponse;
+import io.pgmux.proxy.protocol.StartupMessage;
+import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.proxy.server.ServerErrorException;
+import io.pgmux.proxy.server.ServerLink;
+import io.pgmux.proxy.server.ServerTarget;
+import java.security.SecureRandom;
+import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client (PgBouncer's client socket), the last handler of its channel: login, then the query phase in which
+ * it borrows a server connection at the first message of a transaction, relays both ways without copying and
+ * gives the server back at the ReadyForQuery that ends the transaction (transaction mode), the statement
+ * (statement mode) or at disconnect (session mode). Everything runs on the client's event loop; what the server
+ * sends is handed over from the server's loop when the two differ.
+ */
+public final class ClientConnection extends ChannelInboundHandlerAdapter implements ServerLink {
+    private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private enum State { STARTUP, LOGIN, IDLE, WAITING, LINKING, LINKED, CLOSED }
+
+    private final ProxyContext context;
+    private final FrontendMessageDecoder decoder;
+    private final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
+    private final NamedStatements namedStatements = new NamedStatements();
+
+    private Channel channel;
+    private State state = State.STARTUP;
+    private ScheduledFuture<?> loginTimeout;
+    private String user;
+    private Pool<ServerConnection> pool;
+    private ClientSlot slot;
+    private ClientAuthenticator authenticator;
+    private ClientParameters parameters;
+    private BackendKeyData key;
+    private PoolMode poolMode;
+    /** Transaction or statement mode with max_prepared_statements above 0: named statements are renamed. */
+    private boolean renaming;
+
+    private Lease<ServerConnection> lease;
+    private ServerConnection server;
+    /** ReadyForQuery messages the server still owes: one per Query, Sync and FunctionCall sent. */
+    private int readyPending;
+    /** Extended-protocol messages were sent since the last Sync: the server is mid-batch. */
+    private boolean syncPending;
+    private long queryStartNanos;
+    private long xactStartNanos;
+    private long bytesReceived;
+    private long bytesSent;
+    /** Since when the client has sent nothing while outside a transaction; 0 while it is busy. */
+    private volatile long idleSinceNanos;
+    /** Since when the client has sent nothing inside an open transaction; 0 otherwise. */
+    private volatile long idleInTransactionSinceNanos;
+
+    public ClientConnection(ProxyContext context, FrontendMessageDecoder decoder) {
+        this.context = context;
+        this.decoder = decoder;
+    }
+
+    // ---------------------------------------------------------------- login
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        channel = ctx.channel();
+        long timeout = context.clientLoginTimeoutMillis();
+        if (timeout > 0) {
+            loginTimeout = channel.eventLoop().schedule(() -> {
+                if (state == State.STARTUP || state == State.LOGIN) {
+                    fatal(PoolerError.clientLoginTimeout());
+                }
+            }, timeout, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (state == State.CLOSED) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (msg instanceof FrontendMessage message) {
+            if (state == State.LOGIN) {
+                onPasswordMessage(message);
+            } else {
+                onQueryMessage(message);
+            }
+        } else if (msg instanceof StartupMessage startup) {
+            onStartup(startup);
+        } else if (msg == SslRequest.INSTANCE) {
+            onSslRequest(ctx);
+        } else if (msg == GssEncRequest.INSTANCE) {
+            channel.writeAndFlush(SslResponse.REJECTED);
+        } else if (msg instanceof CancelRequest cancel) {
+            onCancelRequest(cancel);
+        } else {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void onSslRequest(ChannelHandlerContext ctx) {
+        if (context.clientTls() == null) {
+            channel.writeAndFlush(SslResponse.REJECTED);
+            return;
+        }
+        // The 'S' goes out in clear before the handler that encrypts everything after it is in place.
+        channel.writeAndFlush(SslResponse.ACCEPTED);
+        SslHandler ssl = context.clientTls().newHandler(channel.alloc());
+        ctx.pipeline().addFirst(ssl);
+    }
+
+    private void onCancelRequest(CancelRequest cancel) {
+        ClientConnection target = context.clientsByKey().get(cancel.key());
+        if (target != null && cancel.matches(target.key)) {
+            target.channel.eventLoop().execute(target::cancelRunningQuery);
+        }
+        channel.close();
+    }
+
+    /** Forwards a cancel to the server only while this client's query runs there. */
+    private void cancelRunningQuery() {
+        ServerConnection current = server;
+        if (state == State.LINKED && readyPending > 0 && current != null && current.backendKeyData() != null) {
+            context.cancelSender().send(current.remoteAddress(), current.backendKeyData());
+        }
+    }
+
+    private void onStartup(StartupMessage startup) {
+        user = startup.user();
+        if (user == null || user.isEmpty()) {
+            fatal(PoolerError.noUsernameSupplied());
+            return;
+        }
+        String database = startup.database();
+        ServerTarget target = context.database(database);
+        if (target == null) {
+            fatal(PoolerError.noSuchDatabase(database));
+            return;
+        }
+        try {
+            parameters = ClientParameters.fromStartup(startup.parameters());
+        } catch (IllegalArgumentException e) {
+            fatal(PoolerError.fatal(e.getMessage()));
+            return;
+        }
+        Secret secret = context.users().find(user).orElse(null);
+        // An unknown user fails authentication whatever it answers: no pool is made for a name nobody configured.
+        if (secret != null) {
+            try {
+                pool = context.registry().pool(database, user);
+                slot = context.registry().admitClient(pool);
+            } catch (TooManyClientsException e) {
+                fatal(PoolerError.maxClientConn());
+                return;
+            } catch (PoolClosedException e) {
+                fatal(PoolerError.poolerShuttingDown());
+                return;
+            }
+            poolMode = pool.config().poolMode();
+            renaming = poolMode != PoolMode.SESSION && context.maxPreparedStatements() > 0;
+        }
+        authenticator = new ClientAuthenticator(context.authType(), user, secret);
+        state = State.LOGIN;
+        onAuthStep(authenticator.start());
+    }
+
+    private void onPasswordMessage(FrontendMessage message) {
+        try {
+            if (message.type() == FrontendMessage.TERMINATE) {
+                channel.close();
+                return;
+            }
+            onAuthStep(authenticator.onPasswordMessage(message.body()));
+        } finally {
+            message.release();
+        }
+    }
+
+    private void onAuthStep(AuthStep step) {
+        for (EncodableMessage m : step.messages()) {
+            channel.write(m, channel.voidPromise());
+        }
+        switch (step.outcome()) {
+            case CONTINUE -> channel.flush();
+            case FAILED -> {
+                log.info("client {} login failed for user {}: {}", channel.remoteAddress(), user, step.failureReason());
+                state = State.CLOSED;
+                channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            }
+            case AUTHENTICATED -> {
+                if (pool == null) {
+                    fatal(PoolerError.noSuchUser());
+                    return;
+                }
+                decoder.loginComplete();
+                welcome();
+            }
+        }
+    }
+
+    /** Reports the server's parameters; the first client of a pool fetches them from a server connection. */
+    private void welcome() {
+        Map<String, String> known = context.serverParameters().get(pool.key());
+        if (known != null) {
+            sendWelcome(known);
+            return;
+        }
+        channel.config().setAutoRead(false);
+        state = State.WAITING;
+        pool.acquireAsync().whenComplete((acquired, failure) -> channel.eventLoop().execute(() -> {
+            if (failure != null) {
+                failAcquire(failure);
+                return;
+            }
+            Map<String, String> fetched = Map.copyOf(acquired.connection().parameters());
+            acquired.release();
+            if (state == State.CLOSED) {
+                return;
+            }
+            context.serverParameters().putIfAbsent(pool.key(), fetched);
+            channel.config().setAutoRead(true);
+            sendWelcome(fetched);
+        }));
+    }
+
+    private void sendWelcome(Map<String, String> serverParameters) {
+        parameters.welcome(serverParameters).forEach((name, value) ->
+                channel.write(new ParameterStatus(name, value), channel.voidPromise()));
+        BackendKeyData ours;
+        do {
+            byte[] secret = new byte[BackendKeyData.KEY_LENGTH_3_0];
+            RANDOM.nextBytes(secret);
+            ours = new BackendKeyData(RANDOM.nextInt() & Integer.MAX_VALUE, secret);
+        } while (context.clientsByKey().putIfAbsent(ours, this) != null);
+        key = ours;
+        channel.write(ours, channel.voidPromise());
+        channel.writeAndFlush(ReadyForQuery.IDLE, channel.voidPromise());
+        if (loginTimeout != null) {
+            loginTimeout.cancel(false);
+        }
+        state = State.IDLE;
+        idleSinceNanos = System.nanoTime();
+    }
+
+    // ---------------------------------------------------------------- query phase: client to server
+
+    private void onQueryMessage(FrontendMessage message) {
+        if (idleSinceNanos != 0) {
+            idleSinceNanos = 0;
+        }
+        if (idleInTransactionSinceNanos != 0) {
+            idleInTransactionSinceNanos = 0;
+        }
+        switch (state) {
+            case LINKED -> forward(message);
+            case WAITING, LINKING -> pending.add(message);
+            case IDLE -> {
+                if (message.type() == FrontendMessage.TERMINATE) {
+                    message.release();
+                    channel.close();
+                    return;
+                }
+                pending.add(message);
+                acquire();
+            }
+            default -> message.release();
+        }
+    }
+
+    private void acquire() {
+        state = State.WAITING;
+        channel.config().setAutoRead(false);
+        EventLoop loop = channel.eventLoop();
+        pool.acquireAsync().whenComplete((acquired, failure) -> loop.execute(() -> {
+            if (failure != null) {
+                failAcquire(failure);
+            } else {
+                onAcquired(acquired);
+            }
+        }));
+    }
+
+    private void onAcquired(Lease<ServerConnection> acquired) {
+        if (state == State.CLOSED) {
+            acquired.release();
+            return;
+        }
+        lease = acquired;
+        server = acquired.connection();
+        state = State.LINKING;
+        String replay = parameters.replayFor(server);
+        if (replay == null) {
+            link();
+            return;
+        }
+        EventLoop loop = channel.eventLoop();
+        server.query(replay).whenComplete((error, failure) -> loop.execute(() -> onReplayed(error, failure)));
+    }
+
+    private void onReplayed(ErrorResponse error, Throwable failure) {
+        if (failure != null) {
+            dropServer(failure);
+            if (state != State.CLOSED) {
+                fatal(PoolerError.serverConnCrashed());
+            }
+            return;
+        }
+        if (state == State.CLOSED) {
+            releaseServer();
+            return;
+        }
+        if (error != null) {
+            releaseServer();
+            fatal(ErrorResponse.fatal(error.sqlState(), error.message()));
+            return;
+        }
+        parameters.replayed(server);
+        link();
+    }
+
+    private void link() {
+        state = State.LINKED;
+        server.link(this);
+        FrontendMessage message;
+        while ((message = pending.poll()) != null) {
+            if (state != State.LINKED) {
+                message.release();
+                continue;
+            }
+            try {
+                forward(message);
+            } catch (ProtocolViolationException violation) {
+                // outside channelRead nothing routes this to exceptionCaught
+                fatal(violation.toErrorResponse());
+            }
+        }
+        if (server != null) {
+            server.flush();
+        }
+        channel.config().setAutoRead(true);
+    }
+
+    private void forward(FrontendMessage message) {
+        byte type = message.type();
+        switch (type) {
+            case FrontendMessage.QUERY, FrontendMessage.FUNCTION_CALL -> expectReady();
+            case FrontendMessage.SYNC -> {
+                expectReady();
+                syncPending = false;
+            }
+            case FrontendMessage.PARSE, FrontendMessage.BIND, FrontendMessage.DESCRIBE, FrontendMessage.EXECUTE,
+                    FrontendMessage.CLOSE, FrontendMessage.FLUSH -> {
+                if (!syncPending && readyPending == 0) {
+                    startQuery();
+                }
+                syncPending = true;
+            }
+            case FrontendMessage.TERMINATE -> {
+                message.release();
+                channel.close();
+                return;
+            }
+            default -> {
+                // COPY data flows through; the ReadyForQuery after it is already counted
+            }
+        }
+        bytesReceived += message.content().readableBytes();
+        if (renaming) {
+            namedStatements.forward(message, server, channel);
+        } else {
+            server.write(message.content());
+        }
+    }
+
+    private void expectReady() {
+        if (readyPending == 0 && !syncPending) {
+            startQuery();
+        }
+        readyPending++;
+    }
+
+    private void startQuery() {
+        long now = System.nanoTime();
+        queryStartNanos = now;
+        if (xactStartNanos == 0) {
+            xactStartNanos = now;
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (state == State.LINKED && server != null) {
+            server.flush();
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        ServerConnection current = server;
+        if (state == State.LINKED && current != null) {
+            boolean writable = channel.isWritable();
+            if (!writable) {
+                channel.flush();
+            }
+            current.channel().config().setAutoRead(writable);
+        }
+    }
+
+    // ---------------------------------------------------------------- query phase: server to client
+
+    @Override
+    public void onServerMessage(BackendMessage message) {
+        EventLoop loop = channel.eventLoop();
+        if (loop.inEventLoop()) {
+            relay(message);
+        } else {
+            loop.execute(() -> relay(message));
+        }
+    }
+
+    private void relay(BackendMessage message) {
+        if (state != State.LINKED) {
+            message.release();
+            return;
+        }
+        byte type = message.type();
+        if (renaming && !namedStatements.onResponse(type, server)) {
+            message.release();
+            namedStatements.answerDue(channel);
+            return;
+        }
+        if (type == BackendMessage.READY_FOR_QUERY) {
+            onReadyForQuery(message);
+            return;
+        }
+        if (type == BackendMessage.PARAMETER_STATUS) {
+            ParameterStatus status = ParameterStatus.decode(message.body());
+            parameters.onParameterStatus(status.name(), status.value());
+        }
+        bytesSent += message.content().readableBytes();
+        channel.write(message.content(), channel.voidPromise());
+        if (renaming) {
+            namedStatements.answerDue(channel);
+        }
+    }
+
+    private void onReadyForQuery(BackendMessage message) {
+        ReadyForQuery.TransactionStatus status = ReadyForQuery.decode(message.body()).status();
+        if (readyPending > 0) {
+            readyPending--;
+        }
+        long now = System.nanoTime();
+        pool.traffic().recordQuery(now - queryStartNanos);
+        boolean quiet = readyPending == 0 && !syncPending;
+        if (poolMode == PoolMode.STATEMENT && status != ReadyForQuery.TransactionStatus.IDLE) {
+            message.release();
+            dropServer(new PoolException("transaction block in statement pooling mode"));
+            fatal(PoolerError.transactionBlocksNotAllowed());
+            return;
+        }
+        bytesSent += message.content().readableBytes();
+        channel.write(message.content(), channel.voidPromise());
+        if (status == ReadyForQuery.TransactionStatus.IDLE && quiet) {
+            pool.traffic().recordTransaction(now - xactStartNanos);
+            xactStartNanos = 0;
+        }
+        if (quiet) {
+            if (status == ReadyForQuery.TransactionStatus.IDLE) {
+                idleSinceNanos = now;
+            } else {
+                idleInTransactionSinceNanos = now;
+            }
+            pool.traffic().recordBytes(bytesReceived, bytesSent);
+            bytesReceived = 0;
+            bytesSent = 0;
+            if (status == ReadyForQuery.TransactionStatus.IDLE && poolMode != PoolMode.SESSION) {
+                channel.flush();
+                releaseServer();
+                state = State.IDLE;
+                channel.config().setAutoRead(true);
+            }
+        } else if (readyPending > 0) {
+            queryStartNanos = now;
+        }
+    }
+
+    @Override
+    public void onServerReadComplete() {
+        EventLoop loop = channel.eventLoop();
+        if (loop.inEventLoop()) {
+            channel.flush();
+        } else {
+            loop.execute(channel::flush);
+        }
+    }
+
+    @Override
+    public void onServerWritabilityChanged(boolean writable) {
+        EventLoop loop = channel.eventLoop();
+        loop.execute(() -> {
+            ServerConnection current = server;
+            if (state == State.LINKED && current != null) {
+                // the event may be stale by now: act on the server's writability as it is
+                boolean now = current.channel().isWritable();
+                if (!now) {
+                    // what was relayed since the last read completed must go out, or the server never drains
+                    current.flush();
+                }
+                channel.config().setAutoRead(now);
+            }
+        });
+    }
+
+    @Override
+    public void onServerClosed(Throwable cause) {
+        channel.eventLoop().execute(() -> {
+            if (state == State.CLOSED) {
+                dropServer(cause);
+                return;
+            }
+            dropServer(cause);
+            fatal(PoolerError.serverConnCrashed());
+        });
+    }
+
+    /** Called from the timeout sweep on any thread: hops to this client's loop only when a timeout passed. */
+    void checkTimeouts(long now, long clientIdleTimeoutNanos, long idleTransactionTimeoutNanos) {
+        long idle = idleSinceNanos;
+        long inTransaction = idleInTransactionSinceNanos;
+        if (clientIdleTimeoutNanos > 0 && idle != 0 && now - idle >= clientIdleTimeoutNanos) {
+            channel.eventLoop().execute(() -> {
+                if (idleSinceNanos == idle && state != State.CLOSED) {
+                    fatal(PoolerError.clientIdleTimeout());
+                }
+            });
+        } else if (idleTransactionTimeoutNanos > 0 && inTransaction != 0
+                && now - inTransaction >= idleTransactionTimeoutNanos) {
+            channel.eventLoop().execute(() -> {
+                if (idleInTransactionSinceNanos == inTransaction && state != State.CLOSED) {
+                    fatal(PoolerError.idleTransactionTimeout());
+                }
+            });
+        }
+    }
+
+    // ---------------------------------------------------------------- ending
+
+    private void releaseServer() {
+        Lease<ServerConnection> held = lease;
+        if (held != null) {
+            server.unlink();
+            lease = null;
+            server = null;
+            readyPending = 0;
+            syncPending = false;
+            namedStatements.serverGone();
+            held.release();
+        }
+    }
+
+    private void dropServer(Throwable cause) {
+        Lease<ServerConnection> held = lease;
+        if (held != null) {
+            server.unlink();
+            lease = null;
+            server = null;
+            readyPending = 0;
+            syncPending = false;
+            namedStatements.serverGone();
+            held.discard(cause);
+        }
+    }
+
+    private void failAcquire(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        if (state == State.CLOSED) {
+            return;
+        }
+        ServerErrorException serverError = ServerErrorException.find(cause);
+        ErrorResponse error;
+        if (serverError != null) {
+            ErrorResponse e = serverError.error();
+            error = e.isFatal() ? e : ErrorResponse.fatal(e.sqlState(), e.message());
+        } else if (cause instanceof PoolTimeoutException) {
+            error = PoolerError.queryWaitTimeout();
+        } else if (cause instanceof PoolClosedException) {
+            error = PoolerError.poolerShuttingDown();
+        } else {
+            error = PoolerError.serverLoginFailed(String.valueOf(cause.getMessage()));
+        }
+        log.info("client {} user {} got no server connection: {}", channel.remoteAddress(), user, cause.toString());
+        fatal(error);
+    }
+
+    /** Sends a FATAL error and closes, as PgBouncer's send_pooler_error does. */
+    private void fatal(ErrorResponse error) {
+        state = State.CLOSED;
+        channel.writeAndFlush(error).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof ProtocolViolationException violation && state != State.CLOSED) {
+            log.info("client {} protocol violation: {}", channel.remoteAddress(), violation.getMessage());
+            fatal(violation.toErrorResponse());
+        } else {
+            log.debug("client {} failed", channel == null ? null : channel.remoteAddress(), cause);
+            ctx.close();
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        state = State.CLOSED;
+        if (loginTimeout != null) {
+            loginTimeout.cancel(false);
+        }
+        if (key != null) {
+            context.clientsByKey().remove(key, this);
+        }
+        FrontendMessage message;
+        while ((message = pending.poll()) != null) {
+            message.release();
+        }
+        if (lease != null) {
+            boolean clean = readyPending == 0 && !syncPending
+                    && server.transactionStatus() == ReadyForQuery.TransactionStatus.IDLE;
+            if (clean) {
+                releaseServer();
+            } else {
+                dropServer(new PoolException("client disconnected with a query or transaction open"));
+            }
+        }
+        if (slot != null) {
+            slot.close();
+        }
+    }
+}

@@ -1,0 +1,179 @@
+package io.pgmux.proxy.client;
+
+import io.netty.channel.Channel;
+import io.pgmux.proxy.protocol.Bind;
+import io.pgmux.proxy.protocol.Close;
+import io.pgmux.proxy.protocol.Describe;
+import io.pgmux.proxy.protocol.ErrorResponse;
+import io.pgmux.proxy.protocol.FrontendMessage;
+import io.pgmux.proxy.protocol.Parse;
+import io.pgmux.proxy.protocol.PoolerError;
+import io.pgmux.proxy.protocol.ProtocolViolationException;
+import io.pgmux.proxy.protocol.StatementOrPortal;
+import io.pgmux.proxy.server.PreparedStatementCache;
+import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.proxy.server.StatementKey;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * One client's named prepared statements in transaction and statement mode, where each transaction may run on
+ * another server: the client's names map to statements (query text and parameter types), each server holds
+ * them under names of its own ({@code PGMUX_n}, see {@link PreparedStatementCache}), and a statement the server
+ * lacks is parsed there just before the client's Bind or Describe needs it. Errors are PostgreSQL's own
+ * (42P05, 26000) and not fatal. The unnamed statement passes through unchanged. Used on the client's loop only.
+ */
+final class NamedStatements {
+    private final PendingRequests requests = new PendingRequests();
+    private final Map<String, StatementKey> statements = new HashMap<>();
+    private ServerConnection server;
+    private Channel client;
+
+    /** Sends one client message to {@code server}, renaming statements and adding Parses where needed. */
+    void forward(FrontendMessage message, ServerConnection server, Channel client) {
+        this.server = server;
+        this.client = client;
+        try {
+            switch (message.type()) {
+                case FrontendMessage.PARSE -> onParse(message);
+                case FrontendMessage.BIND -> onBind(message);
+                case FrontendMessage.DESCRIBE -> onDescribe(message);
+                case FrontendMessage.CLOSE -> onClose(message);
+                case FrontendMessage.EXECUTE -> send(message, PendingRequests.Kind.EXECUTE);
+                case FrontendMessage.SYNC -> send(message, PendingRequests.Kind.SYNC);
+                case FrontendMessage.QUERY -> send(message, PendingRequests.Kind.QUERY);
+                case FrontendMessage.FUNCTION_CALL -> send(message, PendingRequests.Kind.FUNCTION_CALL);
+                default -> server.write(message.content());
+            }
+        } catch (ProtocolViolationException e) {
+            // a malformed Parse, Bind, Describe or Close: decoding failed before the message was passed on
+            message.release();
+            throw e;
+        }
+    }
+
+    private void send(FrontendMessage message, PendingRequests.Kind kind) {
+        requests.add(kind);
+        server.write(message.content());
+    }
+
+    private void onParse(FrontendMessage message) {
+        Parse parse = Parse.decode(message.body());
+        String name = parse.statementName();
+        if (name.isEmpty()) {
+            send(message, PendingRequests.Kind.PARSE);
+            return;
+        }
+        if (statements.containsKey(name)) {
+            message.release();
+            raiseOnServer(PoolerError.preparedStatementAlreadyExists(name));
+            return;
+        }
+        StatementKey key = new StatementKey(parse);
+        statements.put(name, key);
+        PreparedStatementCache cache = server.preparedStatements();
+        if (cache.get(key) != null) {
+            message.release();
+            requests.answerParse(client);
+            return;
+        }
+        String serverName = addToServer(cache, key);
+        requests.add(PendingRequests.Kind.PARSE, key);
+        server.write(Parse.renameStatement(client.alloc(), message, serverName));
+        message.release();
+    }
+
+    private void onBind(FrontendMessage message) {
+        StatementKey key = statements.get(Bind.decode(message.body()).statementName());
+        if (key == null) {
+            // the unnamed statement, or an unknown name the server refuses with PostgreSQL's own error
+            send(message, PendingRequests.Kind.BIND);
+            return;
+        }
+        String serverName = ensureOnServer(key);
+        requests.add(PendingRequests.Kind.BIND);
+        server.write(Bind.renameStatement(client.alloc(), message, serverName));
+        message.release();
+    }
+
+    private void onDescribe(FrontendMessage message) {
+        Describe describe = Describe.decode(message.body());
+        if (describe.target() == StatementOrPortal.PORTAL) {
+            send(message, PendingRequests.Kind.DESCRIBE_PORTAL);
+            return;
+        }
+        StatementKey key = statements.get(describe.name());
+        if (key == null) {
+            send(message, PendingRequests.Kind.DESCRIBE_STATEMENT);
+            return;
+        }
+        String serverName = ensureOnServer(key);
+        message.release();
+        requests.add(PendingRequests.Kind.DESCRIBE_STATEMENT);
+        server.write(new Describe(StatementOrPortal.STATEMENT, serverName));
+    }
+
+    /**
+     * The server statement stays for other clients; the client's name goes. The Close is forwarded unchanged:
+     * the server has no statement by the client's name and answers CloseComplete in the right place.
+     */
+    private void onClose(FrontendMessage message) {
+        Close close = Close.decode(message.body());
+        if (close.target() == StatementOrPortal.STATEMENT && !close.name().isEmpty()) {
+            statements.remove(close.name());
+        }
+        send(message, PendingRequests.Kind.CLOSE);
+    }
+
+    private String ensureOnServer(StatementKey key) {
+        PreparedStatementCache cache = server.preparedStatements();
+        String serverName = cache.get(key);
+        if (serverName == null) {
+            serverName = addToServer(cache, key);
+            requests.add(PendingRequests.Kind.PARSE_ADDED, key);
+            server.write(key.parseAs(serverName));
+        }
+        return serverName;
+    }
+
+    private String addToServer(PreparedStatementCache cache, StatementKey key) {
+        String evicted = cache.evictIfFull();
+        if (evicted != null) {
+            requests.add(PendingRequests.Kind.CLOSE_ADDED);
+            server.write(new Close(StatementOrPortal.STATEMENT, evicted));
+        }
+        return cache.add(key);
+    }
+
+    /**
+     * Makes the server raise {@code error} itself, so it lands in order among the batch's responses and the
+     * server skips to Sync and rolls back exactly as after an error of its own.
+     */
+    private void raiseOnServer(ErrorResponse error) {
+        String message = error.message().replace("'", "''").replace("$", "");
+        requests.add(PendingRequests.Kind.PARSE_ADDED);
+        server.write(new Parse("", "DO $pgmux$BEGIN RAISE EXCEPTION USING ERRCODE = '" + error.sqlState()
+                + "', MESSAGE = '" + message + "'; END$pgmux$", new int[0]));
+        requests.add(PendingRequests.Kind.BIND_ADDED);
+        server.write(UnnamedPortal.BIND);
+        requests.add(PendingRequests.Kind.EXECUTE);
+        server.write(UnnamedPortal.EXECUTE);
+    }
+
+    /** Accounts for one server message; false when it answers a message the pooler added and must be dropped. */
+    boolean onResponse(byte type, ServerConnection server) {
+        return requests.onResponse(type, server.preparedStatements());
+    }
+
+    /** Writes the pooler's own answers that are due now. */
+    void answerDue(Channel client) {
+        requests.answerDue(client);
+    }
+
+    /** The server connection was released or lost: nothing is pending on it any more. */
+    void serverGone() {
+        requests.clear();
+        server = null;
+        client = null;
+    }
+}

@@ -1,0 +1,143 @@
+package io.pgmux.proxy.client;
+
+import io.netty.channel.Channel;
+import io.pgmux.proxy.protocol.BackendMessage;
+import io.pgmux.proxy.protocol.ParseComplete;
+import io.pgmux.proxy.server.PreparedStatementCache;
+import io.pgmux.proxy.server.StatementKey;
+import java.util.ArrayDeque;
+
+/**
+ * The requests sent to the linked server whose responses have not all arrived, in order, so that the responses
+ * to messages the pooler added (a Parse before a Bind on a server that lacks the statement, the Close of an
+ * evicted statement) are swallowed, and the answers it gives itself (ParseComplete for a statement the server
+ * has already) reach the client exactly where the server would have put them.
+ */
+final class PendingRequests {
+
+    enum Kind {
+        /** A client Parse, sent under the server's name. */
+        PARSE,
+        /** A Parse the pooler added: its ParseComplete is not the client's. */
+        PARSE_ADDED,
+        /** A client Parse of a statement the server has: the pooler answers ParseComplete. */
+        PARSE_ANSWERED,
+        BIND,
+        /** A Bind the pooler added (to raise an error the server's way): its BindComplete is not the client's. */
+        BIND_ADDED,
+        DESCRIBE_STATEMENT,
+        DESCRIBE_PORTAL,
+        EXECUTE,
+        CLOSE,
+        /** The Close of an evicted statement. */
+        CLOSE_ADDED,
+        SYNC,
+        QUERY,
+        FUNCTION_CALL
+    }
+
+    /** One request; those that create a server statement carry its key, to forget it if the Parse fails. */
+    record Request(Kind kind, StatementKey key) {
+    }
+
+    private static final Request[] PLAIN = new Request[Kind.values().length];
+
+    static {
+        for (Kind kind : Kind.values()) {
+            PLAIN[kind.ordinal()] = new Request(kind, null);
+        }
+    }
+
+    private final ArrayDeque<Request> queue = new ArrayDeque<>();
+
+    void add(Kind kind) {
+        queue.add(PLAIN[kind.ordinal()]);
+    }
+
+    void add(Kind kind, StatementKey key) {
+        queue.add(key == null ? PLAIN[kind.ordinal()] : new Request(kind, key));
+    }
+
+    /** A ParseComplete of the pooler's own: at once when nothing is in flight, else in its place. */
+    void answerParse(Channel client) {
+        if (queue.isEmpty()) {
+            client.write(ParseComplete.INSTANCE, client.voidPromise());
+        } else {
+            queue.add(PLAIN[Kind.PARSE_ANSWERED.ordinal()]);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return queue.stream().map(r -> r.kind().name()).toList().toString();
+    }
+
+    boolean isEmpty() {
+        return queue.isEmpty();
+    }
+
+    void clear() {
+        queue.clear();
+    }
+
+    /**
+     * Accounts for one server message; returns whether it goes to the client. Answers of the pooler's own that
+     * are due after it are written after the caller relays it, by {@link #answerDue(Channel)}.
+     */
+    boolean onResponse(byte type, PreparedStatementCache statements) {
+        Request head = queue.peek();
+        if (head == null) {
+            return true;
+        }
+        if (type == BackendMessage.ERROR_RESPONSE) {
+            onError(head, statements);
+            return true;
+        }
+        if (!completes(head.kind(), type)) {
+            return true;
+        }
+        queue.poll();
+        return head.kind() != Kind.PARSE_ADDED && head.kind() != Kind.BIND_ADDED && head.kind() != Kind.CLOSE_ADDED;
+    }
+
+    /** Writes the pooler's own answers now at the head of the queue. */
+    void answerDue(Channel client) {
+        Request head;
+        while ((head = queue.peek()) != null && head.kind() == Kind.PARSE_ANSWERED) {
+            queue.poll();
+            client.write(ParseComplete.INSTANCE, client.voidPromise());
+        }
+    }
+
+    /**
+     * After an ErrorResponse the server skips everything up to Sync: those requests get no response, and the
+     * statements their Parses would have created do not exist. In a simple Query the error is one of its results.
+     */
+    private void onError(Request head, PreparedStatementCache statements) {
+        Kind kind = head.kind();
+        if (kind == Kind.SYNC || kind == Kind.QUERY || kind == Kind.FUNCTION_CALL) {
+            return;
+        }
+        Request skipped;
+        while ((skipped = queue.peek()) != null && skipped.kind() != Kind.SYNC) {
+            queue.poll();
+            if (skipped.key() != null) {
+                statements.remove(skipped.key());
+            }
+        }
+    }
+
+    private static boolean completes(Kind kind, byte type) {
+        return switch (kind) {
+            case PARSE, PARSE_ADDED -> type == BackendMessage.PARSE_COMPLETE;
+            case BIND, BIND_ADDED -> type == BackendMessage.BIND_COMPLETE;
+            case DESCRIBE_STATEMENT, DESCRIBE_PORTAL ->
+                    type == BackendMessage.ROW_DESCRIPTION || type == BackendMessage.NO_DATA;
+            case EXECUTE -> type == BackendMessage.COMMAND_COMPLETE || type == BackendMessage.EMPTY_QUERY_RESPONSE
+                    || type == BackendMessage.PORTAL_SUSPENDED;
+            case CLOSE, CLOSE_ADDED -> type == BackendMessage.CLOSE_COMPLETE;
+            case SYNC, QUERY, FUNCTION_CALL -> type == BackendMessage.READY_FOR_QUERY;
+            case PARSE_ANSWERED -> false;
+        };
+    }
+}

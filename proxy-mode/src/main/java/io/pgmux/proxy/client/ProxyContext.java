@@ -1,0 +1,115 @@
+package io.pgmux.proxy.client;
+
+import io.netty.handler.ssl.SslContext;
+import io.pgmux.core.pool.PoolKey;
+import io.pgmux.core.pool.PoolRegistry;
+import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.proxy.auth.UserSecrets;
+import io.pgmux.proxy.protocol.BackendKeyData;
+import io.pgmux.proxy.server.CancelSender;
+import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.proxy.server.ServerTarget;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** What every client connection of one proxy shares: pools, databases, users, cancel keys. */
+public final class ProxyContext {
+    private final PoolRegistry<ServerConnection> registry;
+    private final Map<String, ServerTarget> databases;
+    private final UserSecrets users;
+    private final AuthType authType;
+    private final SslContext clientTls;
+    private final CancelSender cancelSender;
+    private final long clientLoginTimeoutMillis;
+    private final int maxPreparedStatements;
+    private volatile long clientIdleTimeoutNanos;
+    private volatile long idleTransactionTimeoutNanos;
+    private final Map<BackendKeyData, ClientConnection> clientsByKey = new ConcurrentHashMap<>();
+    private final Map<PoolKey, Map<String, String>> serverParameters = new ConcurrentHashMap<>();
+
+    /**
+     * @param clientTls TLS for clients that send SSLRequest, or null to answer 'N'
+     * @param clientLoginTimeoutMillis PgBouncer's client_login_timeout; 0 means none
+     * @param maxPreparedStatements PgBouncer's max_prepared_statements; 0 passes named statements through
+     */
+    public ProxyContext(PoolRegistry<ServerConnection> registry, Map<String, ServerTarget> databases,
+            UserSecrets users, AuthType authType, SslContext clientTls, CancelSender cancelSender,
+            long clientLoginTimeoutMillis, int maxPreparedStatements) {
+        this.maxPreparedStatements = maxPreparedStatements;
+        this.registry = registry;
+        this.databases = Map.copyOf(databases);
+        this.users = users;
+        this.authType = authType;
+        this.clientTls = clientTls;
+        this.cancelSender = cancelSender;
+        this.clientLoginTimeoutMillis = clientLoginTimeoutMillis;
+    }
+
+    public PoolRegistry<ServerConnection> registry() {
+        return registry;
+    }
+
+    ServerTarget database(String name) {
+        return databases.get(name);
+    }
+
+    UserSecrets users() {
+        return users;
+    }
+
+    AuthType authType() {
+        return authType;
+    }
+
+    SslContext clientTls() {
+        return clientTls;
+    }
+
+    CancelSender cancelSender() {
+        return cancelSender;
+    }
+
+    long clientLoginTimeoutMillis() {
+        return clientLoginTimeoutMillis;
+    }
+
+    int maxPreparedStatements() {
+        return maxPreparedStatements;
+    }
+
+    Map<BackendKeyData, ClientConnection> clientsByKey() {
+        return clientsByKey;
+    }
+
+    /** The parameters a server of the pool reported at login, reported to the pool's new clients. */
+    Map<PoolKey, Map<String, String>> serverParameters() {
+        return serverParameters;
+    }
+
+    /**
+     * PgBouncer's client_idle_timeout and idle_transaction_timeout; zero turns each off. Enforced by
+     * {@link #checkTimeouts()}, which the owner runs periodically.
+     */
+    public void idleTimeouts(java.time.Duration clientIdle, java.time.Duration idleTransaction) {
+        this.clientIdleTimeoutNanos = clientIdle.toNanos();
+        this.idleTransactionTimeoutNanos = idleTransaction.toNanos();
+    }
+
+    /** Disconnects the clients idle for longer than the timeouts allow (PgBouncer's janitor does this). */
+    public void checkTimeouts() {
+        long clientIdle = clientIdleTimeoutNanos;
+        long idleTransaction = idleTransactionTimeoutNanos;
+        if (clientIdle <= 0 && idleTransaction <= 0) {
+            return;
+        }
+        long now = System.nanoTime();
+        for (ClientConnection client : clientsByKey.values()) {
+            client.checkTimeouts(now, clientIdle, idleTransaction);
+        }
+    }
+
+    /** Clients logged in and not yet gone. */
+    public int clientCount() {
+        return clientsByKey.size();
+    }
+}

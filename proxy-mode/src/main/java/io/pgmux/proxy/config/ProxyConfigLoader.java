@@ -1,0 +1,102 @@
+package io.pgmux.proxy.config;
+
+import io.pgmux.core.config.ConfigKey;
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.proxy.PgMuxProxy;
+import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.proxy.server.ServerTargets;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Configures a proxy from a pgbouncer.ini-shaped file: {@code [databases]} entries and the {@code [pgbouncer]}
+ * settings listen_addr, listen_port, auth_type, auth_file, client_login_timeout, client_idle_timeout,
+ * idle_transaction_timeout (whole seconds), max_prepared_statements and
+ * every pool setting pgmux knows (pool_mode, default_pool_size, max_client_conn, query_wait_timeout, …).
+ * Other PgBouncer settings (logfile, admin_users, …) are logged and ignored; {@code %include} and the
+ * {@code [users]} section are not supported yet. A relative auth_file is resolved against the file's directory.
+ */
+public final class ProxyConfigLoader {
+    private static final Logger log = LoggerFactory.getLogger(ProxyConfigLoader.class);
+    private static final Set<String> PROXY_KEYS = Set.of("listen_addr", "listen_port", "auth_type", "auth_file",
+            "client_login_timeout", "max_prepared_statements", "client_idle_timeout", "idle_transaction_timeout");
+
+    private ProxyConfigLoader() {
+    }
+
+    public static PgMuxProxy.Builder load(Path file) throws IOException {
+        IniFile ini;
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            ini = IniFile.parse(reader);
+        }
+        Path base = file.toAbsolutePath().getParent();
+        return configure(ini, base);
+    }
+
+    /** @param base where a relative auth_file is looked up */
+    public static PgMuxProxy.Builder configure(IniFile ini, Path base) {
+        PgMuxProxy.Builder builder = PgMuxProxy.builder();
+        Map<String, String> databases = ini.section("databases");
+        if (databases.isEmpty()) {
+            throw new IllegalArgumentException("the [databases] section is missing or empty");
+        }
+        databases.forEach((name, value) -> builder.database(name, ServerTargets.fromConnectString(name, value)));
+        Map<String, String> settings = ini.section("pgbouncer");
+        String host = settings.getOrDefault("listen_addr", "127.0.0.1");
+        int port = intSetting(settings, "listen_port", 6432);
+        builder.listen(host.equals("*") ? "0.0.0.0" : host, port);
+        if (settings.containsKey("auth_type")) {
+            builder.authType(AuthType.fromConfig(settings.get("auth_type")));
+        }
+        if (settings.containsKey("auth_file")) {
+            builder.authFile(base.resolve(settings.get("auth_file")));
+        }
+        if (settings.containsKey("client_login_timeout")) {
+            builder.clientLoginTimeout(Duration.ofSeconds(intSetting(settings, "client_login_timeout", 60)));
+        }
+        if (settings.containsKey("client_idle_timeout")) {
+            builder.clientIdleTimeout(Duration.ofSeconds(intSetting(settings, "client_idle_timeout", 0)));
+        }
+        if (settings.containsKey("idle_transaction_timeout")) {
+            builder.idleTransactionTimeout(Duration.ofSeconds(intSetting(settings, "idle_transaction_timeout", 0)));
+        }
+        if (settings.containsKey("max_prepared_statements")) {
+            builder.maxPreparedStatements(intSetting(settings, "max_prepared_statements", 200));
+        }
+        settings.forEach((key, value) -> {
+            if (PROXY_KEYS.contains(key)) {
+                return;
+            }
+            if (ConfigKey.lookup(key) != null) {
+                if (key.equals("pool_mode")) {
+                    builder.poolMode(PoolMode.parse(value));
+                } else {
+                    builder.set(key, value);
+                }
+            } else {
+                log.warn("pgbouncer.ini setting {} is not supported by pgmux yet and is ignored", key);
+            }
+        });
+        return builder;
+    }
+
+    private static int intSetting(Map<String, String> settings, String key, int defaultValue) {
+        String value = settings.get(key);
+        if (value == null) {
+            return defaultValue;
+        }
+        try {
+            return Integer.parseInt(value.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + " must be a whole number, not \"" + value + "\"");
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package io.pgmux.proxy.server;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
+import io.pgmux.core.pool.ServerConnector;
+import io.pgmux.core.pool.ServerHandle;
+import io.pgmux.proxy.auth.Secret;
+import io.pgmux.proxy.protocol.BackendMessageDecoder;
+import io.pgmux.proxy.protocol.MessageEncoder;
+import io.pgmux.proxy.protocol.ReadyForQuery;
+import io.pgmux.proxy.transport.Transport;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import javax.net.ssl.SSLException;
+
+/**
+ * Opens {@link ServerConnection}s to one {@link ServerTarget} as one user, on the proxy's event loops, and runs
+ * the pool's check and reset queries on them. Never blocks.
+ */
+public final class NettyServerConnector implements ServerConnector<ServerConnection> {
+    private static final String STARTING_UP = "57P03";
+
+    private final Transport transport;
+    private final ServerTarget target;
+    private final String user;
+    private final Secret secret;
+    private final int connectTimeoutMillis;
+    private final SslContext sslContext;
+    private final int maxPreparedStatements;
+
+    /**
+     * @param user the user to log in as
+     * @param secret that user's password (plaintext or md5 hash), or null when the server needs none
+     */
+    public NettyServerConnector(Transport transport, ServerTarget target, String user, Secret secret,
+            int connectTimeoutMillis, int maxPreparedStatements) {
+        this.maxPreparedStatements = maxPreparedStatements;
+        this.transport = transport;
+        this.target = target;
+        this.user = user;
+        this.secret = secret;
+        this.connectTimeoutMillis = connectTimeoutMillis;
+        this.sslContext = target.tlsMode() == TlsMode.DISABLE ? null : insecureClientContext();
+    }
+
+    /** Like libpq's sslmode=prefer/require: encryption without verifying the certificate. */
+    private static SslContext insecureClientContext() {
+        try {
+            return SslContextBuilder.forClient().trustManager(InsecureTrustManagerFactory.INSTANCE).build();
+        } catch (SSLException e) {
+            throw new IllegalStateException("cannot create the TLS context for server connections", e);
+        }
+    }
+
+    @Override
+    public CompletionStage<ServerConnection> open(ServerHandle handle) {
+        ServerConnection server = new ServerConnection(target, user, secret, handle, sslContext,
+                maxPreparedStatements);
+        ChannelFuture connecting = new Bootstrap()
+                .group(transport.group())
+                .channel(transport.socketChannel())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        BackendMessageDecoder decoder = new BackendMessageDecoder();
+                        server.attach(ch, decoder);
+                        ch.pipeline().addLast(MessageEncoder.INSTANCE, decoder, server);
+                    }
+                })
+                .connect(target.host(), target.port());
+        CompletableFuture<ServerConnection> result = new CompletableFuture<>();
+        connecting.addListener(f -> {
+            if (!f.isSuccess()) {
+                result.completeExceptionally(f.cause());
+            }
+        });
+        server.opened().whenComplete((s, err) -> {
+            if (err != null) {
+                result.completeExceptionally(err);
+            } else {
+                result.complete(s);
+            }
+        });
+        return result;
+    }
+
+    @Override
+    public CompletionStage<Boolean> test(ServerConnection server, String checkQuery) {
+        if (!server.isOpen()) {
+            return CompletableFuture.completedFuture(false);
+        }
+        return server.query(checkQuery == null ? "" : checkQuery)
+                .handle((error, failure) -> failure == null && error == null
+                        && server.transactionStatus() == ReadyForQuery.TransactionStatus.IDLE);
+    }
+
+    @Override
+    public CompletionStage<Void> reset(ServerConnection server, String resetQuery) {
+        return server.query(resetQuery).thenApply(error -> {
+            if (error != null) {
+                throw new ServerErrorException(error);
+            }
+            server.unreportedSettings().clear();
+            server.preparedStatements().clear();
+            return null;
+        });
+    }
+
+    @Override
+    public void close(ServerConnection server) {
+        server.close();
+    }
+
+    @Override
+    public boolean isTransientLoginFailure(Throwable failure) {
+        ServerErrorException error = ServerErrorException.find(failure);
+        return error != null && STARTING_UP.equals(error.error().sqlState());
+    }
+
+    public ServerTarget target() {
+        return target;
+    }
+}

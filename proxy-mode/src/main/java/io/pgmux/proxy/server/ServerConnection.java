@@ -1,0 +1,420 @@
+package io.pgmux.proxy.server;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import io.pgmux.core.pool.ServerHandle;
+import io.pgmux.proxy.auth.Secret;
+import io.pgmux.proxy.auth.ServerLoginAuthenticator;
+import io.pgmux.proxy.auth.ServerLoginException;
+import io.pgmux.proxy.protocol.Authentication;
+import io.pgmux.proxy.protocol.BackendKeyData;
+import io.pgmux.proxy.protocol.BackendMessage;
+import io.pgmux.proxy.protocol.BackendMessageDecoder;
+import io.pgmux.proxy.protocol.EncodableMessage;
+import io.pgmux.proxy.protocol.ErrorResponse;
+import io.pgmux.proxy.protocol.ParameterStatus;
+import io.pgmux.proxy.protocol.PoolerError;
+import io.pgmux.proxy.protocol.Query;
+import io.pgmux.proxy.protocol.ReadyForQuery;
+import io.pgmux.proxy.protocol.SslRequest;
+import io.pgmux.proxy.protocol.SslResponse;
+import io.pgmux.proxy.protocol.StartupMessage;
+import io.pgmux.proxy.protocol.Terminate;
+import java.net.SocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One logged-in connection to PostgreSQL (PgBouncer's server socket): the last handler of its channel. It logs
+ * in, then is either idle, running a query of the pooler's own (check, reset, parameter replay), or linked to
+ * a client, to which it passes every message unparsed. All state changes happen on the channel's event loop.
+ */
+public final class ServerConnection extends ChannelInboundHandlerAdapter {
+    private enum State { CONNECTING, TLS, LOGIN, IDLE, QUERY, LINKED, CLOSED }
+
+    private final ServerTarget target;
+    private final String user;
+    private final ServerHandle handle;
+    private final SslContext sslContext;
+    private final ServerLoginAuthenticator authenticator;
+    private final CompletableFuture<ServerConnection> opened = new CompletableFuture<>();
+    /** GUC_REPORT parameters as the server last reported them; read by clients on other loops. */
+    private final Map<String, String> parameters = new ConcurrentHashMap<>();
+    /** Parameters the server does not report (search_path, options -c …) as the pooler last set them. */
+    private final Map<String, String> unreportedSettings = new ConcurrentHashMap<>();
+    private final PreparedStatementCache preparedStatements;
+
+    private Channel channel;
+    private BackendMessageDecoder decoder;
+    private State state = State.CONNECTING;
+    private BackendKeyData backendKeyData;
+    private ServerLink link;
+    private CompletableFuture<ErrorResponse> query;
+    private ErrorResponse queryError;
+    /** Written on the server's loop, read by a disconnecting client on its own. */
+    private volatile ReadyForQuery.TransactionStatus transactionStatus = ReadyForQuery.TransactionStatus.IDLE;
+
+    ServerConnection(ServerTarget target, String user, Secret secret, ServerHandle handle, SslContext sslContext,
+            int maxPreparedStatements) {
+        this.preparedStatements = new PreparedStatementCache(maxPreparedStatements);
+        this.target = target;
+        this.user = user;
+        this.handle = handle;
+        this.sslContext = sslContext;
+        this.authenticator = new ServerLoginAuthenticator(user, secret, null);
+    }
+
+    void attach(Channel channel, BackendMessageDecoder decoder) {
+        this.channel = channel;
+        this.decoder = decoder;
+    }
+
+    CompletionStage<ServerConnection> opened() {
+        return opened;
+    }
+
+    public ServerHandle handle() {
+        return handle;
+    }
+
+    public Channel channel() {
+        return channel;
+    }
+
+    public SocketAddress remoteAddress() {
+        return channel.remoteAddress();
+    }
+
+    /** The key to quote in a CancelRequest to the server. */
+    public BackendKeyData backendKeyData() {
+        return backendKeyData;
+    }
+
+    /** The server's reported parameters (server_version, TimeZone, …), live. */
+    public Map<String, String> parameters() {
+        return Collections.unmodifiableMap(parameters);
+    }
+
+    /** Settings the pooler replayed that the server does not report back, live. */
+    public Map<String, String> unreportedSettings() {
+        return unreportedSettings;
+    }
+
+    /** The statements the pooler prepared here for clients in transaction and statement mode. */
+    public PreparedStatementCache preparedStatements() {
+        return preparedStatements;
+    }
+
+    /** The status of the last ReadyForQuery: a connection is clean for another client only when IDLE. */
+    public ReadyForQuery.TransactionStatus transactionStatus() {
+        return transactionStatus;
+    }
+
+    public boolean isOpen() {
+        return channel != null && channel.isActive() && state != State.CLOSED;
+    }
+
+    /** Sends everything the server says to {@code link} until {@link #unlink()}. Call on any thread. */
+    public void link(ServerLink link) {
+        runOnLoop(() -> {
+            if (state == State.CLOSED) {
+                link.onServerClosed(new ClosedChannelException());
+                return;
+            }
+            this.link = link;
+            state = State.LINKED;
+            channel.config().setAutoRead(true);
+        });
+    }
+
+    /** Stops relaying; the connection is idle again. Call on the server's loop or any other. */
+    public void unlink() {
+        runOnLoop(() -> {
+            if (state == State.LINKED) {
+                link = null;
+                state = State.IDLE;
+                channel.config().setAutoRead(true);
+            }
+        });
+    }
+
+    /**
+     * Runs a simple query of the pooler's own and swallows its results; completes with the first
+     * ErrorResponse, or null when it succeeded. Call only while the connection is idle or linked and quiet.
+     */
+    public CompletionStage<ErrorResponse> query(String sql) {
+        CompletableFuture<ErrorResponse> done = new CompletableFuture<>();
+        runOnLoop(() -> {
+            if (state != State.IDLE && state != State.LINKED) {
+                done.completeExceptionally(new IllegalStateException("server connection is " + state));
+                return;
+            }
+            query = done;
+            queryError = null;
+            state = State.QUERY;
+            channel.writeAndFlush(new Query(sql)).addListener(f -> {
+                if (!f.isSuccess()) {
+                    failQuery(f.cause());
+                }
+            });
+        });
+        return done;
+    }
+
+    /** Terminate, then close; never throws. */
+    public void close() {
+        if (channel == null) {
+            return;
+        }
+        runOnLoop(() -> {
+            if (state != State.CLOSED && channel.isActive() && state != State.CONNECTING && state != State.TLS) {
+                channel.writeAndFlush(Terminate.INSTANCE);
+            }
+            state = State.CLOSED;
+            channel.close();
+        });
+    }
+
+    /** Writes a message of the client's (a relayed buffer or an encodable message); flushed by {@link #flush()}. */
+    public void write(Object message) {
+        channel.write(message, channel.voidPromise());
+    }
+
+    public void flush() {
+        channel.flush();
+    }
+
+    private void runOnLoop(Runnable task) {
+        if (channel.eventLoop().inEventLoop()) {
+            task.run();
+        } else {
+            channel.eventLoop().execute(task);
+        }
+    }
+
+    // ---------------------------------------------------------------- channel events
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        if (target.tlsMode() == TlsMode.DISABLE) {
+            startup();
+        } else {
+            state = State.TLS;
+            decoder.expectSslResponse();
+            channel.writeAndFlush(SslRequest.INSTANCE);
+        }
+    }
+
+    private void startup() {
+        state = State.LOGIN;
+        Map<String, String> startup = new LinkedHashMap<>();
+        startup.put("user", user);
+        startup.put("database", target.dbname());
+        channel.writeAndFlush(new StartupMessage(StartupMessage.PROTOCOL_3_0, startup));
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof SslResponse response) {
+            onSslResponse(ctx, response);
+            return;
+        }
+        BackendMessage message = (BackendMessage) msg;
+        switch (state) {
+            case LINKED -> onLinkedMessage(message);
+            case QUERY -> onQueryMessage(message);
+            case LOGIN -> onLoginMessage(message);
+            default -> onIdleMessage(message);
+        }
+    }
+
+    private void onSslResponse(ChannelHandlerContext ctx, SslResponse response) {
+        if (response == SslResponse.ACCEPTED) {
+            SslHandler ssl = sslContext.newHandler(channel.alloc(), target.host(), target.port());
+            ctx.pipeline().addFirst(ssl);
+            ssl.handshakeFuture().addListener(f -> {
+                if (f.isSuccess()) {
+                    startup();
+                } else {
+                    failLogin(f.cause());
+                }
+            });
+        } else if (target.tlsMode() == TlsMode.REQUIRE) {
+            failLogin(new ServerErrorException(PoolerError.serverLoginFailed("server refused TLS (server_tls_sslmode require)")));
+        } else {
+            startup();
+        }
+    }
+
+    private void onLinkedMessage(BackendMessage message) {
+        byte type = message.type();
+        if (type == BackendMessage.READY_FOR_QUERY) {
+            transactionStatus = ReadyForQuery.decode(message.body()).status();
+        } else if (type == BackendMessage.PARAMETER_STATUS) {
+            ParameterStatus status = ParameterStatus.decode(message.body());
+            parameters.put(status.name(), status.value());
+        }
+        ServerLink current = link;
+        current.onServerMessage(message);
+    }
+
+    private void onQueryMessage(BackendMessage message) {
+        try {
+            switch (message.type()) {
+                case BackendMessage.ERROR_RESPONSE -> {
+                    ErrorResponse error = ErrorResponse.decode(message.body());
+                    if (queryError == null) {
+                        queryError = error;
+                    }
+                }
+                case BackendMessage.PARAMETER_STATUS -> {
+                    ParameterStatus status = ParameterStatus.decode(message.body());
+                    parameters.put(status.name(), status.value());
+                }
+                case BackendMessage.READY_FOR_QUERY -> {
+                    transactionStatus = ReadyForQuery.decode(message.body()).status();
+                    CompletableFuture<ErrorResponse> done = query;
+                    query = null;
+                    state = link != null ? State.LINKED : State.IDLE;
+                    done.complete(queryError);
+                }
+                default -> {
+                    // results of the pooler's own query: nobody reads them
+                }
+            }
+        } finally {
+            message.release();
+        }
+    }
+
+    private void onLoginMessage(BackendMessage message) {
+        try {
+            switch (message.type()) {
+                case BackendMessage.AUTHENTICATION -> {
+                    Optional<EncodableMessage> answer = authenticator.onAuthentication(
+                            Authentication.decode(message.body()));
+                    answer.ifPresent(channel::writeAndFlush);
+                }
+                case BackendMessage.ERROR_RESPONSE -> failLogin(new ServerErrorException(
+                        ErrorResponse.decode(message.body())));
+                case BackendMessage.PARAMETER_STATUS -> {
+                    ParameterStatus status = ParameterStatus.decode(message.body());
+                    parameters.put(status.name(), status.value());
+                }
+                case BackendMessage.BACKEND_KEY_DATA -> backendKeyData = BackendKeyData.decode(message.body());
+                case BackendMessage.READY_FOR_QUERY -> {
+                    if (!authenticator.isAuthenticated()) {
+                        failLogin(new ServerErrorException(PoolerError.serverLoginFailed(
+                                "ReadyForQuery before AuthenticationOk")));
+                        return;
+                    }
+                    state = State.IDLE;
+                    opened.complete(this);
+                }
+                default -> {
+                    // NoticeResponse, NegotiateProtocolVersion: nothing the login depends on
+                }
+            }
+        } catch (ServerLoginException e) {
+            failLogin(new ServerErrorException(e.toErrorResponse()));
+        } finally {
+            message.release();
+        }
+    }
+
+    /** Between clients the server may still speak: notices, parameter changes, or a FATAL before it closes. */
+    private void onIdleMessage(BackendMessage message) {
+        try {
+            if (message.type() == BackendMessage.PARAMETER_STATUS) {
+                ParameterStatus status = ParameterStatus.decode(message.body());
+                parameters.put(status.name(), status.value());
+            } else if (message.type() == BackendMessage.ERROR_RESPONSE) {
+                ErrorResponse error = ErrorResponse.decode(message.body());
+                handle.markBroken(new ServerErrorException(error));
+            }
+        } finally {
+            message.release();
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        ServerLink current = link;
+        if (state == State.LINKED && current != null) {
+            current.onServerReadComplete();
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        ServerLink current = link;
+        if (state == State.LINKED && current != null) {
+            current.onServerWritabilityChanged(channel.isWritable());
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        closed(new ClosedChannelException());
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        closed(cause);
+        ctx.close();
+    }
+
+    private void closed(Throwable cause) {
+        State was = state;
+        state = State.CLOSED;
+        switch (was) {
+            case CONNECTING, TLS, LOGIN -> failLogin(cause);
+            case QUERY -> failQuery(cause);
+            case LINKED -> {
+                ServerLink current = link;
+                link = null;
+                handle.markBroken(cause);
+                current.onServerClosed(cause);
+            }
+            case IDLE -> handle.markBroken(cause);
+            case CLOSED -> {
+                // closed on purpose
+            }
+        }
+    }
+
+    private void failQuery(Throwable cause) {
+        CompletableFuture<ErrorResponse> done = query;
+        query = null;
+        if (done != null) {
+            handle.markBroken(cause);
+            done.completeExceptionally(cause);
+        }
+        if (channel.isActive()) {
+            state = State.CLOSED;
+            channel.close();
+        }
+    }
+
+    private void failLogin(Throwable cause) {
+        if (!opened.completeExceptionally(cause)) {
+            return;
+        }
+        state = State.CLOSED;
+        channel.close();
+    }
+
+    @Override
+    public String toString() {
+        return "server " + handle.id() + " " + target;
+    }
+}

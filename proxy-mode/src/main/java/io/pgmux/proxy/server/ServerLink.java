@@ -1,0 +1,19 @@
+package io.pgmux.proxy.server;
+
+import io.pgmux.proxy.protocol.BackendMessage;
+
+/** The client a server connection is linked to: it receives what the server sends, on the server's loop. */
+public interface ServerLink {
+
+    /** A message for the client; ownership moves to the link. */
+    void onServerMessage(BackendMessage message);
+
+    /** Called once the server's receive buffer has been drained, to flush what was relayed. */
+    void onServerReadComplete();
+
+    /** The server connection closed or failed while linked. */
+    void onServerClosed(Throwable cause);
+
+    /** The server's socket became writable or unwritable (backpressure towards the client). */
+    void onServerWritabilityChanged(boolean writable);
+}

@@ -1,0 +1,63 @@
+package io.pgmux.proxy.transport;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+
+/**
+ * The event loops and channel types of one proxy: epoll when the native library loads (it is an optional
+ * dependency), NIO otherwise. Clients and server connections share the loops.
+ */
+public final class Transport {
+    private final EventLoopGroup group;
+    private final Class<? extends SocketChannel> socketChannel;
+    private final Class<? extends ServerChannel> serverChannel;
+    private final boolean epoll;
+
+    private Transport(int threads, boolean epoll) {
+        this.epoll = epoll;
+        IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        this.group = new MultiThreadIoEventLoopGroup(threads, factory);
+        this.socketChannel = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
+        this.serverChannel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    /** @param threads event loop threads; 0 means one per core */
+    public static Transport create(int threads) {
+        int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
+        return new Transport(n, epollAvailable());
+    }
+
+    private static boolean epollAvailable() {
+        try {
+            return Epoll.isAvailable();
+        } catch (LinkageError e) {
+            return false;
+        }
+    }
+
+    public EventLoopGroup group() {
+        return group;
+    }
+
+    public Class<? extends SocketChannel> socketChannel() {
+        return socketChannel;
+    }
+
+    public Class<? extends ServerChannel> serverChannel() {
+        return serverChannel;
+    }
+
+    public boolean isEpoll() {
+        return epoll;
+    }
+}

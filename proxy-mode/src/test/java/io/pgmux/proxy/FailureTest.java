@@ -1,0 +1,233 @@
+package io.pgmux.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.pool.Pool;
+import io.pgmux.core.testing.Backends;
+import io.pgmux.core.testing.PasswordMethod;
+import io.pgmux.core.testing.PostgresTest;
+import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.core.testing.TestUser;
+import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.proxy.server.ServerConnection;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** What clients see when something goes wrong, and that the pool heals afterwards. */
+@PostgresTest
+class FailureTest {
+    private final TestDatabase db;
+    private PgMuxProxy proxy;
+
+    FailureTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    @AfterEach
+    void stop() {
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    private PgMuxProxy startRaw(java.util.function.Consumer<PgMuxProxy.Builder> settings) {
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> {
+            b.authType(AuthType.TRUST).users(Map.of("raw", "", ProxyFixture.USER, ProxyFixture.PASSWORD));
+            settings.accept(b);
+        });
+        return proxy;
+    }
+
+    @Test
+    void clientKilledMidTransactionLeavesNoOpenTransactionBehind() throws Exception {
+        startRaw(b -> b.defaultPoolSize(1));
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS killed (v int)");
+            s.execute("GRANT ALL ON killed TO PUBLIC");
+        }
+        RawClient client = RawClient.login(proxy, db.name(), "raw", "");
+        client.query("BEGIN; INSERT INTO killed VALUES (1)");
+        client.readUntilReady();
+        client.abort();
+        Pool<ServerConnection> pool = proxy.registry().pool(db.name(), "raw");
+        assertEquals(0, ProxyFixture.awaitActive(pool, 0));
+        try (RawClient next = RawClient.login(proxy, db.name(), "raw", "")) {
+            next.query("SELECT count(*) FROM killed");
+            List<RawClient.Message> result = next.readUntilReady();
+            assertEquals('I', (char) result.get(result.size() - 1).body()[0]);
+            assertEquals("0", firstColumn(result));
+        }
+    }
+
+    @Test
+    void serverBackendTerminatedMidQueryFailsTheClientAndThePoolHeals() throws Exception {
+        startRaw(b -> b.defaultPoolSize(1));
+        try (Connection c = ProxyFixture.connect(proxy, db.name(), "raw", "", new Properties())) {
+            CompletableFuture<SQLException> sleeping = CompletableFuture.supplyAsync(() -> {
+                try (Statement s = c.createStatement()) {
+                    s.execute("SELECT pg_sleep(30)");
+                    return null;
+                } catch (SQLException e) {
+                    return e;
+                }
+            });
+            assertEquals(1, db.awaitConnections(Backends.withApplicationName("PostgreSQL JDBC Driver"), 1,
+                    Duration.ofSeconds(5)));
+            Thread.sleep(200);
+            db.terminateBackends();
+            SQLException failure = sleeping.get(10, TimeUnit.SECONDS);
+            assertTrue(failure != null, "the query must fail");
+        }
+        Pool<ServerConnection> pool = proxy.registry().pool(db.name(), "raw");
+        assertEquals(0, ProxyFixture.awaitActive(pool, 0));
+        try (Connection c = ProxyFixture.connect(proxy, db.name(), "raw", "", new Properties());
+             Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 3")) {
+            rs.next();
+            assertEquals(3, rs.getInt(1));
+        }
+    }
+
+    @Test
+    void statementCancelStopsTheRunningQuery() throws Exception {
+        startRaw(b -> { });
+        try (Connection c = ProxyFixture.connect(proxy, db.name(), "raw", "", new Properties());
+             Statement s = c.createStatement()) {
+            CompletableFuture<Void> cancel = CompletableFuture.runAsync(() -> {
+                try {
+                    Thread.sleep(500);
+                    s.cancel();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            long start = System.nanoTime();
+            SQLException e = assertThrows(SQLException.class, () -> s.execute("SELECT pg_sleep(20)"));
+            cancel.get(5, TimeUnit.SECONDS);
+            assertEquals("57014", e.getSQLState());
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10));
+            try (ResultSet rs = s.executeQuery("SELECT 1")) {
+                rs.next();
+                assertEquals(1, rs.getInt(1));
+            }
+        }
+    }
+
+    @Test
+    void clientWaitingLongerThanQueryWaitTimeoutGetsPgBouncersError() throws Exception {
+        startRaw(b -> b.defaultPoolSize(1).queryWaitTimeout(Duration.ofMillis(500)));
+        try (Connection holder = ProxyFixture.connect(proxy, db.name(), "raw", "", new Properties());
+             Statement s = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            s.execute("SELECT 1");
+            // pgjdbc may already fail while it sets up the session, or else at its first query
+            SQLException e = assertThrows(SQLException.class, () -> {
+                try (Connection waiting = ProxyFixture.connect(proxy, db.name(), "raw", "", new Properties());
+                     Statement w = waiting.createStatement()) {
+                    w.execute("SELECT 2");
+                }
+            });
+            assertEquals("08P01", e.getSQLState());
+            assertTrue(e.getMessage().contains("query_wait_timeout"), e.getMessage());
+            holder.rollback();
+        }
+    }
+
+    @Test
+    void clientsBeyondMaxClientConnAreRefused() throws Exception {
+        startRaw(b -> b.maxClientConn(2));
+        try (Connection a = ProxyFixture.connect(proxy, db.name(), "raw", "", new Properties());
+             Connection b = ProxyFixture.connect(proxy, db.name(), "raw", "", new Properties())) {
+            SQLException e = assertThrows(SQLException.class,
+                    () -> ProxyFixture.connect(proxy, db.name(), "raw", "", new Properties()));
+            assertEquals("08P01", e.getSQLState());
+            assertTrue(e.getMessage().contains("no more connections allowed (max_client_conn)"), e.getMessage());
+        }
+        try (Connection again = ProxyFixture.connect(proxy, db.name(), "raw", "", new Properties())) {
+            assertTrue(again.isValid(5));
+        }
+    }
+
+    @Test
+    void serverRefusingTheLoginPassesItsOwnErrorToTheClient() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        proxy = PgMuxProxy.builder().listen("127.0.0.1", 0)
+                .database("wrongpw", "postgresql://" + user.name() + ":not-" + user.password() + "@" + db.host()
+                        + ":" + db.port() + "/" + db.name() + "?sslmode=disable")
+                .poolMode(PoolMode.TRANSACTION)
+                .authType(AuthType.TRUST).users(Map.of("raw", ""))
+                .threads(1)
+                .start();
+        SQLException e = assertThrows(SQLException.class,
+                () -> ProxyFixture.connect(proxy, "wrongpw", "raw", "", new Properties()));
+        assertEquals("28P01", e.getSQLState());
+        assertTrue(e.getMessage().contains("password authentication failed for user \"" + user.name() + "\""),
+                e.getMessage());
+    }
+
+    @Test
+    void unknownDatabaseIsRefused() throws Exception {
+        startRaw(b -> { });
+        SQLException e = assertThrows(SQLException.class,
+                () -> ProxyFixture.connect(proxy, "nosuchdb", "raw", "", new Properties()));
+        assertEquals("08P01", e.getSQLState());
+        assertTrue(e.getMessage().contains("no such database: nosuchdb"), e.getMessage());
+    }
+
+    @Test
+    void clientThatNeverLogsInIsDisconnectedAfterClientLoginTimeout() throws Exception {
+        startRaw(b -> b.clientLoginTimeout(Duration.ofMillis(300)));
+        try (RawClient idle = new RawClient(proxy.port())) {
+            List<RawClient.Message> messages = idle.readUntilClosed();
+            assertEquals(1, messages.size());
+            assertEquals("client_login_timeout", messages.get(0).field('M'));
+        }
+    }
+
+    @Test
+    void clientIdleLongerThanClientIdleTimeoutIsDisconnected() throws Exception {
+        startRaw(b -> b.clientIdleTimeout(Duration.ofMillis(300)));
+        try (RawClient c = RawClient.login(proxy, db.name(), "raw", "")) {
+            c.query("SELECT 1");
+            c.readUntilReady();
+            List<RawClient.Message> messages = c.readUntilClosed();
+            assertEquals("client_idle_timeout", messages.get(0).field('M'));
+        }
+    }
+
+    @Test
+    void clientIdleInATransactionIsDisconnectedAndItsServerClosed() throws Exception {
+        startRaw(b -> b.idleTransactionTimeout(Duration.ofMillis(300)));
+        try (RawClient c = RawClient.login(proxy, db.name(), "raw", "")) {
+            c.query("BEGIN");
+            c.readUntilReady();
+            List<RawClient.Message> messages = c.readUntilClosed();
+            assertEquals("idle transaction timeout", messages.get(0).field('M'));
+        }
+        Pool<ServerConnection> pool = proxy.registry().pool(db.name(), "raw");
+        assertEquals(0, ProxyFixture.awaitActive(pool, 0));
+    }
+
+    private static String firstColumn(List<RawClient.Message> messages) {
+        for (RawClient.Message m : messages) {
+            if (m.type() == 'D') {
+                byte[] b = m.body();
+                int length = ((b[2] & 0xFF) << 24) | ((b[3] & 0xFF) << 16) | ((b[4] & 0xFF) << 8) | (b[5] & 0xFF);
+                return new String(b, 6, length, java.nio.charset.StandardCharsets.UTF_8);
+            }
+        }
+        throw new AssertionError("no DataRow");
+    }
+}

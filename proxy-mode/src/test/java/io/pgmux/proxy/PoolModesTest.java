@@ -1,0 +1,123 @@
+package io.pgmux.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.testing.PostgresTest;
+import io.pgmux.core.testing.TestDatabase;
+import java.io.ByteArrayOutputStream;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyManager;
+
+/** Session and statement mode, and COPY through the proxy. */
+@PostgresTest
+class PoolModesTest {
+    private final TestDatabase db;
+    private PgMuxProxy proxy;
+
+    PoolModesTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    @AfterEach
+    void stop() {
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    @Test
+    void sessionModeKeepsSessionStateUntilDisconnect() throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.SESSION, b -> b.defaultPoolSize(1));
+        try (Connection c = ProxyFixture.connect(proxy, db); Statement s = c.createStatement()) {
+            s.execute("CREATE TEMP TABLE scratch (v int)");
+            s.execute("SET work_mem = '7MB'");
+            s.execute("INSERT INTO scratch VALUES (1)");
+            assertEquals("7MB", single(s, "SHOW work_mem"));
+            assertEquals("1", single(s, "SELECT count(*) FROM scratch"));
+        }
+        try (Connection c = ProxyFixture.connect(proxy, db); Statement s = c.createStatement()) {
+            assertEquals("4MB", single(s, "SHOW work_mem"));
+            assertThrows(SQLException.class, () -> s.executeQuery("SELECT * FROM scratch"));
+        }
+    }
+
+    @Test
+    void statementModeRunsSingleStatements() throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.STATEMENT, b -> b.defaultPoolSize(1));
+        try (Connection c = ProxyFixture.connect(proxy, db); Statement s = c.createStatement()) {
+            assertEquals("2", single(s, "SELECT 1 + 1"));
+            assertEquals("3", single(s, "SELECT 1 + 2"));
+        }
+    }
+
+    @Test
+    void statementModeRefusesTransactionBlocks() throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.STATEMENT, b -> b.defaultPoolSize(1));
+        try (Connection c = ProxyFixture.connect(proxy, db); Statement s = c.createStatement()) {
+            c.setAutoCommit(false);
+            SQLException e = assertThrows(SQLException.class, () -> s.execute("SELECT 1"));
+            assertTrue(e.getMessage().contains("transaction blocks not allowed in statement pooling mode"),
+                    e.getMessage());
+        }
+        assertEquals(0, ProxyFixture.awaitActive(ProxyFixture.pool(proxy, db), 0));
+        try (Connection c = ProxyFixture.connect(proxy, db); Statement s = c.createStatement()) {
+            assertEquals("t", single(s, "SELECT txid_current_if_assigned() IS NULL"));
+        }
+    }
+
+    @Test
+    void copyInAndOutThroughTheProxy() throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(2));
+        try (Connection c = ProxyFixture.connect(proxy, db); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE copied (id int, name text)");
+            CopyManager copy = c.unwrap(PGConnection.class).getCopyAPI();
+            StringBuilder rows = new StringBuilder();
+            for (int i = 0; i < 5000; i++) {
+                rows.append(i).append('\t').append("row ").append(i).append('\n');
+            }
+            long in = copy.copyIn("COPY copied FROM STDIN", new StringReader(rows.toString()));
+            assertEquals(5000, in);
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            long copiedOut = copy.copyOut("COPY (SELECT * FROM copied ORDER BY id) TO STDOUT", out);
+            assertEquals(5000, copiedOut);
+            assertEquals(rows.toString(), out.toString(StandardCharsets.UTF_8));
+            s.execute("DROP TABLE copied");
+        }
+        assertEquals(0, ProxyFixture.awaitActive(ProxyFixture.pool(proxy, db), 0));
+    }
+
+    @Test
+    void closeDisconnectsClientsThatOutlastTheDrainAndStopsListening() throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.SESSION, b -> b.drainTimeout(java.time.Duration.ofMillis(300)));
+        int port = proxy.port();
+        try (Connection c = ProxyFixture.connect(proxy, db); Statement s = c.createStatement()) {
+            assertEquals("1", single(s, "SELECT 1"));
+            long start = System.nanoTime();
+            proxy.close();
+            assertTrue(System.nanoTime() - start < java.util.concurrent.TimeUnit.SECONDS.toNanos(5));
+            assertThrows(SQLException.class, () -> single(s, "SELECT 2"));
+        } finally {
+            proxy = null;
+        }
+        assertThrows(java.io.IOException.class, () -> new java.net.Socket("127.0.0.1", port).close());
+        assertEquals(0, db.awaitConnections(io.pgmux.core.testing.Backends.all(), 0, java.time.Duration.ofSeconds(5)));
+    }
+
+    private static String single(Statement s, String sql) throws SQLException {
+        try (ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+}

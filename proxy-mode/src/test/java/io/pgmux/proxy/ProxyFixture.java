@@ -1,0 +1,82 @@
+package io.pgmux.proxy;
+
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.pool.Pool;
+import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.proxy.server.ServerConnection;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Consumer;
+
+/** Starts a proxy in front of a test database; clients log in as {@link #USER} with {@link #PASSWORD}. */
+final class ProxyFixture {
+    static final String USER = "app";
+    static final String PASSWORD = "app-secret";
+
+    private ProxyFixture() {
+    }
+
+    /** A proxy whose server connections log in as the fixture's superuser over plain TCP. */
+    static PgMuxProxy start(TestDatabase db, PoolMode mode, Consumer<PgMuxProxy.Builder> settings) {
+        PgMuxProxy.Builder builder = PgMuxProxy.builder()
+                .listen("127.0.0.1", 0)
+                .database(db.name(), serverUrl(db))
+                .poolMode(mode)
+                .defaultPoolSize(4)
+                .authType(AuthType.MD5)
+                .users(Map.of(USER, PASSWORD))
+                .janitorPeriod(Duration.ofMillis(50))
+                .drainTimeout(Duration.ofSeconds(2))
+                .threads(2);
+        settings.accept(builder);
+        return builder.start();
+    }
+
+    static PgMuxProxy start(TestDatabase db, PoolMode mode) {
+        return start(db, mode, b -> { });
+    }
+
+    static String serverUrl(TestDatabase db) {
+        return "postgresql://" + db.superuser() + ":" + db.superuserPassword() + "@" + db.host() + ":" + db.port()
+                + "/" + db.name();
+    }
+
+    static String jdbcUrl(PgMuxProxy proxy, String database) {
+        return "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + database;
+    }
+
+    static Connection connect(PgMuxProxy proxy, TestDatabase db) throws SQLException {
+        return connect(proxy, db.name(), USER, PASSWORD, new Properties());
+    }
+
+    static Connection connect(PgMuxProxy proxy, String database, String user, String password, Properties extra)
+            throws SQLException {
+        Properties properties = new Properties();
+        properties.putAll(extra);
+        properties.setProperty("user", user);
+        properties.setProperty("password", password);
+        properties.putIfAbsent("connectTimeout", "10");
+        properties.putIfAbsent("socketTimeout", "30");
+        return DriverManager.getConnection(jdbcUrl(proxy, database), properties);
+    }
+
+    static Pool<ServerConnection> pool(PgMuxProxy proxy, TestDatabase db) {
+        return proxy.registry().pool(db.name(), USER);
+    }
+
+    /** Waits until the pool's server connections are all back (leases end asynchronously). */
+    static int awaitActive(Pool<ServerConnection> pool, int expected) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        int active = pool.getActiveConnections();
+        while (active != expected && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            active = pool.getActiveConnections();
+        }
+        return active;
+    }
+}

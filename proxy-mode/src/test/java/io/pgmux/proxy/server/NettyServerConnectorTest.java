@@ -1,0 +1,148 @@
+package io.pgmux.proxy.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.core.pool.PoolKey;
+import io.pgmux.core.pool.ServerHandle;
+import io.pgmux.core.testing.Backends;
+import io.pgmux.core.testing.PasswordMethod;
+import io.pgmux.core.testing.PostgresTest;
+import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.core.testing.TestUser;
+import io.pgmux.proxy.auth.PlaintextSecret;
+import io.pgmux.proxy.protocol.ErrorResponse;
+import io.pgmux.proxy.transport.Transport;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+@PostgresTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class NettyServerConnectorTest {
+    private final TestDatabase db;
+    private Transport transport;
+    private TestUser scramUser;
+
+    NettyServerConnectorTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    @BeforeAll
+    void start() {
+        transport = Transport.create(1);
+        scramUser = db.createUser(PasswordMethod.SCRAM_SHA_256);
+    }
+
+    @AfterAll
+    void stop() {
+        transport.group().shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private NettyServerConnector connector(String user, String password, TlsMode tls) {
+        ServerTarget target = new ServerTarget(db.host(), db.port(), db.name(), null, null, tls);
+        return new NettyServerConnector(transport, target, user, new PlaintextSecret(password), 5_000, 10);
+    }
+
+    private static ServerConnection await(java.util.concurrent.CompletionStage<ServerConnection> stage)
+            throws Exception {
+        return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void logsInBySCRAMAndCollectsParametersAndCancelKey() throws Exception {
+        NettyServerConnector connector = connector(scramUser.name(), scramUser.password(), TlsMode.PREFER);
+        ServerConnection server = await(connector.open(new RecordingHandle()));
+        try {
+            assertNotNull(server.parameters().get("server_version"));
+            assertEquals("on", server.parameters().get("integer_datetimes"));
+            assertNotNull(server.backendKeyData());
+            assertTrue(server.isOpen());
+        } finally {
+            connector.close(server);
+        }
+    }
+
+    @Test
+    void wrongPasswordFailsWithTheServersOwnError() {
+        NettyServerConnector connector = connector(scramUser.name(), "wrong", TlsMode.DISABLE);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> await(connector.open(new RecordingHandle())));
+        ServerErrorException error = ServerErrorException.find(e);
+        assertNotNull(error, e.toString());
+        assertEquals("28P01", error.error().sqlState());
+        assertEquals("password authentication failed for user \"" + scramUser.name() + "\"", error.error().message());
+        assertFalse(connector.isTransientLoginFailure(error));
+    }
+
+    @Test
+    void startingUpIsATransientLoginFailure() {
+        NettyServerConnector connector = connector(scramUser.name(), "x", TlsMode.DISABLE);
+        assertTrue(connector.isTransientLoginFailure(new ServerErrorException(
+                ErrorResponse.fatal("57P03", "the database system is starting up"))));
+    }
+
+    @Test
+    void checkQueryTellsAWorkingConnectionFromADeadOne() throws Exception {
+        NettyServerConnector connector = connector(scramUser.name(), scramUser.password(), TlsMode.DISABLE);
+        RecordingHandle handle = new RecordingHandle();
+        ServerConnection server = await(connector.open(handle));
+        assertTrue(connector.test(server, "SELECT 1").toCompletableFuture().get(10, TimeUnit.SECONDS));
+        assertTrue(connector.test(server, "").toCompletableFuture().get(10, TimeUnit.SECONDS));
+        db.terminateBackends(Backends.ofUser(scramUser.name()));
+        assertNotNull(handle.broken.get(10, TimeUnit.SECONDS), "an idle connection that dies reports it");
+        assertFalse(connector.test(server, "SELECT 1").toCompletableFuture().get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void resetQueryClearsSessionState() throws Exception {
+        NettyServerConnector connector = connector(scramUser.name(), scramUser.password(), TlsMode.DISABLE);
+        ServerConnection server = await(connector.open(new RecordingHandle()));
+        try {
+            assertNull(server.query("SET TimeZone = 'Asia/Tokyo'").toCompletableFuture().get(10, TimeUnit.SECONDS));
+            assertEquals("Asia/Tokyo", server.parameters().get("TimeZone"));
+            server.unreportedSettings().put("search_path", "x");
+            connector.reset(server, "DISCARD ALL").toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertFalse("Asia/Tokyo".equals(server.parameters().get("TimeZone")));
+            assertTrue(server.unreportedSettings().isEmpty());
+            ErrorResponse error = server.query("SELECT * FROM no_such_table").toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
+            assertEquals("42P01", error.sqlState());
+        } finally {
+            connector.close(server);
+        }
+        assertEquals(0, db.awaitConnections(Backends.ofUser(scramUser.name()), 0, Duration.ofSeconds(5)));
+    }
+
+    private static final class RecordingHandle implements ServerHandle {
+        final CompletableFuture<Throwable> broken = new CompletableFuture<>();
+
+        @Override
+        public long id() {
+            return 1;
+        }
+
+        @Override
+        public PoolKey poolKey() {
+            return new PoolKey("db", "user");
+        }
+
+        @Override
+        public void markBroken(Throwable cause) {
+            broken.complete(cause);
+        }
+
+        @Override
+        public long connectedAtNanos() {
+            return 0;
+        }
+    }
+}
