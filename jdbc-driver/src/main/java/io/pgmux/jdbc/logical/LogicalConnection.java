@@ -60,7 +60,8 @@ public final class LogicalConnection implements Connection {
     private String catalog;
     private String schema;
     private String applicationName;
-    private final Properties clientInfo = new Properties();
+    /** Created on first use: most connections never set client info. */
+    private Properties clientInfo;
     private Executor networkTimeoutExecutor;
     private int networkTimeoutMillis;
     private int holdability = -1;
@@ -73,7 +74,8 @@ public final class LogicalConnection implements Connection {
     private boolean sessionDirty;
     /** Statements whose results (open result set, generated keys, OUT parameters) still need the server. */
     private int holds;
-    private final List<LogicalStatement> statements = new ArrayList<>();
+    /** Open statements; one list per logical connection, so short-lived connections allocate it only when used. */
+    private List<LogicalStatement> statements = List.of();
     /** The server connection died inside a transaction: only rollback() or close() may follow. */
     private boolean transactionLost;
     private SQLWarning warnings;
@@ -266,11 +268,16 @@ public final class LogicalConnection implements Connection {
     }
 
     void register(LogicalStatement s) {
+        if (statements.isEmpty()) {
+            statements = new ArrayList<>(4);
+        }
         statements.add(s);
     }
 
     void unregister(LogicalStatement s) {
-        statements.remove(s);
+        if (!statements.isEmpty()) {
+            statements.remove(s);
+        }
     }
 
     void checkOpen() throws SQLException {
@@ -690,8 +697,13 @@ public final class LogicalConnection implements Connection {
             }
         }
         if (value == null) {
-            clientInfo.remove(name);
+            if (clientInfo != null) {
+                clientInfo.remove(name);
+            }
         } else {
+            if (clientInfo == null) {
+                clientInfo = new Properties();
+            }
             clientInfo.setProperty(name, value);
         }
     }
@@ -710,14 +722,16 @@ public final class LogicalConnection implements Connection {
             return physical != null ? physical.openedApplicationName()
                     : pool.serverDefaults().applicationName;
         }
-        return clientInfo.getProperty(name);
+        return clientInfo == null ? null : clientInfo.getProperty(name);
     }
 
     @Override
     public Properties getClientInfo() throws SQLException {
         checkOpen();
         Properties copy = new Properties();
-        copy.putAll(clientInfo);
+        if (clientInfo != null) {
+            copy.putAll(clientInfo);
+        }
         return copy;
     }
 
@@ -910,10 +924,12 @@ public final class LogicalConnection implements Connection {
                 return;
             }
             closed = true;
-            for (LogicalStatement s : new ArrayList<>(statements)) {
-                s.closeQuietly();
+            if (!statements.isEmpty()) {
+                for (LogicalStatement s : new ArrayList<>(statements)) {
+                    s.closeQuietly();
+                }
+                statements = List.of();
             }
-            statements.clear();
             holds = 0;
             returnServerConnection();
         } finally {
