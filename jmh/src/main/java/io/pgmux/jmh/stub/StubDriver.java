@@ -10,9 +10,9 @@ import java.util.Properties;
 import java.util.logging.Logger;
 
 /**
- * The JDBC driver of {@code jdbc:stub} (and {@code jdbc:stub:…}) URLs: every connect returns a new {@link StubConnection} at once,
- * so that pools can be benchmarked without a server. Registered with {@link DriverManager} when loaded
- * (also found through {@code META-INF/services/java.sql.Driver}).
+ * The JDBC driver of {@code jdbc:stub} (and {@code jdbc:stub:…}) URLs: every connect returns a new
+ * {@link StubConnection} at once, so that pools can be benchmarked without a server. Registered with
+ * {@link DriverManager} when loaded (also found through {@code META-INF/services/java.sql.Driver}).
  */
 public final class StubDriver implements Driver {
     public static final String URL = "jdbc:stub";
