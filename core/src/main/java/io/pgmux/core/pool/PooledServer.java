@@ -36,7 +36,12 @@ final class PooledServer<S> implements ServerHandle {
     volatile long connectedAtNanos;
     /** Jittered connectedAt + server_lifetime; Long.MAX_VALUE when there is no limit. */
     volatile long retireAtNanos = Long.MAX_VALUE;
-    volatile long lastUsedNanos;
+    /**
+     * Written before the store of IDLE that publishes it, and read only after reading the state, so it
+     * needs no volatile store of its own on every release.
+     */
+    long lastUsedNanos;
+    /** The lease in use, tracked only when leak detection is on (the janitor's leak check reads it). */
     volatile Lease<S> lease;
     volatile Throwable brokenCause;
     /** Set by soft eviction and RECONNECT: close instead of reusing. */
