@@ -5,7 +5,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -109,6 +111,7 @@ final class EmbeddedServer extends PgServer {
                 return;
             }
             forgetAdminConnection();
+            refreshLockFile();
             try {
                 postgres.close();
             } catch (IOException e) {
@@ -206,6 +209,18 @@ final class EmbeddedServer extends PgServer {
             Files.writeString(dataDirectory.toPath().resolve("pg_hba.conf"), AuthRules.loopbackFile());
         } catch (IOException e) {
             throw new UncheckedIOException("could not write pg_hba.conf in " + dataDirectory, e);
+        }
+    }
+
+    /**
+     * Another JVM's zonky deletes unlocked data directories whose lock file is over ten minutes old; a
+     * fresh one keeps this directory safe while a restart has it unlocked.
+     */
+    private void refreshLockFile() {
+        try {
+            Files.setLastModifiedTime(dataDirectory.resolve("epg-lock"), FileTime.from(Instant.now()));
+        } catch (IOException e) {
+            LOG.warn("could not refresh the lock file in {}: {}", dataDirectory, e.toString());
         }
     }
 
