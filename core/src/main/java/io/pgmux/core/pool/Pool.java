@@ -12,6 +12,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -53,7 +54,8 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     /** Every server in any state but closed, including those logging in. */
     private final AtomicInteger serverCount = new AtomicInteger();
     private final AtomicInteger logins = new AtomicInteger();
-    private final AtomicInteger clients = new AtomicInteger();
+    /** Clients connected to this pool (cl_active + cl_waiting); striped, since every logical connection counts. */
+    private final LongAdder clients = new LongAdder();
 
     private volatile int state = RUNNING;
     private volatile Throwable loginError;
@@ -776,11 +778,11 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     // ---------------------------------------------------------------- clients and stats
 
     void clientArrived() {
-        clients.incrementAndGet();
+        clients.increment();
     }
 
     void clientLeft() {
-        clients.decrementAndGet();
+        clients.decrement();
     }
 
     /** SHOW POOLS for this pool, counted from the servers' states at this moment. */
@@ -817,7 +819,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         int waiting = waiters.size();
         Waiter<S> oldest = waiters.oldest();
         long waitedMicros = oldest == null ? 0 : Math.max(0, (now - oldest.enqueuedNanos) / 1000);
-        int clActive = Math.max(clients.get() - waiting, active);
+        int clActive = Math.max((int) clients.sum() - waiting, active);
         return new PoolSnapshot(key.database(), key.user(), clActive, waiting, active, idle, used, tested, login,
                 waitedMicros / 1_000_000, waitedMicros % 1_000_000, config.poolMode().configName());
     }

@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import javax.management.JMException;
 import javax.management.MBeanServer;
@@ -41,7 +42,10 @@ public final class PoolRegistry<S> implements AutoCloseable {
     private final ConcurrentHashMap<PoolKey, Pool<S>> pools = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, ConnectionLimit> perDatabase = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, ConnectionLimit> perUser = new ConcurrentHashMap<>();
-    private final AtomicInteger clients = new AtomicInteger();
+    /** Clients admitted under a max_client_conn limit: a CAS keeps the count exact at the limit. */
+    private final AtomicInteger limitedClients = new AtomicInteger();
+    /** Clients admitted without a limit: striped, so admitting them from many threads does not contend. */
+    private final LongAdder unlimitedClients = new LongAdder();
     private final Janitor janitor;
     private final ScheduledExecutorService ownScheduler;
     private volatile boolean closed;
@@ -134,26 +138,35 @@ public final class PoolRegistry<S> implements AutoCloseable {
      */
     public ClientSlot admitClient(Pool<S> pool) {
         int max = defaults.maxClientConn();
-        for (;;) {
-            int c = clients.get();
-            if (max > 0 && c >= max) {
-                throw new TooManyClientsException("no more connections allowed (max_client_conn)");
+        boolean limited = max > 0;
+        if (limited) {
+            for (;;) {
+                int c = limitedClients.get();
+                if (c >= max) {
+                    throw new TooManyClientsException("no more connections allowed (max_client_conn)");
+                }
+                if (limitedClients.compareAndSet(c, c + 1)) {
+                    break;
+                }
             }
-            if (clients.compareAndSet(c, c + 1)) {
-                break;
-            }
+        } else {
+            unlimitedClients.increment();
         }
         pool.clientArrived();
-        return new ClientSlot(this, pool);
+        return new ClientSlot(this, pool, limited);
     }
 
-    void clientGone(Pool<?> pool) {
-        clients.decrementAndGet();
+    void clientGone(Pool<?> pool, boolean limited) {
+        if (limited) {
+            limitedClients.decrementAndGet();
+        } else {
+            unlimitedClients.decrement();
+        }
         pool.clientLeft();
     }
 
     public int clientCount() {
-        return clients.get();
+        return limitedClients.get() + (int) unlimitedClients.sum();
     }
 
     /** Server connections open (or opening) to a database across its users' pools. */
