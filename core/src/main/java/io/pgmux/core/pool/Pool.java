@@ -271,13 +271,22 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         return null;
     }
 
-    private Lease<S> lease(PooledServer<S> s, long startNanos, long nowNanos) {
+    /**
+     * A new lease on {@code s}; with leak detection on, it records where it was taken and is linked to
+     * the server for the janitor's leak check.
+     */
+    private Lease<S> newLease(PooledServer<S> s, long now) {
         Throwable site = config.leakDetectionThresholdNanos() > 0
                 ? new Throwable("Apparent connection leak detected: lease taken here") : null;
-        Lease<S> lease = new Lease<>(s, nowNanos, site);
+        Lease<S> lease = new Lease<>(s, now, site);
         if (site != null) {
             s.lease = lease;
         }
+        return lease;
+    }
+
+    private Lease<S> lease(PooledServer<S> s, long startNanos, long nowNanos) {
+        Lease<S> lease = newLease(s, nowNanos);
         traffic.recordAssignment(nowNanos - startNanos);
         if (tracking) {
             tracker.recordConnectionAcquiredNanos(clock.nanoTime() - startNanos);
@@ -344,15 +353,10 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     /** Gives an ACTIVE server to the oldest waiter; false (server untouched) if nobody waits any more. */
     private boolean handOff(PooledServer<S> s, long now) {
-        Throwable site = config.leakDetectionThresholdNanos() > 0
-                ? new Throwable("Apparent connection leak detected: lease taken here") : null;
-        Lease<S> lease = new Lease<>(s, now, site);
-        if (site != null) {
-            s.lease = lease;
-        }
+        Lease<S> lease = newLease(s, now);
         Waiter<S> served = waiters.handOff(lease);
         if (served == null) {
-            if (site != null) {
+            if (lease.borrowSite != null) {
                 s.lease = null;
             }
             return false;
@@ -397,7 +401,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     void maybeOpen() {
         while (state == RUNNING) {
             long now = clock.nanoTime();
-            if (loginError != null && now < loginRetryAtNanos) {
+            if (loginBackingOff(now)) {
                 return;
             }
             int uncovered = waiters.size() - logins.get();
@@ -410,11 +414,16 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
     }
 
+    /** Within server_login_retry of a failed login: no new login is tried yet. */
+    private boolean loginBackingOff(long now) {
+        return loginError != null && now < loginRetryAtNanos;
+    }
+
     /** Keeps min_pool_size connections open. */
     void ensureMin() {
         while (state == RUNNING) {
             long now = clock.nanoTime();
-            if (loginError != null && now < loginRetryAtNanos) {
+            if (loginBackingOff(now)) {
                 return;
             }
             if (serverCount.get() >= config.minPoolSize()) {
