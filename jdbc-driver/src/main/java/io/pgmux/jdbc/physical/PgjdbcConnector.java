@@ -129,8 +129,8 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
     @Override
     public CompletionStage<Void> reset(PhysicalConnection server, String resetQuery) {
         return CompletableFuture.runAsync(() -> {
-            try (Statement st = server.connection().createStatement()) {
-                st.execute(resetQuery);
+            try {
+                server.reset(resetQuery);
             } catch (SQLException e) {
                 throw new CompletionException(e);
             }

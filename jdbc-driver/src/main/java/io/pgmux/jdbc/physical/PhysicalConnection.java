@@ -180,22 +180,36 @@ public final class PhysicalConnection {
 
     /**
      * Clears session state a pinned client may have left (SET, LISTEN, temporary tables, advisory
-     * locks, SQL-level prepared statements) so the next client gets a clean session; then runs
-     * connectionInitSql again, since DISCARD ALL undid it too.
+     * locks, SQL-level prepared statements) so the next client gets a clean session.
      */
     public void discardAll() throws SQLException {
+        reset("DISCARD ALL");
+    }
+
+    /**
+     * Runs a session reset ({@code server_reset_query}) outside any transaction, then connectionInitSql
+     * again (the reset may have undone it). After DISCARD ALL the session is as opened; after any other
+     * query the tracked settings are no longer known and are sent again by the next borrower.
+     */
+    public void reset(String resetQuery) throws SQLException {
         if (transactionState() != TransactionState.IDLE) {
             rollback();
         }
         boolean wasAutoCommit = autoCommit;
         autoCommit(true);
         try (Statement st = connection.createStatement()) {
-            st.execute("DISCARD ALL");
+            st.execute(resetQuery);
             if (initSql != null) {
                 st.execute(initSql);
             }
         }
-        restoreOpenedState();
+        if (resetQuery.trim().equalsIgnoreCase("DISCARD ALL")) {
+            restoreOpenedState();
+        } else {
+            isolation = -1;
+            schemaUncertain = true;
+            applicationNameUncertain = true;
+        }
         autoCommit(wasAutoCommit);
     }
 

@@ -150,4 +150,26 @@ class PoolOnPostgresTest {
         assertEquals("28P01", serverError.getSQLState());
         assertTrue(tookMillis < 10_000, "failed fast, not after query_wait_timeout: " + tookMillis + " ms");
     }
+
+    @Test
+    void theEnginesSessionResetLeavesTheTrackedSessionStateTrue() throws Exception {
+        Pool<PhysicalConnection> pool = pool("pgmux-reset", PoolConfig.jdbcDefaults().defaultPoolSize(1)
+                .poolMode(io.pgmux.core.config.PoolMode.SESSION).build());
+        Lease<PhysicalConnection> first = pool.acquire();
+        first.connection().schema("pg_catalog");
+        first.release();
+        while (pool.snapshot().svTested > 0) {
+            Thread.sleep(5);
+        }
+
+        Lease<PhysicalConnection> second = pool.acquire();
+        second.connection().schema("pg_catalog");
+        try (Statement st = second.connection().connection().createStatement();
+             ResultSet rs = st.executeQuery("SELECT current_schema()")) {
+            rs.next();
+            assertEquals("pg_catalog", rs.getString(1), "DISCARD ALL reset the server; the tracker must know it");
+        } finally {
+            second.release();
+        }
+    }
 }
