@@ -259,6 +259,9 @@ public final class PgMuxProxy implements AutoCloseable {
 
         /** Event loop threads; 0 (the default) means one per core. */
         public Builder threads(int threads) {
+            if (threads < 0) {
+                throw new IllegalArgumentException("threads must be 0 (one per core) or more, not " + threads);
+            }
             this.threads = threads;
             return this;
         }

@@ -1,6 +1,7 @@
 package io.pgmux.proxy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.testing.PostgresTest;
@@ -56,12 +57,7 @@ class CommandLineClientsTest {
     @ParameterizedTest
     @ValueSource(strings = {"simple", "extended", "prepared"})
     void pgbenchKeepsTheTpcbBalancesConsistent(String queryMode) throws Exception {
-        String pgbench = tool("pgbench");
-        if (!initialized) {
-            Result init = run(List.of(pgbench, "-i", "-s", "1", "-q", connectionString()));
-            assertEquals(0, init.exitCode, init.output);
-            initialized = true;
-        }
+        String pgbench = initializedPgbench();
         // One thread per client: pgbench prepares synchronously on first use, and a thread blocked there for a
         // server while its other clients hold the servers in open transactions would wait forever (8 > pool 4).
         Result bench = run(List.of(pgbench, "-c", "8", "-j", "8", "-T", "5", "-M", queryMode, "-n",
@@ -79,6 +75,28 @@ class CommandLineClientsTest {
             org.junit.jupiter.api.Assertions.assertTrue(rs.getLong(5) > 0, "pgbench ran no transaction");
         }
         assertEquals(0, ProxyFixture.awaitActive(ProxyFixture.pool(proxy, db), 0));
+    }
+
+    /**
+     * As many clients as servers, on two event loops: a client mostly finds a server idle and links to it at
+     * once, also one that a client on the other loop has just released and not yet finished unlinking.
+     */
+    @Test
+    void pgbenchSelectOnlyCompletesEveryTransactionWithoutWaitingForServers() throws Exception {
+        String pgbench = initializedPgbench();
+        Result bench = run(List.of(pgbench, "-S", "-c", "4", "-j", "2", "-t", "2000", "-n", connectionString()));
+        assertEquals(0, bench.exitCode, bench.output);
+        assertTrue(bench.output.contains("number of transactions actually processed: 8000/8000"), bench.output);
+    }
+
+    private String initializedPgbench() throws IOException, InterruptedException {
+        String pgbench = tool("pgbench");
+        if (!initialized) {
+            Result init = run(List.of(pgbench, "-i", "-s", "1", "-q", connectionString()));
+            assertEquals(0, init.exitCode, init.output);
+            initialized = true;
+        }
+        return pgbench;
     }
 
     private String connectionString() {

@@ -120,12 +120,12 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     public Lease<S> acquire(long timeout, TimeUnit unit) throws InterruptedException {
         long start = clock.nanoTime();
         if (state == RUNNING && waiters.isEmpty()) {
-            PooledServer<S> s = claimIdle(start);
+            PooledServer<S> s = claimIdle(start, null);
             if (s != null) {
                 return lease(s, start, start);
             }
         }
-        Waiter<S> w = Waiter.blocking(start, deadline(start, unit.toNanos(timeout)));
+        Waiter<S> w = Waiter.blocking(start, deadline(start, unit.toNanos(timeout)), null);
         enqueue(w);
         return awaitBlocking(w);
     }
@@ -135,20 +135,46 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * frees or opens a connection. Waiters time out at the janitor's next run after query_wait_timeout.
      */
     public CompletionStage<Lease<S>> acquireAsync() {
+        return acquireAsync(null);
+    }
+
+    /**
+     * Like {@link #acquireAsync()}, preferring connections with the given affinity (see
+     * {@link ServerConnector#affinity}): an idle one of those first, and when connections are handed to
+     * waiting clients, a waiter of the same affinity near the head of the queue before the head itself.
+     * FIFO order gives way only boundedly: a waiter passed over a few times is served strictly in turn.
+     *
+     * @param affinity null for no preference
+     */
+    public CompletionStage<Lease<S>> acquireAsync(Object affinity) {
         long start = clock.nanoTime();
         if (state == RUNNING && waiters.isEmpty()) {
-            PooledServer<S> s = claimIdle(start);
+            PooledServer<S> s = claimIdle(start, affinity);
             if (s != null) {
                 return CompletableFuture.completedFuture(lease(s, start, start));
             }
         }
-        Waiter<S> w = Waiter.async(start, deadline(start, config.queryWaitTimeoutNanos()));
+        Waiter<S> w = Waiter.async(start, deadline(start, config.queryWaitTimeoutNanos()), affinity);
         try {
             enqueue(w);
         } catch (PoolException e) {
             return CompletableFuture.failedFuture(e);
         }
         return w.future();
+    }
+
+    /**
+     * Borrows an idle connection if one is free and nobody waits, else returns null at once; the caller then
+     * waits with {@link #acquireAsync(Object)}. Lets a client skip the future and the pause of its reads when
+     * the pool has a connection ready, which is the common case.
+     */
+    public Lease<S> tryAcquire(Object affinity) {
+        if (state != RUNNING || !waiters.isEmpty()) {
+            return null;
+        }
+        long start = clock.nanoTime();
+        PooledServer<S> s = claimIdle(start, affinity);
+        return s == null ? null : lease(s, start, start);
     }
 
     private static long deadline(long start, long timeoutNanos) {
@@ -241,22 +267,36 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     }
 
     /**
-     * Takes an idle connection that needs no test; starts the test of those that do. Each thread starts
-     * its scan at its own place in the array, so threads on different cores do not all fight over the
-     * first few connections' cache lines (HikariCP gets the same effect from thread-local lists).
+     * Takes an idle connection that needs no test, one of the given affinity first when there is one; starts
+     * the test of those that need it. Each thread starts its scan at its own place in the array, so threads
+     * on different cores do not all fight over the first few connections' cache lines (HikariCP gets the
+     * same effect from thread-local lists).
      */
-    private PooledServer<S> claimIdle(long now) {
+    private PooledServer<S> claimIdle(long now, Object affinity) {
         PooledServer<S>[] all = servers;
         int n = all.length;
         if (n == 0) {
             return null;
         }
-        long checkDelay = config.serverCheckDelayNanos();
         int start = (int) ((Thread.currentThread().getId() * 0x9E3779B97F4A7C15L) >>> 33) % n;
+        if (affinity != null) {
+            PooledServer<S> s = scanIdle(all, start, now, affinity);
+            if (s != null) {
+                return s;
+            }
+        }
+        return scanIdle(all, start, now, null);
+    }
+
+    /** @param affinity only servers of this affinity, or any when null */
+    private PooledServer<S> scanIdle(PooledServer<S>[] all, int start, long now, Object affinity) {
+        int n = all.length;
+        long checkDelay = config.serverCheckDelayNanos();
         for (int k = 0; k < n; k++) {
             int i = start + k;
             PooledServer<S> s = all[i < n ? i : i - n];
-            if (s.state() == PooledServer.IDLE && s.cas(PooledServer.IDLE, PooledServer.ACTIVE)) {
+            if (s.state() == PooledServer.IDLE && (affinity == null || s.affinity == affinity)
+                    && s.cas(PooledServer.IDLE, PooledServer.ACTIVE)) {
                 if (s.evicted || s.isBroken() || now - s.retireAtNanos >= 0) {
                     closeServer(s, s.isBroken() ? "server connection broken" : "server_lifetime reached");
                     continue;
@@ -354,7 +394,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     /** Gives an ACTIVE server to the oldest waiter; false (server untouched) if nobody waits any more. */
     private boolean handOff(PooledServer<S> s, long now) {
         Lease<S> lease = newLease(s, now);
-        Waiter<S> served = waiters.handOff(lease);
+        Waiter<S> served = waiters.handOff(lease, s.affinity);
         if (served == null) {
             if (lease.borrowSite != null) {
                 s.lease = null;
@@ -373,7 +413,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private void serveWaiters() {
         while (state == RUNNING && !waiters.isEmpty()) {
             long now = clock.nanoTime();
-            PooledServer<S> s = claimIdle(now);
+            PooledServer<S> s = claimIdle(now, null);
             if (s == null) {
                 return;
             }
@@ -485,6 +525,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             return;
         }
         s.connection = conn;
+        s.affinity = connector.affinity(conn);
         s.connectedAtNanos = now;
         long lifetime = config.serverLifetimeNanos();
         if (lifetime > 0) {

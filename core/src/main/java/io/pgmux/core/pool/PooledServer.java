@@ -33,6 +33,8 @@ final class PooledServer<S> implements ServerHandle {
 
     private volatile int state = LOGIN;
     volatile S connection;
+    /** What the connector says the connection is bound to (an event loop, say); null for none. */
+    volatile Object affinity;
     volatile long connectedAtNanos;
     /** Jittered connectedAt + server_lifetime; Long.MAX_VALUE when there is no limit. */
     volatile long retireAtNanos = Long.MAX_VALUE;

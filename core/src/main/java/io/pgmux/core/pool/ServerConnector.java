@@ -26,6 +26,15 @@ public interface ServerConnector<S> {
     void close(S server);
 
     /**
+     * What the connection is bound to, such as the event loop that runs it; clients that ask for the same
+     * affinity get it in preference to others, so that a client and its server connection can share a thread.
+     * Null (the default) means none. Read once, when the connection has logged in.
+     */
+    default Object affinity(S server) {
+        return null;
+    }
+
+    /**
      * Whether a login failure is temporary (e.g. SQLSTATE 57P03 "the database system is starting up"),
      * in which case waiting clients keep waiting instead of failing fast.
      */

@@ -27,14 +27,62 @@ final class WaitQueue<S> {
         return waiting.get() <= 0;
     }
 
+    /** How many waiters at the head a hand-off looks at for one of the server's affinity. */
+    static final int AFFINITY_WINDOW = 8;
+    /** A waiter passed over this often is served strictly in turn. */
+    static final int MAX_PASSED_OVER = 4;
+
     /** Hands the lease to the oldest live waiter and returns that waiter; null if there is none. */
     Waiter<S> handOff(Lease<S> lease) {
+        return handOff(lease, null);
+    }
+
+    /**
+     * Hands the lease to a waiter of the given affinity among the first {@link #AFFINITY_WINDOW} live ones,
+     * unless a waiter ahead of it has been passed over {@link #MAX_PASSED_OVER} times already; otherwise (and
+     * when {@code affinity} is null) to the oldest live waiter. Returns the waiter served, null if none.
+     */
+    Waiter<S> handOff(Lease<S> lease, Object affinity) {
+        if (affinity != null) {
+            Waiter<S> near = handOffNear(lease, affinity);
+            if (near != null) {
+                return near;
+            }
+        }
         Waiter<S> w;
         while ((w = queue.poll()) != null) {
             if (w.offer(lease)) {
                 waiting.decrementAndGet();
                 return w;
             }
+        }
+        return null;
+    }
+
+    private Waiter<S> handOffNear(Lease<S> lease, Object affinity) {
+        int seen = 0;
+        Iterator<Waiter<S>> it = queue.iterator();
+        while (it.hasNext() && seen < AFFINITY_WINDOW) {
+            Waiter<S> w = it.next();
+            if (!w.isWaiting()) {
+                continue;
+            }
+            if (w.affinity == affinity) {
+                if (seen == 0) {
+                    return null; // it is the oldest anyway: the plain hand-off serves it
+                }
+                if (w.offer(lease)) {
+                    it.remove();
+                    waiting.decrementAndGet();
+                    return w;
+                }
+                continue;
+            }
+            if (w.passedOver >= MAX_PASSED_OVER) {
+                return null;
+            }
+            w.passedOver++;
+            seen++;
         }
         return null;
     }

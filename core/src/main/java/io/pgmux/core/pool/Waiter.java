@@ -23,24 +23,33 @@ final class Waiter<S> {
     final long enqueuedNanos;
     /** Long.MAX_VALUE when the wait is unbounded. */
     final long deadlineNanos;
+    /** The affinity the client prefers; null for none. */
+    final Object affinity;
+    /**
+     * How often a hand-off preferring another affinity passed this waiter over. Updated without atomics by
+     * whichever thread hands off: a lost increment only lets the waiter be passed over once more.
+     */
+    int passedOver;
     private final Thread thread;
     private final CompletableFuture<Lease<S>> future;
     /** null while waiting, then a Lease or a Throwable. */
     private volatile Object outcome;
 
-    private Waiter(long enqueuedNanos, long deadlineNanos, Thread thread, CompletableFuture<Lease<S>> future) {
+    private Waiter(long enqueuedNanos, long deadlineNanos, Object affinity, Thread thread,
+            CompletableFuture<Lease<S>> future) {
         this.enqueuedNanos = enqueuedNanos;
         this.deadlineNanos = deadlineNanos;
+        this.affinity = affinity;
         this.thread = thread;
         this.future = future;
     }
 
-    static <S> Waiter<S> blocking(long now, long deadline) {
-        return new Waiter<>(now, deadline, Thread.currentThread(), null);
+    static <S> Waiter<S> blocking(long now, long deadline, Object affinity) {
+        return new Waiter<>(now, deadline, affinity, Thread.currentThread(), null);
     }
 
-    static <S> Waiter<S> async(long now, long deadline) {
-        return new Waiter<>(now, deadline, null, new CompletableFuture<>());
+    static <S> Waiter<S> async(long now, long deadline, Object affinity) {
+        return new Waiter<>(now, deadline, affinity, null, new CompletableFuture<>());
     }
 
     CompletableFuture<Lease<S>> future() {

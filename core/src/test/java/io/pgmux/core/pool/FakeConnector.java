@@ -16,14 +16,16 @@ final class FakeConnector implements ServerConnector<FakeConnector.Conn> {
     static final class Conn {
         final int id;
         final ServerHandle handle;
+        final Object affinity;
         volatile boolean closed;
         final AtomicInteger holders = new AtomicInteger();
         final AtomicInteger resets = new AtomicInteger();
         final AtomicInteger checks = new AtomicInteger();
 
-        Conn(int id, ServerHandle handle) {
+        Conn(int id, ServerHandle handle, Object affinity) {
             this.id = id;
             this.handle = handle;
+            this.affinity = affinity;
         }
 
         @Override
@@ -38,6 +40,8 @@ final class FakeConnector implements ServerConnector<FakeConnector.Conn> {
     final List<Conn> all = new ArrayList<>();
     final ConcurrentLinkedQueue<CompletableFuture<Conn>> heldLogins = new ConcurrentLinkedQueue<>();
     final ConcurrentLinkedQueue<ServerHandle> heldHandles = new ConcurrentLinkedQueue<>();
+    /** When set, connection n (from 1) gets affinity {@code affinities[(n - 1) % length]}. */
+    volatile Object[] affinities;
     volatile boolean holdLogins;
     volatile Throwable failLogins;
     volatile boolean failChecks;
@@ -61,7 +65,9 @@ final class FakeConnector implements ServerConnector<FakeConnector.Conn> {
     }
 
     Conn newConn(ServerHandle handle) {
-        Conn c = new Conn(opened.incrementAndGet(), handle);
+        int id = opened.incrementAndGet();
+        Object[] a = affinities;
+        Conn c = new Conn(id, handle, a == null ? null : a[(id - 1) % a.length]);
         synchronized (all) {
             all.add(c);
         }
@@ -73,6 +79,11 @@ final class FakeConnector implements ServerConnector<FakeConnector.Conn> {
         CompletableFuture<Conn> f = heldLogins.poll();
         ServerHandle h = heldHandles.poll();
         f.complete(newConn(h));
+    }
+
+    @Override
+    public Object affinity(Conn server) {
+        return server.affinity;
     }
 
     @Override

@@ -308,10 +308,16 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     }
 
     private void acquire() {
+        EventLoop loop = channel.eventLoop();
+        // A server on this client's own loop relays without handing every message to another thread.
+        Lease<ServerConnection> ready = pool.tryAcquire(loop);
+        if (ready != null) {
+            onAcquired(ready);
+            return;
+        }
         state = State.WAITING;
         channel.config().setAutoRead(false);
-        EventLoop loop = channel.eventLoop();
-        pool.acquireAsync().whenComplete((acquired, failure) -> loop.execute(() -> {
+        pool.acquireAsync(loop).whenComplete((acquired, failure) -> loop.execute(() -> {
             if (failure != null) {
                 failAcquire(failure);
             } else {
@@ -588,7 +594,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     private void releaseServer() {
         Lease<ServerConnection> held = lease;
         if (held != null) {
-            server.unlink();
+            server.unlink(this);
             lease = null;
             server = null;
             readyPending = 0;
@@ -601,7 +607,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     private void dropServer(Throwable cause) {
         Lease<ServerConnection> held = lease;
         if (held != null) {
-            server.unlink();
+            server.unlink(this);
             lease = null;
             server = null;
             readyPending = 0;

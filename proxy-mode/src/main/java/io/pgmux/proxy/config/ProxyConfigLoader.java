@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Configures a proxy from a pgbouncer.ini-shaped file: {@code [databases]} entries and the {@code [pgbouncer]}
  * settings listen_addr, listen_port, auth_type, auth_file, client_login_timeout, client_idle_timeout,
- * idle_transaction_timeout (whole seconds), max_prepared_statements and
+ * idle_transaction_timeout (whole seconds), max_prepared_statements, threads (pgmux's own: event loop
+ * threads, 0 for one per core) and
  * every pool setting pgmux knows (pool_mode, default_pool_size, max_client_conn, query_wait_timeout, …).
  * Other PgBouncer settings (logfile, admin_users, …) are logged and ignored; {@code %include} and the
  * {@code [users]} section are not supported yet. A relative auth_file is resolved against the file's directory.
@@ -27,7 +28,8 @@ import org.slf4j.LoggerFactory;
 public final class ProxyConfigLoader {
     private static final Logger log = LoggerFactory.getLogger(ProxyConfigLoader.class);
     private static final Set<String> PROXY_KEYS = Set.of("listen_addr", "listen_port", "auth_type", "auth_file",
-            "client_login_timeout", "max_prepared_statements", "client_idle_timeout", "idle_transaction_timeout");
+            "client_login_timeout", "max_prepared_statements", "client_idle_timeout", "idle_transaction_timeout",
+            "threads");
 
     private ProxyConfigLoader() {
     }
@@ -67,6 +69,9 @@ public final class ProxyConfigLoader {
         }
         if (settings.containsKey("idle_transaction_timeout")) {
             builder.idleTransactionTimeout(Duration.ofSeconds(intSetting(settings, "idle_transaction_timeout", 0)));
+        }
+        if (settings.containsKey("threads")) {
+            builder.threads(intSetting(settings, "threads", 0));
         }
         if (settings.containsKey("max_prepared_statements")) {
             builder.maxPreparedStatements(intSetting(settings, "max_prepared_statements", 200));

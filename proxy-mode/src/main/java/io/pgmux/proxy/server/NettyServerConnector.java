@@ -93,6 +93,12 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
         return result;
     }
 
+    /** The connection's event loop: a client on the same loop relays to and from it without a thread hop. */
+    @Override
+    public Object affinity(ServerConnection server) {
+        return server.channel().eventLoop();
+    }
+
     @Override
     public CompletionStage<Boolean> test(ServerConnection server, String checkQuery) {
         if (!server.isOpen()) {

@@ -123,28 +123,44 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         return channel != null && channel.isActive() && state != State.CLOSED;
     }
 
-    /** Sends everything the server says to {@code link} until {@link #unlink()}. Call on any thread. */
+    /** Sends everything the server says to {@code link} until {@link #unlink(ServerLink)}. Call on any thread. */
     public void link(ServerLink link) {
-        runOnLoop(() -> {
-            if (state == State.CLOSED) {
-                link.onServerClosed(new ClosedChannelException());
-                return;
-            }
-            this.link = link;
-            state = State.LINKED;
-            channel.config().setAutoRead(true);
-        });
+        if (channel.eventLoop().inEventLoop()) {
+            linkNow(link);
+        } else {
+            channel.eventLoop().execute(() -> linkNow(link));
+        }
     }
 
-    /** Stops relaying; the connection is idle again. Call on the server's loop or any other. */
-    public void unlink() {
-        runOnLoop(() -> {
-            if (state == State.LINKED) {
-                link = null;
-                state = State.IDLE;
-                channel.config().setAutoRead(true);
-            }
-        });
+    private void linkNow(ServerLink link) {
+        if (state == State.CLOSED) {
+            link.onServerClosed(new ClosedChannelException());
+            return;
+        }
+        this.link = link;
+        state = State.LINKED;
+        channel.config().setAutoRead(true);
+    }
+
+    /**
+     * Stops relaying to {@code former}; the connection is idle again. Call on the server's loop or any other.
+     * From another loop this runs later, possibly after the pool has handed the connection to the next client
+     * on the server's own loop and that client has linked at once: then it does nothing.
+     */
+    public void unlink(ServerLink former) {
+        if (channel.eventLoop().inEventLoop()) {
+            unlinkNow(former);
+        } else {
+            channel.eventLoop().execute(() -> unlinkNow(former));
+        }
+    }
+
+    private void unlinkNow(ServerLink former) {
+        if (state == State.LINKED && link == former) {
+            link = null;
+            state = State.IDLE;
+            channel.config().setAutoRead(true);
+        }
     }
 
     /**
