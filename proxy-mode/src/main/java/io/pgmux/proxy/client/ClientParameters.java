@@ -15,18 +15,20 @@ import java.util.regex.Pattern;
  * Before a server connection is used for this client, the differences are replayed with SET.
  */
 final class ClientParameters {
-    /** The reported parameters PgBouncer keeps per client. */
-    static final Set<String> TRACKED = Set.of("client_encoding", "DateStyle", "TimeZone", "IntervalStyle",
+    /** The reported parameters PgBouncer keeps per client, in the order they are replayed. */
+    private static final List<String> TRACKED = List.of("client_encoding", "DateStyle", "TimeZone", "IntervalStyle",
             "standard_conforming_strings", "application_name");
     private static final Set<String> NOT_SETTINGS = Set.of("user", "database", "options", "replication");
     private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.]*");
+    private static final String[] NONE = new String[0];
 
-    /** Tracked reported parameters, by the server's spelling. */
-    private final Map<String, String> reported = new LinkedHashMap<>();
-    /** Startup settings the server does not report. */
-    private final Map<String, String> unreported = new LinkedHashMap<>();
-    /** Everything the client sent, before the server's spelling is known. */
-    private final Map<String, String> requested;
+    // Arrays rather than maps: an idle client keeps these for as long as it is connected.
+    /** The values of the {@link #TRACKED} parameters, by index; null for those the server does not report. */
+    private final String[] reported = new String[TRACKED.size()];
+    /** Startup settings the server does not report, as name, value, name, value… */
+    private String[] unreported = NONE;
+    /** Everything the client sent, until {@link #welcome} has matched it to the server's spelling. */
+    private Map<String, String> requested;
 
     private ClientParameters(Map<String, String> requested) {
         this.requested = requested;
@@ -110,20 +112,23 @@ final class ClientParameters {
      */
     Map<String, String> welcome(Map<String, String> serverParameters) {
         Map<String, String> report = new LinkedHashMap<>(serverParameters);
+        List<String> notReported = new ArrayList<>();
         requested.forEach((name, value) -> {
             String serverName = serverSpelling(serverParameters, name);
-            if (serverName != null) {
-                report.put(serverName, value);
+            if (serverName == null) {
+                notReported.add(name);
+                notReported.add(value);
             } else {
-                unreported.put(name, value);
+                String serverValue = serverParameters.get(serverName);
+                // the pool's instance where the values agree: one string for all its clients
+                report.put(serverName, value.equals(serverValue) ? serverValue : value);
             }
         });
-        for (String name : TRACKED) {
-            String value = report.get(name);
-            if (value != null) {
-                reported.put(name, value);
-            }
+        unreported = notReported.toArray(NONE);
+        for (int i = 0; i < reported.length; i++) {
+            reported[i] = report.get(TRACKED.get(i));
         }
+        requested = null;
         return report;
     }
 
@@ -141,8 +146,9 @@ final class ClientParameters {
 
     /** The server reported a new value while linked to this client: the client now expects it. */
     void onParameterStatus(String name, String value) {
-        if (reported.containsKey(name)) {
-            reported.put(name, value);
+        int i = TRACKED.indexOf(name);
+        if (i >= 0 && reported[i] != null) {
+            reported[i] = value;
         }
     }
 
@@ -150,16 +156,17 @@ final class ClientParameters {
     String replayFor(ServerConnection server) {
         StringBuilder sql = null;
         Map<String, String> serverReported = server.parameters();
-        for (Map.Entry<String, String> e : reported.entrySet()) {
-            String current = serverReported.get(e.getKey());
-            if (current != null && !current.equals(e.getValue())) {
-                sql = appendSet(sql, e.getKey(), e.getValue());
+        for (int i = 0; i < reported.length; i++) {
+            String value = reported[i];
+            String current = value == null ? null : serverReported.get(TRACKED.get(i));
+            if (current != null && !current.equals(value)) {
+                sql = appendSet(sql, TRACKED.get(i), value);
             }
         }
         Map<String, String> serverUnreported = server.unreportedSettings();
-        for (Map.Entry<String, String> e : unreported.entrySet()) {
-            if (!e.getValue().equals(serverUnreported.get(e.getKey()))) {
-                sql = appendSet(sql, e.getKey(), e.getValue());
+        for (int i = 0; i < unreported.length; i += 2) {
+            if (!unreported[i + 1].equals(serverUnreported.get(unreported[i]))) {
+                sql = appendSet(sql, unreported[i], unreported[i + 1]);
             }
         }
         return sql == null ? null : sql.toString();
@@ -167,12 +174,14 @@ final class ClientParameters {
 
     /** After the replay succeeded: remember the unreported settings on the server, adopt the server's spelling. */
     void replayed(ServerConnection server) {
-        server.unreportedSettings().putAll(unreported);
+        for (int i = 0; i < unreported.length; i += 2) {
+            server.unreportedSettings().put(unreported[i], unreported[i + 1]);
+        }
         Map<String, String> serverReported = server.parameters();
-        for (Map.Entry<String, String> e : reported.entrySet()) {
-            String canonical = serverReported.get(e.getKey());
+        for (int i = 0; i < reported.length; i++) {
+            String canonical = reported[i] == null ? null : serverReported.get(TRACKED.get(i));
             if (canonical != null) {
-                e.setValue(canonical);
+                reported[i] = canonical;
             }
         }
     }
