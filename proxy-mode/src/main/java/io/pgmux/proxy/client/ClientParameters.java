@@ -4,6 +4,7 @@ import io.pgmux.proxy.server.ServerConnection;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -116,7 +117,8 @@ final class ClientParameters {
         requested.forEach((name, value) -> {
             String serverName = serverSpelling(serverParameters, name);
             if (serverName == null) {
-                notReported.add(name);
+                // setting names are case-insensitive: one spelling, so that servers are compared by name
+                notReported.add(name.toLowerCase(Locale.ROOT));
                 notReported.add(value);
             } else {
                 String serverValue = serverParameters.get(serverName);
@@ -152,9 +154,18 @@ final class ClientParameters {
         }
     }
 
-    /** The SET statements that give {@code server} this client's settings, or null when it has them already. */
+    /**
+     * The statements that give {@code server} this client's settings, or null when it has them already: RESET for
+     * what the pooler set there for another client and this one did not ask for, SET for what differs.
+     */
     String replayFor(ServerConnection server) {
         StringBuilder sql = null;
+        Map<String, String> serverUnreported = server.unreportedSettings();
+        for (String name : serverUnreported.keySet()) {
+            if (!asksFor(name)) {
+                sql = start(sql).append("RESET ").append(name).append(';');
+            }
+        }
         Map<String, String> serverReported = server.parameters();
         for (int i = 0; i < reported.length; i++) {
             String value = reported[i];
@@ -163,7 +174,6 @@ final class ClientParameters {
                 sql = appendSet(sql, TRACKED.get(i), value);
             }
         }
-        Map<String, String> serverUnreported = server.unreportedSettings();
         for (int i = 0; i < unreported.length; i += 2) {
             if (!unreported[i + 1].equals(serverUnreported.get(unreported[i]))) {
                 sql = appendSet(sql, unreported[i], unreported[i + 1]);
@@ -172,10 +182,12 @@ final class ClientParameters {
         return sql == null ? null : sql.toString();
     }
 
-    /** After the replay succeeded: remember the unreported settings on the server, adopt the server's spelling. */
+    /** After the replay succeeded: record the server's unreported settings, adopt the server's spelling. */
     void replayed(ServerConnection server) {
+        Map<String, String> serverUnreported = server.unreportedSettings();
+        serverUnreported.keySet().removeIf(name -> !asksFor(name));
         for (int i = 0; i < unreported.length; i += 2) {
-            server.unreportedSettings().put(unreported[i], unreported[i + 1]);
+            serverUnreported.put(unreported[i], unreported[i + 1]);
         }
         Map<String, String> serverReported = server.parameters();
         for (int i = 0; i < reported.length; i++) {
@@ -186,8 +198,21 @@ final class ClientParameters {
         }
     }
 
+    private boolean asksFor(String name) {
+        for (int i = 0; i < unreported.length; i += 2) {
+            if (unreported[i].equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static StringBuilder start(StringBuilder sql) {
+        return sql == null ? new StringBuilder(64) : sql;
+    }
+
     private static StringBuilder appendSet(StringBuilder sql, String name, String value) {
-        StringBuilder out = sql == null ? new StringBuilder(64) : sql;
+        StringBuilder out = start(sql);
         out.append("SET ").append(name).append(" TO '").append(value.replace("'", "''")).append("';");
         return out;
     }
