@@ -26,15 +26,16 @@ import java.util.concurrent.TimeUnit;
  * ulimit -n 20000      # the proxy holds one socket per client, the client process another
  * java -cp benchmarks.jar io.pgmux.jmh.load.IdleClientMemory [--clients 5000] [--pool 20]
  *      [--auth scram-sha-256|md5|plain|trust] [--driver raw|pgjdbc] [--warmup 200] [--threads 0]
- *      [--login-threads 4] [--url jdbc:postgresql://HOST:PORT/DB --user U --password P]
+ *      [--login-threads 4] [--query SQL] [--url jdbc:postgresql://HOST:PORT/DB --user U --password P]
  * </pre>
  *
  * Without {@code --url} an embedded PostgreSQL is started for the run (Linux x86-64; elsewhere give a URL).
- * {@code --threads} is the proxy's event loops (0: one per core).
+ * {@code --threads} is the proxy's event loops (0: one per core). With {@code --query}, each client runs that
+ * query once after logging in, so that what a client keeps after its first transaction is counted too.
  */
 public final class IdleClientMemory {
     private static final Set<String> OPTIONS = Set.of("url", "user", "password", "clients", "pool", "auth", "driver",
-            "warmup", "threads", "login-threads");
+            "warmup", "threads", "login-threads", "query");
     private static final String DATABASE = "bench";
     private static final String CLIENT_USER = "idle";
     private static final String CLIENT_PASSWORD = "idle-secret";
@@ -51,6 +52,7 @@ public final class IdleClientMemory {
         int warmup = o.integer("warmup", 200);
         int threads = o.integer("threads", 0);
         int loginThreads = o.integer("login-threads", 4);
+        String query = o.string("query", null);
         requireFileDescriptors(clients + warmup + 500);
 
         PrintStream out = System.out;
@@ -66,9 +68,12 @@ public final class IdleClientMemory {
                     .threads(threads)
                     .start();
             try {
-                List<String> clientArgs = List.of("--port", Integer.toString(proxy.port()), "--database", DATABASE,
-                        "--user", CLIENT_USER, "--password", CLIENT_PASSWORD, "--driver", driver,
-                        "--threads", Integer.toString(loginThreads));
+                List<String> clientArgs = new ArrayList<>(List.of("--port", Integer.toString(proxy.port()),
+                        "--database", DATABASE, "--user", CLIENT_USER, "--password", CLIENT_PASSWORD,
+                        "--driver", driver, "--threads", Integer.toString(loginThreads)));
+                if (query != null) {
+                    clientArgs.addAll(List.of("--query", query));
+                }
                 if (warmup > 0) {
                     connectAndLeave(proxy, clientArgs, warmup);
                 }
@@ -84,6 +89,9 @@ public final class IdleClientMemory {
                 String login = driver.equals("raw")
                         ? "raw login with " + RawLogin.startupSettings().keySet() + " at startup"
                         : driver + " " + Versions.pgjdbc();
+                if (query != null) {
+                    login += "; each ran " + query + " once";
+                }
                 out.printf(Locale.ROOT, "%d idle clients (%s; %s) of pgmux's proxy in transaction mode, pool %d,"
                                 + " %s, %d event loops; %s; %d warm-up clients came and went before the first reading.%n",
                         clients, login, auth.configName(), pool, proxy.isEpoll() ? "epoll" : "NIO",

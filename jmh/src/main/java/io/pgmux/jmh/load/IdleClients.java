@@ -3,7 +3,9 @@ package io.pgmux.jmh.load;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
+import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
@@ -21,16 +23,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <pre>
  * java -cp benchmarks.jar io.pgmux.jmh.load.IdleClients --port P --database D --user U --password PW
- *      [--host 127.0.0.1] [--clients 5000] [--threads 4] [--driver raw|pgjdbc]
+ *      [--host 127.0.0.1] [--clients 5000] [--threads 4] [--driver raw|pgjdbc] [--query SQL]
  * </pre>
  *
  * {@code raw} logs in over a plain socket ({@link RawLogin}); {@code pgjdbc} opens pgjdbc connections, which
  * weigh far more in this process, send fewer settings at startup and set the others with a query after it.
+ * {@code --query} is run once by each client before it idles.
  */
 public final class IdleClients {
     static final String READY = "logged in ";
     private static final Set<String> OPTIONS = Set.of("host", "port", "database", "user", "password", "clients",
-            "threads", "driver");
+            "threads", "driver", "query");
 
     private IdleClients() {
     }
@@ -45,9 +48,10 @@ public final class IdleClients {
         int clients = o.integer("clients", 5000);
         int threads = o.integer("threads", 4);
         String driver = o.string("driver", "raw");
+        String query = o.string("query", null);
         Opener opener = switch (driver) {
             case "raw" -> () -> {
-                Socket s = RawLogin.login(host, port, database, user, password);
+                Socket s = RawLogin.login(host, port, database, user, password, query);
                 return s::close;
             };
             case "pgjdbc" -> {
@@ -55,7 +59,15 @@ public final class IdleClients {
                 Properties p = new Properties();
                 p.setProperty("user", user);
                 p.setProperty("password", password);
-                yield () -> DriverManager.getConnection(url, p)::close;
+                yield () -> {
+                    Connection c = DriverManager.getConnection(url, p);
+                    if (query != null) {
+                        try (Statement s = c.createStatement()) {
+                            s.execute(query);
+                        }
+                    }
+                    return c;
+                };
             }
             default -> throw new IllegalArgumentException("--driver is raw or pgjdbc, not " + driver);
         };

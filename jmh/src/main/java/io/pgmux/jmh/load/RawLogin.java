@@ -55,6 +55,17 @@ final class RawLogin {
      * @throws IOException for a failed connection or login, with the server's message when it sent one
      */
     static Socket login(String host, int port, String database, String user, String password) throws IOException {
+        return login(host, port, database, user, password, null);
+    }
+
+    /**
+     * Connects, logs in and runs {@code query} (a simple Query, unless null); returns the socket once the server
+     * has answered it with ReadyForQuery.
+     *
+     * @throws IOException for a failed connection, login or query, with the server's message when it sent one
+     */
+    static Socket login(String host, int port, String database, String user, String password, String query)
+            throws IOException {
         Socket socket = new Socket(host, port);
         try {
             socket.setSoTimeout(120_000);
@@ -64,6 +75,12 @@ final class RawLogin {
             out.write(startupPacket(database, user));
             out.flush();
             exchange(in, out, user, password);
+            if (query != null) {
+                byte[] sql = cstring(query);
+                out.write(ByteBuffer.allocate(5 + sql.length).put((byte) 'Q').putInt(4 + sql.length).put(sql).array());
+                out.flush();
+                exchange(in, out, user, password);
+            }
             socket.setSoTimeout(0);
             return socket;
         } catch (ScramException e) {
@@ -100,12 +117,12 @@ final class RawLogin {
                         default -> throw new IOException("unsupported authentication request " + code);
                     }
                 }
-                case 'E' -> throw new IOException("login failed: " + errorMessage(body));
+                case 'E' -> throw new IOException(errorMessage(body));
                 case 'Z' -> {
                     return;
                 }
                 default -> {
-                    // ParameterStatus, BackendKeyData, NoticeResponse: nothing to keep
+                    // ParameterStatus, BackendKeyData, NoticeResponse, a query's rows: nothing to keep
                 }
             }
         }

@@ -67,6 +67,16 @@ class IdleClientsTest {
     }
 
     @Test
+    void aRawClientRunsItsQueryOnTheServerBeforeIdling() throws Exception {
+        try (PgMuxProxy proxy = proxy(AuthType.SCRAM_SHA_256)) {
+            RawLogin.login("127.0.0.1", proxy.port(), "bench", USER, PASSWORD, "SELECT 1").close();
+            IOException e = assertThrows(IOException.class,
+                    () -> RawLogin.login("127.0.0.1", proxy.port(), "bench", USER, PASSWORD, "SELECT 1/0"));
+            assertTrue(e.getMessage().contains("division by zero"), e.getMessage());
+        }
+    }
+
+    @Test
     void theClientProcessHoldsItsClientsUntilItIsClosed() throws Exception {
         try (PgMuxProxy proxy = proxy(AuthType.SCRAM_SHA_256)) {
             try (ClientProcess clients = ClientProcess.start(List.of("--port", Integer.toString(proxy.port()),
