@@ -155,6 +155,36 @@ class TransactionModeTest {
     }
 
     @Test
+    void aStartupSettingTheServerDoesNotReportIsCarriedToTheServerItGets() throws Exception {
+        Properties alpha = new Properties();
+        alpha.setProperty("currentSchema", "alpha");
+        Properties beta = new Properties();
+        beta.setProperty("currentSchema", "beta");
+        try (Connection a = ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, alpha);
+             Connection b = ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, beta)) {
+            for (int i = 0; i < 5; i++) {
+                assertEquals("alpha", show(a, "search_path"));
+                assertEquals("beta", show(b, "search_path"));
+            }
+        }
+    }
+
+    @Test
+    void aStartupSettingOfOneClientDoesNotReachAClientThatDidNotAskForIt() throws Exception {
+        Properties alpha = new Properties();
+        alpha.setProperty("currentSchema", "alpha");
+        try (PgMuxProxy oneServer = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
+             Connection plain = ProxyFixture.connect(oneServer, db)) {
+            String byDefault = show(plain, "search_path");
+            try (Connection a = ProxyFixture.connect(oneServer, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD,
+                    alpha)) {
+                assertEquals("alpha", show(a, "search_path"));
+                assertEquals(byDefault, show(plain, "search_path"));
+            }
+        }
+    }
+
+    @Test
     void applicationNameIsCarriedToTheServer() throws Exception {
         Properties props = new Properties();
         props.setProperty("ApplicationName", "proxy-test-app");

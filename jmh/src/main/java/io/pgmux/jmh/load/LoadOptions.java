@@ -29,6 +29,10 @@ final class LoadOptions {
         return o;
     }
 
+    boolean has(String name) {
+        return values.containsKey(name);
+    }
+
     String string(String name, String fallback) {
         return values.getOrDefault(name, fallback);
     }

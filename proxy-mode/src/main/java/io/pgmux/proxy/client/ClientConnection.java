@@ -228,6 +228,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
                 channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             }
             case AUTHENTICATED -> {
+                // its SCRAM state (nonces, messages, keys) is of no use once logged in: idle clients must not keep it
+                authenticator = null;
                 if (pool == null) {
                     fatal(PoolerError.noSuchUser());
                     return;
@@ -277,6 +279,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
         channel.writeAndFlush(ReadyForQuery.IDLE, channel.voidPromise());
         if (loginTimeout != null) {
             loginTimeout.cancel(false);
+            loginTimeout = null;
         }
         state = State.IDLE;
         idleSinceNanos = System.nanoTime();

@@ -4,6 +4,7 @@ import io.pgmux.proxy.server.ServerConnection;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -15,18 +16,20 @@ import java.util.regex.Pattern;
  * Before a server connection is used for this client, the differences are replayed with SET.
  */
 final class ClientParameters {
-    /** The reported parameters PgBouncer keeps per client. */
-    static final Set<String> TRACKED = Set.of("client_encoding", "DateStyle", "TimeZone", "IntervalStyle",
+    /** The reported parameters PgBouncer keeps per client, in the order they are replayed. */
+    private static final List<String> TRACKED = List.of("client_encoding", "DateStyle", "TimeZone", "IntervalStyle",
             "standard_conforming_strings", "application_name");
     private static final Set<String> NOT_SETTINGS = Set.of("user", "database", "options", "replication");
     private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.]*");
+    private static final String[] NONE = new String[0];
 
-    /** Tracked reported parameters, by the server's spelling. */
-    private final Map<String, String> reported = new LinkedHashMap<>();
-    /** Startup settings the server does not report. */
-    private final Map<String, String> unreported = new LinkedHashMap<>();
-    /** Everything the client sent, before the server's spelling is known. */
-    private final Map<String, String> requested;
+    // Arrays rather than maps: an idle client keeps these for as long as it is connected.
+    /** The values of the {@link #TRACKED} parameters, by index; null for those the server does not report. */
+    private final String[] reported = new String[TRACKED.size()];
+    /** Startup settings the server does not report, as name, value, name, value… */
+    private String[] unreported = NONE;
+    /** Everything the client sent, until {@link #welcome} has matched it to the server's spelling. */
+    private Map<String, String> requested;
 
     private ClientParameters(Map<String, String> requested) {
         this.requested = requested;
@@ -110,20 +113,24 @@ final class ClientParameters {
      */
     Map<String, String> welcome(Map<String, String> serverParameters) {
         Map<String, String> report = new LinkedHashMap<>(serverParameters);
+        List<String> notReported = new ArrayList<>();
         requested.forEach((name, value) -> {
             String serverName = serverSpelling(serverParameters, name);
-            if (serverName != null) {
-                report.put(serverName, value);
+            if (serverName == null) {
+                // setting names are case-insensitive: one spelling, so that servers are compared by name
+                notReported.add(name.toLowerCase(Locale.ROOT));
+                notReported.add(value);
             } else {
-                unreported.put(name, value);
+                String serverValue = serverParameters.get(serverName);
+                // the pool's instance where the values agree: one string for all its clients
+                report.put(serverName, value.equals(serverValue) ? serverValue : value);
             }
         });
-        for (String name : TRACKED) {
-            String value = report.get(name);
-            if (value != null) {
-                reported.put(name, value);
-            }
+        unreported = notReported.toArray(NONE);
+        for (int i = 0; i < reported.length; i++) {
+            reported[i] = report.get(TRACKED.get(i));
         }
+        requested = null;
         return report;
     }
 
@@ -141,44 +148,71 @@ final class ClientParameters {
 
     /** The server reported a new value while linked to this client: the client now expects it. */
     void onParameterStatus(String name, String value) {
-        if (reported.containsKey(name)) {
-            reported.put(name, value);
+        int i = TRACKED.indexOf(name);
+        if (i >= 0 && reported[i] != null) {
+            reported[i] = value;
         }
     }
 
-    /** The SET statements that give {@code server} this client's settings, or null when it has them already. */
+    /**
+     * The statements that give {@code server} this client's settings, or null when it has them already: RESET for
+     * what the pooler set there for another client and this one did not ask for, SET for what differs.
+     */
     String replayFor(ServerConnection server) {
         StringBuilder sql = null;
-        Map<String, String> serverReported = server.parameters();
-        for (Map.Entry<String, String> e : reported.entrySet()) {
-            String current = serverReported.get(e.getKey());
-            if (current != null && !current.equals(e.getValue())) {
-                sql = appendSet(sql, e.getKey(), e.getValue());
+        Map<String, String> serverUnreported = server.unreportedSettings();
+        for (String name : serverUnreported.keySet()) {
+            if (!asksFor(name)) {
+                sql = start(sql).append("RESET ").append(name).append(';');
             }
         }
-        Map<String, String> serverUnreported = server.unreportedSettings();
-        for (Map.Entry<String, String> e : unreported.entrySet()) {
-            if (!e.getValue().equals(serverUnreported.get(e.getKey()))) {
-                sql = appendSet(sql, e.getKey(), e.getValue());
+        Map<String, String> serverReported = server.parameters();
+        for (int i = 0; i < reported.length; i++) {
+            String value = reported[i];
+            String current = value == null ? null : serverReported.get(TRACKED.get(i));
+            if (current != null && !current.equals(value)) {
+                sql = appendSet(sql, TRACKED.get(i), value);
+            }
+        }
+        for (int i = 0; i < unreported.length; i += 2) {
+            if (!unreported[i + 1].equals(serverUnreported.get(unreported[i]))) {
+                sql = appendSet(sql, unreported[i], unreported[i + 1]);
             }
         }
         return sql == null ? null : sql.toString();
     }
 
-    /** After the replay succeeded: remember the unreported settings on the server, adopt the server's spelling. */
+    /** After the replay succeeded: record the server's unreported settings, adopt the server's spelling. */
     void replayed(ServerConnection server) {
-        server.unreportedSettings().putAll(unreported);
+        Map<String, String> serverUnreported = server.unreportedSettings();
+        serverUnreported.keySet().removeIf(name -> !asksFor(name));
+        for (int i = 0; i < unreported.length; i += 2) {
+            serverUnreported.put(unreported[i], unreported[i + 1]);
+        }
         Map<String, String> serverReported = server.parameters();
-        for (Map.Entry<String, String> e : reported.entrySet()) {
-            String canonical = serverReported.get(e.getKey());
+        for (int i = 0; i < reported.length; i++) {
+            String canonical = reported[i] == null ? null : serverReported.get(TRACKED.get(i));
             if (canonical != null) {
-                e.setValue(canonical);
+                reported[i] = canonical;
             }
         }
     }
 
+    private boolean asksFor(String name) {
+        for (int i = 0; i < unreported.length; i += 2) {
+            if (unreported[i].equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static StringBuilder start(StringBuilder sql) {
+        return sql == null ? new StringBuilder(64) : sql;
+    }
+
     private static StringBuilder appendSet(StringBuilder sql, String name, String value) {
-        StringBuilder out = sql == null ? new StringBuilder(64) : sql;
+        StringBuilder out = start(sql);
         out.append("SET ").append(name).append(" TO '").append(value.replace("'", "''")).append("';");
         return out;
     }

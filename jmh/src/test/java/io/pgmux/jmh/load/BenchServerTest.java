@@ -1,0 +1,37 @@
+package io.pgmux.jmh.load;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.pgmux.proxy.server.ServerTarget;
+import io.pgmux.proxy.server.ServerTargets;
+import io.pgmux.proxy.server.TlsMode;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class BenchServerTest {
+    private static final Set<String> KNOWN = Set.of("url", "user", "password");
+
+    @Test
+    void aUrlBecomesTheProxysAddressWithItsLoginAndWithoutTls() throws Exception {
+        try (BenchServer server = BenchServer.fromOptions(LoadOptions.parse(new String[] {
+                "--url", "jdbc:postgresql://db.example:5433/app", "--user", "bench", "--password", "p@ss w+1"}, KNOWN))) {
+            ServerTarget target = ServerTargets.fromUrl(server.proxyUrl());
+            assertEquals(new ServerTarget("db.example", 5433, "app", "bench", "p@ss w+1", TlsMode.DISABLE), target);
+        }
+    }
+
+    @Test
+    void theDefaultPortIsPostgresqls() throws Exception {
+        try (BenchServer server = BenchServer.fromOptions(LoadOptions.parse(new String[] {
+                "--url", "jdbc:postgresql://db.example/app", "--user", "bench"}, KNOWN))) {
+            assertEquals("postgresql://bench@db.example:5432/app?sslmode=disable", server.proxyUrl());
+        }
+    }
+
+    @Test
+    void aUrlWithoutADatabaseIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> BenchServer.fromOptions(
+                LoadOptions.parse(new String[] {"--url", "jdbc:postgresql://db.example:5433/"}, KNOWN)));
+    }
+}
