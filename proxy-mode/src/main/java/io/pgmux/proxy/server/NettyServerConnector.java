@@ -36,7 +36,8 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
 
     /**
      * @param user the user to log in as
-     * @param secret that user's password (plaintext or md5 hash), or null when the server needs none
+     * @param secret that user's password (plaintext or md5 hash) or SCRAM verifier (logged in with the keys a
+     *     client's SCRAM login left on it), or null when the server needs none
      */
     public NettyServerConnector(Transport transport, ServerTarget target, String user, Secret secret,
             int connectTimeoutMillis, int maxPreparedStatements) {

@@ -70,7 +70,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         this.user = user;
         this.handle = handle;
         this.sslContext = sslContext;
-        this.authenticator = new ServerLoginAuthenticator(user, secret, null);
+        this.authenticator = new ServerLoginAuthenticator(user, secret);
     }
 
     void attach(Channel channel, BackendMessageDecoder decoder) {
