@@ -27,15 +27,20 @@ import io.pgmux.proxy.server.NettyServerConnector;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.ServerTargets;
+import io.pgmux.proxy.server.ServerTls;
+import io.pgmux.proxy.server.TlsMode;
 import io.pgmux.proxy.transport.Transport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -133,6 +138,11 @@ public final class PgMuxProxy implements AutoCloseable {
         private Duration drainTimeout = Duration.ofSeconds(10);
         private int threads;
         private int maxPreparedStatements = 200;
+        private TlsMode serverTlsSslMode = TlsMode.PREFER;
+        private Path serverTlsCaFile;
+        private Path serverTlsCertFile;
+        private Path serverTlsKeyFile;
+        private List<String> serverTlsProtocols;
 
         private Builder() {
         }
@@ -212,6 +222,38 @@ public final class PgMuxProxy implements AutoCloseable {
             return this;
         }
 
+        /**
+         * PgBouncer's server_tls_sslmode (default prefer): TLS towards the servers of databases whose URL or
+         * connect string names no sslmode of its own. verify-ca and verify-full check the certificate against
+         * {@link #serverTlsCaFile(Path)}, or the JDK's trusted CAs without one.
+         */
+        public Builder serverTlsSslMode(TlsMode mode) {
+            this.serverTlsSslMode = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        /** PgBouncer's server_tls_ca_file: PEM certificates that verify-ca and verify-full trust. */
+        public Builder serverTlsCaFile(Path file) {
+            this.serverTlsCaFile = file;
+            return this;
+        }
+
+        /**
+         * PgBouncer's server_tls_cert_file and server_tls_key_file: a PEM certificate (chain) and its unencrypted
+         * PKCS#8 PEM key, presented to servers that ask for a client certificate; null for none.
+         */
+        public Builder serverTlsClientCertificate(Path certFile, Path keyFile) {
+            this.serverTlsCertFile = certFile;
+            this.serverTlsKeyFile = keyFile;
+            return this;
+        }
+
+        /** PgBouncer's server_tls_protocols, e.g. {@code secure} (TLS 1.2 and 1.3, the default) or {@code tlsv1.3}. */
+        public Builder serverTlsProtocols(String protocols) {
+            this.serverTlsProtocols = ServerTls.parseProtocols(protocols);
+            return this;
+        }
+
         /** PgBouncer's client_login_timeout (default 60 s); zero disables it. */
         public Builder clientLoginTimeout(Duration timeout) {
             this.clientLoginTimeout = Objects.requireNonNull(timeout, "timeout");
@@ -277,15 +319,21 @@ public final class PgMuxProxy implements AutoCloseable {
                 throw new IllegalStateException("no database configured: add one with database(name, url)");
             }
             PoolConfig config = poolConfig.build();
+            Map<String, ServerTarget> resolved = new LinkedHashMap<>();
+            databases.forEach((name, target) -> resolved.put(name, target.withDefaultTlsMode(serverTlsSslMode)));
+            Map<String, ServerTarget> targets = Map.copyOf(resolved);
+            Set<TlsMode> tlsModes = EnumSet.noneOf(TlsMode.class);
+            targets.values().forEach(target -> tlsModes.add(target.tlsMode()));
+            ServerTls serverTls = ServerTls.of(tlsModes, serverTlsCaFile, serverTlsCertFile, serverTlsKeyFile,
+                    serverTlsProtocols);
             Transport transport = Transport.create(threads);
-            Map<String, ServerTarget> targets = Map.copyOf(databases);
             UserSecrets secrets = users;
             int maxPrepared = maxPreparedStatements;
             int connectTimeoutMillis = (int) Math.min(Integer.MAX_VALUE,
                     Math.max(1, TimeUnit.NANOSECONDS.toMillis(config.serverConnectTimeoutNanos())));
             PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()
                     .config(config)
-                    .connectors(key -> connector(transport, targets, secrets, key, connectTimeoutMillis,
+                    .connectors(key -> connector(transport, targets, secrets, serverTls, key, connectTimeoutMillis,
                             maxPrepared))
                     .janitorPeriod(janitorPeriod)
                     .build();
@@ -330,13 +378,14 @@ public final class PgMuxProxy implements AutoCloseable {
         }
 
         private static NettyServerConnector connector(Transport transport, Map<String, ServerTarget> targets,
-                UserSecrets secrets, PoolKey key, int connectTimeoutMillis, int maxPreparedStatements) {
+                UserSecrets secrets, ServerTls serverTls, PoolKey key, int connectTimeoutMillis,
+                int maxPreparedStatements) {
             ServerTarget target = targets.get(key.database());
             String loginUser = target.loginUser(key.user());
             Secret secret = target.password() != null
                     ? new PlaintextSecret(target.password())
                     : loginUser.equals(key.user()) ? secrets.find(loginUser).orElse(null) : null;
-            return new NettyServerConnector(transport, target, loginUser, secret, connectTimeoutMillis,
+            return new NettyServerConnector(transport, target, loginUser, secret, serverTls, connectTimeoutMillis,
                     maxPreparedStatements);
         }
     }

@@ -1,5 +1,6 @@
 package io.pgmux.core.testing;
 
+import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
@@ -82,6 +83,11 @@ final class ContainerServer extends PgServer {
     @Override
     public void setMaxConnections(int maxConnections) {
         unsupported("set max_connections", NO_LIFECYCLE);
+    }
+
+    @Override
+    public void enableTls(Path certificate, Path privateKey) {
+        unsupported("turn TLS on", "PostgreSQL runs in a container and cannot read the certificate files");
     }
 
     @Override

@@ -169,6 +169,11 @@ final class EmbeddedServer extends PgServer {
     }
 
     @Override
+    public void enableTls(Path certificate, Path privateKey) {
+        applyTls(certificate, privateKey);
+    }
+
+    @Override
     boolean ownsAuthRules() {
         return true;
     }

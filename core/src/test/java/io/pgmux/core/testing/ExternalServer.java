@@ -1,5 +1,6 @@
 package io.pgmux.core.testing;
 
+import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.Statement;
 
@@ -68,6 +69,11 @@ final class ExternalServer extends PgServer {
     @Override
     public void setMaxConnections(int maxConnections) {
         unsupported("set max_connections", NOT_OURS);
+    }
+
+    @Override
+    public void enableTls(Path certificate, Path privateKey) {
+        unsupported("turn TLS on", NOT_OURS + " (nor can it know the server reads this machine's files)");
     }
 
     @Override

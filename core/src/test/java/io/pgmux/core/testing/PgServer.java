@@ -1,5 +1,6 @@
 package io.pgmux.core.testing;
 
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -25,6 +26,7 @@ public abstract class PgServer {
     private final AdminConnection admin = new AdminConnection(this::openAdminConnection);
     private volatile boolean authRolesCreated;
     private volatile boolean logConnectionsEnabledByFixture;
+    private volatile boolean tlsEnabledByFixture;
     private volatile ServerLog log;
     private volatile String logUnavailableReason;
 
@@ -117,6 +119,42 @@ public abstract class PgServer {
     }
 
     /**
+     * Turns TLS on for connections opened from now on, with this certificate (PEM, the server's own first)
+     * and private key (unencrypted PEM, readable by its owner only, as PostgreSQL demands); calling it again
+     * swaps them. Existing connections stay as they are. Restored (TLS off) after the test class. A server
+     * that cannot read this machine's files aborts the calling test.
+     */
+    public abstract void enableTls(Path certificate, Path privateKey);
+
+    /** ssl and its files take effect for new connections on a reload, so nothing is dropped. */
+    final void applyTls(Path certificate, Path privateKey) {
+        String cert = certificate.toAbsolutePath().toString();
+        execute("turn ssl on",
+                "ALTER SYSTEM SET ssl_cert_file = '" + cert.replace("'", "''") + "'",
+                "ALTER SYSTEM SET ssl_key_file = '" + privateKey.toAbsolutePath().toString().replace("'", "''") + "'",
+                "ALTER SYSTEM SET ssl = on",
+                "SELECT pg_reload_conf()");
+        tlsEnabledByFixture = true;
+        awaitInNewBackend("ssl_cert_file", cert);
+        // A certificate or key the server cannot load leaves it without TLS; only a handshake tells.
+        Properties properties = new Properties();
+        properties.setProperty("user", superuser());
+        properties.setProperty("password", superuserPassword());
+        properties.setProperty("sslmode", "require");
+        properties.setProperty("sslfactory", "org.postgresql.ssl.NonValidatingFactory");
+        try (Connection connection = DriverManager.getConnection(jdbcUrl(maintenanceDatabase()), properties);
+             Statement statement = connection.createStatement();
+             ResultSet row = statement.executeQuery("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")) {
+            if (!row.next() || !row.getBoolean(1)) {
+                throw new IllegalStateException("a connection with sslmode=require is not encrypted");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("PostgreSQL did not take " + certificate + " and " + privateKey
+                    + " for TLS (its log says why): " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * Whether the fixture installed this server's pg_hba.conf; if it did, a user whose method the server
      * does not demand is a fixture bug, otherwise it is a server the tests cannot use for that method.
      */
@@ -133,6 +171,23 @@ public abstract class PgServer {
         if (logConnectionsEnabledByFixture) {
             execute("reset log_connections", "ALTER SYSTEM RESET log_connections", "SELECT pg_reload_conf()");
             logConnectionsEnabledByFixture = false;
+        }
+        if (tlsEnabledByFixture) {
+            execute("turn ssl off", "ALTER SYSTEM RESET ssl", "ALTER SYSTEM RESET ssl_cert_file",
+                    "ALTER SYSTEM RESET ssl_key_file", "SELECT pg_reload_conf()");
+            tlsEnabledByFixture = false;
+            awaitInNewBackend("ssl", "off");
+        }
+    }
+
+    private void awaitInNewBackend(String setting, String value) {
+        long deadline = System.nanoTime() + RELOAD_WAIT.toNanos();
+        while (!value.equals(showInNewBackend(setting))) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(setting + " is not " + value + " " + RELOAD_WAIT.toSeconds()
+                        + " s after ALTER SYSTEM and a reload");
+            }
+            pause(Duration.ofMillis(10));
         }
     }
 

@@ -17,25 +17,23 @@ public final class AuthStep {
     private final Outcome outcome;
     private final List<EncodableMessage> messages;
     private final String failureReason;
-    private final ScramKeys scramKeys;
 
-    private AuthStep(Outcome outcome, List<EncodableMessage> messages, String failureReason, ScramKeys scramKeys) {
+    private AuthStep(Outcome outcome, List<EncodableMessage> messages, String failureReason) {
         this.outcome = outcome;
         this.messages = messages;
         this.failureReason = failureReason;
-        this.scramKeys = scramKeys;
     }
 
     static AuthStep proceed(EncodableMessage request) {
-        return new AuthStep(Outcome.CONTINUE, List.of(request), null, null);
+        return new AuthStep(Outcome.CONTINUE, List.of(request), null);
     }
 
-    static AuthStep authenticated(List<EncodableMessage> messages, ScramKeys scramKeys) {
-        return new AuthStep(Outcome.AUTHENTICATED, List.copyOf(messages), null, scramKeys);
+    static AuthStep authenticated(List<EncodableMessage> messages) {
+        return new AuthStep(Outcome.AUTHENTICATED, List.copyOf(messages), null);
     }
 
     static AuthStep failed(ErrorResponse error, String reason) {
-        return new AuthStep(Outcome.FAILED, List.of(error), reason, null);
+        return new AuthStep(Outcome.FAILED, List.of(error), reason);
     }
 
     public Outcome outcome() {
@@ -49,11 +47,6 @@ public final class AuthStep {
     /** Why a login failed, for the pooler's log (the client only gets PgBouncer's generic text); never a secret. */
     public String failureReason() {
         return failureReason;
-    }
-
-    /** Keys recovered by a SCRAM login against a stored verifier (for passthrough), else null. */
-    public ScramKeys scramKeys() {
-        return scramKeys;
     }
 
     @Override

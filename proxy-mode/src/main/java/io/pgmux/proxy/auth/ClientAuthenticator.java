@@ -22,6 +22,8 @@ import java.util.List;
  * known one and fails only when it answers, with the same generic error, so clients cannot probe for users.
  * Client-visible errors are PgBouncer's (FATAL 08P01 {@code password authentication failed},
  * {@code SASL authentication failed}, …); the precise reason is in {@link AuthStep#failureReason()} for the log.
+ * A SCRAM login against a stored verifier leaves the client's keys on that {@link ScramSecret}, for the
+ * pooler's own logins to servers (SCRAM passthrough); a failed one leaves nothing.
  */
 public final class ClientAuthenticator {
     private static final SecureRandom DEFAULT_RANDOM = new SecureRandom();
@@ -79,7 +81,7 @@ public final class ClientAuthenticator {
                 state = State.DONE;
                 return secret == null
                         ? AuthStep.failed(PoolerError.trustAuthenticationFailed(), "no such user")
-                        : AuthStep.authenticated(List.of(Authentication.Ok.INSTANCE), null);
+                        : AuthStep.authenticated(List.of(Authentication.Ok.INSTANCE));
             }
             case PLAIN -> {
                 state = State.PASSWORD;
@@ -134,7 +136,7 @@ public final class ClientAuthenticator {
                 : MessageDigest.isEqual(password.getBytes(StandardCharsets.UTF_8),
                         Md5Password.saltedResponse(md5Secret(), md5Salt).getBytes(StandardCharsets.UTF_8));
         return matches
-                ? AuthStep.authenticated(List.of(Authentication.Ok.INSTANCE), null)
+                ? AuthStep.authenticated(List.of(Authentication.Ok.INSTANCE))
                 : passwordFailed("password does not match");
     }
 
@@ -183,10 +185,12 @@ public final class ClientAuthenticator {
     private AuthStep saslResponse(byte[] data) {
         try {
             String serverFinal = scram.handleClientFinal(new String(data, StandardCharsets.UTF_8));
-            ScramKeys keys = secret instanceof ScramSecret ? scram.keys() : null;
+            if (secret instanceof ScramSecret verifier) {
+                verifier.rememberPassthroughKeys(scram.keys());
+            }
             return AuthStep.authenticated(List.of(
                     new Authentication.SASLFinal(serverFinal.getBytes(StandardCharsets.UTF_8)),
-                    Authentication.Ok.INSTANCE), keys);
+                    Authentication.Ok.INSTANCE));
         } catch (ScramException e) {
             return saslFailed(secret == null ? "no such user" : e.getMessage());
         }

@@ -2,6 +2,7 @@ package io.pgmux.proxy.auth;
 
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.Arrays;
 
 /**
  * The client side of one SCRAM-SHA-256 exchange, for logging in to PostgreSQL: client-first-message,
@@ -38,7 +39,10 @@ public final class ScramClient {
         return new ScramClient(password, null, "", Scram.nonce(random));
     }
 
-    /** Logs in with keys recovered from a client's SCRAM login (passthrough); needs the same verifier. */
+    /**
+     * Logs in with keys recovered from a client's SCRAM login (passthrough); the server must hold the same
+     * verifier, and one with another salt or iteration count is refused at its server-first-message.
+     */
     public static ScramClient withKeys(ScramKeys keys, SecureRandom random) {
         return new ScramClient(null, keys, "", Scram.nonce(random));
     }
@@ -86,6 +90,13 @@ public final class ScramClient {
         byte[] clientKey;
         byte[] serverKey;
         if (keys != null) {
+            // Keys from another salt or count cannot match; say why instead of sending a proof the server refuses.
+            if (iterations != keys.iterations() || !Arrays.equals(salt, keys.salt())) {
+                throw new ScramException("SCRAM passthrough impossible: the server's verifier has another "
+                        + (iterations != keys.iterations() ? "iteration count (" + iterations + ", the auth file's "
+                        + keys.iterations() + ")" : "salt") + " than the auth file's; put the server's"
+                        + " pg_authid.rolpassword in the auth file");
+            }
             clientKey = keys.clientKey();
             serverKey = keys.serverKey();
         } else {

@@ -2,19 +2,24 @@ package io.pgmux.proxy.auth;
 
 /**
  * The ClientKey and ServerKey of a user, recovered when a client authenticated by SCRAM against a stored
- * verifier. With them the pooler can log in to a PostgreSQL server holding the same verifier (same salt and
- * iterations) without knowing the password: PgBouncer's SCRAM passthrough.
+ * verifier, with the salt and iteration count they were derived with. With them the pooler can log in to a
+ * PostgreSQL server holding the same verifier without knowing the password: PgBouncer's SCRAM passthrough.
+ * A server whose verifier has another salt or iteration count derives other keys, so the login cannot work.
  */
 public final class ScramKeys {
     private final byte[] clientKey;
     private final byte[] serverKey;
+    private final byte[] salt;
+    private final int iterations;
 
-    public ScramKeys(byte[] clientKey, byte[] serverKey) {
+    ScramKeys(byte[] clientKey, byte[] serverKey, byte[] salt, int iterations) {
         if (clientKey.length != Scram.KEY_LENGTH || serverKey.length != Scram.KEY_LENGTH) {
             throw new IllegalArgumentException("SCRAM-SHA-256 keys have 32 bytes");
         }
         this.clientKey = clientKey.clone();
         this.serverKey = serverKey.clone();
+        this.salt = salt.clone();
+        this.iterations = iterations;
     }
 
     byte[] clientKey() {
@@ -25,8 +30,16 @@ public final class ScramKeys {
         return serverKey;
     }
 
+    byte[] salt() {
+        return salt;
+    }
+
+    int iterations() {
+        return iterations;
+    }
+
     @Override
     public String toString() {
-        return "ScramKeys[redacted]";
+        return "ScramKeys[iterations=" + iterations + ", redacted]";
     }
 }

@@ -6,6 +6,11 @@ import java.security.SecureRandom;
 /**
  * A SCRAM-SHA-256 verifier as PostgreSQL stores it in {@code pg_authid.rolpassword}:
  * {@code SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>}, base64 throughout.
+ *
+ * <p>A verifier alone cannot log in to a server. The first client that proves it knows the password (a
+ * successful SCRAM exchange against this verifier) leaves its {@link ScramKeys} here, and from then on the
+ * pooler logs in to servers holding the same verifier with them, as PgBouncer keeps them on the user's
+ * credentials. Every client with the right password yields the same keys, so the first one is kept.
  */
 public final class ScramSecret implements Secret {
     static final String PREFIX = Scram.MECHANISM + "$";
@@ -14,6 +19,8 @@ public final class ScramSecret implements Secret {
     private final byte[] salt;
     private final byte[] storedKey;
     private final byte[] serverKey;
+    /** Written by a client's login on its event loop, read by server logins on theirs. */
+    private volatile ScramKeys passthroughKeys;
 
     private ScramSecret(int iterations, byte[] salt, byte[] storedKey, byte[] serverKey) {
         this.iterations = iterations;
@@ -104,6 +111,18 @@ public final class ScramSecret implements Secret {
 
     byte[] serverKey() {
         return serverKey;
+    }
+
+    /** Keeps the keys of a successful client login against this verifier, unless some are kept already. */
+    void rememberPassthroughKeys(ScramKeys keys) {
+        if (passthroughKeys == null) {
+            passthroughKeys = keys;
+        }
+    }
+
+    /** The keys of the first client that logged in by SCRAM against this verifier, or null before that. */
+    ScramKeys passthroughKeys() {
+        return passthroughKeys;
     }
 
     /** Whether a cleartext password derives this verifier's StoredKey (PgBouncer's scram_verify_plain_password). */

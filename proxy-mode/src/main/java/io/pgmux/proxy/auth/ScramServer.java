@@ -118,7 +118,7 @@ public final class ScramServer {
         if (mock || !proofMatches) {
             throw new ScramException(mock ? "no such user" : "client proof does not match the stored key");
         }
-        keys = new ScramKeys(clientKey, secret.serverKey());
+        keys = new ScramKeys(clientKey, secret.serverKey(), secret.salt(), secret.iterations());
         return "v=" + Scram.base64(Scram.hmac(secret.serverKey(), authMessage));
     }
 

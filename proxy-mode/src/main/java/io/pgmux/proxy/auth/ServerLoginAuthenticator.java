@@ -15,32 +15,27 @@ import java.util.Optional;
  * {@link #isAuthenticated()}. Not thread-safe: one instance per server login.
  *
  * <p>Which requests a stored secret can answer follows PgBouncer: a plaintext password answers all; an md5
- * hash answers md5 only; a SCRAM verifier answers SCRAM only, and only with the {@link ScramKeys} of a client
- * that logged in by SCRAM against that verifier (passthrough). Anything else is
- * {@code server login failed: wrong password type}.
+ * hash answers md5 only; a SCRAM verifier answers SCRAM only, and only with the {@link ScramKeys} a client
+ * left on it by logging in by SCRAM (passthrough), and only if the server's verifier has the same salt and
+ * iteration count. Anything else is {@code server login failed: wrong password type}.
  */
 public final class ServerLoginAuthenticator {
     private static final SecureRandom DEFAULT_RANDOM = new SecureRandom();
 
     private final String user;
     private final Secret secret;
-    private final ScramKeys passthroughKeys;
     private final SecureRandom random;
     private ScramClient scram;
     private boolean authenticated;
 
-    /**
-     * @param secret the password or md5 hash or SCRAM verifier to log in with, or null when none is configured
-     * @param passthroughKeys keys from a client's SCRAM login, or null
-     */
-    public ServerLoginAuthenticator(String user, Secret secret, ScramKeys passthroughKeys) {
-        this(user, secret, passthroughKeys, DEFAULT_RANDOM);
+    /** @param secret the password or md5 hash or SCRAM verifier to log in with, or null when none is configured */
+    public ServerLoginAuthenticator(String user, Secret secret) {
+        this(user, secret, DEFAULT_RANDOM);
     }
 
-    public ServerLoginAuthenticator(String user, Secret secret, ScramKeys passthroughKeys, SecureRandom random) {
+    public ServerLoginAuthenticator(String user, Secret secret, SecureRandom random) {
         this.user = user;
         this.secret = secret;
-        this.passthroughKeys = passthroughKeys;
         this.random = random;
     }
 
@@ -102,12 +97,14 @@ public final class ServerLoginAuthenticator {
         if (!sasl.mechanisms().contains(Scram.MECHANISM)) {
             throw new ServerLoginException("none of the server's SASL authentication mechanisms are supported");
         }
-        if (secret instanceof ScramSecret) {
-            if (passthroughKeys == null) {
-                throw new ServerLoginException("wrong password type (the secret is a SCRAM verifier and the client"
-                        + " did not log in by SCRAM, so there are no keys to pass through)");
+        if (secret instanceof ScramSecret verifier) {
+            ScramKeys keys = verifier.passthroughKeys();
+            if (keys == null) {
+                // PgBouncer logs "password is SCRAM secret but client authentication did not provide SCRAM keys"
+                throw new ServerLoginException("wrong password type (the auth file holds a SCRAM verifier for \""
+                        + user + "\" and no client has logged in by SCRAM yet to provide SCRAM keys)");
             }
-            scram = ScramClient.withKeys(passthroughKeys, random);
+            scram = ScramClient.withKeys(keys, random);
         } else {
             scram = ScramClient.withPassword(plaintextPassword().password(), random);
         }

@@ -7,7 +7,10 @@ import java.util.Optional;
 /** Where the pooler looks up a user's stored secret: an auth file, or a map given through the builder API. */
 public interface UserSecrets {
 
-    /** The user's secret, or empty when the user is unknown. */
+    /**
+     * The user's secret, or empty when the user is unknown. Return the same instance while the secret is
+     * unchanged: SCRAM passthrough keeps the keys of a client's login on the {@link ScramSecret} itself.
+     */
     Optional<Secret> find(String user);
 
     /**

@@ -5,6 +5,7 @@ import io.pgmux.core.config.PoolMode;
 import io.pgmux.proxy.PgMuxProxy;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.server.ServerTargets;
+import io.pgmux.proxy.server.TlsMode;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -20,16 +21,19 @@ import org.slf4j.LoggerFactory;
  * Configures a proxy from a pgbouncer.ini-shaped file: {@code [databases]} entries and the {@code [pgbouncer]}
  * settings listen_addr, listen_port, auth_type, auth_file, client_login_timeout, client_idle_timeout,
  * idle_transaction_timeout (whole seconds), max_prepared_statements, threads (pgmux's own: event loop
- * threads, 0 for one per core) and
+ * threads, 0 for one per core), server_tls_sslmode, server_tls_ca_file, server_tls_cert_file,
+ * server_tls_key_file, server_tls_protocols and
  * every pool setting pgmux knows (pool_mode, default_pool_size, max_client_conn, query_wait_timeout, …).
  * Other PgBouncer settings (logfile, admin_users, …) are logged and ignored; {@code %include} and the
- * {@code [users]} section are not supported yet. A relative auth_file is resolved against the file's directory.
+ * {@code [users]} section are not supported yet. Relative file names (auth_file, server_tls_*_file) are
+ * resolved against the file's directory.
  */
 public final class ProxyConfigLoader {
     private static final Logger log = LoggerFactory.getLogger(ProxyConfigLoader.class);
     private static final Set<String> PROXY_KEYS = Set.of("listen_addr", "listen_port", "auth_type", "auth_file",
             "client_login_timeout", "max_prepared_statements", "client_idle_timeout", "idle_transaction_timeout",
-            "threads");
+            "threads", "server_tls_sslmode", "server_tls_ca_file", "server_tls_cert_file", "server_tls_key_file",
+            "server_tls_protocols");
 
     private ProxyConfigLoader() {
     }
@@ -43,7 +47,7 @@ public final class ProxyConfigLoader {
         return configure(ini, base);
     }
 
-    /** @param base where a relative auth_file is looked up */
+    /** @param base where relative file names (auth_file, server_tls_*_file) are looked up */
     public static PgMuxProxy.Builder configure(IniFile ini, Path base) {
         PgMuxProxy.Builder builder = PgMuxProxy.builder();
         Map<String, String> databases = ini.section("databases");
@@ -73,6 +77,21 @@ public final class ProxyConfigLoader {
         if (settings.containsKey("threads")) {
             builder.threads(intSetting(settings, "threads", 0));
         }
+        if (settings.containsKey("server_tls_sslmode")) {
+            builder.serverTlsSslMode(TlsMode.fromConfig(settings.get("server_tls_sslmode")));
+        }
+        Path caFile = file(settings, "server_tls_ca_file", base);
+        if (caFile != null) {
+            builder.serverTlsCaFile(caFile);
+        }
+        Path certFile = file(settings, "server_tls_cert_file", base);
+        Path keyFile = file(settings, "server_tls_key_file", base);
+        if (certFile != null || keyFile != null) {
+            builder.serverTlsClientCertificate(certFile, keyFile);
+        }
+        if (settings.containsKey("server_tls_protocols")) {
+            builder.serverTlsProtocols(settings.get("server_tls_protocols"));
+        }
         if (settings.containsKey("max_prepared_statements")) {
             builder.maxPreparedStatements(intSetting(settings, "max_prepared_statements", 200));
         }
@@ -91,6 +110,12 @@ public final class ProxyConfigLoader {
             }
         });
         return builder;
+    }
+
+    /** A file setting, relative to {@code base}; null when absent or empty (PgBouncer's "not set"). */
+    private static Path file(Map<String, String> settings, String key, Path base) {
+        String value = settings.get(key);
+        return value == null || value.isBlank() ? null : base.resolve(value.strip());
     }
 
     private static int intSetting(Map<String, String> settings, String key, int defaultValue) {

@@ -6,8 +6,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.pgmux.core.pool.ServerConnector;
 import io.pgmux.core.pool.ServerHandle;
 import io.pgmux.proxy.auth.Secret;
@@ -17,7 +15,6 @@ import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.transport.Transport;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import javax.net.ssl.SSLException;
 
 /**
  * Opens {@link ServerConnection}s to one {@link ServerTarget} as one user, on the proxy's event loops, and runs
@@ -25,6 +22,8 @@ import javax.net.ssl.SSLException;
  */
 public final class NettyServerConnector implements ServerConnector<ServerConnection> {
     private static final String STARTING_UP = "57P03";
+    /** invalid_authorization_specification and invalid_password: the server refused this login. */
+    private static final String LOGIN_REFUSED_CLASS = "28";
 
     private final Transport transport;
     private final ServerTarget target;
@@ -36,32 +35,37 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
 
     /**
      * @param user the user to log in as
-     * @param secret that user's password (plaintext or md5 hash), or null when the server needs none
+     * @param secret that user's password (plaintext or md5 hash) or SCRAM verifier (logged in with the keys a
+     *     client's SCRAM login left on it), or null when the server needs none
+     * @param tls the proxy's server TLS contexts; the target's sslmode (prefer when it names none) picks one
      */
     public NettyServerConnector(Transport transport, ServerTarget target, String user, Secret secret,
-            int connectTimeoutMillis, int maxPreparedStatements) {
+            ServerTls tls, int connectTimeoutMillis, int maxPreparedStatements) {
         this.maxPreparedStatements = maxPreparedStatements;
         this.transport = transport;
-        this.target = target;
+        this.target = target.withDefaultTlsMode(TlsMode.PREFER);
         this.user = user;
         this.secret = secret;
         this.connectTimeoutMillis = connectTimeoutMillis;
-        this.sslContext = target.tlsMode() == TlsMode.DISABLE ? null : insecureClientContext();
-    }
-
-    /** Like libpq's sslmode=prefer/require: encryption without verifying the certificate. */
-    private static SslContext insecureClientContext() {
-        try {
-            return SslContextBuilder.forClient().trustManager(InsecureTrustManagerFactory.INSTANCE).build();
-        } catch (SSLException e) {
-            throw new IllegalStateException("cannot create the TLS context for server connections", e);
-        }
+        this.sslContext = tls.context(this.target.tlsMode());
     }
 
     @Override
     public CompletionStage<ServerConnection> open(ServerHandle handle) {
-        ServerConnection server = new ServerConnection(target, user, secret, handle, sslContext,
-                maxPreparedStatements);
+        if (target.tlsMode() != TlsMode.ALLOW) {
+            return connect(handle, sslContext);
+        }
+        // libpq's allow: plain text first, TLS only for a server that refuses a plain-text login
+        return connect(handle, null).exceptionallyCompose(failure -> {
+            ServerErrorException refused = ServerErrorException.find(failure);
+            return refused != null && refused.error().sqlState().startsWith(LOGIN_REFUSED_CLASS)
+                    ? connect(handle, sslContext) : CompletableFuture.failedStage(failure);
+        });
+    }
+
+    /** @param tls the context to ask for TLS with, or null for plain TCP */
+    private CompletableFuture<ServerConnection> connect(ServerHandle handle, SslContext tls) {
+        ServerConnection server = new ServerConnection(target, user, secret, handle, tls, maxPreparedStatements);
         ChannelFuture connecting = new Bootstrap()
                 .group(transport.group())
                 .channel(transport.socketChannel())

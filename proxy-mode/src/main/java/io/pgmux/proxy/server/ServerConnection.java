@@ -32,6 +32,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.SSLException;
 
 /**
  * One logged-in connection to PostgreSQL (PgBouncer's server socket): the last handler of its channel. It logs
@@ -70,7 +71,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         this.user = user;
         this.handle = handle;
         this.sslContext = sslContext;
-        this.authenticator = new ServerLoginAuthenticator(user, secret, null);
+        this.authenticator = new ServerLoginAuthenticator(user, secret);
     }
 
     void attach(Channel channel, BackendMessageDecoder decoder) {
@@ -221,7 +222,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        if (target.tlsMode() == TlsMode.DISABLE) {
+        if (sslContext == null) {
             startup();
         } else {
             state = State.TLS;
@@ -261,14 +262,31 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
                 if (f.isSuccess()) {
                     startup();
                 } else {
-                    failLogin(f.cause());
+                    failLogin(loginFailure(f.cause()));
                 }
             });
-        } else if (target.tlsMode() == TlsMode.REQUIRE) {
-            failLogin(new ServerErrorException(PoolerError.serverLoginFailed("server refused TLS (server_tls_sslmode require)")));
+        } else if (target.tlsMode().requiresTls()) {
+            failLogin(new ServerErrorException(PoolerError.serverLoginFailed(
+                    "server refused TLS (sslmode " + target.tlsMode() + ")")));
         } else {
             startup();
         }
+    }
+
+    /**
+     * A TLS failure reads {@code TLS handshake failed (sslmode …): <root cause>} whichever side noticed it (with
+     * TLS 1.3 a server refuses a client certificate after the client finished its handshake); the root cause
+     * says what was wrong ("unable to find valid certification path …"), its wrappers do not.
+     */
+    private Throwable loginFailure(Throwable cause) {
+        Throwable root = cause;
+        boolean tls = false;
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            tls |= t instanceof SSLException;
+            root = t;
+        }
+        return tls ? new ServerErrorException(PoolerError.serverLoginFailed("TLS handshake failed (sslmode "
+                + target.tlsMode() + "): " + root.getMessage())) : cause;
     }
 
     private void onLinkedMessage(BackendMessage message) {
@@ -393,7 +411,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         State was = state;
         state = State.CLOSED;
         switch (was) {
-            case CONNECTING, TLS, LOGIN -> failLogin(cause);
+            case CONNECTING, TLS, LOGIN -> failLogin(loginFailure(cause));
             case QUERY -> failQuery(cause);
             case LINKED -> {
                 ServerLink current = link;

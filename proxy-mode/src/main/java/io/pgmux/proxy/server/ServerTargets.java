@@ -13,8 +13,9 @@ public final class ServerTargets {
     }
 
     /**
-     * {@code postgresql://user:password@host:port/dbname?sslmode=disable|prefer|require}; user, password, port
-     * (5432) and sslmode (prefer) are optional.
+     * {@code postgresql://user:password@host:port/dbname?sslmode=…}; user, password, port (5432) and sslmode
+     * (disable, allow, prefer, require, verify-ca, verify-full; without it the proxy's server_tls_sslmode) are
+     * optional.
      *
      * @throws IllegalArgumentException naming what is wrong, never showing the password
      */
@@ -43,7 +44,7 @@ public final class ServerTargets {
             user = decode(colon < 0 ? userInfo : userInfo.substring(0, colon));
             password = colon < 0 ? null : decode(userInfo.substring(colon + 1));
         }
-        TlsMode tls = TlsMode.PREFER;
+        TlsMode tls = null;
         String query = uri.getRawQuery();
         if (query != null) {
             for (String pair : query.split("&")) {
@@ -66,8 +67,9 @@ public final class ServerTargets {
     }
 
     /**
-     * A {@code [databases]} value of pgbouncer.ini: {@code host=… port=… dbname=… user=… password=…}, values
-     * optionally single-quoted. {@code dbname} defaults to {@code name}, host to 127.0.0.1, port to 5432.
+     * A {@code [databases]} value of pgbouncer.ini: {@code host=… port=… dbname=… user=… password=… sslmode=…},
+     * values optionally single-quoted. {@code dbname} defaults to {@code name}, host to 127.0.0.1, port to 5432,
+     * sslmode (also spelled server_tls_sslmode) to the proxy's server_tls_sslmode.
      *
      * @throws IllegalArgumentException for an unknown or malformed key (PgBouncer keys pgmux does not
      *     implement yet, such as pool_size, are named in the message)
@@ -78,7 +80,7 @@ public final class ServerTargets {
         String dbname = name;
         String user = null;
         String password = null;
-        TlsMode tls = TlsMode.PREFER;
+        TlsMode tls = null;
         int i = 0;
         String s = connectString;
         while (i < s.length()) {

@@ -30,7 +30,7 @@ class ClientAuthenticatorTest {
 
     /** A client that knows the password, talking through the server-login state machine. */
     private static AuthStep login(AuthType type, Secret stored, String password) throws ServerLoginException {
-        return Login.run(new ServerLoginAuthenticator("alice", new PlaintextSecret(password), null),
+        return Login.run(new ServerLoginAuthenticator("alice", new PlaintextSecret(password)),
                 new ClientAuthenticator(type, "alice", stored));
     }
 
@@ -109,19 +109,21 @@ class ClientAuthenticatorTest {
     }
 
     @Test
-    void scramAuthenticatesAgainstAStoredVerifierAndReturnsPassthroughKeys() throws ServerLoginException {
-        AuthStep step = login(AuthType.SCRAM_SHA_256, SCRAM, "pencil");
+    void scramLoginAgainstAStoredVerifierLeavesPassthroughKeysOnIt() throws ServerLoginException {
+        ScramSecret verifier = ScramSecret.parse(SecretTest.POSTGRES_PENCIL_VERIFIER);
+        assertNull(verifier.passthroughKeys());
+        AuthStep step = login(AuthType.SCRAM_SHA_256, verifier, "pencil");
         assertEquals(AuthStep.Outcome.AUTHENTICATED, step.outcome());
         assertInstanceOf(Authentication.SASLFinal.class, step.messages().get(0));
         assertSame(Authentication.Ok.INSTANCE, step.messages().get(1));
-        assertNotNull(step.scramKeys());
+        assertNotNull(verifier.passthroughKeys());
     }
 
     @Test
-    void scramAuthenticatesAgainstAPlaintextSecretWithoutPassthroughKeys() throws ServerLoginException {
-        AuthStep step = login(AuthType.SCRAM_SHA_256, PLAINTEXT, "pencil");
-        assertEquals(AuthStep.Outcome.AUTHENTICATED, step.outcome());
-        assertNull(step.scramKeys());
+    void failedScramLoginLeavesNoPassthroughKeys() throws ServerLoginException {
+        ScramSecret verifier = ScramSecret.parse(SecretTest.POSTGRES_PENCIL_VERIFIER);
+        assertEquals(AuthStep.Outcome.FAILED, login(AuthType.SCRAM_SHA_256, verifier, "pencil2").outcome());
+        assertNull(verifier.passthroughKeys());
     }
 
     @Test

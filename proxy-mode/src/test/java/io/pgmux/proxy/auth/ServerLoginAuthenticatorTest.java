@@ -29,7 +29,7 @@ class ServerLoginAuthenticatorTest {
     @Test
     void plaintextPasswordAnswersEveryMethod() throws ServerLoginException {
         for (AuthType method : List.of(AuthType.PLAIN, AuthType.MD5, AuthType.SCRAM_SHA_256)) {
-            ServerLoginAuthenticator login = new ServerLoginAuthenticator("alice", PLAINTEXT, null);
+            ServerLoginAuthenticator login = new ServerLoginAuthenticator("alice", PLAINTEXT);
             assertEquals(AuthStep.Outcome.AUTHENTICATED, logIn(method, SCRAM, login).outcome(), method.name());
             assertTrue(login.isAuthenticated());
         }
@@ -38,13 +38,13 @@ class ServerLoginAuthenticatorTest {
     @Test
     void md5HashAnswersMd5() throws ServerLoginException {
         Secret hash = Secret.parse(Md5Password.encrypt("pencil", "alice"));
-        ServerLoginAuthenticator login = new ServerLoginAuthenticator("alice", hash, null);
+        ServerLoginAuthenticator login = new ServerLoginAuthenticator("alice", hash);
         assertEquals(AuthStep.Outcome.AUTHENTICATED, logIn(AuthType.MD5, PLAINTEXT, login).outcome());
     }
 
     @Test
     void md5ResponseIsTheDocumentedValue() throws ServerLoginException {
-        ServerLoginAuthenticator login = new ServerLoginAuthenticator("user", PLAINTEXT, null);
+        ServerLoginAuthenticator login = new ServerLoginAuthenticator("user", PLAINTEXT);
         EncodableMessage answer = login.onAuthentication(new Authentication.MD5Password(new byte[] {1, 2, 3, 4}))
                 .orElseThrow();
         assertEquals("md54376eb6913b38f9aaff38dc7cf19ca76",
@@ -57,31 +57,58 @@ class ServerLoginAuthenticatorTest {
         for (Authentication request : List.of(Authentication.CleartextPassword.INSTANCE,
                 new Authentication.SASL(List.of("SCRAM-SHA-256")))) {
             ServerLoginException e = assertThrows(ServerLoginException.class,
-                    () -> new ServerLoginAuthenticator("alice", hash, null).onAuthentication(request));
+                    () -> new ServerLoginAuthenticator("alice", hash).onAuthentication(request));
             assertEquals("server login failed: wrong password type", e.getMessage());
             assertEquals("server login failed: wrong password type", e.toErrorResponse().message());
         }
     }
 
     @Test
-    void scramVerifierLogsInWithPassthroughKeysFromAClientLogin() throws ServerLoginException {
-        AuthStep clientLogin = Login.run(new ServerLoginAuthenticator("alice", PLAINTEXT, null),
-                new ClientAuthenticator(AuthType.SCRAM_SHA_256, "alice", SCRAM));
-        ServerLoginAuthenticator passthrough = new ServerLoginAuthenticator("alice", SCRAM, clientLogin.scramKeys());
+    void scramVerifierLogsInWithThePassthroughKeysAClientLoginLeftOnIt() throws ServerLoginException {
+        Secret verifier = Secret.parse(SecretTest.POSTGRES_PENCIL_VERIFIER);
+        Login.run(new ServerLoginAuthenticator("alice", PLAINTEXT),
+                new ClientAuthenticator(AuthType.SCRAM_SHA_256, "alice", verifier));
+        ServerLoginAuthenticator passthrough = new ServerLoginAuthenticator("alice", verifier);
         assertEquals(AuthStep.Outcome.AUTHENTICATED, logIn(AuthType.SCRAM_SHA_256, SCRAM, passthrough).outcome());
         assertTrue(passthrough.isAuthenticated());
     }
 
     @Test
-    void scramVerifierWithoutKeysIsTheWrongPasswordType() {
+    void scramVerifierBeforeAnyClientLoginIsTheWrongPasswordType() {
+        Secret fresh = Secret.parse(SecretTest.POSTGRES_PENCIL_VERIFIER);
         ServerLoginException e = assertThrows(ServerLoginException.class, () -> new ServerLoginAuthenticator(
-                "alice", SCRAM, null).onAuthentication(new Authentication.SASL(List.of("SCRAM-SHA-256"))));
+                "alice", fresh).onAuthentication(new Authentication.SASL(List.of("SCRAM-SHA-256"))));
         assertTrue(e.getMessage().startsWith("server login failed: wrong password type"), e.getMessage());
+        assertTrue(e.getMessage().contains("no client has logged in by SCRAM yet"), e.getMessage());
+    }
+
+    @Test
+    void passthroughToAServerWhoseVerifierHasAnotherSaltIsRefusedWithTheCause() throws ServerLoginException {
+        ScramSecret ours = ScramSecret.generate("pencil", 4096, new SecureRandom());
+        Secret theServers = ScramSecret.generate("pencil", 4096, new SecureRandom());
+        Login.run(new ServerLoginAuthenticator("alice", PLAINTEXT), new ClientAuthenticator(AuthType.SCRAM_SHA_256,
+                "alice", ours));
+        ServerLoginException e = assertThrows(ServerLoginException.class, () -> logIn(AuthType.SCRAM_SHA_256,
+                theServers, new ServerLoginAuthenticator("alice", ours)));
+        assertTrue(e.getMessage().startsWith("server login failed: SCRAM passthrough impossible: the server's"
+                + " verifier has another salt"), e.getMessage());
+    }
+
+    @Test
+    void passthroughToAServerWhoseVerifierHasAnotherIterationCountNamesBothCounts() throws ServerLoginException {
+        byte[] salt = new byte[16];
+        ScramSecret ours = ScramSecret.fromPassword("pencil", salt, 4096);
+        Secret theServers = ScramSecret.fromPassword("pencil", salt, 8192);
+        Login.run(new ServerLoginAuthenticator("alice", PLAINTEXT), new ClientAuthenticator(AuthType.SCRAM_SHA_256,
+                "alice", ours));
+        ServerLoginException e = assertThrows(ServerLoginException.class, () -> logIn(AuthType.SCRAM_SHA_256,
+                theServers, new ServerLoginAuthenticator("alice", ours)));
+        assertTrue(e.getMessage().contains("another iteration count (8192, the auth file's 4096)"), e.getMessage());
     }
 
     @Test
     void wrongPasswordIsRefusedByTheServer() throws ServerLoginException {
-        ServerLoginAuthenticator login = new ServerLoginAuthenticator("alice", new PlaintextSecret("nope"), null);
+        ServerLoginAuthenticator login = new ServerLoginAuthenticator("alice", new PlaintextSecret("nope"));
         assertEquals(AuthStep.Outcome.FAILED, logIn(AuthType.SCRAM_SHA_256, SCRAM, login).outcome());
         assertFalse(login.isAuthenticated());
     }
@@ -89,21 +116,21 @@ class ServerLoginAuthenticatorTest {
     @Test
     void onlyScramSha256IsSupportedAmongSaslMechanisms() {
         ServerLoginException e = assertThrows(ServerLoginException.class, () -> new ServerLoginAuthenticator(
-                "alice", PLAINTEXT, null).onAuthentication(new Authentication.SASL(List.of("SCRAM-SHA-256-PLUS"))));
+                "alice", PLAINTEXT).onAuthentication(new Authentication.SASL(List.of("SCRAM-SHA-256-PLUS"))));
         assertEquals("server login failed: none of the server's SASL authentication mechanisms are supported",
                 e.getMessage());
     }
 
     @Test
     void scramIsChosenWhenOfferedBesideThePlusVariant() throws ServerLoginException {
-        EncodableMessage first = new ServerLoginAuthenticator("alice", PLAINTEXT, null).onAuthentication(
+        EncodableMessage first = new ServerLoginAuthenticator("alice", PLAINTEXT).onAuthentication(
                 new Authentication.SASL(List.of("SCRAM-SHA-256-PLUS", "SCRAM-SHA-256"))).orElseThrow();
         assertInstanceOf(SASLInitialResponse.class, first);
     }
 
     @Test
     void serverThatSkipsTheScramSignatureIsNotTrusted() throws ServerLoginException {
-        ServerLoginAuthenticator login = new ServerLoginAuthenticator("alice", PLAINTEXT, null);
+        ServerLoginAuthenticator login = new ServerLoginAuthenticator("alice", PLAINTEXT);
         login.onAuthentication(new Authentication.SASL(List.of("SCRAM-SHA-256")));
         ServerLoginException e = assertThrows(ServerLoginException.class,
                 () -> login.onAuthentication(Authentication.Ok.INSTANCE));
@@ -112,7 +139,7 @@ class ServerLoginAuthenticatorTest {
 
     @Test
     void forgedServerSignatureFailsTheLogin() throws Exception {
-        ServerLoginAuthenticator login = new ServerLoginAuthenticator("alice", PLAINTEXT, null);
+        ServerLoginAuthenticator login = new ServerLoginAuthenticator("alice", PLAINTEXT);
         SASLInitialResponse initial = (SASLInitialResponse) login.onAuthentication(
                 new Authentication.SASL(List.of("SCRAM-SHA-256"))).orElseThrow();
         ScramServer server = ScramServer.of((ScramSecret) SCRAM, new SecureRandom());
@@ -128,7 +155,7 @@ class ServerLoginAuthenticatorTest {
     @Test
     void unsupportedMethodsAreReportedWithTheirCode() {
         ServerLoginException e = assertThrows(ServerLoginException.class,
-                () -> new ServerLoginAuthenticator("alice", PLAINTEXT, null)
+                () -> new ServerLoginAuthenticator("alice", PLAINTEXT)
                         .onAuthentication(new Authentication.Unsupported(7)));
         assertEquals("server login failed: unsupported authentication method 7", e.getMessage());
     }
@@ -136,7 +163,7 @@ class ServerLoginAuthenticatorTest {
     @Test
     void missingPasswordIsReported() {
         ServerLoginException e = assertThrows(ServerLoginException.class,
-                () -> new ServerLoginAuthenticator("alice", null, null)
+                () -> new ServerLoginAuthenticator("alice", null)
                         .onAuthentication(Authentication.CleartextPassword.INSTANCE));
         assertTrue(e.getMessage().contains("none is configured"));
     }

@@ -5,11 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgmux.proxy.PgMuxProxy;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.ServerTargets;
+import io.pgmux.proxy.server.ServerTls;
 import io.pgmux.proxy.server.TlsMode;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ProxyConfigLoaderTest {
 
@@ -48,7 +53,7 @@ class ProxyConfigLoaderTest {
         assertEquals(5432, t.port());
         assertEquals("app", t.dbname());
         assertNull(t.user());
-        assertEquals(TlsMode.PREFER, t.tlsMode());
+        assertNull(t.tlsMode(), "the proxy's server_tls_sslmode applies");
     }
 
     @Test
@@ -65,6 +70,62 @@ class ProxyConfigLoaderTest {
         assertEquals("p:w", t.password());
         assertEquals(TlsMode.REQUIRE, t.tlsMode());
         assertTrue(!t.toString().contains("p:w"));
+    }
+
+    @Test
+    void everySslmodeOfLibpqIsAcceptedByItsName() {
+        for (TlsMode mode : TlsMode.values()) {
+            assertEquals(mode, ServerTargets.fromConnectString("app", "sslmode=" + mode.configName()).tlsMode());
+        }
+        assertEquals(TlsMode.VERIFY_FULL,
+                ServerTargets.fromUrl("postgresql://h/app?sslmode=verify-full").tlsMode());
+    }
+
+    @Test
+    void unknownSslmodeIsRefusedWithTheAcceptedValues() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ServerTargets.fromConnectString("app", "sslmode=verify"));
+        assertEquals("unsupported sslmode \"verify\": use disable, allow, prefer, require, verify-ca or verify-full",
+                e.getMessage());
+    }
+
+    @Test
+    void serverTlsProtocolsTakePgBouncersNamesAndShortcuts() {
+        assertEquals(List.of("TLSv1.3", "TLSv1.2"), ServerTls.parseProtocols("secure"));
+        assertEquals(List.of("TLSv1.2", "TLSv1.3"), ServerTls.parseProtocols("tlsv1.2, tlsv1.3"));
+        assertEquals(List.of("TLSv1.3", "TLSv1.2", "TLSv1.1", "TLSv1"), ServerTls.parseProtocols("legacy"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ServerTls.parseProtocols("sslv3"));
+        assertTrue(e.getMessage().startsWith("unsupported server_tls_protocols value \"sslv3\""), e.getMessage());
+    }
+
+    @Test
+    void serverTlsFilesThatCannotBeReadAreRefusedWhenTheProxyStarts(@TempDir Path dir) {
+        PgMuxProxy.Builder builder = ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h\n"
+                + "[pgbouncer]\nlisten_port = 0\nserver_tls_sslmode = verify-ca\nserver_tls_ca_file = missing.crt\n"),
+                dir);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::start);
+        assertEquals("server_tls_ca_file " + dir.resolve("missing.crt") + " does not exist or cannot be read",
+                e.getMessage());
+    }
+
+    @Test
+    void serverTlsCertFileWithoutKeyFileIsRefused(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("client.crt"), "");
+        PgMuxProxy.Builder builder = ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h\n"
+                + "[pgbouncer]\nlisten_port = 0\nserver_tls_cert_file = client.crt\n"), dir);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::start);
+        assertEquals("server_tls_cert_file and server_tls_key_file go together: set both or neither", e.getMessage());
+    }
+
+    @Test
+    void malformedCaFileIsRefusedNamingTheSetting(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("ca.crt"), "not a certificate\n");
+        PgMuxProxy.Builder builder = ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h"
+                + " sslmode=verify-full\n[pgbouncer]\nlisten_port = 0\nserver_tls_ca_file = ca.crt\n"), dir);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::start);
+        assertTrue(e.getMessage().startsWith("cannot use server_tls_ca_file " + dir.resolve("ca.crt") + ": "),
+                e.getMessage());
     }
 
     @Test

@@ -17,11 +17,16 @@ import io.pgmux.core.testing.TestUser;
 import io.pgmux.proxy.auth.PlaintextSecret;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.transport.Transport;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -50,7 +55,8 @@ class NettyServerConnectorTest {
 
     private NettyServerConnector connector(String user, String password, TlsMode tls) {
         ServerTarget target = new ServerTarget(db.host(), db.port(), db.name(), null, null, tls);
-        return new NettyServerConnector(transport, target, user, new PlaintextSecret(password), 5_000, 10);
+        return new NettyServerConnector(transport, target, user, new PlaintextSecret(password),
+                ServerTls.of(EnumSet.of(tls), null, null, null, null), 5_000, 10);
     }
 
     private static ServerConnection await(java.util.concurrent.CompletionStage<ServerConnection> stage)
@@ -81,6 +87,21 @@ class NettyServerConnectorTest {
         assertEquals("28P01", error.error().sqlState());
         assertEquals("password authentication failed for user \"" + scramUser.name() + "\"", error.error().message());
         assertFalse(connector.isTransientLoginFailure(error));
+    }
+
+    @Test
+    void requireFailsAgainstAServerWithoutTls() throws Exception {
+        try (Connection c = db.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SHOW ssl")) {
+            rs.next();
+            Assumptions.assumeTrue("off".equals(rs.getString(1)), "the test server has ssl on");
+        }
+        NettyServerConnector connector = connector(scramUser.name(), scramUser.password(), TlsMode.REQUIRE);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> await(connector.open(new RecordingHandle())));
+        ServerErrorException error = ServerErrorException.find(e);
+        assertNotNull(error, e.toString());
+        assertEquals("08P01", error.error().sqlState());
+        assertEquals("server login failed: server refused TLS (sslmode require)", error.error().message());
     }
 
     @Test

@@ -1,0 +1,149 @@
+package io.pgmux.proxy.server;
+
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import javax.net.ssl.SSLException;
+
+/**
+ * The TLS contexts of the pooler's connections to servers, from PgBouncer's server_tls_ca_file,
+ * server_tls_cert_file, server_tls_key_file and server_tls_protocols: one per kind of check (none; the
+ * certificate chain; the chain and the host name), built once per proxy for the sslmodes in use, so that
+ * opening a connection reads no file and builds no context. Files are read here, and a missing or malformed
+ * one is refused here, naming the setting.
+ */
+public final class ServerTls {
+    /** PgBouncer's default, {@code secure}. */
+    private static final List<String> SECURE_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
+    private static final List<String> ALL_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2", "TLSv1.1", "TLSv1");
+
+    private final Map<TlsMode, SslContext> contexts;
+
+    private ServerTls(Map<TlsMode, SslContext> contexts) {
+        this.contexts = contexts;
+    }
+
+    /**
+     * @param modes the sslmodes the proxy's databases use; contexts are built for these only
+     * @param caFile PEM certificates trusted by verify-ca and verify-full, or null for the JDK's trusted CAs
+     * @param certFile PEM certificate chain presented to servers that ask for one, or null; needs keyFile
+     * @param keyFile unencrypted PKCS#8 PEM private key of certFile, or null
+     * @param protocols JDK protocol names, or null for TLS 1.2 and 1.3 (PgBouncer's {@code secure})
+     * @throws IllegalArgumentException naming the setting whose file cannot be used
+     */
+    public static ServerTls of(Set<TlsMode> modes, Path caFile, Path certFile, Path keyFile, List<String> protocols) {
+        if ((certFile == null) != (keyFile == null)) {
+            throw new IllegalArgumentException("server_tls_cert_file and server_tls_key_file go together:"
+                    + " set both or neither");
+        }
+        requireReadable("server_tls_ca_file", caFile);
+        requireReadable("server_tls_cert_file", certFile);
+        requireReadable("server_tls_key_file", keyFile);
+        Map<TlsMode, SslContext> contexts = new EnumMap<>(TlsMode.class);
+        SslContext unverified = null;
+        for (TlsMode mode : modes) {
+            switch (mode) {
+                case DISABLE -> {
+                    // no context: TLS is never asked for
+                }
+                case ALLOW, PREFER, REQUIRE -> {
+                    if (unverified == null) {
+                        unverified = build(Check.NONE, caFile, certFile, keyFile, protocols);
+                    }
+                    contexts.put(mode, unverified);
+                }
+                case VERIFY_CA -> contexts.put(mode, build(Check.CHAIN, caFile, certFile, keyFile, protocols));
+                case VERIFY_FULL -> contexts.put(mode, build(Check.CHAIN_AND_HOST, caFile, certFile, keyFile,
+                        protocols));
+            }
+        }
+        return new ServerTls(contexts);
+    }
+
+    /** The context for {@code mode}, or null for {@link TlsMode#DISABLE}. */
+    SslContext context(TlsMode mode) {
+        SslContext context = contexts.get(mode);
+        if (context == null && mode != TlsMode.DISABLE) {
+            throw new IllegalStateException("no TLS context was built for sslmode " + mode);
+        }
+        return context;
+    }
+
+    /**
+     * PgBouncer's server_tls_protocols: a list (commas or spaces) of {@code tlsv1.0}, {@code tlsv1.1},
+     * {@code tlsv1.2}, {@code tlsv1.3}, or the shortcuts {@code secure}/{@code default} (1.2 and 1.3) and
+     * {@code all}/{@code legacy} (all four). The JDK refuses TLS 1.0 and 1.1 unless its
+     * {@code jdk.tls.disabledAlgorithms} allows them.
+     *
+     * @throws IllegalArgumentException naming the value it does not know
+     */
+    public static List<String> parseProtocols(String setting) {
+        List<String> protocols = new ArrayList<>();
+        for (String token : setting.trim().toLowerCase(Locale.ROOT).split("[,\\s]+")) {
+            List<String> named = switch (token) {
+                case "secure", "default" -> SECURE_PROTOCOLS;
+                case "all", "legacy" -> ALL_PROTOCOLS;
+                case "tlsv1.3" -> List.of("TLSv1.3");
+                case "tlsv1.2" -> List.of("TLSv1.2");
+                case "tlsv1.1" -> List.of("TLSv1.1");
+                case "tlsv1.0", "tlsv1" -> List.of("TLSv1");
+                default -> throw new IllegalArgumentException("unsupported server_tls_protocols value \"" + token
+                        + "\": use tlsv1.0, tlsv1.1, tlsv1.2, tlsv1.3, secure, all or legacy");
+            };
+            for (String protocol : named) {
+                if (!protocols.contains(protocol)) {
+                    protocols.add(protocol);
+                }
+            }
+        }
+        return List.copyOf(protocols);
+    }
+
+    private enum Check { NONE, CHAIN, CHAIN_AND_HOST }
+
+    private static SslContext build(Check check, Path caFile, Path certFile, Path keyFile, List<String> protocols) {
+        SslContextBuilder builder = SslContextBuilder.forClient()
+                .protocols(protocols == null ? SECURE_PROTOCOLS : protocols)
+                // Netty checks host names unless told otherwise; libpq does only for verify-full.
+                .endpointIdentificationAlgorithm(check == Check.CHAIN_AND_HOST ? "HTTPS" : null);
+        String using = "the server_tls_* settings";
+        try {
+            if (check == Check.NONE) {
+                builder.trustManager(InsecureTrustManagerFactory.INSTANCE);
+            } else if (caFile != null) {
+                using = "server_tls_ca_file " + caFile;
+                builder.trustManager(caFile.toFile());
+            }
+            // else the JDK's trusted CAs, as PgBouncer uses the system's without a CA file
+            if (certFile != null) {
+                using = "server_tls_cert_file " + certFile + " and server_tls_key_file " + keyFile;
+                builder.keyManager(certFile.toFile(), keyFile.toFile());
+            }
+            return builder.build();
+        } catch (SSLException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("cannot use " + using + ": " + rootMessage(e), e);
+        }
+    }
+
+    private static void requireReadable(String setting, Path file) {
+        if (file != null && !Files.isReadable(file)) {
+            throw new IllegalArgumentException(setting + " " + file + " does not exist or cannot be read");
+        }
+    }
+
+    private static String rootMessage(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return String.valueOf(root.getMessage());
+    }
+}
