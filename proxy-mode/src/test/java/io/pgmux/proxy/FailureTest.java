@@ -13,6 +13,7 @@ import io.pgmux.core.testing.TestDatabase;
 import io.pgmux.core.testing.TestUser;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.server.ServerConnection;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -49,6 +50,53 @@ class FailureTest {
             settings.accept(b);
         });
         return proxy;
+    }
+
+    /**
+     * A client that waits for a server and keeps sending is read only up to a limit: the proxy does not hold
+     * its stream in memory until a server is free, and serves all of it once one is.
+     */
+    @Test
+    void aWaitingClientThatKeepsSendingIsReadOnlyUpToALimit() throws Exception {
+        startRaw(b -> b.defaultPoolSize(1));
+        RawClient holder = RawClient.login(proxy, db.name(), "raw", "");
+        holder.query("BEGIN");
+        holder.readUntilReady();
+        RawClient flooder = RawClient.login(proxy, db.name(), "raw", "");
+        int queries = 64;
+        byte[] sql = ("SELECT 1 -- " + "x".repeat(512 * 1024)).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+        Thread writer = new Thread(() -> {
+            try {
+                for (int i = 0; i < queries; i++) {
+                    flooder.send('Q', RawClient.concat(sql, new byte[] {0}));
+                    written.addAndGet(sql.length + 6);
+                }
+            } catch (IOException e) {
+                // the assertions below report what arrived
+            }
+        });
+        writer.start();
+        long last = -1;
+        while (written.get() != last && writer.isAlive()) {
+            last = written.get();
+            Thread.sleep(1000);
+        }
+        assertTrue(writer.isAlive() && written.get() < 16L * 1024 * 1024,
+                "the proxy kept reading a waiting client: " + written.get() + " bytes taken");
+
+        holder.query("COMMIT");
+        holder.readUntilReady();
+        int ready = 0;
+        for (int i = 0; i < queries; i++) {
+            List<RawClient.Message> replies = flooder.readUntilReady();
+            assertEquals('C', replies.get(replies.size() - 2).type());
+            ready++;
+        }
+        writer.join(10_000);
+        assertEquals(queries, ready);
+        holder.close();
+        flooder.close();
     }
 
     @Test

@@ -62,7 +62,15 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
 
     private final ProxyContext context;
     private final FrontendMessageDecoder decoder;
+    /**
+     * What a client may send while it waits for a server before the proxy stops reading from it: enough for
+     * any ordinary request (one Query, or a Parse/Bind/Execute/Sync batch), so that waiting costs no
+     * epoll_ctl calls to pause and resume reads, yet a client streaming COPY data cannot pile up memory.
+     */
+    private static final int PENDING_BYTES_LIMIT = 64 * 1024;
+
     private final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
+    private int pendingBytes;
     private final NamedStatements namedStatements = new NamedStatements();
 
     private Channel channel;
@@ -296,17 +304,26 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
         }
         switch (state) {
             case LINKED -> forward(message);
-            case WAITING, LINKING -> pending.add(message);
+            case WAITING, LINKING -> hold(message);
             case IDLE -> {
                 if (message.type() == FrontendMessage.TERMINATE) {
                     message.release();
                     channel.close();
                     return;
                 }
-                pending.add(message);
+                hold(message);
                 acquire();
             }
             default -> message.release();
+        }
+    }
+
+    /** Keeps a message until a server is linked; stops reading once too much waits. */
+    private void hold(FrontendMessage message) {
+        pending.add(message);
+        pendingBytes += message.content().readableBytes();
+        if (pendingBytes > PENDING_BYTES_LIMIT && channel.config().isAutoRead()) {
+            channel.config().setAutoRead(false);
         }
     }
 
@@ -319,7 +336,6 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             return;
         }
         state = State.WAITING;
-        channel.config().setAutoRead(false);
         pool.acquireAsync(loop).whenComplete((acquired, failure) -> loop.execute(() -> {
             if (failure != null) {
                 failAcquire(failure);
@@ -371,6 +387,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
         state = State.LINKED;
         server.link(this);
         FrontendMessage message;
+        pendingBytes = 0;
         while ((message = pending.poll()) != null) {
             if (state != State.LINKED) {
                 message.release();
