@@ -438,11 +438,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         ServerConnection current = server;
         if (state == State.LINKED && current != null) {
-            boolean writable = channel.isWritable();
-            if (!writable) {
+            if (!channel.isWritable()) {
                 channel.flush();
             }
-            current.channel().config().setAutoRead(writable);
+            // asked again: the flush may have drained the buffer and run this handler for the writable event inside
+            current.channel().config().setAutoRead(channel.isWritable());
         }
     }
 
