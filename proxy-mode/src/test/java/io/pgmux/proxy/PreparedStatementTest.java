@@ -107,6 +107,54 @@ class PreparedStatementTest {
     }
 
     @Test
+    void nameWhoseParseFailedCanBePreparedAgain() throws Exception {
+        start(2, 200);
+        try (RawClient c = login()) {
+            c.parse("S1", "SELEC 1");
+            c.sync();
+            List<RawClient.Message> error = c.readUntilReady();
+            assertEquals("EZ", types(error));
+            assertEquals("42601", error.get(0).field('C'));
+            c.parse("S1", "SELECT 'fixed'");
+            c.bind("S1");
+            c.execute();
+            c.sync();
+            List<RawClient.Message> result = c.readUntilReady();
+            assertEquals("12DCZ", types(result));
+            assertEquals("fixed", dataRow(result));
+        }
+    }
+
+    /** PostgreSQL skips what follows an error up to Sync: a Parse there creates no statement. */
+    @Test
+    void nameWhoseParseWasSkippedAfterAnErrorCanBePreparedAgain() throws Exception {
+        start(2, 200);
+        try (RawClient c = login()) {
+            c.parse("", "SELECT 1 / (random() * 0)::int");
+            c.bind("");
+            c.execute();
+            c.parse("S1", "SELECT 'skipped'");
+            c.sync();
+            List<RawClient.Message> error = c.readUntilReady();
+            assertEquals("12EZ", types(error));
+            assertEquals("22012", error.get(2).field('C'));
+            c.bind("S1");
+            c.execute();
+            c.sync();
+            List<RawClient.Message> unknown = c.readUntilReady();
+            assertEquals("EZ", types(unknown));
+            assertEquals("26000", unknown.get(0).field('C'));
+            c.parse("S1", "SELECT 'prepared'");
+            c.bind("S1");
+            c.execute();
+            c.sync();
+            List<RawClient.Message> result = c.readUntilReady();
+            assertEquals("12DCZ", types(result));
+            assertEquals("prepared", dataRow(result));
+        }
+    }
+
+    @Test
     void closedNameCanBePreparedAgain() throws Exception {
         start(2, 200);
         try (RawClient c = login()) {

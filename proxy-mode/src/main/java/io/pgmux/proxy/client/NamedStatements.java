@@ -74,11 +74,11 @@ final class NamedStatements {
         PreparedStatementCache cache = server.preparedStatements();
         if (cache.get(key) != null) {
             message.release();
-            requests.answerParse(client);
+            requests.answerParse(client, key, name);
             return;
         }
         String serverName = addToServer(cache, key);
-        requests.add(PendingRequests.Kind.PARSE, key);
+        requests.addParse(key, name);
         server.write(Parse.renameStatement(client.alloc(), message, serverName));
         message.release();
     }
@@ -162,7 +162,7 @@ final class NamedStatements {
 
     /** Accounts for one server message; false when it answers a message the pooler added and must be dropped. */
     boolean onResponse(byte type, ServerConnection server) {
-        return requests.onResponse(type, server.preparedStatements());
+        return requests.onResponse(type, server.preparedStatements(), statements);
     }
 
     /** Writes the pooler's own answers that are due now. */
