@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Named prepared statements in transaction mode, at the protocol level. */
 @PostgresTest
@@ -207,6 +209,37 @@ class PreparedStatementTest {
             List<RawClient.Message> result = c.readUntilReady();
             assertEquals("2DCZ", types(result));
             assertEquals("1", dataRow(result));
+        }
+    }
+
+    /**
+     * DEALLOCATE ALL and DISCARD ALL sent as SQL drop every statement of the server connection, the pooler's
+     * included: the next client preparing the same query must have it parsed again, and the client that sent the
+     * command has no statements left, as on PostgreSQL.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"DEALLOCATE ALL", "DISCARD ALL"})
+    void statementsDroppedBySqlAreParsedAgain(String command) throws Exception {
+        start(1, 200);
+        try (RawClient a = login(); RawClient b = login()) {
+            a.parse("A", "SELECT 'shared'");
+            a.sync();
+            assertEquals("1Z", types(a.readUntilReady()));
+            a.query(command);
+            assertEquals("CZ", types(a.readUntilReady()));
+            b.parse("B", "SELECT 'shared'");
+            b.bind("B");
+            b.execute();
+            b.sync();
+            List<RawClient.Message> result = b.readUntilReady();
+            assertEquals("12DCZ", types(result));
+            assertEquals("shared", dataRow(result));
+            a.bind("A");
+            a.execute();
+            a.sync();
+            List<RawClient.Message> gone = a.readUntilReady();
+            assertEquals("EZ", types(gone));
+            assertEquals("26000", gone.get(0).field('C'));
         }
     }
 

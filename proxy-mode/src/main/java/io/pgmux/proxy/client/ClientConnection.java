@@ -464,7 +464,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             return;
         }
         byte type = message.type();
-        if (renaming && !namedStatements.onResponse(type, server)) {
+        if (renaming && !namedStatements.onResponse(message, server)) {
             message.release();
             namedStatements.answerDue(channel);
             return;
