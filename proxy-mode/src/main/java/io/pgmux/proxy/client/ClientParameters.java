@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
  * The session settings one client expects on whatever server connection it gets: the reported ones
  * (client_encoding, DateStyle, TimeZone, …) as the server last reported them to this client, plus the settings
  * it asked for at startup that the server never reports (search_path, extra_float_digits, {@code options -c}).
- * Before a server connection is used for this client, the differences are replayed with SET.
+ * Before a server connection is used for this client, the differences are replayed with set_config, which reads a
+ * value as the startup packet does: {@code SET search_path TO 'a,b'} would name one schema "a,b".
  */
 final class ClientParameters {
     /** The reported parameters PgBouncer keeps per client. */
@@ -146,7 +147,7 @@ final class ClientParameters {
         }
     }
 
-    /** The SET statements that give {@code server} this client's settings, or null when it has them already. */
+    /** The query that gives {@code server} this client's settings, or null when it has them already. */
     String replayFor(ServerConnection server) {
         StringBuilder sql = null;
         Map<String, String> serverReported = server.parameters();
@@ -178,8 +179,10 @@ final class ClientParameters {
     }
 
     private static StringBuilder appendSet(StringBuilder sql, String name, String value) {
-        StringBuilder out = sql == null ? new StringBuilder(64) : sql;
-        out.append("SET ").append(name).append(" TO '").append(value.replace("'", "''")).append("';");
+        StringBuilder out = sql == null ? new StringBuilder(64).append("SELECT ") : sql.append(", ");
+        // names are checked identifiers (NAME); only the value needs quoting
+        out.append("pg_catalog.set_config('").append(name).append("', '").append(value.replace("'", "''"))
+                .append("', false)");
         return out;
     }
 }
