@@ -56,6 +56,22 @@ class PoolModesTest {
         }
     }
 
+    /** A setting the first client asked for at startup is put back to the server's default for the next one. */
+    @Test
+    void startupSettingsOfOneClientDoNotReachTheNextClientOfItsServer() throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
+        Properties timeout = new Properties();
+        timeout.setProperty("options", "-c statement_timeout=1234 -c pgmux.custom=set");
+        try (Connection a = ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, timeout);
+             Connection b = ProxyFixture.connect(proxy, db); Statement sa = a.createStatement();
+             Statement sb = b.createStatement()) {
+            assertEquals("1234ms", single(sa, "SHOW statement_timeout"));
+            assertEquals("0", single(sb, "SHOW statement_timeout"));
+            assertEquals("", single(sb, "SELECT current_setting('pgmux.custom', true)"));
+            assertEquals("set", single(sa, "SHOW pgmux.custom"));
+        }
+    }
+
     @Test
     void statementModeRunsSingleStatements() throws Exception {
         proxy = ProxyFixture.start(db, PoolMode.STATEMENT, b -> b.defaultPoolSize(1));

@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
 /**
  * The session settings one client expects on whatever server connection it gets: the reported ones
  * (client_encoding, DateStyle, TimeZone, …) as the server last reported them to this client, plus the settings
- * it asked for at startup that the server never reports (search_path, extra_float_digits, {@code options -c}).
+ * it asked for at startup that the server never reports (search_path, extra_float_digits, {@code options -c}),
+ * which are reset on a server connection that gets a client without them.
  * Before a server connection is used for this client, the differences are replayed with set_config, which reads a
  * value as the startup packet does: {@code SET search_path TO 'a,b'} would name one schema "a,b".
  */
@@ -163,11 +164,22 @@ final class ClientParameters {
                 sql = appendSet(sql, e.getKey(), e.getValue());
             }
         }
+        // what an earlier client of this server asked for and this one did not goes back to the server's default
+        StringBuilder resets = null;
+        for (String name : serverUnreported.keySet()) {
+            if (!unreported.containsKey(name)) {
+                resets = (resets == null ? new StringBuilder(64) : resets).append("RESET ").append(name).append(';');
+            }
+        }
+        if (resets != null) {
+            return sql == null ? resets.toString() : resets.append(sql).toString();
+        }
         return sql == null ? null : sql.toString();
     }
 
     /** After the replay succeeded: remember the unreported settings on the server, adopt the server's spelling. */
     void replayed(ServerConnection server) {
+        server.unreportedSettings().keySet().retainAll(unreported.keySet());
         server.unreportedSettings().putAll(unreported);
         Map<String, String> serverReported = server.parameters();
         for (Map.Entry<String, String> e : reported.entrySet()) {
