@@ -8,12 +8,16 @@ import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.testing.PostgresTest;
 import io.pgmux.core.testing.TestDatabase;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Properties;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
@@ -49,6 +53,22 @@ class PoolModesTest {
         try (Connection c = ProxyFixture.connect(proxy, db); Statement s = c.createStatement()) {
             assertEquals("4MB", single(s, "SHOW work_mem"));
             assertThrows(SQLException.class, () -> s.executeQuery("SELECT * FROM scratch"));
+        }
+    }
+
+    /** A setting the first client asked for at startup is put back to the server's default for the next one. */
+    @Test
+    void startupSettingsOfOneClientDoNotReachTheNextClientOfItsServer() throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
+        Properties timeout = new Properties();
+        timeout.setProperty("options", "-c statement_timeout=1234 -c pgmux.custom=set");
+        try (Connection a = ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, timeout);
+             Connection b = ProxyFixture.connect(proxy, db); Statement sa = a.createStatement();
+             Statement sb = b.createStatement()) {
+            assertEquals("1234ms", single(sa, "SHOW statement_timeout"));
+            assertEquals("0", single(sb, "SHOW statement_timeout"));
+            assertEquals("", single(sb, "SELECT current_setting('pgmux.custom', true)"));
+            assertEquals("set", single(sa, "SHOW pgmux.custom"));
         }
     }
 
@@ -95,6 +115,47 @@ class PoolModesTest {
             s.execute("DROP TABLE copied");
         }
         assertEquals(0, ProxyFixture.awaitActive(ProxyFixture.pool(proxy, db), 0));
+    }
+
+    /**
+     * A client that reads more slowly than the server sends makes the proxy stop reading from the server and start
+     * again: a COPY of a few megabytes to a consumer that pauses on every row goes through that many times.
+     */
+    @Test
+    void copyOutToASlowClientCompletes() throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.SESSION, b -> b.defaultPoolSize(1));
+        Properties properties = new Properties();
+        properties.setProperty("socketTimeout", "10");
+        try (Connection c = ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD,
+                properties)) {
+            CopyManager copy = c.unwrap(PGConnection.class).getCopyAPI();
+            for (int round = 0; round < 3; round++) {
+                long[] bytes = {0};
+                int[] writes = {0};
+                OutputStream slow = new OutputStream() {
+                    @Override
+                    public void write(int b) {
+                        bytes[0]++;
+                    }
+
+                    @Override
+                    public void write(byte[] b, int off, int len) throws IOException {
+                        bytes[0] += len;
+                        if (++writes[0] % 4 == 0) {
+                            try {
+                                Thread.sleep(1);
+                            } catch (InterruptedException e) {
+                                throw new InterruptedIOException();
+                            }
+                        }
+                    }
+                };
+                long rows = copy.copyOut("COPY (SELECT repeat('x', 8000) FROM generate_series(1, 1000)) TO STDOUT",
+                        slow);
+                assertEquals(1000, rows);
+                assertEquals(1000 * 8001, bytes[0]);
+            }
+        }
     }
 
     @Test

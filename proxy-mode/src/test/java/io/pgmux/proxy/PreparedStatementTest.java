@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Named prepared statements in transaction mode, at the protocol level. */
 @PostgresTest
@@ -107,6 +109,54 @@ class PreparedStatementTest {
     }
 
     @Test
+    void nameWhoseParseFailedCanBePreparedAgain() throws Exception {
+        start(2, 200);
+        try (RawClient c = login()) {
+            c.parse("S1", "SELEC 1");
+            c.sync();
+            List<RawClient.Message> error = c.readUntilReady();
+            assertEquals("EZ", types(error));
+            assertEquals("42601", error.get(0).field('C'));
+            c.parse("S1", "SELECT 'fixed'");
+            c.bind("S1");
+            c.execute();
+            c.sync();
+            List<RawClient.Message> result = c.readUntilReady();
+            assertEquals("12DCZ", types(result));
+            assertEquals("fixed", dataRow(result));
+        }
+    }
+
+    /** PostgreSQL skips what follows an error up to Sync: a Parse there creates no statement. */
+    @Test
+    void nameWhoseParseWasSkippedAfterAnErrorCanBePreparedAgain() throws Exception {
+        start(2, 200);
+        try (RawClient c = login()) {
+            c.parse("", "SELECT 1 / (random() * 0)::int");
+            c.bind("");
+            c.execute();
+            c.parse("S1", "SELECT 'skipped'");
+            c.sync();
+            List<RawClient.Message> error = c.readUntilReady();
+            assertEquals("12EZ", types(error));
+            assertEquals("22012", error.get(2).field('C'));
+            c.bind("S1");
+            c.execute();
+            c.sync();
+            List<RawClient.Message> unknown = c.readUntilReady();
+            assertEquals("EZ", types(unknown));
+            assertEquals("26000", unknown.get(0).field('C'));
+            c.parse("S1", "SELECT 'prepared'");
+            c.bind("S1");
+            c.execute();
+            c.sync();
+            List<RawClient.Message> result = c.readUntilReady();
+            assertEquals("12DCZ", types(result));
+            assertEquals("prepared", dataRow(result));
+        }
+    }
+
+    @Test
     void closedNameCanBePreparedAgain() throws Exception {
         start(2, 200);
         try (RawClient c = login()) {
@@ -159,6 +209,37 @@ class PreparedStatementTest {
             List<RawClient.Message> result = c.readUntilReady();
             assertEquals("2DCZ", types(result));
             assertEquals("1", dataRow(result));
+        }
+    }
+
+    /**
+     * DEALLOCATE ALL and DISCARD ALL sent as SQL drop every statement of the server connection, the pooler's
+     * included: the next client preparing the same query must have it parsed again, and the client that sent the
+     * command has no statements left, as on PostgreSQL.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"DEALLOCATE ALL", "DISCARD ALL"})
+    void statementsDroppedBySqlAreParsedAgain(String command) throws Exception {
+        start(1, 200);
+        try (RawClient a = login(); RawClient b = login()) {
+            a.parse("A", "SELECT 'shared'");
+            a.sync();
+            assertEquals("1Z", types(a.readUntilReady()));
+            a.query(command);
+            assertEquals("CZ", types(a.readUntilReady()));
+            b.parse("B", "SELECT 'shared'");
+            b.bind("B");
+            b.execute();
+            b.sync();
+            List<RawClient.Message> result = b.readUntilReady();
+            assertEquals("12DCZ", types(result));
+            assertEquals("shared", dataRow(result));
+            a.bind("A");
+            a.execute();
+            a.sync();
+            List<RawClient.Message> gone = a.readUntilReady();
+            assertEquals("EZ", types(gone));
+            assertEquals("26000", gone.get(0).field('C'));
         }
     }
 

@@ -154,6 +154,20 @@ class TransactionModeTest {
         }
     }
 
+    /** A list in a startup setting is a list, as PostgreSQL reads it, not one quoted schema name. */
+    @Test
+    void searchPathListOfTheStartupPacketIsCarriedToTheServer() throws Exception {
+        Properties props = new Properties();
+        props.setProperty("options", "-c search_path=pgmux_app,public");
+        try (Connection c = ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, props)) {
+            assertEquals("pgmux_app,public", show(c, "search_path"));
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT current_schema()")) {
+                rs.next();
+                assertEquals("public", rs.getString(1));
+            }
+        }
+    }
+
     @Test
     void aStartupSettingTheServerDoesNotReportIsCarriedToTheServerItGets() throws Exception {
         Properties alpha = new Properties();

@@ -464,11 +464,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         ServerConnection current = server;
         if (state == State.LINKED && current != null) {
-            boolean writable = channel.isWritable();
-            if (!writable) {
+            if (!channel.isWritable()) {
                 channel.flush();
             }
-            current.channel().config().setAutoRead(writable);
+            // asked again: the flush may have drained the buffer and run this handler for the writable event inside
+            current.channel().config().setAutoRead(channel.isWritable());
         }
     }
 
@@ -490,7 +490,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             return;
         }
         byte type = message.type();
-        if (renaming && !namedStatements.onResponse(type, server)) {
+        if (renaming && !namedStatements.onResponse(message, server)) {
             message.release();
             namedStatements.answerDue(channel);
             return;

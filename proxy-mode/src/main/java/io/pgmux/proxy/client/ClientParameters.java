@@ -12,8 +12,10 @@ import java.util.regex.Pattern;
 /**
  * The session settings one client expects on whatever server connection it gets: the reported ones
  * (client_encoding, DateStyle, TimeZone, …) as the server last reported them to this client, plus the settings
- * it asked for at startup that the server never reports (search_path, extra_float_digits, {@code options -c}).
- * Before a server connection is used for this client, the differences are replayed with SET.
+ * it asked for at startup that the server never reports (search_path, extra_float_digits, {@code options -c}),
+ * which are reset on a server connection that gets a client without them.
+ * Before a server connection is used for this client, the differences are replayed with set_config, which reads a
+ * value as the startup packet does: {@code SET search_path TO 'a,b'} would name one schema "a,b".
  */
 final class ClientParameters {
     /** The reported parameters PgBouncer keeps per client, in the order they are replayed. */
@@ -156,30 +158,34 @@ final class ClientParameters {
 
     /**
      * The statements that give {@code server} this client's settings, or null when it has them already: RESET for
-     * what the pooler set there for another client and this one did not ask for, SET for what differs.
+     * what the pooler set there for another client and this one did not ask for, set_config for what differs.
      */
     String replayFor(ServerConnection server) {
-        StringBuilder sql = null;
+        StringBuilder resets = null;
         Map<String, String> serverUnreported = server.unreportedSettings();
         for (String name : serverUnreported.keySet()) {
             if (!asksFor(name)) {
-                sql = start(sql).append("RESET ").append(name).append(';');
+                resets = start(resets).append("RESET ").append(name).append(';');
             }
         }
+        StringBuilder sets = null;
         Map<String, String> serverReported = server.parameters();
         for (int i = 0; i < reported.length; i++) {
             String value = reported[i];
             String current = value == null ? null : serverReported.get(TRACKED.get(i));
             if (current != null && !current.equals(value)) {
-                sql = appendSet(sql, TRACKED.get(i), value);
+                sets = appendSet(sets, TRACKED.get(i), value);
             }
         }
         for (int i = 0; i < unreported.length; i += 2) {
             if (!unreported[i + 1].equals(serverUnreported.get(unreported[i]))) {
-                sql = appendSet(sql, unreported[i], unreported[i + 1]);
+                sets = appendSet(sets, unreported[i], unreported[i + 1]);
             }
         }
-        return sql == null ? null : sql.toString();
+        if (resets == null) {
+            return sets == null ? null : sets.toString();
+        }
+        return sets == null ? resets.toString() : resets.append(sets).toString();
     }
 
     /** After the replay succeeded: record the server's unreported settings, adopt the server's spelling. */
@@ -212,8 +218,10 @@ final class ClientParameters {
     }
 
     private static StringBuilder appendSet(StringBuilder sql, String name, String value) {
-        StringBuilder out = start(sql);
-        out.append("SET ").append(name).append(" TO '").append(value.replace("'", "''")).append("';");
+        StringBuilder out = sql == null ? new StringBuilder(64).append("SELECT ") : sql.append(", ");
+        // names are checked identifiers (NAME); only the value needs quoting
+        out.append("pg_catalog.set_config('").append(name).append("', '").append(value.replace("'", "''"))
+                .append("', false)");
         return out;
     }
 }

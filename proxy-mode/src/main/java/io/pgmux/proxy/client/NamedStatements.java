@@ -1,6 +1,8 @@
 package io.pgmux.proxy.client;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.Bind;
 import io.pgmux.proxy.protocol.Close;
 import io.pgmux.proxy.protocol.Describe;
@@ -13,6 +15,7 @@ import io.pgmux.proxy.protocol.StatementOrPortal;
 import io.pgmux.proxy.server.PreparedStatementCache;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.StatementKey;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -24,6 +27,10 @@ import java.util.Map;
  * (42P05, 26000) and not fatal. The unnamed statement passes through unchanged. Used on the client's loop only.
  */
 final class NamedStatements {
+    /** CommandComplete bodies of the commands that drop every prepared statement of the session. */
+    private static final byte[] DEALLOCATE_ALL = "DEALLOCATE ALL\0".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] DISCARD_ALL = "DISCARD ALL\0".getBytes(StandardCharsets.US_ASCII);
+
     private final PendingRequests requests = new PendingRequests();
     private final Map<String, StatementKey> statements = new HashMap<>();
     private ServerConnection server;
@@ -74,11 +81,11 @@ final class NamedStatements {
         PreparedStatementCache cache = server.preparedStatements();
         if (cache.get(key) != null) {
             message.release();
-            requests.answerParse(client);
+            requests.answerParse(client, key, name);
             return;
         }
         String serverName = addToServer(cache, key);
-        requests.add(PendingRequests.Kind.PARSE, key);
+        requests.addParse(key, name);
         server.write(Parse.renameStatement(client.alloc(), message, serverName));
         message.release();
     }
@@ -161,8 +168,31 @@ final class NamedStatements {
     }
 
     /** Accounts for one server message; false when it answers a message the pooler added and must be dropped. */
-    boolean onResponse(byte type, ServerConnection server) {
-        return requests.onResponse(type, server.preparedStatements());
+    boolean onResponse(BackendMessage message, ServerConnection server) {
+        byte type = message.type();
+        if (type == BackendMessage.COMMAND_COMPLETE && dropsAllStatements(message.body())) {
+            // sent as SQL: the server lost the pooler's statements too, and the client has none left
+            server.preparedStatements().clear();
+            statements.clear();
+        }
+        return requests.onResponse(type, server.preparedStatements(), statements);
+    }
+
+    private static boolean dropsAllStatements(ByteBuf tag) {
+        return hasTag(tag, DEALLOCATE_ALL) || hasTag(tag, DISCARD_ALL);
+    }
+
+    private static boolean hasTag(ByteBuf body, byte[] tag) {
+        if (body.readableBytes() != tag.length) {
+            return false;
+        }
+        int start = body.readerIndex();
+        for (int i = 0; i < tag.length; i++) {
+            if (body.getByte(start + i) != tag[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Writes the pooler's own answers that are due now. */

@@ -6,6 +6,7 @@ import io.pgmux.proxy.protocol.ParseComplete;
 import io.pgmux.proxy.server.PreparedStatementCache;
 import io.pgmux.proxy.server.StatementKey;
 import java.util.ArrayDeque;
+import java.util.Map;
 
 /**
  * The requests sent to the linked server whose responses have not all arrived, in order, so that the responses
@@ -36,15 +37,18 @@ final class PendingRequests {
         FUNCTION_CALL
     }
 
-    /** One request; those that create a server statement carry its key, to forget it if the Parse fails. */
-    record Request(Kind kind, StatementKey key) {
+    /**
+     * One request; a Parse carries its statement's key, to forget it on the server if the Parse fails, and a
+     * client's Parse (sent or answered) the client's name for it, which a failed or skipped Parse does not create.
+     */
+    record Request(Kind kind, StatementKey key, String clientName) {
     }
 
     private static final Request[] PLAIN = new Request[Kind.values().length];
 
     static {
         for (Kind kind : Kind.values()) {
-            PLAIN[kind.ordinal()] = new Request(kind, null);
+            PLAIN[kind.ordinal()] = new Request(kind, null, null);
         }
     }
 
@@ -55,15 +59,20 @@ final class PendingRequests {
     }
 
     void add(Kind kind, StatementKey key) {
-        queue.add(key == null ? PLAIN[kind.ordinal()] : new Request(kind, key));
+        queue.add(key == null ? PLAIN[kind.ordinal()] : new Request(kind, key, null));
+    }
+
+    /** A client's Parse of {@code key} as {@code clientName}, sent to the server. */
+    void addParse(StatementKey key, String clientName) {
+        queue.add(new Request(Kind.PARSE, key, clientName));
     }
 
     /** A ParseComplete of the pooler's own: at once when nothing is in flight, else in its place. */
-    void answerParse(Channel client) {
+    void answerParse(Channel client, StatementKey key, String clientName) {
         if (queue.isEmpty()) {
             client.write(ParseComplete.INSTANCE, client.voidPromise());
         } else {
-            queue.add(PLAIN[Kind.PARSE_ANSWERED.ordinal()]);
+            queue.add(new Request(Kind.PARSE_ANSWERED, key, clientName));
         }
     }
 
@@ -84,13 +93,13 @@ final class PendingRequests {
      * Accounts for one server message; returns whether it goes to the client. Answers of the pooler's own that
      * are due after it are written after the caller relays it, by {@link #answerDue(Channel)}.
      */
-    boolean onResponse(byte type, PreparedStatementCache statements) {
+    boolean onResponse(byte type, PreparedStatementCache statements, Map<String, StatementKey> clientNames) {
         Request head = queue.peek();
         if (head == null) {
             return true;
         }
         if (type == BackendMessage.ERROR_RESPONSE) {
-            onError(head, statements);
+            onError(head, statements, clientNames);
             return true;
         }
         if (!completes(head.kind(), type)) {
@@ -111,9 +120,10 @@ final class PendingRequests {
 
     /**
      * After an ErrorResponse the server skips everything up to Sync: those requests get no response, and the
-     * statements their Parses would have created do not exist. In a simple Query the error is one of its results.
+     * statements their Parses would have created do not exist, on the server or under the client's names. In a
+     * simple Query the error is one of its results.
      */
-    private void onError(Request head, PreparedStatementCache statements) {
+    private void onError(Request head, PreparedStatementCache statements, Map<String, StatementKey> clientNames) {
         Kind kind = head.kind();
         if (kind == Kind.SYNC || kind == Kind.QUERY || kind == Kind.FUNCTION_CALL) {
             return;
@@ -121,8 +131,11 @@ final class PendingRequests {
         Request skipped;
         while ((skipped = queue.peek()) != null && skipped.kind() != Kind.SYNC) {
             queue.poll();
-            if (skipped.key() != null) {
+            if (skipped.key() != null && skipped.kind() != Kind.PARSE_ANSWERED) {
                 statements.remove(skipped.key());
+            }
+            if (skipped.clientName() != null) {
+                clientNames.remove(skipped.clientName(), skipped.key());
             }
         }
     }

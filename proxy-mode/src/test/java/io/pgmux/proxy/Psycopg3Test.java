@@ -1,0 +1,83 @@
+package io.pgmux.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.testing.PostgresTest;
+import io.pgmux.core.testing.TestDatabase;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** psycopg 3 (Debian's python3-psycopg) through the proxy: src/test/python/psycopg3_client.py. */
+@PostgresTest
+class Psycopg3Test extends RealClientTest {
+    private static final ClientScript SCRIPT = ClientScript.python("psycopg3_client.py", "psycopg", "python3-psycopg");
+
+    Psycopg3Test(TestDatabase db) {
+        super(db);
+    }
+
+    @Override
+    ClientScript script() {
+        return SCRIPT;
+    }
+
+    @ParameterizedTest
+    @EnumSource(PoolMode.class)
+    void serverSideBindingSendsTextAndBinaryParameters(PoolMode mode) {
+        assertEquals("row=42 binary=42 inserted=100 sum=4950", facts(mode, "server_side_binding"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(PoolMode.class)
+    void syntaxErrorInTheExtendedProtocolReports42601(PoolMode mode) {
+        assertEquals("sqlstate=42601 after=1", facts(mode, "syntax_error_extended"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(PoolMode.class)
+    void preparedStatementsRunOnWhicheverServerTheClientGets(PoolMode mode) {
+        assertEquals("results=15 last=28 text=named", facts(mode, "prepared"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(PoolMode.class)
+    void cancelStopsPgSleepWith57014(PoolMode mode) {
+        assertEquals("sqlstate=57014 after=1", facts(mode, "cancel"));
+    }
+
+    /** In and out, a COPY the client aborts (CopyFail), and one the server refuses for bad data. */
+    @ParameterizedTest
+    @EnumSource(PoolMode.class)
+    void copyInAndOut(PoolMode mode) {
+        assertEquals("copied_in=5000 copied_out=5000 bad_data=22P02 count=5000", facts(mode, "copy"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(PoolMode.class)
+    void streamedResultArrivesRowByRow(PoolMode mode) {
+        assertEquals("rows=100000 after=1", facts(mode, "streamed_result"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(PoolMode.class)
+    void pipelineModeRunsBatchesAndReportsTheirErrors(PoolMode mode) {
+        assertEquals("results=21 error=22012 after=1", facts(mode, "pipeline"));
+    }
+
+    /** psycopg sends BEGIN by itself; libpq reports the FATAL error with the connection it closes. */
+    @Test
+    void statementModeRefusesATransactionBlockWithPgBouncersError() {
+        String facts = facts(PoolMode.STATEMENT, "transaction_refused");
+        assertTrue(facts.startsWith("after=1 error=consuming input failed: "
+                + "transaction blocks not allowed in statement pooling mode"), facts);
+    }
+
+    @ParameterizedTest
+    @EnumSource(PoolMode.class)
+    void asyncConnectionsRunConcurrently(PoolMode mode) {
+        assertEquals("connections=10", facts(mode, "async_connections"));
+    }
+}
