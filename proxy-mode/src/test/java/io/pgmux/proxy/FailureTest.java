@@ -173,6 +173,50 @@ class FailureTest {
         }
     }
 
+    /**
+     * A cancel that reaches PostgreSQL only after the cancelled query ended must not hit the next client's query
+     * on that server connection: the connection is handed on only once the server has taken the cancel.
+     */
+    @Test
+    void aLateCancelNeverReachesTheNextClientsQuery() throws Exception {
+        startRaw(b -> b.defaultPoolSize(1));
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try (Connection a = ProxyFixture.connect(proxy, db.name(), "raw", "", new Properties());
+             Connection b = ProxyFixture.connect(proxy, db.name(), "raw", "", new Properties());
+             Statement sa = a.createStatement(); Statement sb = b.createStatement()) {
+            java.util.Random random = new java.util.Random(7);
+            int bCancelled = 0;
+            for (int round = 0; round < 30; round++) {
+                CompletableFuture<Void> first = CompletableFuture.runAsync(() -> {
+                    try {
+                        sa.execute("SELECT pg_sleep(0.02)");
+                    } catch (SQLException e) {
+                        // cancelled in time: fine
+                    }
+                }, threads);
+                Thread.sleep(2);
+                // queued behind the first: it gets the server as soon as the first query ends
+                CompletableFuture<String> second = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        sb.execute("SELECT pg_sleep(0.05)");
+                        return null;
+                    } catch (SQLException e) {
+                        return e.getSQLState();
+                    }
+                }, threads);
+                Thread.sleep(10 + random.nextInt(15));
+                sa.cancel();
+                first.get(10, TimeUnit.SECONDS);
+                if ("57014".equals(second.get(10, TimeUnit.SECONDS))) {
+                    bCancelled++;
+                }
+            }
+            assertEquals(0, bCancelled, "rounds in which the cancel meant for one client stopped another's query");
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
     @Test
     void clientWaitingLongerThanQueryWaitTimeoutGetsPgBouncersError() throws Exception {
         startRaw(b -> b.defaultPoolSize(1).queryWaitTimeout(Duration.ofMillis(500)));

@@ -42,6 +42,7 @@ import io.pgmux.proxy.server.ServerTarget;
 import java.security.SecureRandom;
 import java.util.ArrayDeque;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -169,7 +170,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     private void cancelRunningQuery() {
         ServerConnection current = server;
         if (state == State.LINKED && readyPending > 0 && current != null && current.backendKeyData() != null) {
-            context.cancelSender().send(current.remoteAddress(), current.backendKeyData());
+            current.cancelSent(context.cancelSender().send(current.remoteAddress(), current.backendKeyData()));
         }
     }
 
@@ -614,13 +615,20 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     private void releaseServer() {
         Lease<ServerConnection> held = lease;
         if (held != null) {
-            server.unlink(this);
+            ServerConnection released = server;
+            released.unlink(this);
             lease = null;
             server = null;
             readyPending = 0;
             syncPending = false;
             namedStatements.serverGone();
-            held.release();
+            CompletableFuture<Void> cancel = released.cancelInFlight();
+            if (cancel == null) {
+                held.release();
+            } else {
+                // the backend may not have seen the cancel yet: it must not reach the next client's query
+                cancel.whenComplete((v, e) -> held.release());
+            }
         }
     }
 

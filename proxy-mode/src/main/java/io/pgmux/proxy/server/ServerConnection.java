@@ -58,6 +58,8 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     private BackendMessageDecoder decoder;
     private State state = State.CONNECTING;
     private BackendKeyData backendKeyData;
+    /** The last cancel forwarded to this backend, until the server has closed its cancel connection. */
+    private volatile CompletableFuture<Void> cancelInFlight;
     private ServerLink link;
     private CompletableFuture<ErrorResponse> query;
     private ErrorResponse queryError;
@@ -93,6 +95,21 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
 
     public SocketAddress remoteAddress() {
         return channel.remoteAddress();
+    }
+
+    /** Records a cancel forwarded to this backend; see {@link #cancelInFlight()}. */
+    public void cancelSent(CompletableFuture<Void> delivered) {
+        CompletableFuture<Void> earlier = cancelInFlight;
+        cancelInFlight = earlier == null || earlier.isDone() ? delivered : CompletableFuture.allOf(earlier, delivered);
+    }
+
+    /**
+     * A cancel forwarded to this backend that the server has not yet acknowledged by closing its connection,
+     * or null: the connection must not serve another client before it completes.
+     */
+    public CompletableFuture<Void> cancelInFlight() {
+        CompletableFuture<Void> pending = cancelInFlight;
+        return pending == null || pending.isDone() ? null : pending;
     }
 
     /** The key to quote in a CancelRequest to the server. */
