@@ -299,10 +299,10 @@ public final class PgMuxProxy implements AutoCloseable {
             return this;
         }
 
-        /** Event loop threads; 0 (the default) means one per core. */
+        /** Event loop threads; 0 (the default) means one per two cores, at least one. */
         public Builder threads(int threads) {
             if (threads < 0) {
-                throw new IllegalArgumentException("threads must be 0 (one per core) or more, not " + threads);
+                throw new IllegalArgumentException("threads must be 0 (the default) or more, not " + threads);
             }
             this.threads = threads;
             return this;

@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  *
  * Without {@code --url} an embedded PostgreSQL is started for the run (Linux x86-64; elsewhere give a URL).
- * {@code --threads} is the proxy's event loops (0: one per core). With {@code --query}, each client runs that
+ * {@code --threads} is the proxy's event loops (0: the proxy's default). With {@code --query}, each client runs that
  * query once after logging in, so that what a client keeps after its first transaction is counted too.
  */
 public final class IdleClientMemory {

@@ -337,13 +337,23 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             return;
         }
         state = State.WAITING;
-        pool.acquireAsync(loop).whenComplete((acquired, failure) -> loop.execute(() -> {
-            if (failure != null) {
-                failAcquire(failure);
+        pool.acquireAsync(loop).whenComplete((acquired, failure) -> {
+            // Handed over on this client's own loop (a server of its loop released): link at once. Queued
+            // behind the rest of the loop's ready sockets instead, the server would sit idle meanwhile.
+            if (loop.inEventLoop()) {
+                onWaitOver(acquired, failure);
             } else {
-                onAcquired(acquired);
+                loop.execute(() -> onWaitOver(acquired, failure));
             }
-        }));
+        });
+    }
+
+    private void onWaitOver(Lease<ServerConnection> acquired, Throwable failure) {
+        if (failure != null) {
+            failAcquire(failure);
+        } else {
+            onAcquired(acquired);
+        }
     }
 
     private void onAcquired(Lease<ServerConnection> acquired) {

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * Configures a proxy from a pgbouncer.ini-shaped file: {@code [databases]} entries and the {@code [pgbouncer]}
  * settings listen_addr, listen_port, auth_type, auth_file, client_login_timeout, client_idle_timeout,
  * idle_transaction_timeout (whole seconds), max_prepared_statements, threads (pgmux's own: event loop
- * threads, 0 for one per core), server_tls_sslmode, server_tls_ca_file, server_tls_cert_file,
+ * threads, 0 for one per two cores), server_tls_sslmode, server_tls_ca_file, server_tls_cert_file,
  * server_tls_key_file, server_tls_protocols and
  * every pool setting pgmux knows (pool_mode, default_pool_size, max_client_conn, query_wait_timeout, …).
  * Other PgBouncer settings (logfile, admin_users, …) are logged and ignored; {@code %include} and the
