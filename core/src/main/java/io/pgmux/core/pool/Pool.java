@@ -6,6 +6,7 @@ import io.pgmux.core.stats.PgMuxPoolMXBean;
 import io.pgmux.core.stats.PoolSnapshot;
 import io.pgmux.core.stats.TrafficStats;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -117,15 +118,39 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * @throws ServerLoginException when the server refuses logins and no connection could serve us
      * @throws PoolClosedException when the pool shuts down
      */
+    @SuppressWarnings("unchecked")
     public Lease<S> acquire(long timeout, TimeUnit unit) throws InterruptedException {
+        return (Lease<S>) borrow(null, unit.toNanos(timeout));
+    }
+
+    /** Waits up to query_wait_timeout; see {@link #acquireFor(Object, long, TimeUnit)}. */
+    public LentServer<S> acquireFor(Object client) throws InterruptedException {
+        return acquireFor(client, config.queryWaitTimeoutNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Borrows a server connection as {@link #acquire(long, TimeUnit)} does, but lends it to {@code client}
+     * itself instead of through a new {@link Lease}: for a client that holds one connection at a time and
+     * ends each loan itself, borrowing then allocates nothing.
+     */
+    @SuppressWarnings("unchecked")
+    public LentServer<S> acquireFor(Object client, long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(client, "client");
+        return (LentServer<S>) borrow(client, unit.toNanos(timeout));
+    }
+
+    /** The loan: a Lease when {@code client} is null, else the server lent to it. */
+    private Object borrow(Object client, long timeoutNanos) throws InterruptedException {
         long start = clock.nanoTime();
         if (state == RUNNING && waiters.isEmpty()) {
             PooledServer<S> s = claimIdle(start);
             if (s != null) {
-                return lease(s, start, start);
+                Object loan = lend(s, client, start);
+                assigned(start, start);
+                return loan;
             }
         }
-        Waiter<S> w = Waiter.blocking(start, deadline(start, unit.toNanos(timeout)));
+        Waiter<S> w = Waiter.blocking(start, deadline(start, timeoutNanos), client);
         enqueue(w);
         return awaitBlocking(w);
     }
@@ -139,7 +164,9 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         if (state == RUNNING && waiters.isEmpty()) {
             PooledServer<S> s = claimIdle(start);
             if (s != null) {
-                return CompletableFuture.completedFuture(lease(s, start, start));
+                Lease<S> lease = lease(s, start);
+                assigned(start, start);
+                return CompletableFuture.completedFuture(lease);
             }
         }
         Waiter<S> w = Waiter.async(start, deadline(start, config.queryWaitTimeoutNanos()));
@@ -171,7 +198,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         maybeOpen();
     }
 
-    private Lease<S> awaitBlocking(Waiter<S> w) throws InterruptedException {
+    private Object awaitBlocking(Waiter<S> w) throws InterruptedException {
         for (;;) {
             Object outcome = w.outcome();
             if (outcome != null) {
@@ -199,10 +226,9 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
     }
 
-    @SuppressWarnings("unchecked")
-    private Lease<S> takeOutcome(Object outcome) {
-        if (outcome instanceof Lease) {
-            return (Lease<S>) outcome;
+    private static Object takeOutcome(Object outcome) {
+        if (!(outcome instanceof Throwable)) {
+            return outcome;
         }
         Throwable t = (Throwable) outcome;
         if (t instanceof RuntimeException) {
@@ -272,41 +298,49 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     }
 
     /**
-     * A new lease on {@code s}; with leak detection on, it records where it was taken and is linked to
-     * the server for the janitor's leak check.
+     * Lends {@code s} (ACTIVE, claimed by the caller) to {@code client}, or through a new Lease when it is
+     * null; with leak detection on, the loan records where it was taken for the janitor's leak check.
      */
-    private Lease<S> newLease(PooledServer<S> s, long now) {
-        Throwable site = config.leakDetectionThresholdNanos() > 0
-                ? new Throwable("Apparent connection leak detected: lease taken here") : null;
-        Lease<S> lease = new Lease<>(s, now, site);
-        if (site != null) {
-            s.lease = lease;
+    private Object lend(PooledServer<S> s, Object client, long now) {
+        if (client == null) {
+            return lease(s, now);
         }
+        s.lend(client, now, leakWatch(now));
+        return s;
+    }
+
+    private Lease<S> lease(PooledServer<S> s, long now) {
+        Lease<S> lease = new Lease<>(s, now);
+        s.lend(lease, now, leakWatch(now));
         return lease;
     }
 
-    private Lease<S> lease(PooledServer<S> s, long startNanos, long nowNanos) {
-        Lease<S> lease = newLease(s, nowNanos);
+    private LeakWatch leakWatch(long now) {
+        return config.leakDetectionThresholdNanos() > 0 ? new LeakWatch(now) : null;
+    }
+
+    private void assigned(long startNanos, long nowNanos) {
         traffic.recordAssignment(nowNanos - startNanos);
         if (tracking) {
             tracker.recordConnectionAcquiredNanos(clock.nanoTime() - startNanos);
         }
-        return lease;
     }
 
     // ---------------------------------------------------------------- release
 
-    void release(PooledServer<S> s, Lease<S> lease) {
+    /** A loan of {@code s} ended (its client's CAS made this call the only one for that loan). */
+    void release(PooledServer<S> s) {
         long now = clock.nanoTime();
-        if (lease.borrowSite != null) {
-            s.lease = null;
+        LeakWatch watch = s.leak;
+        if (watch != null) {
+            s.leak = null;
+            if (watch.reported) {
+                log.info("Previously reported leaked connection {} of pool {} was returned after {} ms", s, name,
+                        TimeUnit.NANOSECONDS.toMillis(now - s.lentAtNanos));
+            }
         }
         if (tracking) {
-            tracker.recordConnectionUsageMillis(TimeUnit.NANOSECONDS.toMillis(now - lease.borrowedAtNanos()));
-        }
-        if (lease.leakReported) {
-            log.info("Previously reported leaked connection {} of pool {} was returned after {} ms", s, name,
-                    TimeUnit.NANOSECONDS.toMillis(now - lease.borrowedAtNanos()));
+            tracker.recordConnectionUsageMillis(TimeUnit.NANOSECONDS.toMillis(now - s.lentAtNanos));
         }
         if (s.isBroken()) {
             closeServer(s, "server connection broken: " + s.brokenCause.getMessage());
@@ -353,20 +387,20 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     /** Gives an ACTIVE server to the oldest waiter; false (server untouched) if nobody waits any more. */
     private boolean handOff(PooledServer<S> s, long now) {
-        Lease<S> lease = newLease(s, now);
-        Waiter<S> served = waiters.handOff(lease);
-        if (served == null) {
-            if (lease.borrowSite != null) {
-                s.lease = null;
+        Waiter<S> w;
+        while ((w = waiters.poll()) != null) {
+            Object loan = lend(s, w.client, now);
+            if (waiters.offer(w, loan)) {
+                long waited = now - w.enqueuedNanos;
+                traffic.recordAssignment(waited);
+                if (tracking) {
+                    tracker.recordConnectionAcquiredNanos(waited);
+                }
+                return true;
             }
-            return false;
+            s.unlend();
         }
-        long waited = now - served.enqueuedNanos;
-        traffic.recordAssignment(waited);
-        if (tracking) {
-            tracker.recordConnectionAcquiredNanos(waited);
-        }
-        return true;
+        return false;
     }
 
     /** Serves waiters from idle connections until one of the two runs out. */
@@ -517,7 +551,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     void closeServer(PooledServer<S> s, String reason) {
         s.setState(PooledServer.CLOSING);
-        s.lease = null;
+        s.leak = null;
         S conn = s.connection;
         if (log.isDebugEnabled()) {
             log.debug("pool {}: closing {}: {}", name, s, reason);
@@ -659,13 +693,12 @@ public final class Pool<S> implements PgMuxPoolMXBean {
                     count--;
                 }
             } else if (st == PooledServer.ACTIVE && c.leakDetectionThresholdNanos() > 0) {
-                Lease<S> lease = s.lease;
-                if (lease != null && !lease.leakReported && lease.borrowSite != null
-                        && now - lease.borrowedAtNanos() >= c.leakDetectionThresholdNanos()) {
-                    lease.leakReported = true;
+                LeakWatch watch = s.leak;
+                if (watch != null && !watch.reported && now - watch.lentAtNanos >= c.leakDetectionThresholdNanos()) {
+                    watch.reported = true;
                     log.warn("Connection leak detection triggered for {} of pool {}: held for {} ms, stack trace "
-                            + "follows", s, name, TimeUnit.NANOSECONDS.toMillis(now - lease.borrowedAtNanos()),
-                            lease.borrowSite);
+                            + "follows", s, name, TimeUnit.NANOSECONDS.toMillis(now - watch.lentAtNanos),
+                            watch.site);
                 }
             }
         }

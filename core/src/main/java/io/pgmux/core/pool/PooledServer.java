@@ -6,9 +6,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One server connection owned by a pool, with PgBouncer's states. Transitions are CASes on {@code state}
- * so borrowing and returning take no lock.
+ * so borrowing and returning take no lock. While ACTIVE it is lent to one client object (a {@link Lease}
+ * or the caller of {@link Pool#acquireFor}), and only that object can end the loan.
  */
-final class PooledServer<S> implements ServerHandle {
+final class PooledServer<S> implements LentServer<S> {
     static final int LOGIN = 0;
     static final int IDLE = 1;
     static final int ACTIVE = 2;
@@ -17,11 +18,13 @@ final class PooledServer<S> implements ServerHandle {
     static final int CLOSING = 4;
 
     private static final VarHandle STATE;
+    private static final VarHandle CLIENT;
     private static final AtomicLong IDS = new AtomicLong();
 
     static {
         try {
             STATE = MethodHandles.lookup().findVarHandle(PooledServer.class, "state", int.class);
+            CLIENT = MethodHandles.lookup().findVarHandle(PooledServer.class, "client", Object.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -41,8 +44,15 @@ final class PooledServer<S> implements ServerHandle {
      * needs no volatile store of its own on every release.
      */
     long lastUsedNanos;
-    /** The lease in use, tracked only when leak detection is on (the janitor's leak check reads it). */
-    volatile Lease<S> lease;
+    /** Whom the connection is lent to; null while it is not lent. Ending a loan is a CAS from that client. */
+    private volatile Object client;
+    /**
+     * When the current loan began: written before the loan is published by the store of {@code client},
+     * read by the client ending it.
+     */
+    long lentAtNanos;
+    /** The current loan's watch, only when leak detection is on (the janitor's leak check reads it). */
+    volatile LeakWatch leak;
     volatile Throwable brokenCause;
     /** Set by soft eviction and RECONNECT: close instead of reusing. */
     volatile boolean evicted;
@@ -62,6 +72,50 @@ final class PooledServer<S> implements ServerHandle {
 
     void setState(int update) {
         state = update;
+    }
+
+    /** Lends the connection (ACTIVE, not lent) to {@code to}; publishes the loan's fields with it. */
+    void lend(Object to, long nowNanos, LeakWatch watch) {
+        lentAtNanos = nowNanos;
+        if (watch != null) {
+            leak = watch;
+        }
+        client = to;
+    }
+
+    /** Takes back a loan nobody accepted (the waiter offered it had given up). */
+    void unlend() {
+        leak = null;
+        client = null;
+    }
+
+    @Override
+    public S connection() {
+        return connection;
+    }
+
+    @Override
+    public boolean isLentTo(Object c) {
+        return c != null && client == c;
+    }
+
+    @Override
+    public boolean release(Object c) {
+        if (c == null || !CLIENT.compareAndSet(this, c, null)) {
+            return false;
+        }
+        pool.release(this);
+        return true;
+    }
+
+    @Override
+    public boolean discard(Object c, Throwable cause) {
+        if (c == null || !CLIENT.compareAndSet(this, c, null)) {
+            return false;
+        }
+        brokenCause = cause != null ? cause : new PoolException("discarded by its client");
+        pool.release(this);
+        return true;
     }
 
     @Override

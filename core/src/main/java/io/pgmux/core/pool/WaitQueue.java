@@ -27,16 +27,18 @@ final class WaitQueue<S> {
         return waiting.get() <= 0;
     }
 
-    /** Hands the lease to the oldest live waiter and returns that waiter; null if there is none. */
-    Waiter<S> handOff(Lease<S> lease) {
-        Waiter<S> w;
-        while ((w = queue.poll()) != null) {
-            if (w.offer(lease)) {
-                waiting.decrementAndGet();
-                return w;
-            }
+    /** Takes the oldest waiter out of the queue, to be offered a loan; null if the queue is empty. */
+    Waiter<S> poll() {
+        return queue.poll();
+    }
+
+    /** Offers a loan to a polled waiter; false if it had already ended (it was counted out then). */
+    boolean offer(Waiter<S> waiter, Object loan) {
+        if (waiter.offer(loan)) {
+            waiting.decrementAndGet();
+            return true;
         }
-        return null;
+        return false;
     }
 
     /** The oldest waiter still waiting, or null. */

@@ -2,7 +2,7 @@ package io.pgmux.jdbc.logical;
 
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.ClientSlot;
-import io.pgmux.core.pool.Lease;
+import io.pgmux.core.pool.LentServer;
 import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.pool.JdbcPool;
 import io.pgmux.jdbc.sql.Classification;
@@ -67,7 +67,8 @@ public final class LogicalConnection implements Connection {
     private int holdability = -1;
     private Map<String, Class<?>> typeMap;
 
-    private Lease<PhysicalConnection> lease;
+    /** The server connection lent to this logical connection (itself the client of the loan), or null. */
+    private LentServer<PhysicalConnection> server;
     private PhysicalConnection physical;
     private PinReason pin;
     /** Session mode: a statement changed session state, so the server connection is reset at close. */
@@ -129,15 +130,15 @@ public final class LogicalConnection implements Connection {
         if (physical != null) {
             return physical;
         }
-        Lease<PhysicalConnection> l = pool.borrow();
+        LentServer<PhysicalConnection> lent = pool.borrowFor(this);
         try {
-            applyState(l.connection());
+            applyState(lent.connection());
         } catch (SQLException e) {
-            l.discard(e);
+            lent.discard(this, e);
             throw e;
         }
-        lease = l;
-        physical = l.connection();
+        server = lent;
+        physical = lent.connection();
         return physical;
     }
 
@@ -225,18 +226,18 @@ public final class LogicalConnection implements Connection {
         if (physical.transactionState() != TransactionState.IDLE) {
             return;
         }
-        releaseLease();
+        releaseServer();
     }
 
-    private void releaseLease() {
-        Lease<PhysicalConnection> l = lease;
-        lease = null;
+    private void releaseServer() {
+        LentServer<PhysicalConnection> lent = server;
+        server = null;
         physical = null;
         for (LogicalStatement s : statements) {
             s.dropPhysical();
         }
-        if (l != null) {
-            l.release();
+        if (lent != null) {
+            lent.release(this);
         }
     }
 
@@ -244,8 +245,8 @@ public final class LogicalConnection implements Connection {
     SQLException failed(SQLException e) {
         if (physical != null && isConnectionLoss(e)) {
             boolean inTransaction = !autoCommit || physical.transactionState() != TransactionState.IDLE;
-            Lease<PhysicalConnection> l = lease;
-            lease = null;
+            LentServer<PhysicalConnection> lent = server;
+            server = null;
             physical = null;
             for (LogicalStatement s : statements) {
                 s.forgetPhysical();
@@ -255,7 +256,7 @@ public final class LogicalConnection implements Connection {
                 pin = null;
                 pool.unpinned();
             }
-            l.discard(e);
+            lent.discard(this, e);
             transactionLost = inTransaction;
         }
         return e;
@@ -940,11 +941,11 @@ public final class LogicalConnection implements Connection {
 
     /** Gives the server connection back clean: no transaction, no session state of ours. */
     private void returnServerConnection() {
-        Lease<PhysicalConnection> l = lease;
+        LentServer<PhysicalConnection> lent = server;
         PhysicalConnection p = physical;
-        lease = null;
+        server = null;
         physical = null;
-        if (l == null) {
+        if (lent == null) {
             return;
         }
         try {
@@ -953,9 +954,9 @@ public final class LogicalConnection implements Connection {
             } else if (p.transactionState() != TransactionState.IDLE) {
                 p.rollback();
             }
-            l.release();
+            lent.release(this);
         } catch (SQLException | RuntimeException e) {
-            l.discard(e);
+            lent.discard(this, e);
         } finally {
             if (pin != null) {
                 pin = null;
@@ -976,9 +977,10 @@ public final class LogicalConnection implements Connection {
             return;
         }
         closed = true;
-        Lease<PhysicalConnection> l = lease;
-        if (l != null) {
-            l.discard(new SQLException("connection aborted", "08003"));
+        LentServer<PhysicalConnection> lent = server;
+        if (lent != null) {
+            // A loan this connection already ended is left alone: only its own loan can be discarded.
+            lent.discard(this, new SQLException("connection aborted", "08003"));
         }
         if (pin != null) {
             pool.unpinned();
