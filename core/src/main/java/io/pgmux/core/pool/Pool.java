@@ -827,6 +827,10 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         clients.decrement();
     }
 
+    long clientCount() {
+        return clients.sum();
+    }
+
     /** SHOW POOLS for this pool, counted from the servers' states at this moment. */
     public PoolSnapshot snapshot() {
         long now = clock.nanoTime();

@@ -1,13 +1,14 @@
 package io.pgmux.jdbc.logical;
 
 import io.pgmux.core.config.PoolMode;
-import io.pgmux.core.pool.ClientSlot;
 import io.pgmux.core.pool.LentServer;
 import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.pool.JdbcPool;
 import io.pgmux.jdbc.sql.Classification;
 import io.pgmux.jdbc.sql.PinReason;
 import io.pgmux.jdbc.sql.TransactionControl;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.reflect.Proxy;
 import java.sql.Array;
 import java.sql.Blob;
@@ -48,9 +49,22 @@ public final class LogicalConnection implements Connection {
     private static final String SQLSTATE_FEATURE_NOT_SUPPORTED = "0A000";
     private static final String SQLSTATE_CONNECTION_DOES_NOT_EXIST = "08003";
 
+    private static final VarHandle LEFT;
+
+    static {
+        try {
+            LEFT = MethodHandles.lookup().findVarHandle(LogicalConnection.class, "left", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final JdbcPool pool;
     private final PoolMode mode;
-    private final ClientSlot slot;
+    /** Whether the pool counted this client against max_client_conn. */
+    private final boolean limitedClient;
+    /** 1 once this client is no longer counted by the pool; close() and abort() may race to set it. */
+    private volatile int left;
     /** Serialises execution against close() and abort() from other threads; never held while waiting for the pool. */
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -82,10 +96,11 @@ public final class LogicalConnection implements Connection {
     private SQLWarning warnings;
     private volatile boolean closed;
 
-    public LogicalConnection(JdbcPool pool, ClientSlot slot) throws SQLException {
+    /** A client the pool admitted ({@code limitedClient} as {@code clientArrives} answered). */
+    public LogicalConnection(JdbcPool pool, boolean limitedClient) throws SQLException {
         this.pool = pool;
         this.mode = pool.config().poolMode();
-        this.slot = slot;
+        this.limitedClient = limitedClient;
         SessionDefaults d = pool.sessionDefaults();
         this.autoCommit = d.autoCommit;
         this.readOnly = d.readOnly;
@@ -93,14 +108,14 @@ public final class LogicalConnection implements Connection {
         this.catalog = d.catalog;
         this.schema = d.schema;
         if (mode == PoolMode.STATEMENT && !autoCommit) {
-            slot.close();
+            leave();
             throw transactionsNotAllowed();
         }
         if (mode == PoolMode.SESSION) {
             try {
                 attach();
             } catch (SQLException e) {
-                slot.close();
+                leave();
                 throw e;
             }
         }
@@ -935,7 +950,14 @@ public final class LogicalConnection implements Connection {
             returnServerConnection();
         } finally {
             lock.unlock();
-            slot.close();
+            leave();
+        }
+    }
+
+    /** Stops counting this client in the pool, once. */
+    private void leave() {
+        if (LEFT.compareAndSet(this, 0, 1)) {
+            pool.clientLeft(limitedClient);
         }
     }
 
@@ -985,7 +1007,7 @@ public final class LogicalConnection implements Connection {
         if (pin != null) {
             pool.unpinned();
         }
-        slot.close();
+        leave();
     }
 
     @Override

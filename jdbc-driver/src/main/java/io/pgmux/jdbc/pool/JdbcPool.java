@@ -1,7 +1,6 @@
 package io.pgmux.jdbc.pool;
 
 import io.pgmux.core.config.PoolConfig;
-import io.pgmux.core.pool.ClientSlot;
 import io.pgmux.core.pool.Lease;
 import io.pgmux.core.pool.LentServer;
 import io.pgmux.core.pool.Pool;
@@ -105,13 +104,18 @@ public final class JdbcPool implements AutoCloseable {
         if (pool.isClosed()) {
             throw closedException();
         }
-        ClientSlot slot;
+        boolean limited;
         try {
-            slot = registry.admitClient(pool);
+            limited = registry.clientArrives(pool);
         } catch (TooManyClientsException e) {
             throw new SQLTransientConnectionException(pool.name() + " - " + e.getMessage(), "53300", e);
         }
-        return new LogicalConnection(this, slot);
+        return new LogicalConnection(this, limited);
+    }
+
+    /** A logical connection closed; {@code limited} as it was admitted (see {@link PoolRegistry#clientArrives}). */
+    public void clientLeft(boolean limited) {
+        registry.clientLeaves(pool, limited);
     }
 
     /**
