@@ -34,7 +34,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
-import java.util.concurrent.locks.ReentrantLock;
 import org.postgresql.PGConnection;
 import org.postgresql.core.BaseConnection;
 import org.postgresql.core.TransactionState;
@@ -44,8 +43,10 @@ import org.postgresql.core.TransactionState;
  * and gives it back when the pool mode allows — at close (session), when the server reports the
  * transaction idle and no result set of it is still open (transaction), or after each statement
  * (statement). Its JDBC session state lives here and is applied to whichever connection it gets.
+ * Execution, close() and calls from other threads are serialised by the lock the connection itself is
+ * ({@link ConnectionLock}).
  */
-public final class LogicalConnection implements Connection {
+public final class LogicalConnection extends ConnectionLock implements Connection {
     private static final String SQLSTATE_FEATURE_NOT_SUPPORTED = "0A000";
     private static final String SQLSTATE_CONNECTION_DOES_NOT_EXIST = "08003";
 
@@ -65,8 +66,6 @@ public final class LogicalConnection implements Connection {
     private final boolean limitedClient;
     /** 1 once this client is no longer counted by the pool; close() and abort() may race to set it. */
     private volatile int left;
-    /** Serialises execution against close() and abort() from other threads; never held while waiting for the pool. */
-    private final ReentrantLock lock = new ReentrantLock();
 
     private boolean autoCommit;
     private boolean readOnly;
@@ -125,10 +124,6 @@ public final class LogicalConnection implements Connection {
 
     JdbcPool pool() {
         return pool;
-    }
-
-    ReentrantLock lock() {
-        return lock;
     }
 
     PoolMode mode() {
@@ -424,7 +419,7 @@ public final class LogicalConnection implements Connection {
 
     /** Runs a call that needs a server connection, borrowing one just for it if none is held. */
     <T> T withServer(ServerCall<T> call) throws SQLException {
-        lock.lock();
+        lock();
         try {
             PhysicalConnection p = attach();
             try {
@@ -435,7 +430,7 @@ public final class LogicalConnection implements Connection {
                 releaseIfIdle();
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -456,7 +451,7 @@ public final class LogicalConnection implements Connection {
         if (!value && mode == PoolMode.STATEMENT) {
             throw transactionsNotAllowed();
         }
-        lock.lock();
+        lock();
         try {
             autoCommit = value;
             if (physical != null) {
@@ -469,7 +464,7 @@ public final class LogicalConnection implements Connection {
                 releaseIfIdle();
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -498,7 +493,7 @@ public final class LogicalConnection implements Connection {
     }
 
     private void endTransaction(boolean commit) throws SQLException {
-        lock.lock();
+        lock();
         try {
             if (transactionLost) {
                 transactionLost = false;
@@ -523,7 +518,7 @@ public final class LogicalConnection implements Connection {
                 releaseIfIdle();
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -542,7 +537,7 @@ public final class LogicalConnection implements Connection {
         if (autoCommit) {
             throw new SQLException("Cannot establish a savepoint in auto-commit mode.", "25P01");
         }
-        lock.lock();
+        lock();
         try {
             PhysicalConnection p = attach();
             try {
@@ -551,7 +546,7 @@ public final class LogicalConnection implements Connection {
                 throw failed(e);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -574,7 +569,7 @@ public final class LogicalConnection implements Connection {
     /** A savepoint lives in the transaction of the server connection held; without one it cannot exist. */
     private void onSavepoint(Savepoint savepoint, ServerCall<Void> call) throws SQLException {
         checkOpen();
-        lock.lock();
+        lock();
         try {
             if (physical == null) {
                 throw new SQLException("savepoint " + savepoint + " does not exist: no transaction in progress",
@@ -586,7 +581,7 @@ public final class LogicalConnection implements Connection {
                 throw failed(e);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -602,7 +597,7 @@ public final class LogicalConnection implements Connection {
             default:
                 throw new SQLException("Transaction isolation level " + level + " not supported.", "0A000");
         }
-        lock.lock();
+        lock();
         try {
             if (physical != null && physical.transactionState() != TransactionState.IDLE) {
                 throw new SQLException("Cannot change transaction isolation level in the middle of a transaction.",
@@ -613,7 +608,7 @@ public final class LogicalConnection implements Connection {
                 physical.isolation(level);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -629,7 +624,7 @@ public final class LogicalConnection implements Connection {
     @Override
     public void setReadOnly(boolean value) throws SQLException {
         checkOpen();
-        lock.lock();
+        lock();
         try {
             if (physical != null && physical.transactionState() != TransactionState.IDLE) {
                 throw new SQLException("Cannot change transaction read-only property in the middle of a "
@@ -640,7 +635,7 @@ public final class LogicalConnection implements Connection {
                 physical.readOnly(value);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -670,7 +665,7 @@ public final class LogicalConnection implements Connection {
     @Override
     public void setSchema(String value) throws SQLException {
         checkOpen();
-        lock.lock();
+        lock();
         try {
             schema = value;
             if (physical != null) {
@@ -681,7 +676,7 @@ public final class LogicalConnection implements Connection {
                 }
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -701,7 +696,7 @@ public final class LogicalConnection implements Connection {
         }
         if ("ApplicationName".equals(name)) {
             applicationName = value;
-            lock.lock();
+            lock();
             try {
                 if (physical != null) {
                     physical.applicationName(value != null ? value : physical.openedApplicationName());
@@ -709,7 +704,7 @@ public final class LogicalConnection implements Connection {
             } catch (SQLException e) {
                 throw new SQLClientInfoException(e.getMessage(), e.getSQLState(), Collections.emptyMap(), e);
             } finally {
-                lock.unlock();
+                unlock();
             }
         }
         if (value == null) {
@@ -889,7 +884,7 @@ public final class LogicalConnection implements Connection {
         if (closed || pool.isClosed()) {
             return false;
         }
-        lock.lock();
+        lock();
         try {
             // Without a server connection there is nothing to check: the next statement borrows a
             // connection the pool has checked (server_check_delay), so waiting for one here would only
@@ -897,7 +892,7 @@ public final class LogicalConnection implements Connection {
             PhysicalConnection p = physical;
             return p == null || p.connection().isValid(timeout);
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -911,12 +906,12 @@ public final class LogicalConnection implements Connection {
             return iface.cast(this);
         }
         if (iface.isAssignableFrom(BaseConnection.class) || iface == PGConnection.class) {
-            lock.lock();
+            lock();
             try {
                 pinTo(PinReason.UNWRAP);
                 return iface.cast(physical.connection());
             } finally {
-                lock.unlock();
+                unlock();
             }
         }
         throw new SQLException("Cannot unwrap to " + iface.getName(), "HY000");
@@ -934,7 +929,7 @@ public final class LogicalConnection implements Connection {
         if (closed) {
             return;
         }
-        lock.lock();
+        lock();
         try {
             if (closed) {
                 return;
@@ -949,7 +944,7 @@ public final class LogicalConnection implements Connection {
             holds = 0;
             returnServerConnection();
         } finally {
-            lock.unlock();
+            unlock();
             leave();
         }
     }

@@ -71,7 +71,7 @@ class LogicalStatement implements Statement {
      */
     final <T> T run(String sql, Kind kind, GeneratedKeys keys, PhysicalCall<T> call) throws SQLException {
         checkOpen();
-        conn.lock().lock();
+        conn.lock();
         try {
             closeResults();
             boolean multi = sql != null && conn.beforeExecute(sql).isMultiStatement();
@@ -119,7 +119,7 @@ class LogicalStatement implements Statement {
             conn.afterExecute();
             return kind == Kind.QUERY ? type(currentResultSet) : result;
         } finally {
-            conn.lock().unlock();
+            conn.unlock();
         }
     }
 
@@ -277,11 +277,11 @@ class LogicalStatement implements Statement {
             keysResultSet = null;
             keysPending = false;
         }
-        conn.lock().lock();
+        conn.lock();
         try {
             updateHolding();
         } finally {
-            conn.lock().unlock();
+            conn.unlock();
         }
         if (closeOnCompletion && currentResultSet == null && keysResultSet == null) {
             close();
@@ -398,13 +398,13 @@ class LogicalStatement implements Statement {
         if (sqls.isEmpty()) {
             return new long[0];
         }
-        conn.lock().lock();
+        conn.lock();
         try {
             for (String sql : sqls) {
                 conn.beforeExecute(sql);
             }
         } finally {
-            conn.lock().unlock();
+            conn.unlock();
         }
         return run(null, Kind.BATCH, GeneratedKeys.NONE, ps -> {
             for (String sql : sqls) {
@@ -451,7 +451,7 @@ class LogicalStatement implements Statement {
     @Override
     public boolean getMoreResults(int current) throws SQLException {
         checkOpen();
-        conn.lock().lock();
+        conn.lock();
         try {
             if (!moreResults || physical == null) {
                 if (currentResultSet != null) {
@@ -479,7 +479,7 @@ class LogicalStatement implements Statement {
             conn.afterExecute();
             return more;
         } finally {
-            conn.lock().unlock();
+            conn.unlock();
         }
     }
 
@@ -515,12 +515,12 @@ class LogicalStatement implements Statement {
         if (closed) {
             return;
         }
-        conn.lock().lock();
+        conn.lock();
         try {
             closeQuietly();
             conn.unregister(this);
         } finally {
-            conn.lock().unlock();
+            conn.unlock();
         }
     }
 
