@@ -74,13 +74,17 @@ final class PooledServer<S> implements LentServer<S> {
         state = update;
     }
 
-    /** Lends the connection (ACTIVE, not lent) to {@code to}; publishes the loan's fields with it. */
+    /**
+     * Lends the connection (ACTIVE, claimed by the caller, not lent) to {@code to}. A release store is
+     * enough: the client learns of the loan from the caller (return value or a waiter's outcome CAS), and
+     * a stale client's CAS fails against any value but its own.
+     */
     void lend(Object to, long nowNanos, LeakWatch watch) {
         lentAtNanos = nowNanos;
         if (watch != null) {
             leak = watch;
         }
-        client = to;
+        CLIENT.setRelease(this, to);
     }
 
     /** Takes back a loan nobody accepted (the waiter offered it had given up). */

@@ -50,11 +50,11 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private static final String SQLSTATE_FEATURE_NOT_SUPPORTED = "0A000";
     private static final String SQLSTATE_CONNECTION_DOES_NOT_EXIST = "08003";
 
-    private static final VarHandle LEFT;
+    private static final VarHandle CLOSED;
 
     static {
         try {
-            LEFT = MethodHandles.lookup().findVarHandle(LogicalConnection.class, "left", int.class);
+            CLOSED = MethodHandles.lookup().findVarHandle(LogicalConnection.class, "closed", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -64,8 +64,6 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private final PoolMode mode;
     /** Whether the pool counted this client against max_client_conn. */
     private final boolean limitedClient;
-    /** 1 once this client is no longer counted by the pool; close() and abort() may race to set it. */
-    private volatile int left;
 
     private boolean autoCommit;
     private boolean readOnly;
@@ -93,6 +91,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     /** The server connection died inside a transaction: only rollback() or close() may follow. */
     private boolean transactionLost;
     private SQLWarning warnings;
+    /** Set once, by a CAS, by whichever of close() and abort() comes first; that one also leaves the pool. */
     private volatile boolean closed;
 
     /** A client the pool admitted ({@code limitedClient} as {@code clientArrives} answered). */
@@ -107,14 +106,14 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         this.catalog = d.catalog;
         this.schema = d.schema;
         if (mode == PoolMode.STATEMENT && !autoCommit) {
-            leave();
+            pool.clientLeft(limitedClient);
             throw transactionsNotAllowed();
         }
         if (mode == PoolMode.SESSION) {
             try {
                 attach();
             } catch (SQLException e) {
-                leave();
+                pool.clientLeft(limitedClient);
                 throw e;
             }
         }
@@ -929,12 +928,13 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         if (closed) {
             return;
         }
+        boolean closing = false;
         lock();
         try {
-            if (closed) {
+            if (!CLOSED.compareAndSet(this, false, true)) {
                 return;
             }
-            closed = true;
+            closing = true;
             if (!statements.isEmpty()) {
                 for (LogicalStatement s : new ArrayList<>(statements)) {
                     s.closeQuietly();
@@ -945,14 +945,9 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             returnServerConnection();
         } finally {
             unlock();
-            leave();
-        }
-    }
-
-    /** Stops counting this client in the pool, once. */
-    private void leave() {
-        if (LEFT.compareAndSet(this, 0, 1)) {
-            pool.clientLeft(limitedClient);
+            if (closing) {
+                pool.clientLeft(limitedClient);
+            }
         }
     }
 
@@ -990,10 +985,9 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     /** Closes at once from any thread: the server connection in use is closed, not returned. */
     @Override
     public void abort(Executor executor) throws SQLException {
-        if (closed) {
+        if (closed || !CLOSED.compareAndSet(this, false, true)) {
             return;
         }
-        closed = true;
         LentServer<PhysicalConnection> lent = server;
         if (lent != null) {
             // A loan this connection already ended is left alone: only its own loan can be discarded.
@@ -1002,7 +996,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         if (pin != null) {
             pool.unpinned();
         }
-        leave();
+        pool.clientLeft(limitedClient);
     }
 
     @Override
