@@ -27,10 +27,8 @@ import java.sql.SQLXML;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.sql.Struct;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
@@ -86,8 +84,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private boolean sessionDirty;
     /** Statements whose results (open result set, generated keys, OUT parameters) still need the server. */
     private int holds;
-    /** Open statements; one list per logical connection, so short-lived connections allocate it only when used. */
-    private List<LogicalStatement> statements = List.of();
+    /** Newest open statement, heading a list linked through the statements themselves: no list object. */
+    private LogicalStatement openStatements;
     /** The server connection died inside a transaction: only rollback() or close() may follow. */
     private boolean transactionLost;
     private SQLWarning warnings;
@@ -242,7 +240,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         LentServer<PhysicalConnection> lent = server;
         server = null;
         physical = null;
-        for (LogicalStatement s : statements) {
+        for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
             s.dropPhysical();
         }
         if (lent != null) {
@@ -257,7 +255,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             LentServer<PhysicalConnection> lent = server;
             server = null;
             physical = null;
-            for (LogicalStatement s : statements) {
+            for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
                 s.forgetPhysical();
             }
             holds = 0;
@@ -278,16 +276,29 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     }
 
     void register(LogicalStatement s) {
-        if (statements.isEmpty()) {
-            statements = new ArrayList<>(4);
+        LogicalStatement head = openStatements;
+        s.nextOpen = head;
+        if (head != null) {
+            head.prevOpen = s;
         }
-        statements.add(s);
+        openStatements = s;
     }
 
     void unregister(LogicalStatement s) {
-        if (!statements.isEmpty()) {
-            statements.remove(s);
+        LogicalStatement prev = s.prevOpen;
+        LogicalStatement next = s.nextOpen;
+        if (prev != null) {
+            prev.nextOpen = next;
+        } else if (openStatements == s) {
+            openStatements = next;
+        } else {
+            return;
         }
+        if (next != null) {
+            next.prevOpen = prev;
+        }
+        s.prevOpen = null;
+        s.nextOpen = null;
     }
 
     void checkOpen() throws SQLException {
@@ -935,12 +946,12 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
                 return;
             }
             closing = true;
-            if (!statements.isEmpty()) {
-                for (LogicalStatement s : new ArrayList<>(statements)) {
-                    s.closeQuietly();
-                }
-                statements = List.of();
+            // The list stays whole meanwhile: a statement's close may give the server connection back, which
+            // drops every listed statement's pgjdbc statement while the connection is still ours.
+            for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
+                s.closeQuietly();
             }
+            openStatements = null;
             holds = 0;
             returnServerConnection();
         } finally {

@@ -22,6 +22,9 @@ class LogicalStatement implements Statement {
 
     final LogicalConnection conn;
     final ResultSetType type;
+    /** Neighbours in the connection's list of open statements (see LogicalConnection#register). */
+    LogicalStatement prevOpen;
+    LogicalStatement nextOpen;
 
     /** The pgjdbc statement on the server connection held now; null between leases. */
     Statement physical;
