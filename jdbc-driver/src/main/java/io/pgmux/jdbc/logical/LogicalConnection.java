@@ -160,9 +160,13 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         p.typeMap(typeMap);
     }
 
+    /** What the SQL text does to the session and the transaction, from the pool's classifier. */
+    Classification classify(String sql) {
+        return pool.classifier().classify(sql);
+    }
+
     /** Checks a statement against the pool mode before it runs, and pins if it creates session state. */
-    Classification beforeExecute(String sql) throws SQLException {
-        Classification c = pool.classifier().classify(sql);
+    void beforeExecute(Classification c) throws SQLException {
         if (transactionLost) {
             TransactionControl control = c.transactionControl();
             if (control == TransactionControl.ROLLBACK || control == TransactionControl.ROLLBACK_AND_CHAIN) {
@@ -185,7 +189,6 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
                 pinTo(c.pinReason());
             }
         }
-        return c;
     }
 
     /** Keeps the current server connection until close(): state the pool cannot move now lives on it. */

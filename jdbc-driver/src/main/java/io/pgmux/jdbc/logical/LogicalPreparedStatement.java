@@ -1,6 +1,7 @@
 package io.pgmux.jdbc.logical;
 
 import io.pgmux.jdbc.physical.PhysicalConnection;
+import io.pgmux.jdbc.sql.Classification;
 import java.io.InputStream;
 import java.io.Reader;
 import java.math.BigDecimal;
@@ -37,6 +38,8 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
     private static final ParamSetter[] NO_PARAMS = new ParamSetter[0];
 
     final String sql;
+    /** Classified once: the text never changes. */
+    final Classification classification;
     final GeneratedKeys keys;
     private ParamSetter[] params = NO_PARAMS;
     private List<ParamSetter[]> batches;
@@ -44,6 +47,7 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
     LogicalPreparedStatement(LogicalConnection conn, ResultSetType type, String sql, GeneratedKeys keys) {
         super(conn, type);
         this.sql = sql;
+        this.classification = conn.classify(sql);
         this.keys = keys;
     }
 
@@ -99,7 +103,7 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
 
     @Override
     public ResultSet executeQuery() throws SQLException {
-        return run(sql, Kind.QUERY, keys, ps -> {
+        return run(classification, Kind.QUERY, keys, ps -> {
             bindAll((PreparedStatement) ps);
             return ((PreparedStatement) ps).executeQuery();
         });
@@ -107,7 +111,7 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
 
     @Override
     public int executeUpdate() throws SQLException {
-        return run(sql, Kind.UPDATE, keys, ps -> {
+        return run(classification, Kind.UPDATE, keys, ps -> {
             bindAll((PreparedStatement) ps);
             return ((PreparedStatement) ps).executeUpdate();
         });
@@ -115,7 +119,7 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
 
     @Override
     public long executeLargeUpdate() throws SQLException {
-        return run(sql, Kind.UPDATE, keys, ps -> {
+        return run(classification, Kind.UPDATE, keys, ps -> {
             bindAll((PreparedStatement) ps);
             return ((PreparedStatement) ps).executeLargeUpdate();
         });
@@ -123,7 +127,7 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
 
     @Override
     public boolean execute() throws SQLException {
-        return run(sql, Kind.EXECUTE, keys, ps -> {
+        return run(classification, Kind.EXECUTE, keys, ps -> {
             bindAll((PreparedStatement) ps);
             return ((PreparedStatement) ps).execute();
         });
@@ -152,7 +156,7 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
         if (rows.isEmpty()) {
             return new long[0];
         }
-        return run(sql, Kind.BATCH, keys, s -> {
+        return run(classification, Kind.BATCH, keys, s -> {
             PreparedStatement ps = (PreparedStatement) s;
             for (ParamSetter[] row : rows) {
                 ps.clearParameters();
