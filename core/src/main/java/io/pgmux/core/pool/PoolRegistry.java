@@ -166,6 +166,11 @@ public final class PoolRegistry<S> implements AutoCloseable {
         return limited;
     }
 
+    /** Whether max_client_conn limits the clients, so that every client must be counted. */
+    public boolean limitsClients() {
+        return defaults.maxClientConn() > 0;
+    }
+
     /** A client admitted by {@link #clientArrives(Pool)} disconnected; {@code limited} is what that returned. */
     public void clientLeaves(Pool<?> pool, boolean limited) {
         if (limited) {

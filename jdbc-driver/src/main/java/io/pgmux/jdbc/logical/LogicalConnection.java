@@ -3,6 +3,7 @@ package io.pgmux.jdbc.logical;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.LentServer;
 import io.pgmux.jdbc.physical.PhysicalConnection;
+import io.pgmux.jdbc.pool.Admission;
 import io.pgmux.jdbc.pool.JdbcPool;
 import io.pgmux.jdbc.sql.Classification;
 import io.pgmux.jdbc.sql.PinReason;
@@ -60,8 +61,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
 
     private final JdbcPool pool;
     private final PoolMode mode;
-    /** Whether the pool counted this client against max_client_conn. */
-    private final boolean limitedClient;
+    /** How the pool counted this client, to count it out the same way. */
+    private final Admission admission;
 
     private boolean autoCommit;
     private boolean readOnly;
@@ -92,11 +93,11 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     /** Set once, by a CAS, by whichever of close() and abort() comes first; that one also leaves the pool. */
     private volatile boolean closed;
 
-    /** A client the pool admitted ({@code limitedClient} as {@code clientArrives} answered). */
-    public LogicalConnection(JdbcPool pool, boolean limitedClient) throws SQLException {
+    /** A client the pool admitted as {@code admission}. */
+    public LogicalConnection(JdbcPool pool, Admission admission) throws SQLException {
         this.pool = pool;
         this.mode = pool.config().poolMode();
-        this.limitedClient = limitedClient;
+        this.admission = admission;
         SessionDefaults d = pool.sessionDefaults();
         this.autoCommit = d.autoCommit;
         this.readOnly = d.readOnly;
@@ -104,14 +105,14 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         this.catalog = d.catalog;
         this.schema = d.schema;
         if (mode == PoolMode.STATEMENT && !autoCommit) {
-            pool.clientLeft(limitedClient);
+            pool.clientLeft(admission);
             throw transactionsNotAllowed();
         }
         if (mode == PoolMode.SESSION) {
             try {
                 attach();
             } catch (SQLException e) {
-                pool.clientLeft(limitedClient);
+                pool.clientLeft(admission);
                 throw e;
             }
         }
@@ -960,7 +961,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         } finally {
             unlock();
             if (closing) {
-                pool.clientLeft(limitedClient);
+                pool.clientLeft(admission);
             }
         }
     }
@@ -1010,7 +1011,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         if (pin != null) {
             pool.unpinned();
         }
-        pool.clientLeft(limitedClient);
+        pool.clientLeft(admission);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.pgmux.jdbc.pool;
 
 import io.pgmux.core.config.PoolConfig;
+import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Lease;
 import io.pgmux.core.pool.LentServer;
 import io.pgmux.core.pool.Pool;
@@ -104,18 +105,24 @@ public final class JdbcPool implements AutoCloseable {
         if (pool.isClosed()) {
             throw closedException();
         }
-        boolean limited;
-        try {
-            limited = registry.clientArrives(pool);
-        } catch (TooManyClientsException e) {
-            throw new SQLTransientConnectionException(pool.name() + " - " + e.getMessage(), "53300", e);
+        Admission admission;
+        if (pool.config().poolMode() == PoolMode.SESSION && !registry.limitsClients()) {
+            admission = Admission.UNCOUNTED;
+        } else {
+            try {
+                admission = registry.clientArrives(pool) ? Admission.LIMITED : Admission.COUNTED;
+            } catch (TooManyClientsException e) {
+                throw new SQLTransientConnectionException(pool.name() + " - " + e.getMessage(), "53300", e);
+            }
         }
-        return new LogicalConnection(this, limited);
+        return new LogicalConnection(this, admission);
     }
 
-    /** A logical connection closed; {@code limited} as it was admitted (see {@link PoolRegistry#clientArrives}). */
-    public void clientLeft(boolean limited) {
-        registry.clientLeaves(pool, limited);
+    /** A logical connection closed, admitted as {@code admission}; call once. */
+    public void clientLeft(Admission admission) {
+        if (admission != Admission.UNCOUNTED) {
+            registry.clientLeaves(pool, admission == Admission.LIMITED);
+        }
     }
 
     /**

@@ -146,4 +146,17 @@ class SessionModeTest {
             assertTrue(pid(next) != aborted, "the next client gets a new backend");
         }
     }
+
+    @Test
+    void eachOpenLogicalConnectionIsAnActiveClientOfThePool() throws SQLException {
+        JdbcPool pool = pool(2);
+        try (Connection first = pool.getConnection()) {
+            try (Connection second = pool.getConnection()) {
+                assertEquals(2, pool.pool().getClientsActive());
+                assertEquals(2, pool.pool().snapshot().clActive);
+            }
+            assertEquals(1, pool.pool().getClientsActive());
+        }
+        assertEquals(0, pool.pool().getClientsActive());
+    }
 }
