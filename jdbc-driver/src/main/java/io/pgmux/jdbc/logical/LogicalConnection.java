@@ -67,15 +67,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private boolean autoCommit;
     private boolean readOnly;
     private Integer isolation;
-    private String catalog;
-    private String schema;
-    private String applicationName;
-    /** Created on first use: most connections never set client info. */
-    private Properties clientInfo;
-    private Executor networkTimeoutExecutor;
-    private int networkTimeoutMillis;
-    private int holdability = -1;
-    private Map<String, Class<?>> typeMap;
+    /** Created on first use: most connections never set any of it. */
+    private Settings settings;
 
     /** The server connection lent to this logical connection (itself the client of the loan), or null. */
     private LentServer<PhysicalConnection> server;
@@ -89,7 +82,6 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private LogicalStatement openStatements;
     /** The server connection died inside a transaction: only rollback() or close() may follow. */
     private boolean transactionLost;
-    private SQLWarning warnings;
     /** Set once, by a CAS, by whichever of close() and abort() comes first; that one also leaves the pool. */
     private volatile boolean closed;
 
@@ -102,8 +94,11 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         this.autoCommit = d.autoCommit;
         this.readOnly = d.readOnly;
         this.isolation = d.isolation;
-        this.catalog = d.catalog;
-        this.schema = d.schema;
+        if (d.catalog != null || d.schema != null) {
+            Settings st = settings();
+            st.catalog = d.catalog;
+            st.schema = d.schema;
+        }
         if (mode == PoolMode.STATEMENT && !autoCommit) {
             pool.clientLeft(admission);
             throw transactionsNotAllowed();
@@ -116,6 +111,28 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
                 throw e;
             }
         }
+    }
+
+    /** The JDBC session state that few connections set, and warnings collected from pgjdbc. */
+    private static final class Settings {
+        String catalog;
+        String schema;
+        String applicationName;
+        Properties clientInfo;
+        Executor networkTimeoutExecutor;
+        int networkTimeoutMillis;
+        int holdability = -1;
+        Map<String, Class<?>> typeMap;
+        SQLWarning warnings;
+    }
+
+    private Settings settings() {
+        Settings st = settings;
+        if (st == null) {
+            st = new Settings();
+            settings = st;
+        }
+        return st;
     }
 
     // ---------------------------------------------------------------- borrowing and returning
@@ -154,11 +171,20 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         p.autoCommit(autoCommit);
         p.readOnly(readOnly);
         p.isolation(isolation != null ? isolation : p.openedIsolation());
-        p.schema(schema != null ? schema : p.openedSchema());
-        p.applicationName(applicationName != null ? applicationName : p.openedApplicationName());
-        p.networkTimeout(networkTimeoutExecutor, networkTimeoutMillis);
-        p.holdability(holdability != -1 ? holdability : p.openedHoldability());
-        p.typeMap(typeMap);
+        Settings st = settings;
+        if (st == null) {
+            p.schema(p.openedSchema());
+            p.applicationName(p.openedApplicationName());
+            p.networkTimeout(null, 0);
+            p.holdability(p.openedHoldability());
+            p.typeMap(null);
+            return;
+        }
+        p.schema(st.schema != null ? st.schema : p.openedSchema());
+        p.applicationName(st.applicationName != null ? st.applicationName : p.openedApplicationName());
+        p.networkTimeout(st.networkTimeoutExecutor, st.networkTimeoutMillis);
+        p.holdability(st.holdability != -1 ? st.holdability : p.openedHoldability());
+        p.typeMap(st.typeMap);
     }
 
     /** What the SQL text does to the session and the transaction, from the pool's classifier. */
@@ -664,14 +690,16 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     @Override
     public void setCatalog(String value) throws SQLException {
         checkOpen();
-        catalog = value;
+        if (value != null || settings != null) {
+            settings().catalog = value;
+        }
     }
 
     @Override
     public String getCatalog() throws SQLException {
         checkOpen();
-        if (catalog != null) {
-            return catalog;
+        if (settings != null && settings.catalog != null) {
+            return settings.catalog;
         }
         return pool.serverDefaults().catalog;
     }
@@ -681,7 +709,9 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         checkOpen();
         lock();
         try {
-            schema = value;
+            if (value != null || settings != null) {
+                settings().schema = value;
+            }
             if (physical != null) {
                 try {
                     physical.schema(value != null ? value : physical.openedSchema());
@@ -697,8 +727,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     @Override
     public String getSchema() throws SQLException {
         checkOpen();
-        if (schema != null) {
-            return schema;
+        if (settings != null && settings.schema != null) {
+            return settings.schema;
         }
         return physical != null ? physical.openedSchema() : pool.serverDefaults().schema;
     }
@@ -709,7 +739,9 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             throw new SQLClientInfoException("This connection has been closed.", Collections.emptyMap());
         }
         if ("ApplicationName".equals(name)) {
-            applicationName = value;
+            if (value != null || settings != null) {
+                settings().applicationName = value;
+            }
             lock();
             try {
                 if (physical != null) {
@@ -722,14 +754,15 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             }
         }
         if (value == null) {
-            if (clientInfo != null) {
-                clientInfo.remove(name);
+            if (settings != null && settings.clientInfo != null) {
+                settings.clientInfo.remove(name);
             }
         } else {
-            if (clientInfo == null) {
-                clientInfo = new Properties();
+            Settings st = settings();
+            if (st.clientInfo == null) {
+                st.clientInfo = new Properties();
             }
-            clientInfo.setProperty(name, value);
+            st.clientInfo.setProperty(name, value);
         }
     }
 
@@ -743,19 +776,19 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     @Override
     public String getClientInfo(String name) throws SQLException {
         checkOpen();
-        if ("ApplicationName".equals(name) && applicationName == null) {
+        if ("ApplicationName".equals(name) && (settings == null || settings.applicationName == null)) {
             return physical != null ? physical.openedApplicationName()
                     : pool.serverDefaults().applicationName;
         }
-        return clientInfo == null ? null : clientInfo.getProperty(name);
+        return settings == null || settings.clientInfo == null ? null : settings.clientInfo.getProperty(name);
     }
 
     @Override
     public Properties getClientInfo() throws SQLException {
         checkOpen();
         Properties copy = new Properties();
-        if (clientInfo != null) {
-            copy.putAll(clientInfo);
+        if (settings != null && settings.clientInfo != null) {
+            copy.putAll(settings.clientInfo);
         }
         return copy;
     }
@@ -767,7 +800,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
                 && value != java.sql.ResultSet.CLOSE_CURSORS_AT_COMMIT) {
             throw new SQLException("Unknown ResultSet holdability setting: " + value, "HY092");
         }
-        holdability = value;
+        settings().holdability = value;
         if (physical != null) {
             physical.holdability(value);
         }
@@ -776,22 +809,26 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     @Override
     public int getHoldability() throws SQLException {
         checkOpen();
-        return holdability != -1 ? holdability : java.sql.ResultSet.CLOSE_CURSORS_AT_COMMIT;
+        int value = settings == null ? -1 : settings.holdability;
+        return value != -1 ? value : java.sql.ResultSet.CLOSE_CURSORS_AT_COMMIT;
     }
 
     @Override
     public void setTypeMap(Map<String, Class<?>> map) throws SQLException {
         checkOpen();
-        typeMap = map == null ? null : new HashMap<>(map);
+        Map<String, Class<?>> copy = map == null ? null : new HashMap<>(map);
+        if (copy != null || settings != null) {
+            settings().typeMap = copy;
+        }
         if (physical != null) {
-            physical.typeMap(typeMap);
+            physical.typeMap(copy);
         }
     }
 
     @Override
     public Map<String, Class<?>> getTypeMap() throws SQLException {
         checkOpen();
-        return typeMap == null ? new HashMap<>() : new HashMap<>(typeMap);
+        return settings == null || settings.typeMap == null ? new HashMap<>() : new HashMap<>(settings.typeMap);
     }
 
     @Override
@@ -800,8 +837,11 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         if (milliseconds < 0) {
             throw new SQLException("Network timeout must be a value greater than or equal to 0.", "HY024");
         }
-        networkTimeoutExecutor = executor;
-        networkTimeoutMillis = milliseconds;
+        if (executor != null || milliseconds != 0 || settings != null) {
+            Settings st = settings();
+            st.networkTimeoutExecutor = executor;
+            st.networkTimeoutMillis = milliseconds;
+        }
         if (physical != null) {
             physical.networkTimeout(executor, milliseconds);
         }
@@ -810,7 +850,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     @Override
     public int getNetworkTimeout() throws SQLException {
         checkOpen();
-        return networkTimeoutMillis;
+        return settings == null ? 0 : settings.networkTimeoutMillis;
     }
 
     @Override
@@ -824,21 +864,24 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
                 p.connection().clearWarnings();
             }
         }
-        return warnings;
+        return settings == null ? null : settings.warnings;
     }
 
     private void addWarning(SQLWarning w) {
-        if (warnings == null) {
-            warnings = w;
+        Settings st = settings();
+        if (st.warnings == null) {
+            st.warnings = w;
         } else {
-            warnings.setNextWarning(w);
+            st.warnings.setNextWarning(w);
         }
     }
 
     @Override
     public void clearWarnings() throws SQLException {
         checkOpen();
-        warnings = null;
+        if (settings != null) {
+            settings.warnings = null;
+        }
         PhysicalConnection p = physical;
         if (p != null) {
             p.connection().clearWarnings();

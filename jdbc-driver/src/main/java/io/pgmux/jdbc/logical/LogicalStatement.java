@@ -49,16 +49,8 @@ class LogicalStatement implements Statement {
      */
     private volatile Statement executing;
 
-    private int fetchSize;
-    private long maxRows;
-    private int queryTimeout;
-    private int maxFieldSize;
-    private int fetchDirection = ResultSet.FETCH_FORWARD;
-    private boolean escapeProcessing = true;
-    private boolean poolable;
-    private boolean closeOnCompletion;
-    private String cursorName;
-    private List<String> batch;
+    /** Created by the first option set, batch or warning: most statements use none. */
+    private Options options;
 
     private LogicalResultSet currentResultSet;
     private LogicalResultSet keysResultSet;
@@ -69,12 +61,35 @@ class LogicalStatement implements Statement {
     private boolean keysPending;
     private boolean holding;
     private long updateCount = -1;
-    private SQLWarning warnings;
     private boolean closed;
 
     LogicalStatement(LogicalConnection conn, ResultSetType type) {
         this.conn = conn;
         this.type = type;
+    }
+
+    /** What few statements set: JDBC options, a batch of SQL texts, warnings collected from pgjdbc. */
+    private static final class Options {
+        int fetchSize;
+        long maxRows;
+        int queryTimeout;
+        int maxFieldSize;
+        int fetchDirection = ResultSet.FETCH_FORWARD;
+        boolean escapeProcessing = true;
+        boolean poolable;
+        boolean closeOnCompletion;
+        String cursorName;
+        List<String> batch;
+        SQLWarning warnings;
+    }
+
+    private Options options() {
+        Options o = options;
+        if (o == null) {
+            o = new Options();
+            options = o;
+        }
+        return o;
     }
 
     // ---------------------------------------------------------------- the execution template
@@ -182,29 +197,33 @@ class LogicalStatement implements Statement {
     }
 
     private void applySettings(Statement ps) throws SQLException {
-        if (fetchSize != 0) {
-            ps.setFetchSize(fetchSize);
+        Options o = options;
+        if (o == null) {
+            return;
         }
-        if (maxRows != 0) {
-            ps.setLargeMaxRows(maxRows);
+        if (o.fetchSize != 0) {
+            ps.setFetchSize(o.fetchSize);
         }
-        if (queryTimeout != 0) {
-            ps.setQueryTimeout(queryTimeout);
+        if (o.maxRows != 0) {
+            ps.setLargeMaxRows(o.maxRows);
         }
-        if (maxFieldSize != 0) {
-            ps.setMaxFieldSize(maxFieldSize);
+        if (o.queryTimeout != 0) {
+            ps.setQueryTimeout(o.queryTimeout);
         }
-        if (fetchDirection != ResultSet.FETCH_FORWARD) {
-            ps.setFetchDirection(fetchDirection);
+        if (o.maxFieldSize != 0) {
+            ps.setMaxFieldSize(o.maxFieldSize);
         }
-        if (!escapeProcessing) {
+        if (o.fetchDirection != ResultSet.FETCH_FORWARD) {
+            ps.setFetchDirection(o.fetchDirection);
+        }
+        if (!o.escapeProcessing) {
             ps.setEscapeProcessing(false);
         }
-        if (poolable) {
+        if (o.poolable) {
             ps.setPoolable(true);
         }
-        if (cursorName != null) {
-            ps.setCursorName(cursorName);
+        if (o.cursorName != null) {
+            ps.setCursorName(o.cursorName);
         }
     }
 
@@ -245,10 +264,11 @@ class LogicalStatement implements Statement {
         try {
             SQLWarning w = ps.getWarnings();
             if (w != null) {
-                if (warnings == null) {
-                    warnings = w;
+                Options o = options();
+                if (o.warnings == null) {
+                    o.warnings = w;
                 } else {
-                    warnings.setNextWarning(w);
+                    o.warnings.setNextWarning(w);
                 }
             }
         } catch (SQLException ignored) {
@@ -314,7 +334,7 @@ class LogicalStatement implements Statement {
         } finally {
             conn.unlock();
         }
-        if (closeOnCompletion && currentResultSet == null && keysResultSet == null) {
+        if (options != null && options.closeOnCompletion && currentResultSet == null && keysResultSet == null) {
             close();
         }
     }
@@ -404,16 +424,19 @@ class LogicalStatement implements Statement {
     @Override
     public void addBatch(String sql) throws SQLException {
         checkOpen();
-        if (batch == null) {
-            batch = new ArrayList<>();
+        Options o = options();
+        if (o.batch == null) {
+            o.batch = new ArrayList<>();
         }
-        batch.add(sql);
+        o.batch.add(sql);
     }
 
     @Override
     public void clearBatch() throws SQLException {
         checkOpen();
-        batch = null;
+        if (options != null) {
+            options.batch = null;
+        }
     }
 
     @Override
@@ -429,8 +452,10 @@ class LogicalStatement implements Statement {
     @Override
     public long[] executeLargeBatch() throws SQLException {
         checkOpen();
-        List<String> sqls = batch == null ? List.of() : batch;
-        batch = null;
+        List<String> sqls = options == null || options.batch == null ? List.of() : options.batch;
+        if (options != null) {
+            options.batch = null;
+        }
         if (sqls.isEmpty()) {
             return new long[0];
         }
@@ -588,7 +613,7 @@ class LogicalStatement implements Statement {
     @Override
     public int getMaxFieldSize() throws SQLException {
         checkOpen();
-        return maxFieldSize;
+        return options == null ? 0 : options.maxFieldSize;
     }
 
     @Override
@@ -597,7 +622,7 @@ class LogicalStatement implements Statement {
         if (max < 0) {
             throw new SQLException("The maximum field size must be a value greater than or equal to 0.", "HY024");
         }
-        maxFieldSize = max;
+        options().maxFieldSize = max;
         if (physical != null) {
             physical.setMaxFieldSize(max);
         }
@@ -606,7 +631,7 @@ class LogicalStatement implements Statement {
     @Override
     public int getMaxRows() throws SQLException {
         checkOpen();
-        return (int) Math.min(maxRows, Integer.MAX_VALUE);
+        return (int) Math.min(getLargeMaxRows(), Integer.MAX_VALUE);
     }
 
     @Override
@@ -617,7 +642,7 @@ class LogicalStatement implements Statement {
     @Override
     public long getLargeMaxRows() throws SQLException {
         checkOpen();
-        return maxRows;
+        return options == null ? 0 : options.maxRows;
     }
 
     @Override
@@ -626,7 +651,7 @@ class LogicalStatement implements Statement {
         if (max < 0) {
             throw new SQLException("Maximum number of rows must be a value greater than or equal to 0.", "HY024");
         }
-        maxRows = max;
+        options().maxRows = max;
         if (physical != null) {
             physical.setLargeMaxRows(max);
         }
@@ -635,7 +660,7 @@ class LogicalStatement implements Statement {
     @Override
     public void setEscapeProcessing(boolean enable) throws SQLException {
         checkOpen();
-        escapeProcessing = enable;
+        options().escapeProcessing = enable;
         if (physical != null) {
             physical.setEscapeProcessing(enable);
         }
@@ -644,7 +669,7 @@ class LogicalStatement implements Statement {
     @Override
     public int getQueryTimeout() throws SQLException {
         checkOpen();
-        return queryTimeout;
+        return options == null ? 0 : options.queryTimeout;
     }
 
     @Override
@@ -653,7 +678,7 @@ class LogicalStatement implements Statement {
         if (seconds < 0) {
             throw new SQLException("Query timeout must be a value greater than or equals to 0.", "HY024");
         }
-        queryTimeout = seconds;
+        options().queryTimeout = seconds;
         if (physical != null) {
             physical.setQueryTimeout(seconds);
         }
@@ -666,13 +691,15 @@ class LogicalStatement implements Statement {
             collectWarnings(physical);
             physical.clearWarnings();
         }
-        return warnings;
+        return options == null ? null : options.warnings;
     }
 
     @Override
     public void clearWarnings() throws SQLException {
         checkOpen();
-        warnings = null;
+        if (options != null) {
+            options.warnings = null;
+        }
         if (physical != null) {
             physical.clearWarnings();
         }
@@ -681,7 +708,7 @@ class LogicalStatement implements Statement {
     @Override
     public void setCursorName(String name) throws SQLException {
         checkOpen();
-        cursorName = name;
+        options().cursorName = name;
     }
 
     @Override
@@ -691,7 +718,7 @@ class LogicalStatement implements Statement {
             case ResultSet.FETCH_FORWARD:
             case ResultSet.FETCH_REVERSE:
             case ResultSet.FETCH_UNKNOWN:
-                fetchDirection = direction;
+                options().fetchDirection = direction;
                 break;
             default:
                 throw new SQLException("Invalid fetch direction constant: " + direction + ".", "HY024");
@@ -704,7 +731,7 @@ class LogicalStatement implements Statement {
     @Override
     public int getFetchDirection() throws SQLException {
         checkOpen();
-        return fetchDirection;
+        return options == null ? ResultSet.FETCH_FORWARD : options.fetchDirection;
     }
 
     @Override
@@ -713,7 +740,7 @@ class LogicalStatement implements Statement {
         if (rows < 0) {
             throw new SQLException("Fetch size must be a value greater than or equal to 0.", "HY024");
         }
-        fetchSize = rows;
+        options().fetchSize = rows;
         if (physical != null) {
             physical.setFetchSize(rows);
         }
@@ -722,7 +749,7 @@ class LogicalStatement implements Statement {
     @Override
     public int getFetchSize() throws SQLException {
         checkOpen();
-        return fetchSize;
+        return options == null ? 0 : options.fetchSize;
     }
 
     @Override
@@ -746,25 +773,25 @@ class LogicalStatement implements Statement {
     @Override
     public void setPoolable(boolean value) throws SQLException {
         checkOpen();
-        poolable = value;
+        options().poolable = value;
     }
 
     @Override
     public boolean isPoolable() throws SQLException {
         checkOpen();
-        return poolable;
+        return options != null && options.poolable;
     }
 
     @Override
     public void closeOnCompletion() throws SQLException {
         checkOpen();
-        closeOnCompletion = true;
+        options().closeOnCompletion = true;
     }
 
     @Override
     public boolean isCloseOnCompletion() throws SQLException {
         checkOpen();
-        return closeOnCompletion;
+        return options != null && options.closeOnCompletion;
     }
 
     @Override
