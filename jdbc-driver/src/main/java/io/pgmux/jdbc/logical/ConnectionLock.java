@@ -8,11 +8,19 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A reentrant lock kept in the fields of the logical connection it guards, so that a connection costs no
  * lock object: almost every connection is used by one thread at a time, and taking the lock is then one
- * CAS. Threads that find it taken (close() or a statement from another thread) queue in a list created at
- * the first contention and park, never spin, so virtual threads do not pin; like ReentrantLock.lock() it
- * ignores interrupts, keeping the interrupt status for the caller.
+ * CAS and releasing it a plain store. Threads that find it taken (close() or a statement from another
+ * thread) queue in a list created at the first contention and park, never spin, so virtual threads do not
+ * pin; like ReentrantLock.lock() it ignores interrupts, keeping the interrupt status for the caller.
+ *
+ * <p>Unlock clears the owner with a release store, not a full fence, and then wakes the oldest queued
+ * thread. A thread that queues in the instant between the two may not be seen, so waiters park with a
+ * timeout ({@link #FIRST_PAUSE_NANOS}, doubling up to {@link #LONGEST_PAUSE_NANOS}) and try again: a
+ * missed wake-up costs at most one pause, and the uncontended path pays no fence.
  */
 abstract class ConnectionLock {
+    static final long FIRST_PAUSE_NANOS = 20_000;
+    static final long LONGEST_PAUSE_NANOS = 5_000_000;
+
     private static final VarHandle OWNER;
     private static final VarHandle WAITING;
 
@@ -44,10 +52,7 @@ abstract class ConnectionLock {
         }
     }
 
-    /**
-     * Queues, then retries: a releasing thread clears the owner before it looks at the queue, so either
-     * the retry sees the lock free or the releaser sees this thread queued and unparks it.
-     */
+    /** Queues, then retries whenever unparked or its pause ends, until the lock is free. */
     private void lockContended(Thread me) {
         ConcurrentLinkedQueue<Thread> queue = waiting;
         if (queue == null) {
@@ -56,9 +61,11 @@ abstract class ConnectionLock {
         }
         queue.add(me);
         boolean interrupted = false;
+        long pause = FIRST_PAUSE_NANOS;
         try {
             while (!OWNER.compareAndSet(this, null, me)) {
-                LockSupport.park(this);
+                LockSupport.parkNanos(this, pause);
+                pause = Math.min(pause * 2, LONGEST_PAUSE_NANOS);
                 interrupted |= Thread.interrupted();
             }
         } finally {
@@ -77,7 +84,7 @@ abstract class ConnectionLock {
         if (--holds > 0) {
             return;
         }
-        owner = null;
+        OWNER.setRelease(this, null);
         ConcurrentLinkedQueue<Thread> queue = waiting;
         if (queue != null) {
             Thread next = queue.peek();
