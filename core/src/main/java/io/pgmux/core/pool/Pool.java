@@ -43,13 +43,16 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private final PoolRegistry<S> registry;
     private final ServerConnector<S> connector;
     private final PoolClock clock;
-    private final TrafficStats traffic = new TrafficStats();
+    /** Server assignments are counted by each server connection as it is lent; see countedAssignments(). */
+    private final TrafficStats traffic = new TrafficStats(this::countedAssignments);
     private final IMetricsTracker tracker;
     private final boolean tracking;
     private volatile PoolConfig config;
 
     private final WaitQueue<S> waiters = new WaitQueue<>();
     private final ReentrantLock membership = new ReentrantLock();
+    /** Assignments of servers removed from the pool; guarded by membership. */
+    private long retiredAssignments;
     @SuppressWarnings("unchecked")
     private volatile PooledServer<S>[] servers = NO_SERVERS;
     /** Every server in any state but closed, including those logging in. */
@@ -320,7 +323,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     }
 
     private void assigned(long startNanos, long nowNanos) {
-        traffic.recordAssignment(nowNanos - startNanos);
+        traffic.recordWait(nowNanos - startNanos);
         if (tracking) {
             tracker.recordConnectionAcquiredNanos(clock.nanoTime() - startNanos);
         }
@@ -392,7 +395,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             Object loan = lend(s, w.client, now);
             if (waiters.offer(w, loan)) {
                 long waited = now - w.enqueuedNanos;
-                traffic.recordAssignment(waited);
+                traffic.recordWait(waited);
                 if (tracking) {
                     tracker.recordConnectionAcquiredNanos(waited);
                 }
@@ -592,6 +595,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
                     PooledServer<S>[] copy = Arrays.copyOf(old, old.length - 1);
                     System.arraycopy(old, i + 1, copy, i, old.length - i - 1);
                     servers = copy;
+                    retiredAssignments += s.assignments();
                     removed = true;
                     break;
                 }
@@ -605,6 +609,23 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             if (left == 0 && state == CLOSING) {
                 closed.complete(null);
             }
+        }
+    }
+
+    /**
+     * Assignments of every server this pool had, read with membership held so that a server being
+     * removed is counted exactly once.
+     */
+    private long countedAssignments() {
+        membership.lock();
+        try {
+            long n = retiredAssignments;
+            for (PooledServer<S> s : servers) {
+                n += s.assignments();
+            }
+            return n;
+        } finally {
+            membership.unlock();
         }
     }
 

@@ -19,12 +19,14 @@ final class PooledServer<S> implements LentServer<S> {
 
     private static final VarHandle STATE;
     private static final VarHandle CLIENT;
+    private static final VarHandle ASSIGNMENTS;
     private static final AtomicLong IDS = new AtomicLong();
 
     static {
         try {
             STATE = MethodHandles.lookup().findVarHandle(PooledServer.class, "state", int.class);
             CLIENT = MethodHandles.lookup().findVarHandle(PooledServer.class, "client", Object.class);
+            ASSIGNMENTS = MethodHandles.lookup().findVarHandle(PooledServer.class, "assignments", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -53,6 +55,11 @@ final class PooledServer<S> implements LentServer<S> {
     long lentAtNanos;
     /** The current loan's watch, only when leak detection is on (the janitor's leak check reads it). */
     volatile LeakWatch leak;
+    /**
+     * Loans of this connection (SHOW STATS' server assignments). Only the thread lending it writes, and a
+     * lender holds the server alone, after the previous holder's release; stats read it opaquely.
+     */
+    private long assignments;
     volatile Throwable brokenCause;
     /** Set by soft eviction and RECONNECT: close instead of reusing. */
     volatile boolean evicted;
@@ -80,6 +87,7 @@ final class PooledServer<S> implements LentServer<S> {
      * a stale client's CAS fails against any value but its own.
      */
     void lend(Object to, long nowNanos, LeakWatch watch) {
+        ASSIGNMENTS.setOpaque(this, assignments + 1);
         lentAtNanos = nowNanos;
         if (watch != null) {
             leak = watch;
@@ -89,8 +97,13 @@ final class PooledServer<S> implements LentServer<S> {
 
     /** Takes back a loan nobody accepted (the waiter offered it had given up). */
     void unlend() {
+        ASSIGNMENTS.setOpaque(this, assignments - 1);
         leak = null;
         client = null;
+    }
+
+    long assignments() {
+        return (long) ASSIGNMENTS.getOpaque(this);
     }
 
     @Override

@@ -473,6 +473,21 @@ class PoolTimingRulesTest {
     }
 
     @Test
+    void serverAssignmentsCountEveryLoanAlsoOfConnectionsClosedSince() throws InterruptedException {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
+        Object client = new Object();
+        now(pool.acquireAsync()).release();
+        pool.acquireFor(client).release(client);
+        Lease<Conn> busy = now(pool.acquireAsync());
+        CompletionStage<Lease<Conn>> waiting = pool.acquireAsync();
+        busy.discard(null);
+        now(waiting).release();
+        pool.acquireFor(client).discard(client, null);
+        assertEquals(2, connector.closedCount.get(), "both connections were closed");
+        assertEquals(5, pool.traffic().totals().serverAssignmentCount);
+    }
+
+    @Test
     void aDiscardedLeaseClosesItsConnectionAndAWaiterGetsANewOne() {
         Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
         Lease<Conn> broken = now(pool.acquireAsync());
