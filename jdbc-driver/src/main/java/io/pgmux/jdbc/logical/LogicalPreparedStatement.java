@@ -34,6 +34,12 @@ import java.util.List;
  * cache of server-prepared statements keyed by SQL text, so each server connection prepares once.
  */
 class LogicalPreparedStatement extends LogicalStatement implements PreparedStatement {
+    /** The executions, shared by every prepared statement: each binds its parameters, then runs. */
+    private static final PhysicalCall<ResultSet> EXECUTE_QUERY = (self, ps) -> bound(self, ps).executeQuery();
+    private static final PhysicalCall<Integer> EXECUTE_UPDATE = (self, ps) -> bound(self, ps).executeUpdate();
+    private static final PhysicalCall<Long> EXECUTE_LARGE_UPDATE = (self, ps) -> bound(self, ps).executeLargeUpdate();
+    private static final PhysicalCall<Boolean> EXECUTE = (self, ps) -> bound(self, ps).execute();
+
     final String sql;
     /** Classified once: the text never changes. */
     final Classification classification;
@@ -87,6 +93,12 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
         params(parameterIndex).set(parameterIndex, setter);
     }
 
+    private static PreparedStatement bound(LogicalStatement self, Statement physical) throws SQLException {
+        PreparedStatement ps = (PreparedStatement) physical;
+        ((LogicalPreparedStatement) self).bindAll(ps);
+        return ps;
+    }
+
     /** Binds the recorded parameters; cleared first, so a parameter cleared here is not left over there. */
     void bindAll(PreparedStatement ps) throws SQLException {
         ps.clearParameters();
@@ -105,34 +117,22 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
 
     @Override
     public ResultSet executeQuery() throws SQLException {
-        return run(classification, Kind.QUERY, keys, ps -> {
-            bindAll((PreparedStatement) ps);
-            return ((PreparedStatement) ps).executeQuery();
-        });
+        return run(classification, Kind.QUERY, keys, EXECUTE_QUERY);
     }
 
     @Override
     public int executeUpdate() throws SQLException {
-        return run(classification, Kind.UPDATE, keys, ps -> {
-            bindAll((PreparedStatement) ps);
-            return ((PreparedStatement) ps).executeUpdate();
-        });
+        return run(classification, Kind.UPDATE, keys, EXECUTE_UPDATE);
     }
 
     @Override
     public long executeLargeUpdate() throws SQLException {
-        return run(classification, Kind.UPDATE, keys, ps -> {
-            bindAll((PreparedStatement) ps);
-            return ((PreparedStatement) ps).executeLargeUpdate();
-        });
+        return run(classification, Kind.UPDATE, keys, EXECUTE_LARGE_UPDATE);
     }
 
     @Override
     public boolean execute() throws SQLException {
-        return run(classification, Kind.EXECUTE, keys, ps -> {
-            bindAll((PreparedStatement) ps);
-            return ((PreparedStatement) ps).execute();
-        });
+        return run(classification, Kind.EXECUTE, keys, EXECUTE);
     }
 
     @Override
@@ -158,7 +158,7 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
         if (rows.isEmpty()) {
             return new long[0];
         }
-        return run(classification, Kind.BATCH, keys, s -> {
+        return run(classification, Kind.BATCH, keys, (self, s) -> {
             PreparedStatement ps = (PreparedStatement) s;
             for (Parameters row : rows) {
                 ps.clearParameters();
