@@ -17,6 +17,7 @@ public final class ClientSlot implements AutoCloseable {
 
     private final PoolRegistry<?> registry;
     private final Pool<?> pool;
+    /** As {@link PoolRegistry#clientArrives} answered. */
     private final boolean limited;
     private volatile int closed;
 
@@ -29,7 +30,7 @@ public final class ClientSlot implements AutoCloseable {
     @Override
     public void close() {
         if (CLOSED.compareAndSet(this, 0, 1)) {
-            registry.clientGone(pool, limited);
+            registry.clientLeaves(pool, limited);
         }
     }
 }

@@ -6,6 +6,7 @@ import io.pgmux.core.stats.PgMuxPoolMXBean;
 import io.pgmux.core.stats.PoolSnapshot;
 import io.pgmux.core.stats.TrafficStats;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -42,13 +43,16 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private final PoolRegistry<S> registry;
     private final ServerConnector<S> connector;
     private final PoolClock clock;
-    private final TrafficStats traffic = new TrafficStats();
+    /** Server assignments are counted by each server connection as it is lent; see countedAssignments(). */
+    private final TrafficStats traffic = new TrafficStats(this::countedAssignments);
     private final IMetricsTracker tracker;
     private final boolean tracking;
     private volatile PoolConfig config;
 
     private final WaitQueue<S> waiters = new WaitQueue<>();
     private final ReentrantLock membership = new ReentrantLock();
+    /** Assignments of servers removed from the pool; guarded by membership. */
+    private long retiredAssignments;
     @SuppressWarnings("unchecked")
     private volatile PooledServer<S>[] servers = NO_SERVERS;
     /** Every server in any state but closed, including those logging in. */
@@ -117,15 +121,39 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * @throws ServerLoginException when the server refuses logins and no connection could serve us
      * @throws PoolClosedException when the pool shuts down
      */
+    @SuppressWarnings("unchecked")
     public Lease<S> acquire(long timeout, TimeUnit unit) throws InterruptedException {
+        return (Lease<S>) borrow(null, unit.toNanos(timeout));
+    }
+
+    /** Waits up to query_wait_timeout; see {@link #acquireFor(Object, long, TimeUnit)}. */
+    public LentServer<S> acquireFor(Object client) throws InterruptedException {
+        return acquireFor(client, config.queryWaitTimeoutNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Borrows a server connection as {@link #acquire(long, TimeUnit)} does, but lends it to {@code client}
+     * itself instead of through a new {@link Lease}: for a client that holds one connection at a time and
+     * ends each loan itself, borrowing then allocates nothing.
+     */
+    @SuppressWarnings("unchecked")
+    public LentServer<S> acquireFor(Object client, long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(client, "client");
+        return (LentServer<S>) borrow(client, unit.toNanos(timeout));
+    }
+
+    /** The loan: a Lease when {@code client} is null, else the server lent to it. */
+    private Object borrow(Object client, long timeoutNanos) throws InterruptedException {
         long start = clock.nanoTime();
         if (state == RUNNING && waiters.isEmpty()) {
             PooledServer<S> s = claimIdle(start, null);
             if (s != null) {
-                return lease(s, start, start);
+                Object loan = lend(s, client, start);
+                assigned(start, start);
+                return loan;
             }
         }
-        Waiter<S> w = Waiter.blocking(start, deadline(start, unit.toNanos(timeout)), null);
+        Waiter<S> w = Waiter.blocking(start, deadline(start, timeoutNanos), client);
         enqueue(w);
         return awaitBlocking(w);
     }
@@ -151,7 +179,9 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         if (state == RUNNING && waiters.isEmpty()) {
             PooledServer<S> s = claimIdle(start, affinity);
             if (s != null) {
-                return CompletableFuture.completedFuture(lease(s, start, start));
+                Lease<S> lease = lease(s, start);
+                assigned(start, start);
+                return CompletableFuture.completedFuture(lease);
             }
         }
         Waiter<S> w = Waiter.async(start, deadline(start, config.queryWaitTimeoutNanos()), affinity);
@@ -174,7 +204,12 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
         long start = clock.nanoTime();
         PooledServer<S> s = claimIdle(start, affinity);
-        return s == null ? null : lease(s, start, start);
+        if (s == null) {
+            return null;
+        }
+        Lease<S> lease = lease(s, start);
+        assigned(start, start);
+        return lease;
     }
 
     private static long deadline(long start, long timeoutNanos) {
@@ -197,7 +232,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         maybeOpen();
     }
 
-    private Lease<S> awaitBlocking(Waiter<S> w) throws InterruptedException {
+    private Object awaitBlocking(Waiter<S> w) throws InterruptedException {
         for (;;) {
             Object outcome = w.outcome();
             if (outcome != null) {
@@ -225,10 +260,9 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
     }
 
-    @SuppressWarnings("unchecked")
-    private Lease<S> takeOutcome(Object outcome) {
-        if (outcome instanceof Lease) {
-            return (Lease<S>) outcome;
+    private static Object takeOutcome(Object outcome) {
+        if (!(outcome instanceof Throwable)) {
+            return outcome;
         }
         Throwable t = (Throwable) outcome;
         if (t instanceof RuntimeException) {
@@ -312,41 +346,49 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     }
 
     /**
-     * A new lease on {@code s}; with leak detection on, it records where it was taken and is linked to
-     * the server for the janitor's leak check.
+     * Lends {@code s} (ACTIVE, claimed by the caller) to {@code client}, or through a new Lease when it is
+     * null; with leak detection on, the loan records where it was taken for the janitor's leak check.
      */
-    private Lease<S> newLease(PooledServer<S> s, long now) {
-        Throwable site = config.leakDetectionThresholdNanos() > 0
-                ? new Throwable("Apparent connection leak detected: lease taken here") : null;
-        Lease<S> lease = new Lease<>(s, now, site);
-        if (site != null) {
-            s.lease = lease;
+    private Object lend(PooledServer<S> s, Object client, long now) {
+        if (client == null) {
+            return lease(s, now);
         }
+        s.lend(client, now, leakWatch(now));
+        return s;
+    }
+
+    private Lease<S> lease(PooledServer<S> s, long now) {
+        Lease<S> lease = new Lease<>(s, now);
+        s.lend(lease, now, leakWatch(now));
         return lease;
     }
 
-    private Lease<S> lease(PooledServer<S> s, long startNanos, long nowNanos) {
-        Lease<S> lease = newLease(s, nowNanos);
-        traffic.recordAssignment(nowNanos - startNanos);
+    private LeakWatch leakWatch(long now) {
+        return config.leakDetectionThresholdNanos() > 0 ? new LeakWatch(now) : null;
+    }
+
+    private void assigned(long startNanos, long nowNanos) {
+        traffic.recordWait(nowNanos - startNanos);
         if (tracking) {
             tracker.recordConnectionAcquiredNanos(clock.nanoTime() - startNanos);
         }
-        return lease;
     }
 
     // ---------------------------------------------------------------- release
 
-    void release(PooledServer<S> s, Lease<S> lease) {
+    /** A loan of {@code s} ended (its client's CAS made this call the only one for that loan). */
+    void release(PooledServer<S> s) {
         long now = clock.nanoTime();
-        if (lease.borrowSite != null) {
-            s.lease = null;
+        LeakWatch watch = s.leak;
+        if (watch != null) {
+            s.leak = null;
+            if (watch.reported) {
+                log.info("Previously reported leaked connection {} of pool {} was returned after {} ms", s, name,
+                        TimeUnit.NANOSECONDS.toMillis(now - s.lentAtNanos));
+            }
         }
         if (tracking) {
-            tracker.recordConnectionUsageMillis(TimeUnit.NANOSECONDS.toMillis(now - lease.borrowedAtNanos()));
-        }
-        if (lease.leakReported) {
-            log.info("Previously reported leaked connection {} of pool {} was returned after {} ms", s, name,
-                    TimeUnit.NANOSECONDS.toMillis(now - lease.borrowedAtNanos()));
+            tracker.recordConnectionUsageMillis(TimeUnit.NANOSECONDS.toMillis(now - s.lentAtNanos));
         }
         if (s.isBroken()) {
             closeServer(s, "server connection broken: " + s.brokenCause.getMessage());
@@ -393,20 +435,20 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     /** Gives an ACTIVE server to the oldest waiter; false (server untouched) if nobody waits any more. */
     private boolean handOff(PooledServer<S> s, long now) {
-        Lease<S> lease = newLease(s, now);
-        Waiter<S> served = waiters.handOff(lease, s.affinity);
-        if (served == null) {
-            if (lease.borrowSite != null) {
-                s.lease = null;
+        Waiter<S> w;
+        while ((w = waiters.poll(s.affinity)) != null) {
+            Object loan = lend(s, w.client, now);
+            if (waiters.offer(w, loan)) {
+                long waited = now - w.enqueuedNanos;
+                traffic.recordWait(waited);
+                if (tracking) {
+                    tracker.recordConnectionAcquiredNanos(waited);
+                }
+                return true;
             }
-            return false;
+            s.unlend();
         }
-        long waited = now - served.enqueuedNanos;
-        traffic.recordAssignment(waited);
-        if (tracking) {
-            tracker.recordConnectionAcquiredNanos(waited);
-        }
-        return true;
+        return false;
     }
 
     /** Serves waiters from idle connections until one of the two runs out. */
@@ -558,7 +600,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     void closeServer(PooledServer<S> s, String reason) {
         s.setState(PooledServer.CLOSING);
-        s.lease = null;
+        s.leak = null;
         S conn = s.connection;
         if (log.isDebugEnabled()) {
             log.debug("pool {}: closing {}: {}", name, s, reason);
@@ -599,6 +641,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
                     PooledServer<S>[] copy = Arrays.copyOf(old, old.length - 1);
                     System.arraycopy(old, i + 1, copy, i, old.length - i - 1);
                     servers = copy;
+                    retiredAssignments += s.assignments();
                     removed = true;
                     break;
                 }
@@ -612,6 +655,23 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             if (left == 0 && state == CLOSING) {
                 closed.complete(null);
             }
+        }
+    }
+
+    /**
+     * Assignments of every server this pool had, read with membership held so that a server being
+     * removed is counted exactly once.
+     */
+    private long countedAssignments() {
+        membership.lock();
+        try {
+            long n = retiredAssignments;
+            for (PooledServer<S> s : servers) {
+                n += s.assignments();
+            }
+            return n;
+        } finally {
+            membership.unlock();
         }
     }
 
@@ -700,13 +760,12 @@ public final class Pool<S> implements PgMuxPoolMXBean {
                     count--;
                 }
             } else if (st == PooledServer.ACTIVE && c.leakDetectionThresholdNanos() > 0) {
-                Lease<S> lease = s.lease;
-                if (lease != null && !lease.leakReported && lease.borrowSite != null
-                        && now - lease.borrowedAtNanos() >= c.leakDetectionThresholdNanos()) {
-                    lease.leakReported = true;
+                LeakWatch watch = s.leak;
+                if (watch != null && !watch.reported && now - watch.lentAtNanos >= c.leakDetectionThresholdNanos()) {
+                    watch.reported = true;
                     log.warn("Connection leak detection triggered for {} of pool {}: held for {} ms, stack trace "
-                            + "follows", s, name, TimeUnit.NANOSECONDS.toMillis(now - lease.borrowedAtNanos()),
-                            lease.borrowSite);
+                            + "follows", s, name, TimeUnit.NANOSECONDS.toMillis(now - watch.lentAtNanos),
+                            watch.site);
                 }
             }
         }
@@ -833,6 +892,10 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     void clientLeft() {
         clients.decrement();
+    }
+
+    long clientCount() {
+        return clients.sum();
     }
 
     /** SHOW POOLS for this pool, counted from the servers' states at this moment. */

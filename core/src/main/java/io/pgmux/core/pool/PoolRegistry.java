@@ -18,7 +18,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import javax.management.JMException;
 import javax.management.MBeanServer;
@@ -42,10 +41,12 @@ public final class PoolRegistry<S> implements AutoCloseable {
     private final ConcurrentHashMap<PoolKey, Pool<S>> pools = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, ConnectionLimit> perDatabase = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, ConnectionLimit> perUser = new ConcurrentHashMap<>();
-    /** Clients admitted under a max_client_conn limit: a CAS keeps the count exact at the limit. */
+    /**
+     * Clients admitted under a max_client_conn limit: a CAS keeps the count exact at the limit. Clients
+     * admitted without one are counted only by their pool, in a striped adder, so admitting them from
+     * many threads contends on nothing.
+     */
     private final AtomicInteger limitedClients = new AtomicInteger();
-    /** Clients admitted without a limit: striped, so admitting them from many threads does not contend. */
-    private final LongAdder unlimitedClients = new LongAdder();
     private final Janitor janitor;
     private final ScheduledExecutorService ownScheduler;
     private volatile boolean closed;
@@ -137,6 +138,17 @@ public final class PoolRegistry<S> implements AutoCloseable {
      * Close the slot when the client disconnects.
      */
     public ClientSlot admitClient(Pool<S> pool) {
+        return new ClientSlot(this, pool, clientArrives(pool));
+    }
+
+    /**
+     * Admits a client of {@code pool} under max_client_conn, or refuses with PgBouncer's message, without
+     * a slot object: the caller passes the result to {@link #clientLeaves(Pool, boolean)} exactly once when
+     * the client disconnects.
+     *
+     * @return whether the client was counted against max_client_conn
+     */
+    public boolean clientArrives(Pool<S> pool) {
         int max = defaults.maxClientConn();
         boolean limited = max > 0;
         if (limited) {
@@ -149,24 +161,31 @@ public final class PoolRegistry<S> implements AutoCloseable {
                     break;
                 }
             }
-        } else {
-            unlimitedClients.increment();
         }
         pool.clientArrived();
-        return new ClientSlot(this, pool, limited);
+        return limited;
     }
 
-    void clientGone(Pool<?> pool, boolean limited) {
+    /** Whether max_client_conn limits the clients, so that every client must be counted. */
+    public boolean limitsClients() {
+        return defaults.maxClientConn() > 0;
+    }
+
+    /** A client admitted by {@link #clientArrives(Pool)} disconnected; {@code limited} is what that returned. */
+    public void clientLeaves(Pool<?> pool, boolean limited) {
         if (limited) {
             limitedClients.decrementAndGet();
-        } else {
-            unlimitedClients.decrement();
         }
         pool.clientLeft();
     }
 
+    /** Clients connected to any pool. */
     public int clientCount() {
-        return limitedClients.get() + (int) unlimitedClients.sum();
+        long n = 0;
+        for (Pool<S> pool : pools.values()) {
+            n += pool.clientCount();
+        }
+        return (int) n;
     }
 
     /** Server connections open (or opening) to a database across its users' pools. */

@@ -6,9 +6,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One server connection owned by a pool, with PgBouncer's states. Transitions are CASes on {@code state}
- * so borrowing and returning take no lock.
+ * so borrowing and returning take no lock. While ACTIVE it is lent to one client object (a {@link Lease}
+ * or the caller of {@link Pool#acquireFor}), and only that object can end the loan.
  */
-final class PooledServer<S> implements ServerHandle {
+final class PooledServer<S> implements LentServer<S> {
     static final int LOGIN = 0;
     static final int IDLE = 1;
     static final int ACTIVE = 2;
@@ -17,11 +18,15 @@ final class PooledServer<S> implements ServerHandle {
     static final int CLOSING = 4;
 
     private static final VarHandle STATE;
+    private static final VarHandle CLIENT;
+    private static final VarHandle ASSIGNMENTS;
     private static final AtomicLong IDS = new AtomicLong();
 
     static {
         try {
             STATE = MethodHandles.lookup().findVarHandle(PooledServer.class, "state", int.class);
+            CLIENT = MethodHandles.lookup().findVarHandle(PooledServer.class, "client", Object.class);
+            ASSIGNMENTS = MethodHandles.lookup().findVarHandle(PooledServer.class, "assignments", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -43,8 +48,20 @@ final class PooledServer<S> implements ServerHandle {
      * needs no volatile store of its own on every release.
      */
     long lastUsedNanos;
-    /** The lease in use, tracked only when leak detection is on (the janitor's leak check reads it). */
-    volatile Lease<S> lease;
+    /** Whom the connection is lent to; null while it is not lent. Ending a loan is a CAS from that client. */
+    private volatile Object client;
+    /**
+     * When the current loan began: written before the loan is published by the store of {@code client},
+     * read by the client ending it.
+     */
+    long lentAtNanos;
+    /** The current loan's watch, only when leak detection is on (the janitor's leak check reads it). */
+    volatile LeakWatch leak;
+    /**
+     * Loans of this connection (SHOW STATS' server assignments). Only the thread lending it writes, and a
+     * lender holds the server alone, after the previous holder's release; stats read it opaquely.
+     */
+    private long assignments;
     volatile Throwable brokenCause;
     /** Set by soft eviction and RECONNECT: close instead of reusing. */
     volatile boolean evicted;
@@ -64,6 +81,60 @@ final class PooledServer<S> implements ServerHandle {
 
     void setState(int update) {
         state = update;
+    }
+
+    /**
+     * Lends the connection (ACTIVE, claimed by the caller, not lent) to {@code to}. A release store is
+     * enough: the client learns of the loan from the caller (return value or a waiter's outcome CAS), and
+     * a stale client's CAS fails against any value but its own.
+     */
+    void lend(Object to, long nowNanos, LeakWatch watch) {
+        ASSIGNMENTS.setOpaque(this, assignments + 1);
+        lentAtNanos = nowNanos;
+        if (watch != null) {
+            leak = watch;
+        }
+        CLIENT.setRelease(this, to);
+    }
+
+    /** Takes back a loan nobody accepted (the waiter offered it had given up). */
+    void unlend() {
+        ASSIGNMENTS.setOpaque(this, assignments - 1);
+        leak = null;
+        client = null;
+    }
+
+    long assignments() {
+        return (long) ASSIGNMENTS.getOpaque(this);
+    }
+
+    @Override
+    public S connection() {
+        return connection;
+    }
+
+    @Override
+    public boolean isLentTo(Object c) {
+        return c != null && client == c;
+    }
+
+    @Override
+    public boolean release(Object c) {
+        if (c == null || !CLIENT.compareAndSet(this, c, null)) {
+            return false;
+        }
+        pool.release(this);
+        return true;
+    }
+
+    @Override
+    public boolean discard(Object c, Throwable cause) {
+        if (c == null || !CLIENT.compareAndSet(this, c, null)) {
+            return false;
+        }
+        brokenCause = cause != null ? cause : new PoolException("discarded by its client");
+        pool.release(this);
+        return true;
     }
 
     @Override

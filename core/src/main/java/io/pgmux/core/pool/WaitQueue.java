@@ -32,34 +32,37 @@ final class WaitQueue<S> {
     /** A waiter passed over this often is served strictly in turn. */
     static final int MAX_PASSED_OVER = 4;
 
-    /** Hands the lease to the oldest live waiter and returns that waiter; null if there is none. */
-    Waiter<S> handOff(Lease<S> lease) {
-        return handOff(lease, null);
+    /** Takes the oldest waiter out of the queue, to be offered a loan; null if the queue is empty. */
+    Waiter<S> poll() {
+        return queue.poll();
     }
 
     /**
-     * Hands the lease to a waiter of the given affinity among the first {@link #AFFINITY_WINDOW} live ones,
-     * unless a waiter ahead of it has been passed over {@link #MAX_PASSED_OVER} times already; otherwise (and
-     * when {@code affinity} is null) to the oldest live waiter. Returns the waiter served, null if none.
+     * Takes out the waiter to offer a server of the given affinity: one of that affinity among the first
+     * {@link #AFFINITY_WINDOW} live ones, unless a waiter ahead of it has been passed over
+     * {@link #MAX_PASSED_OVER} times already; otherwise (and when {@code affinity} is null) the oldest.
+     * Null if the queue is empty.
      */
-    Waiter<S> handOff(Lease<S> lease, Object affinity) {
+    Waiter<S> poll(Object affinity) {
         if (affinity != null) {
-            Waiter<S> near = handOffNear(lease, affinity);
+            Waiter<S> near = takeNear(affinity);
             if (near != null) {
                 return near;
             }
         }
-        Waiter<S> w;
-        while ((w = queue.poll()) != null) {
-            if (w.offer(lease)) {
-                waiting.decrementAndGet();
-                return w;
-            }
-        }
-        return null;
+        return queue.poll();
     }
 
-    private Waiter<S> handOffNear(Lease<S> lease, Object affinity) {
+    /** Offers a loan to a polled waiter; false if it had already ended (it was counted out then). */
+    boolean offer(Waiter<S> waiter, Object loan) {
+        if (waiter.offer(loan)) {
+            waiting.decrementAndGet();
+            return true;
+        }
+        return false;
+    }
+
+    private Waiter<S> takeNear(Object affinity) {
         int seen = 0;
         Iterator<Waiter<S>> it = queue.iterator();
         while (it.hasNext() && seen < AFFINITY_WINDOW) {
@@ -69,14 +72,11 @@ final class WaitQueue<S> {
             }
             if (w.affinity == affinity) {
                 if (seen == 0) {
-                    return null; // it is the oldest anyway: the plain hand-off serves it
+                    return null; // it is the oldest anyway: the plain poll takes it
                 }
-                if (w.offer(lease)) {
-                    it.remove();
-                    waiting.decrementAndGet();
-                    return w;
-                }
-                continue;
+                // Two hand-offs may take the same waiter: only one offer succeeds, the other tries again.
+                it.remove();
+                return w;
             }
             if (w.passedOver >= MAX_PASSED_OVER) {
                 return null;

@@ -8,6 +8,7 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A client waiting for a server connection: either a parked thread (blocking acquire) or a future
  * (asynchronous acquire). Whoever sets the outcome first — a hand-off, a timeout, a failure — wins.
+ * The connection is lent to {@link #client} when there is one, else through a new {@link Lease}.
  */
 final class Waiter<S> {
     private static final VarHandle OUTCOME;
@@ -23,6 +24,8 @@ final class Waiter<S> {
     final long enqueuedNanos;
     /** Long.MAX_VALUE when the wait is unbounded. */
     final long deadlineNanos;
+    /** Whom the connection is lent to (see {@link Pool#acquireFor}); null to lend it through a new Lease. */
+    final Object client;
     /** The affinity the client prefers; null for none. */
     final Object affinity;
     /**
@@ -32,24 +35,25 @@ final class Waiter<S> {
     int passedOver;
     private final Thread thread;
     private final CompletableFuture<Lease<S>> future;
-    /** null while waiting, then a Lease or a Throwable. */
+    /** null while waiting, then the loan (a Lease, or the server lent to {@link #client}) or a Throwable. */
     private volatile Object outcome;
 
-    private Waiter(long enqueuedNanos, long deadlineNanos, Object affinity, Thread thread,
-            CompletableFuture<Lease<S>> future) {
+    private Waiter(long enqueuedNanos, long deadlineNanos, Object client, Object affinity, Thread thread,
+                   CompletableFuture<Lease<S>> future) {
         this.enqueuedNanos = enqueuedNanos;
         this.deadlineNanos = deadlineNanos;
+        this.client = client;
         this.affinity = affinity;
         this.thread = thread;
         this.future = future;
     }
 
-    static <S> Waiter<S> blocking(long now, long deadline, Object affinity) {
-        return new Waiter<>(now, deadline, affinity, Thread.currentThread(), null);
+    static <S> Waiter<S> blocking(long now, long deadline, Object client) {
+        return new Waiter<>(now, deadline, client, null, Thread.currentThread(), null);
     }
 
     static <S> Waiter<S> async(long now, long deadline, Object affinity) {
-        return new Waiter<>(now, deadline, affinity, null, new CompletableFuture<>());
+        return new Waiter<>(now, deadline, null, affinity, null, new CompletableFuture<>());
     }
 
     CompletableFuture<Lease<S>> future() {
@@ -64,13 +68,14 @@ final class Waiter<S> {
         return outcome;
     }
 
-    /** Hands a lease over; false if the waiter already gave up. */
-    boolean offer(Lease<S> lease) {
-        if (!OUTCOME.compareAndSet(this, null, lease)) {
+    /** Hands a loan over; false if the waiter already gave up. */
+    @SuppressWarnings("unchecked")
+    boolean offer(Object loan) {
+        if (!OUTCOME.compareAndSet(this, null, loan)) {
             return false;
         }
         if (future != null) {
-            future.complete(lease);
+            future.complete((Lease<S>) loan);
         } else {
             LockSupport.unpark(thread);
         }

@@ -2,6 +2,7 @@ package io.pgmux.core.stats;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
  * The SHOW STATS totals of one pool: LongAdders, so recording from many threads never contends on a
@@ -17,8 +18,20 @@ public final class TrafficStats {
     private final LongAdder queryNanos = new LongAdder();
     private final LongAdder waitNanos = new LongAdder();
 
+    /** Assignments counted elsewhere (by the pool's server connections) and added to the totals. */
+    private final LongSupplier countedElsewhere;
+
     private volatile Totals periodStart = Totals.ZERO;
     private volatile Averages lastAverages = Averages.ZERO;
+
+    public TrafficStats() {
+        this(() -> 0L);
+    }
+
+    /** Stats whose server assignment count includes {@code countedElsewhere}'s. */
+    public TrafficStats(LongSupplier countedElsewhere) {
+        this.countedElsewhere = countedElsewhere;
+    }
 
     /** A transaction finished after {@code nanos} on a server connection. */
     public void recordTransaction(long nanos) {
@@ -50,8 +63,16 @@ public final class TrafficStats {
         }
     }
 
+    /** A client that had to wait got a server connection after {@code nanos}; the assignment is counted elsewhere. */
+    public void recordWait(long waitedNanos) {
+        if (waitedNanos > 0) {
+            waitNanos.add(waitedNanos);
+        }
+    }
+
     public Totals totals() {
-        return new Totals(xactCount.sum(), queryCount.sum(), serverAssignmentCount.sum(), bytesReceived.sum(),
+        long assignments = serverAssignmentCount.sum() + countedElsewhere.getAsLong();
+        return new Totals(xactCount.sum(), queryCount.sum(), assignments, bytesReceived.sum(),
                 bytesSent.sum(), micros(xactNanos.sum()), micros(queryNanos.sum()), micros(waitNanos.sum()));
     }
 

@@ -20,8 +20,9 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
- * Many threads borrowing and returning at once, blocking and asynchronous, with the janitor running:
- * a connection never has two holders, every client is served, and the books balance at the end.
+ * Many threads borrowing and returning at once, blocking and asynchronous, through leases and as lent to
+ * a client, with the janitor running: a connection never has two holders, every client is served, and
+ * the books balance at the end.
  */
 class PoolConcurrencyTest {
     private static final int THREADS = 32;
@@ -52,19 +53,24 @@ class PoolConcurrencyTest {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RUN_MILLIS);
         CountDownLatch done = new CountDownLatch(THREADS);
         for (int t = 0; t < THREADS; t++) {
-            boolean async = t % 2 == 0;
+            int kind = t % 3;
             Thread thread = new Thread(() -> {
                 try {
                     while (System.nanoTime() < end) {
-                        Lease<Conn> lease = async ? pool.acquireAsync().toCompletableFuture().get(10, TimeUnit.SECONDS)
-                                : pool.acquire();
-                        use(lease, errors);
-                        borrows.incrementAndGet();
-                        if (ThreadLocalRandom.current().nextInt(200) == 0) {
-                            lease.discard(new IllegalStateException("simulated broken connection"));
+                        if (kind == 2) {
+                            borrowForSelf(pool, errors);
                         } else {
-                            lease.release();
+                            Lease<Conn> lease = kind == 0
+                                    ? pool.acquireAsync().toCompletableFuture().get(10, TimeUnit.SECONDS)
+                                    : pool.acquire();
+                            use(lease.connection(), errors);
+                            if (ThreadLocalRandom.current().nextInt(200) == 0) {
+                                lease.discard(new IllegalStateException("simulated broken connection"));
+                            } else {
+                                lease.release();
+                            }
                         }
+                        borrows.incrementAndGet();
                     }
                 } catch (Throwable e) {
                     errors.add(e);
@@ -93,8 +99,21 @@ class PoolConcurrencyTest {
         assertEquals(connector.opened.get(), connector.closedCount.get(), "every connection opened was closed");
     }
 
-    private static void use(Lease<Conn> lease, ConcurrentLinkedQueue<Throwable> errors) {
-        Conn c = lease.connection();
+    /** A loan to the thread's own client object; ending it a second time must do nothing. */
+    private static void borrowForSelf(Pool<Conn> pool, ConcurrentLinkedQueue<Throwable> errors)
+            throws InterruptedException {
+        Object client = Thread.currentThread();
+        LentServer<Conn> lent = pool.acquireFor(client);
+        use(lent.connection(), errors);
+        boolean ended = ThreadLocalRandom.current().nextInt(200) == 0
+                ? lent.discard(client, new IllegalStateException("simulated broken connection"))
+                : lent.release(client);
+        if (!ended || lent.release(client)) {
+            errors.add(new AssertionError(lent + " ended " + (ended ? "twice" : "never")));
+        }
+    }
+
+    private static void use(Conn c, ConcurrentLinkedQueue<Throwable> errors) {
         if (c.closed) {
             errors.add(new AssertionError(c + " handed out after it was closed"));
         }

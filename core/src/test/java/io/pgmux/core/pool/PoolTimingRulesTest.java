@@ -415,6 +415,79 @@ class PoolTimingRulesTest {
     }
 
     @Test
+    void aServerLentToAClientIsGivenBackOnlyByThatClientAndOnlyOnce() throws InterruptedException {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
+        Object first = new Object();
+        Object second = new Object();
+        LentServer<Conn> lent = pool.acquireFor(first);
+        assertTrue(lent.isLentTo(first));
+        assertFalse(lent.release(second), "another client cannot give it back");
+        assertEquals(1, pool.getActiveConnections());
+
+        assertTrue(lent.release(first));
+        assertSame(lent, pool.acquireFor(second));
+        assertFalse(lent.release(first), "a repeated release is ignored");
+        assertFalse(lent.discard(first, null), "so is a late discard");
+        assertTrue(lent.isLentTo(second));
+        assertFalse(lent.connection().closed);
+        assertEquals(1, pool.getActiveConnections());
+        assertTrue(lent.release(second));
+        assertEquals(1, pool.getIdleConnections());
+    }
+
+    @Test
+    void aClientWaitingForAServerIsLentTheReleasedOne() throws Exception {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
+        Lease<Conn> busy = now(pool.acquireAsync());
+        Object client = new Object();
+        CompletableFuture<LentServer<Conn>> waiting = new CompletableFuture<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                waiting.complete(pool.acquireFor(client, 10, TimeUnit.SECONDS));
+            } catch (Throwable e) {
+                waiting.completeExceptionally(e);
+            }
+        });
+        waiter.start();
+        while (pool.getThreadsAwaitingConnection() == 0 && waiter.isAlive()) {
+            Thread.onSpinWait();
+        }
+        busy.release();
+        LentServer<Conn> lent = waiting.get(10, TimeUnit.SECONDS);
+        assertSame(busy.connection(), lent.connection());
+        assertTrue(lent.isLentTo(client));
+        assertTrue(busy.isEnded());
+        busy.release();
+        assertEquals(1, pool.getActiveConnections(), "the old lease cannot give back the new loan");
+        assertTrue(lent.release(client));
+    }
+
+    @Test
+    void aServerDiscardedByItsClientIsClosed() throws InterruptedException {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
+        Object client = new Object();
+        LentServer<Conn> lent = pool.acquireFor(client);
+        assertTrue(lent.discard(client, new SQLException("server closed the connection unexpectedly", "08006")));
+        assertTrue(lent.connection().closed);
+        assertNotSame(lent.connection(), pool.acquireFor(client).connection());
+    }
+
+    @Test
+    void serverAssignmentsCountEveryLoanAlsoOfConnectionsClosedSince() throws InterruptedException {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
+        Object client = new Object();
+        now(pool.acquireAsync()).release();
+        pool.acquireFor(client).release(client);
+        Lease<Conn> busy = now(pool.acquireAsync());
+        CompletionStage<Lease<Conn>> waiting = pool.acquireAsync();
+        busy.discard(null);
+        now(waiting).release();
+        pool.acquireFor(client).discard(client, null);
+        assertEquals(2, connector.closedCount.get(), "both connections were closed");
+        assertEquals(5, pool.traffic().totals().serverAssignmentCount);
+    }
+
+    @Test
     void aDiscardedLeaseClosesItsConnectionAndAWaiterGetsANewOne() {
         Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
         Lease<Conn> broken = now(pool.acquireAsync());

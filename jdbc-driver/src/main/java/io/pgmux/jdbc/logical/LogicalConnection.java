@@ -1,13 +1,15 @@
 package io.pgmux.jdbc.logical;
 
 import io.pgmux.core.config.PoolMode;
-import io.pgmux.core.pool.ClientSlot;
-import io.pgmux.core.pool.Lease;
+import io.pgmux.core.pool.LentServer;
 import io.pgmux.jdbc.physical.PhysicalConnection;
+import io.pgmux.jdbc.pool.Admission;
 import io.pgmux.jdbc.pool.JdbcPool;
 import io.pgmux.jdbc.sql.Classification;
 import io.pgmux.jdbc.sql.PinReason;
 import io.pgmux.jdbc.sql.TransactionControl;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.reflect.Proxy;
 import java.sql.Array;
 import java.sql.Blob;
@@ -26,14 +28,11 @@ import java.sql.SQLXML;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.sql.Struct;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
-import java.util.concurrent.locks.ReentrantLock;
 import org.postgresql.PGConnection;
 import org.postgresql.core.BaseConnection;
 import org.postgresql.core.TransactionState;
@@ -43,76 +42,103 @@ import org.postgresql.core.TransactionState;
  * and gives it back when the pool mode allows — at close (session), when the server reports the
  * transaction idle and no result set of it is still open (transaction), or after each statement
  * (statement). Its JDBC session state lives here and is applied to whichever connection it gets.
+ * Execution, close() and calls from other threads are serialised by the lock the connection itself is
+ * ({@link ConnectionLock}).
  */
-public final class LogicalConnection implements Connection {
+public final class LogicalConnection extends ConnectionLock implements Connection {
     private static final String SQLSTATE_FEATURE_NOT_SUPPORTED = "0A000";
     private static final String SQLSTATE_CONNECTION_DOES_NOT_EXIST = "08003";
 
+    private static final VarHandle CLOSED;
+
+    static {
+        try {
+            CLOSED = MethodHandles.lookup().findVarHandle(LogicalConnection.class, "closed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final JdbcPool pool;
     private final PoolMode mode;
-    private final ClientSlot slot;
-    /** Serialises execution against close() and abort() from other threads; never held while waiting for the pool. */
-    private final ReentrantLock lock = new ReentrantLock();
+    /** How the pool counted this client, to count it out the same way. */
+    private final Admission admission;
 
     private boolean autoCommit;
     private boolean readOnly;
     private Integer isolation;
-    private String catalog;
-    private String schema;
-    private String applicationName;
-    /** Created on first use: most connections never set client info. */
-    private Properties clientInfo;
-    private Executor networkTimeoutExecutor;
-    private int networkTimeoutMillis;
-    private int holdability = -1;
-    private Map<String, Class<?>> typeMap;
+    /** Created on first use: most connections never set any of it. */
+    private Settings settings;
 
-    private Lease<PhysicalConnection> lease;
+    /** The server connection lent to this logical connection (itself the client of the loan), or null. */
+    private LentServer<PhysicalConnection> server;
     private PhysicalConnection physical;
     private PinReason pin;
     /** Session mode: a statement changed session state, so the server connection is reset at close. */
     private boolean sessionDirty;
     /** Statements whose results (open result set, generated keys, OUT parameters) still need the server. */
     private int holds;
-    /** Open statements; one list per logical connection, so short-lived connections allocate it only when used. */
-    private List<LogicalStatement> statements = List.of();
+    /** Newest open statement, heading a list linked through the statements themselves: no list object. */
+    private LogicalStatement openStatements;
     /** The server connection died inside a transaction: only rollback() or close() may follow. */
     private boolean transactionLost;
-    private SQLWarning warnings;
+    /** Set once, by a CAS, by whichever of close() and abort() comes first; that one also leaves the pool. */
     private volatile boolean closed;
 
-    public LogicalConnection(JdbcPool pool, ClientSlot slot) throws SQLException {
+    /** A client the pool admitted as {@code admission}. */
+    public LogicalConnection(JdbcPool pool, Admission admission) throws SQLException {
         this.pool = pool;
         this.mode = pool.config().poolMode();
-        this.slot = slot;
+        this.admission = admission;
         SessionDefaults d = pool.sessionDefaults();
         this.autoCommit = d.autoCommit;
         this.readOnly = d.readOnly;
         this.isolation = d.isolation;
-        this.catalog = d.catalog;
-        this.schema = d.schema;
+        if (d.catalog != null || d.schema != null) {
+            Settings st = settings();
+            st.catalog = d.catalog;
+            st.schema = d.schema;
+        }
         if (mode == PoolMode.STATEMENT && !autoCommit) {
-            slot.close();
+            pool.clientLeft(admission);
             throw transactionsNotAllowed();
         }
         if (mode == PoolMode.SESSION) {
             try {
                 attach();
             } catch (SQLException e) {
-                slot.close();
+                pool.clientLeft(admission);
                 throw e;
             }
         }
+    }
+
+    /** The JDBC session state that few connections set, and warnings collected from pgjdbc. */
+    private static final class Settings {
+        String catalog;
+        String schema;
+        String applicationName;
+        Properties clientInfo;
+        Executor networkTimeoutExecutor;
+        int networkTimeoutMillis;
+        int holdability = -1;
+        Map<String, Class<?>> typeMap;
+        SQLWarning warnings;
+    }
+
+    private Settings settings() {
+        Settings st = settings;
+        if (st == null) {
+            st = new Settings();
+            settings = st;
+        }
+        return st;
     }
 
     // ---------------------------------------------------------------- borrowing and returning
 
     JdbcPool pool() {
         return pool;
-    }
-
-    ReentrantLock lock() {
-        return lock;
     }
 
     PoolMode mode() {
@@ -129,15 +155,15 @@ public final class LogicalConnection implements Connection {
         if (physical != null) {
             return physical;
         }
-        Lease<PhysicalConnection> l = pool.borrow();
+        LentServer<PhysicalConnection> lent = pool.borrowFor(this);
         try {
-            applyState(l.connection());
+            applyState(lent.connection());
         } catch (SQLException e) {
-            l.discard(e);
+            lent.discard(this, e);
             throw e;
         }
-        lease = l;
-        physical = l.connection();
+        server = lent;
+        physical = lent.connection();
         return physical;
     }
 
@@ -145,16 +171,29 @@ public final class LogicalConnection implements Connection {
         p.autoCommit(autoCommit);
         p.readOnly(readOnly);
         p.isolation(isolation != null ? isolation : p.openedIsolation());
-        p.schema(schema != null ? schema : p.openedSchema());
-        p.applicationName(applicationName != null ? applicationName : p.openedApplicationName());
-        p.networkTimeout(networkTimeoutExecutor, networkTimeoutMillis);
-        p.holdability(holdability != -1 ? holdability : p.openedHoldability());
-        p.typeMap(typeMap);
+        Settings st = settings;
+        if (st == null) {
+            p.schema(p.openedSchema());
+            p.applicationName(p.openedApplicationName());
+            p.networkTimeout(null, 0);
+            p.holdability(p.openedHoldability());
+            p.typeMap(null);
+            return;
+        }
+        p.schema(st.schema != null ? st.schema : p.openedSchema());
+        p.applicationName(st.applicationName != null ? st.applicationName : p.openedApplicationName());
+        p.networkTimeout(st.networkTimeoutExecutor, st.networkTimeoutMillis);
+        p.holdability(st.holdability != -1 ? st.holdability : p.openedHoldability());
+        p.typeMap(st.typeMap);
+    }
+
+    /** What the SQL text does to the session and the transaction, from the pool's classifier. */
+    Classification classify(String sql) {
+        return pool.classifier().classify(sql);
     }
 
     /** Checks a statement against the pool mode before it runs, and pins if it creates session state. */
-    Classification beforeExecute(String sql) throws SQLException {
-        Classification c = pool.classifier().classify(sql);
+    void beforeExecute(Classification c) throws SQLException {
         if (transactionLost) {
             TransactionControl control = c.transactionControl();
             if (control == TransactionControl.ROLLBACK || control == TransactionControl.ROLLBACK_AND_CHAIN) {
@@ -177,7 +216,6 @@ public final class LogicalConnection implements Connection {
                 pinTo(c.pinReason());
             }
         }
-        return c;
     }
 
     /** Keeps the current server connection until close(): state the pool cannot move now lives on it. */
@@ -225,18 +263,18 @@ public final class LogicalConnection implements Connection {
         if (physical.transactionState() != TransactionState.IDLE) {
             return;
         }
-        releaseLease();
+        releaseServer();
     }
 
-    private void releaseLease() {
-        Lease<PhysicalConnection> l = lease;
-        lease = null;
+    private void releaseServer() {
+        LentServer<PhysicalConnection> lent = server;
+        server = null;
         physical = null;
-        for (LogicalStatement s : statements) {
+        for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
             s.dropPhysical();
         }
-        if (l != null) {
-            l.release();
+        if (lent != null) {
+            lent.release(this);
         }
     }
 
@@ -244,10 +282,10 @@ public final class LogicalConnection implements Connection {
     SQLException failed(SQLException e) {
         if (physical != null && isConnectionLoss(e)) {
             boolean inTransaction = !autoCommit || physical.transactionState() != TransactionState.IDLE;
-            Lease<PhysicalConnection> l = lease;
-            lease = null;
+            LentServer<PhysicalConnection> lent = server;
+            server = null;
             physical = null;
-            for (LogicalStatement s : statements) {
+            for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
                 s.forgetPhysical();
             }
             holds = 0;
@@ -255,7 +293,7 @@ public final class LogicalConnection implements Connection {
                 pin = null;
                 pool.unpinned();
             }
-            l.discard(e);
+            lent.discard(this, e);
             transactionLost = inTransaction;
         }
         return e;
@@ -268,16 +306,29 @@ public final class LogicalConnection implements Connection {
     }
 
     void register(LogicalStatement s) {
-        if (statements.isEmpty()) {
-            statements = new ArrayList<>(4);
+        LogicalStatement head = openStatements;
+        s.nextOpen = head;
+        if (head != null) {
+            head.prevOpen = s;
         }
-        statements.add(s);
+        openStatements = s;
     }
 
     void unregister(LogicalStatement s) {
-        if (!statements.isEmpty()) {
-            statements.remove(s);
+        LogicalStatement prev = s.prevOpen;
+        LogicalStatement next = s.nextOpen;
+        if (prev != null) {
+            prev.nextOpen = next;
+        } else if (openStatements == s) {
+            openStatements = next;
+        } else {
+            return;
         }
+        if (next != null) {
+            next.prevOpen = prev;
+        }
+        s.prevOpen = null;
+        s.nextOpen = null;
     }
 
     void checkOpen() throws SQLException {
@@ -408,7 +459,7 @@ public final class LogicalConnection implements Connection {
 
     /** Runs a call that needs a server connection, borrowing one just for it if none is held. */
     <T> T withServer(ServerCall<T> call) throws SQLException {
-        lock.lock();
+        lock();
         try {
             PhysicalConnection p = attach();
             try {
@@ -419,7 +470,7 @@ public final class LogicalConnection implements Connection {
                 releaseIfIdle();
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -440,7 +491,7 @@ public final class LogicalConnection implements Connection {
         if (!value && mode == PoolMode.STATEMENT) {
             throw transactionsNotAllowed();
         }
-        lock.lock();
+        lock();
         try {
             autoCommit = value;
             if (physical != null) {
@@ -453,7 +504,7 @@ public final class LogicalConnection implements Connection {
                 releaseIfIdle();
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -482,7 +533,7 @@ public final class LogicalConnection implements Connection {
     }
 
     private void endTransaction(boolean commit) throws SQLException {
-        lock.lock();
+        lock();
         try {
             if (transactionLost) {
                 transactionLost = false;
@@ -507,7 +558,7 @@ public final class LogicalConnection implements Connection {
                 releaseIfIdle();
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -526,7 +577,7 @@ public final class LogicalConnection implements Connection {
         if (autoCommit) {
             throw new SQLException("Cannot establish a savepoint in auto-commit mode.", "25P01");
         }
-        lock.lock();
+        lock();
         try {
             PhysicalConnection p = attach();
             try {
@@ -535,7 +586,7 @@ public final class LogicalConnection implements Connection {
                 throw failed(e);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -558,7 +609,7 @@ public final class LogicalConnection implements Connection {
     /** A savepoint lives in the transaction of the server connection held; without one it cannot exist. */
     private void onSavepoint(Savepoint savepoint, ServerCall<Void> call) throws SQLException {
         checkOpen();
-        lock.lock();
+        lock();
         try {
             if (physical == null) {
                 throw new SQLException("savepoint " + savepoint + " does not exist: no transaction in progress",
@@ -570,7 +621,7 @@ public final class LogicalConnection implements Connection {
                 throw failed(e);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -586,7 +637,7 @@ public final class LogicalConnection implements Connection {
             default:
                 throw new SQLException("Transaction isolation level " + level + " not supported.", "0A000");
         }
-        lock.lock();
+        lock();
         try {
             if (physical != null && physical.transactionState() != TransactionState.IDLE) {
                 throw new SQLException("Cannot change transaction isolation level in the middle of a transaction.",
@@ -597,7 +648,7 @@ public final class LogicalConnection implements Connection {
                 physical.isolation(level);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -613,7 +664,7 @@ public final class LogicalConnection implements Connection {
     @Override
     public void setReadOnly(boolean value) throws SQLException {
         checkOpen();
-        lock.lock();
+        lock();
         try {
             if (physical != null && physical.transactionState() != TransactionState.IDLE) {
                 throw new SQLException("Cannot change transaction read-only property in the middle of a "
@@ -624,7 +675,7 @@ public final class LogicalConnection implements Connection {
                 physical.readOnly(value);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -639,14 +690,16 @@ public final class LogicalConnection implements Connection {
     @Override
     public void setCatalog(String value) throws SQLException {
         checkOpen();
-        catalog = value;
+        if (value != null || settings != null) {
+            settings().catalog = value;
+        }
     }
 
     @Override
     public String getCatalog() throws SQLException {
         checkOpen();
-        if (catalog != null) {
-            return catalog;
+        if (settings != null && settings.catalog != null) {
+            return settings.catalog;
         }
         return pool.serverDefaults().catalog;
     }
@@ -654,9 +707,11 @@ public final class LogicalConnection implements Connection {
     @Override
     public void setSchema(String value) throws SQLException {
         checkOpen();
-        lock.lock();
+        lock();
         try {
-            schema = value;
+            if (value != null || settings != null) {
+                settings().schema = value;
+            }
             if (physical != null) {
                 try {
                     physical.schema(value != null ? value : physical.openedSchema());
@@ -665,15 +720,15 @@ public final class LogicalConnection implements Connection {
                 }
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
     @Override
     public String getSchema() throws SQLException {
         checkOpen();
-        if (schema != null) {
-            return schema;
+        if (settings != null && settings.schema != null) {
+            return settings.schema;
         }
         return physical != null ? physical.openedSchema() : pool.serverDefaults().schema;
     }
@@ -684,8 +739,10 @@ public final class LogicalConnection implements Connection {
             throw new SQLClientInfoException("This connection has been closed.", Collections.emptyMap());
         }
         if ("ApplicationName".equals(name)) {
-            applicationName = value;
-            lock.lock();
+            if (value != null || settings != null) {
+                settings().applicationName = value;
+            }
+            lock();
             try {
                 if (physical != null) {
                     physical.applicationName(value != null ? value : physical.openedApplicationName());
@@ -693,18 +750,19 @@ public final class LogicalConnection implements Connection {
             } catch (SQLException e) {
                 throw new SQLClientInfoException(e.getMessage(), e.getSQLState(), Collections.emptyMap(), e);
             } finally {
-                lock.unlock();
+                unlock();
             }
         }
         if (value == null) {
-            if (clientInfo != null) {
-                clientInfo.remove(name);
+            if (settings != null && settings.clientInfo != null) {
+                settings.clientInfo.remove(name);
             }
         } else {
-            if (clientInfo == null) {
-                clientInfo = new Properties();
+            Settings st = settings();
+            if (st.clientInfo == null) {
+                st.clientInfo = new Properties();
             }
-            clientInfo.setProperty(name, value);
+            st.clientInfo.setProperty(name, value);
         }
     }
 
@@ -718,19 +776,19 @@ public final class LogicalConnection implements Connection {
     @Override
     public String getClientInfo(String name) throws SQLException {
         checkOpen();
-        if ("ApplicationName".equals(name) && applicationName == null) {
+        if ("ApplicationName".equals(name) && (settings == null || settings.applicationName == null)) {
             return physical != null ? physical.openedApplicationName()
                     : pool.serverDefaults().applicationName;
         }
-        return clientInfo == null ? null : clientInfo.getProperty(name);
+        return settings == null || settings.clientInfo == null ? null : settings.clientInfo.getProperty(name);
     }
 
     @Override
     public Properties getClientInfo() throws SQLException {
         checkOpen();
         Properties copy = new Properties();
-        if (clientInfo != null) {
-            copy.putAll(clientInfo);
+        if (settings != null && settings.clientInfo != null) {
+            copy.putAll(settings.clientInfo);
         }
         return copy;
     }
@@ -742,7 +800,7 @@ public final class LogicalConnection implements Connection {
                 && value != java.sql.ResultSet.CLOSE_CURSORS_AT_COMMIT) {
             throw new SQLException("Unknown ResultSet holdability setting: " + value, "HY092");
         }
-        holdability = value;
+        settings().holdability = value;
         if (physical != null) {
             physical.holdability(value);
         }
@@ -751,22 +809,26 @@ public final class LogicalConnection implements Connection {
     @Override
     public int getHoldability() throws SQLException {
         checkOpen();
-        return holdability != -1 ? holdability : java.sql.ResultSet.CLOSE_CURSORS_AT_COMMIT;
+        int value = settings == null ? -1 : settings.holdability;
+        return value != -1 ? value : java.sql.ResultSet.CLOSE_CURSORS_AT_COMMIT;
     }
 
     @Override
     public void setTypeMap(Map<String, Class<?>> map) throws SQLException {
         checkOpen();
-        typeMap = map == null ? null : new HashMap<>(map);
+        Map<String, Class<?>> copy = map == null ? null : new HashMap<>(map);
+        if (copy != null || settings != null) {
+            settings().typeMap = copy;
+        }
         if (physical != null) {
-            physical.typeMap(typeMap);
+            physical.typeMap(copy);
         }
     }
 
     @Override
     public Map<String, Class<?>> getTypeMap() throws SQLException {
         checkOpen();
-        return typeMap == null ? new HashMap<>() : new HashMap<>(typeMap);
+        return settings == null || settings.typeMap == null ? new HashMap<>() : new HashMap<>(settings.typeMap);
     }
 
     @Override
@@ -775,8 +837,11 @@ public final class LogicalConnection implements Connection {
         if (milliseconds < 0) {
             throw new SQLException("Network timeout must be a value greater than or equal to 0.", "HY024");
         }
-        networkTimeoutExecutor = executor;
-        networkTimeoutMillis = milliseconds;
+        if (executor != null || milliseconds != 0 || settings != null) {
+            Settings st = settings();
+            st.networkTimeoutExecutor = executor;
+            st.networkTimeoutMillis = milliseconds;
+        }
         if (physical != null) {
             physical.networkTimeout(executor, milliseconds);
         }
@@ -785,7 +850,7 @@ public final class LogicalConnection implements Connection {
     @Override
     public int getNetworkTimeout() throws SQLException {
         checkOpen();
-        return networkTimeoutMillis;
+        return settings == null ? 0 : settings.networkTimeoutMillis;
     }
 
     @Override
@@ -799,21 +864,24 @@ public final class LogicalConnection implements Connection {
                 p.connection().clearWarnings();
             }
         }
-        return warnings;
+        return settings == null ? null : settings.warnings;
     }
 
     private void addWarning(SQLWarning w) {
-        if (warnings == null) {
-            warnings = w;
+        Settings st = settings();
+        if (st.warnings == null) {
+            st.warnings = w;
         } else {
-            warnings.setNextWarning(w);
+            st.warnings.setNextWarning(w);
         }
     }
 
     @Override
     public void clearWarnings() throws SQLException {
         checkOpen();
-        warnings = null;
+        if (settings != null) {
+            settings.warnings = null;
+        }
         PhysicalConnection p = physical;
         if (p != null) {
             p.connection().clearWarnings();
@@ -873,7 +941,7 @@ public final class LogicalConnection implements Connection {
         if (closed || pool.isClosed()) {
             return false;
         }
-        lock.lock();
+        lock();
         try {
             // Without a server connection there is nothing to check: the next statement borrows a
             // connection the pool has checked (server_check_delay), so waiting for one here would only
@@ -881,7 +949,7 @@ public final class LogicalConnection implements Connection {
             PhysicalConnection p = physical;
             return p == null || p.connection().isValid(timeout);
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -895,12 +963,12 @@ public final class LogicalConnection implements Connection {
             return iface.cast(this);
         }
         if (iface.isAssignableFrom(BaseConnection.class) || iface == PGConnection.class) {
-            lock.lock();
+            lock();
             try {
                 pinTo(PinReason.UNWRAP);
                 return iface.cast(physical.connection());
             } finally {
-                lock.unlock();
+                unlock();
             }
         }
         throw new SQLException("Cannot unwrap to " + iface.getName(), "HY000");
@@ -918,33 +986,36 @@ public final class LogicalConnection implements Connection {
         if (closed) {
             return;
         }
-        lock.lock();
+        boolean closing = false;
+        lock();
         try {
-            if (closed) {
+            if (!CLOSED.compareAndSet(this, false, true)) {
                 return;
             }
-            closed = true;
-            if (!statements.isEmpty()) {
-                for (LogicalStatement s : new ArrayList<>(statements)) {
-                    s.closeQuietly();
-                }
-                statements = List.of();
+            closing = true;
+            // The list stays whole meanwhile: a statement's close may give the server connection back, which
+            // drops every listed statement's pgjdbc statement while the connection is still ours.
+            for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
+                s.closeQuietly();
             }
+            openStatements = null;
             holds = 0;
             returnServerConnection();
         } finally {
-            lock.unlock();
-            slot.close();
+            unlock();
+            if (closing) {
+                pool.clientLeft(admission);
+            }
         }
     }
 
     /** Gives the server connection back clean: no transaction, no session state of ours. */
     private void returnServerConnection() {
-        Lease<PhysicalConnection> l = lease;
+        LentServer<PhysicalConnection> lent = server;
         PhysicalConnection p = physical;
-        lease = null;
+        server = null;
         physical = null;
-        if (l == null) {
+        if (lent == null) {
             return;
         }
         try {
@@ -953,9 +1024,9 @@ public final class LogicalConnection implements Connection {
             } else if (p.transactionState() != TransactionState.IDLE) {
                 p.rollback();
             }
-            l.release();
+            lent.release(this);
         } catch (SQLException | RuntimeException e) {
-            l.discard(e);
+            lent.discard(this, e);
         } finally {
             if (pin != null) {
                 pin = null;
@@ -972,18 +1043,18 @@ public final class LogicalConnection implements Connection {
     /** Closes at once from any thread: the server connection in use is closed, not returned. */
     @Override
     public void abort(Executor executor) throws SQLException {
-        if (closed) {
+        if (closed || !CLOSED.compareAndSet(this, false, true)) {
             return;
         }
-        closed = true;
-        Lease<PhysicalConnection> l = lease;
-        if (l != null) {
-            l.discard(new SQLException("connection aborted", "08003"));
+        LentServer<PhysicalConnection> lent = server;
+        if (lent != null) {
+            // A loan this connection already ended is left alone: only its own loan can be discarded.
+            lent.discard(this, new SQLException("connection aborted", "08003"));
         }
         if (pin != null) {
             pool.unpinned();
         }
-        slot.close();
+        pool.clientLeft(admission);
     }
 
     @Override

@@ -41,7 +41,7 @@ final class LogicalDatabaseMetaData implements InvocationHandler {
         }
         conn.checkOpen();
         if (method.getReturnType() == ResultSet.class) {
-            conn.lock().lock();
+            conn.lock();
             try {
                 PhysicalConnection p = conn.attach();
                 ResultSet rs;
@@ -54,7 +54,7 @@ final class LogicalDatabaseMetaData implements InvocationHandler {
                 }
                 return new LogicalResultSet(conn, null, rs, p);
             } finally {
-                conn.lock().unlock();
+                conn.unlock();
             }
         }
         return conn.withServer(p -> call(method, p, args));

@@ -1,6 +1,7 @@
 package io.pgmux.jdbc.logical;
 
 import io.pgmux.jdbc.physical.PhysicalConnection;
+import io.pgmux.jdbc.sql.Classification;
 import java.io.InputStream;
 import java.io.Reader;
 import java.math.BigDecimal;
@@ -24,7 +25,6 @@ import java.sql.Statement;
 import java.sql.Time;
 import java.sql.Timestamp;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Calendar;
 import java.util.List;
 
@@ -34,16 +34,24 @@ import java.util.List;
  * cache of server-prepared statements keyed by SQL text, so each server connection prepares once.
  */
 class LogicalPreparedStatement extends LogicalStatement implements PreparedStatement {
-    private static final ParamSetter[] NO_PARAMS = new ParamSetter[0];
+    /** The executions, shared by every prepared statement: each binds its parameters, then runs. */
+    private static final PhysicalCall<ResultSet> EXECUTE_QUERY = (self, ps) -> bound(self, ps).executeQuery();
+    private static final PhysicalCall<Integer> EXECUTE_UPDATE = (self, ps) -> bound(self, ps).executeUpdate();
+    private static final PhysicalCall<Long> EXECUTE_LARGE_UPDATE = (self, ps) -> bound(self, ps).executeLargeUpdate();
+    private static final PhysicalCall<Boolean> EXECUTE = (self, ps) -> bound(self, ps).execute();
 
     final String sql;
+    /** Classified once: the text never changes. */
+    final Classification classification;
     final GeneratedKeys keys;
-    private ParamSetter[] params = NO_PARAMS;
-    private List<ParamSetter[]> batches;
+    /** Created by the first parameter set. */
+    private Parameters params;
+    private List<Parameters> batches;
 
     LogicalPreparedStatement(LogicalConnection conn, ResultSetType type, String sql, GeneratedKeys keys) {
         super(conn, type);
         this.sql = sql;
+        this.classification = conn.classify(sql);
         this.keys = keys;
     }
 
@@ -66,67 +74,65 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
                 : c.prepareStatement(sql, type.type, type.concurrency, type.holdability);
     }
 
-    final void bind(int parameterIndex, ParamSetter setter) throws SQLException {
+    /** Where parameter {@code parameterIndex} is recorded, after checking the statement and the index. */
+    final Parameters params(int parameterIndex) throws SQLException {
         checkOpen();
         if (parameterIndex < 1) {
             throw new SQLException("The column index is out of range: " + parameterIndex, "22023");
         }
-        if (parameterIndex > params.length) {
-            params = Arrays.copyOf(params, Math.max(parameterIndex, params.length * 2));
+        Parameters p = params;
+        if (p == null) {
+            p = new Parameters();
+            params = p;
         }
-        params[parameterIndex - 1] = setter;
+        return p;
+    }
+
+    /** Records a parameter form that has no typed slot. */
+    final void bind(int parameterIndex, ParamSetter setter) throws SQLException {
+        params(parameterIndex).set(parameterIndex, setter);
+    }
+
+    private static PreparedStatement bound(LogicalStatement self, Statement physical) throws SQLException {
+        PreparedStatement ps = (PreparedStatement) physical;
+        ((LogicalPreparedStatement) self).bindAll(ps);
+        return ps;
     }
 
     /** Binds the recorded parameters; cleared first, so a parameter cleared here is not left over there. */
     void bindAll(PreparedStatement ps) throws SQLException {
         ps.clearParameters();
-        applyAll(ps, params);
-    }
-
-    static void applyAll(PreparedStatement ps, ParamSetter[] setters) throws SQLException {
-        for (ParamSetter s : setters) {
-            if (s != null) {
-                s.apply(ps);
-            }
+        if (params != null) {
+            params.bind(ps);
         }
     }
 
     @Override
     public void clearParameters() throws SQLException {
         checkOpen();
-        Arrays.fill(params, null);
+        if (params != null) {
+            params.clear();
+        }
     }
 
     @Override
     public ResultSet executeQuery() throws SQLException {
-        return run(sql, Kind.QUERY, keys, ps -> {
-            bindAll((PreparedStatement) ps);
-            return ((PreparedStatement) ps).executeQuery();
-        });
+        return run(classification, Kind.QUERY, keys, EXECUTE_QUERY);
     }
 
     @Override
     public int executeUpdate() throws SQLException {
-        return run(sql, Kind.UPDATE, keys, ps -> {
-            bindAll((PreparedStatement) ps);
-            return ((PreparedStatement) ps).executeUpdate();
-        });
+        return run(classification, Kind.UPDATE, keys, EXECUTE_UPDATE);
     }
 
     @Override
     public long executeLargeUpdate() throws SQLException {
-        return run(sql, Kind.UPDATE, keys, ps -> {
-            bindAll((PreparedStatement) ps);
-            return ((PreparedStatement) ps).executeLargeUpdate();
-        });
+        return run(classification, Kind.UPDATE, keys, EXECUTE_LARGE_UPDATE);
     }
 
     @Override
     public boolean execute() throws SQLException {
-        return run(sql, Kind.EXECUTE, keys, ps -> {
-            bindAll((PreparedStatement) ps);
-            return ((PreparedStatement) ps).execute();
-        });
+        return run(classification, Kind.EXECUTE, keys, EXECUTE);
     }
 
     @Override
@@ -135,7 +141,7 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
         if (batches == null) {
             batches = new ArrayList<>();
         }
-        batches.add(params.clone());
+        batches.add(params == null ? new Parameters() : params.copy());
     }
 
     @Override
@@ -147,16 +153,16 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
     @Override
     public long[] executeLargeBatch() throws SQLException {
         checkOpen();
-        List<ParamSetter[]> rows = batches == null ? List.of() : batches;
+        List<Parameters> rows = batches == null ? List.of() : batches;
         batches = null;
         if (rows.isEmpty()) {
             return new long[0];
         }
-        return run(sql, Kind.BATCH, keys, s -> {
+        return run(classification, Kind.BATCH, keys, (self, s) -> {
             PreparedStatement ps = (PreparedStatement) s;
-            for (ParamSetter[] row : rows) {
+            for (Parameters row : rows) {
                 ps.clearParameters();
-                applyAll(ps, row);
+                row.bind(ps);
                 ps.addBatch();
             }
             return ps.executeLargeBatch();
@@ -187,72 +193,72 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
 
     @Override
     public void setNull(int parameterIndex, int sqlType) throws SQLException {
-        bind(parameterIndex, ps -> ps.setNull(parameterIndex, sqlType));
+        params(parameterIndex).setNull(parameterIndex, sqlType);
     }
 
     @Override
     public void setBoolean(int parameterIndex, boolean x) throws SQLException {
-        bind(parameterIndex, ps -> ps.setBoolean(parameterIndex, x));
+        params(parameterIndex).setBoolean(parameterIndex, x);
     }
 
     @Override
     public void setByte(int parameterIndex, byte x) throws SQLException {
-        bind(parameterIndex, ps -> ps.setByte(parameterIndex, x));
+        params(parameterIndex).setByte(parameterIndex, x);
     }
 
     @Override
     public void setShort(int parameterIndex, short x) throws SQLException {
-        bind(parameterIndex, ps -> ps.setShort(parameterIndex, x));
+        params(parameterIndex).setShort(parameterIndex, x);
     }
 
     @Override
     public void setInt(int parameterIndex, int x) throws SQLException {
-        bind(parameterIndex, ps -> ps.setInt(parameterIndex, x));
+        params(parameterIndex).setInt(parameterIndex, x);
     }
 
     @Override
     public void setLong(int parameterIndex, long x) throws SQLException {
-        bind(parameterIndex, ps -> ps.setLong(parameterIndex, x));
+        params(parameterIndex).setLong(parameterIndex, x);
     }
 
     @Override
     public void setFloat(int parameterIndex, float x) throws SQLException {
-        bind(parameterIndex, ps -> ps.setFloat(parameterIndex, x));
+        params(parameterIndex).setFloat(parameterIndex, x);
     }
 
     @Override
     public void setDouble(int parameterIndex, double x) throws SQLException {
-        bind(parameterIndex, ps -> ps.setDouble(parameterIndex, x));
+        params(parameterIndex).setDouble(parameterIndex, x);
     }
 
     @Override
     public void setBigDecimal(int parameterIndex, BigDecimal x) throws SQLException {
-        bind(parameterIndex, ps -> ps.setBigDecimal(parameterIndex, x));
+        params(parameterIndex).setBigDecimal(parameterIndex, x);
     }
 
     @Override
     public void setString(int parameterIndex, String x) throws SQLException {
-        bind(parameterIndex, ps -> ps.setString(parameterIndex, x));
+        params(parameterIndex).setString(parameterIndex, x);
     }
 
     @Override
     public void setBytes(int parameterIndex, byte[] x) throws SQLException {
-        bind(parameterIndex, ps -> ps.setBytes(parameterIndex, x));
+        params(parameterIndex).setBytes(parameterIndex, x);
     }
 
     @Override
     public void setDate(int parameterIndex, Date x) throws SQLException {
-        bind(parameterIndex, ps -> ps.setDate(parameterIndex, x));
+        params(parameterIndex).setDate(parameterIndex, x);
     }
 
     @Override
     public void setTime(int parameterIndex, Time x) throws SQLException {
-        bind(parameterIndex, ps -> ps.setTime(parameterIndex, x));
+        params(parameterIndex).setTime(parameterIndex, x);
     }
 
     @Override
     public void setTimestamp(int parameterIndex, Timestamp x) throws SQLException {
-        bind(parameterIndex, ps -> ps.setTimestamp(parameterIndex, x));
+        params(parameterIndex).setTimestamp(parameterIndex, x);
     }
 
     @Override
@@ -273,12 +279,12 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
 
     @Override
     public void setObject(int parameterIndex, Object x, int targetSqlType) throws SQLException {
-        bind(parameterIndex, ps -> ps.setObject(parameterIndex, x, targetSqlType));
+        params(parameterIndex).setObject(parameterIndex, x, targetSqlType);
     }
 
     @Override
     public void setObject(int parameterIndex, Object x) throws SQLException {
-        bind(parameterIndex, ps -> ps.setObject(parameterIndex, x));
+        params(parameterIndex).setObject(parameterIndex, x);
     }
 
     @Override
@@ -373,7 +379,7 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
 
     @Override
     public void setObject(int parameterIndex, Object x, int targetSqlType, int scaleOrLength) throws SQLException {
-        bind(parameterIndex, ps -> ps.setObject(parameterIndex, x, targetSqlType, scaleOrLength));
+        params(parameterIndex).setObject(parameterIndex, x, targetSqlType, scaleOrLength);
     }
 
     @Override

@@ -130,7 +130,7 @@ final class LogicalResultSet extends DelegatingResultSet {
             return;
         }
         closed = true;
-        conn.lock().lock();
+        conn.lock();
         try {
             boolean stillOurs = conn.currentPhysical() == origin;
             closeDelegate();
@@ -142,7 +142,7 @@ final class LogicalResultSet extends DelegatingResultSet {
                 conn.unhold();
             }
         } finally {
-            conn.lock().unlock();
+            conn.unlock();
         }
     }
 

@@ -1,6 +1,9 @@
 package io.pgmux.jdbc.logical;
 
 import io.pgmux.jdbc.physical.PhysicalConnection;
+import io.pgmux.jdbc.sql.Classification;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -17,27 +20,37 @@ import java.util.List;
  * closed or consumed, the connection can go back to the pool.
  */
 class LogicalStatement implements Statement {
+    private static final VarHandle EXECUTING;
+
+    static {
+        try {
+            EXECUTING = MethodHandles.lookup().findVarHandle(LogicalStatement.class, "executing", Statement.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /** What an execution produces, which decides whether the server connection stays held after it. */
     enum Kind { QUERY, UPDATE, EXECUTE, BATCH }
 
     final LogicalConnection conn;
     final ResultSetType type;
+    /** Neighbours in the connection's list of open statements (see LogicalConnection#register). */
+    LogicalStatement prevOpen;
+    LogicalStatement nextOpen;
 
     /** The pgjdbc statement on the server connection held now; null between leases. */
     Statement physical;
     private PhysicalConnection physicalOwner;
+    /**
+     * The pgjdbc statement running now, for cancel() from another thread. Stored with release semantics
+     * only: a cancel that reads it a moment late is harmless, since pgjdbc cancels only a statement that
+     * is still in its query.
+     */
     private volatile Statement executing;
 
-    private int fetchSize;
-    private long maxRows;
-    private int queryTimeout;
-    private int maxFieldSize;
-    private int fetchDirection = ResultSet.FETCH_FORWARD;
-    private boolean escapeProcessing = true;
-    private boolean poolable;
-    private boolean closeOnCompletion;
-    private String cursorName;
-    private List<String> batch;
+    /** Created by the first option set, batch or warning: most statements use none. */
+    private Options options;
 
     private LogicalResultSet currentResultSet;
     private LogicalResultSet keysResultSet;
@@ -48,7 +61,6 @@ class LogicalStatement implements Statement {
     private boolean keysPending;
     private boolean holding;
     private long updateCount = -1;
-    private SQLWarning warnings;
     private boolean closed;
 
     LogicalStatement(LogicalConnection conn, ResultSetType type) {
@@ -56,31 +68,63 @@ class LogicalStatement implements Statement {
         this.type = type;
     }
 
+    /** What few statements set: JDBC options, a batch of SQL texts, warnings collected from pgjdbc. */
+    private static final class Options {
+        int fetchSize;
+        long maxRows;
+        int queryTimeout;
+        int maxFieldSize;
+        int fetchDirection = ResultSet.FETCH_FORWARD;
+        boolean escapeProcessing = true;
+        boolean poolable;
+        boolean closeOnCompletion;
+        String cursorName;
+        List<String> batch;
+        SQLWarning warnings;
+    }
+
+    private Options options() {
+        Options o = options;
+        if (o == null) {
+            o = new Options();
+            options = o;
+        }
+        return o;
+    }
+
     // ---------------------------------------------------------------- the execution template
 
-    /** A call on the pgjdbc statement. */
+    /**
+     * A call on the pgjdbc statement. It is given the logical statement too, so that a call needing only
+     * that (a prepared statement's) can be one shared object instead of a lambda made per execution.
+     */
     @FunctionalInterface
     interface PhysicalCall<T> {
-        T run(Statement physical) throws SQLException;
+        T run(LogicalStatement self, Statement physical) throws SQLException;
     }
 
     /**
-     * Runs one execution: checks and pins by the SQL, borrows a server connection if none is held, runs
-     * the call on the pgjdbc statement, keeps what the results need, and gives the connection back if the
-     * pool mode and the server's transaction state allow.
+     * Runs one execution: checks and pins by the SQL's classification (null: checked by the caller),
+     * borrows a server connection if none is held, runs the call on the pgjdbc statement, keeps what the
+     * results need, and gives the connection back if the pool mode and the server's transaction state allow.
      */
-    final <T> T run(String sql, Kind kind, GeneratedKeys keys, PhysicalCall<T> call) throws SQLException {
+    final <T> T run(Classification classification, Kind kind, GeneratedKeys keys, PhysicalCall<T> call)
+            throws SQLException {
         checkOpen();
-        conn.lock().lock();
+        conn.lock();
         try {
             closeResults();
-            boolean multi = sql != null && conn.beforeExecute(sql).isMultiStatement();
+            boolean multi = false;
+            if (classification != null) {
+                conn.beforeExecute(classification);
+                multi = classification.isMultiStatement();
+            }
             PhysicalConnection p = conn.attach();
             Statement ps = physicalFor(p);
             T result;
-            executing = ps;
+            EXECUTING.setRelease(this, ps);
             try {
-                result = call.run(ps);
+                result = call.run(this, ps);
             } catch (SQLException e) {
                 conn.failed(e);
                 try {
@@ -90,7 +134,7 @@ class LogicalStatement implements Statement {
                 }
                 throw e;
             } finally {
-                executing = null;
+                EXECUTING.setRelease(this, null);
             }
             updateCount = -1;
             executed();
@@ -119,8 +163,13 @@ class LogicalStatement implements Statement {
             conn.afterExecute();
             return kind == Kind.QUERY ? type(currentResultSet) : result;
         } finally {
-            conn.lock().unlock();
+            conn.unlock();
         }
+    }
+
+    /** The classification of a text given to execute; null for null, which pgjdbc then refuses. */
+    final Classification classified(String sql) {
+        return sql == null ? null : conn.classify(sql);
     }
 
     @SuppressWarnings("unchecked")
@@ -151,29 +200,33 @@ class LogicalStatement implements Statement {
     }
 
     private void applySettings(Statement ps) throws SQLException {
-        if (fetchSize != 0) {
-            ps.setFetchSize(fetchSize);
+        Options o = options;
+        if (o == null) {
+            return;
         }
-        if (maxRows != 0) {
-            ps.setLargeMaxRows(maxRows);
+        if (o.fetchSize != 0) {
+            ps.setFetchSize(o.fetchSize);
         }
-        if (queryTimeout != 0) {
-            ps.setQueryTimeout(queryTimeout);
+        if (o.maxRows != 0) {
+            ps.setLargeMaxRows(o.maxRows);
         }
-        if (maxFieldSize != 0) {
-            ps.setMaxFieldSize(maxFieldSize);
+        if (o.queryTimeout != 0) {
+            ps.setQueryTimeout(o.queryTimeout);
         }
-        if (fetchDirection != ResultSet.FETCH_FORWARD) {
-            ps.setFetchDirection(fetchDirection);
+        if (o.maxFieldSize != 0) {
+            ps.setMaxFieldSize(o.maxFieldSize);
         }
-        if (!escapeProcessing) {
+        if (o.fetchDirection != ResultSet.FETCH_FORWARD) {
+            ps.setFetchDirection(o.fetchDirection);
+        }
+        if (!o.escapeProcessing) {
             ps.setEscapeProcessing(false);
         }
-        if (poolable) {
+        if (o.poolable) {
             ps.setPoolable(true);
         }
-        if (cursorName != null) {
-            ps.setCursorName(cursorName);
+        if (o.cursorName != null) {
+            ps.setCursorName(o.cursorName);
         }
     }
 
@@ -214,10 +267,11 @@ class LogicalStatement implements Statement {
         try {
             SQLWarning w = ps.getWarnings();
             if (w != null) {
-                if (warnings == null) {
-                    warnings = w;
+                Options o = options();
+                if (o.warnings == null) {
+                    o.warnings = w;
                 } else {
-                    warnings.setNextWarning(w);
+                    o.warnings.setNextWarning(w);
                 }
             }
         } catch (SQLException ignored) {
@@ -277,13 +331,13 @@ class LogicalStatement implements Statement {
             keysResultSet = null;
             keysPending = false;
         }
-        conn.lock().lock();
+        conn.lock();
         try {
             updateHolding();
         } finally {
-            conn.lock().unlock();
+            conn.unlock();
         }
-        if (closeOnCompletion && currentResultSet == null && keysResultSet == null) {
+        if (options != null && options.closeOnCompletion && currentResultSet == null && keysResultSet == null) {
             close();
         }
     }
@@ -299,85 +353,94 @@ class LogicalStatement implements Statement {
 
     @Override
     public ResultSet executeQuery(String sql) throws SQLException {
-        return run(sql, Kind.QUERY, GeneratedKeys.NONE, ps -> ps.executeQuery(sql));
+        return run(classified(sql), Kind.QUERY, GeneratedKeys.NONE, (self, ps) -> ps.executeQuery(sql));
     }
 
     @Override
     public int executeUpdate(String sql) throws SQLException {
-        return run(sql, Kind.UPDATE, GeneratedKeys.NONE, ps -> ps.executeUpdate(sql));
+        return run(classified(sql), Kind.UPDATE, GeneratedKeys.NONE, (self, ps) -> ps.executeUpdate(sql));
     }
 
     @Override
     public int executeUpdate(String sql, int autoGeneratedKeys) throws SQLException {
         GeneratedKeys keys = GeneratedKeys.of(autoGeneratedKeys);
-        return run(sql, Kind.UPDATE, keys, ps -> ps.executeUpdate(sql, autoGeneratedKeys));
+        return run(classified(sql), Kind.UPDATE, keys, (self, ps) -> ps.executeUpdate(sql, autoGeneratedKeys));
     }
 
     @Override
     public int executeUpdate(String sql, int[] columnIndexes) throws SQLException {
-        return run(sql, Kind.UPDATE, GeneratedKeys.of(columnIndexes), ps -> ps.executeUpdate(sql, columnIndexes));
+        return run(classified(sql), Kind.UPDATE, GeneratedKeys.of(columnIndexes),
+                (self, ps) -> ps.executeUpdate(sql, columnIndexes));
     }
 
     @Override
     public int executeUpdate(String sql, String[] columnNames) throws SQLException {
-        return run(sql, Kind.UPDATE, GeneratedKeys.of(columnNames), ps -> ps.executeUpdate(sql, columnNames));
+        return run(classified(sql), Kind.UPDATE, GeneratedKeys.of(columnNames),
+                (self, ps) -> ps.executeUpdate(sql, columnNames));
     }
 
     @Override
     public long executeLargeUpdate(String sql) throws SQLException {
-        return run(sql, Kind.UPDATE, GeneratedKeys.NONE, ps -> ps.executeLargeUpdate(sql));
+        return run(classified(sql), Kind.UPDATE, GeneratedKeys.NONE, (self, ps) -> ps.executeLargeUpdate(sql));
     }
 
     @Override
     public long executeLargeUpdate(String sql, int autoGeneratedKeys) throws SQLException {
-        return run(sql, Kind.UPDATE, GeneratedKeys.of(autoGeneratedKeys),
-                ps -> ps.executeLargeUpdate(sql, autoGeneratedKeys));
+        return run(classified(sql), Kind.UPDATE, GeneratedKeys.of(autoGeneratedKeys),
+                (self, ps) -> ps.executeLargeUpdate(sql, autoGeneratedKeys));
     }
 
     @Override
     public long executeLargeUpdate(String sql, int[] columnIndexes) throws SQLException {
-        return run(sql, Kind.UPDATE, GeneratedKeys.of(columnIndexes),
-                ps -> ps.executeLargeUpdate(sql, columnIndexes));
+        return run(classified(sql), Kind.UPDATE, GeneratedKeys.of(columnIndexes),
+                (self, ps) -> ps.executeLargeUpdate(sql, columnIndexes));
     }
 
     @Override
     public long executeLargeUpdate(String sql, String[] columnNames) throws SQLException {
-        return run(sql, Kind.UPDATE, GeneratedKeys.of(columnNames), ps -> ps.executeLargeUpdate(sql, columnNames));
+        return run(classified(sql), Kind.UPDATE, GeneratedKeys.of(columnNames),
+                (self, ps) -> ps.executeLargeUpdate(sql, columnNames));
     }
 
     @Override
     public boolean execute(String sql) throws SQLException {
-        return run(sql, Kind.EXECUTE, GeneratedKeys.NONE, ps -> ps.execute(sql));
+        return run(classified(sql), Kind.EXECUTE, GeneratedKeys.NONE, (self, ps) -> ps.execute(sql));
     }
 
     @Override
     public boolean execute(String sql, int autoGeneratedKeys) throws SQLException {
-        return run(sql, Kind.EXECUTE, GeneratedKeys.of(autoGeneratedKeys), ps -> ps.execute(sql, autoGeneratedKeys));
+        return run(classified(sql), Kind.EXECUTE, GeneratedKeys.of(autoGeneratedKeys),
+                (self, ps) -> ps.execute(sql, autoGeneratedKeys));
     }
 
     @Override
     public boolean execute(String sql, int[] columnIndexes) throws SQLException {
-        return run(sql, Kind.EXECUTE, GeneratedKeys.of(columnIndexes), ps -> ps.execute(sql, columnIndexes));
+        return run(classified(sql), Kind.EXECUTE, GeneratedKeys.of(columnIndexes),
+                (self, ps) -> ps.execute(sql, columnIndexes));
     }
 
     @Override
     public boolean execute(String sql, String[] columnNames) throws SQLException {
-        return run(sql, Kind.EXECUTE, GeneratedKeys.of(columnNames), ps -> ps.execute(sql, columnNames));
+        return run(classified(sql), Kind.EXECUTE, GeneratedKeys.of(columnNames),
+                (self, ps) -> ps.execute(sql, columnNames));
     }
 
     @Override
     public void addBatch(String sql) throws SQLException {
         checkOpen();
-        if (batch == null) {
-            batch = new ArrayList<>();
+        Options o = options();
+        if (o.batch == null) {
+            o.batch = new ArrayList<>();
         }
-        batch.add(sql);
+        o.batch.add(sql);
     }
 
     @Override
     public void clearBatch() throws SQLException {
         checkOpen();
-        batch = null;
+        if (options != null) {
+            options.batch = null;
+        }
     }
 
     @Override
@@ -393,20 +456,22 @@ class LogicalStatement implements Statement {
     @Override
     public long[] executeLargeBatch() throws SQLException {
         checkOpen();
-        List<String> sqls = batch == null ? List.of() : batch;
-        batch = null;
+        List<String> sqls = options == null || options.batch == null ? List.of() : options.batch;
+        if (options != null) {
+            options.batch = null;
+        }
         if (sqls.isEmpty()) {
             return new long[0];
         }
-        conn.lock().lock();
+        conn.lock();
         try {
             for (String sql : sqls) {
-                conn.beforeExecute(sql);
+                conn.beforeExecute(conn.classify(sql));
             }
         } finally {
-            conn.lock().unlock();
+            conn.unlock();
         }
-        return run(null, Kind.BATCH, GeneratedKeys.NONE, ps -> {
+        return run(null, Kind.BATCH, GeneratedKeys.NONE, (self, ps) -> {
             for (String sql : sqls) {
                 ps.addBatch(sql);
             }
@@ -451,7 +516,7 @@ class LogicalStatement implements Statement {
     @Override
     public boolean getMoreResults(int current) throws SQLException {
         checkOpen();
-        conn.lock().lock();
+        conn.lock();
         try {
             if (!moreResults || physical == null) {
                 if (currentResultSet != null) {
@@ -479,7 +544,7 @@ class LogicalStatement implements Statement {
             conn.afterExecute();
             return more;
         } finally {
-            conn.lock().unlock();
+            conn.unlock();
         }
     }
 
@@ -515,12 +580,12 @@ class LogicalStatement implements Statement {
         if (closed) {
             return;
         }
-        conn.lock().lock();
+        conn.lock();
         try {
             closeQuietly();
             conn.unregister(this);
         } finally {
-            conn.lock().unlock();
+            conn.unlock();
         }
     }
 
@@ -552,7 +617,7 @@ class LogicalStatement implements Statement {
     @Override
     public int getMaxFieldSize() throws SQLException {
         checkOpen();
-        return maxFieldSize;
+        return options == null ? 0 : options.maxFieldSize;
     }
 
     @Override
@@ -561,7 +626,7 @@ class LogicalStatement implements Statement {
         if (max < 0) {
             throw new SQLException("The maximum field size must be a value greater than or equal to 0.", "HY024");
         }
-        maxFieldSize = max;
+        options().maxFieldSize = max;
         if (physical != null) {
             physical.setMaxFieldSize(max);
         }
@@ -570,7 +635,7 @@ class LogicalStatement implements Statement {
     @Override
     public int getMaxRows() throws SQLException {
         checkOpen();
-        return (int) Math.min(maxRows, Integer.MAX_VALUE);
+        return (int) Math.min(getLargeMaxRows(), Integer.MAX_VALUE);
     }
 
     @Override
@@ -581,7 +646,7 @@ class LogicalStatement implements Statement {
     @Override
     public long getLargeMaxRows() throws SQLException {
         checkOpen();
-        return maxRows;
+        return options == null ? 0 : options.maxRows;
     }
 
     @Override
@@ -590,7 +655,7 @@ class LogicalStatement implements Statement {
         if (max < 0) {
             throw new SQLException("Maximum number of rows must be a value greater than or equal to 0.", "HY024");
         }
-        maxRows = max;
+        options().maxRows = max;
         if (physical != null) {
             physical.setLargeMaxRows(max);
         }
@@ -599,7 +664,7 @@ class LogicalStatement implements Statement {
     @Override
     public void setEscapeProcessing(boolean enable) throws SQLException {
         checkOpen();
-        escapeProcessing = enable;
+        options().escapeProcessing = enable;
         if (physical != null) {
             physical.setEscapeProcessing(enable);
         }
@@ -608,7 +673,7 @@ class LogicalStatement implements Statement {
     @Override
     public int getQueryTimeout() throws SQLException {
         checkOpen();
-        return queryTimeout;
+        return options == null ? 0 : options.queryTimeout;
     }
 
     @Override
@@ -617,7 +682,7 @@ class LogicalStatement implements Statement {
         if (seconds < 0) {
             throw new SQLException("Query timeout must be a value greater than or equals to 0.", "HY024");
         }
-        queryTimeout = seconds;
+        options().queryTimeout = seconds;
         if (physical != null) {
             physical.setQueryTimeout(seconds);
         }
@@ -630,13 +695,15 @@ class LogicalStatement implements Statement {
             collectWarnings(physical);
             physical.clearWarnings();
         }
-        return warnings;
+        return options == null ? null : options.warnings;
     }
 
     @Override
     public void clearWarnings() throws SQLException {
         checkOpen();
-        warnings = null;
+        if (options != null) {
+            options.warnings = null;
+        }
         if (physical != null) {
             physical.clearWarnings();
         }
@@ -645,7 +712,7 @@ class LogicalStatement implements Statement {
     @Override
     public void setCursorName(String name) throws SQLException {
         checkOpen();
-        cursorName = name;
+        options().cursorName = name;
     }
 
     @Override
@@ -655,7 +722,7 @@ class LogicalStatement implements Statement {
             case ResultSet.FETCH_FORWARD:
             case ResultSet.FETCH_REVERSE:
             case ResultSet.FETCH_UNKNOWN:
-                fetchDirection = direction;
+                options().fetchDirection = direction;
                 break;
             default:
                 throw new SQLException("Invalid fetch direction constant: " + direction + ".", "HY024");
@@ -668,7 +735,7 @@ class LogicalStatement implements Statement {
     @Override
     public int getFetchDirection() throws SQLException {
         checkOpen();
-        return fetchDirection;
+        return options == null ? ResultSet.FETCH_FORWARD : options.fetchDirection;
     }
 
     @Override
@@ -677,7 +744,7 @@ class LogicalStatement implements Statement {
         if (rows < 0) {
             throw new SQLException("Fetch size must be a value greater than or equal to 0.", "HY024");
         }
-        fetchSize = rows;
+        options().fetchSize = rows;
         if (physical != null) {
             physical.setFetchSize(rows);
         }
@@ -686,7 +753,7 @@ class LogicalStatement implements Statement {
     @Override
     public int getFetchSize() throws SQLException {
         checkOpen();
-        return fetchSize;
+        return options == null ? 0 : options.fetchSize;
     }
 
     @Override
@@ -710,25 +777,25 @@ class LogicalStatement implements Statement {
     @Override
     public void setPoolable(boolean value) throws SQLException {
         checkOpen();
-        poolable = value;
+        options().poolable = value;
     }
 
     @Override
     public boolean isPoolable() throws SQLException {
         checkOpen();
-        return poolable;
+        return options != null && options.poolable;
     }
 
     @Override
     public void closeOnCompletion() throws SQLException {
         checkOpen();
-        closeOnCompletion = true;
+        options().closeOnCompletion = true;
     }
 
     @Override
     public boolean isCloseOnCompletion() throws SQLException {
         checkOpen();
-        return closeOnCompletion;
+        return options != null && options.closeOnCompletion;
     }
 
     @Override

@@ -1,8 +1,9 @@
 package io.pgmux.jdbc.pool;
 
 import io.pgmux.core.config.PoolConfig;
-import io.pgmux.core.pool.ClientSlot;
+import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Lease;
+import io.pgmux.core.pool.LentServer;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolClosedException;
 import io.pgmux.core.pool.PoolException;
@@ -104,13 +105,24 @@ public final class JdbcPool implements AutoCloseable {
         if (pool.isClosed()) {
             throw closedException();
         }
-        ClientSlot slot;
-        try {
-            slot = registry.admitClient(pool);
-        } catch (TooManyClientsException e) {
-            throw new SQLTransientConnectionException(pool.name() + " - " + e.getMessage(), "53300", e);
+        Admission admission;
+        if (pool.config().poolMode() == PoolMode.SESSION && !registry.limitsClients()) {
+            admission = Admission.UNCOUNTED;
+        } else {
+            try {
+                admission = registry.clientArrives(pool) ? Admission.LIMITED : Admission.COUNTED;
+            } catch (TooManyClientsException e) {
+                throw new SQLTransientConnectionException(pool.name() + " - " + e.getMessage(), "53300", e);
+            }
         }
-        return new LogicalConnection(this, slot);
+        return new LogicalConnection(this, admission);
+    }
+
+    /** A logical connection closed, admitted as {@code admission}; call once. */
+    public void clientLeft(Admission admission) {
+        if (admission != Admission.UNCOUNTED) {
+            registry.clientLeaves(pool, admission == Admission.LIMITED);
+        }
     }
 
     /**
@@ -128,42 +140,77 @@ public final class JdbcPool implements AutoCloseable {
         return d;
     }
 
-    /** Borrows a server connection for a logical connection, translating pool failures into SQLExceptions. */
+    /** Borrows a server connection through a lease, translating pool failures into SQLExceptions. */
     public Lease<PhysicalConnection> borrow() throws SQLException {
-        Lease<PhysicalConnection> lease = acquire();
-        if (serverDefaults == null) {
-            serverDefaults = ServerDefaults.of(lease.connection());
+        Lease<PhysicalConnection> lease;
+        try {
+            lease = pool.acquire();
+        } catch (PoolException | InterruptedException e) {
+            throw borrowFailed(e);
+        }
+        try {
+            learnServerDefaults(lease.connection());
+        } catch (SQLException e) {
+            lease.release();
+            throw e;
         }
         return lease;
     }
 
-    private Lease<PhysicalConnection> acquire() throws SQLException {
+    /**
+     * Borrows a server connection lent to {@code client} itself (a logical connection), which alone can
+     * give it back: no lease object per borrow.
+     */
+    public LentServer<PhysicalConnection> borrowFor(Object client) throws SQLException {
+        LentServer<PhysicalConnection> lent;
         try {
-            return pool.acquire();
-        } catch (PoolTimeoutException e) {
+            lent = pool.acquireFor(client);
+        } catch (PoolException | InterruptedException e) {
+            throw borrowFailed(e);
+        }
+        try {
+            learnServerDefaults(lent.connection());
+        } catch (SQLException e) {
+            lent.release(client);
+            throw e;
+        }
+        return lent;
+    }
+
+    private void learnServerDefaults(PhysicalConnection p) throws SQLException {
+        if (serverDefaults == null) {
+            serverDefaults = ServerDefaults.of(p);
+        }
+    }
+
+    private SQLException borrowFailed(Exception failure) {
+        if (failure instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+            return new SQLTransientConnectionException(pool.name()
+                    + " - interrupted while waiting for a server connection", "08001", failure);
+        }
+        if (failure instanceof PoolTimeoutException) {
             SQLTransientConnectionException ex = new SQLTransientConnectionException(
-                    pool.name() + " - " + e.getMessage(), "08001", e);
-            if (e.getCause() instanceof SQLException) {
-                ex.setNextException((SQLException) e.getCause());
+                    pool.name() + " - " + failure.getMessage(), "08001", failure);
+            if (failure.getCause() instanceof SQLException) {
+                ex.setNextException((SQLException) failure.getCause());
             }
-            throw ex;
-        } catch (ServerLoginException e) {
+            return ex;
+        }
+        if (failure instanceof ServerLoginException) {
+            ServerLoginException e = (ServerLoginException) failure;
             if (e.getCause() instanceof SQLException) {
                 SQLException server = (SQLException) e.getCause();
                 String prefix = e.isCached() ? "server login has been failing, cached error: " : "";
-                throw new SQLNonTransientConnectionException(prefix + server.getMessage(), server.getSQLState(),
+                return new SQLNonTransientConnectionException(prefix + server.getMessage(), server.getSQLState(),
                         server.getErrorCode(), e);
             }
-            throw new SQLNonTransientConnectionException(e.getMessage(), "08001", e);
-        } catch (PoolClosedException e) {
-            throw closedException();
-        } catch (PoolException e) {
-            throw new SQLNonTransientConnectionException(e.getMessage(), "08001", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SQLTransientConnectionException(pool.name()
-                    + " - interrupted while waiting for a server connection", "08001", e);
+            return new SQLNonTransientConnectionException(e.getMessage(), "08001", e);
         }
+        if (failure instanceof PoolClosedException) {
+            return closedException();
+        }
+        return new SQLNonTransientConnectionException(failure.getMessage(), "08001", failure);
     }
 
     private SQLNonTransientConnectionException closedException() {

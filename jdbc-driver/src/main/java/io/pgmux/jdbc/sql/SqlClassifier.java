@@ -9,7 +9,8 @@ import java.util.function.Function;
 /**
  * Decides, from SQL text alone, whether a statement leaves session state behind that pins the
  * logical connection to its server connection, and whether it is transaction control. Results are
- * cached per SQL text, so the cost on the hot path is one cache lookup. Thread-safe.
+ * cached per SQL text, so the cost on the hot path is one array read for a text seen recently, else one
+ * cache lookup. Thread-safe.
  *
  * <h2>What pins</h2>
  * <ul>
@@ -66,9 +67,18 @@ public final class SqlClassifier {
     public static final int DEFAULT_MAX_CACHED_SQL_LENGTH = 4096;
 
     private static final Function<String, Classification> ANALYZE = StatementAnalyzer::classify;
+    /** Slots of the direct-mapped table of recent texts in front of the cache. */
+    private static final int RECENT_SLOTS = 256;
 
     private final Cache<String, Classification> cache;
     private final int maxCachedSqlLength;
+    /**
+     * The last text seen in each slot (by hash), looked up before the cache: an application's hot
+     * statements are usually the same String instances, found here by one array read and a reference
+     * compare instead of a cache lookup. Entries are immutable, so racing writes only lose an entry.
+     * Empty when the cache is disabled.
+     */
+    private final Recent[] recent;
 
     public SqlClassifier() {
         this(DEFAULT_CACHE_SIZE, DEFAULT_MAX_CACHED_SQL_LENGTH);
@@ -86,6 +96,7 @@ public final class SqlClassifier {
             throw new IllegalArgumentException("maxCachedSqlLength must be >= 0, was " + maxCachedSqlLength);
         }
         this.maxCachedSqlLength = maxCachedSqlLength;
+        this.recent = new Recent[cacheSize > 0 ? RECENT_SLOTS : 0];
         // Maintenance runs on the calling thread: no dependency on the common pool, and the bound holds at once.
         this.cache = Caffeine.newBuilder()
                 .maximumSize(cacheSize)
@@ -98,7 +109,31 @@ public final class SqlClassifier {
         if (sql.length() > maxCachedSqlLength) {
             return StatementAnalyzer.classify(sql);
         }
-        return cache.get(sql, ANALYZE);
+        Recent[] table = recent;
+        if (table.length == 0) {
+            return cache.get(sql, ANALYZE);
+        }
+        int h = sql.hashCode();
+        int slot = (h ^ (h >>> 16)) & (table.length - 1);
+        Recent r = table[slot];
+        if (r != null && (r.sql == sql || r.hash == h && r.sql.equals(sql))) {
+            return r.classification;
+        }
+        Classification c = cache.get(sql, ANALYZE);
+        table[slot] = new Recent(sql, h, c);
+        return c;
+    }
+
+    private static final class Recent {
+        final String sql;
+        final int hash;
+        final Classification classification;
+
+        Recent(String sql, int hash, Classification classification) {
+            this.sql = sql;
+            this.hash = hash;
+            this.classification = classification;
+        }
     }
 
     /** How many texts the cache holds now (approximately, as Caffeine counts). */

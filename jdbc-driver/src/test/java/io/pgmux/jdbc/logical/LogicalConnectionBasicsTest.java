@@ -2,6 +2,7 @@ package io.pgmux.jdbc.logical;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolConfig;
@@ -14,6 +15,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.util.Properties;
 import org.junit.jupiter.api.AfterEach;
@@ -37,13 +39,16 @@ class LogicalConnectionBasicsTest {
     }
 
     private Connection connect(PoolMode mode) throws SQLException {
+        open(PoolConfig.jdbcDefaults().defaultPoolSize(2).poolMode(mode));
+        return pool.getConnection();
+    }
+
+    private void open(PoolConfig.Builder config) {
         Properties props = new Properties();
         props.setProperty("user", db.superuser());
         props.setProperty("password", db.superuserPassword());
         pool = new JdbcPool(JdbcPoolSettings.builder().targetUrl(db.jdbcUrl()).driverProperties(props)
-                .poolKey(db.name(), db.superuser())
-                .poolConfig(PoolConfig.jdbcDefaults().defaultPoolSize(2).poolMode(mode).build()).build());
-        return pool.getConnection();
+                .poolKey(db.name(), db.superuser()).poolConfig(config.build()).build());
     }
 
     private static LogicalConnection logical(Connection c) throws SQLException {
@@ -123,5 +128,31 @@ class LogicalConnectionBasicsTest {
             assertTrue(logical(c).holdsServerConnection());
         }
         assertEquals(0, pool.pool().getActiveConnections());
+    }
+
+    @Test
+    void beyondMaxClientConnGetConnectionFailsWith53300UntilAConnectionCloses() throws SQLException {
+        open(PoolConfig.jdbcDefaults().defaultPoolSize(2).poolMode(PoolMode.TRANSACTION).maxClientConn(2));
+        Connection first = pool.getConnection();
+        Connection second = pool.getConnection();
+        SQLException refused = assertThrows(SQLTransientConnectionException.class, pool::getConnection);
+        assertEquals("53300", refused.getSQLState());
+        assertTrue(refused.getMessage().contains("no more connections allowed (max_client_conn)"),
+                refused.getMessage());
+        assertEquals(2, pool.pool().getClientsActive());
+
+        first.close();
+        first.close();
+        Connection third = pool.getConnection();
+        assertThrows(SQLTransientConnectionException.class, pool::getConnection, "closing twice frees one place");
+        second.abort(Runnable::run);
+        second.close();
+        Connection fourth = pool.getConnection();
+        assertThrows(SQLTransientConnectionException.class, pool::getConnection,
+                "aborting and then closing frees one place");
+
+        third.close();
+        fourth.close();
+        assertEquals(0, pool.pool().getClientsActive());
     }
 }

@@ -185,6 +185,65 @@ class PreparedStatementTest {
         }
     }
 
+    @Test
+    void everyRecordedKindOfParameterReachesTheServerAndClearingForgetsThem() throws SQLException {
+        JdbcPool pool = pool(2);
+        String sql = "SELECT ?::boolean, ?::int2, ?::int2, ?::int4, ?::int8, ?::float4, ?::float8, ?::numeric,"
+                + " ?::text, ?::text, ?::bytea, ?::date, ?::time, ?::timestamp, ?::int4, ?::int4, ?::numeric,"
+                + " ?::int4, ?::text";
+        try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setBoolean(1, true);
+            ps.setShort(2, (short) -2);
+            ps.setByte(3, (byte) 3);
+            ps.setInt(4, 40_000);
+            ps.setLong(5, 5_000_000_000L);
+            ps.setFloat(6, 6.5f);
+            ps.setDouble(7, -7.25);
+            ps.setBigDecimal(8, new java.math.BigDecimal("8.125"));
+            ps.setString(9, "nine");
+            ps.setObject(10, "ten");
+            ps.setBytes(11, new byte[] {11, 0, -11});
+            ps.setDate(12, java.sql.Date.valueOf("2026-11-30"));
+            ps.setTime(13, java.sql.Time.valueOf("13:14:15"));
+            ps.setTimestamp(14, java.sql.Timestamp.valueOf("2026-11-30 14:15:16.5"));
+            ps.setObject(15, 15);
+            ps.setObject(16, "16", Types.INTEGER);
+            ps.setObject(17, new java.math.BigDecimal("17.456"), Types.NUMERIC, 2);
+            ps.setNull(18, Types.INTEGER);
+            ps.setCharacterStream(19, new java.io.StringReader("nineteen"));
+            for (int run = 0; run < 2; run++) {
+                try (ResultSet rs = ps.executeQuery()) {
+                    assertTrue(rs.next());
+                    assertTrue(rs.getBoolean(1));
+                    assertEquals(-2, rs.getShort(2));
+                    assertEquals(3, rs.getByte(3));
+                    assertEquals(40_000, rs.getInt(4));
+                    assertEquals(5_000_000_000L, rs.getLong(5));
+                    assertEquals(6.5f, rs.getFloat(6));
+                    assertEquals(-7.25, rs.getDouble(7));
+                    assertEquals(new java.math.BigDecimal("8.125"), rs.getBigDecimal(8));
+                    assertEquals("nine", rs.getString(9));
+                    assertEquals("ten", rs.getString(10));
+                    assertEquals(List.of((byte) 11, (byte) 0, (byte) -11), List.of(rs.getBytes(11)[0],
+                            rs.getBytes(11)[1], rs.getBytes(11)[2]));
+                    assertEquals(java.sql.Date.valueOf("2026-11-30"), rs.getDate(12));
+                    assertEquals(java.sql.Time.valueOf("13:14:15"), rs.getTime(13));
+                    assertEquals(java.sql.Timestamp.valueOf("2026-11-30 14:15:16.5"), rs.getTimestamp(14));
+                    assertEquals(15, rs.getInt(15));
+                    assertEquals(16, rs.getInt(16));
+                    assertEquals(new java.math.BigDecimal("17.46"), rs.getBigDecimal(17));
+                    assertEquals(null, rs.getObject(18));
+                    assertEquals("nineteen", rs.getString(19));
+                }
+                ps.setCharacterStream(19, new java.io.StringReader("nineteen"));
+            }
+            assertFalse(logical(c).holdsServerConnection());
+            ps.clearParameters();
+            SQLException unset = assertThrows(SQLException.class, ps::executeQuery);
+            assertTrue(unset.getMessage().contains("No value specified for parameter 1"), unset.getMessage());
+        }
+    }
+
     // ---------------------------------------------------------------- batches, keys, OUT parameters
 
     @Test

@@ -124,4 +124,39 @@ class SessionModeTest {
         }
         assertFalse(pool.isClosed());
     }
+
+    @Test
+    void abortFromAnotherThreadClosesTheBackendInsteadOfReturningIt() throws Exception {
+        JdbcPool pool = pool(1);
+        Connection c = pool.getConnection();
+        int aborted = pid(c);
+        Thread other = new Thread(() -> {
+            try {
+                c.abort(Runnable::run);
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        other.start();
+        other.join(10_000);
+        assertTrue(c.isClosed());
+        c.close();
+        assertEquals(0, pool.pool().getActiveConnections());
+        try (Connection next = pool.getConnection()) {
+            assertTrue(pid(next) != aborted, "the next client gets a new backend");
+        }
+    }
+
+    @Test
+    void eachOpenLogicalConnectionIsAnActiveClientOfThePool() throws SQLException {
+        JdbcPool pool = pool(2);
+        try (Connection first = pool.getConnection()) {
+            try (Connection second = pool.getConnection()) {
+                assertEquals(2, pool.pool().getClientsActive());
+                assertEquals(2, pool.pool().snapshot().clActive);
+            }
+            assertEquals(1, pool.pool().getClientsActive());
+        }
+        assertEquals(0, pool.pool().getClientsActive());
+    }
 }

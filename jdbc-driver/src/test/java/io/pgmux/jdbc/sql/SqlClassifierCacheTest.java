@@ -1,5 +1,7 @@
 package io.pgmux.jdbc.sql;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,6 +21,22 @@ class SqlClassifierCacheTest {
         Classification first = classifier.classify(TRANSACTION_BLOCK);
         assertSame(first, classifier.classify(new String(TRANSACTION_BLOCK.toCharArray())));
         assertEquals(1, classifier.cachedTexts());
+    }
+
+    @Test
+    void textsSharingTheTableOfRecentTextsEachKeepTheirOwnClassification() {
+        SqlClassifier classifier = new SqlClassifier();
+        SqlClassifier uncached = new SqlClassifier(0, 0);
+        List<String> texts = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) {
+            texts.add(i % 2 == 0 ? "SET application_name = 'a" + i + "'" : "SELECT " + i + "; COMMIT");
+        }
+        for (int round = 0; round < 3; round++) {
+            for (String text : texts) {
+                String copy = round == 1 ? new String(text.toCharArray()) : text;
+                assertEquals(uncached.classify(text), classifier.classify(copy), text);
+            }
+        }
     }
 
     @Test

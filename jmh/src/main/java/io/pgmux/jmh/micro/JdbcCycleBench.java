@@ -38,7 +38,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 3)
 public class JdbcCycleBench {
-    private static final String SQL = "SELECT 1";
+    static final String SQL = "SELECT 1";
 
     @Param({"pgmux-session", "pgmux-transaction", "hikari"})
     public String pool;
@@ -100,7 +100,7 @@ public class JdbcCycleBench {
         }
     }
 
-    private static JdbcPool pgmux(PoolMode mode, int size) throws Exception {
+    static JdbcPool pgmux(PoolMode mode, int size) throws Exception {
         PoolConfig config = PoolConfig.jdbcDefaults()
                 .poolMode(mode)
                 .defaultPoolSize(size)
@@ -126,7 +126,7 @@ public class JdbcCycleBench {
         return p;
     }
 
-    private static HikariDataSource hikari(int size) throws InterruptedException {
+    static HikariDataSource hikari(int size) throws InterruptedException {
         System.setProperty("com.zaxxer.hikari.aliveBypassWindowMs",
                 String.valueOf(ComparedPools.NO_BORROW_CHECK.toMillis()));
         HikariConfig config = new HikariConfig();

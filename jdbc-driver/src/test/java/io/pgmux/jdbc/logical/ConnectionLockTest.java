@@ -1,0 +1,143 @@
+package io.pgmux.jdbc.logical;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** The lock a logical connection is: exclusive, reentrant, parking its waiters and letting every one in. */
+class ConnectionLockTest {
+    private static final class Guarded extends ConnectionLock {
+        /** Deliberately not atomic: only the lock keeps increments from getting lost. */
+        long counter;
+        final AtomicInteger inside = new AtomicInteger();
+    }
+
+    @Test
+    void threadsContendingForTheLockTakeItOneAtATimeAndNoneIsLeftWaiting() throws Exception {
+        Guarded g = new Guarded();
+        int threads = 8;
+        int rounds = 20_000;
+        AtomicBoolean overlap = new AtomicBoolean();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread w = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int i = 0; i < rounds; i++) {
+                    g.lock();
+                    try {
+                        if (g.inside.incrementAndGet() != 1) {
+                            overlap.set(true);
+                        }
+                        g.counter++;
+                        if (i % 64 == 0) {
+                            Thread.yield();
+                        }
+                        g.inside.decrementAndGet();
+                    } finally {
+                        g.unlock();
+                    }
+                }
+            });
+            w.start();
+            workers.add(w);
+        }
+        start.countDown();
+        for (Thread w : workers) {
+            w.join(TimeUnit.SECONDS.toMillis(60));
+            assertFalse(w.isAlive(), "a thread is still waiting for the lock");
+        }
+        assertFalse(overlap.get(), "two threads held the lock at once");
+        assertEquals((long) threads * rounds, g.counter);
+    }
+
+    @Test
+    void theOwnerTakesTheLockAgainAndReleasesItOnlyWithItsLastUnlock() throws Exception {
+        Guarded g = new Guarded();
+        g.lock();
+        g.lock();
+        g.unlock();
+        assertFalse(takenByAnotherThreadWithin(g, 100), "still held after one of two unlocks");
+        g.unlock();
+        assertTrue(takenByAnotherThreadWithin(g, 10_000));
+    }
+
+    @Test
+    void anInterruptedWaiterKeepsWaitingAndKeepsItsInterruptStatus() throws Exception {
+        Guarded g = new Guarded();
+        g.lock();
+        AtomicBoolean interruptedAfter = new AtomicBoolean();
+        Thread waiter = new Thread(() -> {
+            g.lock();
+            interruptedAfter.set(Thread.currentThread().isInterrupted());
+            g.unlock();
+        });
+        waiter.start();
+        awaitParked(waiter);
+        waiter.interrupt();
+        waiter.join(200);
+        assertTrue(waiter.isAlive(), "an interrupt does not end the wait for the lock");
+        g.unlock();
+        waiter.join(10_000);
+        assertFalse(waiter.isAlive());
+        assertTrue(interruptedAfter.get());
+    }
+
+    @Test
+    void unlockingALockThisThreadDoesNotHoldFails() throws Exception {
+        Guarded g = new Guarded();
+        assertThrows(IllegalMonitorStateException.class, g::unlock);
+        g.lock();
+        AtomicBoolean refused = new AtomicBoolean();
+        Thread other = new Thread(() -> {
+            try {
+                g.unlock();
+            } catch (IllegalMonitorStateException expected) {
+                refused.set(true);
+            }
+        });
+        other.start();
+        other.join();
+        assertTrue(refused.get(), "another thread cannot unlock it");
+        g.unlock();
+    }
+
+    private static boolean takenByAnotherThreadWithin(Guarded g, long millis) throws InterruptedException {
+        AtomicBoolean taken = new AtomicBoolean();
+        Thread other = new Thread(() -> {
+            g.lock();
+            taken.set(true);
+            g.unlock();
+        });
+        other.setDaemon(true);
+        other.start();
+        other.join(millis);
+        return taken.get();
+    }
+
+    private static void awaitParked(Thread t) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!parked(t) && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertTrue(parked(t), "parked, not spinning: " + t.getState());
+    }
+
+    private static boolean parked(Thread t) {
+        Thread.State state = t.getState();
+        return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING;
+    }
+}
