@@ -176,13 +176,9 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      */
     public CompletionStage<Lease<S>> acquireAsync(Object affinity) {
         long start = clock.nanoTime();
-        if (state == RUNNING && waiters.isEmpty()) {
-            PooledServer<S> s = claimIdle(start, affinity);
-            if (s != null) {
-                Lease<S> lease = lease(s, start);
-                assigned(start, start);
-                return CompletableFuture.completedFuture(lease);
-            }
+        Lease<S> ready = claimNow(start, affinity);
+        if (ready != null) {
+            return CompletableFuture.completedFuture(ready);
         }
         Waiter<S> w = Waiter.async(start, deadline(start, config.queryWaitTimeoutNanos()), affinity);
         try {
@@ -199,10 +195,14 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * the pool has a connection ready, which is the common case.
      */
     public Lease<S> tryAcquire(Object affinity) {
+        return claimNow(clock.nanoTime(), affinity);
+    }
+
+    /** A lease on an idle connection when one is free and nobody waits (FIFO comes first); else null. */
+    private Lease<S> claimNow(long start, Object affinity) {
         if (state != RUNNING || !waiters.isEmpty()) {
             return null;
         }
-        long start = clock.nanoTime();
         PooledServer<S> s = claimIdle(start, affinity);
         if (s == null) {
             return null;
