@@ -1,5 +1,6 @@
 package io.pgmux.proxy.client;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -500,12 +501,13 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             message.release();
             return;
         }
-        byte type = message.type();
-        if (renaming && !namedStatements.onResponse(message, server)) {
-            message.release();
-            namedStatements.answerDue(channel);
-            return;
+        if (renaming) {
+            message = accountForRequests(message);
+            if (message == null) {
+                return;
+            }
         }
+        byte type = message.type();
         if (type == BackendMessage.READY_FOR_QUERY) {
             onReadyForQuery(message);
             return;
@@ -521,6 +523,49 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
         }
     }
 
+    /**
+     * Accounts for each message of {@code message} (one, or a run) with the named statements' pending requests.
+     * Writes at once what precedes a message to drop or an answer of the pooler's own that is due, so the
+     * client sees everything in the server's order; returns the rest, ending with the last message, or null
+     * when nothing is left.
+     */
+    private BackendMessage accountForRequests(BackendMessage message) {
+        ByteBuf frames = message.content();
+        int start = frames.readerIndex();
+        int end = frames.writerIndex();
+        int from = start;
+        int at = start;
+        int last = start;
+        while (at < end) {
+            int next = at + 1 + frames.getInt(at + 1);
+            last = at;
+            if (!namedStatements.onResponse(frames, at, next - at, server)) {
+                writeRelayed(frames, from, at);
+                from = next;
+                namedStatements.answerDue(channel);
+            } else if (next < end && namedStatements.answerIsDue()) {
+                writeRelayed(frames, from, next);
+                from = next;
+                namedStatements.answerDue(channel);
+            }
+            at = next;
+        }
+        if (from == start) {
+            return message;
+        }
+        BackendMessage rest = from == end ? null
+                : new BackendMessage(message.type(), frames.retainedSlice(from, end - from), last - from);
+        message.release();
+        return rest;
+    }
+
+    private void writeRelayed(ByteBuf frames, int from, int to) {
+        if (to > from) {
+            bytesSent += to - from;
+            channel.write(frames.retainedSlice(from, to - from), channel.voidPromise());
+        }
+    }
+
     private void onReadyForQuery(BackendMessage message) {
         ReadyForQuery.TransactionStatus status = ReadyForQuery.decode(message.body()).status();
         if (readyPending > 0) {
@@ -530,6 +575,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
         pool.traffic().recordQuery(now - queryStartNanos);
         boolean quiet = readyPending == 0 && !syncPending;
         if (poolMode == PoolMode.STATEMENT && status != ReadyForQuery.TransactionStatus.IDLE) {
+            ByteBuf frames = message.content();
+            writeRelayed(frames, frames.readerIndex(), frames.readerIndex() + message.lastOffset());
             message.release();
             dropServer(new PoolException("transaction block in statement pooling mode"));
             fatal(PoolerError.transactionBlocksNotAllowed());

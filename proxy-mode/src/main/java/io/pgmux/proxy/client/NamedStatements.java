@@ -167,10 +167,13 @@ final class NamedStatements {
         server.write(UnnamedPortal.EXECUTE);
     }
 
-    /** Accounts for one server message; false when it answers a message the pooler added and must be dropped. */
-    boolean onResponse(BackendMessage message, ServerConnection server) {
-        byte type = message.type();
-        if (type == BackendMessage.COMMAND_COMPLETE && dropsAllStatements(message.body())) {
+    /**
+     * Accounts for the server message of {@code length} bytes at {@code at} in {@code frames}; false when it
+     * answers a message the pooler added and must be dropped.
+     */
+    boolean onResponse(ByteBuf frames, int at, int length, ServerConnection server) {
+        byte type = frames.getByte(at);
+        if (type == BackendMessage.COMMAND_COMPLETE && dropsAllStatements(frames, at + 5, length - 5)) {
             // sent as SQL: the server lost the pooler's statements too, and the client has none left
             server.preparedStatements().clear();
             statements.clear();
@@ -178,21 +181,25 @@ final class NamedStatements {
         return requests.onResponse(type, server.preparedStatements(), statements);
     }
 
-    private static boolean dropsAllStatements(ByteBuf tag) {
-        return hasTag(tag, DEALLOCATE_ALL) || hasTag(tag, DISCARD_ALL);
+    private static boolean dropsAllStatements(ByteBuf frames, int tagStart, int tagLength) {
+        return hasTag(frames, tagStart, tagLength, DEALLOCATE_ALL) || hasTag(frames, tagStart, tagLength, DISCARD_ALL);
     }
 
-    private static boolean hasTag(ByteBuf body, byte[] tag) {
-        if (body.readableBytes() != tag.length) {
+    private static boolean hasTag(ByteBuf frames, int start, int length, byte[] tag) {
+        if (length != tag.length) {
             return false;
         }
-        int start = body.readerIndex();
         for (int i = 0; i < tag.length; i++) {
-            if (body.getByte(start + i) != tag[i]) {
+            if (frames.getByte(start + i) != tag[i]) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** Whether an answer of the pooler's own is due before the next server message. */
+    boolean answerIsDue() {
+        return requests.answerIsDue();
     }
 
     /** Writes the pooler's own answers that are due now. */

@@ -109,6 +109,11 @@ final class PendingRequests {
         return head.kind() != Kind.PARSE_ADDED && head.kind() != Kind.BIND_ADDED && head.kind() != Kind.CLOSE_ADDED;
     }
 
+    boolean answerIsDue() {
+        Request head = queue.peek();
+        return head != null && head.kind() == Kind.PARSE_ANSWERED;
+    }
+
     /** Writes the pooler's own answers now at the head of the queue. */
     void answerDue(Channel client) {
         Request head;

@@ -8,6 +8,11 @@ import io.netty.buffer.DefaultByteBufHolder;
  * arrived (type byte, length, body), a retained slice of the receive buffer. Relay it by writing
  * {@code content()} (ownership moves with the write); parse the few types the pooler must understand with
  * their message class ({@link ReadyForQuery#decode}, {@link ErrorResponse#decode}, …) over {@link #body()}.
+ * <p>
+ * A <em>run</em> is several consecutive messages in one slice, so that a result relays with one write: the
+ * decoder makes them only when asked to (see {@link BackendMessageDecoder#relayRuns}). {@link #type()} and
+ * {@link #body()} are then the last message's; {@link #isRun()} tells a reader that needs to see every message
+ * to walk the frames of {@code content()} (each a type byte and an int32 length that counts itself).
  */
 public final class BackendMessage extends DefaultByteBufHolder {
     public static final byte AUTHENTICATION = 'R';
@@ -36,25 +41,47 @@ public final class BackendMessage extends DefaultByteBufHolder {
     public static final byte ROW_DESCRIPTION = 'T';
 
     private final byte type;
+    /** Where the last message starts, from content()'s reader index; 0 for a single message. */
+    private final int lastOffset;
 
     public BackendMessage(byte type, ByteBuf frame) {
-        super(frame);
+        this(type, frame, 0);
+    }
+
+    /** A run whose last message, of type {@code type}, starts {@code lastOffset} bytes into {@code frames}. */
+    public BackendMessage(byte type, ByteBuf frames, int lastOffset) {
+        super(frames);
         this.type = type;
+        this.lastOffset = lastOffset;
     }
 
     public byte type() {
         return type;
     }
 
-    /** The body without the five header bytes; a view that shares {@link #content()}'s reference count. */
+    /** Whether {@link #content()} holds more than one message. */
+    public boolean isRun() {
+        return lastOffset != 0;
+    }
+
+    /** Where the last message starts, counted from {@code content()}'s reader index: 0 for a single message. */
+    public int lastOffset() {
+        return lastOffset;
+    }
+
+    /**
+     * The (last) message's body without its five header bytes; a view that shares {@link #content()}'s
+     * reference count.
+     */
     public ByteBuf body() {
-        ByteBuf frame = content();
-        return frame.slice(frame.readerIndex() + Wire.HEADER_LENGTH, frame.readableBytes() - Wire.HEADER_LENGTH);
+        ByteBuf frames = content();
+        int start = frames.readerIndex() + lastOffset + Wire.HEADER_LENGTH;
+        return frames.slice(start, frames.writerIndex() - start);
     }
 
     @Override
     public BackendMessage replace(ByteBuf content) {
-        return new BackendMessage(type, content);
+        return new BackendMessage(type, content, lastOffset);
     }
 
     @Override
@@ -99,6 +126,7 @@ public final class BackendMessage extends DefaultByteBufHolder {
     /** Type and size only: bodies can hold passwords and query parameters. */
     @Override
     public String toString() {
-        return "BackendMessage('" + (char) type + "', " + content().readableBytes() + " bytes)";
+        return "BackendMessage('" + (char) type + "', " + content().readableBytes() + " bytes"
+                + (isRun() ? ", run)" : ")");
     }
 }

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * Splits what a server sends into {@link BackendMessage}s (type byte + int32 length), each a retained slice of
@@ -11,6 +12,11 @@ import java.util.List;
  * soon as the header is in. Before an SSLRequest is written, {@link #expectSslResponse()} makes the next byte
  * decode as the unframed {@link SslResponse}. A violation throws {@link ProtocolViolationException}; all later
  * input is discarded.
+ * <p>
+ * While {@link #relayRuns} says so, consecutive complete messages come out as one run (see
+ * {@link BackendMessage}): a result of many rows is relayed with one write instead of one per row. A run ends
+ * with a ReadyForQuery or ParameterStatus, the messages the server connection itself reads, so those are always
+ * the last of theirs.
  */
 public final class BackendMessageDecoder extends ByteToMessageDecoder {
     /** A DataRow may hold a 1 GB field plus its framing. */
@@ -20,6 +26,7 @@ public final class BackendMessageDecoder extends ByteToMessageDecoder {
 
     private final int maxMessageLength;
     private Phase phase = Phase.MESSAGES;
+    private BooleanSupplier runs = () -> false;
 
     public BackendMessageDecoder() {
         this(DEFAULT_MAX_MESSAGE_LENGTH);
@@ -31,6 +38,11 @@ public final class BackendMessageDecoder extends ByteToMessageDecoder {
             throw new IllegalArgumentException("maxMessageLength must be at least 4, not " + maxMessageLength);
         }
         this.maxMessageLength = maxMessageLength;
+    }
+
+    /** Asked before each message: whether it may start a run, true only while every reader walks runs. */
+    public void relayRuns(BooleanSupplier whether) {
+        this.runs = whether;
     }
 
     /** The next byte answers an SSLRequest: call before writing one. */
@@ -77,20 +89,52 @@ public final class BackendMessageDecoder extends ByteToMessageDecoder {
     }
 
     private void decodeMessage(ByteBuf in, List<Object> out) {
-        if (in.readableBytes() < Wire.HEADER_LENGTH) {
-            return;
-        }
         int start = in.readerIndex();
-        byte type = in.getByte(start);
-        int length = in.getInt(start + 1);
-        if (length < 4 || length > maxMessageLength) {
-            throw violation(in, "invalid message length " + length + " for server message type "
-                    + (type & 0xFF) + " (limit " + maxMessageLength + ")");
-        }
-        if (in.readableBytes() - 1 < length) {
+        int end = in.writerIndex();
+        int frameLength = completeFrame(in, start, end, true);
+        if (frameLength < 0) {
             return;
         }
-        out.add(new BackendMessage(type, in.readRetainedSlice(length + 1)));
+        byte type = in.getByte(start);
+        if (type == BackendMessage.READY_FOR_QUERY || type == BackendMessage.PARAMETER_STATUS
+                || !runs.getAsBoolean()) {
+            out.add(new BackendMessage(type, in.readRetainedSlice(frameLength)));
+            return;
+        }
+        int last = start;
+        int next = start + frameLength;
+        while (true) {
+            int length = completeFrame(in, next, end, false);
+            if (length < 0) {
+                break;
+            }
+            last = next;
+            next += length;
+            type = in.getByte(last);
+            if (type == BackendMessage.READY_FOR_QUERY || type == BackendMessage.PARAMETER_STATUS) {
+                break;
+            }
+        }
+        out.add(new BackendMessage(type, in.readRetainedSlice(next - start), last - start));
+    }
+
+    /**
+     * The length of the whole message (type byte included) at {@code at}, or -1 when it is not all in; a bad
+     * length throws when {@code first}, else ends the run before it (the next call throws).
+     */
+    private int completeFrame(ByteBuf in, int at, int end, boolean first) {
+        if (end - at < Wire.HEADER_LENGTH) {
+            return -1;
+        }
+        int length = in.getInt(at + 1);
+        if (length < 4 || length > maxMessageLength) {
+            if (!first) {
+                return -1;
+            }
+            throw violation(in, "invalid message length " + length + " for server message type "
+                    + (in.getByte(at) & 0xFF) + " (limit " + maxMessageLength + ")");
+        }
+        return end - at - 1 < length ? -1 : length + 1;
     }
 
     private ProtocolViolationException violation(ByteBuf in, String message) {

@@ -79,6 +79,8 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     void attach(Channel channel, BackendMessageDecoder decoder) {
         this.channel = channel;
         this.decoder = decoder;
+        // only a linked client walks runs; the pooler's own login and queries read one message at a time
+        decoder.relayRuns(() -> state == State.LINKED);
     }
 
     CompletionStage<ServerConnection> opened() {

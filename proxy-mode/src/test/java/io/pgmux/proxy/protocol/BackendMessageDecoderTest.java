@@ -137,4 +137,87 @@ class BackendMessageDecoderTest {
         assertThrows(ProtocolViolationException.class,
                 () -> channel.writeInbound(Unpooled.wrappedBuffer(new byte[] {'X'})));
     }
+
+    private static ByteBuf selectResult() {
+        return Unpooled.wrappedBuffer(
+                Bytes.of().int16(1).cstring("a").int32(0).int16(0).int32(23).int16(4).int32(-1).int16(0).message('T'),
+                Bytes.of().int16(1).int32(1).raw("1".getBytes()).message('D'),
+                Bytes.of().int16(1).int32(1).raw("2".getBytes()).message('D'),
+                Bytes.of().cstring("SELECT 2").message('C'),
+                Bytes.of().byte1('T').message('Z'));
+    }
+
+    @Test
+    void decodesOneMessageAtATimeUnlessRunsAreAsked() {
+        channel.writeInbound(selectResult());
+        List<BackendMessage> messages = readAll();
+        try {
+            assertEquals(5, messages.size());
+            assertTrue(messages.stream().noneMatch(BackendMessage::isRun));
+        } finally {
+            messages.forEach(BackendMessage::release);
+        }
+    }
+
+    @Test
+    void aRunHoldsEverythingUpToReadyForQueryAndReadsAsItsLastMessage() {
+        decoder.relayRuns(() -> true);
+        ByteBuf wire = selectResult();
+        String hex = Bytes.hex(wire);
+        channel.writeInbound(wire);
+        List<BackendMessage> messages = readAll();
+        try {
+            assertEquals(1, messages.size());
+            BackendMessage run = messages.get(0);
+            assertTrue(run.isRun());
+            assertEquals(BackendMessage.READY_FOR_QUERY, run.type());
+            assertSame(ReadyForQuery.IN_TRANSACTION, ReadyForQuery.decode(run.body()));
+            assertEquals(hex, Bytes.hex(run.content()));
+            assertEquals(run.content().readableBytes() - 6, run.lastOffset());
+        } finally {
+            messages.forEach(BackendMessage::release);
+        }
+    }
+
+    @Test
+    void aRunEndsAtParameterStatusAndAtTheLastCompleteMessage() {
+        decoder.relayRuns(() -> true);
+        ByteBuf partial = Bytes.of().cstring("SELECT 1").message('C');
+        channel.writeInbound(Unpooled.wrappedBuffer(Bytes.of().cstring("SET").message('C'),
+                Bytes.of().cstring("TimeZone").cstring("UTC").message('S'),
+                Bytes.of().int16(0).message('D'), Bytes.of().int16(0).message('D'),
+                partial.readRetainedSlice(4)));
+        List<BackendMessage> messages = readAll();
+        try {
+            assertEquals(2, messages.size());
+            assertEquals(BackendMessage.PARAMETER_STATUS, messages.get(0).type());
+            assertEquals(new ParameterStatus("TimeZone", "UTC"), ParameterStatus.decode(messages.get(0).body()));
+            assertEquals(BackendMessage.DATA_ROW, messages.get(1).type());
+            assertEquals(14, messages.get(1).content().readableBytes());
+        } finally {
+            messages.forEach(BackendMessage::release);
+        }
+        channel.writeInbound(partial);
+        BackendMessage rest = channel.readInbound();
+        assertEquals(BackendMessage.COMMAND_COMPLETE, rest.type());
+        assertTrue(!rest.isRun());
+        rest.release();
+    }
+
+    @Test
+    void aBadLengthInsideARunComesOutAfterTheMessagesBeforeIt() {
+        decoder.relayRuns(() -> true);
+        List<Object> seen = new ArrayList<>();
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Unpooled.wrappedBuffer(Bytes.of().int16(0).message('D'),
+                        Bytes.of().int16(0).message('D'), Unpooled.buffer().writeByte('D').writeInt(-1))));
+        assertTrue(e.getMessage().contains("invalid message length -1"), e.getMessage());
+        for (Object m = channel.readInbound(); m != null; m = channel.readInbound()) {
+            seen.add(m);
+        }
+        assertEquals(1, seen.size());
+        BackendMessage run = (BackendMessage) seen.get(0);
+        assertEquals(14, run.content().readableBytes());
+        run.release();
+    }
 }

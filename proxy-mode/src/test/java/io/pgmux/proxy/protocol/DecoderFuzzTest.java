@@ -68,6 +68,9 @@ class DecoderFuzzTest {
         long deadline = System.nanoTime() + BUDGET_NANOS;
         for (int i = 0; i < ITERATIONS && System.nanoTime() < deadline; i++) {
             BackendMessageDecoder decoder = new BackendMessageDecoder(4 + random.nextInt(70_000));
+            if (random.nextBoolean()) {
+                decoder.relayRuns(() -> true);
+            }
             boolean ssl = i % 2 == 0;
             run(i, decoder, channel -> {
                 if (ssl) {
