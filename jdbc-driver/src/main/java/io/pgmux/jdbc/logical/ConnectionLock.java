@@ -2,33 +2,31 @@ package io.pgmux.jdbc.logical;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 
 /**
  * A reentrant lock kept in the fields of the logical connection it guards, so that a connection costs no
  * lock object: almost every connection is used by one thread at a time, and taking the lock is then one
- * CAS and releasing it a plain store. Threads that find it taken (close() or a statement from another
- * thread) queue in a list created at the first contention and park, never spin, so virtual threads do not
- * pin; like ReentrantLock.lock() it ignores interrupts, keeping the interrupt status for the caller.
+ * CAS on its owner field and releasing it one volatile store. Like ReentrantLock.lock() it ignores
+ * interrupts, keeping the interrupt status for the caller; unlock by a thread that does not hold it fails.
  *
- * <p>Unlock clears the owner with a release store, not a full fence, and then wakes the oldest queued
- * thread. A thread that queues in the instant between the two may not be seen, so waiters park with a
- * timeout ({@link #FIRST_PAUSE_NANOS}, doubling up to {@link #LONGEST_PAUSE_NANOS}) and try again: a
- * missed wake-up costs at most one pause, and the uncontended path pays no fence.
+ * <p>Threads that find it taken (close() or a statement from another thread) wait in {@link Waiters}, an
+ * AbstractQueuedSynchronizer created at the first contention whose acquire is the same CAS on the owner.
+ * They park without a timeout, never inside a monitor, so virtual threads do not pin. Unlock clears the
+ * owner with a volatile store, a full fence, before it looks for waiters; a waiter marks itself waiting
+ * before its last try at the owner. So either that try sees the lock free or unlock sees the waiter and
+ * wakes it: no wake-up is lost. Not fair: a thread that arrives while the lock is free takes it even if
+ * others wait (as in ReentrantLock's default mode); the waiters themselves are woken oldest first.
  */
 abstract class ConnectionLock {
-    static final long FIRST_PAUSE_NANOS = 20_000;
-    static final long LONGEST_PAUSE_NANOS = 5_000_000;
-
     private static final VarHandle OWNER;
-    private static final VarHandle WAITING;
+    private static final VarHandle WAITERS;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             OWNER = lookup.findVarHandle(ConnectionLock.class, "owner", Thread.class);
-            WAITING = lookup.findVarHandle(ConnectionLock.class, "waiting", ConcurrentLinkedQueue.class);
+            WAITERS = lookup.findVarHandle(ConnectionLock.class, "waiters", Waiters.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -37,44 +35,29 @@ abstract class ConnectionLock {
     private volatile Thread owner;
     /** How many times the owner holds the lock; touched only by the owner. */
     private int holds;
-    /** Threads parked for the lock, oldest first; null until two threads ever wanted it at once. */
-    private volatile ConcurrentLinkedQueue<Thread> waiting;
+    /** Threads parked for the lock; null until two threads ever wanted it at once. */
+    private volatile Waiters waiters;
 
     final void lock() {
         Thread me = Thread.currentThread();
         Thread o = owner;
         if (o == me) {
             holds++;
-        } else if (o == null && OWNER.compareAndSet(this, null, me)) {
-            holds = 1;
-        } else {
-            lockContended(me);
+            return;
         }
-    }
-
-    /** Queues, then retries whenever unparked or its pause ends, until the lock is free. */
-    private void lockContended(Thread me) {
-        ConcurrentLinkedQueue<Thread> queue = waiting;
-        if (queue == null) {
-            WAITING.compareAndSet(this, null, new ConcurrentLinkedQueue<Thread>());
-            queue = waiting;
-        }
-        queue.add(me);
-        boolean interrupted = false;
-        long pause = FIRST_PAUSE_NANOS;
-        try {
-            while (!OWNER.compareAndSet(this, null, me)) {
-                LockSupport.parkNanos(this, pause);
-                pause = Math.min(pause * 2, LONGEST_PAUSE_NANOS);
-                interrupted |= Thread.interrupted();
-            }
-        } finally {
-            queue.remove(me);
+        if (o != null || !OWNER.compareAndSet(this, null, me)) {
+            lockContended();
         }
         holds = 1;
-        if (interrupted) {
-            me.interrupt();
+    }
+
+    private void lockContended() {
+        Waiters w = waiters;
+        if (w == null) {
+            WAITERS.compareAndSet(this, null, new Waiters(this));
+            w = waiters;
         }
+        w.acquire(1);
     }
 
     final void unlock() {
@@ -84,13 +67,33 @@ abstract class ConnectionLock {
         if (--holds > 0) {
             return;
         }
-        OWNER.setRelease(this, null);
-        ConcurrentLinkedQueue<Thread> queue = waiting;
-        if (queue != null) {
-            Thread next = queue.peek();
-            if (next != null) {
-                LockSupport.unpark(next);
-            }
+        owner = null;
+        Waiters w = waiters;
+        if (w != null) {
+            w.release(1);
+        }
+    }
+
+    /**
+     * The queue of threads waiting for a {@link ConnectionLock}, whose state is that lock's owner. A field,
+     * not a superclass: the synchronizer's public methods would become public methods of the connection.
+     */
+    private static final class Waiters extends AbstractQueuedSynchronizer {
+        private final ConnectionLock lock;
+
+        Waiters(ConnectionLock lock) {
+            this.lock = lock;
+        }
+
+        @Override
+        protected boolean tryAcquire(int unused) {
+            return lock.owner == null && OWNER.compareAndSet(lock, null, Thread.currentThread());
+        }
+
+        /** unlock() has already cleared the owner: the lock is free, so wake the oldest waiter. */
+        @Override
+        protected boolean tryRelease(int unused) {
+            return true;
         }
     }
 }

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** The lock a logical connection is: exclusive, reentrant, parking its waiters and letting every one in. */
+/** The lock a logical connection is: exclusive, reentrant, parking its waiters until the unlock that frees it. */
 class ConnectionLockTest {
     private static final class Guarded extends ConnectionLock {
         /** Deliberately not atomic: only the lock keeps increments from getting lost. */
@@ -76,6 +76,82 @@ class ConnectionLockTest {
     }
 
     @Test
+    void eachUnlockWakesTheThreadParkedForTheLock() throws Exception {
+        Guarded g = new Guarded();
+        int rounds = 500;
+        AtomicInteger go = new AtomicInteger();
+        AtomicInteger taken = new AtomicInteger();
+        Thread waiter = new Thread(() -> {
+            for (int r = 1; r <= rounds; r++) {
+                while (go.get() < r) {
+                    Thread.yield();
+                }
+                g.lock();
+                taken.set(r);
+                g.unlock();
+            }
+        });
+        waiter.setDaemon(true);
+        waiter.start();
+        for (int r = 1; r <= rounds; r++) {
+            g.lock();
+            go.set(r);
+            awaitParked(waiter);
+            g.unlock();
+            await(taken, r, "the lock was handed to the parked thread in round " + r);
+        }
+        waiter.join(10_000);
+        assertFalse(waiter.isAlive());
+    }
+
+    @Test
+    void twoThreadsHandingTheLockBackAndForthAreEachWokenByTheOthersUnlockNeverByATimeout() throws Exception {
+        Guarded g = new Guarded();
+        int rounds = 50_000;
+        CountDownLatch start = new CountDownLatch(1);
+        Thread[] workers = new Thread[2];
+        for (int t = 0; t < workers.length; t++) {
+            workers[t] = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int i = 0; i < rounds; i++) {
+                    g.lock();
+                    try {
+                        g.counter++;
+                        Thread.yield();
+                    } finally {
+                        g.unlock();
+                    }
+                }
+            });
+            workers[t].setDaemon(true);
+            workers[t].start();
+        }
+        start.countDown();
+        long parked = 0;
+        long pausing = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while ((workers[0].isAlive() || workers[1].isAlive()) && System.nanoTime() < deadline) {
+            for (Thread w : workers) {
+                Thread.State state = w.getState();
+                if (state == Thread.State.WAITING) {
+                    parked++;
+                } else if (state == Thread.State.TIMED_WAITING) {
+                    pausing++;
+                }
+            }
+            Thread.yield();
+        }
+        assertFalse(workers[0].isAlive() || workers[1].isAlive(), "a thread was never woken for the lock");
+        assertEquals(2L * rounds, g.counter);
+        assertTrue(parked > 0, "the threads never waited for each other, so nothing was handed off");
+        assertEquals(0, pausing, "times a thread was seen sleeping on a timeout instead of parked for an unlock");
+    }
+
+    @Test
     void anInterruptedWaiterKeepsWaitingAndKeepsItsInterruptStatus() throws Exception {
         Guarded g = new Guarded();
         g.lock();
@@ -128,16 +204,20 @@ class ConnectionLockTest {
         return taken.get();
     }
 
-    private static void awaitParked(Thread t) throws InterruptedException {
+    /** Waits until {@code t} is parked without a timeout: then only an unpark can wake it. */
+    private static void awaitParked(Thread t) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!parked(t) && System.nanoTime() < deadline) {
-            Thread.sleep(5);
+        while (t.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+            Thread.yield();
         }
-        assertTrue(parked(t), "parked, not spinning: " + t.getState());
+        assertEquals(Thread.State.WAITING, t.getState(), "parked until woken, neither spinning nor pausing");
     }
 
-    private static boolean parked(Thread t) {
-        Thread.State state = t.getState();
-        return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING;
+    private static void await(AtomicInteger value, int expected, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (value.get() < expected && System.nanoTime() < deadline) {
+            Thread.yield();
+        }
+        assertEquals(expected, value.get(), what);
     }
 }
