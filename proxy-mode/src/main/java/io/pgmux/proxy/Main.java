@@ -1,10 +1,15 @@
 package io.pgmux.proxy;
 
+import io.netty.util.ResourceLeakDetector;
 import io.pgmux.proxy.config.ProxyConfigLoader;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 
-/** Runs the proxy standalone: {@code java io.pgmux.proxy.Main pgmux.ini}. */
+/**
+ * Runs the proxy standalone: {@code java io.pgmux.proxy.Main pgmux.ini}. Netty's buffer leak detection is off
+ * unless {@code -Dio.netty.leakDetection.level} names a level: its default samples one buffer in 128 with a
+ * stack trace, a cost on every relayed result that the test suites, which run it paranoid, make unnecessary.
+ */
 public final class Main {
 
     private Main() {
@@ -14,6 +19,9 @@ public final class Main {
         if (args.length != 1) {
             System.err.println("usage: java io.pgmux.proxy.Main <pgbouncer.ini-style config file>");
             System.exit(2);
+        }
+        if (System.getProperty("io.netty.leakDetection.level") == null) {
+            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
         }
         PgMuxProxy proxy;
         try {
