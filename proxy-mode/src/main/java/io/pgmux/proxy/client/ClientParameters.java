@@ -219,9 +219,10 @@ final class ClientParameters {
 
     private static StringBuilder appendSet(StringBuilder sql, String name, String value) {
         StringBuilder out = sql == null ? new StringBuilder(64).append("SELECT ") : sql.append(", ");
-        // names are checked identifiers (NAME); only the value needs quoting
-        out.append("pg_catalog.set_config('").append(name).append("', '").append(value.replace("'", "''"))
-                .append("', false)");
+        // names are checked identifiers (NAME); the value is an escape string, read alike whatever
+        // standard_conforming_strings the server's previous client left
+        out.append("pg_catalog.set_config('").append(name).append("', E'")
+                .append(value.replace("\\", "\\\\").replace("'", "''")).append("', false)");
         return out;
     }
 }
