@@ -165,6 +165,29 @@ final class RawClient implements AutoCloseable {
         socket.close();
     }
 
+    /** The messages' types in order, NoticeResponse and ParameterStatus left out: e.g. "12DCZ". */
+    static String types(List<Message> messages) {
+        StringBuilder s = new StringBuilder();
+        for (Message m : messages) {
+            if (m.type() != 'N' && m.type() != 'S') {
+                s.append(m.type());
+            }
+        }
+        return s.toString();
+    }
+
+    /** The first column of the first DataRow, as text. */
+    static String firstColumn(List<Message> messages) {
+        for (Message m : messages) {
+            if (m.type() == 'D') {
+                byte[] b = m.body();
+                int length = ((b[2] & 0xFF) << 24) | ((b[3] & 0xFF) << 16) | ((b[4] & 0xFF) << 8) | (b[5] & 0xFF);
+                return new String(b, 6, length, StandardCharsets.UTF_8);
+            }
+        }
+        throw new AssertionError("no DataRow in " + types(messages));
+    }
+
     static byte[] cstring(String s) {
         return concat(s.getBytes(StandardCharsets.UTF_8), new byte[] {0});
     }
