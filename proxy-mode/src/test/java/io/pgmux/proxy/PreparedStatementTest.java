@@ -148,6 +148,52 @@ class PreparedStatementTest {
         }
     }
 
+    /**
+     * A pipelined Parse of a statement the server has is answered by the pooler between the server's responses
+     * to the requests before and after it, which arrive together.
+     */
+    @Test
+    void theAnswerToAPipelinedParseComesInItsPlaceAmongTheServersResponses() throws Exception {
+        start(1, 200);
+        try (RawClient a = login(); RawClient b = login()) {
+            prepare(a, "A", "SELECT 'known'");
+            b.parse("NEW", "SELECT 'new'");
+            b.bind("NEW");
+            b.execute();
+            b.parse("KNOWN", "SELECT 'known'");
+            b.bind("KNOWN");
+            b.execute();
+            b.sync();
+            List<RawClient.Message> result = b.readUntilReady();
+            assertEquals("12DC12DCZ", types(result));
+            assertEquals(List.of("new", "known"), RawClient.firstColumns(result));
+        }
+    }
+
+    /**
+     * The response to a Parse the pooler adds in the middle of a pipeline (the statement was evicted from the
+     * server) is dropped from among the server's responses that arrive with it.
+     */
+    @Test
+    void theResponseToAParseThePoolerAddedMidPipelineIsDropped() throws Exception {
+        start(1, 2);
+        try (RawClient c = login()) {
+            for (int i = 1; i <= 3; i++) {
+                prepare(c, "S" + i, "SELECT " + i);
+            }
+            c.bind("S3");
+            c.execute();
+            c.bind("S1");
+            c.execute();
+            c.bind("S2");
+            c.execute();
+            c.sync();
+            List<RawClient.Message> result = c.readUntilReady();
+            assertEquals("2DC2DC2DCZ", types(result));
+            assertEquals(List.of("3", "1", "2"), RawClient.firstColumns(result));
+        }
+    }
+
     @Test
     void leastRecentlyUsedStatementIsClosedOnTheServer() throws Exception {
         start(1, 2);

@@ -178,14 +178,24 @@ final class RawClient implements AutoCloseable {
 
     /** The first column of the first DataRow, as text. */
     static String firstColumn(List<Message> messages) {
+        List<String> all = firstColumns(messages);
+        if (all.isEmpty()) {
+            throw new AssertionError("no DataRow in " + types(messages));
+        }
+        return all.get(0);
+    }
+
+    /** The first column of each DataRow, as text, in order. */
+    static List<String> firstColumns(List<Message> messages) {
+        List<String> values = new ArrayList<>();
         for (Message m : messages) {
             if (m.type() == 'D') {
                 byte[] b = m.body();
                 int length = ((b[2] & 0xFF) << 24) | ((b[3] & 0xFF) << 16) | ((b[4] & 0xFF) << 8) | (b[5] & 0xFF);
-                return new String(b, 6, length, StandardCharsets.UTF_8);
+                values.add(new String(b, 6, length, StandardCharsets.UTF_8));
             }
         }
-        throw new AssertionError("no DataRow in " + types(messages));
+        return values;
     }
 
     static byte[] cstring(String s) {
