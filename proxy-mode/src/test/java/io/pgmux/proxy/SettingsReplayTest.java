@@ -1,18 +1,25 @@
 package io.pgmux.proxy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.pool.Pool;
 import io.pgmux.core.testing.PostgresTest;
 import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.proxy.server.ServerConnection;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** How a client's settings are replayed on a server connection that served another client before. */
+/**
+ * How a client's settings follow it onto whatever server connection it gets in transaction mode, and stay
+ * away from the other clients of that server connection.
+ */
 @PostgresTest
 class SettingsReplayTest {
     private final TestDatabase db;
@@ -42,12 +49,98 @@ class SettingsReplayTest {
         }
     }
 
+    @Test
+    void aSettingTheClientSetsDoesNotReachTheNextClientOfItsServer() throws Exception {
+        try (PgMuxProxy oneServer = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
+             Connection setter = connect(oneServer, new Properties());
+             Connection other = connect(oneServer, new Properties())) {
+            String byDefault = show(other, "statement_timeout");
+            execute(setter, "SET statement_timeout = '4321ms'");
+            assertEquals(byDefault, show(other, "statement_timeout"));
+        }
+    }
+
+    @Test
+    void aSettingTheClientSetsFollowsItToAnotherServer() throws Exception {
+        try (PgMuxProxy oneServer = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
+             Connection setter = connect(oneServer, new Properties())) {
+            execute(setter, "SET statement_timeout = '4321ms'");
+            execute(setter, "SET search_path = pg_catalog, public");
+            replaceTheServer(oneServer, setter);
+            assertEquals("4321ms", show(setter, "statement_timeout"));
+            assertEquals("pg_catalog, public", show(setter, "search_path"));
+        }
+    }
+
+    /** PostgreSQL lists custom settings nowhere: one the client had at startup is followed by name. */
+    @Test
+    void aCustomSettingFromTheStartupPacketFollowsTheClientWithItsNewValue() throws Exception {
+        Properties tenant = new Properties();
+        tenant.setProperty("options", "-c app.tenant=1");
+        try (PgMuxProxy oneServer = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
+             Connection c = connect(oneServer, tenant)) {
+            execute(c, "SET app.tenant = '2'");
+            replaceTheServer(oneServer, c);
+            assertEquals("2", show(c, "app.tenant"));
+        }
+    }
+
+    /** Terminates the backend {@code c} last ran on and waits until the pool has let it go. */
+    private void replaceTheServer(PgMuxProxy oneServer, Connection c) throws Exception {
+        String pid = show(c, "pg_backend_pid()");
+        try (Connection direct = db.connect()) {
+            execute(direct, "SELECT pg_terminate_backend(" + pid + ", 5000)");
+        }
+        Pool<ServerConnection> pool = ProxyFixture.pool(oneServer, db);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (pool.getTotalConnections() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertNotEquals(pid, show(c, "pg_backend_pid()"));
+    }
+
+    @Test
+    void resetAllForgetsWhatTheClientSetOnEveryLaterServer() throws Exception {
+        try (PgMuxProxy oneServer = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
+             Connection setter = connect(oneServer, new Properties());
+             Connection other = connect(oneServer, new Properties())) {
+            String byDefault = show(other, "statement_timeout");
+            execute(setter, "SET statement_timeout = '4321ms'");
+            show(other, "statement_timeout");
+            execute(setter, "RESET ALL");
+            show(other, "statement_timeout");
+            assertEquals(byDefault, show(setter, "statement_timeout"));
+        }
+    }
+
+    @Test
+    void aSetLocalEndsWithItsTransactionAsOnPostgresql() throws Exception {
+        try (PgMuxProxy oneServer = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
+             Connection c = connect(oneServer, new Properties())) {
+            String byDefault = show(c, "statement_timeout");
+            c.setAutoCommit(false);
+            execute(c, "SET LOCAL statement_timeout = '4321ms'");
+            assertEquals("4321ms", show(c, "statement_timeout"));
+            c.commit();
+            c.setAutoCommit(true);
+            assertEquals(byDefault, show(c, "statement_timeout"));
+        }
+    }
+
+    private static void execute(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
     private Connection connect(PgMuxProxy proxy, Properties props) throws SQLException {
         return ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, props);
     }
 
+    /** SHOW a setting, or SELECT an expression (one with parentheses). */
     private static String show(Connection c, String setting) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW " + setting)) {
+        String sql = (setting.contains("(") ? "SELECT " : "SHOW ") + setting;
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);
         }

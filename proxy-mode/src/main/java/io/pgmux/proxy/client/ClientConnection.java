@@ -24,6 +24,7 @@ import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.CancelRequest;
+import io.pgmux.proxy.protocol.CommandComplete;
 import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.FrontendMessage;
@@ -42,6 +43,8 @@ import io.pgmux.proxy.server.ServerLink;
 import io.pgmux.proxy.server.ServerTarget;
 import java.security.SecureRandom;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -71,7 +74,13 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
      */
     private static final int PENDING_BYTES_LIMIT = 64 * 1024;
 
+    private static final byte[] SET_TAG = CommandComplete.tag("SET");
+    private static final byte[] RESET_TAG = CommandComplete.tag("RESET");
+    private static final byte[] DISCARD_ALL_TAG = CommandComplete.tag("DISCARD ALL");
+
     private final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
+    /** This client ran SET, RESET or DISCARD ALL on its server since the settings were last read. */
+    private boolean settingsChanged;
     private int pendingBytes;
     private final NamedStatements namedStatements = new NamedStatements();
 
@@ -395,6 +404,41 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
         link();
     }
 
+    /**
+     * Before a server connection on which this client ran SET goes back to the pool: reads its session
+     * settings, which the client keeps on every later server connection and the next client of this one has
+     * reset. What the client sends meanwhile waits, as for a server.
+     */
+    private void readSessionSettings() {
+        settingsChanged = false;
+        state = State.LINKING;
+        List<String[]> rows = new ArrayList<>();
+        EventLoop loop = channel.eventLoop();
+        server.query(parameters.sessionSettingsQuery(), rows).whenComplete(
+                (error, failure) -> loop.execute(() -> onSessionSettings(rows, error, failure)));
+    }
+
+    private void onSessionSettings(List<String[]> rows, ErrorResponse error, Throwable failure) {
+        if (lease != null) {
+            if (failure == null && error == null && parameters.captured(rows, server)) {
+                releaseServer();
+            } else {
+                // its settings are unknown: the connection must not serve anyone else
+                dropServer(failure != null ? failure : new PoolException("session settings unreadable"
+                        + (error != null ? ": " + error.message() : "")));
+            }
+        }
+        if (state == State.CLOSED) {
+            return;
+        }
+        state = State.IDLE;
+        idleSinceNanos = System.nanoTime();
+        channel.config().setAutoRead(true);
+        if (!pending.isEmpty()) {
+            acquire();
+        }
+    }
+
     private void link() {
         state = State.LINKED;
         server.link(this);
@@ -501,8 +545,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             message.release();
             return;
         }
-        if (renaming) {
-            message = accountForRequests(message);
+        if (renaming || poolMode != PoolMode.SESSION) {
+            message = inspectResponses(message);
             if (message == null) {
                 return;
             }
@@ -524,12 +568,13 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     }
 
     /**
-     * Accounts for each message of {@code message} (one, or a run) with the named statements' pending requests.
+     * Notes a SET among the server's messages (one, or a run) and, when statements are renamed, accounts for
+     * each with the named statements' pending requests.
      * Writes at once what precedes a message to drop or an answer of the pooler's own that is due, so the
      * client sees everything in the server's order; returns the rest, ending with the last message, or null
      * when nothing is left.
      */
-    private BackendMessage accountForRequests(BackendMessage message) {
+    private BackendMessage inspectResponses(BackendMessage message) {
         ByteBuf frames = message.content();
         int start = frames.readerIndex();
         int end = frames.writerIndex();
@@ -539,6 +584,13 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
         while (at < end) {
             int next = at + 1 + frames.getInt(at + 1);
             last = at;
+            if (frames.getByte(at) == BackendMessage.COMMAND_COMPLETE && changesSettings(frames, at, next)) {
+                settingsChanged = true;
+            }
+            if (!renaming) {
+                at = next;
+                continue;
+            }
             if (!namedStatements.onResponse(frames, at, next - at, server)) {
                 writeRelayed(frames, from, at);
                 from = next;
@@ -557,6 +609,15 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
                 : new BackendMessage(message.type(), frames.retainedSlice(from, end - from), last - from);
         message.release();
         return rest;
+    }
+
+    /** SET, RESET and DISCARD ALL change session settings that the server does not report. */
+    private static boolean changesSettings(ByteBuf frames, int at, int next) {
+        int tagStart = at + 5;
+        int tagLength = next - tagStart;
+        return CommandComplete.hasTag(frames, tagStart, tagLength, SET_TAG)
+                || CommandComplete.hasTag(frames, tagStart, tagLength, RESET_TAG)
+                || CommandComplete.hasTag(frames, tagStart, tagLength, DISCARD_ALL_TAG);
     }
 
     private void writeRelayed(ByteBuf frames, int from, int to) {
@@ -599,6 +660,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             bytesSent = 0;
             if (status == ReadyForQuery.TransactionStatus.IDLE && poolMode != PoolMode.SESSION) {
                 channel.flush();
+                if (settingsChanged) {
+                    readSessionSettings();
+                    return;
+                }
                 releaseServer();
                 state = State.IDLE;
                 channel.config().setAutoRead(true);
@@ -743,6 +808,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        // while linking, the pooler's own query runs on the server: its completion releases the server
+        boolean querying = state == State.LINKING;
         state = State.CLOSED;
         if (loginTimeout != null) {
             loginTimeout.cancel(false);
@@ -754,7 +821,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
         while ((message = pending.poll()) != null) {
             message.release();
         }
-        if (lease != null) {
+        if (lease != null && !querying) {
             boolean clean = readyPending == 0 && !syncPending
                     && server.transactionStatus() == ReadyForQuery.TransactionStatus.IDLE;
             if (clean) {

@@ -24,6 +24,8 @@ final class ClientParameters {
     private static final Set<String> NOT_SETTINGS = Set.of("user", "database", "options", "replication");
     private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.]*");
     private static final String[] NONE = new String[0];
+    private static final String SESSION_SETTINGS =
+            "SELECT name, pg_catalog.current_setting(name) FROM pg_catalog.pg_settings WHERE source = 'session'";
 
     // Arrays rather than maps: an idle client keeps these for as long as it is connected.
     /** The values of the {@link #TRACKED} parameters, by index; null for those the server does not report. */
@@ -202,6 +204,58 @@ final class ClientParameters {
                 reported[i] = canonical;
             }
         }
+    }
+
+    /**
+     * Reads a server's session settings for {@link #captured}: those set in this session, and the custom
+     * ({@code prefix.name}) settings this client has, which PostgreSQL lists nowhere.
+     */
+    String sessionSettingsQuery() {
+        StringBuilder sql = new StringBuilder(SESSION_SETTINGS);
+        for (int i = 0; i < unreported.length; i += 2) {
+            if (unreported[i].indexOf('.') >= 0) {
+                // names are checked identifiers (NAME)
+                sql.append(" UNION ALL SELECT '").append(unreported[i]).append("', pg_catalog.current_setting('")
+                        .append(unreported[i]).append("', true)");
+            }
+        }
+        return sql.toString();
+    }
+
+    /**
+     * The session settings read from {@code server} after this client changed some with SET or RESET (name and
+     * value per row): from now on the client asks for exactly these, besides the reported ones that
+     * ParameterStatus keeps, and the server is known to have them; a custom setting without a value is gone.
+     * False, and nothing changed, for a name that cannot be replayed: the server's settings are then unknown.
+     */
+    boolean captured(List<String[]> rows, ServerConnection server) {
+        List<String> settings = new ArrayList<>(rows.size() * 2);
+        for (String[] row : rows) {
+            if (row.length != 2 || row[0] == null || !NAME.matcher(row[0]).matches()) {
+                return false;
+            }
+            String name = row[0].toLowerCase(Locale.ROOT);
+            if (row[1] != null && !isTracked(name) && !settings.contains(name)) {
+                settings.add(name);
+                settings.add(row[1]);
+            }
+        }
+        unreported = settings.toArray(NONE);
+        Map<String, String> serverUnreported = server.unreportedSettings();
+        serverUnreported.clear();
+        for (int i = 0; i < unreported.length; i += 2) {
+            serverUnreported.put(unreported[i], unreported[i + 1]);
+        }
+        return true;
+    }
+
+    private static boolean isTracked(String lowerCaseName) {
+        for (String tracked : TRACKED) {
+            if (tracked.equalsIgnoreCase(lowerCaseName)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean asksFor(String name) {

@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.Bind;
 import io.pgmux.proxy.protocol.Close;
+import io.pgmux.proxy.protocol.CommandComplete;
 import io.pgmux.proxy.protocol.Describe;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.FrontendMessage;
@@ -15,7 +16,6 @@ import io.pgmux.proxy.protocol.StatementOrPortal;
 import io.pgmux.proxy.server.PreparedStatementCache;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.StatementKey;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -28,8 +28,8 @@ import java.util.Map;
  */
 final class NamedStatements {
     /** CommandComplete bodies of the commands that drop every prepared statement of the session. */
-    private static final byte[] DEALLOCATE_ALL = "DEALLOCATE ALL\0".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] DISCARD_ALL = "DISCARD ALL\0".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] DEALLOCATE_ALL = CommandComplete.tag("DEALLOCATE ALL");
+    private static final byte[] DISCARD_ALL = CommandComplete.tag("DISCARD ALL");
 
     private final PendingRequests requests = new PendingRequests();
     private final Map<String, StatementKey> statements = new HashMap<>();
@@ -182,19 +182,8 @@ final class NamedStatements {
     }
 
     private static boolean dropsAllStatements(ByteBuf frames, int tagStart, int tagLength) {
-        return hasTag(frames, tagStart, tagLength, DEALLOCATE_ALL) || hasTag(frames, tagStart, tagLength, DISCARD_ALL);
-    }
-
-    private static boolean hasTag(ByteBuf frames, int start, int length, byte[] tag) {
-        if (length != tag.length) {
-            return false;
-        }
-        for (int i = 0; i < tag.length; i++) {
-            if (frames.getByte(start + i) != tag[i]) {
-                return false;
-            }
-        }
-        return true;
+        return CommandComplete.hasTag(frames, tagStart, tagLength, DEALLOCATE_ALL)
+                || CommandComplete.hasTag(frames, tagStart, tagLength, DISCARD_ALL);
     }
 
     /** Whether an answer of the pooler's own is due before the next server message. */

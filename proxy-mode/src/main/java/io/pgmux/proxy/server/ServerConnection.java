@@ -13,6 +13,7 @@ import io.pgmux.proxy.protocol.Authentication;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.BackendMessageDecoder;
+import io.pgmux.proxy.protocol.DataRow;
 import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.ParameterStatus;
@@ -27,6 +28,7 @@ import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -63,6 +65,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     private ServerLink link;
     private CompletableFuture<ErrorResponse> query;
     private ErrorResponse queryError;
+    private List<String[]> queryRows;
     /** Written on the server's loop, read by a disconnecting client on its own. */
     private volatile ReadyForQuery.TransactionStatus transactionStatus = ReadyForQuery.TransactionStatus.IDLE;
 
@@ -188,6 +191,14 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
      * ErrorResponse, or null when it succeeded. Call only while the connection is idle or linked and quiet.
      */
     public CompletionStage<ErrorResponse> query(String sql) {
+        return query(sql, null);
+    }
+
+    /**
+     * Like {@link #query(String)}, and the rows the query returns, each column as text (null for NULL), are
+     * added to {@code rows} before the stage completes.
+     */
+    public CompletionStage<ErrorResponse> query(String sql, List<String[]> rows) {
         CompletableFuture<ErrorResponse> done = new CompletableFuture<>();
         runOnLoop(() -> {
             if (state != State.IDLE && state != State.LINKED) {
@@ -196,6 +207,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
             }
             query = done;
             queryError = null;
+            queryRows = rows;
             state = State.QUERY;
             channel.writeAndFlush(new Query(sql)).addListener(f -> {
                 if (!f.isSuccess()) {
@@ -337,11 +349,17 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
                     transactionStatus = ReadyForQuery.decode(message.body()).status();
                     CompletableFuture<ErrorResponse> done = query;
                     query = null;
+                    queryRows = null;
                     state = link != null ? State.LINKED : State.IDLE;
                     done.complete(queryError);
                 }
+                case BackendMessage.DATA_ROW -> {
+                    if (queryRows != null) {
+                        queryRows.add(DataRow.textColumns(message.body()));
+                    }
+                }
                 default -> {
-                    // results of the pooler's own query: nobody reads them
+                    // other results of the pooler's own query: nobody reads them
                 }
             }
         } finally {
