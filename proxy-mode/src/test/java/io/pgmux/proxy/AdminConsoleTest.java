@@ -258,6 +258,24 @@ class AdminConsoleTest {
         }
     }
 
+    @Test
+    void reloadAnswersThatItIsNotSupported() throws Exception {
+        try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            SQLException e = assertThrows(SQLException.class, () -> console.createStatement().execute("reload;"));
+            assertEquals("08P01", e.getSQLState());
+            assertTrue(e.getMessage().contains("RELOAD is not supported by pgmux"), e.getMessage());
+        }
+    }
+
+    @Test
+    void shutdownClosesTheProxy() throws Exception {
+        try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            console.createStatement().execute("SHUTDOWN");
+        }
+        proxy.closeFuture().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThrows(SQLException.class, () -> ProxyFixture.connect(proxy, db).close());
+    }
+
     // ---------------------------------------------------------------- helpers
 
     private Connection console(String user, String password, String database) throws SQLException {

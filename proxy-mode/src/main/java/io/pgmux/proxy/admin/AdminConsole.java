@@ -187,6 +187,12 @@ public final class AdminConsole implements AdminRoute {
         if (!session.isAdmin()) {
             return done(List.of(error("admin access needed")));
         }
+        if (UNSUPPORTED.contains(command.verb())) {
+            return done(unsupported(command.verb()));
+        }
+        if (command.verb().equals("SHUTDOWN")) {
+            return done(shutdown(command));
+        }
         String database = command.name().isEmpty() ? null : command.name();
         if (database != null && !databases.containsKey(database)) {
             return done(List.of(error("no such database: " + database)));
@@ -197,8 +203,7 @@ public final class AdminConsole implements AdminRoute {
             case "RECONNECT" -> done(reconnect(database));
             case "KILL" -> done(kill(database));
             case "DISABLE", "ENABLE" -> done(enable(command.verb(), database));
-            case "SHUTDOWN" -> done(shutdown(command));
-            default -> done(unsupported(command.verb()));
+            default -> done(invalid(command));
         };
     }
 
