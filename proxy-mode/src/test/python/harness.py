@@ -4,13 +4,19 @@ The proxy's address and credentials come from libpq's environment variables (PGH
 PGUSER, PGPASSWORD); PGMUX_POOL_MODE names its pool mode. Arguments name the scenarios to run, by default
 every scenario that applies to the pool mode. Each prints "OK <name> <facts>" or "FAIL <name> <error>"
 followed by its traceback; the exit code is the number of failures.
+
+Below the runner, what the scenarios of more than one client script share.
 """
 import os
 import sys
+import threading
+import time
 import traceback
 
 POOL_MODE = os.environ.get("PGMUX_POOL_MODE", "session")
 ALL_MODES = ("session", "transaction", "statement")
+# Statement mode refuses transaction blocks: there, connections run in autocommit only.
+TRANSACTIONS = POOL_MODE != "statement"
 _scenarios = {}
 
 
@@ -41,3 +47,53 @@ def main():
             for line in traceback.format_exc().splitlines():
                 print(f"  {line}", flush=True)
     sys.exit(min(failures, 100))
+
+
+def one_line(error):
+    """An error's text on one line, as a report line wants it."""
+    return " ".join(str(error).split())
+
+
+def refused(connect, error):
+    """The text of the error (of class error) that logging in with a wrong password raised."""
+    try:
+        connect(password="not-the-password").close()
+    except error as e:
+        return "refused: " + one_line(e)
+    raise AssertionError("logged in with a wrong password")
+
+
+def in_threads(work, workers, seconds=60):
+    """Runs work(0) to work(workers - 1) each in its own thread, all at once; fails with every worker's error."""
+    failures = []
+
+    def run(w):
+        try:
+            work(w)
+        except Exception as e:  # noqa: BLE001 - reported below
+            failures.append(f"worker {w}: {e!r}")
+
+    threads = [threading.Thread(target=run, args=(w,)) for w in range(workers)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(seconds)
+    check(not any(th.is_alive() for th in threads), f"workers still running after {seconds} s")
+    check(not failures, "; ".join(failures))
+
+
+def cancelled(cancel, run, error):
+    """The error (of class error) that run() raised once cancel() was called half a second in, within 10 s."""
+    timer = threading.Timer(0.5, cancel)
+    timer.start()
+    start = time.monotonic()
+    try:
+        run()
+        raise AssertionError("the query was not cancelled")
+    except error as e:
+        raised = e
+    finally:
+        timer.cancel()
+    elapsed = time.monotonic() - start
+    check(elapsed < 10, f"cancelled after {elapsed:.1f} s")
+    return raised

@@ -4,17 +4,12 @@ psycopg2 binds parameters on the client and sends everything as simple Query mes
 """
 import io
 import select
-import threading
-import time
 
 import psycopg2
 import psycopg2.errors
 import psycopg2.extras
 
-from harness import POOL_MODE, check, main, scenario
-
-# Statement mode refuses transaction blocks: there, connections run in autocommit only.
-TRANSACTIONS = POOL_MODE != "statement"
+from harness import POOL_MODE, TRANSACTIONS, cancelled, check, in_threads, main, one_line, refused, scenario
 
 
 def connect(autocommit=True, **kwargs):
@@ -55,11 +50,7 @@ def login():
 
 @scenario()
 def wrong_password():
-    try:
-        connect(password="not-the-password").close()
-    except psycopg2.OperationalError as e:
-        return "refused: " + " ".join(str(e).split())
-    raise AssertionError("logged in with a wrong password")
+    return refused(connect, psycopg2.OperationalError)
 
 
 @scenario()
@@ -226,39 +217,29 @@ def server_cursor():
 def concurrency():
     t = table("concurrency", "worker int, i int")
     workers, rounds = 20, 10
-    failures = []
 
     def work(w):
+        c = connect(autocommit=not TRANSACTIONS)
         try:
-            c = connect(autocommit=not TRANSACTIONS)
-            try:
-                with c.cursor() as cur:
-                    for i in range(rounds):
-                        if TRANSACTIONS:
-                            cur.execute("SELECT set_config('application_name', %s, true)", (f"worker {w}",))
-                            cur.execute(f"INSERT INTO {t} VALUES (%s, %s)", (w, i))
-                            cur.execute(f"SELECT count(*), current_setting('application_name') FROM {t} "
-                                        "WHERE worker = %s", (w,))
-                            seen, name = cur.fetchone()
-                            c.commit()
-                            check(seen == i + 1 and name == f"worker {w}",
-                                  f"worker {w} round {i} saw {seen} rows, application_name {name!r}")
-                        else:
-                            cur.execute(f"INSERT INTO {t} VALUES (%s, %s) RETURNING worker, i", (w, i))
-                            got = cur.fetchone()
-                            check(got == (w, i), f"worker {w} round {i} got {got}")
-            finally:
-                c.close()
-        except Exception as e:  # noqa: BLE001 - reported below
-            failures.append(f"worker {w}: {e!r}")
+            with c.cursor() as cur:
+                for i in range(rounds):
+                    if TRANSACTIONS:
+                        cur.execute("SELECT set_config('application_name', %s, true)", (f"worker {w}",))
+                        cur.execute(f"INSERT INTO {t} VALUES (%s, %s)", (w, i))
+                        cur.execute(f"SELECT count(*), current_setting('application_name') FROM {t} "
+                                    "WHERE worker = %s", (w,))
+                        seen, name = cur.fetchone()
+                        c.commit()
+                        check(seen == i + 1 and name == f"worker {w}",
+                              f"worker {w} round {i} saw {seen} rows, application_name {name!r}")
+                    else:
+                        cur.execute(f"INSERT INTO {t} VALUES (%s, %s) RETURNING worker, i", (w, i))
+                        got = cur.fetchone()
+                        check(got == (w, i), f"worker {w} round {i} got {got}")
+        finally:
+            c.close()
 
-    threads = [threading.Thread(target=work, args=(w,)) for w in range(workers)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join(60)
-    check(not any(th.is_alive() for th in threads), "workers still running after 60 s")
-    check(not failures, "; ".join(failures))
+    in_threads(work, workers)
     c = connect()
     try:
         count, distinct = one(c, f"SELECT count(*), count(DISTINCT (worker, i)) FROM {t}")
@@ -292,7 +273,7 @@ def transaction_refused():
         one(c, "SELECT 1")  # psycopg2 sends BEGIN first
         raise AssertionError("a transaction block ran in statement mode")
     except psycopg2.OperationalError as e:
-        error = " ".join(str(e).split())
+        error = one_line(e)
     finally:
         c.close()
     d = connect()
@@ -308,18 +289,7 @@ def transaction_refused():
 def cancel():
     c = connect()
     try:
-        timer = threading.Timer(0.5, c.cancel)
-        timer.start()
-        start = time.monotonic()
-        try:
-            one(c, "SELECT pg_sleep(20)")
-            raise AssertionError("pg_sleep was not cancelled")
-        except psycopg2.errors.QueryCanceled as e:
-            state = e.pgcode
-        finally:
-            timer.cancel()
-        elapsed = time.monotonic() - start
-        check(elapsed < 10, f"cancelled after {elapsed:.1f} s")
+        state = cancelled(c.cancel, lambda: one(c, "SELECT pg_sleep(20)"), psycopg2.errors.QueryCanceled).pgcode
         after = one(c, "SELECT 1")[0]
         return f"sqlstate={state} after={after}"
     finally:

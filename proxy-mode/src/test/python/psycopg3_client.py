@@ -1,16 +1,11 @@
 """psycopg 3 through the proxy: run by Psycopg3Test, see harness.py for the conventions."""
 import asyncio
 import select
-import threading
-import time
 
 import psycopg
 from psycopg import errors
 
-from harness import POOL_MODE, check, main, scenario
-
-# Statement mode refuses transaction blocks: there, connections run in autocommit only.
-TRANSACTIONS = POOL_MODE != "statement"
+from harness import POOL_MODE, TRANSACTIONS, cancelled, check, in_threads, main, one_line, refused, scenario
 
 
 def connect(**kwargs):
@@ -38,11 +33,7 @@ def login():
 
 @scenario()
 def wrong_password():
-    try:
-        connect(password="not-the-password").close()
-    except psycopg.OperationalError as e:
-        return "refused: " + " ".join(str(e).split())
-    raise AssertionError("logged in with a wrong password")
+    return refused(connect, psycopg.OperationalError)
 
 
 @scenario()
@@ -194,33 +185,23 @@ def streamed_result():
 def concurrency():
     t = table("concurrency", "worker int, i int")
     workers, rounds = 20, 10
-    failures = []
 
     def work(w):
-        try:
-            with connect(autocommit=not TRANSACTIONS) as c:
-                for i in range(rounds):
-                    if TRANSACTIONS:
-                        with c.transaction():
-                            c.execute("SELECT set_config('application_name', %s, true)", (f"worker {w}",))
-                            c.execute(f"INSERT INTO {t} VALUES (%s, %s)", (w, i))
-                            seen = c.execute(f"SELECT count(*) FROM {t} WHERE worker = %s", (w,)).fetchone()[0]
-                            name = c.execute("SELECT current_setting('application_name')").fetchone()[0]
-                            check(seen == i + 1 and name == f"worker {w}",
-                                  f"worker {w} round {i} saw {seen} rows, application_name {name!r}")
-                    else:
-                        got = c.execute(f"INSERT INTO {t} VALUES (%s, %s) RETURNING worker, i", (w, i)).fetchone()
-                        check(got == (w, i), f"worker {w} round {i} got {got}")
-        except Exception as e:  # noqa: BLE001 - reported below
-            failures.append(f"worker {w}: {e!r}")
+        with connect(autocommit=not TRANSACTIONS) as c:
+            for i in range(rounds):
+                if TRANSACTIONS:
+                    with c.transaction():
+                        c.execute("SELECT set_config('application_name', %s, true)", (f"worker {w}",))
+                        c.execute(f"INSERT INTO {t} VALUES (%s, %s)", (w, i))
+                        seen = c.execute(f"SELECT count(*) FROM {t} WHERE worker = %s", (w,)).fetchone()[0]
+                        name = c.execute("SELECT current_setting('application_name')").fetchone()[0]
+                        check(seen == i + 1 and name == f"worker {w}",
+                              f"worker {w} round {i} saw {seen} rows, application_name {name!r}")
+                else:
+                    got = c.execute(f"INSERT INTO {t} VALUES (%s, %s) RETURNING worker, i", (w, i)).fetchone()
+                    check(got == (w, i), f"worker {w} round {i} got {got}")
 
-    threads = [threading.Thread(target=work, args=(w,)) for w in range(workers)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join(60)
-    check(not any(th.is_alive() for th in threads), "workers still running after 60 s")
-    check(not failures, "; ".join(failures))
+    in_threads(work, workers)
     with connect() as c:
         count, per_worker = c.execute(
             f"SELECT count(*), count(DISTINCT (worker, i)) FROM {t}").fetchone()
@@ -283,7 +264,7 @@ def transaction_refused():
         c.execute("SELECT 1")  # psycopg sends BEGIN first
         raise AssertionError("a transaction block ran in statement mode")
     except psycopg.OperationalError as e:
-        error = " ".join(str(e).split())
+        error = one_line(e)
     finally:
         c.close()
     with connect() as d:
@@ -295,18 +276,7 @@ def transaction_refused():
 @scenario()
 def cancel():
     with connect() as c:
-        timer = threading.Timer(0.5, c.cancel)
-        timer.start()
-        start = time.monotonic()
-        try:
-            c.execute("SELECT pg_sleep(%s)", (20,))
-            raise AssertionError("pg_sleep was not cancelled")
-        except errors.QueryCanceled as e:
-            state = e.sqlstate
-        finally:
-            timer.cancel()
-        elapsed = time.monotonic() - start
-        check(elapsed < 10, f"cancelled after {elapsed:.1f} s")
+        state = cancelled(c.cancel, lambda: c.execute("SELECT pg_sleep(%s)", (20,)), errors.QueryCanceled).sqlstate
         after = c.execute("SELECT 1").fetchone()[0]
         return f"sqlstate={state} after={after}"
 

@@ -116,7 +116,7 @@ class FailureTest {
             next.query("SELECT count(*) FROM killed");
             List<RawClient.Message> result = next.readUntilReady();
             assertEquals('I', (char) result.get(result.size() - 1).body()[0]);
-            assertEquals("0", firstColumn(result));
+            assertEquals("0", RawClient.firstColumn(result));
         }
     }
 
@@ -310,16 +310,5 @@ class FailureTest {
         }
         Pool<ServerConnection> pool = proxy.registry().pool(db.name(), "raw");
         assertEquals(0, ProxyFixture.awaitActive(pool, 0));
-    }
-
-    private static String firstColumn(List<RawClient.Message> messages) {
-        for (RawClient.Message m : messages) {
-            if (m.type() == 'D') {
-                byte[] b = m.body();
-                int length = ((b[2] & 0xFF) << 24) | ((b[3] & 0xFF) << 16) | ((b[4] & 0xFF) << 8) | (b[5] & 0xFF);
-                return new String(b, 6, length, java.nio.charset.StandardCharsets.UTF_8);
-            }
-        }
-        throw new AssertionError("no DataRow");
     }
 }

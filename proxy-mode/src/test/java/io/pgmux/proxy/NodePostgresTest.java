@@ -16,15 +16,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @PostgresTest
 class NodePostgresTest extends RealClientTest {
-    private static final ClientScript SCRIPT = ClientScript.node("client.js", "pg");
-
     NodePostgresTest(TestDatabase db) {
-        super(db);
-    }
-
-    @Override
-    ClientScript script() {
-        return SCRIPT;
+        super(db, ClientScript.node("client.js", "pg"));
     }
 
     @ParameterizedTest

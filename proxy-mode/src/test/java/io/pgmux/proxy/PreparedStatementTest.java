@@ -1,5 +1,7 @@
 package io.pgmux.proxy;
 
+import static io.pgmux.proxy.RawClient.firstColumn;
+import static io.pgmux.proxy.RawClient.types;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
@@ -7,11 +9,16 @@ import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.testing.PostgresTest;
 import io.pgmux.core.testing.TestDatabase;
 import io.pgmux.proxy.auth.AuthType;
+import java.io.IOException;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -51,20 +58,14 @@ class PreparedStatementTest {
         start(2, 200);
         try (RawClient a = login()) {
             a.parse("S1", "SELECT pg_backend_pid()");
-            a.bind("S1");
-            a.execute();
-            a.sync();
-            String firstPid = dataRow(a.readUntilReady());
-            try (Connection holder = ProxyFixture.connect(proxy, db.name(), USER, "", new java.util.Properties());
+            String firstPid = firstColumn(bindAndExecute(a, "S1"));
+            try (Connection holder = ProxyFixture.connect(proxy, db.name(), USER, "", new Properties());
                  Statement s = holder.createStatement()) {
                 holder.setAutoCommit(false);
                 s.execute("SELECT 1");
-                a.bind("S1");
-                a.execute();
-                a.sync();
-                List<RawClient.Message> second = a.readUntilReady();
+                List<RawClient.Message> second = bindAndExecute(a, "S1");
                 assertEquals("2DCZ", types(second));
-                assertNotEquals(firstPid, dataRow(second));
+                assertNotEquals(firstPid, firstColumn(second));
                 holder.rollback();
             }
         }
@@ -74,21 +75,13 @@ class PreparedStatementTest {
     void duplicateStatementNameIsANonFatalError() throws Exception {
         start(2, 200);
         try (RawClient c = login()) {
-            c.parse("S1", "SELECT 1");
-            c.sync();
-            assertEquals("1Z", types(c.readUntilReady()));
+            prepare(c, "S1", "SELECT 1");
             c.parse("S1", "SELECT 2");
             c.sync();
             List<RawClient.Message> error = c.readUntilReady();
-            assertEquals("EZ", types(error));
-            assertEquals("42P05", error.get(0).field('C'));
-            assertEquals("prepared statement \"S1\" already exists", error.get(0).field('M'));
+            assertEquals("prepared statement \"S1\" already exists", assertError("42P05", error).field('M'));
             assertEquals('I', (char) error.get(1).body()[0]);
-            c.bind("S1");
-            c.execute();
-            c.sync();
-            List<RawClient.Message> result = c.readUntilReady();
-            assertEquals("1", dataRow(result));
+            assertEquals("1", firstColumn(bindAndExecute(c, "S1")));
         }
     }
 
@@ -96,15 +89,10 @@ class PreparedStatementTest {
     void unknownStatementNameIsANonFatalError() throws Exception {
         start(2, 200);
         try (RawClient c = login()) {
-            c.bind("nope");
-            c.execute();
-            c.sync();
-            List<RawClient.Message> error = c.readUntilReady();
-            assertEquals("EZ", types(error));
-            assertEquals("26000", error.get(0).field('C'));
-            assertEquals("prepared statement \"nope\" does not exist", error.get(0).field('M'));
+            RawClient.Message error = assertError("26000", bindAndExecute(c, "nope"));
+            assertEquals("prepared statement \"nope\" does not exist", error.field('M'));
             c.query("SELECT 5");
-            assertEquals("5", dataRow(c.readUntilReady()));
+            assertEquals("5", firstColumn(c.readUntilReady()));
         }
     }
 
@@ -114,16 +102,8 @@ class PreparedStatementTest {
         try (RawClient c = login()) {
             c.parse("S1", "SELEC 1");
             c.sync();
-            List<RawClient.Message> error = c.readUntilReady();
-            assertEquals("EZ", types(error));
-            assertEquals("42601", error.get(0).field('C'));
-            c.parse("S1", "SELECT 'fixed'");
-            c.bind("S1");
-            c.execute();
-            c.sync();
-            List<RawClient.Message> result = c.readUntilReady();
-            assertEquals("12DCZ", types(result));
-            assertEquals("fixed", dataRow(result));
+            assertError("42601", c.readUntilReady());
+            assertPreparedAndRun(c, "S1", "SELECT 'fixed'", "fixed");
         }
     }
 
@@ -140,19 +120,8 @@ class PreparedStatementTest {
             List<RawClient.Message> error = c.readUntilReady();
             assertEquals("12EZ", types(error));
             assertEquals("22012", error.get(2).field('C'));
-            c.bind("S1");
-            c.execute();
-            c.sync();
-            List<RawClient.Message> unknown = c.readUntilReady();
-            assertEquals("EZ", types(unknown));
-            assertEquals("26000", unknown.get(0).field('C'));
-            c.parse("S1", "SELECT 'prepared'");
-            c.bind("S1");
-            c.execute();
-            c.sync();
-            List<RawClient.Message> result = c.readUntilReady();
-            assertEquals("12DCZ", types(result));
-            assertEquals("prepared", dataRow(result));
+            assertError("26000", bindAndExecute(c, "S1"));
+            assertPreparedAndRun(c, "S1", "SELECT 'prepared'", "prepared");
         }
     }
 
@@ -164,13 +133,7 @@ class PreparedStatementTest {
             c.closeStatement("S1");
             c.sync();
             assertEquals("13Z", types(c.readUntilReady()));
-            c.parse("S1", "SELECT 'second'");
-            c.bind("S1");
-            c.execute();
-            c.sync();
-            List<RawClient.Message> result = c.readUntilReady();
-            assertEquals("12DCZ", types(result));
-            assertEquals("second", dataRow(result));
+            assertPreparedAndRun(c, "S1", "SELECT 'second'", "second");
         }
     }
 
@@ -178,17 +141,56 @@ class PreparedStatementTest {
     void secondClientPreparingTheSameQueryIsAnsweredWithoutParsingAgain() throws Exception {
         start(1, 200);
         try (RawClient a = login(); RawClient b = login()) {
-            a.parse("A", "SELECT 'shared'");
-            a.sync();
-            assertEquals("1Z", types(a.readUntilReady()));
-            b.parse("B", "SELECT 'shared'");
-            b.bind("B");
+            prepare(a, "A", "SELECT 'shared'");
+            assertPreparedAndRun(b, "B", "SELECT 'shared'", "shared");
+            b.query("SELECT count(*) FROM pg_prepared_statements");
+            assertEquals("1", firstColumn(b.readUntilReady()));
+        }
+    }
+
+    /**
+     * A pipelined Parse of a statement the server has is answered by the pooler between the server's responses
+     * to the requests before and after it, which arrive together.
+     */
+    @Test
+    void theAnswerToAPipelinedParseComesInItsPlaceAmongTheServersResponses() throws Exception {
+        start(1, 200);
+        try (RawClient a = login(); RawClient b = login()) {
+            prepare(a, "A", "SELECT 'known'");
+            b.parse("NEW", "SELECT 'new'");
+            b.bind("NEW");
+            b.execute();
+            b.parse("KNOWN", "SELECT 'known'");
+            b.bind("KNOWN");
             b.execute();
             b.sync();
             List<RawClient.Message> result = b.readUntilReady();
-            assertEquals("12DCZ", types(result));
-            b.query("SELECT count(*) FROM pg_prepared_statements");
-            assertEquals("1", dataRow(b.readUntilReady()));
+            assertEquals("12DC12DCZ", types(result));
+            assertEquals(List.of("new", "known"), RawClient.firstColumns(result));
+        }
+    }
+
+    /**
+     * The response to a Parse the pooler adds in the middle of a pipeline (the statement was evicted from the
+     * server) is dropped from among the server's responses that arrive with it.
+     */
+    @Test
+    void theResponseToAParseThePoolerAddedMidPipelineIsDropped() throws Exception {
+        start(1, 2);
+        try (RawClient c = login()) {
+            for (int i = 1; i <= 3; i++) {
+                prepare(c, "S" + i, "SELECT " + i);
+            }
+            c.bind("S3");
+            c.execute();
+            c.bind("S1");
+            c.execute();
+            c.bind("S2");
+            c.execute();
+            c.sync();
+            List<RawClient.Message> result = c.readUntilReady();
+            assertEquals("2DC2DC2DCZ", types(result));
+            assertEquals(List.of("3", "1", "2"), RawClient.firstColumns(result));
         }
     }
 
@@ -197,18 +199,13 @@ class PreparedStatementTest {
         start(1, 2);
         try (RawClient c = login()) {
             for (int i = 1; i <= 3; i++) {
-                c.parse("S" + i, "SELECT " + i);
-                c.sync();
-                assertEquals("1Z", types(c.readUntilReady()));
+                prepare(c, "S" + i, "SELECT " + i);
             }
             c.query("SELECT count(*) FROM pg_prepared_statements");
-            assertEquals("2", dataRow(c.readUntilReady()));
-            c.bind("S1");
-            c.execute();
-            c.sync();
-            List<RawClient.Message> result = c.readUntilReady();
+            assertEquals("2", firstColumn(c.readUntilReady()));
+            List<RawClient.Message> result = bindAndExecute(c, "S1");
             assertEquals("2DCZ", types(result));
-            assertEquals("1", dataRow(result));
+            assertEquals("1", firstColumn(result));
         }
     }
 
@@ -222,36 +219,23 @@ class PreparedStatementTest {
     void statementsDroppedBySqlAreParsedAgain(String command) throws Exception {
         start(1, 200);
         try (RawClient a = login(); RawClient b = login()) {
-            a.parse("A", "SELECT 'shared'");
-            a.sync();
-            assertEquals("1Z", types(a.readUntilReady()));
+            prepare(a, "A", "SELECT 'shared'");
             a.query(command);
             assertEquals("CZ", types(a.readUntilReady()));
-            b.parse("B", "SELECT 'shared'");
-            b.bind("B");
-            b.execute();
-            b.sync();
-            List<RawClient.Message> result = b.readUntilReady();
-            assertEquals("12DCZ", types(result));
-            assertEquals("shared", dataRow(result));
-            a.bind("A");
-            a.execute();
-            a.sync();
-            List<RawClient.Message> gone = a.readUntilReady();
-            assertEquals("EZ", types(gone));
-            assertEquals("26000", gone.get(0).field('C'));
+            assertPreparedAndRun(b, "B", "SELECT 'shared'", "shared");
+            assertError("26000", bindAndExecute(a, "A"));
         }
     }
 
     @Test
     void pgjdbcServerPreparedStatementsSurviveChangingServers() throws Exception {
         start(2, 200);
-        java.util.Properties props = new java.util.Properties();
+        Properties props = new Properties();
         props.setProperty("prepareThreshold", "1");
         try (Connection c = ProxyFixture.connect(proxy, db.name(), USER, "", props);
-             Connection other = ProxyFixture.connect(proxy, db.name(), USER, "", new java.util.Properties());
-             java.sql.PreparedStatement ps = c.prepareStatement("SELECT ?::int + 1, pg_backend_pid()")) {
-            java.util.Set<Integer> pids = new java.util.HashSet<>();
+             Connection other = ProxyFixture.connect(proxy, db.name(), USER, "", new Properties());
+             PreparedStatement ps = c.prepareStatement("SELECT ?::int + 1, pg_backend_pid()")) {
+            Set<Integer> pids = new HashSet<>();
             for (int i = 0; i < 6; i++) {
                 other.setAutoCommit(i % 2 == 0);
                 try (Statement s = other.createStatement()) {
@@ -269,25 +253,33 @@ class PreparedStatementTest {
         }
     }
 
-    private static String types(List<RawClient.Message> messages) {
-        StringBuilder s = new StringBuilder();
-        for (RawClient.Message m : messages) {
-            if (m.type() != 'N' && m.type() != 'S') {
-                s.append(m.type());
-            }
-        }
-        return s.toString();
+    /** Parse and Sync: the statement must be created. */
+    private static void prepare(RawClient c, String name, String sql) throws IOException {
+        c.parse(name, sql);
+        c.sync();
+        assertEquals("1Z", types(c.readUntilReady()));
     }
 
-    /** The first column of the first DataRow, as text. */
-    private static String dataRow(List<RawClient.Message> messages) {
-        for (RawClient.Message m : messages) {
-            if (m.type() == 'D') {
-                byte[] b = m.body();
-                int length = ((b[2] & 0xFF) << 24) | ((b[3] & 0xFF) << 16) | ((b[4] & 0xFF) << 8) | (b[5] & 0xFF);
-                return new String(b, 6, length, java.nio.charset.StandardCharsets.UTF_8);
-            }
-        }
-        throw new AssertionError("no DataRow in " + types(messages));
+    /** Bind, Execute and Sync of a prepared statement: what came back, up to ReadyForQuery. */
+    private static List<RawClient.Message> bindAndExecute(RawClient c, String statement) throws IOException {
+        c.bind(statement);
+        c.execute();
+        c.sync();
+        return c.readUntilReady();
+    }
+
+    /** Parse, Bind, Execute and Sync at once: the statement is created and its one row is {@code value}. */
+    private static void assertPreparedAndRun(RawClient c, String name, String sql, String value) throws IOException {
+        c.parse(name, sql);
+        List<RawClient.Message> result = bindAndExecute(c, name);
+        assertEquals("12DCZ", types(result));
+        assertEquals(value, firstColumn(result));
+    }
+
+    /** An ErrorResponse with that SQLSTATE, then ReadyForQuery (the error is not fatal); returns the error. */
+    private static RawClient.Message assertError(String sqlstate, List<RawClient.Message> messages) {
+        assertEquals("EZ", types(messages));
+        assertEquals(sqlstate, messages.get(0).field('C'));
+        return messages.get(0);
     }
 }

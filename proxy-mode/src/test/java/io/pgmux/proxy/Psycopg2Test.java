@@ -15,36 +15,15 @@ import org.junit.jupiter.params.provider.EnumSource;
  * on the client and sends every statement as a simple Query.
  */
 @PostgresTest
-class Psycopg2Test extends RealClientTest {
-    private static final ClientScript SCRIPT = ClientScript.python("psycopg2_client.py", "psycopg2",
-            "python3-psycopg2");
-
+class Psycopg2Test extends LibpqClientTest {
     Psycopg2Test(TestDatabase db) {
-        super(db);
-    }
-
-    @Override
-    ClientScript script() {
-        return SCRIPT;
+        super(db, ClientScript.python("psycopg2_client.py", "psycopg2", "python3-psycopg2"));
     }
 
     @ParameterizedTest
     @EnumSource(PoolMode.class)
     void clientSideBindingAndBatchInserts(PoolMode mode) {
         assertEquals("row=42 inserted=100 sum=4950", facts(mode, "client_side_binding"));
-    }
-
-    @ParameterizedTest
-    @EnumSource(PoolMode.class)
-    void cancelStopsPgSleepWith57014(PoolMode mode) {
-        assertEquals("sqlstate=57014 after=1", facts(mode, "cancel"));
-    }
-
-    /** copy_expert in and out, a COPY whose source breaks (CopyFail), and one the server refuses for bad data. */
-    @ParameterizedTest
-    @EnumSource(PoolMode.class)
-    void copyInAndOut(PoolMode mode) {
-        assertEquals("copied_in=5000 copied_out=5000 bad_data=22P02 count=5000", facts(mode, "copy"));
     }
 
     @ParameterizedTest

@@ -12,16 +12,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /** psycopg 3 (Debian's python3-psycopg) through the proxy: src/test/python/psycopg3_client.py. */
 @PostgresTest
-class Psycopg3Test extends RealClientTest {
-    private static final ClientScript SCRIPT = ClientScript.python("psycopg3_client.py", "psycopg", "python3-psycopg");
-
+class Psycopg3Test extends LibpqClientTest {
     Psycopg3Test(TestDatabase db) {
-        super(db);
-    }
-
-    @Override
-    ClientScript script() {
-        return SCRIPT;
+        super(db, ClientScript.python("psycopg3_client.py", "psycopg", "python3-psycopg"));
     }
 
     @ParameterizedTest
@@ -40,19 +33,6 @@ class Psycopg3Test extends RealClientTest {
     @EnumSource(PoolMode.class)
     void preparedStatementsRunOnWhicheverServerTheClientGets(PoolMode mode) {
         assertEquals("results=15 last=28 text=named", facts(mode, "prepared"));
-    }
-
-    @ParameterizedTest
-    @EnumSource(PoolMode.class)
-    void cancelStopsPgSleepWith57014(PoolMode mode) {
-        assertEquals("sqlstate=57014 after=1", facts(mode, "cancel"));
-    }
-
-    /** In and out, a COPY the client aborts (CopyFail), and one the server refuses for bad data. */
-    @ParameterizedTest
-    @EnumSource(PoolMode.class)
-    void copyInAndOut(PoolMode mode) {
-        assertEquals("copied_in=5000 copied_out=5000 bad_data=22P02 count=5000", facts(mode, "copy"));
     }
 
     @ParameterizedTest

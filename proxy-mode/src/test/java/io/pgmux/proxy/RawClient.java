@@ -165,6 +165,39 @@ final class RawClient implements AutoCloseable {
         socket.close();
     }
 
+    /** The messages' types in order, NoticeResponse and ParameterStatus left out: e.g. "12DCZ". */
+    static String types(List<Message> messages) {
+        StringBuilder s = new StringBuilder();
+        for (Message m : messages) {
+            if (m.type() != 'N' && m.type() != 'S') {
+                s.append(m.type());
+            }
+        }
+        return s.toString();
+    }
+
+    /** The first column of the first DataRow, as text. */
+    static String firstColumn(List<Message> messages) {
+        List<String> all = firstColumns(messages);
+        if (all.isEmpty()) {
+            throw new AssertionError("no DataRow in " + types(messages));
+        }
+        return all.get(0);
+    }
+
+    /** The first column of each DataRow, as text, in order. */
+    static List<String> firstColumns(List<Message> messages) {
+        List<String> values = new ArrayList<>();
+        for (Message m : messages) {
+            if (m.type() == 'D') {
+                byte[] b = m.body();
+                int length = ((b[2] & 0xFF) << 24) | ((b[3] & 0xFF) << 16) | ((b[4] & 0xFF) << 8) | (b[5] & 0xFF);
+                values.add(new String(b, 6, length, StandardCharsets.UTF_8));
+            }
+        }
+        return values;
+    }
+
     static byte[] cstring(String s) {
         return concat(s.getBytes(StandardCharsets.UTF_8), new byte[] {0});
     }

@@ -28,13 +28,15 @@ abstract class RealClientTest {
     static final int POOL_SIZE = 3;
 
     private final TestDatabase db;
+    private final ClientScript script;
     private final Map<PoolMode, PgMuxProxy> proxies = new EnumMap<>(PoolMode.class);
     private final Map<PoolMode, ClientReport> reports = new EnumMap<>(PoolMode.class);
     private PgMuxProxy md5Proxy;
     private ResourceLeakDetector.Level leakDetection;
 
-    RealClientTest(TestDatabase db) {
+    RealClientTest(TestDatabase db, ClientScript script) {
         this.db = db;
+        this.script = script;
     }
 
     /**
@@ -47,12 +49,9 @@ abstract class RealClientTest {
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.SIMPLE);
     }
 
-    /** The client library's script. */
-    abstract ClientScript script();
-
     /** What the scenario reported in that pool mode (the mode's scenarios all run at its first call). */
     String facts(PoolMode mode, String scenario) {
-        return reports.computeIfAbsent(mode, m -> script().run(proxy(m), db.name(), m)).facts(scenario);
+        return reports.computeIfAbsent(mode, m -> script.run(proxy(m), db.name(), m)).facts(scenario);
     }
 
     PgMuxProxy proxy(PoolMode mode) {
@@ -81,7 +80,7 @@ abstract class RealClientTest {
     @Test
     void logsInWithMd5() {
         md5Proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.authType(AuthType.MD5));
-        ClientReport report = script().run(md5Proxy, db.name(), PoolMode.TRANSACTION, "login");
+        ClientReport report = script.run(md5Proxy, db.name(), PoolMode.TRANSACTION, "login");
         assertEquals("user=" + db.superuser(), report.facts("login"));
     }
 

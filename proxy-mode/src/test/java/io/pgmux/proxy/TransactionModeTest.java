@@ -107,8 +107,6 @@ class TransactionModeTest {
 
     @Test
     void preparedStatementsFromManyThreadsShareFewServerConnections() throws Exception {
-        Properties serverPrepared = new Properties();
-        serverPrepared.setProperty("prepareThreshold", "1");
         ExecutorService threads = Executors.newFixedThreadPool(8);
         try {
             List<Future<Integer>> results = new ArrayList<>();
@@ -116,8 +114,7 @@ class TransactionModeTest {
                 int thread = t;
                 results.add(threads.submit(() -> {
                     int sum = 0;
-                    try (Connection c = ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER,
-                            ProxyFixture.PASSWORD, serverPrepared);
+                    try (Connection c = connect(proxy, "prepareThreshold", "1");
                          PreparedStatement ps = c.prepareStatement("SELECT ?::int * 2")) {
                         for (int i = 0; i < 50; i++) {
                             ps.setInt(1, thread * 1000 + i);
@@ -141,25 +138,16 @@ class TransactionModeTest {
 
     @Test
     void timeZoneOfEachClientIsCarriedToTheServerItGets() throws Exception {
-        Properties berlin = new Properties();
-        berlin.setProperty("options", "-c TimeZone=Europe/Berlin");
-        Properties tokyo = new Properties();
-        tokyo.setProperty("options", "-c TimeZone=Asia/Tokyo");
-        try (Connection a = ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, berlin);
-             Connection b = ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, tokyo)) {
-            for (int i = 0; i < 5; i++) {
-                assertEquals("Europe/Berlin", show(a, "TimeZone"));
-                assertEquals("Asia/Tokyo", show(b, "TimeZone"));
-            }
+        try (Connection a = connect(proxy, "options", "-c TimeZone=Europe/Berlin");
+             Connection b = connect(proxy, "options", "-c TimeZone=Asia/Tokyo")) {
+            assertEachSeesItsOwn("TimeZone", a, "Europe/Berlin", b, "Asia/Tokyo");
         }
     }
 
     /** A list in a startup setting is a list, as PostgreSQL reads it, not one quoted schema name. */
     @Test
     void searchPathListOfTheStartupPacketIsCarriedToTheServer() throws Exception {
-        Properties props = new Properties();
-        props.setProperty("options", "-c search_path=pgmux_app,public");
-        try (Connection c = ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, props)) {
+        try (Connection c = connect(proxy, "options", "-c search_path=pgmux_app,public")) {
             assertEquals("pgmux_app,public", show(c, "search_path"));
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT current_schema()")) {
                 rs.next();
@@ -170,28 +158,18 @@ class TransactionModeTest {
 
     @Test
     void aStartupSettingTheServerDoesNotReportIsCarriedToTheServerItGets() throws Exception {
-        Properties alpha = new Properties();
-        alpha.setProperty("currentSchema", "alpha");
-        Properties beta = new Properties();
-        beta.setProperty("currentSchema", "beta");
-        try (Connection a = ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, alpha);
-             Connection b = ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, beta)) {
-            for (int i = 0; i < 5; i++) {
-                assertEquals("alpha", show(a, "search_path"));
-                assertEquals("beta", show(b, "search_path"));
-            }
+        try (Connection a = connect(proxy, "currentSchema", "alpha");
+             Connection b = connect(proxy, "currentSchema", "beta")) {
+            assertEachSeesItsOwn("search_path", a, "alpha", b, "beta");
         }
     }
 
     @Test
     void aStartupSettingOfOneClientDoesNotReachAClientThatDidNotAskForIt() throws Exception {
-        Properties alpha = new Properties();
-        alpha.setProperty("currentSchema", "alpha");
         try (PgMuxProxy oneServer = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
              Connection plain = ProxyFixture.connect(oneServer, db)) {
             String byDefault = show(plain, "search_path");
-            try (Connection a = ProxyFixture.connect(oneServer, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD,
-                    alpha)) {
+            try (Connection a = connect(oneServer, "currentSchema", "alpha")) {
                 assertEquals("alpha", show(a, "search_path"));
                 assertEquals(byDefault, show(plain, "search_path"));
             }
@@ -200,9 +178,7 @@ class TransactionModeTest {
 
     @Test
     void applicationNameIsCarriedToTheServer() throws Exception {
-        Properties props = new Properties();
-        props.setProperty("ApplicationName", "proxy-test-app");
-        try (Connection c = ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, props)) {
+        try (Connection c = connect(proxy, "ApplicationName", "proxy-test-app")) {
             assertEquals("proxy-test-app", show(c, "application_name"));
             assertFalse(c.isClosed());
         }
@@ -230,6 +206,22 @@ class TransactionModeTest {
         Assumptions.assumeTrue(System.getProperty("os.name").startsWith("Linux")
                 && System.getProperty("os.arch").equals("amd64"), "epoll's native library is bundled for Linux x86-64");
         assertTrue(proxy.isEpoll());
+    }
+
+    /** A client of the fixture's user with one connection property of pgjdbc set. */
+    private Connection connect(PgMuxProxy to, String property, String value) throws SQLException {
+        Properties properties = new Properties();
+        properties.setProperty(property, value);
+        return ProxyFixture.connect(to, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, properties);
+    }
+
+    /** Two clients taking turns over the pool's server connections: each sees its own value every time. */
+    private static void assertEachSeesItsOwn(String setting, Connection a, String aValue, Connection b, String bValue)
+            throws SQLException {
+        for (int i = 0; i < 5; i++) {
+            assertEquals(aValue, show(a, setting));
+            assertEquals(bValue, show(b, setting));
+        }
     }
 
     private static String show(Connection c, String setting) throws SQLException {

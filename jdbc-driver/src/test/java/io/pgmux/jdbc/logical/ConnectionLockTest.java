@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
 import org.junit.jupiter.api.Test;
 
 /** The lock a logical connection is: exclusive, reentrant, parking its waiters until the unlock that frees it. */
@@ -30,30 +31,16 @@ class ConnectionLockTest {
         CountDownLatch start = new CountDownLatch(1);
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
-            Thread w = new Thread(() -> {
-                try {
-                    start.await();
-                } catch (InterruptedException e) {
-                    return;
+            workers.add(startAfter(start, rounds, g, i -> {
+                if (g.inside.incrementAndGet() != 1) {
+                    overlap.set(true);
                 }
-                for (int i = 0; i < rounds; i++) {
-                    g.lock();
-                    try {
-                        if (g.inside.incrementAndGet() != 1) {
-                            overlap.set(true);
-                        }
-                        g.counter++;
-                        if (i % 64 == 0) {
-                            Thread.yield();
-                        }
-                        g.inside.decrementAndGet();
-                    } finally {
-                        g.unlock();
-                    }
+                g.counter++;
+                if (i % 64 == 0) {
+                    Thread.yield();
                 }
-            });
-            w.start();
-            workers.add(w);
+                g.inside.decrementAndGet();
+            }));
         }
         start.countDown();
         for (Thread w : workers) {
@@ -111,24 +98,10 @@ class ConnectionLockTest {
         CountDownLatch start = new CountDownLatch(1);
         Thread[] workers = new Thread[2];
         for (int t = 0; t < workers.length; t++) {
-            workers[t] = new Thread(() -> {
-                try {
-                    start.await();
-                } catch (InterruptedException e) {
-                    return;
-                }
-                for (int i = 0; i < rounds; i++) {
-                    g.lock();
-                    try {
-                        g.counter++;
-                        Thread.yield();
-                    } finally {
-                        g.unlock();
-                    }
-                }
+            workers[t] = startAfter(start, rounds, g, i -> {
+                g.counter++;
+                Thread.yield();
             });
-            workers[t].setDaemon(true);
-            workers[t].start();
         }
         start.countDown();
         long parked = 0;
@@ -219,5 +192,27 @@ class ConnectionLockTest {
             Thread.yield();
         }
         assertEquals(expected, value.get(), what);
+    }
+
+    /** A daemon thread that, once {@code start} opens, runs {@code body} {@code rounds} times holding the lock. */
+    private static Thread startAfter(CountDownLatch start, int rounds, Guarded g, IntConsumer body) {
+        Thread w = new Thread(() -> {
+            try {
+                start.await();
+            } catch (InterruptedException e) {
+                return;
+            }
+            for (int i = 0; i < rounds; i++) {
+                g.lock();
+                try {
+                    body.accept(i);
+                } finally {
+                    g.unlock();
+                }
+            }
+        });
+        w.setDaemon(true);
+        w.start();
+        return w;
     }
 }

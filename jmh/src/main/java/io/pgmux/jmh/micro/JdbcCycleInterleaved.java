@@ -33,10 +33,34 @@ public final class JdbcCycleInterleaved {
     private JdbcCycleInterleaved() {
     }
 
-    /** One batch of cycles: runs for about {@code nanos} of wall time and says how many it did. */
+    /** getConnection() of either pool. */
     @FunctionalInterface
-    interface Batch {
-        long run(long nanos) throws SQLException;
+    interface ConnectionSource {
+        Connection get() throws SQLException;
+    }
+
+    /** JdbcCycleBench's two cycles, one operation each. */
+    enum Cycle {
+        /** getConnection + close. */
+        CONNECTION {
+            @Override
+            Object once(ConnectionSource pool) throws SQLException {
+                Connection c = pool.get();
+                c.close();
+                return c;
+            }
+        },
+        /** getConnection + prepareStatement + execute + close of both. */
+        STATEMENT {
+            @Override
+            Object once(ConnectionSource pool) throws SQLException {
+                try (Connection c = pool.get(); PreparedStatement ps = c.prepareStatement(JdbcCycleBench.SQL)) {
+                    return ps.execute();
+                }
+            }
+        };
+
+        abstract Object once(ConnectionSource pool) throws SQLException;
     }
 
     /** The rounds' ratios and each side's CPU nanoseconds per operation. */
@@ -55,21 +79,22 @@ public final class JdbcCycleInterleaved {
         JdbcPool pgmux = JdbcCycleBench.pgmux(PoolMode.SESSION, POOL_SIZE);
         HikariDataSource hikari = JdbcCycleBench.hikari(POOL_SIZE);
         try {
-            Result connection = compare(n -> connections(pgmux, n), n -> connections(hikari, n), rounds, batchNanos);
-            System.out.println("connection: " + connection);
-            Result statement = compare(n -> statements(pgmux, n), n -> statements(hikari, n), rounds, batchNanos);
-            System.out.println("statement:  " + statement);
+            for (Cycle cycle : Cycle.values()) {
+                Result result = compare(cycle, pgmux::getConnection, hikari::getConnection, rounds, batchNanos);
+                System.out.printf(Locale.ROOT, "%-12s%s%n", cycle.name().toLowerCase(Locale.ROOT) + ":", result);
+            }
         } finally {
             pgmux.close();
             hikari.close();
         }
     }
 
-    /** Warms both up, then measures {@code rounds} rounds of one batch each. */
-    static Result compare(Batch pgmux, Batch hikari, int rounds, long batchNanos) throws SQLException {
+    /** Warms both up, then measures {@code rounds} rounds of one batch of the cycle on each. */
+    static Result compare(Cycle cycle, ConnectionSource pgmux, ConnectionSource hikari, int rounds, long batchNanos)
+            throws SQLException {
         for (int i = 0; i < WARMUP_ROUNDS; i++) {
-            pgmux.run(batchNanos);
-            hikari.run(batchNanos);
+            batch(cycle, pgmux, batchNanos);
+            batch(cycle, hikari, batchNanos);
         }
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         double[] ratios = new double[rounds];
@@ -80,9 +105,9 @@ public final class JdbcCycleInterleaved {
         for (int r = 0; r < rounds; r++) {
             boolean pgmuxFirst = (r & 1) == 0;
             long t0 = threads.getCurrentThreadCpuTime();
-            long first = (pgmuxFirst ? pgmux : hikari).run(batchNanos);
+            long first = batch(cycle, pgmuxFirst ? pgmux : hikari, batchNanos);
             long t1 = threads.getCurrentThreadCpuTime();
-            long second = (pgmuxFirst ? hikari : pgmux).run(batchNanos);
+            long second = batch(cycle, pgmuxFirst ? hikari : pgmux, batchNanos);
             long t2 = threads.getCurrentThreadCpuTime();
             long p = pgmuxFirst ? first : second;
             long pc = Math.max(1, pgmuxFirst ? t1 - t0 : t2 - t1);
@@ -99,58 +124,13 @@ public final class JdbcCycleInterleaved {
                 (double) pgmuxCpu / pgmuxOps, (double) hikariCpu / hikariOps);
     }
 
-    static long connections(JdbcPool pool, long nanos) throws SQLException {
+    /** Runs the cycle on the pool for about {@code nanos} of wall time and says how many it did. */
+    static long batch(Cycle cycle, ConnectionSource pool, long nanos) throws SQLException {
         long end = System.nanoTime() + nanos;
         long n = 0;
         do {
             for (int i = 0; i < STRIDE; i++) {
-                Connection c = pool.getConnection();
-                c.close();
-                sink = c;
-            }
-            n += STRIDE;
-        } while (System.nanoTime() - end < 0);
-        return n;
-    }
-
-    static long connections(HikariDataSource pool, long nanos) throws SQLException {
-        long end = System.nanoTime() + nanos;
-        long n = 0;
-        do {
-            for (int i = 0; i < STRIDE; i++) {
-                Connection c = pool.getConnection();
-                c.close();
-                sink = c;
-            }
-            n += STRIDE;
-        } while (System.nanoTime() - end < 0);
-        return n;
-    }
-
-    static long statements(JdbcPool pool, long nanos) throws SQLException {
-        long end = System.nanoTime() + nanos;
-        long n = 0;
-        do {
-            for (int i = 0; i < STRIDE; i++) {
-                try (Connection c = pool.getConnection();
-                     PreparedStatement ps = c.prepareStatement(JdbcCycleBench.SQL)) {
-                    sink = ps.execute();
-                }
-            }
-            n += STRIDE;
-        } while (System.nanoTime() - end < 0);
-        return n;
-    }
-
-    static long statements(HikariDataSource pool, long nanos) throws SQLException {
-        long end = System.nanoTime() + nanos;
-        long n = 0;
-        do {
-            for (int i = 0; i < STRIDE; i++) {
-                try (Connection c = pool.getConnection();
-                     PreparedStatement ps = c.prepareStatement(JdbcCycleBench.SQL)) {
-                    sink = ps.execute();
-                }
+                sink = cycle.once(pool);
             }
             n += STRIDE;
         } while (System.nanoTime() - end < 0);

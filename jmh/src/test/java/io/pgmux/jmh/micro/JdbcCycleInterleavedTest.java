@@ -17,9 +17,8 @@ class JdbcCycleInterleavedTest {
         JdbcPool pgmux = JdbcCycleBench.pgmux(PoolMode.SESSION, 4);
         HikariDataSource hikari = JdbcCycleBench.hikari(4);
         try {
-            JdbcCycleInterleaved.Result result = JdbcCycleInterleaved.compare(
-                    n -> JdbcCycleInterleaved.statements(pgmux, n), n -> JdbcCycleInterleaved.statements(hikari, n),
-                    4, TimeUnit.MILLISECONDS.toNanos(1));
+            JdbcCycleInterleaved.Result result = JdbcCycleInterleaved.compare(JdbcCycleInterleaved.Cycle.STATEMENT,
+                    pgmux::getConnection, hikari::getConnection, 4, TimeUnit.MILLISECONDS.toNanos(1));
             assertTrue(result.median() > 0, result.toString());
             assertTrue(result.lowerQuartile() <= result.median() && result.median() <= result.upperQuartile());
             assertTrue(result.pgmuxNanosPerOp() > 0 && result.hikariNanosPerOp() > 0, result.toString());
