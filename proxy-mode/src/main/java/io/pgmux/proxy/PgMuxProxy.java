@@ -37,20 +37,21 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collection;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * pgmux as a PostgreSQL protocol proxy inside a JVM: a listener that any PostgreSQL client connects to, pooling
@@ -66,6 +67,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * }</pre>
  */
 public final class PgMuxProxy implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PgMuxProxy.class);
     private final Transport transport;
     private final PoolRegistry<ServerConnection> registry;
     private final ProxyContext context;
@@ -73,9 +75,14 @@ public final class PgMuxProxy implements AutoCloseable {
     private final ChannelGroup clients;
     private final Duration drainTimeout;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    /** The settings it was started with, updated by RELOAD where a reload applies. */
+    private final Builder settings;
+    private final AdminConsole console;
 
     private PgMuxProxy(Transport transport, PoolRegistry<ServerConnection> registry, ProxyContext context,
-            Channel listener, ChannelGroup clients, Duration drainTimeout) {
+            Channel listener, ChannelGroup clients, Duration drainTimeout, Builder settings, AdminConsole console) {
+        this.settings = settings;
+        this.console = console;
         this.transport = transport;
         this.registry = registry;
         this.context = context;
@@ -134,6 +141,23 @@ public final class PgMuxProxy implements AutoCloseable {
         closed.complete(null);
     }
 
+    /**
+     * RELOAD: applies what a running proxy can change from a freshly loaded configuration (the pool settings,
+     * admin_users, stats_users) and warns about the rest, which takes a restart.
+     */
+    private synchronized void reload(Builder fresh) {
+        PoolConfig config = fresh.poolConfig.build();
+        if (!fresh.databases.equals(settings.databases) || !fresh.host.equals(settings.host)
+                || fresh.port != settings.port || fresh.authType != settings.authType) {
+            log.warn("RELOAD: changes to [databases], listen_addr, listen_port or auth_type take effect only after a"
+                    + " restart");
+        }
+        registry.reconfigure(config);
+        settings.adminUsers = fresh.adminUsers;
+        settings.statsUsers = fresh.statsUsers;
+        console.reloaded(fresh.adminUsers, fresh.statsUsers, settings.configRows(config));
+    }
+
     /** Completes once the proxy is closed, by {@link #close()} or the admin console's SHUTDOWN. */
     public CompletionStage<Void> closeFuture() {
         return closed;
@@ -162,6 +186,7 @@ public final class PgMuxProxy implements AutoCloseable {
         private List<String> serverTlsProtocols;
         private List<String> adminUsers = List.of();
         private List<String> statsUsers = List.of();
+        private Callable<Builder> reloadFrom;
 
         private Builder() {
         }
@@ -333,6 +358,15 @@ public final class PgMuxProxy implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Makes the admin console's RELOAD apply {@code source}'s settings: a fresh builder, typically loaded again
+         * from the file this one came from ({@link io.pgmux.proxy.config.ProxyConfigLoader#load} sets it).
+         */
+        public Builder reloadFrom(Callable<Builder> source) {
+            this.reloadFrom = source;
+            return this;
+        }
+
         private static List<String> userList(String commaSeparated) {
             List<String> users = new ArrayList<>();
             for (String name : Objects.requireNonNull(commaSeparated, "users").split(",")) {
@@ -392,9 +426,12 @@ public final class PgMuxProxy implements AutoCloseable {
             }
             ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
             AtomicReference<PgMuxProxy> started = new AtomicReference<>();
-            context.adminRoute(new AdminConsole(context, targets, config, adminUsers, statsUsers, configRows(config),
+            Callable<Builder> source = reloadFrom;
+            AdminConsole console = new AdminConsole(context, targets, adminUsers, statsUsers, configRows(config),
                     () -> started.get() == null ? port : started.get().port(),
-                    () -> started.get().close()));
+                    () -> started.get().close(),
+                    source == null ? null : () -> started.get().reload(source.call()));
+            context.adminRoute(console);
             Channel listener;
             try {
                 listener = new ServerBootstrap()
@@ -418,7 +455,8 @@ public final class PgMuxProxy implements AutoCloseable {
                 throw new UncheckedIOException("cannot listen on " + host + ":" + port,
                         new IOException(e.getMessage(), e));
             }
-            PgMuxProxy proxy = new PgMuxProxy(transport, registry, context, listener, clients, drainTimeout);
+            PgMuxProxy proxy = new PgMuxProxy(transport, registry, context, listener, clients, drainTimeout, this,
+                    console);
             started.set(proxy);
             return proxy;
         }

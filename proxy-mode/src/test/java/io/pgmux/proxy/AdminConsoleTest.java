@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.testing.PostgresTest;
 import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.proxy.config.ProxyConfigLoader;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The admin console: PgBouncer's SHOW views and commands on the virtual database pgbouncer (alias pgmux). */
 @PostgresTest
@@ -259,12 +261,66 @@ class AdminConsoleTest {
     }
 
     @Test
-    void reloadAnswersThatItIsNotSupported() throws Exception {
+    void reloadOfAProxyBuiltInCodeSaysThereIsNoFileToRead() throws Exception {
         try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
             SQLException e = assertThrows(SQLException.class, () -> console.createStatement().execute("reload;"));
             assertEquals("08P01", e.getSQLState());
-            assertTrue(e.getMessage().contains("RELOAD is not supported by pgmux"), e.getMessage());
+            assertTrue(e.getMessage().contains("not started from a configuration file"), e.getMessage());
         }
+    }
+
+    @Test
+    void reloadAppliesTheIniFilesNewPoolSizeAndStatsUsers(@TempDir Path dir) throws Exception {
+        Path ini = writeIni(dir, "default_pool_size = 4\n");
+        try (PgMuxProxy fromFile = ProxyConfigLoader.load(ini).start()) {
+            PgMuxProxy builtInCode = proxy;
+            proxy = fromFile;
+            try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+                assertEquals("4", configValue(console, "default_pool_size"));
+                assertThrows(SQLException.class, () -> console(STATS, STATS_PASSWORD, "pgbouncer").close());
+                writeIni(dir, "default_pool_size = 7\nstats_users = " + STATS + "\n");
+                console.createStatement().execute("RELOAD");
+                assertEquals("7", configValue(console, "default_pool_size"));
+                assertEquals(7, fromFile.registry().config().defaultPoolSize());
+                console(STATS, STATS_PASSWORD, "pgbouncer").close();
+            } finally {
+                proxy = builtInCode;
+            }
+        }
+    }
+
+    @Test
+    void reloadOfABrokenFileFailsWithPgBouncersErrorAndKeepsTheSettings(@TempDir Path dir) throws Exception {
+        Path ini = writeIni(dir, "default_pool_size = 4\n");
+        try (PgMuxProxy fromFile = ProxyConfigLoader.load(ini).start()) {
+            PgMuxProxy builtInCode = proxy;
+            proxy = fromFile;
+            try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+                writeIni(dir, "default_pool_size = many\n");
+                SQLException e = assertThrows(SQLException.class, () -> console.createStatement().execute("RELOAD"));
+                assertEquals("F0000", e.getSQLState());
+                assertTrue(e.getMessage().contains("RELOAD failed, see logs for additional details"), e.getMessage());
+                assertEquals("4", configValue(console, "default_pool_size"));
+            } finally {
+                proxy = builtInCode;
+            }
+        }
+    }
+
+    private Path writeIni(Path dir, String extraSettings) throws Exception {
+        Files.writeString(dir.resolve("userlist.txt"), "\"" + ADMIN + "\" \"" + ADMIN_PASSWORD + "\"\n\""
+                + STATS + "\" \"" + STATS_PASSWORD + "\"\n");
+        Path ini = dir.resolve("pgmux.ini");
+        Files.writeString(ini, "[databases]\n"
+                + db.name() + " = host=" + db.host() + " port=" + db.port() + " dbname=" + db.name()
+                + " user=" + db.superuser() + " password=" + db.superuserPassword() + "\n"
+                + "[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\nauth_type = md5\n"
+                + "auth_file = userlist.txt\nadmin_users = " + ADMIN + "\n" + extraSettings);
+        return ini;
+    }
+
+    private static String configValue(Connection console, String key) throws SQLException {
+        return row(console, "SHOW CONFIG", "key", key).get("value");
     }
 
     @Test

@@ -50,7 +50,13 @@ public final class AdminConsole implements AdminRoute {
             "standard_conforming_strings", "datestyle", "timezone", "application_name", "extra_float_digits");
     private static final Set<String> SHOW_UNSUPPORTED = Set.of("FDS", "SOCKETS", "ACTIVE_SOCKETS", "MEM",
             "DNS_HOSTS", "DNS_ZONES", "PEERS", "PEER_POOLS", "STATE", "PREPARED_STATEMENTS");
-    private static final Set<String> UNSUPPORTED = Set.of("RELOAD", "SUSPEND", "WAIT_CLOSE", "KILL_CLIENT");
+    private static final Set<String> UNSUPPORTED = Set.of("SUSPEND", "WAIT_CLOSE", "KILL_CLIENT");
+
+    /** RELOAD: reads the configuration file again and applies it; throws what went wrong. */
+    @FunctionalInterface
+    public interface Reloader {
+        void reload() throws Exception;
+    }
 
     /** One row of SHOW CONFIG. */
     public record ConfigRow(String key, String value, String defaultValue, boolean changeable) {
@@ -58,12 +64,12 @@ public final class AdminConsole implements AdminRoute {
 
     private final ProxyContext context;
     private final Map<String, ServerTarget> databases;
-    private final PoolConfig config;
-    private final Set<String> adminUsers;
-    private final Set<String> statsUsers;
-    private final List<ConfigRow> configRows;
+    private volatile Set<String> adminUsers;
+    private volatile Set<String> statsUsers;
+    private volatile List<ConfigRow> configRows;
     private final IntSupplier port;
     private final Runnable shutdown;
+    private final Reloader reloader;
     private final ShowCommands show = new ShowCommands(this);
     private final Set<AdminSession> sessions = ConcurrentHashMap.newKeySet();
     private final Set<String> paused = ConcurrentHashMap.newKeySet();
@@ -72,18 +78,26 @@ public final class AdminConsole implements AdminRoute {
     /**
      * @param port     the proxy's listening port, for SHOW DATABASES' row of the console itself
      * @param shutdown closes the proxy (SHUTDOWN); run on a thread of its own
+     * @param reloader RELOAD, run on a thread of its own; null when the proxy was not started from a file
      */
-    public AdminConsole(ProxyContext context, Map<String, ServerTarget> databases, PoolConfig config,
+    public AdminConsole(ProxyContext context, Map<String, ServerTarget> databases,
             Collection<String> adminUsers, Collection<String> statsUsers, List<ConfigRow> configRows,
-            IntSupplier port, Runnable shutdown) {
+            IntSupplier port, Runnable shutdown, Reloader reloader) {
         this.context = context;
         this.databases = Map.copyOf(databases);
-        this.config = config;
         this.adminUsers = Set.copyOf(adminUsers);
         this.statsUsers = Set.copyOf(statsUsers);
         this.configRows = List.copyOf(configRows);
         this.port = port;
         this.shutdown = shutdown;
+        this.reloader = reloader;
+    }
+
+    /** After RELOAD: who may log in from now on, and what SHOW CONFIG shows. */
+    public void reloaded(Collection<String> adminUsers, Collection<String> statsUsers, List<ConfigRow> configRows) {
+        this.adminUsers = Set.copyOf(adminUsers);
+        this.statsUsers = Set.copyOf(statsUsers);
+        this.configRows = List.copyOf(configRows);
     }
 
     // ---------------------------------------------------------------- routing
@@ -139,7 +153,7 @@ public final class AdminConsole implements AdminRoute {
     }
 
     PoolConfig config() {
-        return config;
+        return registry().config();
     }
 
     Set<String> adminUsers() {
@@ -193,6 +207,9 @@ public final class AdminConsole implements AdminRoute {
         if (command.verb().equals("SHUTDOWN")) {
             return done(shutdown(command));
         }
+        if (command.verb().equals("RELOAD")) {
+            return command.name().isEmpty() ? reload() : done(invalid(command));
+        }
         String database = command.name().isEmpty() ? null : command.name();
         if (database != null && !databases.containsKey(database)) {
             return done(List.of(error("no such database: " + database)));
@@ -209,7 +226,7 @@ public final class AdminConsole implements AdminRoute {
 
     private static boolean isControl(String verb) {
         return switch (verb) {
-            case "PAUSE", "RESUME", "RECONNECT", "KILL", "DISABLE", "ENABLE", "SHUTDOWN" -> true;
+            case "PAUSE", "RESUME", "RECONNECT", "KILL", "DISABLE", "ENABLE", "SHUTDOWN", "RELOAD" -> true;
             default -> UNSUPPORTED.contains(verb);
         };
     }
@@ -327,6 +344,28 @@ public final class AdminConsole implements AdminRoute {
             disabled.remove(database);
         }
         return List.of(new CommandComplete(verb));
+    }
+
+    /** Reads the file on a thread of its own: file access has no place on an event loop. */
+    private CompletionStage<List<EncodableMessage>> reload() {
+        if (reloader == null) {
+            return done(List.of(error("RELOAD is not supported: the proxy was not started from a configuration file")));
+        }
+        CompletableFuture<List<EncodableMessage>> result = new CompletableFuture<>();
+        Thread worker = new Thread(() -> {
+            try {
+                reloader.reload();
+                log.info("RELOAD from the admin console: configuration applied");
+                result.complete(List.of(new CommandComplete("RELOAD")));
+            } catch (Exception | Error e) {
+                log.error("RELOAD failed: {}", e.getMessage(), e);
+                result.complete(List.of(ErrorResponse.error("F0000", "RELOAD failed, see logs for additional details")
+                        .withDetail(String.valueOf(e.getMessage()))));
+            }
+        }, "pgmux-admin-reload");
+        worker.setDaemon(true);
+        worker.start();
+        return result;
     }
 
     private List<EncodableMessage> shutdown(AdminCommand command) {

@@ -44,7 +44,7 @@ public final class ProxyConfigLoader {
             ini = IniFile.parse(reader);
         }
         Path base = file.toAbsolutePath().getParent();
-        return configure(ini, base);
+        return configure(ini, base).reloadFrom(() -> load(file));
     }
 
     /** @param base where relative file names (auth_file, server_tls_*_file) are looked up */
