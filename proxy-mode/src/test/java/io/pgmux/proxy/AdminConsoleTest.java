@@ -17,6 +17,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -132,6 +133,44 @@ class AdminConsoleTest {
             assertEquals(before + 5, statsTotal(console, "total_xact_count"));
             assertTrue(statsTotal(console, "total_query_count") >= 5);
             assertTrue(statsTotal(console, "total_received") > 0);
+        }
+    }
+
+    @Test
+    void showServersLinksTheActiveServerToItsClientInShowClients() throws Exception {
+        try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            app.setAutoCommit(false);
+            app.createStatement().execute("SELECT 1");
+            Map<String, String> server = row(console, "SHOW SERVERS", "state", "active");
+            Map<String, String> client = row(console, "SHOW CLIENTS", "database", db.name());
+            assertEquals(client.get("ptr"), server.get("link"));
+            assertEquals(server.get("ptr"), client.get("link"));
+            assertEquals("S", server.get("type"));
+            assertEquals(db.superuser(), server.get("user"), "the user the pooler logs in as");
+            assertEquals(String.valueOf(db.port()), server.get("port"));
+            assertEquals("C", client.get("type"));
+            assertEquals(ProxyFixture.USER, client.get("user"));
+            assertEquals("PostgreSQL JDBC Driver", client.get("application_name"));
+            app.rollback();
+        }
+    }
+
+    @Test
+    void showHelpSendsTheCommandListAsANotice() throws Exception {
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer"); Statement s = console.createStatement()) {
+            s.execute("SHOW HELP");
+            SQLWarning notice = s.getWarnings();
+            assertTrue(notice != null && notice.getMessage().contains("Console usage"), String.valueOf(notice));
+        }
+    }
+
+    @Test
+    void aQueryOfSeveralStatementsIsAnInvalidCommand() throws Exception {
+        try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            SQLException e = assertThrows(SQLException.class,
+                    () -> console.createStatement().execute("SET lock_timeout TO '100ms';show version"));
+            assertTrue(e.getMessage().contains("invalid command 'SET lock_timeout TO '100ms';show version'"),
+                    e.getMessage());
         }
     }
 

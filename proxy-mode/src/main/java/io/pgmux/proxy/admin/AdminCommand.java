@@ -11,8 +11,9 @@ import java.util.Locale;
  * @param name      the word after the verb as typed, or empty
  * @param extra     whatever follows that word, as typed, or empty
  * @param text      the whole command as typed, without the trailing semicolon
+ * @param query     the query string as received, which error messages quote as PgBouncer's do
  */
-record AdminCommand(String verb, String argument, String name, String extra, String text) {
+record AdminCommand(String verb, String argument, String name, String extra, String text, String query) {
 
     /** Null for a blank query. */
     static AdminCommand parse(String sql) {
@@ -27,6 +28,6 @@ record AdminCommand(String verb, String argument, String name, String extra, Str
         String verb = parts[0].toUpperCase(Locale.ROOT);
         String name = parts.length > 1 ? parts[1] : "";
         String extra = parts.length > 2 ? parts[2] : "";
-        return new AdminCommand(verb, name.toUpperCase(Locale.ROOT), name, extra, text);
+        return new AdminCommand(verb, name.toUpperCase(Locale.ROOT), name, extra, text, sql);
     }
 }

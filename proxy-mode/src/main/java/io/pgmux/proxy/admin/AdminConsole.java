@@ -275,6 +275,9 @@ public final class AdminConsole implements AdminRoute {
 
     /** Only the settings drivers send at startup are accepted (and have no effect); others fail as in PgBouncer. */
     private List<EncodableMessage> set(AdminSession session, AdminCommand command) {
+        if (command.text().indexOf(';') >= 0) {
+            return invalid(command);
+        }
         String rest = command.text().substring(3).strip();
         int end = 0;
         while (end < rest.length() && rest.charAt(end) != '=' && !Character.isWhitespace(rest.charAt(end))) {
@@ -390,7 +393,7 @@ public final class AdminConsole implements AdminRoute {
     }
 
     private static List<EncodableMessage> invalid(AdminCommand command) {
-        return List.of(error("invalid command '" + command.text() + "', use SHOW HELP;"));
+        return List.of(error("invalid command '" + command.query() + "', use SHOW HELP;"));
     }
 
     private static List<EncodableMessage> unsupported(String what) {

@@ -785,8 +785,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
         State now = state;
         String shown = now == State.WAITING ? "waiting" : "active";
         BackendKeyData ours = key;
+        ClientParameters current = parameters;
+        String reported = current == null ? null : current.applicationName();
         return new ClientInfo(channel, user, pool == null ? null : pool.key().database(), shown, connectedAtMillis,
-                applicationName, server, ours == null ? 0 : ours.processId());
+                reported != null ? reported : applicationName, server, ours == null ? 0 : ours.processId());
     }
 
     @Override
