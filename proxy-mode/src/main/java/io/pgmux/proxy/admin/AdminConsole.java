@@ -118,7 +118,7 @@ public final class AdminConsole implements AdminRoute {
 
     @Override
     public ErrorResponse admit(String user) {
-        return adminUsers.contains(user) || statsUsers.contains(user) ? null : PoolerError.fatal("not allowed");
+        return adminUsers.contains(user) || statsUsers.contains(user) ? null : PoolerError.notAllowed();
     }
 
     @Override
@@ -205,7 +205,7 @@ public final class AdminConsole implements AdminRoute {
             return done(unsupported(command.verb()));
         }
         if (command.verb().equals("SHUTDOWN")) {
-            return done(shutdown(command));
+            return done(shutdown(session, command));
         }
         if (command.verb().equals("RELOAD")) {
             return command.name().isEmpty() ? reload() : done(invalid(command));
@@ -371,14 +371,17 @@ public final class AdminConsole implements AdminRoute {
         return result;
     }
 
-    private List<EncodableMessage> shutdown(AdminCommand command) {
+    private List<EncodableMessage> shutdown(AdminSession session, AdminCommand command) {
         if (!command.name().isEmpty()) {
             return unsupported("SHUTDOWN " + command.argument());
         }
         log.info("SHUTDOWN from the admin console");
-        Thread stopper = new Thread(shutdown, "pgmux-admin-shutdown");
-        stopper.setDaemon(false);
-        stopper.start();
+        // queued behind this read, so the reply is written before closing begins; closing blocks, so not here
+        session.channel().eventLoop().execute(() -> {
+            Thread stopper = new Thread(shutdown, "pgmux-admin-shutdown");
+            stopper.setDaemon(false);
+            stopper.start();
+        });
         return List.of(new CommandComplete("SHUTDOWN"));
     }
 

@@ -7,7 +7,6 @@ import io.pgmux.proxy.protocol.RowDescription;
 import io.pgmux.proxy.protocol.RowDescription.Column;
 import io.pgmux.proxy.protocol.RowDescription.Type;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -41,10 +40,6 @@ final class Table {
         return this;
     }
 
-    List<String> columnNames() {
-        return columns.stream().map(Column::name).toList();
-    }
-
     /** One row; each value is a String, a Number, or null. */
     void row(Object... values) {
         if (values.length != columns.size()) {
@@ -67,11 +62,5 @@ final class Table {
         out.addAll(rows);
         out.add(new CommandComplete("SHOW"));
         return out;
-    }
-
-    static List<Object> repeat(Object value, int n) {
-        Object[] values = new Object[n];
-        Arrays.fill(values, value);
-        return Arrays.asList(values);
     }
 }
