@@ -3,7 +3,6 @@ package io.pgmux.proxy;
 import io.netty.util.ResourceLeakDetector;
 import io.pgmux.proxy.config.ProxyConfigLoader;
 import java.nio.file.Path;
-import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs the proxy standalone: {@code java io.pgmux.proxy.Main pgmux.ini}. Netty's buffer leak detection is off
@@ -33,11 +32,8 @@ public final class Main {
         }
         System.out.println("pgmux proxy listening on " + proxy.host() + ":" + proxy.port()
                 + (proxy.isEpoll() ? " (epoll)" : " (nio)"));
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            proxy.close();
-            stopped.countDown();
-        }, "pgmux-shutdown"));
-        stopped.await();
+        Runtime.getRuntime().addShutdownHook(new Thread(proxy::close, "pgmux-shutdown"));
+        // returns on SIGTERM/SIGINT (the hook closes the proxy) and on the admin console's SHUTDOWN
+        proxy.closeFuture().toCompletableFuture().join();
     }
 }

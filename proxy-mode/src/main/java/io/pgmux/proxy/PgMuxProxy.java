@@ -13,6 +13,7 @@ import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.PoolRegistry;
+import io.pgmux.proxy.admin.AdminConsole;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.auth.PlaintextSecret;
 import io.pgmux.proxy.auth.Secret;
@@ -35,15 +36,22 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * pgmux as a PostgreSQL protocol proxy inside a JVM: a listener that any PostgreSQL client connects to, pooling
@@ -59,15 +67,22 @@ import java.util.concurrent.TimeoutException;
  * }</pre>
  */
 public final class PgMuxProxy implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PgMuxProxy.class);
     private final Transport transport;
     private final PoolRegistry<ServerConnection> registry;
     private final ProxyContext context;
     private final Channel listener;
     private final ChannelGroup clients;
     private final Duration drainTimeout;
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    /** The settings it was started with, updated by RELOAD where a reload applies. */
+    private final Builder settings;
+    private final AdminConsole console;
 
     private PgMuxProxy(Transport transport, PoolRegistry<ServerConnection> registry, ProxyContext context,
-            Channel listener, ChannelGroup clients, Duration drainTimeout) {
+            Channel listener, ChannelGroup clients, Duration drainTimeout, Builder settings, AdminConsole console) {
+        this.settings = settings;
+        this.console = console;
         this.transport = transport;
         this.registry = registry;
         this.context = context;
@@ -109,6 +124,9 @@ public final class PgMuxProxy implements AutoCloseable {
      */
     @Override
     public void close() {
+        if (closed.isDone()) {
+            return;
+        }
         listener.close().syncUninterruptibly();
         try {
             registry.closeGracefully().toCompletableFuture().get(drainTimeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -120,6 +138,29 @@ public final class PgMuxProxy implements AutoCloseable {
         clients.close().awaitUninterruptibly(drainTimeout.toMillis());
         registry.close();
         transport.group().shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        closed.complete(null);
+    }
+
+    /**
+     * RELOAD: applies what a running proxy can change from a freshly loaded configuration (the pool settings,
+     * admin_users, stats_users) and warns about the rest, which takes a restart.
+     */
+    private synchronized void reload(Builder fresh) {
+        PoolConfig config = fresh.poolConfig.build();
+        if (!fresh.databases.equals(settings.databases) || !fresh.host.equals(settings.host)
+                || fresh.port != settings.port || fresh.authType != settings.authType) {
+            log.warn("RELOAD: changes to [databases], listen_addr, listen_port or auth_type take effect only after a"
+                    + " restart");
+        }
+        registry.reconfigure(config);
+        settings.adminUsers = fresh.adminUsers;
+        settings.statsUsers = fresh.statsUsers;
+        console.reloaded(fresh.adminUsers, fresh.statsUsers, settings.configRows(config));
+    }
+
+    /** Completes once the proxy is closed, by {@link #close()} or the admin console's SHUTDOWN. */
+    public CompletionStage<Void> closeFuture() {
+        return closed;
     }
 
     /** Configures and starts a proxy. */
@@ -143,6 +184,9 @@ public final class PgMuxProxy implements AutoCloseable {
         private Path serverTlsCertFile;
         private Path serverTlsKeyFile;
         private List<String> serverTlsProtocols;
+        private List<String> adminUsers = List.of();
+        private List<String> statsUsers = List.of();
+        private Callable<Builder> reloadFrom;
 
         private Builder() {
         }
@@ -299,6 +343,40 @@ public final class PgMuxProxy implements AutoCloseable {
             return this;
         }
 
+        /**
+         * PgBouncer's admin_users: users who may run every admin console command (database {@code pgbouncer} or
+         * {@code pgmux}), as a comma-separated list; default none.
+         */
+        public Builder adminUsers(String commaSeparated) {
+            this.adminUsers = userList(commaSeparated);
+            return this;
+        }
+
+        /** PgBouncer's stats_users: users who may run the admin console's SHOW commands; default none. */
+        public Builder statsUsers(String commaSeparated) {
+            this.statsUsers = userList(commaSeparated);
+            return this;
+        }
+
+        /**
+         * Makes the admin console's RELOAD apply {@code source}'s settings: a fresh builder, typically loaded again
+         * from the file this one came from ({@link io.pgmux.proxy.config.ProxyConfigLoader#load} sets it).
+         */
+        public Builder reloadFrom(Callable<Builder> source) {
+            this.reloadFrom = source;
+            return this;
+        }
+
+        private static List<String> userList(String commaSeparated) {
+            List<String> users = new ArrayList<>();
+            for (String name : Objects.requireNonNull(commaSeparated, "users").split(",")) {
+                if (!name.isBlank()) {
+                    users.add(name.strip());
+                }
+            }
+            return List.copyOf(users);
+        }
+
         /** Event loop threads; 0 (the default) means one per two cores, at least one. */
         public Builder threads(int threads) {
             if (threads < 0) {
@@ -347,6 +425,13 @@ public final class PgMuxProxy implements AutoCloseable {
                         TimeUnit.MILLISECONDS);
             }
             ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+            AtomicReference<PgMuxProxy> started = new AtomicReference<>();
+            Callable<Builder> source = reloadFrom;
+            AdminConsole console = new AdminConsole(context, targets, adminUsers, statsUsers, configRows(config),
+                    () -> started.get() == null ? port : started.get().port(),
+                    () -> started.get().close(),
+                    source == null ? null : () -> started.get().reload(source.call()));
+            context.adminRoute(console);
             Channel listener;
             try {
                 listener = new ServerBootstrap()
@@ -370,7 +455,35 @@ public final class PgMuxProxy implements AutoCloseable {
                 throw new UncheckedIOException("cannot listen on " + host + ":" + port,
                         new IOException(e.getMessage(), e));
             }
-            return new PgMuxProxy(transport, registry, context, listener, clients, drainTimeout);
+            PgMuxProxy proxy = new PgMuxProxy(transport, registry, context, listener, clients, drainTimeout, this,
+                    console);
+            started.set(proxy);
+            return proxy;
+        }
+
+        /** SHOW CONFIG: the proxy's own settings, then the pool settings, each with its default. */
+        private List<AdminConsole.ConfigRow> configRows(PoolConfig config) {
+            List<AdminConsole.ConfigRow> rows = new ArrayList<>();
+            rows.add(new AdminConsole.ConfigRow("listen_addr", host, "127.0.0.1", false));
+            rows.add(new AdminConsole.ConfigRow("listen_port", String.valueOf(port), "6432", false));
+            rows.add(new AdminConsole.ConfigRow("auth_type", authType.configName(), "md5", false));
+            rows.add(new AdminConsole.ConfigRow("admin_users", String.join(",", adminUsers), "", false));
+            rows.add(new AdminConsole.ConfigRow("stats_users", String.join(",", statsUsers), "", false));
+            rows.add(new AdminConsole.ConfigRow("client_login_timeout",
+                    String.valueOf(clientLoginTimeout.toSeconds()), "60", false));
+            rows.add(new AdminConsole.ConfigRow("client_idle_timeout",
+                    String.valueOf(clientIdleTimeout.toSeconds()), "0", false));
+            rows.add(new AdminConsole.ConfigRow("idle_transaction_timeout",
+                    String.valueOf(idleTransactionTimeout.toSeconds()), "0", false));
+            rows.add(new AdminConsole.ConfigRow("max_prepared_statements", String.valueOf(maxPreparedStatements),
+                    "200", false));
+            rows.add(new AdminConsole.ConfigRow("server_tls_sslmode", serverTlsSslMode.configName(), "prefer",
+                    false));
+            PoolConfig defaults = PoolConfig.proxyDefaults().build();
+            Map<String, String> defaultValues = defaults.describe();
+            config.describe().forEach((key, value) -> rows.add(
+                    new AdminConsole.ConfigRow(key, value, defaultValues.getOrDefault(key, ""), false)));
+            return rows;
         }
 
         private static long positiveOrMax(Duration d) {

@@ -4,8 +4,11 @@ import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.stats.IMetricsTracker;
 import io.pgmux.core.stats.PgMuxPoolMXBean;
 import io.pgmux.core.stats.PoolSnapshot;
+import io.pgmux.core.stats.ServerSnapshot;
 import io.pgmux.core.stats.TrafficStats;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -935,6 +938,35 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         int clActive = Math.max((int) clients.sum() - waiting, active);
         return new PoolSnapshot(key.database(), key.user(), clActive, waiting, active, idle, used, tested, login,
                 waitedMicros / 1_000_000, waitedMicros % 1_000_000, config.poolMode().configName());
+    }
+
+    /** SHOW SERVERS for this pool: its server connections in any state but closing, at this moment. */
+    public List<ServerSnapshot<S>> serverSnapshots() {
+        long now = clock.nanoTime();
+        long checkDelay = config.serverCheckDelayNanos();
+        List<ServerSnapshot<S>> rows = new ArrayList<>();
+        for (PooledServer<S> s : servers) {
+            String state;
+            switch (s.state()) {
+                case PooledServer.ACTIVE:
+                    state = "active";
+                    break;
+                case PooledServer.IDLE:
+                    state = now - s.lastUsedNanos > checkDelay ? "used" : "idle";
+                    break;
+                case PooledServer.TESTED:
+                    state = "tested";
+                    break;
+                case PooledServer.LOGIN:
+                    state = "login";
+                    break;
+                default:
+                    continue;
+            }
+            rows.add(new ServerSnapshot<>(s.id(), s.connection, state, s.connectedAtNanos, s.lastUsedNanos,
+                    s.evicted));
+        }
+        return rows;
     }
 
     @Override

@@ -34,7 +34,7 @@ public final class PoolRegistry<S> implements AutoCloseable {
 
     private final Function<PoolKey, ServerConnector<S>> connectors;
     private final Function<PoolKey, PoolConfig> configs;
-    private final PoolConfig defaults;
+    private volatile PoolConfig defaults;
     private final PoolClock clock;
     private final MetricsTrackerFactory metricsTrackerFactory;
     private final boolean registerMbeans;
@@ -54,7 +54,7 @@ public final class PoolRegistry<S> implements AutoCloseable {
     private PoolRegistry(Builder<S> b) {
         this.connectors = Objects.requireNonNull(b.connectors, "connector");
         this.defaults = b.defaults;
-        this.configs = b.configs != null ? b.configs : key -> b.defaults;
+        this.configs = b.configs != null ? b.configs : key -> this.defaults;
         this.clock = b.clock;
         this.metricsTrackerFactory = b.metricsTrackerFactory;
         this.registerMbeans = b.registerMbeans;
@@ -118,6 +118,23 @@ public final class PoolRegistry<S> implements AutoCloseable {
                 minConnections = pool.config().minPoolSize();
             }
         });
+    }
+
+    /**
+     * RELOAD: {@code config} becomes the settings of every pool (through the per-pool function, when one was
+     * given) and of pools made later. Sizes apply at once, surplus idle connections close at the next janitor
+     * run; a changed max_client_conn counts the clients that arrive afterwards.
+     */
+    public void reconfigure(PoolConfig config) {
+        this.defaults = Objects.requireNonNull(config, "config");
+        for (Pool<S> pool : pools.values()) {
+            pool.reconfigure(configs.apply(pool.key()));
+        }
+    }
+
+    /** The registry-wide settings (max_client_conn) and those of pools without their own. */
+    public PoolConfig config() {
+        return defaults;
     }
 
     public Collection<Pool<S>> pools() {

@@ -99,6 +99,29 @@ class PoolObservabilityTest {
     }
 
     @Test
+    void serverSnapshotsShowEachServerInItsShowServersStateAndTheReconnectMark() throws Exception {
+        try (PoolRegistry<Conn> registry = PoolRegistry.<Conn>builder().connector(new FakeConnector())
+                .config(PoolConfig.jdbcDefaults().defaultPoolSize(2).build())
+                .clock(clock).janitorPeriod(Duration.ZERO).build()) {
+            Pool<Conn> pool = registry.pool("orders", "app");
+            Lease<Conn> busy = pool.acquire();
+            Lease<Conn> returned = pool.acquire();
+            returned.release();
+            java.util.Map<String, Long> states = new java.util.TreeMap<>();
+            pool.serverSnapshots().forEach(s -> states.merge(s.state, 1L, Long::sum));
+            assertEquals(java.util.Map.of("active", 1L, "idle", 1L), states);
+            clock.advance(Duration.ofSeconds(31));
+            assertTrue(pool.serverSnapshots().stream().anyMatch(s -> s.state.equals("used")),
+                    "idle longer than server_check_delay is used");
+            pool.softEvictConnections();
+            assertEquals(1, pool.serverSnapshots().size(), "the idle one closed");
+            assertTrue(pool.serverSnapshots().get(0).closeNeeded, "the busy one closes when released");
+            assertEquals(busy.connection(), pool.serverSnapshots().get(0).connection);
+            busy.release();
+        }
+    }
+
+    @Test
     void showStatsAveragesDescribeTheLastStatsPeriod() {
         try (PoolRegistry<Conn> registry = PoolRegistry.<Conn>builder().connector(new FakeConnector())
                 .config(PoolConfig.jdbcDefaults().build()).clock(clock).janitorPeriod(Duration.ZERO)

@@ -63,6 +63,21 @@ class PoolTimingRulesTest {
     }
 
     @Test
+    void reconfigureGivesAWaiterTheLargerPoolAtOnceAndNewPoolsTheNewSettings() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
+        now(pool.acquireAsync());
+        CompletionStage<Lease<Conn>> waiting = pool.acquireAsync();
+        pending(waiting);
+
+        registry.reconfigure(PoolConfig.jdbcDefaults().serverCheckDelay(Duration.ofHours(1)).defaultPoolSize(2)
+                .poolMode(PoolMode.STATEMENT).build());
+        now(waiting);
+        assertEquals(2, pool.config().defaultPoolSize());
+        assertEquals(PoolMode.STATEMENT, registry.pool("app", "bob").config().poolMode());
+        assertEquals(2, registry.config().defaultPoolSize());
+    }
+
+    @Test
     void reservePoolOpensOnlyAfterAClientWaitedReservePoolTimeout() {
         Pool<Conn> pool = pool(b -> b.defaultPoolSize(2).reservePoolSize(1).reservePoolTimeout(Duration.ofSeconds(5)));
         now(pool.acquireAsync());

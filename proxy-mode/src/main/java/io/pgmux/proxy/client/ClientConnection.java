@@ -111,6 +111,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     private volatile long idleSinceNanos;
     /** Since when the client has sent nothing inside an open transaction; 0 otherwise. */
     private volatile long idleInTransactionSinceNanos;
+    private long connectedAtMillis;
+    private String applicationName = "";
+    /** The startup named the admin console's database: no pool, no max_client_conn slot, as in PgBouncer. */
+    private boolean console;
+    private Map<String, String> startupParameters;
 
     public ClientConnection(ProxyContext context, FrontendMessageDecoder decoder) {
         this.context = context;
@@ -122,6 +127,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
+        connectedAtMillis = System.currentTimeMillis();
         long timeout = context.clientLoginTimeoutMillis();
         if (timeout > 0) {
             loginTimeout = channel.eventLoop().schedule(() -> {
@@ -191,6 +197,19 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             return;
         }
         String database = startup.database();
+        applicationName = startup.parameters().getOrDefault("application_name", "");
+        if (context.adminRoute().isConsole(database)) {
+            console = true;
+            startupParameters = startup.parameters();
+            authenticator = new ClientAuthenticator(context.authType(), user, context.users().find(user).orElse(null));
+            state = State.LOGIN;
+            onAuthStep(authenticator.start());
+            return;
+        }
+        if (context.adminRoute().isDisabled(database)) {
+            fatal(PoolerError.databaseDisabled(database));
+            return;
+        }
         ServerTarget target = context.database(database);
         if (target == null) {
             fatal(PoolerError.noSuchDatabase(database));
@@ -249,6 +268,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             case AUTHENTICATED -> {
                 // its SCRAM state (nonces, messages, keys) is of no use once logged in: idle clients must not keep it
                 authenticator = null;
+                if (console) {
+                    openConsole();
+                    return;
+                }
                 if (pool == null) {
                     fatal(PoolerError.noSuchUser());
                     return;
@@ -257,6 +280,22 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
                 welcome();
             }
         }
+    }
+
+    private void openConsole() {
+        ErrorResponse refused = context.users().find(user).isEmpty() ? PoolerError.noSuchUser()
+                : context.adminRoute().admit(user);
+        if (refused != null) {
+            fatal(refused);
+            return;
+        }
+        if (loginTimeout != null) {
+            loginTimeout.cancel(false);
+            loginTimeout = null;
+        }
+        state = State.CLOSED;
+        decoder.loginComplete();
+        context.adminRoute().open(channel, this, user, startupParameters);
     }
 
     /** Reports the server's parameters; the first client of a pool fetches them from a server connection. */
@@ -804,6 +843,17 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             log.debug("client {} failed", channel == null ? null : channel.remoteAddress(), cause);
             ctx.close();
         }
+    }
+
+    /** What SHOW CLIENTS shows of this client. */
+    public ClientInfo info() {
+        State now = state;
+        String shown = now == State.WAITING ? "waiting" : "active";
+        BackendKeyData ours = key;
+        ClientParameters current = parameters;
+        String reported = current == null ? null : current.applicationName();
+        return new ClientInfo(channel, user, pool == null ? null : pool.key().database(), shown, connectedAtMillis,
+                reported != null ? reported : applicationName, server, ours == null ? 0 : ours.processId());
     }
 
     @Override

@@ -150,6 +150,11 @@ final class ClientParameters {
         return null;
     }
 
+    /** The client's application_name as the server last reported it to the client; null if not reported. */
+    String applicationName() {
+        return reported[TRACKED.indexOf("application_name")];
+    }
+
     /** The server reported a new value while linked to this client: the client now expects it. */
     void onParameterStatus(String name, String value) {
         int i = TRACKED.indexOf(name);

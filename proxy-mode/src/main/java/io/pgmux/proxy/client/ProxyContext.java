@@ -26,6 +26,7 @@ public final class ProxyContext {
     private volatile long idleTransactionTimeoutNanos;
     private final Map<BackendKeyData, ClientConnection> clientsByKey = new ConcurrentHashMap<>();
     private final Map<PoolKey, Map<String, String>> serverParameters = new ConcurrentHashMap<>();
+    private volatile AdminRoute adminRoute = AdminRoute.NONE;
 
     /**
      * @param clientTls TLS for clients that send SSLRequest, or null to answer 'N'
@@ -106,6 +107,20 @@ public final class ProxyContext {
         for (ClientConnection client : clientsByKey.values()) {
             client.checkTimeouts(now, clientIdle, idleTransaction);
         }
+    }
+
+    AdminRoute adminRoute() {
+        return adminRoute;
+    }
+
+    /** Routes logins to the admin console's virtual database. */
+    public void adminRoute(AdminRoute route) {
+        this.adminRoute = java.util.Objects.requireNonNull(route, "route");
+    }
+
+    /** The clients logged in to a database (not the admin console) and not yet gone. */
+    public java.util.Collection<ClientConnection> clients() {
+        return java.util.Collections.unmodifiableCollection(clientsByKey.values());
     }
 
     /** Clients logged in and not yet gone. */

@@ -22,9 +22,9 @@ import org.slf4j.LoggerFactory;
  * settings listen_addr, listen_port, auth_type, auth_file, client_login_timeout, client_idle_timeout,
  * idle_transaction_timeout (whole seconds), max_prepared_statements, threads (pgmux's own: event loop
  * threads, 0 for one per two cores), server_tls_sslmode, server_tls_ca_file, server_tls_cert_file,
- * server_tls_key_file, server_tls_protocols and
+ * server_tls_key_file, server_tls_protocols, admin_users, stats_users (comma-separated user names) and
  * every pool setting pgmux knows (pool_mode, default_pool_size, max_client_conn, query_wait_timeout, …).
- * Other PgBouncer settings (logfile, admin_users, …) are logged and ignored; {@code %include} and the
+ * Other PgBouncer settings (logfile, …) are logged and ignored; {@code %include} and the
  * {@code [users]} section are not supported yet. Relative file names (auth_file, server_tls_*_file) are
  * resolved against the file's directory.
  */
@@ -33,7 +33,7 @@ public final class ProxyConfigLoader {
     private static final Set<String> PROXY_KEYS = Set.of("listen_addr", "listen_port", "auth_type", "auth_file",
             "client_login_timeout", "max_prepared_statements", "client_idle_timeout", "idle_transaction_timeout",
             "threads", "server_tls_sslmode", "server_tls_ca_file", "server_tls_cert_file", "server_tls_key_file",
-            "server_tls_protocols");
+            "server_tls_protocols", "admin_users", "stats_users");
 
     private ProxyConfigLoader() {
     }
@@ -44,7 +44,7 @@ public final class ProxyConfigLoader {
             ini = IniFile.parse(reader);
         }
         Path base = file.toAbsolutePath().getParent();
-        return configure(ini, base);
+        return configure(ini, base).reloadFrom(() -> load(file));
     }
 
     /** @param base where relative file names (auth_file, server_tls_*_file) are looked up */
@@ -91,6 +91,12 @@ public final class ProxyConfigLoader {
         }
         if (settings.containsKey("server_tls_protocols")) {
             builder.serverTlsProtocols(settings.get("server_tls_protocols"));
+        }
+        if (settings.containsKey("admin_users")) {
+            builder.adminUsers(settings.get("admin_users"));
+        }
+        if (settings.containsKey("stats_users")) {
+            builder.statsUsers(settings.get("stats_users"));
         }
         if (settings.containsKey("max_prepared_statements")) {
             builder.maxPreparedStatements(intSetting(settings, "max_prepared_statements", 200));

@@ -87,6 +87,11 @@ public final class PoolerError {
         return fatal("database \"" + database + "\" is disabled");
     }
 
+    /** A login to the admin console by a user in neither admin_users nor stats_users. */
+    public static ErrorResponse notAllowed() {
+        return fatal("not allowed");
+    }
+
     /** Cleartext or md5 authentication of a client failed, whatever the reason (no details to the client). */
     public static ErrorResponse passwordAuthenticationFailed() {
         return PASSWORD_AUTHENTICATION_FAILED;

@@ -1,0 +1,359 @@
+package io.pgmux.proxy.admin;
+
+import io.netty.handler.ssl.SslHandler;
+import io.pgmux.core.config.PoolConfig;
+import io.pgmux.core.pool.Pool;
+import io.pgmux.core.stats.PoolSnapshot;
+import io.pgmux.core.stats.ServerSnapshot;
+import io.pgmux.core.stats.TrafficStats;
+import io.pgmux.proxy.client.ClientConnection;
+import io.pgmux.proxy.client.ClientInfo;
+import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.proxy.server.ServerTarget;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The SHOW views, each with PgBouncer 1.25's column names, order and types. Figures pgmux does not keep are
+ * PgBouncer's neutral value (0, empty, NULL); the README lists them.
+ */
+final class ShowCommands {
+    private static final DateTimeFormatter TIMESTAMP =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss z").withZone(ZoneOffset.UTC);
+    private static final String[] STAT_NAMES = {"server_assignment_count", "xact_count", "query_count",
+        "received", "sent", "xact_time", "query_time", "wait_time", "client_parse_count", "server_parse_count",
+        "bind_count", "client_login_count"};
+    private static final String[] AVG_NAMES = {"server_assignment_count", "xact_count", "query_count", "recv",
+        "sent", "xact_time", "query_time", "wait_time", "client_parse_count", "server_parse_count", "bind_count",
+        "client_login_count"};
+    private static final String[] BARE_NAMES = {"server_assignment_count", "xact_count", "query_count",
+        "bytes_received", "bytes_sent", "xact_time", "query_time", "wait_time", "client_parse_count",
+        "server_parse_count", "bind_count", "client_login_count"};
+
+    private final AdminConsole console;
+
+    ShowCommands(AdminConsole console) {
+        this.console = console;
+    }
+
+    Table pools() {
+        Table t = new Table().text("database", "user")
+                .int4("cl_active", "cl_waiting", "cl_active_cancel_req", "cl_waiting_cancel_req", "sv_active",
+                        "sv_active_cancel", "sv_being_canceled", "sv_idle", "sv_used", "sv_tested", "sv_login",
+                        "maxwait", "maxwait_us")
+                .text("pool_mode", "load_balance_hosts");
+        List<PoolSnapshot> rows = new ArrayList<>(console.registry().snapshots());
+        rows.sort(Comparator.comparing((PoolSnapshot s) -> s.database).thenComparing(s -> s.user));
+        for (PoolSnapshot s : rows) {
+            t.row(s.database, s.user, s.clActive, s.clWaiting, 0, 0, s.svActive, 0, 0, s.svIdle, s.svUsed,
+                    s.svTested, s.svLogin, s.maxwait, s.maxwaitUs, s.poolMode, null);
+        }
+        return t;
+    }
+
+    /** SHOW STATS: totals and averages per database, summed over its pools. */
+    Table stats() {
+        Table t = new Table().text("database").numeric(prefixed("total_", STAT_NAMES))
+                .numeric(prefixed("avg_", AVG_NAMES));
+        databaseStats().forEach((db, s) -> {
+            List<Object> row = new ArrayList<>();
+            row.add(db);
+            row.addAll(s.totals());
+            row.addAll(s.averages());
+            t.row(row);
+        });
+        return t;
+    }
+
+    Table statsTotals() {
+        Table t = new Table().text("database").numeric(BARE_NAMES);
+        databaseStats().forEach((db, s) -> {
+            List<Object> row = new ArrayList<>();
+            row.add(db);
+            row.addAll(s.totals());
+            t.row(row);
+        });
+        return t;
+    }
+
+    Table statsAverages() {
+        Table t = new Table().text("database").numeric(BARE_NAMES);
+        databaseStats().forEach((db, s) -> {
+            List<Object> row = new ArrayList<>();
+            row.add(db);
+            row.addAll(s.averages());
+            t.row(row);
+        });
+        return t;
+    }
+
+    /** SHOW TOTALS: SHOW STATS's figures over all databases, one (name, value) row each. */
+    Table totals() {
+        Table t = new Table().text("name").numeric("value");
+        Stats all = new Stats();
+        for (Pool<ServerConnection> pool : console.registry().pools()) {
+            all.add(pool.traffic());
+        }
+        List<Long> totals = all.totals();
+        List<Long> averages = all.averages();
+        for (int i = 0; i < STAT_NAMES.length; i++) {
+            t.row("total_" + STAT_NAMES[i], totals.get(i));
+        }
+        for (int i = 0; i < AVG_NAMES.length; i++) {
+            t.row("avg_" + AVG_NAMES[i], averages.get(i));
+        }
+        return t;
+    }
+
+    private Map<String, Stats> databaseStats() {
+        Map<String, Stats> byDatabase = new TreeMap<>();
+        console.databases().keySet().forEach(db -> byDatabase.put(db, new Stats()));
+        for (Pool<ServerConnection> pool : console.registry().pools()) {
+            byDatabase.computeIfAbsent(pool.key().database(), k -> new Stats()).add(pool.traffic());
+        }
+        return byDatabase;
+    }
+
+    Table clients() {
+        Table t = clientOrServerColumns();
+        List<ClientInfo> infos = new ArrayList<>();
+        for (ClientConnection client : console.clients()) {
+            infos.add(client.info());
+        }
+        infos.sort(Comparator.comparingLong(ClientInfo::connectedAtMillis));
+        for (ClientInfo c : infos) {
+            t.row("C", c.user(), c.database(), "none", c.state(), host(c.channel().remoteAddress()),
+                    port(c.channel().remoteAddress()), host(c.channel().localAddress()),
+                    port(c.channel().localAddress()), timestamp(c.connectedAtMillis()), null, 0, 0, 0,
+                    ptr(c.channel()), c.server() == null ? "" : ptr(c.server()), 0, tls(c.channel()),
+                    c.applicationName(), 0, c.processId());
+        }
+        for (AdminSession s : console.sessions()) {
+            t.row("C", s.user(), AdminConsole.DATABASE, "none", "active", host(s.channel().remoteAddress()),
+                    port(s.channel().remoteAddress()), host(s.channel().localAddress()),
+                    port(s.channel().localAddress()), timestamp(s.connectedAtMillis()), null, 0, 0, 0,
+                    ptr(s.channel()), "", 0, tls(s.channel()), s.applicationName(), 0, s.id());
+        }
+        return t;
+    }
+
+    Table servers() {
+        Table t = clientOrServerColumns();
+        Map<ServerConnection, ClientInfo> linked = new IdentityHashMap<>();
+        for (ClientConnection client : console.clients()) {
+            ClientInfo info = client.info();
+            if (info.server() != null) {
+                linked.put(info.server(), info);
+            }
+        }
+        List<Pool<ServerConnection>> pools = new ArrayList<>(console.registry().pools());
+        pools.sort(Comparator.comparing(p -> p.key().toString()));
+        long nowMillis = System.currentTimeMillis();
+        for (Pool<ServerConnection> pool : pools) {
+            ServerTarget target = console.databases().get(pool.key().database());
+            String loginUser = target == null ? pool.key().user() : target.loginUser(pool.key().user());
+            long poolNow = pool.clock().nanoTime();
+            for (ServerSnapshot<ServerConnection> s : pool.serverSnapshots()) {
+                ServerConnection c = s.connection;
+                SocketAddress remote = c == null ? null : c.remoteAddress();
+                SocketAddress local = c == null ? null : c.channel().localAddress();
+                ClientInfo client = c == null ? null : linked.get(c);
+                long connectedAt = s.connectedAtNanos == 0 ? 0
+                        : nowMillis - TimeUnit.NANOSECONDS.toMillis(poolNow - s.connectedAtNanos);
+                long usedAt = s.lastUsedNanos == 0 ? 0
+                        : nowMillis - TimeUnit.NANOSECONDS.toMillis(poolNow - s.lastUsedNanos);
+                t.row("S", loginUser, pool.key().database(), "none", s.state.equals("login") ? "new" : s.state,
+                        host(remote), port(remote), host(local), port(local),
+                        connectedAt == 0 ? null : timestamp(connectedAt), usedAt == 0 ? null : timestamp(usedAt),
+                        0, 0, s.closeNeeded ? 1 : 0, c == null ? "" : ptr(c),
+                        client == null ? "" : ptr(client.channel()),
+                        c == null || c.backendKeyData() == null ? 0 : c.backendKeyData().processId(),
+                        c == null ? "" : tls(c.channel()), client == null ? "" : client.applicationName(),
+                        c == null ? 0 : c.preparedStatements() == null ? 0 : c.preparedStatements().size(), s.id);
+            }
+        }
+        return t;
+    }
+
+    private static Table clientOrServerColumns() {
+        return new Table().text("type", "user", "database", "replication", "state", "addr").int4("port")
+                .text("local_addr").int4("local_port").text("connect_time", "request_time")
+                .int4("wait", "wait_us", "close_needed").text("ptr", "link").int4("remote_pid")
+                .text("tls", "application_name").int4("prepared_statements").int8("id");
+    }
+
+    Table databases() {
+        Table t = new Table().text("name", "host").int4("port").text("database", "force_user")
+                .int4("pool_size", "min_pool_size", "reserve_pool_size", "server_lifetime")
+                .text("pool_mode", "load_balance_hosts")
+                .int4("max_connections", "current_connections", "max_client_connections",
+                        "current_client_connections", "paused", "disabled");
+        PoolConfig c = console.config();
+        Map<String, Integer> clientsByDatabase = new HashMap<>();
+        for (Pool<ServerConnection> pool : console.registry().pools()) {
+            PoolSnapshot s = pool.snapshot();
+            clientsByDatabase.merge(pool.key().database(), s.clActive + s.clWaiting, Integer::sum);
+        }
+        new TreeMap<>(console.databases()).forEach((name, target) -> t.row(name, target.host(), target.port(),
+                target.dbname(), target.user(), c.defaultPoolSize(), c.minPoolSize(), c.reservePoolSize(),
+                TimeUnit.NANOSECONDS.toSeconds(c.serverLifetimeNanos()), null, null, c.maxDbConnections(),
+                console.registry().databaseConnections(name), 0, clientsByDatabase.getOrDefault(name, 0),
+                console.isPaused(name) ? 1 : 0, console.isDisabled(name) ? 1 : 0));
+        t.row(AdminConsole.DATABASE, null, console.port(), AdminConsole.DATABASE, AdminConsole.DATABASE, 2, 0, 0,
+                0, "statement", null, 0, 0, 0, console.sessions().size(), 0, 0);
+        return t;
+    }
+
+    Table users() {
+        Table t = new Table().text("name").int4("pool_size", "reserve_pool_size").text("pool_mode")
+                .int4("max_user_connections", "current_connections", "max_user_client_connections",
+                        "current_client_connections");
+        TreeSet<String> names = new TreeSet<>();
+        Map<String, Integer> clientsByUser = new HashMap<>();
+        for (Pool<ServerConnection> pool : console.registry().pools()) {
+            names.add(pool.key().user());
+            PoolSnapshot s = pool.snapshot();
+            clientsByUser.merge(pool.key().user(), s.clActive + s.clWaiting, Integer::sum);
+        }
+        names.addAll(console.adminUsers());
+        names.addAll(console.statsUsers());
+        int maxUser = console.config().maxUserConnections();
+        for (String name : names) {
+            t.row(name, null, null, null, maxUser, console.registry().userConnections(name), 0,
+                    clientsByUser.getOrDefault(name, 0));
+        }
+        return t;
+    }
+
+    Table lists() {
+        Table t = new Table().text("list").int4("items");
+        int servers = 0;
+        for (Pool<ServerConnection> pool : console.registry().pools()) {
+            servers += pool.getTotalConnections();
+        }
+        TreeSet<String> users = new TreeSet<>();
+        console.registry().pools().forEach(p -> users.add(p.key().user()));
+        t.row("databases", console.databases().size() + 1);
+        t.row("users", users.size());
+        t.row("peers", 0);
+        t.row("pools", console.registry().pools().size());
+        t.row("peer_pools", 0);
+        t.row("free_clients", 0);
+        t.row("used_clients", console.clients().size() + console.sessions().size());
+        t.row("login_clients", 0);
+        t.row("free_servers", 0);
+        t.row("used_servers", servers);
+        t.row("dns_names", 0);
+        t.row("dns_zones", 0);
+        t.row("dns_queries", 0);
+        t.row("dns_pending", 0);
+        return t;
+    }
+
+    Table config() {
+        Table t = new Table().text("key", "value", "default", "changeable");
+        console.configRows().forEach(r -> t.row(r.key(), r.value(), r.defaultValue(), r.changeable() ? "yes" : "no"));
+        return t;
+    }
+
+    Table version() {
+        Table t = new Table().text("version");
+        t.row(console.versionText());
+        return t;
+    }
+
+    private static String[] prefixed(String prefix, String[] names) {
+        String[] out = new String[names.length];
+        for (int i = 0; i < names.length; i++) {
+            out[i] = prefix + names[i];
+        }
+        return out;
+    }
+
+    private static String host(SocketAddress address) {
+        return address instanceof InetSocketAddress inet ? inet.getAddress() == null ? inet.getHostString()
+                : inet.getAddress().getHostAddress() : address == null ? null : "unix";
+    }
+
+    private static Integer port(SocketAddress address) {
+        return address instanceof InetSocketAddress inet ? inet.getPort() : null;
+    }
+
+    private static String timestamp(long millis) {
+        return TIMESTAMP.format(Instant.ofEpochMilli(millis));
+    }
+
+    private static String ptr(Object o) {
+        return String.format("0x%08x", System.identityHashCode(o));
+    }
+
+    private static String tls(io.netty.channel.Channel channel) {
+        SslHandler ssl = channel.pipeline().get(SslHandler.class);
+        if (ssl == null || ssl.engine().getSession() == null) {
+            return "";
+        }
+        return ssl.engine().getSession().getProtocol() + "/" + ssl.engine().getSession().getCipherSuite();
+    }
+
+    /** The figures of SHOW STATS for some pools; averages add up per second, times are weighted by counts. */
+    private static final class Stats {
+        private final long[] totals = new long[8];
+        private final long[] rates = new long[5];
+        private final double[] weightedTimes = new double[3];
+
+        void add(TrafficStats traffic) {
+            TrafficStats.Totals t = traffic.totals();
+            long[] tv = {t.serverAssignmentCount, t.xactCount, t.queryCount, t.received, t.sent, t.xactTimeMicros,
+                t.queryTimeMicros, t.waitTimeMicros};
+            for (int i = 0; i < tv.length; i++) {
+                totals[i] += tv[i];
+            }
+            TrafficStats.Averages a = traffic.averages();
+            rates[0] += a.serverAssignmentCount;
+            rates[1] += a.xactCount;
+            rates[2] += a.queryCount;
+            rates[3] += a.received;
+            rates[4] += a.sent;
+            weightedTimes[0] += (double) a.xactTimeMicros * a.xactCount;
+            weightedTimes[1] += (double) a.queryTimeMicros * a.queryCount;
+            weightedTimes[2] += (double) a.waitTimeMicros * a.serverAssignmentCount;
+        }
+
+        List<Long> totals() {
+            List<Long> out = new ArrayList<>(12);
+            for (long v : totals) {
+                out.add(v);
+            }
+            out.addAll(List.of(0L, 0L, 0L, 0L));
+            return out;
+        }
+
+        List<Long> averages() {
+            List<Long> out = new ArrayList<>(12);
+            for (long v : rates) {
+                out.add(v);
+            }
+            out.add(mean(weightedTimes[0], rates[1]));
+            out.add(mean(weightedTimes[1], rates[2]));
+            out.add(mean(weightedTimes[2], rates[0]));
+            out.addAll(List.of(0L, 0L, 0L, 0L));
+            return out;
+        }
+
+        private static long mean(double weighted, long count) {
+            return count == 0 ? 0 : Math.round(weighted / count);
+        }
+    }
+}

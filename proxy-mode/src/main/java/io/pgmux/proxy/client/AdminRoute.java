@@ -1,0 +1,46 @@
+package io.pgmux.proxy.client;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.pgmux.proxy.protocol.ErrorResponse;
+import java.util.Map;
+
+/**
+ * Where a client whose startup names the admin console's virtual database goes once it has logged in, and
+ * which databases the console has disabled. {@link #NONE} for a proxy without a console.
+ */
+public interface AdminRoute {
+    AdminRoute NONE = new AdminRoute() {
+        @Override
+        public boolean isConsole(String database) {
+            return false;
+        }
+
+        @Override
+        public boolean isDisabled(String database) {
+            return false;
+        }
+
+        @Override
+        public ErrorResponse admit(String user) {
+            throw new IllegalStateException("no admin console");
+        }
+
+        @Override
+        public void open(Channel channel, ChannelHandler login, String user, Map<String, String> startupParameters) {
+            throw new IllegalStateException("no admin console");
+        }
+    };
+
+    /** The database name is the console's ({@code pgbouncer} or {@code pgmux}). */
+    boolean isConsole(String database);
+
+    /** DISABLE refused new clients of the database. */
+    boolean isDisabled(String database);
+
+    /** Null when {@code user} may use the console, otherwise the FATAL error to close with. */
+    ErrorResponse admit(String user);
+
+    /** Takes the logged-in channel over, replacing the {@code login} handler in its pipeline. */
+    void open(Channel channel, ChannelHandler login, String user, Map<String, String> startupParameters);
+}

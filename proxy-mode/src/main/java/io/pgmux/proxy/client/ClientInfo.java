@@ -1,0 +1,16 @@
+package io.pgmux.proxy.client;
+
+import io.netty.channel.Channel;
+import io.pgmux.proxy.server.ServerConnection;
+
+/**
+ * What SHOW CLIENTS shows of one client. Read from another thread than the client's, so a figure may be a
+ * moment old.
+ *
+ * @param state PgBouncer's name: {@code active} (linked to a server, or idle between transactions),
+ *              {@code waiting} (for a server)
+ * @param server the server connection linked to the client now, or null
+ */
+public record ClientInfo(Channel channel, String user, String database, String state, long connectedAtMillis,
+                         String applicationName, ServerConnection server, int processId) {
+}

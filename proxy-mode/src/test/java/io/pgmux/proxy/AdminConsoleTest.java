@@ -1,0 +1,435 @@
+package io.pgmux.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.testing.PostgresTest;
+import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.proxy.config.ProxyConfigLoader;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The admin console: PgBouncer's SHOW views and commands on the virtual database pgbouncer (alias pgmux). */
+@PostgresTest
+class AdminConsoleTest {
+    private static final String ADMIN = "boss";
+    private static final String ADMIN_PASSWORD = "boss-secret";
+    private static final String STATS = "watcher";
+    private static final String STATS_PASSWORD = "watcher-secret";
+    private static final List<String> POOLS_COLUMNS = List.of("database", "user", "cl_active", "cl_waiting",
+            "cl_active_cancel_req", "cl_waiting_cancel_req", "sv_active", "sv_active_cancel", "sv_being_canceled",
+            "sv_idle", "sv_used", "sv_tested", "sv_login", "maxwait", "maxwait_us", "pool_mode",
+            "load_balance_hosts");
+    private static final List<String> STATS_COLUMNS = List.of("database", "total_server_assignment_count",
+            "total_xact_count", "total_query_count", "total_received", "total_sent", "total_xact_time",
+            "total_query_time", "total_wait_time", "total_client_parse_count", "total_server_parse_count",
+            "total_bind_count", "total_client_login_count", "avg_server_assignment_count", "avg_xact_count",
+            "avg_query_count", "avg_recv", "avg_sent", "avg_xact_time", "avg_query_time", "avg_wait_time",
+            "avg_client_parse_count", "avg_server_parse_count", "avg_bind_count", "avg_client_login_count");
+
+    private final TestDatabase db;
+    private PgMuxProxy proxy;
+
+    AdminConsoleTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    @BeforeEach
+    void start() {
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b
+                .users(Map.of(ProxyFixture.USER, ProxyFixture.PASSWORD, ADMIN, ADMIN_PASSWORD, STATS, STATS_PASSWORD))
+                .adminUsers(ADMIN + ", someone-else")
+                .statsUsers(STATS)
+                .maxClientConn(2));
+    }
+
+    @AfterEach
+    void stop() {
+        proxy.close();
+    }
+
+    @Test
+    void psqlShowPoolsPrintsPgBouncersColumnsInOrder() throws Exception {
+        try (Connection c = ProxyFixture.connect(proxy, db)) {
+            c.createStatement().execute("SELECT 1");
+        }
+        List<String> lines = psql(ADMIN, ADMIN_PASSWORD, "SHOW POOLS");
+        assertEquals(String.join("|", POOLS_COLUMNS), lines.get(0));
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith(db.name() + "|" + ProxyFixture.USER + "|")), lines.toString());
+    }
+
+    @Test
+    void psqlShowStatsPrintsPgBouncersColumnsInOrder() throws Exception {
+        List<String> lines = psql(STATS, STATS_PASSWORD, "show stats;");
+        assertEquals(String.join("|", STATS_COLUMNS), lines.get(0));
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith(db.name() + "|")), lines.toString());
+    }
+
+    @Test
+    void pgjdbcConnectsToTheConsoleThroughItsStartupSetsAndReadsShowPools() throws Exception {
+        try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer");
+             ResultSet rs = console.createStatement().executeQuery("SHOW POOLS")) {
+            ResultSetMetaData meta = rs.getMetaData();
+            List<String> columns = new ArrayList<>();
+            for (int i = 1; i <= meta.getColumnCount(); i++) {
+                columns.add(meta.getColumnName(i));
+            }
+            assertEquals(POOLS_COLUMNS, columns);
+            assertEquals("int4", meta.getColumnTypeName(3), "cl_active is an integer, as in PgBouncer");
+        }
+    }
+
+    @Test
+    void showPoolsCountsTheClientAndServerOfAnOpenTransaction() throws Exception {
+        try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgmux")) {
+            app.setAutoCommit(false);
+            app.createStatement().execute("SELECT 1");
+            Map<String, String> during = poolRow(console);
+            assertEquals("1", during.get("cl_active"));
+            assertEquals("1", during.get("sv_active"));
+            assertEquals("transaction", during.get("pool_mode"));
+            app.commit();
+            ProxyFixture.awaitActive(ProxyFixture.pool(proxy, db), 0);
+            Map<String, String> after = poolRow(console);
+            assertEquals("0", after.get("sv_active"));
+            assertEquals("1", after.get("sv_idle"));
+        }
+    }
+
+    @Test
+    void showStatsCountsTheTransactionsRunThroughTheProxy() throws Exception {
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer");
+             Connection app = ProxyFixture.connect(proxy, db); Statement s = app.createStatement()) {
+            // measured after the login, whose own setup statements are transactions too
+            long before = statsTotal(console, "total_xact_count");
+            for (int i = 0; i < 5; i++) {
+                s.execute("SELECT " + i);
+            }
+            assertEquals(before + 5, statsTotal(console, "total_xact_count"));
+            assertTrue(statsTotal(console, "total_query_count") >= 5);
+            assertTrue(statsTotal(console, "total_received") > 0);
+        }
+    }
+
+    @Test
+    void showServersLinksTheActiveServerToItsClientInShowClients() throws Exception {
+        try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            app.setAutoCommit(false);
+            app.createStatement().execute("SELECT 1");
+            Map<String, String> server = row(console, "SHOW SERVERS", "state", "active");
+            Map<String, String> client = row(console, "SHOW CLIENTS", "database", db.name());
+            assertEquals(client.get("ptr"), server.get("link"));
+            assertEquals(server.get("ptr"), client.get("link"));
+            assertEquals("S", server.get("type"));
+            assertEquals(db.superuser(), server.get("user"), "the user the pooler logs in as");
+            assertEquals(String.valueOf(db.port()), server.get("port"));
+            assertEquals("C", client.get("type"));
+            assertEquals(ProxyFixture.USER, client.get("user"));
+            assertEquals("PostgreSQL JDBC Driver", client.get("application_name"));
+            app.rollback();
+        }
+    }
+
+    @Test
+    void showHelpSendsTheCommandListAsANotice() throws Exception {
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer"); Statement s = console.createStatement()) {
+            s.execute("SHOW HELP");
+            SQLWarning notice = s.getWarnings();
+            assertTrue(notice != null && notice.getMessage().contains("Console usage"), String.valueOf(notice));
+        }
+    }
+
+    @Test
+    void aQueryOfSeveralStatementsIsAnInvalidCommand() throws Exception {
+        try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            SQLException e = assertThrows(SQLException.class,
+                    () -> console.createStatement().execute("SET lock_timeout TO '100ms';show version"));
+            assertTrue(e.getMessage().contains("invalid command 'SET lock_timeout TO '100ms';show version'"),
+                    e.getMessage());
+        }
+    }
+
+    @Test
+    void aStatsUserMayShowButNotPause() throws Exception {
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer")) {
+            console.createStatement().executeQuery("SHOW DATABASES").close();
+            SQLException e = assertThrows(SQLException.class, () -> console.createStatement().execute("PAUSE"));
+            assertEquals("08P01", e.getSQLState());
+            assertTrue(e.getMessage().contains("admin access needed"), e.getMessage());
+            console.createStatement().executeQuery("SHOW VERSION").close();
+        }
+    }
+
+    @Test
+    void aUserInNeitherListIsNotAllowedIn() {
+        SQLException e = assertThrows(SQLException.class,
+                () -> console(ProxyFixture.USER, ProxyFixture.PASSWORD, "pgbouncer").close());
+        assertEquals("08P01", e.getSQLState());
+        assertTrue(e.getMessage().contains("not allowed"), e.getMessage());
+    }
+
+    @Test
+    void anUnknownCommandGetsPgBouncersErrorAndTheSessionGoesOn() throws Exception {
+        try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            SQLException e = assertThrows(SQLException.class, () -> console.createStatement().execute("SELECT 1"));
+            assertEquals("08P01", e.getSQLState());
+            assertTrue(e.getMessage().contains("invalid command 'SELECT 1', use SHOW HELP;"), e.getMessage());
+            console.createStatement().executeQuery("show lists").close();
+        }
+    }
+
+    @Test
+    void theExtendedProtocolGetsAClearErrorNotAHang() {
+        Properties extended = new Properties();
+        extended.setProperty("preferQueryMode", "extended");
+        SQLException e = assertThrows(SQLException.class, () -> {
+            try (Connection console = ProxyFixture.connect(proxy, "pgbouncer", ADMIN, ADMIN_PASSWORD, extended)) {
+                console.prepareStatement("SHOW POOLS").executeQuery().close();
+            }
+        });
+        assertEquals("08P01", e.getSQLState());
+        assertTrue(e.getMessage().contains("only the simple query protocol"), e.getMessage());
+    }
+
+    @Test
+    void theConsoleIsExemptFromMaxClientConn() throws Exception {
+        try (Connection a = ProxyFixture.connect(proxy, db); Connection b = ProxyFixture.connect(proxy, db)) {
+            assertThrows(SQLException.class, () -> ProxyFixture.connect(proxy, db).close(), "max_client_conn is 2");
+            try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+                console.createStatement().executeQuery("SHOW CLIENTS").close();
+            }
+            assertFalse(a.isClosed() || b.isClosed());
+        }
+    }
+
+    @Test
+    void aQueryWaitsDuringPauseAndCompletesAfterResume() throws Exception {
+        try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            app.createStatement().execute("SELECT 1");
+            console.createStatement().execute("PAUSE " + db.name());
+            assertEquals("1", showDatabasesRow(console).get("paused"));
+            CompletableFuture<Integer> query = CompletableFuture.supplyAsync(() -> {
+                try (ResultSet rs = app.createStatement().executeQuery("SELECT 42")) {
+                    rs.next();
+                    return rs.getInt(1);
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            assertThrows(TimeoutException.class, () -> query.get(500, TimeUnit.MILLISECONDS), "held while paused");
+            assertEquals("1", poolRow(console).get("cl_waiting"));
+            console.createStatement().execute("RESUME " + db.name());
+            assertEquals(42, query.get(10, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void pauseClosesTheServerConnectionsOnceReleased() throws Exception {
+        try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            app.createStatement().execute("SELECT 1");
+            console.createStatement().execute("PAUSE");
+            assertEquals(0, ProxyFixture.pool(proxy, db).getTotalConnections());
+            console.createStatement().execute("RESUME");
+        }
+    }
+
+    @Test
+    void reconnectClosesIdleServerConnections() throws Exception {
+        try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            app.createStatement().execute("SELECT 1");
+            ProxyFixture.awaitActive(ProxyFixture.pool(proxy, db), 0);
+            console.createStatement().execute("RECONNECT " + db.name());
+            assertEquals(0, ProxyFixture.pool(proxy, db).getTotalConnections());
+            app.createStatement().execute("SELECT 2");
+        }
+    }
+
+    @Test
+    void disableRefusesNewClientsUntilEnable() throws Exception {
+        try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            console.createStatement().execute("DISABLE " + db.name());
+            SQLException e = assertThrows(SQLException.class, () -> ProxyFixture.connect(proxy, db).close());
+            assertTrue(e.getMessage().contains("database \"" + db.name() + "\" is disabled"), e.getMessage());
+            assertEquals("1", showDatabasesRow(console).get("disabled"));
+            console.createStatement().execute("ENABLE " + db.name());
+            ProxyFixture.connect(proxy, db).close();
+        }
+    }
+
+    @Test
+    void killDisconnectsTheDatabasesClients() throws Exception {
+        try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            app.createStatement().execute("SELECT 1");
+            console.createStatement().execute("KILL " + db.name());
+            assertThrows(SQLException.class, () -> app.createStatement().execute("SELECT 1"));
+            console.createStatement().execute("RESUME " + db.name());
+        }
+    }
+
+    @Test
+    void anUnknownDatabaseIsNamedInTheError() throws Exception {
+        try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            SQLException e = assertThrows(SQLException.class, () -> console.createStatement().execute("PAUSE nope"));
+            assertTrue(e.getMessage().contains("no such database: nope"), e.getMessage());
+        }
+    }
+
+    @Test
+    void reloadOfAProxyBuiltInCodeSaysThereIsNoFileToRead() throws Exception {
+        try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            SQLException e = assertThrows(SQLException.class, () -> console.createStatement().execute("reload;"));
+            assertEquals("08P01", e.getSQLState());
+            assertTrue(e.getMessage().contains("not started from a configuration file"), e.getMessage());
+        }
+    }
+
+    @Test
+    void reloadAppliesTheIniFilesNewPoolSizeAndStatsUsers(@TempDir Path dir) throws Exception {
+        Path ini = writeIni(dir, "default_pool_size = 4\n");
+        try (PgMuxProxy fromFile = ProxyConfigLoader.load(ini).start()) {
+            PgMuxProxy builtInCode = proxy;
+            proxy = fromFile;
+            try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+                assertEquals("4", configValue(console, "default_pool_size"));
+                assertThrows(SQLException.class, () -> console(STATS, STATS_PASSWORD, "pgbouncer").close());
+                writeIni(dir, "default_pool_size = 7\nstats_users = " + STATS + "\n");
+                console.createStatement().execute("RELOAD");
+                assertEquals("7", configValue(console, "default_pool_size"));
+                assertEquals(7, fromFile.registry().config().defaultPoolSize());
+                console(STATS, STATS_PASSWORD, "pgbouncer").close();
+            } finally {
+                proxy = builtInCode;
+            }
+        }
+    }
+
+    @Test
+    void reloadOfABrokenFileFailsWithPgBouncersErrorAndKeepsTheSettings(@TempDir Path dir) throws Exception {
+        Path ini = writeIni(dir, "default_pool_size = 4\n");
+        try (PgMuxProxy fromFile = ProxyConfigLoader.load(ini).start()) {
+            PgMuxProxy builtInCode = proxy;
+            proxy = fromFile;
+            try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+                writeIni(dir, "default_pool_size = many\n");
+                SQLException e = assertThrows(SQLException.class, () -> console.createStatement().execute("RELOAD"));
+                assertEquals("F0000", e.getSQLState());
+                assertTrue(e.getMessage().contains("RELOAD failed, see logs for additional details"), e.getMessage());
+                assertEquals("4", configValue(console, "default_pool_size"));
+            } finally {
+                proxy = builtInCode;
+            }
+        }
+    }
+
+    private Path writeIni(Path dir, String extraSettings) throws Exception {
+        Files.writeString(dir.resolve("userlist.txt"), "\"" + ADMIN + "\" \"" + ADMIN_PASSWORD + "\"\n\""
+                + STATS + "\" \"" + STATS_PASSWORD + "\"\n");
+        Path ini = dir.resolve("pgmux.ini");
+        Files.writeString(ini, "[databases]\n"
+                + db.name() + " = host=" + db.host() + " port=" + db.port() + " dbname=" + db.name()
+                + " user=" + db.superuser() + " password=" + db.superuserPassword() + "\n"
+                + "[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\nauth_type = md5\n"
+                + "auth_file = userlist.txt\nadmin_users = " + ADMIN + "\n" + extraSettings);
+        return ini;
+    }
+
+    private static String configValue(Connection console, String key) throws SQLException {
+        return row(console, "SHOW CONFIG", "key", key).get("value");
+    }
+
+    @Test
+    void shutdownClosesTheProxy() throws Exception {
+        try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            console.createStatement().execute("SHUTDOWN");
+        }
+        proxy.closeFuture().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThrows(SQLException.class, () -> ProxyFixture.connect(proxy, db).close());
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private Connection console(String user, String password, String database) throws SQLException {
+        Properties simple = new Properties();
+        simple.setProperty("preferQueryMode", "simple");
+        return ProxyFixture.connect(proxy, database, user, password, simple);
+    }
+
+    private Map<String, String> poolRow(Connection console) throws SQLException {
+        return row(console, "SHOW POOLS", "database", db.name());
+    }
+
+    private Map<String, String> showDatabasesRow(Connection console) throws SQLException {
+        return row(console, "SHOW DATABASES", "name", db.name());
+    }
+
+    private long statsTotal(Connection console, String column) throws SQLException {
+        return Long.parseLong(row(console, "SHOW STATS", "database", db.name()).get(column));
+    }
+
+    private static Map<String, String> row(Connection console, String command, String keyColumn, String key)
+            throws SQLException {
+        try (ResultSet rs = console.createStatement().executeQuery(command)) {
+            ResultSetMetaData meta = rs.getMetaData();
+            while (rs.next()) {
+                if (key.equals(rs.getString(keyColumn))) {
+                    Map<String, String> row = new HashMap<>();
+                    for (int i = 1; i <= meta.getColumnCount(); i++) {
+                        row.put(meta.getColumnName(i), rs.getString(i));
+                    }
+                    return row;
+                }
+            }
+        }
+        throw new AssertionError("no row " + key + " in " + command);
+    }
+
+    private List<String> psql(String user, String password, String command) throws Exception {
+        String psql = null;
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            Path candidate = Path.of(dir, "psql");
+            if (Files.isExecutable(candidate)) {
+                psql = candidate.toString();
+                break;
+            }
+        }
+        Assumptions.assumeTrue(psql != null, "psql is not on PATH: install the PostgreSQL client tools to run this test");
+        ProcessBuilder builder = new ProcessBuilder(psql, "-X", "-A", "-P", "footer=off", "-h", "127.0.0.1",
+                "-p", String.valueOf(proxy.port()), "-U", user, "-c", command, "pgbouncer");
+        builder.environment().put("PGPASSWORD", password);
+        builder.environment().put("PGSSLMODE", "disable");
+        Process process = builder.start();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("psql timed out");
+        }
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, process.exitValue(), out + err);
+        return out.lines().toList();
+    }
+}
