@@ -14,6 +14,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,9 +25,21 @@ import org.junit.jupiter.api.Test;
 @PostgresTest
 class SettingsReplayTest {
     private final TestDatabase db;
+    /** Transaction mode with one server connection, which every client of a test shares in turn. */
+    private PgMuxProxy oneServer;
 
     SettingsReplayTest(TestDatabase db) {
         this.db = db;
+    }
+
+    @BeforeEach
+    void start() {
+        oneServer = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
+    }
+
+    @AfterEach
+    void stop() {
+        oneServer.close();
     }
 
     /**
@@ -39,9 +53,7 @@ class SettingsReplayTest {
         Properties quoted = new Properties();
         String name = "back\\slash 'quoted' \\'";
         quoted.setProperty("ApplicationName", name);
-        try (PgMuxProxy oneServer = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
-             Connection escaping = connect(oneServer, old);
-             Connection next = connect(oneServer, quoted)) {
+        try (Connection escaping = connect(old); Connection next = connect(quoted)) {
             assertEquals("off", show(escaping, "standard_conforming_strings"));
             assertEquals(name, show(next, "application_name"));
             assertEquals("on", show(next, "standard_conforming_strings"));
@@ -51,9 +63,7 @@ class SettingsReplayTest {
 
     @Test
     void aSettingTheClientSetsDoesNotReachTheNextClientOfItsServer() throws Exception {
-        try (PgMuxProxy oneServer = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
-             Connection setter = connect(oneServer, new Properties());
-             Connection other = connect(oneServer, new Properties())) {
+        try (Connection setter = connect(new Properties()); Connection other = connect(new Properties())) {
             String byDefault = show(other, "statement_timeout");
             execute(setter, "SET statement_timeout = '4321ms'");
             assertEquals(byDefault, show(other, "statement_timeout"));
@@ -62,11 +72,10 @@ class SettingsReplayTest {
 
     @Test
     void aSettingTheClientSetsFollowsItToAnotherServer() throws Exception {
-        try (PgMuxProxy oneServer = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
-             Connection setter = connect(oneServer, new Properties())) {
+        try (Connection setter = connect(new Properties())) {
             execute(setter, "SET statement_timeout = '4321ms'");
             execute(setter, "SET search_path = pg_catalog, public");
-            replaceTheServer(oneServer, setter);
+            replaceTheServer(setter);
             assertEquals("4321ms", show(setter, "statement_timeout"));
             assertEquals("pg_catalog, public", show(setter, "search_path"));
         }
@@ -77,16 +86,15 @@ class SettingsReplayTest {
     void aCustomSettingFromTheStartupPacketFollowsTheClientWithItsNewValue() throws Exception {
         Properties tenant = new Properties();
         tenant.setProperty("options", "-c app.tenant=1");
-        try (PgMuxProxy oneServer = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
-             Connection c = connect(oneServer, tenant)) {
+        try (Connection c = connect(tenant)) {
             execute(c, "SET app.tenant = '2'");
-            replaceTheServer(oneServer, c);
+            replaceTheServer(c);
             assertEquals("2", show(c, "app.tenant"));
         }
     }
 
     /** Terminates the backend {@code c} last ran on and waits until the pool has let it go. */
-    private void replaceTheServer(PgMuxProxy oneServer, Connection c) throws Exception {
+    private void replaceTheServer(Connection c) throws Exception {
         String pid = show(c, "pg_backend_pid()");
         try (Connection direct = db.connect()) {
             execute(direct, "SELECT pg_terminate_backend(" + pid + ", 5000)");
@@ -101,9 +109,7 @@ class SettingsReplayTest {
 
     @Test
     void resetAllForgetsWhatTheClientSetOnEveryLaterServer() throws Exception {
-        try (PgMuxProxy oneServer = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
-             Connection setter = connect(oneServer, new Properties());
-             Connection other = connect(oneServer, new Properties())) {
+        try (Connection setter = connect(new Properties()); Connection other = connect(new Properties())) {
             String byDefault = show(other, "statement_timeout");
             execute(setter, "SET statement_timeout = '4321ms'");
             show(other, "statement_timeout");
@@ -115,8 +121,7 @@ class SettingsReplayTest {
 
     @Test
     void aSetLocalEndsWithItsTransactionAsOnPostgresql() throws Exception {
-        try (PgMuxProxy oneServer = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
-             Connection c = connect(oneServer, new Properties())) {
+        try (Connection c = connect(new Properties())) {
             String byDefault = show(c, "statement_timeout");
             c.setAutoCommit(false);
             execute(c, "SET LOCAL statement_timeout = '4321ms'");
@@ -133,8 +138,8 @@ class SettingsReplayTest {
         }
     }
 
-    private Connection connect(PgMuxProxy proxy, Properties props) throws SQLException {
-        return ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, props);
+    private Connection connect(Properties props) throws SQLException {
+        return ProxyFixture.connect(oneServer, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, props);
     }
 
     /** SHOW a setting, or SELECT an expression (one with parentheses). */
