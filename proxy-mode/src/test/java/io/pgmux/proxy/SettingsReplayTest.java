@@ -7,6 +7,7 @@ import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.testing.PostgresTest;
 import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.server.ServerConnection;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -25,7 +26,10 @@ import org.junit.jupiter.api.Test;
 @PostgresTest
 class SettingsReplayTest {
     private final TestDatabase db;
-    /** Transaction mode with one server connection, which every client of a test shares in turn. */
+    /**
+     * Transaction mode with one server connection, which every client of a test shares in turn; cleartext
+     * passwords, which {@link RawClient} speaks.
+     */
     private PgMuxProxy oneServer;
 
     SettingsReplayTest(TestDatabase db) {
@@ -34,7 +38,7 @@ class SettingsReplayTest {
 
     @BeforeEach
     void start() {
-        oneServer = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
+        oneServer = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1).authType(AuthType.PLAIN));
     }
 
     @AfterEach
@@ -116,6 +120,20 @@ class SettingsReplayTest {
             execute(setter, "RESET ALL");
             show(other, "statement_timeout");
             assertEquals(byDefault, show(setter, "statement_timeout"));
+        }
+    }
+
+    /** psql -c 'SET …' sends Terminate as soon as the SET is answered, often while the proxy reads the settings. */
+    @Test
+    void aClientLeavingRightAfterASetLeavesItsServerIdleAndClean() throws Exception {
+        try (RawClient leaving = RawClient.login(oneServer, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD)) {
+            leaving.query("SET statement_timeout = '4321ms'");
+            assertEquals("CZ", RawClient.types(leaving.readUntilReady()));
+            leaving.send('X', new byte[0]);
+        }
+        try (Connection next = connect(new Properties())) {
+            assertEquals("0", show(next, "statement_timeout"));
+            assertEquals(1, ProxyFixture.pool(oneServer, db).getTotalConnections());
         }
     }
 

@@ -473,7 +473,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
         state = State.IDLE;
         idleSinceNanos = System.nanoTime();
         channel.config().setAutoRead(true);
-        if (!pending.isEmpty()) {
+        FrontendMessage next = pending.peek();
+        if (next != null && next.type() == FrontendMessage.TERMINATE) {
+            channel.close();
+        } else if (next != null) {
             acquire();
         }
     }
