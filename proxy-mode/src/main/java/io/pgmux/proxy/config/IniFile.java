@@ -5,21 +5,35 @@ import java.io.IOException;
 import java.io.Reader;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.Collections;
+import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
 /**
  * The sections of a pgbouncer.ini-shaped file: {@code [section]} headers, {@code key = value} lines, comments
- * starting with {@code ;} or {@code #}. Section names are case-insensitive; keys keep their spelling (database
- * names are case-sensitive) and a key given twice keeps the last value, as in PgBouncer.
+ * starting with {@code ;} or {@code #}, and {@code %include file} lines, whose file is read in their place.
+ * Section names are case-insensitive; keys keep their spelling (database names are case-sensitive) and a key
+ * given twice keeps the last value, as in PgBouncer.
+ *
+ * <p>As in PgBouncer, an included file continues the section it is included in, a section it opens stays
+ * open after it, and a relative include path is taken from the working directory, not the including file's.
  */
 public final class IniFile {
-    private final Map<String, Map<String, String>> sections;
+    private static final String INCLUDE = "%include";
 
-    private IniFile(Map<String, Map<String, String>> sections) {
-        this.sections = sections;
+    private final Map<String, Map<String, String>> sections = new LinkedHashMap<>();
+    /** The files being read, outermost first, to refuse an include cycle. */
+    private final Deque<Path> reading = new ArrayDeque<>();
+    private Map<String, String> current;
+
+    private IniFile() {
     }
 
     public static IniFile parse(String content) {
@@ -32,9 +46,34 @@ public final class IniFile {
 
     /** @throws IllegalArgumentException naming the line that is neither a section, a setting nor a comment */
     public static IniFile parse(Reader reader) throws IOException {
-        Map<String, Map<String, String>> sections = new LinkedHashMap<>();
+        IniFile ini = new IniFile();
+        ini.read(reader, null);
+        return ini;
+    }
+
+    /**
+     * Reads {@code file} and the files it includes.
+     *
+     * @throws IllegalArgumentException naming the file and line of a malformed line, a missing included file or
+     *     an include cycle
+     */
+    public static IniFile load(Path file) throws IOException {
+        IniFile ini = new IniFile();
+        ini.readFile(file.toAbsolutePath().normalize());
+        return ini;
+    }
+
+    private void readFile(Path file) throws IOException {
+        reading.addLast(file);
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            read(reader, file);
+        } finally {
+            reading.removeLast();
+        }
+    }
+
+    private void read(Reader reader, Path file) throws IOException {
         BufferedReader lines = new BufferedReader(reader);
-        Map<String, String> current = null;
         int number = 0;
         for (String raw = lines.readLine(); raw != null; raw = lines.readLine()) {
             number++;
@@ -42,9 +81,13 @@ public final class IniFile {
             if (line.isEmpty() || line.startsWith(";") || line.startsWith("#")) {
                 continue;
             }
+            if (line.startsWith("%")) {
+                include(line, file, number);
+                continue;
+            }
             if (line.startsWith("[")) {
                 if (!line.endsWith("]")) {
-                    throw new IllegalArgumentException("line " + number + ": unterminated section header");
+                    throw error(file, number, "unterminated section header");
                 }
                 String name = line.substring(1, line.length() - 1).strip().toLowerCase(Locale.ROOT);
                 current = sections.computeIfAbsent(name, k -> new LinkedHashMap<>());
@@ -52,14 +95,36 @@ public final class IniFile {
             }
             int eq = line.indexOf('=');
             if (eq <= 0) {
-                throw new IllegalArgumentException("line " + number + ": expected key = value");
+                throw error(file, number, "expected key = value");
             }
             if (current == null) {
-                throw new IllegalArgumentException("line " + number + ": setting outside of a section");
+                throw error(file, number, "setting outside of a section");
             }
             current.put(line.substring(0, eq).strip(), line.substring(eq + 1).strip());
         }
-        return new IniFile(sections);
+    }
+
+    private void include(String line, Path file, int number) throws IOException {
+        if (!line.startsWith(INCLUDE) || line.length() == INCLUDE.length()
+                || !Character.isWhitespace(line.charAt(INCLUDE.length()))) {
+            throw error(file, number, "unknown directive \"" + line.split("\\s", 2)[0] + "\" (only %include exists)");
+        }
+        String name = line.substring(INCLUDE.length()).strip();
+        Path included = Path.of(name).toAbsolutePath().normalize();
+        if (reading.contains(included)) {
+            throw error(file, number, "%include " + name + ": " + included
+                    + " is already being read (an include cycle)");
+        }
+        try {
+            readFile(included);
+        } catch (NoSuchFileException e) {
+            throw error(file, number, "%include " + name + ": no such file " + included
+                    + " (a relative name is taken from the working directory)");
+        }
+    }
+
+    private static IllegalArgumentException error(Path file, int number, String message) {
+        return new IllegalArgumentException((file == null ? "" : file + " ") + "line " + number + ": " + message);
     }
 
     /** The settings of {@code name}, in file order; empty when the section is absent. */

@@ -7,9 +7,6 @@ import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.server.ServerTargets;
 import io.pgmux.proxy.server.TlsMode;
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -24,9 +21,9 @@ import org.slf4j.LoggerFactory;
  * threads, 0 for one per two cores), server_tls_sslmode, server_tls_ca_file, server_tls_cert_file,
  * server_tls_key_file, server_tls_protocols, admin_users, stats_users (comma-separated user names) and
  * every pool setting pgmux knows (pool_mode, default_pool_size, max_client_conn, query_wait_timeout, …).
- * Other PgBouncer settings (logfile, …) are logged and ignored; {@code %include} and the
- * {@code [users]} section are not supported yet. Relative file names (auth_file, server_tls_*_file) are
- * resolved against the file's directory.
+ * Other PgBouncer settings (logfile, …) are logged and ignored; the {@code [users]} section is not supported
+ * yet. {@code %include file} reads another file in place (see {@link IniFile}). Relative file names
+ * (auth_file, server_tls_*_file) are resolved against the file's directory.
  */
 public final class ProxyConfigLoader {
     private static final Logger log = LoggerFactory.getLogger(ProxyConfigLoader.class);
@@ -39,10 +36,7 @@ public final class ProxyConfigLoader {
     }
 
     public static PgMuxProxy.Builder load(Path file) throws IOException {
-        IniFile ini;
-        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            ini = IniFile.parse(reader);
-        }
+        IniFile ini = IniFile.load(file);
         Path base = file.toAbsolutePath().getParent();
         return configure(ini, base).reloadFrom(() -> load(file));
     }
