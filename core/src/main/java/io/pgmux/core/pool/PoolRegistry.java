@@ -1,6 +1,7 @@
 package io.pgmux.core.pool;
 
 import io.pgmux.core.config.PoolConfig;
+import io.pgmux.core.config.PoolOverrides;
 import io.pgmux.core.stats.IMetricsTracker;
 import io.pgmux.core.stats.MetricsTrackerFactory;
 import io.pgmux.core.stats.PoolSnapshot;
@@ -35,6 +36,7 @@ public final class PoolRegistry<S> implements AutoCloseable {
     private final Function<PoolKey, ServerConnector<S>> connectors;
     private final Function<PoolKey, PoolConfig> configs;
     private volatile PoolConfig defaults;
+    private volatile PoolOverrides overrides;
     private final PoolClock clock;
     private final MetricsTrackerFactory metricsTrackerFactory;
     private final boolean registerMbeans;
@@ -54,7 +56,10 @@ public final class PoolRegistry<S> implements AutoCloseable {
     private PoolRegistry(Builder<S> b) {
         this.connectors = Objects.requireNonNull(b.connectors, "connector");
         this.defaults = b.defaults;
-        this.configs = b.configs != null ? b.configs : key -> this.defaults;
+        b.overrides.validate(b.defaults);
+        this.overrides = b.overrides;
+        this.configs = b.configs != null ? b.configs
+                : key -> this.overrides.apply(this.defaults, key.database(), key.user());
         this.clock = b.clock;
         this.metricsTrackerFactory = b.metricsTrackerFactory;
         this.registerMbeans = b.registerMbeans;
@@ -121,12 +126,24 @@ public final class PoolRegistry<S> implements AutoCloseable {
     }
 
     /**
-     * RELOAD: {@code config} becomes the settings of every pool (through the per-pool function, when one was
-     * given) and of pools made later. Sizes apply at once, surplus idle connections close at the next janitor
-     * run; a changed max_client_conn counts the clients that arrive afterwards.
+     * RELOAD: {@code config} becomes the settings of every pool (under its database's and user's overrides,
+     * which stay as they are; or through the per-pool function, when one was given) and of pools made later.
+     * Sizes apply at once, surplus idle connections close at the next janitor run; a changed max_client_conn
+     * counts the clients that arrive afterwards.
+     *
+     * @throws io.pgmux.core.config.ConfigException when an override does not fit the new settings (nothing
+     *     changes then)
      */
     public void reconfigure(PoolConfig config) {
-        this.defaults = Objects.requireNonNull(config, "config");
+        reconfigure(config, overrides);
+    }
+
+    /** RELOAD with new per-database and per-user overrides as well; see {@link #reconfigure(PoolConfig)}. */
+    public void reconfigure(PoolConfig config, PoolOverrides overrides) {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(overrides, "overrides").validate(config);
+        this.overrides = overrides;
+        this.defaults = config;
         for (Pool<S> pool : pools.values()) {
             pool.reconfigure(configs.apply(pool.key()));
         }
@@ -135,6 +152,11 @@ public final class PoolRegistry<S> implements AutoCloseable {
     /** The registry-wide settings (max_client_conn) and those of pools without their own. */
     public PoolConfig config() {
         return defaults;
+    }
+
+    /** The per-database and per-user settings on top of {@link #config()}. */
+    public PoolOverrides overrides() {
+        return overrides;
     }
 
     public Collection<Pool<S>> pools() {
@@ -335,6 +357,7 @@ public final class PoolRegistry<S> implements AutoCloseable {
         private Function<PoolKey, ServerConnector<S>> connectors;
         private Function<PoolKey, PoolConfig> configs;
         private PoolConfig defaults = PoolConfig.jdbcDefaults().build();
+        private PoolOverrides overrides = PoolOverrides.none();
         private PoolClock clock = PoolClock.SYSTEM;
         private Duration janitorPeriod = Duration.ofMillis(333);
         private Duration statsPeriod = Duration.ofSeconds(60);
@@ -364,7 +387,16 @@ public final class PoolRegistry<S> implements AutoCloseable {
             return this;
         }
 
-        /** Per-pool settings (PgBouncer's per-database and per-user overrides). */
+        /**
+         * Settings of the pools of some databases and users that differ from {@link #config(PoolConfig)}
+         * (PgBouncer's {@code [databases]} and {@code [users]} keys), kept on top of it across reconfigures.
+         */
+        public Builder<S> overrides(PoolOverrides overrides) {
+            this.overrides = Objects.requireNonNull(overrides, "overrides");
+            return this;
+        }
+
+        /** Per-pool settings computed by the caller; replaces {@link #overrides(PoolOverrides)}. */
         public Builder<S> configs(Function<PoolKey, PoolConfig> configs) {
             this.configs = configs;
             return this;
