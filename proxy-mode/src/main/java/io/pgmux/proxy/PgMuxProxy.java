@@ -11,6 +11,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.config.PoolOverrides;
 import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.PoolRegistry;
 import io.pgmux.proxy.admin.AdminConsole;
@@ -143,16 +144,17 @@ public final class PgMuxProxy implements AutoCloseable {
 
     /**
      * RELOAD: applies what a running proxy can change from a freshly loaded configuration (the pool settings,
-     * admin_users, stats_users) and warns about the rest, which takes a restart.
+     * global and per database, admin_users, stats_users) and warns about the rest, which takes a restart.
      */
     private synchronized void reload(Builder fresh) {
         PoolConfig config = fresh.poolConfig.build();
+        PoolOverrides overrides = fresh.overrides.build();
         if (!fresh.databases.equals(settings.databases) || !fresh.host.equals(settings.host)
                 || fresh.port != settings.port || fresh.authType != settings.authType) {
             log.warn("RELOAD: changes to [databases], listen_addr, listen_port or auth_type take effect only after a"
                     + " restart");
         }
-        registry.reconfigure(config);
+        registry.reconfigure(config, overrides);
         settings.adminUsers = fresh.adminUsers;
         settings.statsUsers = fresh.statsUsers;
         console.reloaded(fresh.adminUsers, fresh.statsUsers, settings.configRows(config));
@@ -169,6 +171,7 @@ public final class PgMuxProxy implements AutoCloseable {
         private int port = 6432;
         private final Map<String, ServerTarget> databases = new LinkedHashMap<>();
         private final PoolConfig.Builder poolConfig = PoolConfig.proxyDefaults();
+        private final PoolOverrides.Builder overrides = PoolOverrides.builder();
         private AuthType authType = AuthType.MD5;
         private UserSecrets users = UserSecrets.of(Map.of());
         private SslContext clientTls;
@@ -231,6 +234,16 @@ public final class PgMuxProxy implements AutoCloseable {
         /** Any pool setting by its PgBouncer (or pgmux) name, e.g. {@code set("server_idle_timeout", "60")}. */
         public Builder set(String name, String value) {
             poolConfig.set(name, value);
+            return this;
+        }
+
+        /**
+         * A pool setting of every pool of {@code database} that differs from the global one, by the global
+         * setting's name (PgBouncer's {@code pool_size=5} in a {@code [databases]} entry is
+         * {@code databaseSetting("app", "default_pool_size", "5")}).
+         */
+        public Builder databaseSetting(String database, String name, String value) {
+            overrides.database(database, name, value);
             return this;
         }
 
@@ -397,6 +410,8 @@ public final class PgMuxProxy implements AutoCloseable {
                 throw new IllegalStateException("no database configured: add one with database(name, url)");
             }
             PoolConfig config = poolConfig.build();
+            PoolOverrides poolOverrides = overrides.build();
+            poolOverrides.validate(config);
             Map<String, ServerTarget> resolved = new LinkedHashMap<>();
             databases.forEach((name, target) -> resolved.put(name, target.withDefaultTlsMode(serverTlsSslMode)));
             Map<String, ServerTarget> targets = Map.copyOf(resolved);
@@ -411,6 +426,7 @@ public final class PgMuxProxy implements AutoCloseable {
                     Math.max(1, TimeUnit.NANOSECONDS.toMillis(config.serverConnectTimeoutNanos())));
             PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()
                     .config(config)
+                    .overrides(poolOverrides)
                     .connectors(key -> connector(transport, targets, secrets, serverTls, key, connectTimeoutMillis,
                             maxPrepared))
                     .janitorPeriod(janitorPeriod)

@@ -354,8 +354,10 @@ public final class PoolConfig {
             }
         }
 
+        /** The name the value was written under; else the proxy's users know PgBouncer's names, the rest pgmux's. */
         private String name(ConfigKey key) {
-            return writtenNames.getOrDefault(key, key.camelName());
+            return writtenNames.getOrDefault(key,
+                    profile == ConfigKey.Profile.PROXY ? key.pgbouncerName() : key.camelName());
         }
     }
 }

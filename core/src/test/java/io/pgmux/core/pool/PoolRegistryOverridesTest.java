@@ -74,7 +74,7 @@ class PoolRegistryOverridesTest {
         PoolOverrides o = PoolOverrides.builder().database("app", "default_pool_size", "1").build();
         ConfigException e = assertThrows(ConfigException.class,
                 () -> registry(PoolConfig.proxyDefaults().minPoolSize(2).build(), o));
-        assertEquals("database app: minPoolSize=2 is larger than default_pool_size=1: the pool cannot keep more "
+        assertEquals("database app: min_pool_size=2 is larger than default_pool_size=1: the pool cannot keep more "
                 + "connections than it may open", e.getMessage());
     }
 

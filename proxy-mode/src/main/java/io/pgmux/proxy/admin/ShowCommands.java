@@ -1,7 +1,9 @@
 package io.pgmux.proxy.admin;
 
 import io.netty.handler.ssl.SslHandler;
+import io.pgmux.core.config.ConfigKey;
 import io.pgmux.core.config.PoolConfig;
+import io.pgmux.core.config.PoolOverrides;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.stats.PoolSnapshot;
 import io.pgmux.core.stats.ServerSnapshot;
@@ -206,11 +208,18 @@ final class ShowCommands {
             PoolSnapshot s = pool.snapshot();
             clientsByDatabase.merge(pool.key().database(), s.clActive + s.clWaiting, Integer::sum);
         }
-        new TreeMap<>(console.databases()).forEach((name, target) -> t.row(name, target.host(), target.port(),
-                target.dbname(), target.user(), c.defaultPoolSize(), c.minPoolSize(), c.reservePoolSize(),
-                TimeUnit.NANOSECONDS.toSeconds(c.serverLifetimeNanos()), null, null, c.maxDbConnections(),
-                console.registry().databaseConnections(name), 0, clientsByDatabase.getOrDefault(name, 0),
-                console.isPaused(name) ? 1 : 0, console.isDisabled(name) ? 1 : 0));
+        PoolOverrides overrides = console.registry().overrides();
+        new TreeMap<>(console.databases()).forEach((name, target) -> {
+            PoolConfig d = overrides.forDatabase(c, name);
+            // as PgBouncer: pool_mode is the database's own, NULL when the global one applies
+            String poolMode = overrides.database(name).keySet().stream()
+                    .anyMatch(k -> ConfigKey.lookup(k) == ConfigKey.POOL_MODE) ? d.poolMode().configName() : null;
+            t.row(name, target.host(), target.port(), target.dbname(), target.user(), d.defaultPoolSize(),
+                    d.minPoolSize(), d.reservePoolSize(), TimeUnit.NANOSECONDS.toSeconds(d.serverLifetimeNanos()),
+                    poolMode, null, d.maxDbConnections(), console.registry().databaseConnections(name), 0,
+                    clientsByDatabase.getOrDefault(name, 0), console.isPaused(name) ? 1 : 0,
+                    console.isDisabled(name) ? 1 : 0);
+        });
         t.row(AdminConsole.DATABASE, null, console.port(), AdminConsole.DATABASE, AdminConsole.DATABASE, 2, 0, 0,
                 0, "statement", null, 0, 0, 0, console.sessions().size(), 0, 0);
         return t;

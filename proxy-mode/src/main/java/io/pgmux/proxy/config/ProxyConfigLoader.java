@@ -15,7 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Configures a proxy from a pgbouncer.ini-shaped file: {@code [databases]} entries and the {@code [pgbouncer]}
+ * Configures a proxy from a pgbouncer.ini-shaped file: {@code [databases]} entries (with their own pool_size,
+ * min_pool_size, reserve_pool, pool_mode and max_db_connections) and the {@code [pgbouncer]}
  * settings listen_addr, listen_port, auth_type, auth_file, client_login_timeout, client_idle_timeout,
  * idle_transaction_timeout (whole seconds), max_prepared_statements, threads (pgmux's own: event loop
  * threads, 0 for one per two cores), server_tls_sslmode, server_tls_ca_file, server_tls_cert_file,
@@ -48,7 +49,10 @@ public final class ProxyConfigLoader {
         if (databases.isEmpty()) {
             throw new IllegalArgumentException("the [databases] section is missing or empty");
         }
-        databases.forEach((name, value) -> builder.database(name, ServerTargets.fromConnectString(name, value)));
+        databases.forEach((name, value) -> {
+            builder.database(name, ServerTargets.fromConnectString(name, value));
+            ServerTargets.poolSettings(name, value).forEach((key, v) -> builder.databaseSetting(name, key, v));
+        });
         Map<String, String> settings = ini.section("pgbouncer");
         String host = settings.getOrDefault("listen_addr", "127.0.0.1");
         int port = intSetting(settings, "listen_port", 6432);

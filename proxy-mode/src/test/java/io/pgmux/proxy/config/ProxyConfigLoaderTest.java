@@ -13,6 +13,7 @@ import io.pgmux.proxy.server.TlsMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -57,10 +58,40 @@ class ProxyConfigLoaderTest {
     }
 
     @Test
+    void connectStringPoolSettingsOverrideTheGlobalOnesUnderTheirNames() {
+        assertEquals(Map.of("default_pool_size", "5", "min_pool_size", "1", "reserve_pool_size", "2",
+                        "pool_mode", "transaction", "max_db_connections", "9"),
+                ServerTargets.poolSettings("app", "host=h pool_size=5 min_pool_size=1 reserve_pool=2"
+                        + " pool_mode=transaction max_db_connections=9"));
+        assertEquals(Map.of("reserve_pool_size", "3"),
+                ServerTargets.poolSettings("app", "reserve_pool_size=3"), "PgBouncer's own spelling too");
+        assertEquals("h", ServerTargets.fromConnectString("app", "host=h pool_size=5").host());
+    }
+
+    @Test
+    void connectStringPoolSettingThatIsNoNumberIsRefusedAsWritten() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ServerTargets.poolSettings("app", "pool_size=lots"));
+        assertEquals("database app: pool_size must be a whole number of 0 or more, not \"lots\"", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> ServerTargets.poolSettings("app", "pool_mode=fast"));
+        assertEquals("database app: pool_mode must be one of session, transaction, statement, not \"fast\"",
+                e.getMessage());
+    }
+
+    @Test
+    void databasePoolSettingsThatDoNotFitTheGlobalOnesStopTheStart() {
+        PgMuxProxy.Builder builder = ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h pool_size=1\n"
+                + "[pgbouncer]\nmin_pool_size = 2\nlisten_port = 0\n"), Path.of("."));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::start);
+        assertTrue(e.getMessage().startsWith("database a: min_pool_size=2 is larger than default_pool_size=1"),
+                e.getMessage());
+    }
+
+    @Test
     void connectStringKeyPgmuxDoesNotKnowIsRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> ServerTargets.fromConnectString("app", "host=h pool_size=5"));
-        assertTrue(e.getMessage().contains("unsupported key \"pool_size\""), e.getMessage());
+                () -> ServerTargets.fromConnectString("app", "host=h connect_query='SELECT 1'"));
+        assertTrue(e.getMessage().startsWith("database app: unsupported key \"connect_query\""), e.getMessage());
     }
 
     @Test

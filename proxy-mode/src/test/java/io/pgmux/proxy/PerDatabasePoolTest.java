@@ -1,0 +1,131 @@
+package io.pgmux.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.core.testing.PostgresTest;
+import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.proxy.config.IniFile;
+import io.pgmux.proxy.config.ProxyConfigLoader;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** [databases] entries with their own pool_size and pool_mode, loaded from an ini file, in front of one server. */
+@PostgresTest
+class PerDatabasePoolTest {
+    private static final String ADMIN = "boss";
+    private static final String ADMIN_PASSWORD = "boss-secret";
+    private final TestDatabase db;
+    private PgMuxProxy proxy;
+
+    PerDatabasePoolTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    @AfterEach
+    void stop() {
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    private PgMuxProxy start(String databases, String pgbouncer) {
+        String ini = "[databases]\n" + databases + "[pgbouncer]\npool_mode = session\ndefault_pool_size = 4\n"
+                + "admin_users = " + ADMIN + "\n" + pgbouncer;
+        return ProxyConfigLoader.configure(IniFile.parse(ini), Path.of("."))
+                .listen("127.0.0.1", 0)
+                .users(Map.of(ProxyFixture.USER, ProxyFixture.PASSWORD, ADMIN, ADMIN_PASSWORD))
+                .janitorPeriod(Duration.ofMillis(50))
+                .drainTimeout(Duration.ofSeconds(2))
+                .threads(2)
+                .start();
+    }
+
+    private String target() {
+        return "host=" + db.host() + " port=" + db.port() + " dbname=" + db.name() + " user=" + db.superuser()
+                + " password='" + db.superuserPassword() + "'";
+    }
+
+    @Test
+    void eachDatabaseUsesItsOwnPoolModeAndSize() throws Exception {
+        proxy = start("shared = " + target() + " pool_mode=transaction pool_size=1\n"
+                + "own = " + target() + "\n", "");
+        try (Connection a = connect("shared"); Connection b = connect("shared")) {
+            assertEquals(backendPid(a), backendPid(b),
+                    "transaction mode with pool_size=1: both clients run on the one server connection");
+        }
+        try (Connection a = connect("own"); Connection b = connect("own")) {
+            assertNotEquals(backendPid(a), backendPid(b), "the global session mode: one server per client");
+        }
+        assertEquals(1, proxy.registry().pool("shared", ProxyFixture.USER).getTotalConnections());
+    }
+
+    @Test
+    void showDatabasesShowsEachDatabasesOwnPoolSettings() throws Exception {
+        proxy = start("shared = " + target() + " pool_mode=transaction pool_size=2 min_pool_size=1 reserve_pool=3"
+                + " max_db_connections=5\nown = " + target() + "\n", "");
+        Map<String, String> shared = databaseRow("shared");
+        assertEquals("2", shared.get("pool_size"));
+        assertEquals("1", shared.get("min_pool_size"));
+        assertEquals("3", shared.get("reserve_pool_size"));
+        assertEquals("transaction", shared.get("pool_mode"));
+        assertEquals("5", shared.get("max_connections"));
+        Map<String, String> own = databaseRow("own");
+        assertEquals("4", own.get("pool_size"));
+        assertNull(own.get("pool_mode"), "NULL: the global pool_mode applies");
+        assertEquals("0", own.get("max_connections"));
+    }
+
+    @Test
+    void aDatabasesMaxDbConnectionsHoldsItsClientsBack() throws Exception {
+        proxy = start("capped = " + target() + " pool_mode=transaction max_db_connections=1\n",
+                "query_wait_timeout = 1\n");
+        try (Connection a = connect("capped"); Connection b = connect("capped")) {
+            a.setAutoCommit(false);
+            backendPid(a);
+            SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, () -> backendPid(b));
+            assertTrue(e.getMessage().contains("query_wait_timeout"), e.getMessage());
+            a.rollback();
+        }
+    }
+
+    private Connection connect(String database) throws SQLException {
+        return ProxyFixture.connect(proxy, database, ProxyFixture.USER, ProxyFixture.PASSWORD, new Properties());
+    }
+
+    private static int backendPid(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    private Map<String, String> databaseRow(String name) throws SQLException {
+        Properties simple = new Properties();
+        simple.setProperty("preferQueryMode", "simple");
+        try (Connection console = ProxyFixture.connect(proxy, "pgbouncer", ADMIN, ADMIN_PASSWORD, simple);
+             Statement s = console.createStatement(); ResultSet rs = s.executeQuery("SHOW DATABASES")) {
+            while (rs.next()) {
+                if (name.equals(rs.getString("name"))) {
+                    Map<String, String> row = new HashMap<>();
+                    for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                        row.put(rs.getMetaData().getColumnName(i), rs.getString(i));
+                    }
+                    return row;
+                }
+            }
+        }
+        throw new AssertionError("no SHOW DATABASES row for " + name);
+    }
+}
