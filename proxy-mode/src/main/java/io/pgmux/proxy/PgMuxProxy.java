@@ -247,6 +247,16 @@ public final class PgMuxProxy implements AutoCloseable {
             return this;
         }
 
+        /**
+         * A pool setting of every pool of {@code user}, by the global setting's name (PgBouncer's
+         * {@code bob = pool_mode=session} in {@code [users]} is {@code userSetting("bob", "pool_mode", "session")});
+         * it wins over the same setting of the pool's database.
+         */
+        public Builder userSetting(String user, String name, String value) {
+            overrides.user(user, name, value);
+            return this;
+        }
+
         public Builder authType(AuthType type) {
             this.authType = Objects.requireNonNull(type, "type");
             return this;

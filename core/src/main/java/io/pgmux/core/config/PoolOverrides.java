@@ -4,6 +4,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Pool settings that differ from a pooler's global ones for one database or one user, as PgBouncer's
@@ -59,6 +60,11 @@ public final class PoolOverrides {
     /** The settings given for {@code database}, by the names they were given under. */
     public Map<String, String> database(String database) {
         return Collections.unmodifiableMap(databases.getOrDefault(database, Map.of()));
+    }
+
+    /** The users that have settings of their own, in the order they were given. */
+    public Set<String> users() {
+        return users.keySet();
     }
 
     /** The settings given for {@code user}, by the names they were given under. */

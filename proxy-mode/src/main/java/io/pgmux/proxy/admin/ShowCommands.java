@@ -19,10 +19,12 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -238,10 +240,17 @@ final class ShowCommands {
         }
         names.addAll(console.adminUsers());
         names.addAll(console.statsUsers());
-        int maxUser = console.config().maxUserConnections();
+        PoolOverrides overrides = console.registry().overrides();
+        names.addAll(overrides.users());
         for (String name : names) {
-            t.row(name, null, null, null, maxUser, console.registry().userConnections(name), 0,
-                    clientsByUser.getOrDefault(name, 0));
+            // as PgBouncer: pool_size, reserve_pool_size and pool_mode are the user's own, NULL when not set
+            PoolConfig u = overrides.forUser(console.config(), name);
+            Set<ConfigKey> own = EnumSet.noneOf(ConfigKey.class);
+            overrides.user(name).keySet().forEach(k -> own.add(ConfigKey.lookup(k)));
+            t.row(name, own.contains(ConfigKey.DEFAULT_POOL_SIZE) ? u.defaultPoolSize() : null,
+                    own.contains(ConfigKey.RESERVE_POOL_SIZE) ? u.reservePoolSize() : null,
+                    own.contains(ConfigKey.POOL_MODE) ? u.poolMode().configName() : null, u.maxUserConnections(),
+                    console.registry().userConnections(name), 0, clientsByUser.getOrDefault(name, 0));
         }
         return t;
     }

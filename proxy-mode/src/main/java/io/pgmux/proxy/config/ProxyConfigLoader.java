@@ -4,11 +4,13 @@ import io.pgmux.core.config.ConfigKey;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.proxy.PgMuxProxy;
 import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.proxy.server.ConnectString;
 import io.pgmux.proxy.server.ServerTargets;
 import io.pgmux.proxy.server.TlsMode;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -22,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * threads, 0 for one per two cores), server_tls_sslmode, server_tls_ca_file, server_tls_cert_file,
  * server_tls_key_file, server_tls_protocols, admin_users, stats_users (comma-separated user names) and
  * every pool setting pgmux knows (pool_mode, default_pool_size, max_client_conn, query_wait_timeout, …).
- * Other PgBouncer settings (logfile, …) are logged and ignored; the {@code [users]} section is not supported
- * yet. {@code %include file} reads another file in place (see {@link IniFile}). Relative file names
+ * {@code [users]} entries take pool_mode, pool_size, reserve_pool_size and max_user_connections, which win
+ * over the database's and the global ones, as in PgBouncer. Other PgBouncer settings (logfile, …) are logged
+ * and ignored. {@code %include file} reads another file in place (see {@link IniFile}). Relative file names
  * (auth_file, server_tls_*_file) are resolved against the file's directory.
  */
 public final class ProxyConfigLoader {
@@ -32,6 +35,21 @@ public final class ProxyConfigLoader {
             "client_login_timeout", "max_prepared_statements", "client_idle_timeout", "idle_transaction_timeout",
             "threads", "server_tls_sslmode", "server_tls_ca_file", "server_tls_cert_file", "server_tls_key_file",
             "server_tls_protocols", "admin_users", "stats_users");
+
+    /** The [users] keys pgmux takes, and the global setting each overrides. */
+    private static final Map<String, String> USER_KEYS = userKeys();
+    /** The [users] keys of PgBouncer 1.25 that pgmux does not take yet. */
+    private static final Set<String> PGBOUNCER_USER_KEYS = Set.of("query_timeout", "query_wait_timeout",
+            "idle_transaction_timeout", "transaction_timeout", "client_idle_timeout", "max_user_client_connections");
+
+    private static Map<String, String> userKeys() {
+        Map<String, String> keys = new LinkedHashMap<>();
+        keys.put("pool_mode", "pool_mode");
+        keys.put("pool_size", "default_pool_size");
+        keys.put("reserve_pool_size", "reserve_pool_size");
+        keys.put("max_user_connections", "max_user_connections");
+        return keys;
+    }
 
     private ProxyConfigLoader() {
     }
@@ -53,6 +71,7 @@ public final class ProxyConfigLoader {
             builder.database(name, ServerTargets.fromConnectString(name, value));
             ServerTargets.poolSettings(name, value).forEach((key, v) -> builder.databaseSetting(name, key, v));
         });
+        ini.section("users").forEach((user, value) -> userSettings(builder, user, value));
         Map<String, String> settings = ini.section("pgbouncer");
         String host = settings.getOrDefault("listen_addr", "127.0.0.1");
         int port = intSetting(settings, "listen_port", 6432);
@@ -114,6 +133,24 @@ public final class ProxyConfigLoader {
             }
         });
         return builder;
+    }
+
+    /**
+     * A {@code [users]} entry: {@code pool_mode}, {@code pool_size}, {@code reserve_pool_size} and
+     * {@code max_user_connections}; any other key stops the load, so that no entry is half applied.
+     */
+    private static void userSettings(PgMuxProxy.Builder builder, String user, String value) {
+        String owner = "user " + user;
+        ConnectString.parse(owner, value).forEach((key, v) -> {
+            String global = USER_KEYS.get(key);
+            if (global == null) {
+                throw new IllegalArgumentException(owner + ": " + (PGBOUNCER_USER_KEYS.contains(key)
+                        ? "key \"" + key + "\" is not supported by pgmux yet"
+                        : "unknown key \"" + key + "\"") + " (supported: " + String.join(", ", USER_KEYS.keySet())
+                        + ")");
+            }
+            builder.userSetting(user, global, ServerTargets.checkedPoolValue(owner, key, v));
+        });
     }
 
     /** A file setting, relative to {@code base}; null when absent or empty (PgBouncer's "not set"). */

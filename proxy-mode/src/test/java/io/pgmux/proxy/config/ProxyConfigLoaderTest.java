@@ -88,6 +88,39 @@ class ProxyConfigLoaderTest {
     }
 
     @Test
+    void usersKeyPgBouncerHasButPgmuxDoesNotIsRefusedByName() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.configure(
+                IniFile.parse("[databases]\na = host=h\n[users]\nbob = pool_mode=session query_timeout=5\n"),
+                Path.of(".")));
+        assertEquals("user bob: key \"query_timeout\" is not supported by pgmux yet (supported: pool_mode, "
+                + "pool_size, reserve_pool_size, max_user_connections)", e.getMessage());
+    }
+
+    @Test
+    void usersKeyNobodyKnowsIsRefusedByName() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.configure(
+                IniFile.parse("[databases]\na = host=h\n[users]\nbob = max_db_connections=5\n"), Path.of(".")));
+        assertTrue(e.getMessage().startsWith("user bob: unknown key \"max_db_connections\""), e.getMessage());
+    }
+
+    @Test
+    void usersValueThatIsNoNumberIsRefusedAsWritten() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.configure(
+                IniFile.parse("[databases]\na = host=h\n[users]\nbob = max_user_connections=-1\n"), Path.of(".")));
+        assertEquals("user bob: max_user_connections must be a whole number of 0 or more, not \"-1\"",
+                e.getMessage());
+    }
+
+    @Test
+    void usersSettingsThatDoNotFitTheirDatabasesStopTheStart() {
+        PgMuxProxy.Builder builder = ProxyConfigLoader.configure(IniFile.parse("[databases]\na = min_pool_size=3\n"
+                + "[users]\nbob = pool_size=2\n[pgbouncer]\nlisten_port = 0\n"), Path.of("."));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::start);
+        assertTrue(e.getMessage().startsWith("database a, user bob: min_pool_size=3 is larger than "
+                + "default_pool_size=2"), e.getMessage());
+    }
+
+    @Test
     void connectStringKeyPgmuxDoesNotKnowIsRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ServerTargets.fromConnectString("app", "host=h connect_query='SELECT 1'"));

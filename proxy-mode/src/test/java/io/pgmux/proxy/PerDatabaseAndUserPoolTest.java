@@ -21,15 +21,20 @@ import java.util.Properties;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** [databases] entries with their own pool_size and pool_mode, loaded from an ini file, in front of one server. */
+/**
+ * [databases] and [users] entries with their own pool_size, pool_mode and limits, loaded from an ini file, in front
+ * of one server.
+ */
 @PostgresTest
-class PerDatabasePoolTest {
+class PerDatabaseAndUserPoolTest {
     private static final String ADMIN = "boss";
     private static final String ADMIN_PASSWORD = "boss-secret";
+    private static final String BATCH = "batch";
+    private static final String BATCH_PASSWORD = "batch-secret";
     private final TestDatabase db;
     private PgMuxProxy proxy;
 
-    PerDatabasePoolTest(TestDatabase db) {
+    PerDatabaseAndUserPoolTest(TestDatabase db) {
         this.db = db;
     }
 
@@ -45,7 +50,7 @@ class PerDatabasePoolTest {
                 + "admin_users = " + ADMIN + "\n" + pgbouncer;
         return ProxyConfigLoader.configure(IniFile.parse(ini), Path.of("."))
                 .listen("127.0.0.1", 0)
-                .users(Map.of(ProxyFixture.USER, ProxyFixture.PASSWORD, ADMIN, ADMIN_PASSWORD))
+                .users(Map.of(ProxyFixture.USER, ProxyFixture.PASSWORD, ADMIN, ADMIN_PASSWORD, BATCH, BATCH_PASSWORD))
                 .janitorPeriod(Duration.ofMillis(50))
                 .drainTimeout(Duration.ofSeconds(2))
                 .threads(2)
@@ -100,8 +105,54 @@ class PerDatabasePoolTest {
         }
     }
 
+    @Test
+    void aUsersPoolModeAndSizeWinOverItsDatabases() throws Exception {
+        proxy = start("shared = " + target() + " pool_mode=transaction pool_size=1\n",
+                "[users]\n" + BATCH + " = pool_mode=session pool_size=2\n");
+        try (Connection a = connect("shared"); Connection b = connect("shared")) {
+            assertEquals(backendPid(a), backendPid(b), "the database's transaction mode and pool_size=1");
+        }
+        try (Connection a = connectAs(BATCH, BATCH_PASSWORD); Connection b = connectAs(BATCH, BATCH_PASSWORD)) {
+            assertNotEquals(backendPid(a), backendPid(b), "the user's session mode and pool_size=2");
+        }
+    }
+
+    @Test
+    void aUsersMaxUserConnectionsHoldsItsClientsBackAcrossDatabases() throws Exception {
+        proxy = start("one = " + target() + " pool_mode=transaction\ntwo = " + target() + " pool_mode=transaction\n",
+                "query_wait_timeout = 1\n[users]\n" + BATCH + " = max_user_connections=1\n");
+        try (Connection a = connectAs(BATCH, BATCH_PASSWORD, "one");
+             Connection b = connectAs(BATCH, BATCH_PASSWORD, "two"); Connection other = connect("two")) {
+            a.setAutoCommit(false);
+            backendPid(a);
+            SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, () -> backendPid(b));
+            assertTrue(e.getMessage().contains("query_wait_timeout"), e.getMessage());
+            backendPid(other);
+            a.rollback();
+        }
+    }
+
+    @Test
+    void showUsersShowsAUsersOwnSettings() throws Exception {
+        proxy = start("shared = " + target() + "\n",
+                "[users]\n" + BATCH + " = pool_mode=statement pool_size=3 max_user_connections=7\n");
+        Map<String, String> batch = row("SHOW USERS", BATCH);
+        assertEquals("3", batch.get("pool_size"));
+        assertEquals("statement", batch.get("pool_mode"));
+        assertEquals("7", batch.get("max_user_connections"));
+        assertNull(batch.get("reserve_pool_size"), "NULL: not set for the user");
+    }
+
     private Connection connect(String database) throws SQLException {
         return ProxyFixture.connect(proxy, database, ProxyFixture.USER, ProxyFixture.PASSWORD, new Properties());
+    }
+
+    private Connection connectAs(String user, String password) throws SQLException {
+        return connectAs(user, password, "shared");
+    }
+
+    private Connection connectAs(String user, String password, String database) throws SQLException {
+        return ProxyFixture.connect(proxy, database, user, password, new Properties());
     }
 
     private static int backendPid(Connection c) throws SQLException {
@@ -112,10 +163,14 @@ class PerDatabasePoolTest {
     }
 
     private Map<String, String> databaseRow(String name) throws SQLException {
+        return row("SHOW DATABASES", name);
+    }
+
+    private Map<String, String> row(String command, String name) throws SQLException {
         Properties simple = new Properties();
         simple.setProperty("preferQueryMode", "simple");
         try (Connection console = ProxyFixture.connect(proxy, "pgbouncer", ADMIN, ADMIN_PASSWORD, simple);
-             Statement s = console.createStatement(); ResultSet rs = s.executeQuery("SHOW DATABASES")) {
+             Statement s = console.createStatement(); ResultSet rs = s.executeQuery(command)) {
             while (rs.next()) {
                 if (name.equals(rs.getString("name"))) {
                     Map<String, String> row = new HashMap<>();
@@ -126,6 +181,6 @@ class PerDatabasePoolTest {
                 }
             }
         }
-        throw new AssertionError("no SHOW DATABASES row for " + name);
+        throw new AssertionError("no " + command + " row for " + name);
     }
 }
