@@ -587,7 +587,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             message.release();
             return;
         }
-        if (renaming || poolMode != PoolMode.SESSION) {
+        if (poolMode != PoolMode.SESSION) {
             message = inspectResponses(message);
             if (message == null) {
                 return;
