@@ -197,11 +197,7 @@ final class ClientParameters {
 
     /** After the replay succeeded: record the server's unreported settings, adopt the server's spelling. */
     void replayed(ServerConnection server) {
-        Map<String, String> serverUnreported = server.unreportedSettings();
-        serverUnreported.keySet().removeIf(name -> !asksFor(name));
-        for (int i = 0; i < unreported.length; i += 2) {
-            serverUnreported.put(unreported[i], unreported[i + 1]);
-        }
+        recordUnreportedOn(server);
         Map<String, String> serverReported = server.parameters();
         for (int i = 0; i < reported.length; i++) {
             String canonical = reported[i] == null ? null : serverReported.get(TRACKED.get(i));
@@ -246,12 +242,17 @@ final class ClientParameters {
             }
         }
         unreported = settings.toArray(NONE);
+        recordUnreportedOn(server);
+        return true;
+    }
+
+    /** {@code server} now has exactly this client's unreported settings. */
+    private void recordUnreportedOn(ServerConnection server) {
         Map<String, String> serverUnreported = server.unreportedSettings();
-        serverUnreported.clear();
+        serverUnreported.keySet().removeIf(name -> !asksFor(name));
         for (int i = 0; i < unreported.length; i += 2) {
             serverUnreported.put(unreported[i], unreported[i + 1]);
         }
-        return true;
     }
 
     private static boolean isTracked(String lowerCaseName) {
