@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
-import io.pgmux.core.testing.PasswordMethod;
-import io.pgmux.core.testing.PostgresTest;
-import io.pgmux.core.testing.TestDatabase;
-import io.pgmux.core.testing.TestUser;
+import io.pgmux.testing.PasswordMethod;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import io.pgmux.testing.TestUser;
 import io.pgmux.proxy.auth.AuthType;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
-import io.pgmux.core.testing.PostgresTest;
-import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

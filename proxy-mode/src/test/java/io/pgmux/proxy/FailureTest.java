@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Pool;
-import io.pgmux.core.testing.Backends;
-import io.pgmux.core.testing.PasswordMethod;
-import io.pgmux.core.testing.PostgresTest;
-import io.pgmux.core.testing.TestDatabase;
-import io.pgmux.core.testing.TestUser;
+import io.pgmux.testing.Backends;
+import io.pgmux.testing.PasswordMethod;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import io.pgmux.testing.TestUser;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.server.ServerConnection;
 import java.io.IOException;

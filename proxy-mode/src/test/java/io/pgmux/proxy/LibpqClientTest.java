@@ -3,7 +3,7 @@ package io.pgmux.proxy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pgmux.core.config.PoolMode;
-import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.testing.TestDatabase;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 

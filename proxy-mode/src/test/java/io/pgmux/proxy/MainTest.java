@@ -3,8 +3,8 @@ package io.pgmux.proxy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pgmux.core.testing.PostgresTest;
-import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;

@@ -3,8 +3,8 @@ package io.pgmux.proxy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pgmux.core.config.PoolMode;
-import io.pgmux.core.testing.PostgresTest;
-import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pgmux.core.testing.PostgresTest;
-import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
 import io.pgmux.proxy.config.IniFile;
 import io.pgmux.proxy.config.ProxyConfigLoader;
 import java.nio.file.Path;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
-import io.pgmux.core.testing.PostgresTest;
-import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -172,7 +172,7 @@ class PoolModesTest {
             proxy = null;
         }
         assertThrows(java.io.IOException.class, () -> new java.net.Socket("127.0.0.1", port).close());
-        assertEquals(0, db.awaitConnections(io.pgmux.core.testing.Backends.all(), 0, java.time.Duration.ofSeconds(5)));
+        assertEquals(0, db.awaitConnections(io.pgmux.testing.Backends.all(), 0, java.time.Duration.ofSeconds(5)));
     }
 
     private static String single(Statement s, String sql) throws SQLException {

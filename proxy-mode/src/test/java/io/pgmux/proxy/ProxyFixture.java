@@ -2,7 +2,7 @@ package io.pgmux.proxy;
 
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Pool;
-import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.testing.TestDatabase;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.server.ServerConnection;
 import java.sql.Connection;

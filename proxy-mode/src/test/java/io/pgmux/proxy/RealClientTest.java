@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.util.ResourceLeakDetector;
 import io.pgmux.core.config.PoolMode;
-import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.testing.TestDatabase;
 import io.pgmux.proxy.auth.AuthType;
 import java.time.Duration;
 import java.util.EnumMap;

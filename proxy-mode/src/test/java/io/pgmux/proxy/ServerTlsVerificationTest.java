@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
-import io.pgmux.core.testing.PostgresTest;
-import io.pgmux.core.testing.TestCertificates;
-import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestCertificates;
+import io.pgmux.testing.TestDatabase;
 import io.pgmux.proxy.config.IniFile;
 import io.pgmux.proxy.config.ProxyConfigLoader;
 import java.nio.file.Files;

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolMode;
-import io.pgmux.core.testing.Backends;
-import io.pgmux.core.testing.PostgresTest;
-import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.testing.Backends;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
 import io.pgmux.jdbc.pool.JdbcPool;
 import java.sql.Connection;
 import java.sql.ResultSet;

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolMode;
-import io.pgmux.core.testing.PostgresTest;
-import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
 import io.pgmux.jdbc.pool.JdbcPool;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,7 +1,7 @@
 package io.pgmux.jdbc.logical;
 
 import io.pgmux.core.config.PoolConfig;
-import io.pgmux.core.testing.TestDatabase;
+import io.pgmux.testing.TestDatabase;
 import io.pgmux.jdbc.pool.JdbcPool;
 import io.pgmux.jdbc.pool.JdbcPoolSettings;
 import java.sql.Connection;

@@ -9,11 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.ServerHandle;
-import io.pgmux.core.testing.Backends;
-import io.pgmux.core.testing.PasswordMethod;
-import io.pgmux.core.testing.PostgresTest;
-import io.pgmux.core.testing.TestDatabase;
-import io.pgmux.core.testing.TestUser;
+import io.pgmux.testing.Backends;
+import io.pgmux.testing.PasswordMethod;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import io.pgmux.testing.TestUser;
 import io.pgmux.proxy.auth.PlaintextSecret;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.transport.Transport;

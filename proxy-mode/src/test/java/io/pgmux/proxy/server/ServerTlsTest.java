@@ -19,7 +19,7 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.ServerHandle;
-import io.pgmux.core.testing.TestCertificates;
+import io.pgmux.testing.TestCertificates;
 import io.pgmux.proxy.transport.Transport;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
