@@ -39,7 +39,7 @@ public final class PoolOverrides {
 
     /** The settings of the pool of ({@code database}, {@code user}); {@code global} itself when nothing differs. */
     public PoolConfig apply(PoolConfig global, String database, String user) {
-        Map<String, String> db = databases.getOrDefault(database, Map.of());
+        Map<String, String> db = database == null ? Map.of() : databases.getOrDefault(database, Map.of());
         Map<String, String> u = user == null ? Map.of() : users.getOrDefault(user, Map.of());
         if (db.isEmpty() && u.isEmpty()) {
             return global;

@@ -29,6 +29,13 @@ class PoolOverridesTest {
     }
 
     @Test
+    void aUsersOwnSettingsAreReadWhileDatabasesHaveSettingsOfTheirOwn() {
+        PoolOverrides o = PoolOverrides.builder().database("app", "default_pool_size", "5")
+                .database("other", "pool_mode", "session").build();
+        assertSame(global, o.forUser(global, "alice"), "SHOW USERS of a user without settings of its own");
+    }
+
+    @Test
     void theLastValueOfASettingWinsWhicheverNameItCameUnder() {
         PoolOverrides o = PoolOverrides.builder().database("app", "reserve_pool_size", "3")
                 .database("app", "reservePoolSize", "4").build();

@@ -45,6 +45,10 @@ final class ShowCommands {
     private static final String[] BARE_NAMES = {"server_assignment_count", "xact_count", "query_count",
         "bytes_received", "bytes_sent", "xact_time", "query_time", "wait_time", "client_parse_count",
         "server_parse_count", "bind_count", "client_login_count"};
+    /** PgBouncer 1.25's SHOW STATS_AVERAGES keeps the avg_ prefix on its four newest columns only. */
+    private static final String[] BARE_AVG_NAMES = {"server_assignment_count", "xact_count", "query_count",
+        "bytes_received", "bytes_sent", "xact_time", "query_time", "wait_time", "avg_client_parse_count",
+        "avg_server_parse_count", "avg_bind_count", "avg_client_login_count"};
 
     private final AdminConsole console;
 
@@ -93,7 +97,7 @@ final class ShowCommands {
     }
 
     Table statsAverages() {
-        Table t = new Table().text("database").numeric(BARE_NAMES);
+        Table t = new Table().text("database").numeric(BARE_AVG_NAMES);
         databaseStats().forEach((db, s) -> {
             List<Object> row = new ArrayList<>();
             row.add(db);

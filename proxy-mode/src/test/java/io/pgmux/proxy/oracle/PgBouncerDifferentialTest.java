@@ -1,0 +1,303 @@
+package io.pgmux.proxy.oracle;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.pgmux.proxy.PgMuxProxy;
+import io.pgmux.proxy.config.ProxyConfigLoader;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
+
+/**
+ * PgBouncer as the oracle: each scenario runs against a real PgBouncer and against pgmux, both started from the
+ * same pgbouncer.ini in front of the same PostgreSQL, and what a pgjdbc client sees must be the same. Where pgmux
+ * differs on purpose, the scenario pins both sides and docs/pgbouncer-differences.md says why.
+ */
+@PostgresTest
+class PgBouncerDifferentialTest {
+    private static final String USER = "app";
+    private static final String PASSWORD = "app-secret";
+    private static final String ADMIN = "boss";
+    private static final String ADMIN_PASSWORD = "boss-secret";
+    private static Path binary;
+    private static int[] version;
+
+    private final TestDatabase db;
+    private final List<AutoCloseable> started = new ArrayList<>();
+    @TempDir
+    Path dir;
+
+    PgBouncerDifferentialTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    @BeforeAll
+    static void findOracle() throws Exception {
+        binary = PgBouncerProcess.binary().orElse(null);
+        Assumptions.assumeTrue(binary != null, "no pgbouncer binary: install Debian's pgbouncer or set "
+                + "PGMUX_TEST_PGBOUNCER to a PgBouncer 1.25 build");
+        version = PgBouncerProcess.version(binary);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (AutoCloseable c : started) {
+            c.close();
+        }
+    }
+
+    @Test
+    void unknownDatabaseIsRefusedAlike() throws Exception {
+        Poolers p = start("");
+        assertSame(p, endpoint -> connect(endpoint, "nosuchdb", USER, PASSWORD).close());
+    }
+
+    @Test
+    void wrongPasswordIsRefusedAlike() throws Exception {
+        Poolers p = start("");
+        assertSame(p, endpoint -> connect(endpoint, "app", USER, "wrong").close());
+    }
+
+    @Test
+    void unknownUserIsRefusedAlike() throws Exception {
+        Poolers p = start("");
+        assertSame(p, endpoint -> connect(endpoint, "app", "nobody", PASSWORD).close());
+    }
+
+    @Test
+    void maxClientConnRefusesTheClientOverTheLimitAlike() throws Exception {
+        Poolers p = start("max_client_conn = 2\n");
+        assertSame(p, endpoint -> {
+            try (Connection a = connect(endpoint, "app", USER, PASSWORD);
+                 Connection b = connect(endpoint, "app", USER, PASSWORD)) {
+                connect(endpoint, "app", USER, PASSWORD).close();
+            }
+        });
+    }
+
+    @Test
+    void queryWaitTimeoutFailsTheWaitingClientAlike() throws Exception {
+        Poolers p = start("default_pool_size = 1\nquery_wait_timeout = 1\n");
+        assertSame(p, endpoint -> {
+            try (Connection holder = connect(endpoint, "app", USER, PASSWORD);
+                 Connection waiter = connect(endpoint, "app", USER, PASSWORD)) {
+                holder.setAutoCommit(false);
+                holder.createStatement().execute("SELECT 1");
+                waiter.createStatement().execute("SELECT 1");
+            }
+        });
+    }
+
+    @Test
+    void idleTransactionTimeoutEndsTheClientAlike() throws Exception {
+        Poolers p = start("idle_transaction_timeout = 1\n");
+        assertSame(p, endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                c.setAutoCommit(false);
+                c.createStatement().execute("SELECT 1");
+                Thread.sleep(3_000);
+                c.createStatement().execute("SELECT 1");
+            }
+        });
+    }
+
+    @Test
+    void clientIdleTimeoutEndsTheClientAlike() throws Exception {
+        Poolers p = start("client_idle_timeout = 1\n");
+        assertSame(p, endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                c.createStatement().execute("SELECT 1");
+                Thread.sleep(3_000);
+                c.createStatement().execute("SELECT 1");
+            }
+        });
+    }
+
+    @Test
+    void transactionModeServesTwoClientsFromOneServerAlike() throws Exception {
+        Poolers p = start("default_pool_size = 1\n");
+        assertSame(p, endpoint -> {
+            try (Connection a = connect(endpoint, "app", USER, PASSWORD);
+                 Connection b = connect(endpoint, "app", USER, PASSWORD)) {
+                int first = backendPid(a);
+                if (first != backendPid(b)) {
+                    throw new IllegalStateException("two servers for a pool of one");
+                }
+            }
+        });
+    }
+
+    @Test
+    void statementModeRefusesATransactionBlockAlike() throws Exception {
+        Poolers p = start("", "pool_mode=statement");
+        assertSame(p, endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                c.setAutoCommit(false);
+                c.createStatement().execute("SELECT 1");
+                c.commit();
+            }
+        });
+    }
+
+    @Test
+    void consoleRefusesAUserThatIsNeitherAdminNorStatsAlike() throws Exception {
+        Poolers p = start("");
+        assertSame(p, endpoint -> psql(endpoint, USER, PASSWORD, "SHOW POOLS"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"FOO", "SHOW NOSUCHTHING", "PAUSE nosuchdb", "RESUME nosuchdb", "SHOW POOLS; SHOW STATS",
+            "SET nosuchkey = 1"})
+    void consoleAnswersABadCommandAlike(String command) throws Exception {
+        Poolers p = start("");
+        assertSame(p, endpoint -> psql(endpoint, ADMIN, ADMIN_PASSWORD, command));
+    }
+
+    @Test
+    void disabledDatabaseRefusesNewClientsAlike() throws Exception {
+        Poolers p = start("");
+        assertSame(p, endpoint -> {
+            psql(endpoint, ADMIN, ADMIN_PASSWORD, "DISABLE app");
+            connect(endpoint, "app", USER, PASSWORD).close();
+        });
+    }
+
+    /** The SHOW views' column names in order, as psql prints them and exporters read them (1.25's set). */
+    @ParameterizedTest
+    @ValueSource(strings = {"POOLS", "STATS", "STATS_TOTALS", "STATS_AVERAGES", "TOTALS", "CLIENTS", "SERVERS",
+            "DATABASES", "USERS", "LISTS", "CONFIG", "VERSION"})
+    void showViewsHaveTheOraclesColumns(String view) throws Exception {
+        Assumptions.assumeTrue(version[0] > 1 || version[1] >= 25, "the oracle is PgBouncer " + version[0] + "."
+                + version[1] + "; pgmux's admin views follow 1.25's columns: set PGMUX_TEST_PGBOUNCER to a 1.25 build");
+        Poolers p = start("");
+        assertEquals(header(p.pgbouncer, view), header(p.pgmux, view), "SHOW " + view);
+    }
+
+    // --- the two poolers and what a client sees ---------------------------------------------------------------
+
+    /** Both poolers on one ini: [pgbouncer] gets {@code settings}; the database entry gets {@code databaseKeys}. */
+    private Poolers start(String settings, String... databaseKeys) throws Exception {
+        String extra = String.join(" ", databaseKeys);
+        String poolMode = extra.contains("pool_mode") ? "" : "pool_mode = transaction\n";
+        String userlist = "\"" + USER + "\" \"" + PASSWORD + "\"\n\"" + ADMIN + "\" \"" + ADMIN_PASSWORD + "\"\n";
+        String body = "[databases]\napp = host=" + db.host() + " port=" + db.port() + " dbname=" + db.name()
+                + " user=" + db.superuser() + " password=" + db.superuserPassword() + (extra.isEmpty() ? "" : " " + extra)
+                + "\n[pgbouncer]\nauth_type = md5\nauth_file = userlist.txt\nadmin_users = " + ADMIN + "\n"
+                + "ignore_startup_parameters = extra_float_digits\n" + poolMode + settings;
+        PgBouncerProcess pgbouncer = PgBouncerProcess.start(binary, body, "userlist.txt", userlist);
+        started.add(pgbouncer);
+        Files.writeString(dir.resolve("userlist.txt"), userlist);
+        Path ini = dir.resolve("pgmux.ini");
+        Files.writeString(ini, body.replace("[pgbouncer]\n", "[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\n"));
+        PgMuxProxy pgmux = ProxyConfigLoader.load(ini).start();
+        started.add(pgmux);
+        return new Poolers(new Endpoint("PgBouncer", pgbouncer.port()), new Endpoint("pgmux", pgmux.port()));
+    }
+
+    private record Poolers(Endpoint pgbouncer, Endpoint pgmux) {
+    }
+
+    private record Endpoint(String name, int port) {
+    }
+
+    @FunctionalInterface
+    private interface Scenario {
+        void run(Endpoint endpoint) throws Exception;
+    }
+
+    /** What the client saw: "ok", or the error's severity, SQLSTATE and message. */
+    private static String seen(Endpoint endpoint, Scenario scenario) {
+        try {
+            scenario.run(endpoint);
+            return "ok";
+        } catch (PSQLException e) {
+            ServerErrorMessage server = e.getServerErrorMessage();
+            return server == null
+                    ? "client error " + e.getSQLState() + ": " + e.getMessage()
+                    : server.getSeverity() + " " + server.getSQLState() + ": " + server.getMessage();
+        } catch (Exception e) {
+            return e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+    }
+
+    /**
+     * What both clients saw must be the same, up to the first line: pgmux may add a DETAIL or HINT line to an
+     * error whose primary text and SQLSTATE are PgBouncer's (runbooks and client code match on those).
+     */
+    private static void assertSame(Poolers p, Scenario scenario) {
+        String oracle = seen(p.pgbouncer, scenario).lines().findFirst().orElse("");
+        String pgmux = seen(p.pgmux, scenario).lines().findFirst().orElse("");
+        assertEquals(oracle, pgmux, "PgBouncer saw «" + oracle + "», pgmux «" + pgmux + "»");
+    }
+
+    private static Connection connect(Endpoint endpoint, String database, String user, String password)
+            throws SQLException {
+        Properties props = new Properties();
+        props.setProperty("user", user);
+        props.setProperty("password", password);
+        props.setProperty("connectTimeout", "10");
+        props.setProperty("socketTimeout", "30");
+        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + endpoint.port() + "/" + database, props);
+    }
+
+    /**
+     * Runs {@code sql} on the admin console with psql, as operators do (PgBouncer's console answers pgjdbc's
+     * post-login SETs with "SET failed"; pgmux's accepts them, see the differences page). Returns what psql
+     * printed, with the port taken out; throws with psql's error output when it exits non-zero.
+     */
+    private static String psql(Endpoint endpoint, String user, String password, String sql) throws Exception {
+        Assumptions.assumeTrue(PSQL != null, "psql is not installed (apt-get install postgresql-client)");
+        ProcessBuilder pb = new ProcessBuilder(PSQL.toString(), "-X", "-A", "-F", "|", "-v", "VERBOSITY=verbose",
+                "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", String.valueOf(endpoint.port()), "-U", user,
+                "-d", "pgbouncer", "-c", sql);
+        pb.environment().put("PGPASSWORD", password);
+        pb.environment().put("PGCONNECT_TIMEOUT", "10");
+        pb.redirectErrorStream(true);
+        Process process = pb.start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
+                .replace(String.valueOf(endpoint.port()), "PORT");
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("psql did not finish: " + out);
+        }
+        if (process.exitValue() != 0) {
+            throw new IllegalStateException("psql exit " + process.exitValue() + ": " + out.strip());
+        }
+        return out;
+    }
+
+    private static final Path PSQL = Stream.of("/usr/bin/psql", "/usr/local/bin/psql").map(Path::of)
+            .filter(Files::isExecutable).findFirst().orElse(null);
+
+    private static int backendPid(Connection c) throws SQLException {
+        try (ResultSet rs = c.createStatement().executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    private static String header(Endpoint endpoint, String view) throws Exception {
+        return psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW " + view).lines().findFirst().orElse("");
+    }
+}

@@ -1,0 +1,150 @@
+package io.pgmux.proxy.oracle;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A real PgBouncer, started as its own process from an ini text, the oracle the differential tests compare pgmux
+ * with. The binary is {@code -Dpgmux.test.pgbouncer}, else {@code $PGMUX_TEST_PGBOUNCER}, else {@code pgbouncer} on
+ * PATH or in /usr/sbin (Debian's package). PgBouncer refuses to run as root, so under root it runs as the
+ * {@code postgres} OS user (which Debian's postgresql package creates), from a directory that user can read.
+ */
+final class PgBouncerProcess implements AutoCloseable {
+    private static final Pattern VERSION = Pattern.compile("PgBouncer (\\d+)\\.(\\d+)\\.(\\d+)");
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(15);
+
+    private final Process process;
+    private final Path dir;
+    private final int port;
+
+    private PgBouncerProcess(Process process, Path dir, int port) {
+        this.process = process;
+        this.dir = dir;
+        this.port = port;
+    }
+
+    /** The oracle's binary, or why there is none. */
+    static Optional<Path> binary() {
+        String named = System.getProperty("pgmux.test.pgbouncer", System.getenv("PGMUX_TEST_PGBOUNCER"));
+        if (named != null && !named.isBlank()) {
+            return Optional.of(Path.of(named));
+        }
+        List<Path> candidates = new ArrayList<>();
+        for (String entry : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (!entry.isEmpty()) {
+                candidates.add(Path.of(entry, "pgbouncer"));
+            }
+        }
+        candidates.add(Path.of("/usr/sbin/pgbouncer"));
+        return candidates.stream().filter(Files::isExecutable).findFirst();
+    }
+
+    /** {@code {major, minor, patch}} of {@code binary --version}. */
+    static int[] version(Path binary) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor(10, TimeUnit.SECONDS);
+        Matcher m = VERSION.matcher(out);
+        if (!m.find()) {
+            throw new IOException(binary + " --version printed no PgBouncer version: " + out);
+        }
+        return new int[] {Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3))};
+    }
+
+    /**
+     * Starts {@code binary} on {@code ini}, a pgbouncer.ini text whose {@code [pgbouncer]} section lacks
+     * listen_addr, listen_port, unix_socket_dir, logfile and pidfile: those are added here. {@code files} are
+     * written beside it (name, content), e.g. the auth_file.
+     */
+    static PgBouncerProcess start(Path binary, String ini, String... files) throws IOException, InterruptedException {
+        Path dir = Files.createTempDirectory("pgmux-oracle-");
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+        for (int i = 0; i + 1 < files.length; i += 2) {
+            write(dir.resolve(files[i]), files[i + 1]);
+        }
+        IOException last = null;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            int port = freePort();
+            Path iniFile = dir.resolve("pgbouncer.ini");
+            write(iniFile, ini.replace("[pgbouncer]\n", "[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = " + port
+                    + "\nunix_socket_dir =\nlogfile = " + dir.resolve("pgbouncer.log") + "\npidfile = "
+                    + dir.resolve("pgbouncer.pid") + "\n"));
+            List<String> command = new ArrayList<>();
+            if ("root".equals(System.getProperty("user.name"))) {
+                command.addAll(List.of("runuser", "-u", "postgres", "--"));
+            }
+            command.addAll(List.of(binary.toString(), iniFile.toString()));
+            Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("stdout.txt").toFile()).start();
+            if (awaitListening(process, port)) {
+                return new PgBouncerProcess(process, dir, port);
+            }
+            process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            last = new IOException("PgBouncer did not start on port " + port + ": " + read(dir.resolve("stdout.txt"))
+                    + read(dir.resolve("pgbouncer.log")));
+        }
+        throw last;
+    }
+
+    int port() {
+        return port;
+    }
+
+    String log() {
+        return read(dir.resolve("pgbouncer.log"));
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static boolean awaitListening(Process process, int port) throws InterruptedException {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline && process.isAlive()) {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                return true;
+            } catch (IOException notYet) {
+                Thread.sleep(50);
+            }
+        }
+        return false;
+    }
+
+    /** PgBouncer needs a port number in its ini; one the OS just handed out is free unless taken meanwhile. */
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static void write(Path file, String content) throws IOException {
+        Files.writeString(file, content);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-rw-"));
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.exists(file) ? Files.readString(file) : "";
+        } catch (IOException e) {
+            return "(" + file + ": " + e.getMessage() + ")";
+        }
+    }
+}
