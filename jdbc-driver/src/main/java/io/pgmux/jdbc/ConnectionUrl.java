@@ -2,6 +2,7 @@ package io.pgmux.jdbc;
 
 import io.pgmux.core.config.ConfigException;
 import io.pgmux.core.config.ConfigKey;
+import io.pgmux.core.config.UnknownSetting;
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.jdbc.pool.JdbcPoolSettings;
 import java.net.URLDecoder;
@@ -156,8 +157,8 @@ final class ConnectionUrl {
         if (PGProperty.forName(name) == null) {
             String nearest = ConfigKey.nearestName(name);
             if (nearest != null) {
-                throw new SQLNonTransientConnectionException("unknown property '" + name + "'; did you mean '"
-                        + nearest + "'? (neither pgjdbc nor pgmux knows '" + name + "')", URL_ERROR);
+                throw new SQLNonTransientConnectionException(UnknownSetting.message("property", name, nearest)
+                        + " (neither pgjdbc nor pgmux knows '" + name + "')", URL_ERROR);
             }
         }
         return false;

@@ -1,6 +1,7 @@
 package io.pgmux.jdbc;
 
 import io.pgmux.core.config.ConfigKey;
+import io.pgmux.core.config.UnknownSetting;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
@@ -81,9 +82,8 @@ final class PropertiesBinder {
         }
         Method setter = setter(name);
         if (setter == null) {
-            String nearest = ConfigKey.nearestName(name);
-            throw new IllegalArgumentException("Property " + name + " does not exist on PgMuxDataSource"
-                    + (nearest != null ? "; did you mean '" + nearest + "'?" : ""));
+            throw new IllegalArgumentException(UnknownSetting.message("PgMuxDataSource property", name,
+                    ConfigKey.nearestName(name)));
         }
         try {
             setter.invoke(target, convert(name, setter.getParameterTypes()[0], value));

@@ -1,7 +1,9 @@
 package io.pgmux.core.config;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -106,24 +108,17 @@ public enum ConfigKey {
         return key != null ? key : BY_NAME.get(trimmed.toLowerCase(Locale.ROOT));
     }
 
-    /** The known name closest to a misspelt one, for "did you mean" messages. */
+    /** The known name closest to a misspelt one, for "did you mean" messages; null when none is close. */
     public static String nearestName(String name) {
-        String best = null;
-        int bestDistance = Integer.MAX_VALUE;
-        String needle = name.toLowerCase(Locale.ROOT);
+        List<String> names = new ArrayList<>();
         for (ConfigKey key : values()) {
-            for (String candidate : new String[] {key.camelName, key.pgbouncerName, key.hikariName}) {
-                if (candidate == null) {
-                    continue;
-                }
-                int d = editDistance(needle, candidate.toLowerCase(Locale.ROOT));
-                if (d < bestDistance) {
-                    bestDistance = d;
-                    best = candidate;
-                }
+            names.add(key.camelName);
+            names.add(key.pgbouncerName);
+            if (key.hikariName != null) {
+                names.add(key.hikariName);
             }
         }
-        return bestDistance <= Math.max(3, name.length() / 3) ? best : null;
+        return UnknownSetting.nearest(name, names);
     }
 
     /**
@@ -168,24 +163,5 @@ public enum ConfigKey {
             default:
                 throw new IllegalArgumentException("must be true or false (1/0, yes/no, on/off)");
         }
-    }
-
-    private static int editDistance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
     }
 }

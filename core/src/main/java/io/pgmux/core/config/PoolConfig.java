@@ -219,9 +219,8 @@ public final class PoolConfig {
         public Builder set(String name, String value) {
             ConfigKey key = ConfigKey.lookup(name);
             if (key == null) {
-                String nearest = ConfigKey.nearestName(name);
-                throw new ConfigException(name, "unknown pool setting '" + name + "'"
-                        + (nearest != null ? "; did you mean '" + nearest + "'?" : ""));
+                throw new ConfigException(name, UnknownSetting.message("pool setting", name,
+                        ConfigKey.nearestName(name)));
             }
             values.put(key, key.parse(name, value));
             writtenNames.put(key, name);

@@ -150,9 +150,8 @@ public final class PoolOverrides {
         private static String checked(String owner, String name, String value, ConfigKey foreign) {
             ConfigKey key = ConfigKey.lookup(name);
             if (key == null) {
-                String nearest = ConfigKey.nearestName(name);
-                throw new ConfigException(name, owner + ": unknown pool setting '" + name + "'"
-                        + (nearest != null ? "; did you mean '" + nearest + "'?" : ""));
+                throw new ConfigException(name, owner + ": " + UnknownSetting.message("pool setting", name,
+                        ConfigKey.nearestName(name)));
             }
             if (key == ConfigKey.MAX_CLIENT_CONN) {
                 throw new ConfigException(name, owner + ": " + name + " applies to the whole pooler, not to one "
