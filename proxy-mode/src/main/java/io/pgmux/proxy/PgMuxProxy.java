@@ -22,6 +22,8 @@ import io.pgmux.proxy.auth.UserList;
 import io.pgmux.proxy.auth.UserSecrets;
 import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.client.ProxyContext;
+import io.pgmux.proxy.config.ProxySetting;
+import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
 import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.server.CancelSender;
@@ -76,12 +78,16 @@ public final class PgMuxProxy implements AutoCloseable {
     private final ChannelGroup clients;
     private final Duration drainTimeout;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    /** The [databases] targets it was started with; RELOAD does not change them. */
+    private final Map<String, ServerTarget> databases;
     /** The settings it was started with, updated by RELOAD where a reload applies. */
-    private final Builder settings;
+    private ProxySettings settings;
     private final AdminConsole console;
 
     private PgMuxProxy(Transport transport, PoolRegistry<ServerConnection> registry, ProxyContext context,
-            Channel listener, ChannelGroup clients, Duration drainTimeout, Builder settings, AdminConsole console) {
+            Channel listener, ChannelGroup clients, Duration drainTimeout, Map<String, ServerTarget> databases,
+            ProxySettings settings, AdminConsole console) {
+        this.databases = databases;
         this.settings = settings;
         this.console = console;
         this.transport = transport;
@@ -143,21 +149,24 @@ public final class PgMuxProxy implements AutoCloseable {
     }
 
     /**
-     * RELOAD: applies what a running proxy can change from a freshly loaded configuration (the pool settings,
-     * global and per database, admin_users, stats_users) and warns about the rest, which takes a restart.
+     * RELOAD: applies what a running proxy can change from a freshly loaded configuration (the settings
+     * {@link ProxySetting} marks as reloadable, and the pool settings per database and per user) and warns about
+     * the rest, which takes a restart.
      */
     private synchronized void reload(Builder fresh) {
-        PoolConfig config = fresh.poolConfig.build();
+        ProxySettings next = fresh.settings.build();
         PoolOverrides overrides = fresh.overrides.build();
-        if (!fresh.databases.equals(settings.databases) || !fresh.host.equals(settings.host)
-                || fresh.port != settings.port || fresh.authType != settings.authType) {
-            log.warn("RELOAD: changes to [databases], listen_addr, listen_port or auth_type take effect only after a"
-                    + " restart");
+        List<String> restartOnly = new ArrayList<>();
+        if (!fresh.databases.equals(databases)) {
+            restartOnly.add("[databases]");
         }
-        registry.reconfigure(config, overrides);
-        settings.adminUsers = fresh.adminUsers;
-        settings.statsUsers = fresh.statsUsers;
-        console.reloaded(fresh.adminUsers, fresh.statsUsers, settings.configRows(config));
+        settings.restartOnlyChanges(next).forEach(s -> restartOnly.add(s.configName()));
+        if (!restartOnly.isEmpty()) {
+            log.warn("RELOAD: changes to {} take effect only after a restart", String.join(", ", restartOnly));
+        }
+        registry.reconfigure(next.pool(), overrides);
+        settings = settings.reloaded(next);
+        console.reloaded(settings);
     }
 
     /** Completes once the proxy is closed, by {@link #close()} or the admin console's SHUTDOWN. */
@@ -167,28 +176,13 @@ public final class PgMuxProxy implements AutoCloseable {
 
     /** Configures and starts a proxy. */
     public static final class Builder {
-        private String host = "127.0.0.1";
-        private int port = 6432;
         private final Map<String, ServerTarget> databases = new LinkedHashMap<>();
-        private final PoolConfig.Builder poolConfig = PoolConfig.proxyDefaults();
+        private final ProxySettings.Builder settings = ProxySettings.builder();
         private final PoolOverrides.Builder overrides = PoolOverrides.builder();
-        private AuthType authType = AuthType.MD5;
         private UserSecrets users = UserSecrets.of(Map.of());
         private SslContext clientTls;
-        private Duration clientLoginTimeout = Duration.ofSeconds(60);
-        private Duration clientIdleTimeout = Duration.ZERO;
-        private Duration idleTransactionTimeout = Duration.ZERO;
         private Duration janitorPeriod = Duration.ofMillis(333);
         private Duration drainTimeout = Duration.ofSeconds(10);
-        private int threads;
-        private int maxPreparedStatements = 200;
-        private TlsMode serverTlsSslMode = TlsMode.PREFER;
-        private Path serverTlsCaFile;
-        private Path serverTlsCertFile;
-        private Path serverTlsKeyFile;
-        private List<String> serverTlsProtocols;
-        private List<String> adminUsers = List.of();
-        private List<String> statsUsers = List.of();
         private Callable<Builder> reloadFrom;
 
         private Builder() {
@@ -196,8 +190,8 @@ public final class PgMuxProxy implements AutoCloseable {
 
         /** PgBouncer's listen_addr and listen_port; port 0 picks a free one. */
         public Builder listen(String host, int port) {
-            this.host = Objects.requireNonNull(host, "host");
-            this.port = port;
+            settings.put(ProxySetting.LISTEN_ADDR, Objects.requireNonNull(host, "host"));
+            settings.put(ProxySetting.LISTEN_PORT, port);
             return this;
         }
 
@@ -212,28 +206,43 @@ public final class PgMuxProxy implements AutoCloseable {
         }
 
         public Builder poolMode(PoolMode mode) {
-            poolConfig.poolMode(mode);
+            settings.pool().poolMode(mode);
             return this;
         }
 
         public Builder defaultPoolSize(int size) {
-            poolConfig.defaultPoolSize(size);
+            settings.pool().defaultPoolSize(size);
             return this;
         }
 
         public Builder maxClientConn(int max) {
-            poolConfig.maxClientConn(max);
+            settings.pool().maxClientConn(max);
             return this;
         }
 
         public Builder queryWaitTimeout(Duration timeout) {
-            poolConfig.queryWaitTimeout(timeout);
+            settings.pool().queryWaitTimeout(timeout);
             return this;
         }
 
-        /** Any pool setting by its PgBouncer (or pgmux) name, e.g. {@code set("server_idle_timeout", "60")}. */
+        /**
+         * Any {@code [pgbouncer]} setting pgmux takes, by its PgBouncer name (pool settings also by pgmux's), e.g.
+         * {@code set("server_idle_timeout", "60")}; file names are relative to the working directory.
+         */
         public Builder set(String name, String value) {
-            poolConfig.set(name, value);
+            return set(name, value, Path.of(""));
+        }
+
+        /**
+         * As {@link #set(String, String)}, with file names relative to {@code base}; auth_file is read now.
+         *
+         * @throws IllegalArgumentException naming the setting, for an unknown name or a value that cannot be used
+         */
+        public Builder set(String name, String value, Path base) {
+            settings.set(name, value, base);
+            if (ProxySetting.global(name) == ProxySetting.AUTH_FILE) {
+                readAuthFile(settings.get(ProxySetting.AUTH_FILE));
+            }
             return this;
         }
 
@@ -258,12 +267,20 @@ public final class PgMuxProxy implements AutoCloseable {
         }
 
         public Builder authType(AuthType type) {
-            this.authType = Objects.requireNonNull(type, "type");
+            settings.put(ProxySetting.AUTH_TYPE, Objects.requireNonNull(type, "type"));
             return this;
         }
 
         /** PgBouncer's auth_file (userlist.txt format), read now. */
         public Builder authFile(Path file) {
+            settings.put(ProxySetting.AUTH_FILE, file);
+            return readAuthFile(file);
+        }
+
+        private Builder readAuthFile(Path file) {
+            if (file == null) {
+                return this;
+            }
             try {
                 this.users = UserList.load(file);
             } catch (IOException e) {
@@ -295,13 +312,13 @@ public final class PgMuxProxy implements AutoCloseable {
          * {@link #serverTlsCaFile(Path)}, or the JDK's trusted CAs without one.
          */
         public Builder serverTlsSslMode(TlsMode mode) {
-            this.serverTlsSslMode = Objects.requireNonNull(mode, "mode");
+            settings.put(ProxySetting.SERVER_TLS_SSLMODE, Objects.requireNonNull(mode, "mode"));
             return this;
         }
 
         /** PgBouncer's server_tls_ca_file: PEM certificates that verify-ca and verify-full trust. */
         public Builder serverTlsCaFile(Path file) {
-            this.serverTlsCaFile = file;
+            settings.put(ProxySetting.SERVER_TLS_CA_FILE, file);
             return this;
         }
 
@@ -310,26 +327,26 @@ public final class PgMuxProxy implements AutoCloseable {
          * PKCS#8 PEM key, presented to servers that ask for a client certificate; null for none.
          */
         public Builder serverTlsClientCertificate(Path certFile, Path keyFile) {
-            this.serverTlsCertFile = certFile;
-            this.serverTlsKeyFile = keyFile;
+            settings.put(ProxySetting.SERVER_TLS_CERT_FILE, certFile);
+            settings.put(ProxySetting.SERVER_TLS_KEY_FILE, keyFile);
             return this;
         }
 
         /** PgBouncer's server_tls_protocols, e.g. {@code secure} (TLS 1.2 and 1.3, the default) or {@code tlsv1.3}. */
         public Builder serverTlsProtocols(String protocols) {
-            this.serverTlsProtocols = ServerTls.parseProtocols(protocols);
+            settings.set(ProxySetting.SERVER_TLS_PROTOCOLS, protocols);
             return this;
         }
 
         /** PgBouncer's client_login_timeout (default 60 s); zero disables it. */
         public Builder clientLoginTimeout(Duration timeout) {
-            this.clientLoginTimeout = Objects.requireNonNull(timeout, "timeout");
+            settings.put(ProxySetting.CLIENT_LOGIN_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
             return this;
         }
 
         /** PgBouncer's client_idle_timeout: clients idle outside a transaction this long are disconnected; zero (the default) disables it. */
         public Builder clientIdleTimeout(Duration timeout) {
-            this.clientIdleTimeout = Objects.requireNonNull(timeout, "timeout");
+            settings.put(ProxySetting.CLIENT_IDLE_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
             return this;
         }
 
@@ -338,7 +355,7 @@ public final class PgMuxProxy implements AutoCloseable {
          * its server connection closed (the transaction rolls back); zero (the default) disables it.
          */
         public Builder idleTransactionTimeout(Duration timeout) {
-            this.idleTransactionTimeout = Objects.requireNonNull(timeout, "timeout");
+            settings.put(ProxySetting.IDLE_TRANSACTION_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
             return this;
         }
 
@@ -359,10 +376,7 @@ public final class PgMuxProxy implements AutoCloseable {
          * clients in transaction and statement mode; 0 passes named statements through unchanged.
          */
         public Builder maxPreparedStatements(int max) {
-            if (max < 0) {
-                throw new IllegalArgumentException("max_prepared_statements cannot be negative");
-            }
-            this.maxPreparedStatements = max;
+            settings.put(ProxySetting.MAX_PREPARED_STATEMENTS, max);
             return this;
         }
 
@@ -371,13 +385,13 @@ public final class PgMuxProxy implements AutoCloseable {
          * {@code pgmux}), as a comma-separated list; default none.
          */
         public Builder adminUsers(String commaSeparated) {
-            this.adminUsers = userList(commaSeparated);
+            settings.set(ProxySetting.ADMIN_USERS, Objects.requireNonNull(commaSeparated, "users"));
             return this;
         }
 
         /** PgBouncer's stats_users: users who may run the admin console's SHOW commands; default none. */
         public Builder statsUsers(String commaSeparated) {
-            this.statsUsers = userList(commaSeparated);
+            settings.set(ProxySetting.STATS_USERS, Objects.requireNonNull(commaSeparated, "users"));
             return this;
         }
 
@@ -390,22 +404,9 @@ public final class PgMuxProxy implements AutoCloseable {
             return this;
         }
 
-        private static List<String> userList(String commaSeparated) {
-            List<String> users = new ArrayList<>();
-            for (String name : Objects.requireNonNull(commaSeparated, "users").split(",")) {
-                if (!name.isBlank()) {
-                    users.add(name.strip());
-                }
-            }
-            return List.copyOf(users);
-        }
-
         /** Event loop threads; 0 (the default) means one per two cores, at least one. */
         public Builder threads(int threads) {
-            if (threads < 0) {
-                throw new IllegalArgumentException("threads must be 0 (the default) or more, not " + threads);
-            }
-            this.threads = threads;
+            settings.put(ProxySetting.THREADS, threads);
             return this;
         }
 
@@ -419,19 +420,26 @@ public final class PgMuxProxy implements AutoCloseable {
             if (databases.isEmpty()) {
                 throw new IllegalStateException("no database configured: add one with database(name, url)");
             }
-            PoolConfig config = poolConfig.build();
+            ProxySettings s = settings.build();
+            PoolConfig config = s.pool();
             PoolOverrides poolOverrides = overrides.build();
             poolOverrides.validate(config);
             Map<String, ServerTarget> resolved = new LinkedHashMap<>();
+            TlsMode serverTlsSslMode = s.get(ProxySetting.SERVER_TLS_SSLMODE);
             databases.forEach((name, target) -> resolved.put(name, target.withDefaultTlsMode(serverTlsSslMode)));
             Map<String, ServerTarget> targets = Map.copyOf(resolved);
             Set<TlsMode> tlsModes = EnumSet.noneOf(TlsMode.class);
             targets.values().forEach(target -> tlsModes.add(target.tlsMode()));
-            ServerTls serverTls = ServerTls.of(tlsModes, serverTlsCaFile, serverTlsCertFile, serverTlsKeyFile,
-                    serverTlsProtocols);
-            Transport transport = Transport.create(threads);
+            ServerTls serverTls = ServerTls.of(tlsModes, s.get(ProxySetting.SERVER_TLS_CA_FILE),
+                    s.get(ProxySetting.SERVER_TLS_CERT_FILE), s.get(ProxySetting.SERVER_TLS_KEY_FILE),
+                    ServerTls.parseProtocols(s.get(ProxySetting.SERVER_TLS_PROTOCOLS)));
+            Transport transport = Transport.create(s.<Integer>get(ProxySetting.THREADS));
             UserSecrets secrets = users;
-            int maxPrepared = maxPreparedStatements;
+            int maxPrepared = s.get(ProxySetting.MAX_PREPARED_STATEMENTS);
+            Duration clientIdleTimeout = s.get(ProxySetting.CLIENT_IDLE_TIMEOUT);
+            Duration idleTransactionTimeout = s.get(ProxySetting.IDLE_TRANSACTION_TIMEOUT);
+            String host = s.get(ProxySetting.LISTEN_ADDR);
+            int port = s.get(ProxySetting.LISTEN_PORT);
             int connectTimeoutMillis = (int) Math.min(Integer.MAX_VALUE,
                     Math.max(1, TimeUnit.NANOSECONDS.toMillis(config.serverConnectTimeoutNanos())));
             PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()
@@ -441,8 +449,9 @@ public final class PgMuxProxy implements AutoCloseable {
                             maxPrepared))
                     .janitorPeriod(janitorPeriod)
                     .build();
-            ProxyContext context = new ProxyContext(registry, targets, secrets, authType, clientTls,
-                    new CancelSender(transport), clientLoginTimeout.toMillis(), maxPrepared);
+            Duration clientLoginTimeout = s.get(ProxySetting.CLIENT_LOGIN_TIMEOUT);
+            ProxyContext context = new ProxyContext(registry, targets, secrets, s.get(ProxySetting.AUTH_TYPE),
+                    clientTls, new CancelSender(transport), clientLoginTimeout.toMillis(), maxPrepared);
             context.idleTimeouts(clientIdleTimeout, idleTransactionTimeout);
             long shortest = Math.min(positiveOrMax(clientIdleTimeout), positiveOrMax(idleTransactionTimeout));
             if (shortest != Long.MAX_VALUE) {
@@ -453,7 +462,7 @@ public final class PgMuxProxy implements AutoCloseable {
             ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
             AtomicReference<PgMuxProxy> started = new AtomicReference<>();
             Callable<Builder> source = reloadFrom;
-            AdminConsole console = new AdminConsole(context, targets, adminUsers, statsUsers, configRows(config),
+            AdminConsole console = new AdminConsole(context, targets, s,
                     () -> started.get() == null ? port : started.get().port(),
                     () -> started.get().close(),
                     source == null ? null : () -> started.get().reload(source.call()));
@@ -481,35 +490,10 @@ public final class PgMuxProxy implements AutoCloseable {
                 throw new UncheckedIOException("cannot listen on " + host + ":" + port,
                         new IOException(e.getMessage(), e));
             }
-            PgMuxProxy proxy = new PgMuxProxy(transport, registry, context, listener, clients, drainTimeout, this,
-                    console);
+            PgMuxProxy proxy = new PgMuxProxy(transport, registry, context, listener, clients, drainTimeout,
+                    Map.copyOf(databases), s, console);
             started.set(proxy);
             return proxy;
-        }
-
-        /** SHOW CONFIG: the proxy's own settings, then the pool settings, each with its default. */
-        private List<AdminConsole.ConfigRow> configRows(PoolConfig config) {
-            List<AdminConsole.ConfigRow> rows = new ArrayList<>();
-            rows.add(new AdminConsole.ConfigRow("listen_addr", host, "127.0.0.1", false));
-            rows.add(new AdminConsole.ConfigRow("listen_port", String.valueOf(port), "6432", false));
-            rows.add(new AdminConsole.ConfigRow("auth_type", authType.configName(), "md5", false));
-            rows.add(new AdminConsole.ConfigRow("admin_users", String.join(",", adminUsers), "", false));
-            rows.add(new AdminConsole.ConfigRow("stats_users", String.join(",", statsUsers), "", false));
-            rows.add(new AdminConsole.ConfigRow("client_login_timeout",
-                    String.valueOf(clientLoginTimeout.toSeconds()), "60", false));
-            rows.add(new AdminConsole.ConfigRow("client_idle_timeout",
-                    String.valueOf(clientIdleTimeout.toSeconds()), "0", false));
-            rows.add(new AdminConsole.ConfigRow("idle_transaction_timeout",
-                    String.valueOf(idleTransactionTimeout.toSeconds()), "0", false));
-            rows.add(new AdminConsole.ConfigRow("max_prepared_statements", String.valueOf(maxPreparedStatements),
-                    "200", false));
-            rows.add(new AdminConsole.ConfigRow("server_tls_sslmode", serverTlsSslMode.configName(), "prefer",
-                    false));
-            PoolConfig defaults = PoolConfig.proxyDefaults().build();
-            Map<String, String> defaultValues = defaults.describe();
-            config.describe().forEach((key, value) -> rows.add(
-                    new AdminConsole.ConfigRow(key, value, defaultValues.getOrDefault(key, ""), false)));
-            return rows;
         }
 
         private static long positiveOrMax(Duration d) {

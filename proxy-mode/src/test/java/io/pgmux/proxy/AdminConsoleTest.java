@@ -9,6 +9,7 @@ import io.pgmux.core.config.PoolMode;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.proxy.config.ProxyConfigLoader;
+import io.pgmux.proxy.config.ProxySetting;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -360,6 +361,28 @@ class AdminConsoleTest {
 
     private static String configValue(Connection console, String key) throws SQLException {
         return row(console, "SHOW CONFIG", "key", key).get("value");
+    }
+
+    @Test
+    void showConfigListsEverySettingPgmuxTakesWithItsDefault() throws Exception {
+        Map<String, String> defaults = new HashMap<>();
+        Map<String, String> values = new HashMap<>();
+        try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer");
+             ResultSet rs = console.createStatement().executeQuery("SHOW CONFIG")) {
+            while (rs.next()) {
+                defaults.put(rs.getString("key"), rs.getString("default"));
+                values.put(rs.getString("key"), rs.getString("value"));
+                assertEquals("no", rs.getString("changeable"), "the console has no SET of settings");
+            }
+        }
+        for (ProxySetting s : ProxySetting.all(ProxySetting.Scope.GLOBAL)) {
+            assertEquals(s.defaultText(), defaults.get(s.configName()), s.configName());
+        }
+        assertEquals(ProxySetting.all(ProxySetting.Scope.GLOBAL).size(), defaults.size());
+        assertEquals("6432", defaults.get("listen_port"));
+        assertEquals("session", defaults.get("pool_mode"));
+        assertEquals("transaction", values.get("pool_mode"));
+        assertEquals(ADMIN + ",someone-else", values.get("admin_users"));
     }
 
     @Test

@@ -9,6 +9,8 @@ import io.pgmux.proxy.client.AdminRoute;
 import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.client.ClientInfo;
 import io.pgmux.proxy.client.ProxyContext;
+import io.pgmux.proxy.config.ProxySetting;
+import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.protocol.CommandComplete;
 import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
@@ -58,15 +60,11 @@ public final class AdminConsole implements AdminRoute {
         void reload() throws Exception;
     }
 
-    /** One row of SHOW CONFIG. */
-    public record ConfigRow(String key, String value, String defaultValue, boolean changeable) {
-    }
-
     private final ProxyContext context;
     private final Map<String, ServerTarget> databases;
     private volatile Set<String> adminUsers;
     private volatile Set<String> statsUsers;
-    private volatile List<ConfigRow> configRows;
+    private volatile ProxySettings settings;
     private final IntSupplier port;
     private final Runnable shutdown;
     private final Reloader reloader;
@@ -76,28 +74,26 @@ public final class AdminConsole implements AdminRoute {
     private final Set<String> disabled = ConcurrentHashMap.newKeySet();
 
     /**
+     * @param settings who may log in (admin_users, stats_users) and what SHOW CONFIG shows
      * @param port     the proxy's listening port, for SHOW DATABASES' row of the console itself
      * @param shutdown closes the proxy (SHUTDOWN); run on a thread of its own
      * @param reloader RELOAD, run on a thread of its own; null when the proxy was not started from a file
      */
-    public AdminConsole(ProxyContext context, Map<String, ServerTarget> databases,
-            Collection<String> adminUsers, Collection<String> statsUsers, List<ConfigRow> configRows,
+    public AdminConsole(ProxyContext context, Map<String, ServerTarget> databases, ProxySettings settings,
             IntSupplier port, Runnable shutdown, Reloader reloader) {
         this.context = context;
         this.databases = Map.copyOf(databases);
-        this.adminUsers = Set.copyOf(adminUsers);
-        this.statsUsers = Set.copyOf(statsUsers);
-        this.configRows = List.copyOf(configRows);
         this.port = port;
         this.shutdown = shutdown;
         this.reloader = reloader;
+        reloaded(settings);
     }
 
     /** After RELOAD: who may log in from now on, and what SHOW CONFIG shows. */
-    public void reloaded(Collection<String> adminUsers, Collection<String> statsUsers, List<ConfigRow> configRows) {
-        this.adminUsers = Set.copyOf(adminUsers);
-        this.statsUsers = Set.copyOf(statsUsers);
-        this.configRows = List.copyOf(configRows);
+    public void reloaded(ProxySettings settings) {
+        this.adminUsers = Set.copyOf(settings.<List<String>>get(ProxySetting.ADMIN_USERS));
+        this.statsUsers = Set.copyOf(settings.<List<String>>get(ProxySetting.STATS_USERS));
+        this.settings = settings;
     }
 
     // ---------------------------------------------------------------- routing
@@ -164,8 +160,8 @@ public final class AdminConsole implements AdminRoute {
         return statsUsers;
     }
 
-    List<ConfigRow> configRows() {
-        return configRows;
+    ProxySettings settings() {
+        return settings;
     }
 
     int port() {

@@ -10,6 +10,8 @@ import io.pgmux.core.stats.ServerSnapshot;
 import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.client.ClientInfo;
+import io.pgmux.proxy.config.ProxySetting;
+import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
 import java.net.InetSocketAddress;
@@ -284,9 +286,13 @@ final class ShowCommands {
         return t;
     }
 
+    /** Every setting pgmux takes in [pgbouncer]; none is changeable, the console having no SET of settings yet. */
     Table config() {
         Table t = new Table().text("key", "value", "default", "changeable");
-        console.configRows().forEach(r -> t.row(r.key(), r.value(), r.defaultValue(), r.changeable() ? "yes" : "no"));
+        ProxySettings settings = console.settings();
+        for (ProxySetting s : ProxySetting.all(ProxySetting.Scope.GLOBAL)) {
+            t.row(s.configName(), settings.text(s), s.defaultText(), "no");
+        }
         return t;
     }
 

@@ -37,8 +37,8 @@ class ProxyConfigLoaderTest {
 
     @Test
     void connectStringNamesHostPortDatabaseAndLogin() {
-        ServerTarget t = ServerTargets.fromConnectString("app",
-                "host=10.0.0.1 port=5433 dbname=real user=svc password='it''s secret' sslmode=disable");
+        ServerTarget t = DatabaseEntry.parse("app",
+                "host=10.0.0.1 port=5433 dbname=real user=svc password='it''s secret' sslmode=disable").target();
         assertEquals("10.0.0.1", t.host());
         assertEquals(5433, t.port());
         assertEquals("real", t.dbname());
@@ -49,7 +49,7 @@ class ProxyConfigLoaderTest {
 
     @Test
     void connectStringDefaultsToTheEntryNameOnLocalhost() {
-        ServerTarget t = ServerTargets.fromConnectString("app", "");
+        ServerTarget t = DatabaseEntry.parse("app", "").target();
         assertEquals("127.0.0.1", t.host());
         assertEquals(5432, t.port());
         assertEquals("app", t.dbname());
@@ -61,19 +61,19 @@ class ProxyConfigLoaderTest {
     void connectStringPoolSettingsOverrideTheGlobalOnesUnderTheirNames() {
         assertEquals(Map.of("default_pool_size", "5", "min_pool_size", "1", "reserve_pool_size", "2",
                         "pool_mode", "transaction", "max_db_connections", "9"),
-                ServerTargets.poolSettings("app", "host=h pool_size=5 min_pool_size=1 reserve_pool=2"
-                        + " pool_mode=transaction max_db_connections=9"));
+                DatabaseEntry.parse("app", "host=h pool_size=5 min_pool_size=1 reserve_pool=2"
+                        + " pool_mode=transaction max_db_connections=9").poolSettings());
         assertEquals(Map.of("reserve_pool_size", "3"),
-                ServerTargets.poolSettings("app", "reserve_pool_size=3"), "PgBouncer's own spelling too");
-        assertEquals("h", ServerTargets.fromConnectString("app", "host=h pool_size=5").host());
+                DatabaseEntry.parse("app", "reserve_pool_size=3").poolSettings(), "PgBouncer's own spelling too");
+        assertEquals("h", DatabaseEntry.parse("app", "host=h pool_size=5").target().host());
     }
 
     @Test
     void connectStringPoolSettingThatIsNoNumberIsRefusedAsWritten() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> ServerTargets.poolSettings("app", "pool_size=lots"));
+                () -> DatabaseEntry.parse("app", "pool_size=lots"));
         assertEquals("database app: pool_size must be a whole number of 0 or more, not \"lots\"", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> ServerTargets.poolSettings("app", "pool_mode=fast"));
+        e = assertThrows(IllegalArgumentException.class, () -> DatabaseEntry.parse("app", "pool_mode=fast"));
         assertEquals("database app: pool_mode must be one of session, transaction, statement, not \"fast\"",
                 e.getMessage());
     }
@@ -123,7 +123,7 @@ class ProxyConfigLoaderTest {
     @Test
     void connectStringKeyPgmuxDoesNotKnowIsRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> ServerTargets.fromConnectString("app", "host=h connect_query='SELECT 1'"));
+                () -> DatabaseEntry.parse("app", "host=h connect_query='SELECT 1'"));
         assertTrue(e.getMessage().startsWith("database app: unsupported key \"connect_query\""), e.getMessage());
     }
 
@@ -139,7 +139,7 @@ class ProxyConfigLoaderTest {
     @Test
     void everySslmodeOfLibpqIsAcceptedByItsName() {
         for (TlsMode mode : TlsMode.values()) {
-            assertEquals(mode, ServerTargets.fromConnectString("app", "sslmode=" + mode.configName()).tlsMode());
+            assertEquals(mode, DatabaseEntry.parse("app", "sslmode=" + mode.configName()).target().tlsMode());
         }
         assertEquals(TlsMode.VERIFY_FULL,
                 ServerTargets.fromUrl("postgresql://h/app?sslmode=verify-full").tlsMode());
@@ -148,7 +148,7 @@ class ProxyConfigLoaderTest {
     @Test
     void unknownSslmodeIsRefusedWithTheAcceptedValues() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> ServerTargets.fromConnectString("app", "sslmode=verify"));
+                () -> DatabaseEntry.parse("app", "sslmode=verify"));
         assertEquals("unsupported sslmode \"verify\": use disable, allow, prefer, require, verify-ca or verify-full",
                 e.getMessage());
     }

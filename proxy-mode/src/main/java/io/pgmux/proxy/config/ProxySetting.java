@@ -1,0 +1,439 @@
+package io.pgmux.proxy.config;
+
+import static io.pgmux.proxy.config.ProxySetting.Change.RELOAD;
+import static io.pgmux.proxy.config.ProxySetting.Change.RESTART;
+import static io.pgmux.proxy.config.Scopes.D;
+import static io.pgmux.proxy.config.Scopes.DU;
+import static io.pgmux.proxy.config.Scopes.G;
+import static io.pgmux.proxy.config.Scopes.GD;
+import static io.pgmux.proxy.config.Scopes.GDU;
+import static io.pgmux.proxy.config.Scopes.GU;
+import static io.pgmux.proxy.config.Scopes.NONE;
+
+import io.pgmux.core.config.ConfigKey;
+import io.pgmux.core.config.PoolConfig;
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.config.UnknownSetting;
+import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.proxy.server.ServerTls;
+import io.pgmux.proxy.server.TlsMode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Every key of PgBouncer 1.25's configuration, and pgmux's own, in one table: its type and default, whether RELOAD
+ * applies it, where PgBouncer takes it ({@code [pgbouncer]}, a {@code [databases]} entry, a {@code [users]} entry)
+ * and where pgmux takes it. A key PgBouncer has and pgmux does not take yet is logged and ignored in
+ * {@code [pgbouncer]} and refused by name in an entry. The pool settings core knows delegate their type, default
+ * and parsing to {@link ConfigKey}; an entry's pool setting names the global one it overrides.
+ */
+public enum ProxySetting {
+    // [databases] entries: where the database lives
+    HOST("host", Type.TEXT, "127.0.0.1", RESTART, D, D),
+    PORT("port", Type.INT, "5432", RESTART, D, D),
+    DBNAME("dbname", Type.TEXT, "", RESTART, D, D),
+    USER("user", Type.TEXT, "", RESTART, D, GD),
+    PASSWORD("password", Type.TEXT, "", RESTART, D, D),
+    SSLMODE("sslmode", Type.TLS_MODE, "", RESTART, D, NONE),
+
+    // the proxy's own
+    LISTEN_ADDR("listen_addr", Type.ADDRESS, "127.0.0.1", RESTART, G, G),
+    LISTEN_PORT("listen_port", Type.INT, "6432", RESTART, G, G),
+    AUTH_TYPE("auth_type", Type.AUTH_TYPE, "md5", RESTART, G, G),
+    AUTH_FILE("auth_file", Type.FILE, "", RESTART, G, G),
+    ADMIN_USERS("admin_users", Type.USERS, "", RELOAD, G, G),
+    STATS_USERS("stats_users", Type.USERS, "", RELOAD, G, G),
+    CLIENT_LOGIN_TIMEOUT("client_login_timeout", Type.SECONDS, "60", RESTART, G, G),
+    CLIENT_IDLE_TIMEOUT("client_idle_timeout", Type.SECONDS, "0", RESTART, G, GU),
+    IDLE_TRANSACTION_TIMEOUT("idle_transaction_timeout", Type.SECONDS, "0", RESTART, G, GU),
+    MAX_PREPARED_STATEMENTS("max_prepared_statements", Type.COUNT, "200", RESTART, G, G),
+    THREADS("threads", Type.COUNT, "0", RESTART, G, NONE),
+    SERVER_TLS_SSLMODE("server_tls_sslmode", Type.TLS_MODE, "prefer", RESTART, GD, G),
+    SERVER_TLS_CA_FILE("server_tls_ca_file", Type.FILE, "", RESTART, G, G),
+    SERVER_TLS_CERT_FILE("server_tls_cert_file", Type.FILE, "", RESTART, G, G),
+    SERVER_TLS_KEY_FILE("server_tls_key_file", Type.FILE, "", RESTART, G, G),
+    SERVER_TLS_PROTOCOLS("server_tls_protocols", Type.TLS_PROTOCOLS, "secure", RESTART, G, G),
+
+    // the pool settings, parsed by core's ConfigKey
+    POOL_MODE(ConfigKey.POOL_MODE, GDU, GDU),
+    POOL_SIZE("pool_size", ConfigKey.DEFAULT_POOL_SIZE, DU, DU),
+    DEFAULT_POOL_SIZE(ConfigKey.DEFAULT_POOL_SIZE, G, G),
+    MIN_POOL_SIZE(ConfigKey.MIN_POOL_SIZE, GD, GD),
+    RESERVE_POOL("reserve_pool", ConfigKey.RESERVE_POOL_SIZE, D, D),
+    RESERVE_POOL_SIZE(ConfigKey.RESERVE_POOL_SIZE, GDU, GDU),
+    RESERVE_POOL_TIMEOUT(ConfigKey.RESERVE_POOL_TIMEOUT, G, G),
+    QUERY_WAIT_TIMEOUT(ConfigKey.QUERY_WAIT_TIMEOUT, G, GDU),
+    SERVER_IDLE_TIMEOUT(ConfigKey.SERVER_IDLE_TIMEOUT, G, G),
+    SERVER_LIFETIME(ConfigKey.SERVER_LIFETIME, G, GD),
+    SERVER_CONNECT_TIMEOUT(ConfigKey.SERVER_CONNECT_TIMEOUT, G, G),
+    SERVER_LOGIN_RETRY(ConfigKey.SERVER_LOGIN_RETRY, G, G),
+    SERVER_CHECK_DELAY(ConfigKey.SERVER_CHECK_DELAY, G, G),
+    SERVER_CHECK_QUERY(ConfigKey.SERVER_CHECK_QUERY, G, G),
+    SERVER_RESET_QUERY(ConfigKey.SERVER_RESET_QUERY, G, G),
+    SERVER_RESET_QUERY_ALWAYS(ConfigKey.SERVER_RESET_QUERY_ALWAYS, G, G),
+    MAX_DB_CONNECTIONS(ConfigKey.MAX_DB_CONNECTIONS, GD, GD),
+    MAX_USER_CONNECTIONS(ConfigKey.MAX_USER_CONNECTIONS, GU, GU),
+    MAX_CLIENT_CONN(ConfigKey.MAX_CLIENT_CONN, G, G),
+    LEAK_DETECTION_THRESHOLD(ConfigKey.LEAK_DETECTION_THRESHOLD, G, NONE),
+    POOL_NAME(ConfigKey.POOL_NAME, G, NONE),
+
+    // PgBouncer's, not taken by pgmux yet
+    LOGFILE("logfile", G),
+    PIDFILE("pidfile", G),
+    UNIX_SOCKET_DIR("unix_socket_dir", G),
+    UNIX_SOCKET_MODE("unix_socket_mode", G),
+    UNIX_SOCKET_GROUP("unix_socket_group", G),
+    MAX_DB_CLIENT_CONNECTIONS("max_db_client_connections", GD),
+    MAX_USER_CLIENT_CONNECTIONS("max_user_client_connections", GU),
+    SERVER_ROUND_ROBIN("server_round_robin", G),
+    TRACK_EXTRA_PARAMETERS("track_extra_parameters", G),
+    IGNORE_STARTUP_PARAMETERS("ignore_startup_parameters", G),
+    PEER_ID("peer_id", G),
+    DISABLE_PQEXEC("disable_pqexec", G),
+    APPLICATION_NAME_ADD_HOST("application_name_add_host", G),
+    CONFFILE("conffile", G),
+    SERVICE_NAME("service_name", G),
+    JOB_NAME("job_name", G),
+    STATS_PERIOD("stats_period", G),
+    SCRAM_ITERATIONS("scram_iterations", G),
+    AUTH_HBA_FILE("auth_hba_file", G),
+    AUTH_IDENT_FILE("auth_ident_file", G),
+    AUTH_USER("auth_user", GD),
+    AUTH_QUERY("auth_query", GD),
+    AUTH_DBNAME("auth_dbname", GD),
+    AUTH_LDAP_OPTIONS("auth_ldap_options", G),
+    SYSLOG("syslog", G),
+    SYSLOG_IDENT("syslog_ident", G),
+    SYSLOG_FACILITY("syslog_facility", G),
+    LOG_CONNECTIONS("log_connections", G),
+    LOG_DISCONNECTIONS("log_disconnections", G),
+    LOG_POOLER_ERRORS("log_pooler_errors", G),
+    LOG_STATS("log_stats", G),
+    VERBOSE("verbose", G),
+    SERVER_FAST_CLOSE("server_fast_close", G),
+    AUTODB_IDLE_TIMEOUT("autodb_idle_timeout", G),
+    POOL_IDLE_TIMEOUT("pool_idle_timeout", G),
+    DNS_MAX_TTL("dns_max_ttl", G),
+    DNS_NXDOMAIN_TTL("dns_nxdomain_ttl", G),
+    DNS_ZONE_CHECK_PERIOD("dns_zone_check_period", G),
+    RESOLV_CONF("resolv_conf", G),
+    QUERY_WAIT_NOTIFY("query_wait_notify", G),
+    LOGIN_NOTIFY_MESSAGE("login_notify_message", G),
+    CLIENT_TLS_SSLMODE("client_tls_sslmode", G),
+    CLIENT_TLS_KEY_FILE("client_tls_key_file", G),
+    CLIENT_TLS_CERT_FILE("client_tls_cert_file", G),
+    CLIENT_TLS_CA_FILE("client_tls_ca_file", G),
+    CLIENT_TLS_PROTOCOLS("client_tls_protocols", G),
+    CLIENT_TLS_CIPHERS("client_tls_ciphers", G),
+    CLIENT_TLS13_CIPHERS("client_tls13_ciphers", G),
+    CLIENT_TLS_ECDHCURVE("client_tls_ecdhcurve", G),
+    CLIENT_TLS_DHEPARAMS("client_tls_dheparams", G),
+    SERVER_TLS_CIPHERS("server_tls_ciphers", G),
+    SERVER_TLS13_CIPHERS("server_tls13_ciphers", G),
+    QUERY_TIMEOUT("query_timeout", GU),
+    CANCEL_WAIT_TIMEOUT("cancel_wait_timeout", G),
+    TRANSACTION_TIMEOUT("transaction_timeout", GU),
+    SUSPEND_TIMEOUT("suspend_timeout", G),
+    PKT_BUF("pkt_buf", G),
+    MAX_PACKET_SIZE("max_packet_size", G),
+    LISTEN_BACKLOG("listen_backlog", G),
+    SBUF_LOOPCNT("sbuf_loopcnt", G),
+    SO_REUSEPORT("so_reuseport", G),
+    TCP_DEFER_ACCEPT("tcp_defer_accept", G),
+    TCP_SOCKET_BUFFER("tcp_socket_buffer", G),
+    TCP_KEEPALIVE("tcp_keepalive", G),
+    TCP_KEEPCNT("tcp_keepcnt", G),
+    TCP_KEEPIDLE("tcp_keepidle", G),
+    TCP_KEEPINTVL("tcp_keepintvl", G),
+    TCP_USER_TIMEOUT("tcp_user_timeout", G),
+    CONNECT_QUERY("connect_query", D),
+    LOAD_BALANCE_HOSTS("load_balance_hosts", D),
+    CLIENT_ENCODING("client_encoding", D),
+    DATESTYLE("datestyle", D),
+    TIMEZONE("timezone", D);
+
+    /** Where a key is written: the {@code [pgbouncer]} section, a {@code [databases]} or a {@code [users]} entry. */
+    public enum Scope { GLOBAL, DATABASE, USER }
+
+    /** Whether RELOAD applies a changed value, or it waits for a restart. */
+    public enum Change { RESTART, RELOAD }
+
+    /** How a value is written; {@link #POOL} values are core's {@link ConfigKey}'s to parse. */
+    public enum Type {
+        /** A whole number. */
+        INT,
+        /** A whole number of 0 or more. */
+        COUNT,
+        /** Whole seconds. */
+        SECONDS,
+        TEXT,
+        /** A host name or address; {@code *} is every IPv4 address. */
+        ADDRESS,
+        /** A file name, relative to the configuration file; empty is "not set". */
+        FILE,
+        /** Comma-separated user names. */
+        USERS,
+        AUTH_TYPE,
+        TLS_MODE,
+        /** PgBouncer's TLS protocol list ({@code secure}, {@code tlsv1.2,tlsv1.3}, …), kept as written. */
+        TLS_PROTOCOLS,
+        POOL
+    }
+
+    private static final Map<String, ProxySetting> BY_NAME = new HashMap<>();
+
+    static {
+        for (ProxySetting setting : values()) {
+            BY_NAME.put(setting.configName, setting);
+        }
+    }
+
+    private final String configName;
+    private final Type type;
+    private final String defaultText;
+    private final Change change;
+    private final Set<Scope> pgmux;
+    private final Set<Scope> pgbouncer;
+    private final ConfigKey poolKey;
+
+    ProxySetting(String configName, Type type, String defaultText, Change change, Set<Scope> pgmux,
+            Set<Scope> pgbouncer) {
+        this(configName, type, defaultText, change, pgmux, pgbouncer, null);
+    }
+
+    /** A pool setting under core's PgBouncer name. */
+    ProxySetting(ConfigKey poolKey, Set<Scope> pgmux, Set<Scope> pgbouncer) {
+        this(poolKey.pgbouncerName(), poolKey, pgmux, pgbouncer);
+    }
+
+    /** An entry's name for the pool setting {@code poolKey}. */
+    ProxySetting(String configName, ConfigKey poolKey, Set<Scope> pgmux, Set<Scope> pgbouncer) {
+        this(configName, Type.POOL, null, RELOAD, pgmux, pgbouncer, poolKey);
+    }
+
+    /** A key of PgBouncer's that pgmux does not take yet. */
+    ProxySetting(String configName, Set<Scope> pgbouncer) {
+        this(configName, Type.TEXT, "", RESTART, NONE, pgbouncer, null);
+    }
+
+    ProxySetting(String configName, Type type, String defaultText, Change change, Set<Scope> pgmux,
+            Set<Scope> pgbouncer, ConfigKey poolKey) {
+        this.configName = configName;
+        this.type = type;
+        this.defaultText = defaultText;
+        this.change = change;
+        this.pgmux = pgmux;
+        this.pgbouncer = pgbouncer;
+        this.poolKey = poolKey;
+    }
+
+    /** PgBouncer's name of the key (pgmux's for its own). */
+    public String configName() {
+        return configName;
+    }
+
+    public Type type() {
+        return type;
+    }
+
+    public Change change() {
+        return change;
+    }
+
+    /** The pool setting this key sets or overrides, or null for the proxy's own keys. */
+    public ConfigKey poolKey() {
+        return poolKey;
+    }
+
+    /** Whether pgmux takes the key in {@code scope}. */
+    public boolean takenIn(Scope scope) {
+        return pgmux.contains(scope);
+    }
+
+    /** Whether PgBouncer 1.25 takes the key in {@code scope}. */
+    public boolean pgbouncerTakesIn(Scope scope) {
+        return pgbouncer.contains(scope);
+    }
+
+    /** The default as SHOW CONFIG prints it. */
+    public String defaultText() {
+        return poolKey == null ? defaultText : PoolDefaults.TEXT.get(poolKey.pgbouncerName());
+    }
+
+    /** The key of this name (exactly as the table writes it), or null. */
+    public static ProxySetting named(String name) {
+        return BY_NAME.get(name);
+    }
+
+    /**
+     * The {@code [pgbouncer]} setting pgmux takes under {@code name}, also under core's other names of a pool
+     * setting (camelCase, HikariCP's); null when pgmux takes no such global setting.
+     */
+    public static ProxySetting global(String name) {
+        ProxySetting setting = BY_NAME.get(name);
+        if (setting != null && setting.takenIn(Scope.GLOBAL)) {
+            return setting;
+        }
+        ConfigKey key = ConfigKey.lookup(name);
+        if (key != null) {
+            for (ProxySetting s : values()) {
+                if (s.poolKey == key && s.takenIn(Scope.GLOBAL)) {
+                    return s;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The settings pgmux takes in {@code scope}, in table order ({@code GLOBAL}: SHOW CONFIG's rows). */
+    public static List<ProxySetting> all(Scope scope) {
+        List<ProxySetting> settings = new ArrayList<>();
+        for (ProxySetting s : values()) {
+            if (s.takenIn(scope)) {
+                settings.add(s);
+            }
+        }
+        return settings;
+    }
+
+    private static List<String> namesTakenIn(Scope scope) {
+        return all(scope).stream().map(ProxySetting::configName).toList();
+    }
+
+    /** "unknown {what} 'name'", naming the nearest key pgmux takes in {@code scope}. */
+    static String unknown(String what, String name, Scope scope) {
+        return UnknownSetting.message(what, name, UnknownSetting.nearest(name, namesTakenIn(scope)));
+    }
+
+    /**
+     * The key {@code name} of a {@code [databases]} or {@code [users]} entry.
+     *
+     * @throws IllegalArgumentException naming {@code owner}, the key and the keys pgmux takes there, when pgmux
+     *     does not take it there
+     */
+    static ProxySetting entryKey(Scope scope, String owner, String name) {
+        ProxySetting setting = BY_NAME.get(name);
+        if (setting != null && setting.takenIn(scope)) {
+            return setting;
+        }
+        String refusal;
+        if (setting == null) {
+            refusal = unknown("key", name, scope);
+        } else if (scope == Scope.DATABASE) {
+            refusal = "unsupported key \"" + name + "\"";
+        } else if (setting.pgbouncerTakesIn(scope)) {
+            refusal = "key \"" + name + "\" is not supported by pgmux yet";
+        } else {
+            refusal = "unknown key \"" + name + "\"";
+        }
+        throw new IllegalArgumentException(owner + ": " + refusal + " (supported: "
+                + String.join(", ", namesTakenIn(scope)) + ")");
+    }
+
+    /**
+     * An entry's value of this pool setting: pool_mode one of session, transaction, statement, the others whole
+     * numbers of 0 or more.
+     *
+     * @throws IllegalArgumentException naming {@code owner} and the key
+     */
+    String checkedEntryValue(String owner, String value) {
+        if (poolKey.type() == ConfigKey.Type.POOL_MODE) {
+            try {
+                PoolMode.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(owner + ": " + configName + " " + e.getMessage() + ", not \""
+                        + value + "\"");
+            }
+            return value;
+        }
+        int n;
+        try {
+            n = Integer.parseInt(value.strip());
+        } catch (NumberFormatException e) {
+            n = -1;
+        }
+        if (n < 0) {
+            throw new IllegalArgumentException(owner + ": " + configName + " must be a whole number of 0 or more, "
+                    + "not \"" + value + "\"");
+        }
+        return value;
+    }
+
+    /**
+     * The value of one of the proxy's own settings as written ({@code base} resolves file names).
+     *
+     * @throws IllegalArgumentException naming the key
+     */
+    Object parse(String text, Path base) {
+        return switch (type) {
+            case INT -> whole(text);
+            case COUNT -> checked(whole(text));
+            case SECONDS -> Duration.ofSeconds(whole(text));
+            case TEXT -> text;
+            case ADDRESS -> text.equals("*") ? "0.0.0.0" : text;
+            case FILE -> text.isBlank() ? null : base.resolve(text.strip());
+            case USERS -> users(text);
+            case AUTH_TYPE -> AuthType.fromConfig(text);
+            case TLS_MODE -> TlsMode.fromConfig(text);
+            case TLS_PROTOCOLS -> {
+                ServerTls.parseProtocols(text);
+                yield text;
+            }
+            case POOL -> throw new IllegalStateException(configName + " is core's to parse");
+        };
+    }
+
+    /** {@code value}, after the checks its type asks for. */
+    Object checked(Object value) {
+        if (type == Type.COUNT && (Integer) value < 0) {
+            throw new IllegalArgumentException(configName + " must be 0 or more, not " + value);
+        }
+        return value;
+    }
+
+    /** A value of the proxy's own settings as SHOW CONFIG prints it. */
+    String format(Object value) {
+        if (value == null) {
+            return "";
+        }
+        return switch (type) {
+            case SECONDS -> String.valueOf(((Duration) value).toSeconds());
+            case USERS -> {
+                @SuppressWarnings("unchecked")
+                List<String> users = (List<String>) value;
+                yield String.join(",", users);
+            }
+            case AUTH_TYPE -> ((AuthType) value).configName();
+            case TLS_MODE -> ((TlsMode) value).configName();
+            default -> String.valueOf(value);
+        };
+    }
+
+    private int whole(String text) {
+        try {
+            return Integer.parseInt(text.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(configName + " must be a whole number, not \"" + text + "\"");
+        }
+    }
+
+    private static List<String> users(String commaSeparated) {
+        List<String> users = new ArrayList<>();
+        for (String name : commaSeparated.split(",")) {
+            if (!name.isBlank()) {
+                users.add(name.strip());
+            }
+        }
+        return List.copyOf(users);
+    }
+
+    /** Core's proxy defaults as SHOW CONFIG prints them; a holder, so the table does not wait for a pool. */
+    private static final class PoolDefaults {
+        static final Map<String, String> TEXT = PoolConfig.proxyDefaults().build().describe();
+    }
+}
