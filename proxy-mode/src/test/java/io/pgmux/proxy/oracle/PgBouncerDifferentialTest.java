@@ -86,6 +86,7 @@ class PgBouncerDifferentialTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the two clients only have to stay connected
     void maxClientConnRefusesTheClientOverTheLimitAlike() throws Exception {
         Poolers p = start("max_client_conn = 2\n");
         assertSame(p, endpoint -> {
