@@ -21,6 +21,8 @@ import io.pgmux.core.pool.TooManyClientsException;
 import io.pgmux.proxy.auth.AuthStep;
 import io.pgmux.proxy.auth.ClientAuthenticator;
 import io.pgmux.proxy.auth.Secret;
+import io.pgmux.proxy.parameters.ClientParameters;
+import io.pgmux.proxy.prepared.NamedStatements;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.CancelRequest;

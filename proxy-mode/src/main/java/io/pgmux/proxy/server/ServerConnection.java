@@ -9,6 +9,7 @@ import io.pgmux.core.pool.ServerHandle;
 import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.auth.ServerLoginAuthenticator;
 import io.pgmux.proxy.auth.ServerLoginException;
+import io.pgmux.proxy.prepared.PreparedStatementCache;
 import io.pgmux.proxy.protocol.Authentication;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.BackendMessage;

@@ -1,10 +1,8 @@
-package io.pgmux.proxy.client;
+package io.pgmux.proxy.prepared;
 
 import io.netty.channel.Channel;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.ParseComplete;
-import io.pgmux.proxy.server.PreparedStatementCache;
-import io.pgmux.proxy.server.StatementKey;
 import java.util.ArrayDeque;
 import java.util.Map;
 

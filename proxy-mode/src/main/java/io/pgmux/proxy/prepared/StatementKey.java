@@ -1,4 +1,4 @@
-package io.pgmux.proxy.server;
+package io.pgmux.proxy.prepared;
 
 import io.pgmux.proxy.protocol.Parse;
 import java.util.Arrays;

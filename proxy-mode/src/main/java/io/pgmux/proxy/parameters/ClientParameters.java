@@ -1,4 +1,4 @@
-package io.pgmux.proxy.client;
+package io.pgmux.proxy.parameters;
 
 import io.pgmux.proxy.server.ServerConnection;
 import java.util.ArrayList;
@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
  * Before a server connection is used for this client, the differences are replayed with set_config, which reads a
  * value as the startup packet does: {@code SET search_path TO 'a,b'} would name one schema "a,b".
  */
-final class ClientParameters {
+public final class ClientParameters {
     /** The reported parameters PgBouncer keeps per client, in the order they are replayed. */
     private static final List<String> TRACKED = List.of("client_encoding", "DateStyle", "TimeZone", "IntervalStyle",
             "standard_conforming_strings", "application_name");
@@ -45,7 +45,7 @@ final class ClientParameters {
      *
      * @throws IllegalArgumentException for a malformed {@code options} value or setting name
      */
-    static ClientParameters fromStartup(Map<String, String> startup) {
+    public static ClientParameters fromStartup(Map<String, String> startup) {
         Map<String, String> requested = new LinkedHashMap<>();
         startup.forEach((name, value) -> {
             if (!NOT_SETTINGS.contains(name) && !name.startsWith("_pq_.")) {
@@ -115,7 +115,7 @@ final class ClientParameters {
      * Settles the values reported to the client at login: the server's parameters overridden by what the client
      * asked for, matched case-insensitively to the server's names. Returns them in report order.
      */
-    Map<String, String> welcome(Map<String, String> serverParameters) {
+    public Map<String, String> welcome(Map<String, String> serverParameters) {
         Map<String, String> report = new LinkedHashMap<>(serverParameters);
         List<String> notReported = new ArrayList<>();
         requested.forEach((name, value) -> {
@@ -151,12 +151,12 @@ final class ClientParameters {
     }
 
     /** The client's application_name as the server last reported it to the client; null if not reported. */
-    String applicationName() {
+    public String applicationName() {
         return reported[TRACKED.indexOf("application_name")];
     }
 
     /** The server reported a new value while linked to this client: the client now expects it. */
-    void onParameterStatus(String name, String value) {
+    public void onParameterStatus(String name, String value) {
         int i = TRACKED.indexOf(name);
         if (i >= 0 && reported[i] != null) {
             reported[i] = value;
@@ -167,7 +167,7 @@ final class ClientParameters {
      * The statements that give {@code server} this client's settings, or null when it has them already: RESET for
      * what the pooler set there for another client and this one did not ask for, set_config for what differs.
      */
-    String replayFor(ServerConnection server) {
+    public String replayFor(ServerConnection server) {
         StringBuilder resets = null;
         Map<String, String> serverUnreported = server.unreportedSettings();
         for (String name : serverUnreported.keySet()) {
@@ -196,7 +196,7 @@ final class ClientParameters {
     }
 
     /** After the replay succeeded: record the server's unreported settings, adopt the server's spelling. */
-    void replayed(ServerConnection server) {
+    public void replayed(ServerConnection server) {
         recordUnreportedOn(server);
         Map<String, String> serverReported = server.parameters();
         for (int i = 0; i < reported.length; i++) {
@@ -211,7 +211,7 @@ final class ClientParameters {
      * Reads a server's session settings for {@link #captured}: those set in this session, and the custom
      * ({@code prefix.name}) settings this client has, which PostgreSQL lists nowhere.
      */
-    String sessionSettingsQuery() {
+    public String sessionSettingsQuery() {
         StringBuilder sql = new StringBuilder(SESSION_SETTINGS);
         for (int i = 0; i < unreported.length; i += 2) {
             if (unreported[i].indexOf('.') >= 0) {
@@ -229,7 +229,7 @@ final class ClientParameters {
      * ParameterStatus keeps, and the server is known to have them; a custom setting without a value is gone.
      * False, and nothing changed, for a name that cannot be replayed: the server's settings are then unknown.
      */
-    boolean captured(List<String[]> rows, ServerConnection server) {
+    public boolean captured(List<String[]> rows, ServerConnection server) {
         List<String> settings = new ArrayList<>(rows.size() * 2);
         for (String[] row : rows) {
             if (row.length != 2 || row[0] == null || !NAME.matcher(row[0]).matches()) {

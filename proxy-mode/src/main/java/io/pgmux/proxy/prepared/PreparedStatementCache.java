@@ -1,4 +1,4 @@
-package io.pgmux.proxy.server;
+package io.pgmux.proxy.prepared;
 
 import java.util.Iterator;
 import java.util.LinkedHashMap;

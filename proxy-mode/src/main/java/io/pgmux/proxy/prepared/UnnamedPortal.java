@@ -1,4 +1,4 @@
-package io.pgmux.proxy.client;
+package io.pgmux.proxy.prepared;
 
 import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.FrontendMessage;

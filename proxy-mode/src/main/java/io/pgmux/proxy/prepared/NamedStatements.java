@@ -1,4 +1,4 @@
-package io.pgmux.proxy.client;
+package io.pgmux.proxy.prepared;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -13,9 +13,7 @@ import io.pgmux.proxy.protocol.Parse;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.ProtocolViolationException;
 import io.pgmux.proxy.protocol.StatementOrPortal;
-import io.pgmux.proxy.server.PreparedStatementCache;
 import io.pgmux.proxy.server.ServerConnection;
-import io.pgmux.proxy.server.StatementKey;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -26,7 +24,7 @@ import java.util.Map;
  * lacks is parsed there just before the client's Bind or Describe needs it. Errors are PostgreSQL's own
  * (42P05, 26000) and not fatal. The unnamed statement passes through unchanged. Used on the client's loop only.
  */
-final class NamedStatements {
+public final class NamedStatements {
     /** CommandComplete bodies of the commands that drop every prepared statement of the session. */
     private static final byte[] DEALLOCATE_ALL = CommandComplete.tag("DEALLOCATE ALL");
     private static final byte[] DISCARD_ALL = CommandComplete.tag("DISCARD ALL");
@@ -37,7 +35,7 @@ final class NamedStatements {
     private Channel client;
 
     /** Sends one client message to {@code server}, renaming statements and adding Parses where needed. */
-    void forward(FrontendMessage message, ServerConnection server, Channel client) {
+    public void forward(FrontendMessage message, ServerConnection server, Channel client) {
         this.server = server;
         this.client = client;
         try {
@@ -171,7 +169,7 @@ final class NamedStatements {
      * Accounts for the server message of {@code length} bytes at {@code at} in {@code frames}; false when it
      * answers a message the pooler added and must be dropped.
      */
-    boolean onResponse(ByteBuf frames, int at, int length, ServerConnection server) {
+    public boolean onResponse(ByteBuf frames, int at, int length, ServerConnection server) {
         byte type = frames.getByte(at);
         if (type == BackendMessage.COMMAND_COMPLETE && dropsAllStatements(frames, at + 5, length - 5)) {
             // sent as SQL: the server lost the pooler's statements too, and the client has none left
@@ -187,17 +185,17 @@ final class NamedStatements {
     }
 
     /** Whether an answer of the pooler's own is due before the next server message. */
-    boolean answerIsDue() {
+    public boolean answerIsDue() {
         return requests.answerIsDue();
     }
 
     /** Writes the pooler's own answers that are due now. */
-    void answerDue(Channel client) {
+    public void answerDue(Channel client) {
         requests.answerDue(client);
     }
 
     /** The server connection was released or lost: nothing is pending on it any more. */
-    void serverGone() {
+    public void serverGone() {
         requests.clear();
         server = null;
         client = null;
