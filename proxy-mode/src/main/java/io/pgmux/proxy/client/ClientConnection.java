@@ -302,7 +302,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
 
     /** Reports the server's parameters; the first client of a pool fetches them from a server connection. */
     private void welcome() {
-        Map<String, String> known = context.serverParameters().get(pool.key());
+        Map<String, String> known = context.welcomeCache().get(pool.key());
         if (known != null) {
             sendWelcome(known);
             return;
@@ -314,12 +314,12 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
                 failAcquire(failure);
                 return;
             }
-            Map<String, String> fetched = Map.copyOf(acquired.connection().parameters());
+            Map<String, String> fetched =
+                    context.welcomeCache().remember(pool.key(), acquired.connection().parameters());
             acquired.release();
             if (state == State.CLOSED) {
                 return;
             }
-            context.serverParameters().putIfAbsent(pool.key(), fetched);
             channel.config().setAutoRead(true);
             sendWelcome(fetched);
         }));
@@ -415,7 +415,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
         lease = acquired;
         server = acquired.connection();
         state = State.LINKING;
-        String replay = parameters.replayFor(server);
+        String replay = parameters.replayFor(server.parameters());
         if (replay == null) {
             link();
             return;
@@ -441,7 +441,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             fatal(ErrorResponse.fatal(error.sqlState(), error.message()));
             return;
         }
-        parameters.replayed(server);
+        parameters.replayed(server.parameters());
         link();
     }
 
@@ -461,7 +461,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
 
     private void onSessionSettings(List<String[]> rows, ErrorResponse error, Throwable failure) {
         if (lease != null) {
-            if (failure == null && error == null && parameters.captured(rows, server)) {
+            if (failure == null && error == null && parameters.captured(rows, server.parameters())) {
                 releaseServer();
             } else {
                 // its settings are unknown: the connection must not serve anyone else

@@ -1,10 +1,10 @@
 package io.pgmux.proxy.client;
 
 import io.netty.handler.ssl.SslContext;
-import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.PoolRegistry;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.auth.UserSecrets;
+import io.pgmux.proxy.parameters.WelcomeCache;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ServerConnection;
@@ -25,7 +25,7 @@ public final class ProxyContext {
     private volatile long clientIdleTimeoutNanos;
     private volatile long idleTransactionTimeoutNanos;
     private final Map<BackendKeyData, ClientConnection> clientsByKey = new ConcurrentHashMap<>();
-    private final Map<PoolKey, Map<String, String>> serverParameters = new ConcurrentHashMap<>();
+    private final WelcomeCache welcomeCache = new WelcomeCache();
     private volatile AdminRoute adminRoute = AdminRoute.NONE;
 
     /**
@@ -82,9 +82,8 @@ public final class ProxyContext {
         return clientsByKey;
     }
 
-    /** The parameters a server of the pool reported at login, reported to the pool's new clients. */
-    Map<PoolKey, Map<String, String>> serverParameters() {
-        return serverParameters;
+    WelcomeCache welcomeCache() {
+        return welcomeCache;
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.pgmux.proxy.parameters;
 
-import io.pgmux.proxy.server.ServerConnection;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -167,19 +166,18 @@ public final class ClientParameters {
      * The statements that give {@code server} this client's settings, or null when it has them already: RESET for
      * what the pooler set there for another client and this one did not ask for, set_config for what differs.
      */
-    public String replayFor(ServerConnection server) {
+    public String replayFor(ServerParameters server) {
         StringBuilder resets = null;
-        Map<String, String> serverUnreported = server.unreportedSettings();
+        Map<String, String> serverUnreported = server.unreported();
         for (String name : serverUnreported.keySet()) {
             if (!asksFor(name)) {
                 resets = start(resets).append("RESET ").append(name).append(';');
             }
         }
         StringBuilder sets = null;
-        Map<String, String> serverReported = server.parameters();
         for (int i = 0; i < reported.length; i++) {
             String value = reported[i];
-            String current = value == null ? null : serverReported.get(TRACKED.get(i));
+            String current = value == null ? null : server.get(TRACKED.get(i));
             if (current != null && !current.equals(value)) {
                 sets = appendSet(sets, TRACKED.get(i), value);
             }
@@ -196,11 +194,10 @@ public final class ClientParameters {
     }
 
     /** After the replay succeeded: record the server's unreported settings, adopt the server's spelling. */
-    public void replayed(ServerConnection server) {
+    public void replayed(ServerParameters server) {
         recordUnreportedOn(server);
-        Map<String, String> serverReported = server.parameters();
         for (int i = 0; i < reported.length; i++) {
-            String canonical = reported[i] == null ? null : serverReported.get(TRACKED.get(i));
+            String canonical = reported[i] == null ? null : server.get(TRACKED.get(i));
             if (canonical != null) {
                 reported[i] = canonical;
             }
@@ -229,7 +226,7 @@ public final class ClientParameters {
      * ParameterStatus keeps, and the server is known to have them; a custom setting without a value is gone.
      * False, and nothing changed, for a name that cannot be replayed: the server's settings are then unknown.
      */
-    public boolean captured(List<String[]> rows, ServerConnection server) {
+    public boolean captured(List<String[]> rows, ServerParameters server) {
         List<String> settings = new ArrayList<>(rows.size() * 2);
         for (String[] row : rows) {
             if (row.length != 2 || row[0] == null || !NAME.matcher(row[0]).matches()) {
@@ -247,8 +244,8 @@ public final class ClientParameters {
     }
 
     /** {@code server} now has exactly this client's unreported settings. */
-    private void recordUnreportedOn(ServerConnection server) {
-        Map<String, String> serverUnreported = server.unreportedSettings();
+    private void recordUnreportedOn(ServerParameters server) {
+        Map<String, String> serverUnreported = server.unreported();
         serverUnreported.keySet().removeIf(name -> !asksFor(name));
         for (int i = 0; i < unreported.length; i += 2) {
             serverUnreported.put(unreported[i], unreported[i + 1]);

@@ -119,8 +119,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
             if (error != null) {
                 throw new ServerErrorException(error);
             }
-            server.unreportedSettings().clear();
-            server.preparedStatements().clear();
+            server.resetSession();
             return null;
         });
     }

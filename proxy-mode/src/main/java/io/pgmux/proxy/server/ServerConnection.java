@@ -9,6 +9,7 @@ import io.pgmux.core.pool.ServerHandle;
 import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.auth.ServerLoginAuthenticator;
 import io.pgmux.proxy.auth.ServerLoginException;
+import io.pgmux.proxy.parameters.ServerParameters;
 import io.pgmux.proxy.prepared.PreparedStatementCache;
 import io.pgmux.proxy.protocol.Authentication;
 import io.pgmux.proxy.protocol.BackendKeyData;
@@ -27,14 +28,12 @@ import io.pgmux.proxy.protocol.StartupMessage;
 import io.pgmux.proxy.protocol.Terminate;
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import javax.net.ssl.SSLException;
 
 /**
@@ -51,10 +50,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     private final SslContext sslContext;
     private final ServerLoginAuthenticator authenticator;
     private final CompletableFuture<ServerConnection> opened = new CompletableFuture<>();
-    /** GUC_REPORT parameters as the server last reported them; read by clients on other loops. */
-    private final Map<String, String> parameters = new ConcurrentHashMap<>();
-    /** Parameters the server does not report (search_path, options -c …) as the pooler last set them. */
-    private final Map<String, String> unreportedSettings = new ConcurrentHashMap<>();
+    private final ServerParameters parameters = new ServerParameters();
     private final PreparedStatementCache preparedStatements;
 
     private Channel channel;
@@ -123,19 +119,20 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         return backendKeyData;
     }
 
-    /** The server's reported parameters (server_version, TimeZone, …), live. */
-    public Map<String, String> parameters() {
-        return Collections.unmodifiableMap(parameters);
-    }
-
-    /** Settings the pooler replayed that the server does not report back, live. */
-    public Map<String, String> unreportedSettings() {
-        return unreportedSettings;
+    /** The session parameters the server reported and those the pooler set here. */
+    public ServerParameters parameters() {
+        return parameters;
     }
 
     /** The statements the pooler prepared here for clients in transaction and statement mode. */
     public PreparedStatementCache preparedStatements() {
         return preparedStatements;
+    }
+
+    /** After server_reset_query: the session has neither the settings nor the statements the pooler gave it. */
+    public void resetSession() {
+        parameters.reset();
+        preparedStatements.clear();
     }
 
     /** The status of the last ReadyForQuery: a connection is clean for another client only when IDLE. */
@@ -326,8 +323,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         if (type == BackendMessage.READY_FOR_QUERY) {
             transactionStatus = ReadyForQuery.decode(message.body()).status();
         } else if (type == BackendMessage.PARAMETER_STATUS) {
-            ParameterStatus status = ParameterStatus.decode(message.body());
-            parameters.put(status.name(), status.value());
+            onParameterStatus(message);
         }
         ServerLink current = link;
         current.onServerMessage(message);
@@ -343,8 +339,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
                     }
                 }
                 case BackendMessage.PARAMETER_STATUS -> {
-                    ParameterStatus status = ParameterStatus.decode(message.body());
-                    parameters.put(status.name(), status.value());
+                    onParameterStatus(message);
                 }
                 case BackendMessage.READY_FOR_QUERY -> {
                     transactionStatus = ReadyForQuery.decode(message.body()).status();
@@ -379,8 +374,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
                 case BackendMessage.ERROR_RESPONSE -> failLogin(new ServerErrorException(
                         ErrorResponse.decode(message.body())));
                 case BackendMessage.PARAMETER_STATUS -> {
-                    ParameterStatus status = ParameterStatus.decode(message.body());
-                    parameters.put(status.name(), status.value());
+                    onParameterStatus(message);
                 }
                 case BackendMessage.BACKEND_KEY_DATA -> backendKeyData = BackendKeyData.decode(message.body());
                 case BackendMessage.READY_FOR_QUERY -> {
@@ -403,12 +397,16 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
+    private void onParameterStatus(BackendMessage message) {
+        ParameterStatus status = ParameterStatus.decode(message.body());
+        parameters.onParameterStatus(status.name(), status.value());
+    }
+
     /** Between clients the server may still speak: notices, parameter changes, or a FATAL before it closes. */
     private void onIdleMessage(BackendMessage message) {
         try {
             if (message.type() == BackendMessage.PARAMETER_STATUS) {
-                ParameterStatus status = ParameterStatus.decode(message.body());
-                parameters.put(status.name(), status.value());
+                onParameterStatus(message);
             } else if (message.type() == BackendMessage.ERROR_RESPONSE) {
                 ErrorResponse error = ErrorResponse.decode(message.body());
                 handle.markBroken(new ServerErrorException(error));

@@ -130,10 +130,10 @@ class NettyServerConnectorTest {
         try {
             assertNull(server.query("SET TimeZone = 'Asia/Tokyo'").toCompletableFuture().get(10, TimeUnit.SECONDS));
             assertEquals("Asia/Tokyo", server.parameters().get("TimeZone"));
-            server.unreportedSettings().put("search_path", "x");
+            server.parameters().unreported().put("search_path", "x");
             connector.reset(server, "DISCARD ALL").toCompletableFuture().get(10, TimeUnit.SECONDS);
             assertFalse("Asia/Tokyo".equals(server.parameters().get("TimeZone")));
-            assertTrue(server.unreportedSettings().isEmpty());
+            assertTrue(server.parameters().unreported().isEmpty());
             ErrorResponse error = server.query("SELECT * FROM no_such_table").toCompletableFuture()
                     .get(10, TimeUnit.SECONDS);
             assertEquals("42P01", error.sqlState());
