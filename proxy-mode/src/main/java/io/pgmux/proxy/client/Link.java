@@ -1,0 +1,490 @@
+package io.pgmux.proxy.client;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.pool.Lease;
+import io.pgmux.core.pool.Pool;
+import io.pgmux.core.pool.PoolException;
+import io.pgmux.proxy.parameters.ClientParameters;
+import io.pgmux.proxy.prepared.NamedStatements;
+import io.pgmux.proxy.protocol.BackendMessage;
+import io.pgmux.proxy.protocol.ErrorResponse;
+import io.pgmux.proxy.protocol.FrontendMessage;
+import io.pgmux.proxy.protocol.PoolerError;
+import io.pgmux.proxy.protocol.ProtocolViolationException;
+import io.pgmux.proxy.protocol.ReadyForQuery;
+import io.pgmux.proxy.protocol.ReadyForQuery.TransactionStatus;
+import io.pgmux.proxy.server.CancelSender;
+import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.proxy.server.ServerLink;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A logged-in client's link to the server connections it borrows (PgBouncer's client-server link, objects.c),
+ * one path from acquiring a server to giving it back: the client's first message acquires one, the client's
+ * settings are replayed on it, it is linked and both directions relay without copying, and at the
+ * ReadyForQuery that ends the transaction (transaction mode) or statement (statement mode) it goes back to
+ * the pool, after its session settings were read when the client changed some; in session mode at
+ * disconnect. A server whose state is unknown is dropped instead. Runs on the client's event loop; what the
+ * server sends is handed over from the server's loop when the two differ.
+ */
+final class Link implements ServerLink {
+    /**
+     * What a client may send while it waits for a server before the proxy stops reading from it: enough for
+     * any ordinary request (one Query, or a Parse/Bind/Execute/Sync batch), so that waiting costs no
+     * epoll_ctl calls to pause and resume reads, yet a client streaming COPY data cannot pile up memory.
+     */
+    private static final int PENDING_BYTES_LIMIT = 64 * 1024;
+
+    private enum State {
+        /** No server. */
+        IDLE,
+        /** Waiting for the pool to hand over a server. */
+        WAITING,
+        /** The server runs the replay of the client's settings; then it is linked. */
+        REPLAYING,
+        LINKED,
+        /** The server runs the read of the settings the client changed; then it goes back to the pool. */
+        READING_SETTINGS
+    }
+
+    private final ClientConnection client;
+    private final Channel channel;
+    private final Pool<ServerConnection> pool;
+    private final PoolMode poolMode;
+    private final ClientParameters parameters;
+    /** Null unless statements are renamed (transaction or statement mode, max_prepared_statements above 0). */
+    private final NamedStatements namedStatements;
+    private final ClientTraffic traffic;
+    private final ResponseFilter filter;
+    private final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
+    private int pendingBytes;
+
+    private State state = State.IDLE;
+    /** The client is gone or being closed: nothing more reaches it, and a server acquired now goes back. */
+    private boolean closed;
+    private Lease<ServerConnection> lease;
+    private ServerConnection server;
+    /** ReadyForQuery messages the server still owes: one per Query, Sync and FunctionCall sent. */
+    private int readyPending;
+    /** Extended-protocol messages were sent since the last Sync: the server is mid-batch. */
+    private boolean syncPending;
+
+    Link(ClientConnection client, Channel channel, Pool<ServerConnection> pool, ClientParameters parameters,
+            int maxPreparedStatements) {
+        this.client = client;
+        this.channel = channel;
+        this.pool = pool;
+        this.poolMode = pool.config().poolMode();
+        this.parameters = parameters;
+        this.namedStatements = poolMode != PoolMode.SESSION && maxPreparedStatements > 0
+                ? new NamedStatements() : null;
+        this.traffic = new ClientTraffic(pool.traffic());
+        this.filter = new ResponseFilter(channel, traffic, parameters, namedStatements,
+                poolMode != PoolMode.SESSION);
+    }
+
+    /** The server linked to the client now, or null; read from any thread, so possibly a moment old. */
+    ServerConnection server() {
+        return server;
+    }
+
+    boolean isWaiting() {
+        return state == State.WAITING;
+    }
+
+    // ---------------------------------------------------------------- client to server
+
+    /** A message of the client's in the query phase. */
+    void onClientMessage(FrontendMessage message) {
+        switch (state) {
+            case LINKED -> forward(message);
+            case IDLE -> {
+                if (message.type() == FrontendMessage.TERMINATE) {
+                    message.release();
+                    channel.close();
+                    return;
+                }
+                hold(message);
+                acquire();
+            }
+            default -> hold(message);
+        }
+    }
+
+    /** Keeps a message until a server is linked; stops reading once too much waits. */
+    void hold(FrontendMessage message) {
+        pending.add(message);
+        pendingBytes += message.content().readableBytes();
+        if (pendingBytes > PENDING_BYTES_LIMIT && channel.config().isAutoRead()) {
+            channel.config().setAutoRead(false);
+        }
+    }
+
+    private void forward(FrontendMessage message) {
+        switch (message.type()) {
+            case FrontendMessage.QUERY, FrontendMessage.FUNCTION_CALL -> expectReady();
+            case FrontendMessage.SYNC -> {
+                expectReady();
+                syncPending = false;
+            }
+            case FrontendMessage.PARSE, FrontendMessage.BIND, FrontendMessage.DESCRIBE, FrontendMessage.EXECUTE,
+                    FrontendMessage.CLOSE, FrontendMessage.FLUSH -> {
+                if (!syncPending && readyPending == 0) {
+                    traffic.queryStarted(System.nanoTime());
+                }
+                syncPending = true;
+            }
+            case FrontendMessage.TERMINATE -> {
+                message.release();
+                channel.close();
+                return;
+            }
+            default -> {
+                // COPY data flows through; the ReadyForQuery after it is already counted
+            }
+        }
+        traffic.received(message.content().readableBytes());
+        if (namedStatements != null) {
+            namedStatements.forward(message, server, channel);
+        } else {
+            server.write(message.content());
+        }
+    }
+
+    private void expectReady() {
+        if (readyPending == 0 && !syncPending) {
+            traffic.queryStarted(System.nanoTime());
+        }
+        readyPending++;
+    }
+
+    /** The client's receive buffer is drained: what was forwarded goes out. */
+    void flushToServer() {
+        if (state == State.LINKED && server != null) {
+            server.flush();
+        }
+    }
+
+    void onClientWritabilityChanged() {
+        ServerConnection current = server;
+        if (state == State.LINKED && current != null) {
+            if (!channel.isWritable()) {
+                channel.flush();
+            }
+            // asked again: the flush may have drained the buffer and run this handler for the writable event inside
+            current.channel().config().setAutoRead(channel.isWritable());
+        }
+    }
+
+    /** Forwards a cancel to the server only while this client's query runs there. */
+    void cancelRunningQuery(CancelSender cancelSender) {
+        ServerConnection current = server;
+        if (state == State.LINKED && readyPending > 0 && current != null && current.backendKeyData() != null) {
+            current.cancelSent(cancelSender.send(current.remoteAddress(), current.backendKeyData()));
+        }
+    }
+
+    // ---------------------------------------------------------------- acquire, replay, link
+
+    private void acquire() {
+        EventLoop loop = channel.eventLoop();
+        // A server on this client's own loop relays without handing every message to another thread.
+        Lease<ServerConnection> ready = pool.tryAcquire(loop);
+        if (ready != null) {
+            onAcquired(ready);
+            return;
+        }
+        state = State.WAITING;
+        pool.acquireAsync(loop).whenComplete((acquired, failure) -> {
+            // Handed over on this client's own loop (a server of its loop released): link at once. Queued
+            // behind the rest of the loop's ready sockets instead, the server would sit idle meanwhile.
+            if (loop.inEventLoop()) {
+                onWaitOver(acquired, failure);
+            } else {
+                loop.execute(() -> onWaitOver(acquired, failure));
+            }
+        });
+    }
+
+    private void onWaitOver(Lease<ServerConnection> acquired, Throwable failure) {
+        if (failure != null) {
+            state = State.IDLE;
+            client.failAcquire(failure);
+        } else {
+            onAcquired(acquired);
+        }
+    }
+
+    private void onAcquired(Lease<ServerConnection> acquired) {
+        if (closed) {
+            state = State.IDLE;
+            acquired.release();
+            return;
+        }
+        lease = acquired;
+        server = acquired.connection();
+        String replay = parameters.replayFor(server.parameters());
+        if (replay == null) {
+            link();
+            return;
+        }
+        state = State.REPLAYING;
+        EventLoop loop = channel.eventLoop();
+        server.query(replay).whenComplete((error, failure) -> loop.execute(() -> onReplayed(error, failure)));
+    }
+
+    private void onReplayed(ErrorResponse error, Throwable failure) {
+        if (failure != null) {
+            drop(failure);
+            if (!closed) {
+                client.fatal(PoolerError.serverConnCrashed());
+            }
+            return;
+        }
+        if (closed) {
+            release();
+            return;
+        }
+        if (error != null) {
+            release();
+            client.fatal(ErrorResponse.fatal(error.sqlState(), error.message()));
+            return;
+        }
+        parameters.replayed(server.parameters());
+        link();
+    }
+
+    private void link() {
+        state = State.LINKED;
+        server.link(this);
+        pendingBytes = 0;
+        FrontendMessage message;
+        while ((message = pending.poll()) != null) {
+            if (state != State.LINKED || closed) {
+                message.release();
+                continue;
+            }
+            try {
+                forward(message);
+            } catch (ProtocolViolationException violation) {
+                // outside channelRead nothing routes this to exceptionCaught
+                client.fatal(violation.toErrorResponse());
+            }
+        }
+        if (server != null) {
+            server.flush();
+        }
+        channel.config().setAutoRead(true);
+    }
+
+    // ---------------------------------------------------------------- server to client
+
+    @Override
+    public void onServerMessage(BackendMessage message) {
+        EventLoop loop = channel.eventLoop();
+        if (loop.inEventLoop()) {
+            relay(message);
+        } else {
+            loop.execute(() -> relay(message));
+        }
+    }
+
+    private void relay(BackendMessage message) {
+        if (state != State.LINKED || closed) {
+            message.release();
+            return;
+        }
+        BackendMessage rest = filter.inspect(message, server);
+        if (rest == null) {
+            return;
+        }
+        if (rest.type() == BackendMessage.READY_FOR_QUERY) {
+            onReadyForQuery(rest);
+        } else {
+            filter.relay(rest);
+        }
+    }
+
+    private void onReadyForQuery(BackendMessage message) {
+        TransactionStatus status = ReadyForQuery.decode(message.body()).status();
+        if (poolMode == PoolMode.STATEMENT && status != TransactionStatus.IDLE) {
+            refuseTransactionBlock(message);
+            return;
+        }
+        if (readyPending > 0) {
+            readyPending--;
+        }
+        boolean quiet = readyPending == 0 && !syncPending;
+        filter.relayReadyForQuery(message);
+        long now = System.nanoTime();
+        traffic.readyForQuery(now, status == TransactionStatus.IDLE, quiet, readyPending > 0);
+        if (quiet) {
+            client.quiet(status, now);
+            if (status == TransactionStatus.IDLE && poolMode != PoolMode.SESSION) {
+                endTransaction();
+            }
+        }
+    }
+
+    /** Statement mode: PgBouncer closes a client that opened a transaction block, after PostgreSQL's answer. */
+    private void refuseTransactionBlock(BackendMessage readyForQuery) {
+        filter.relayAllButLast(readyForQuery);
+        drop(new PoolException("transaction block in statement pooling mode"));
+        client.fatal(PoolerError.transactionBlocksNotAllowed());
+    }
+
+    /** The transaction (or statement) ended: the server goes back, once its settings are known. */
+    private void endTransaction() {
+        channel.flush();
+        if (filter.takeSettingsChanged()) {
+            readSessionSettings();
+            return;
+        }
+        release();
+        channel.config().setAutoRead(true);
+    }
+
+    /**
+     * Before a server connection on which this client ran SET goes back to the pool: reads its session
+     * settings, which the client keeps on every later server connection and the next client of this one has
+     * reset. What the client sends meanwhile waits, as for a server.
+     */
+    private void readSessionSettings() {
+        state = State.READING_SETTINGS;
+        List<String[]> rows = new ArrayList<>();
+        EventLoop loop = channel.eventLoop();
+        server.query(parameters.sessionSettingsQuery(), rows).whenComplete(
+                (error, failure) -> loop.execute(() -> onSessionSettings(rows, error, failure)));
+    }
+
+    private void onSessionSettings(List<String[]> rows, ErrorResponse error, Throwable failure) {
+        if (failure == null && error == null && parameters.captured(rows, server.parameters())) {
+            release();
+        } else {
+            // its settings are unknown: the connection must not serve anyone else
+            drop(failure != null ? failure : new PoolException("session settings unreadable"
+                    + (error != null ? ": " + error.message() : "")));
+        }
+        if (closed) {
+            return;
+        }
+        client.quiet(TransactionStatus.IDLE, System.nanoTime());
+        channel.config().setAutoRead(true);
+        FrontendMessage next = pending.peek();
+        if (next != null && next.type() == FrontendMessage.TERMINATE) {
+            channel.close();
+        } else if (next != null) {
+            acquire();
+        }
+    }
+
+    @Override
+    public void onServerReadComplete() {
+        EventLoop loop = channel.eventLoop();
+        if (loop.inEventLoop()) {
+            channel.flush();
+        } else {
+            loop.execute(channel::flush);
+        }
+    }
+
+    @Override
+    public void onServerWritabilityChanged(boolean writable) {
+        channel.eventLoop().execute(() -> {
+            ServerConnection current = server;
+            if (state == State.LINKED && current != null) {
+                // the event may be stale by now: act on the server's writability as it is
+                boolean now = current.channel().isWritable();
+                if (!now) {
+                    // what was relayed since the last read completed must go out, or the server never drains
+                    current.flush();
+                }
+                channel.config().setAutoRead(now);
+            }
+        });
+    }
+
+    @Override
+    public void onServerClosed(Throwable cause) {
+        channel.eventLoop().execute(() -> {
+            drop(cause);
+            if (!closed) {
+                client.fatal(PoolerError.serverConnCrashed());
+            }
+        });
+    }
+
+    // ---------------------------------------------------------------- release, drop
+
+    /** The client is closing with an error: nothing more is relayed or sent to the server. */
+    void close() {
+        closed = true;
+    }
+
+    /**
+     * The client disconnected: a clean server goes back, one with a query or transaction open is dropped. While
+     * a query of the pooler's own runs on it, that query's completion gives it back.
+     */
+    void clientClosed() {
+        closed = true;
+        FrontendMessage message;
+        while ((message = pending.poll()) != null) {
+            message.release();
+        }
+        if (lease == null || state == State.REPLAYING || state == State.READING_SETTINGS) {
+            return;
+        }
+        if (readyPending == 0 && !syncPending && server.transactionStatus() == TransactionStatus.IDLE) {
+            release();
+        } else {
+            drop(new PoolException("client disconnected with a query or transaction open"));
+        }
+    }
+
+    /** Gives the server back to the pool, once a cancel forwarded to it cannot reach the next client's query. */
+    private void release() {
+        ServerConnection released = server;
+        Lease<ServerConnection> held = unlink();
+        if (held == null) {
+            return;
+        }
+        CompletableFuture<Void> cancel = released.cancelInFlight();
+        if (cancel == null) {
+            held.release();
+        } else {
+            // the backend may not have seen the cancel yet: it must not reach the next client's query
+            cancel.whenComplete((v, e) -> held.release());
+        }
+    }
+
+    /** Closes the server instead of giving it back: its state is unknown or broken. */
+    private void drop(Throwable cause) {
+        Lease<ServerConnection> held = unlink();
+        if (held != null) {
+            held.discard(cause);
+        }
+    }
+
+    /** Ends the link and what was pending on the server; returns the lease to end, or null when none was held. */
+    private Lease<ServerConnection> unlink() {
+        Lease<ServerConnection> held = lease;
+        if (held == null) {
+            return null;
+        }
+        state = State.IDLE;
+        server.unlink(this);
+        lease = null;
+        server = null;
+        readyPending = 0;
+        syncPending = false;
+        if (namedStatements != null) {
+            namedStatements.serverGone();
+        }
+        return held;
+    }
+}

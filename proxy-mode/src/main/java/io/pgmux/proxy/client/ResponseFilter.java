@@ -1,0 +1,141 @@
+package io.pgmux.proxy.client;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.pgmux.proxy.parameters.ClientParameters;
+import io.pgmux.proxy.prepared.NamedStatements;
+import io.pgmux.proxy.protocol.BackendMessage;
+import io.pgmux.proxy.protocol.CommandComplete;
+import io.pgmux.proxy.protocol.ParameterStatus;
+import io.pgmux.proxy.server.ServerConnection;
+
+/**
+ * What the pooler reads in a linked server's responses on their way to the client, which get there as slices of
+ * the receive buffer, never copied: ParameterStatus (the client now expects that value), the CommandComplete of
+ * SET, RESET and DISCARD ALL (settings to read before the server goes back, in transaction and statement mode),
+ * and, where named statements are renamed, each message's place among the requests in flight, so that responses
+ * to the pooler's own messages are dropped and its own answers inserted in the server's order.
+ */
+final class ResponseFilter {
+    private static final byte[] SET_TAG = CommandComplete.tag("SET");
+    private static final byte[] RESET_TAG = CommandComplete.tag("RESET");
+    private static final byte[] DISCARD_ALL_TAG = CommandComplete.tag("DISCARD ALL");
+
+    private final Channel client;
+    private final ClientTraffic traffic;
+    private final ClientParameters parameters;
+    /** Null unless statements are renamed. */
+    private final NamedStatements namedStatements;
+    /** Transaction or statement mode: the server goes back between transactions, so SETs must be noticed. */
+    private final boolean inspects;
+    /** The client ran SET, RESET or DISCARD ALL on its server since the settings were last read. */
+    private boolean settingsChanged;
+
+    ResponseFilter(Channel client, ClientTraffic traffic, ClientParameters parameters,
+            NamedStatements namedStatements, boolean inspects) {
+        this.client = client;
+        this.traffic = traffic;
+        this.parameters = parameters;
+        this.namedStatements = namedStatements;
+        this.inspects = inspects;
+    }
+
+    /**
+     * Notes a SET among the server's messages (one, or a run) and, when statements are renamed, accounts for
+     * each with the named statements' pending requests.
+     * Writes at once what precedes a message to drop or an answer of the pooler's own that is due, so the
+     * client sees everything in the server's order; returns the rest, ending with the last message, or null
+     * when nothing is left.
+     */
+    BackendMessage inspect(BackendMessage message, ServerConnection server) {
+        if (!inspects) {
+            return message;
+        }
+        ByteBuf frames = message.content();
+        int start = frames.readerIndex();
+        int end = frames.writerIndex();
+        int from = start;
+        int at = start;
+        int last = start;
+        while (at < end) {
+            int next = at + 1 + frames.getInt(at + 1);
+            last = at;
+            if (frames.getByte(at) == BackendMessage.COMMAND_COMPLETE && changesSettings(frames, at, next)) {
+                settingsChanged = true;
+            }
+            if (namedStatements == null) {
+                at = next;
+                continue;
+            }
+            if (!namedStatements.onResponse(frames, at, next - at, server)) {
+                writeRelayed(frames, from, at);
+                from = next;
+                namedStatements.answerDue(client);
+            } else if (next < end && namedStatements.answerIsDue()) {
+                writeRelayed(frames, from, next);
+                from = next;
+                namedStatements.answerDue(client);
+            }
+            at = next;
+        }
+        if (from == start) {
+            return message;
+        }
+        BackendMessage rest = from == end ? null
+                : new BackendMessage(message.type(), frames.retainedSlice(from, end - from), last - from);
+        message.release();
+        return rest;
+    }
+
+    /** SET, RESET and DISCARD ALL change session settings that the server does not report. */
+    private static boolean changesSettings(ByteBuf frames, int at, int next) {
+        int tagStart = at + 5;
+        int tagLength = next - tagStart;
+        return CommandComplete.hasTag(frames, tagStart, tagLength, SET_TAG)
+                || CommandComplete.hasTag(frames, tagStart, tagLength, RESET_TAG)
+                || CommandComplete.hasTag(frames, tagStart, tagLength, DISCARD_ALL_TAG);
+    }
+
+    /** Relays a run that does not end in ReadyForQuery, then the pooler's own answers due after it. */
+    void relay(BackendMessage message) {
+        if (message.type() == BackendMessage.PARAMETER_STATUS) {
+            ParameterStatus status = ParameterStatus.decode(message.body());
+            parameters.onParameterStatus(status.name(), status.value());
+        }
+        write(message);
+        if (namedStatements != null) {
+            namedStatements.answerDue(client);
+        }
+    }
+
+    /** Relays a run as it is: one ending in ReadyForQuery, after which nothing of the pooler's own is due. */
+    void relayReadyForQuery(BackendMessage message) {
+        write(message);
+    }
+
+    private void write(BackendMessage message) {
+        traffic.sent(message.content().readableBytes());
+        client.write(message.content(), client.voidPromise());
+    }
+
+    /** Relays a run's messages but its last, which is dropped. */
+    void relayAllButLast(BackendMessage message) {
+        ByteBuf frames = message.content();
+        writeRelayed(frames, frames.readerIndex(), frames.readerIndex() + message.lastOffset());
+        message.release();
+    }
+
+    private void writeRelayed(ByteBuf frames, int from, int to) {
+        if (to > from) {
+            traffic.sent(to - from);
+            client.write(frames.retainedSlice(from, to - from), client.voidPromise());
+        }
+    }
+
+    /** Whether the client changed settings since the last call. */
+    boolean takeSettingsChanged() {
+        boolean changed = settingsChanged;
+        settingsChanged = false;
+        return changed;
+    }
+}
