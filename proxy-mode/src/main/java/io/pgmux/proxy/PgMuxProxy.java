@@ -359,7 +359,7 @@ public final class PgMuxProxy implements AutoCloseable {
             return this;
         }
 
-        /** How often waiters are timed out and idle connections are checked (default 333 ms). */
+        /** How often waiters, idle connections and the clients' timeouts are checked (default 333 ms). */
         public Builder janitorPeriod(Duration period) {
             this.janitorPeriod = Objects.requireNonNull(period, "period");
             return this;
@@ -453,12 +453,7 @@ public final class PgMuxProxy implements AutoCloseable {
             ProxyContext context = new ProxyContext(registry, targets, secrets, s.get(ProxySetting.AUTH_TYPE),
                     clientTls, new CancelSender(transport), clientLoginTimeout.toMillis(), maxPrepared);
             context.idleTimeouts(clientIdleTimeout, idleTransactionTimeout);
-            long shortest = Math.min(positiveOrMax(clientIdleTimeout), positiveOrMax(idleTransactionTimeout));
-            if (shortest != Long.MAX_VALUE) {
-                long period = Math.max(50, Math.min(1_000, shortest / 4));
-                transport.group().next().scheduleAtFixedRate(context::checkTimeouts, period, period,
-                        TimeUnit.MILLISECONDS);
-            }
+            registry.addJanitorChore(context.clientTimeouts());
             ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
             AtomicReference<PgMuxProxy> started = new AtomicReference<>();
             Callable<Builder> source = reloadFrom;
@@ -494,10 +489,6 @@ public final class PgMuxProxy implements AutoCloseable {
                     Map.copyOf(databases), s, console);
             started.set(proxy);
             return proxy;
-        }
-
-        private static long positiveOrMax(Duration d) {
-            return d.isZero() || d.isNegative() ? Long.MAX_VALUE : d.toMillis();
         }
 
         private static NettyServerConnector connector(Transport transport, Map<String, ServerTarget> targets,

@@ -1,5 +1,7 @@
 package io.pgmux.core.pool;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -9,7 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one periodic task (PgBouncer's janitor, HikariCP's house keeper): expires waiters, closes idle and
- * aged connections, refills to min, opens the reserve, reports leaks and rolls the stats period.
+ * aged connections, refills to min, opens the reserve, reports leaks and rolls the stats period; then runs the
+ * chores of the registry's owner (the proxy's client timeouts).
  */
 final class Janitor implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(Janitor.class);
@@ -18,6 +21,7 @@ final class Janitor implements Runnable {
     private final PoolClock clock;
     private final long statsPeriodNanos;
     private long statsPeriodStart;
+    private final List<Runnable> chores = new CopyOnWriteArrayList<>();
     private final ReentrantLock running = new ReentrantLock();
     private ScheduledFuture<?> scheduled;
 
@@ -30,6 +34,10 @@ final class Janitor implements Runnable {
 
     void schedule(ScheduledExecutorService executor, long periodNanos) {
         scheduled = executor.scheduleWithFixedDelay(this, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
+    }
+
+    void add(Runnable chore) {
+        chores.add(chore);
     }
 
     void cancel() {
@@ -55,6 +63,9 @@ final class Janitor implements Runnable {
                     pool.traffic().rollPeriod(period);
                 }
                 statsPeriodStart = now;
+            }
+            for (Runnable chore : chores) {
+                chore.run();
             }
         } catch (RuntimeException e) {
             // Never let one bad run cancel the schedule: that would silently stop every timeout.

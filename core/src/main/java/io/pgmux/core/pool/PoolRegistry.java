@@ -293,6 +293,15 @@ public final class PoolRegistry<S> implements AutoCloseable {
                 || (a.config().maxUserConnections() > 0 && a.key().user().equals(b.key().user()));
     }
 
+    /**
+     * Runs {@code chore} at the end of every janitor pass, on the janitor's thread: the owner's periodic work
+     * (the proxy checks its clients' timeouts there, as PgBouncer's janitor does), so that one clock drives it
+     * all. A chore must not block.
+     */
+    public void addJanitorChore(Runnable chore) {
+        janitor.add(Objects.requireNonNull(chore, "chore"));
+    }
+
     /** One janitor pass now; for tests with a manual clock, and for callers that schedule it themselves. */
     public void runJanitor() {
         janitor.run();

@@ -7,7 +7,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.pgmux.core.pool.ClientSlot;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolClosedException;
@@ -37,7 +36,6 @@ import io.pgmux.proxy.server.ServerTarget;
 import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,7 +63,6 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     private Channel channel;
     private State state = State.STARTUP;
-    private ScheduledFuture<?> loginTimeout;
     private String user;
     private Pool<ServerConnection> pool;
     private ClientSlot slot;
@@ -74,10 +71,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     private BackendKeyData key;
     /** From login on, for clients of a pool. */
     private Link link;
-    /** Since when the client has sent nothing while outside a transaction; 0 while it is busy. */
-    private volatile long idleSinceNanos;
-    /** Since when the client has sent nothing inside an open transaction; 0 otherwise. */
-    private volatile long idleInTransactionSinceNanos;
+    /** The timeout running for this client, or null; read with {@link #timeoutSinceNanos} by the janitor. */
+    private volatile ClientTimeouts.Timeout timeout;
+    /** Since when {@link #timeout} runs; written before it. */
+    private volatile long timeoutSinceNanos;
     private long connectedAtMillis;
     private String applicationName = "";
     /** The startup named the admin console's database: no pool, no max_client_conn slot, as in PgBouncer. */
@@ -95,14 +92,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
         connectedAtMillis = System.currentTimeMillis();
-        long timeout = context.clientLoginTimeoutMillis();
-        if (timeout > 0) {
-            loginTimeout = channel.eventLoop().schedule(() -> {
-                if (state == State.STARTUP || state == State.LOGIN) {
-                    fatal(PoolerError.clientLoginTimeout());
-                }
-            }, timeout, TimeUnit.MILLISECONDS);
-        }
+        startTimeout(ClientTimeouts.Timeout.LOGIN, System.nanoTime());
+        context.clientTimeouts().loginStarted(this);
     }
 
     @Override
@@ -225,6 +216,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             case AUTHENTICATED -> {
                 // its SCRAM state (nonces, messages, keys) is of no use once logged in: idle clients must not keep it
                 authenticator = null;
+                endLogin();
                 if (console) {
                     openConsole();
                     return;
@@ -246,10 +238,6 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (refused != null) {
             fatal(refused);
             return;
-        }
-        if (loginTimeout != null) {
-            loginTimeout.cancel(false);
-            loginTimeout = null;
         }
         state = State.CLOSED;
         decoder.loginComplete();
@@ -293,22 +281,15 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         key = ours;
         channel.write(ours, channel.voidPromise());
         channel.writeAndFlush(ReadyForQuery.IDLE, channel.voidPromise());
-        if (loginTimeout != null) {
-            loginTimeout.cancel(false);
-            loginTimeout = null;
-        }
         state = State.READY;
-        idleSinceNanos = System.nanoTime();
+        startTimeout(ClientTimeouts.Timeout.IDLE, System.nanoTime());
     }
 
     // ---------------------------------------------------------------- query phase
 
     private void onQueryMessage(FrontendMessage message) {
-        if (idleSinceNanos != 0) {
-            idleSinceNanos = 0;
-        }
-        if (idleInTransactionSinceNanos != 0) {
-            idleInTransactionSinceNanos = 0;
+        if (timeout != null) {
+            timeout = null;
         }
         switch (state) {
             case READY -> link.onClientMessage(message);
@@ -331,30 +312,40 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** The server owes nothing more: the client's idle timeouts run from now. */
+    /** The server owes nothing more: the client's idle timeout, in or outside a transaction, runs from now. */
     void quiet(ReadyForQuery.TransactionStatus status, long now) {
-        if (status == ReadyForQuery.TransactionStatus.IDLE) {
-            idleSinceNanos = now;
-        } else {
-            idleInTransactionSinceNanos = now;
-        }
+        startTimeout(status == ReadyForQuery.TransactionStatus.IDLE ? ClientTimeouts.Timeout.IDLE
+                : ClientTimeouts.Timeout.IDLE_IN_TRANSACTION, now);
     }
 
-    /** Called from the timeout sweep on any thread: hops to this client's loop only when a timeout passed. */
-    void checkTimeouts(long now, long clientIdleTimeoutNanos, long idleTransactionTimeoutNanos) {
-        long idle = idleSinceNanos;
-        long inTransaction = idleInTransactionSinceNanos;
-        if (clientIdleTimeoutNanos > 0 && idle != 0 && now - idle >= clientIdleTimeoutNanos) {
+    // ---------------------------------------------------------------- timeouts
+
+    private void startTimeout(ClientTimeouts.Timeout started, long now) {
+        timeoutSinceNanos = now;
+        timeout = started;
+    }
+
+    /** Logged in, or gone: client_login_timeout no longer applies. */
+    private void endLogin() {
+        timeout = null;
+        context.clientTimeouts().loginEnded(this);
+    }
+
+    /**
+     * Called by the janitor on its own thread: hops to this client's loop only when its timeout passed, and
+     * closes it there unless it has sent something meanwhile.
+     */
+    void checkTimeout(long now, ClientTimeouts timeouts) {
+        ClientTimeouts.Timeout running = timeout;
+        long since = timeoutSinceNanos;
+        if (running == null) {
+            return;
+        }
+        long limit = timeouts.limitNanos(running);
+        if (limit > 0 && now - since >= limit) {
             channel.eventLoop().execute(() -> {
-                if (idleSinceNanos == idle && state != State.CLOSED) {
-                    fatal(PoolerError.clientIdleTimeout());
-                }
-            });
-        } else if (idleTransactionTimeoutNanos > 0 && inTransaction != 0
-                && now - inTransaction >= idleTransactionTimeoutNanos) {
-            channel.eventLoop().execute(() -> {
-                if (idleInTransactionSinceNanos == inTransaction && state != State.CLOSED) {
-                    fatal(PoolerError.idleTransactionTimeout());
+                if (timeout == running && timeoutSinceNanos == since && state != State.CLOSED) {
+                    fatal(running.error());
                 }
             });
         }
@@ -420,9 +411,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         state = State.CLOSED;
-        if (loginTimeout != null) {
-            loginTimeout.cancel(false);
-        }
+        endLogin();
         if (key != null) {
             context.clientsByKey().remove(key, this);
         }

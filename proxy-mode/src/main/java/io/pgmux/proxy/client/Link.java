@@ -373,12 +373,13 @@ final class Link implements ServerLink {
         if (closed) {
             return;
         }
-        client.quiet(TransactionStatus.IDLE, System.nanoTime());
         channel.config().setAutoRead(true);
         FrontendMessage next = pending.peek();
-        if (next != null && next.type() == FrontendMessage.TERMINATE) {
+        if (next == null) {
+            client.quiet(TransactionStatus.IDLE, System.nanoTime());
+        } else if (next.type() == FrontendMessage.TERMINATE) {
             channel.close();
-        } else if (next != null) {
+        } else {
             acquire();
         }
     }

@@ -20,11 +20,9 @@ public final class ProxyContext {
     private final AuthType authType;
     private final SslContext clientTls;
     private final CancelSender cancelSender;
-    private final long clientLoginTimeoutMillis;
     private final int maxPreparedStatements;
-    private volatile long clientIdleTimeoutNanos;
-    private volatile long idleTransactionTimeoutNanos;
     private final Map<BackendKeyData, ClientConnection> clientsByKey = new ConcurrentHashMap<>();
+    private final ClientTimeouts clientTimeouts;
     private final WelcomeCache welcomeCache = new WelcomeCache();
     private volatile AdminRoute adminRoute = AdminRoute.NONE;
 
@@ -43,7 +41,7 @@ public final class ProxyContext {
         this.authType = authType;
         this.clientTls = clientTls;
         this.cancelSender = cancelSender;
-        this.clientLoginTimeoutMillis = clientLoginTimeoutMillis;
+        this.clientTimeouts = new ClientTimeouts(clientsByKey.values(), clientLoginTimeoutMillis);
     }
 
     public PoolRegistry<ServerConnection> registry() {
@@ -70,10 +68,6 @@ public final class ProxyContext {
         return cancelSender;
     }
 
-    long clientLoginTimeoutMillis() {
-        return clientLoginTimeoutMillis;
-    }
-
     int maxPreparedStatements() {
         return maxPreparedStatements;
     }
@@ -86,26 +80,14 @@ public final class ProxyContext {
         return welcomeCache;
     }
 
-    /**
-     * PgBouncer's client_idle_timeout and idle_transaction_timeout; zero turns each off. Enforced by
-     * {@link #checkTimeouts()}, which the owner runs periodically.
-     */
+    /** PgBouncer's client_idle_timeout and idle_transaction_timeout; zero turns each off. */
     public void idleTimeouts(java.time.Duration clientIdle, java.time.Duration idleTransaction) {
-        this.clientIdleTimeoutNanos = clientIdle.toNanos();
-        this.idleTransactionTimeoutNanos = idleTransaction.toNanos();
+        clientTimeouts.idle(clientIdle, idleTransaction);
     }
 
-    /** Disconnects the clients idle for longer than the timeouts allow (PgBouncer's janitor does this). */
-    public void checkTimeouts() {
-        long clientIdle = clientIdleTimeoutNanos;
-        long idleTransaction = idleTransactionTimeoutNanos;
-        if (clientIdle <= 0 && idleTransaction <= 0) {
-            return;
-        }
-        long now = System.nanoTime();
-        for (ClientConnection client : clientsByKey.values()) {
-            client.checkTimeouts(now, clientIdle, idleTransaction);
-        }
+    /** The check of every client's timeouts, for the owner to run periodically (on core's janitor). */
+    public ClientTimeouts clientTimeouts() {
+        return clientTimeouts;
     }
 
     AdminRoute adminRoute() {
