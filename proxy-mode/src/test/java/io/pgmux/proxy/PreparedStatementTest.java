@@ -1,5 +1,6 @@
 package io.pgmux.proxy;
 
+import static io.pgmux.proxy.RawClient.cstring;
 import static io.pgmux.proxy.RawClient.firstColumn;
 import static io.pgmux.proxy.RawClient.types;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -167,6 +168,26 @@ class PreparedStatementTest {
             List<RawClient.Message> result = b.readUntilReady();
             assertEquals("12DC12DCZ", types(result));
             assertEquals(List.of("new", "known"), RawClient.firstColumns(result));
+        }
+    }
+
+    /**
+     * A Parse of a statement the server has, pipelined behind another batch's Sync, is answered after that
+     * batch's ReadyForQuery and before its own.
+     */
+    @Test
+    void theAnswerToAParsePipelinedBehindASyncComesAfterTheReadyForQueryBeforeIt() throws Exception {
+        start(1, 200);
+        try (RawClient c = login()) {
+            prepare(c, "KNOWN", "SELECT 'known'");
+            c.sendRaw(RawClient.concat(
+                    RawClient.frame('P', RawClient.concat(cstring("NEW"), cstring("SELECT 'new'"), new byte[2])),
+                    RawClient.frame('S', new byte[0]),
+                    RawClient.frame('P', RawClient.concat(cstring("AGAIN"), cstring("SELECT 'known'"), new byte[2])),
+                    RawClient.frame('S', new byte[0])));
+            assertEquals("1Z", types(c.readUntilReady()));
+            assertEquals("1Z", types(c.readUntilReady()));
+            assertEquals("known", firstColumn(bindAndExecute(c, "AGAIN")));
         }
     }
 

@@ -81,10 +81,7 @@ final class RawClient implements AutoCloseable {
     }
 
     void send(char type, byte[] body) throws IOException {
-        out.writeByte(type);
-        out.writeInt(body.length + 4);
-        out.write(body);
-        out.flush();
+        sendRaw(frame(type, body));
     }
 
     void sendRaw(byte[] bytes) throws IOException {
@@ -196,6 +193,13 @@ final class RawClient implements AutoCloseable {
             }
         }
         return values;
+    }
+
+    /** One message as on the wire, to send several in one write with {@link #sendRaw}. */
+    static byte[] frame(char type, byte[] body) {
+        int length = body.length + 4;
+        return concat(new byte[] {(byte) type, (byte) (length >>> 24), (byte) (length >>> 16), (byte) (length >>> 8),
+                (byte) length}, body);
     }
 
     static byte[] cstring(String s) {

@@ -320,7 +320,7 @@ final class Link implements ServerLink {
             readyPending--;
         }
         boolean quiet = readyPending == 0 && !syncPending;
-        filter.relayReadyForQuery(message);
+        filter.relay(message);
         long now = System.nanoTime();
         traffic.readyForQuery(now, status == TransactionStatus.IDLE, quiet, readyPending > 0);
         if (quiet) {

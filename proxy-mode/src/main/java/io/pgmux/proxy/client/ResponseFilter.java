@@ -96,26 +96,20 @@ final class ResponseFilter {
                 || CommandComplete.hasTag(frames, tagStart, tagLength, DISCARD_ALL_TAG);
     }
 
-    /** Relays a run that does not end in ReadyForQuery, then the pooler's own answers due after it. */
+    /**
+     * Relays a run, then the pooler's own answers due after it: after a ReadyForQuery, those to a batch the
+     * client pipelined behind that Sync.
+     */
     void relay(BackendMessage message) {
         if (message.type() == BackendMessage.PARAMETER_STATUS) {
             ParameterStatus status = ParameterStatus.decode(message.body());
             parameters.onParameterStatus(status.name(), status.value());
         }
-        write(message);
+        traffic.sent(message.content().readableBytes());
+        client.write(message.content(), client.voidPromise());
         if (namedStatements != null) {
             namedStatements.answerDue(client);
         }
-    }
-
-    /** Relays a run as it is: one ending in ReadyForQuery, after which nothing of the pooler's own is due. */
-    void relayReadyForQuery(BackendMessage message) {
-        write(message);
-    }
-
-    private void write(BackendMessage message) {
-        traffic.sent(message.content().readableBytes());
-        client.write(message.content(), client.voidPromise());
     }
 
     /** Relays a run's messages but its last, which is dropped. */
