@@ -3,8 +3,6 @@ package io.pgmux.jdbc.logical;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.LentServer;
 import io.pgmux.jdbc.physical.PhysicalConnection;
-import io.pgmux.jdbc.pool.Admission;
-import io.pgmux.jdbc.pool.JdbcPool;
 import io.pgmux.jdbc.sql.Classification;
 import io.pgmux.jdbc.sql.PinReason;
 import io.pgmux.jdbc.sql.TransactionControl;
@@ -59,7 +57,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         }
     }
 
-    private final JdbcPool pool;
+    private final ServerPool pool;
     private final PoolMode mode;
     /** How the pool counted this client, to count it out the same way. */
     private final Admission admission;
@@ -86,9 +84,9 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private volatile boolean closed;
 
     /** A client the pool admitted as {@code admission}. */
-    public LogicalConnection(JdbcPool pool, Admission admission) throws SQLException {
+    public LogicalConnection(ServerPool pool, Admission admission) throws SQLException {
         this.pool = pool;
-        this.mode = pool.config().poolMode();
+        this.mode = pool.poolMode();
         this.admission = admission;
         SessionDefaults d = pool.sessionDefaults();
         this.autoCommit = d.autoCommit;
@@ -136,10 +134,6 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     }
 
     // ---------------------------------------------------------------- borrowing and returning
-
-    JdbcPool pool() {
-        return pool;
-    }
 
     PoolMode mode() {
         return mode;

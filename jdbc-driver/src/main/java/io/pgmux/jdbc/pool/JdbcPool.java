@@ -12,7 +12,10 @@ import io.pgmux.core.pool.PoolTimeoutException;
 import io.pgmux.core.pool.ServerLoginException;
 import io.pgmux.core.pool.TooManyClientsException;
 import io.pgmux.core.stats.IMetricsTracker;
+import io.pgmux.jdbc.logical.Admission;
 import io.pgmux.jdbc.logical.LogicalConnection;
+import io.pgmux.jdbc.logical.ServerDefaults;
+import io.pgmux.jdbc.logical.ServerPool;
 import io.pgmux.jdbc.logical.SessionDefaults;
 import io.pgmux.jdbc.physical.PgjdbcConnector;
 import io.pgmux.jdbc.physical.PhysicalConnection;
@@ -33,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * One pool of pgjdbc connections to one target and user, and the factory of the logical connections
  * that borrow from it. Shared by every {@code getConnection()} of a driver URL or a DataSource.
  */
-public final class JdbcPool implements AutoCloseable {
+public final class JdbcPool implements ServerPool, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JdbcPool.class);
     /** How long close() waits for leases in use to come back before closing them anyway. */
     private static final long DRAIN_SECONDS = 30;
@@ -87,15 +90,22 @@ public final class JdbcPool implements AutoCloseable {
         return pool.config();
     }
 
+    @Override
+    public PoolMode poolMode() {
+        return pool.config().poolMode();
+    }
+
     /** The engine pool behind this JDBC pool, for stats and management. */
     public Pool<PhysicalConnection> pool() {
         return pool;
     }
 
+    @Override
     public SqlClassifier classifier() {
         return classifier;
     }
 
+    @Override
     public SessionDefaults sessionDefaults() {
         return sessionDefaults;
     }
@@ -119,6 +129,7 @@ public final class JdbcPool implements AutoCloseable {
     }
 
     /** A logical connection closed, admitted as {@code admission}; call once. */
+    @Override
     public void clientLeft(Admission admission) {
         if (admission != Admission.UNCOUNTED) {
             registry.clientLeaves(pool, admission == Admission.LIMITED);
@@ -130,6 +141,7 @@ public final class JdbcPool implements AutoCloseable {
      * for every connection of the pool, so learned from the first one and then answered without
      * borrowing. The first call borrows a connection if none was opened yet.
      */
+    @Override
     public ServerDefaults serverDefaults() throws SQLException {
         ServerDefaults d = serverDefaults;
         if (d == null) {
@@ -161,6 +173,7 @@ public final class JdbcPool implements AutoCloseable {
      * Borrows a server connection lent to {@code client} itself (a logical connection), which alone can
      * give it back: no lease object per borrow.
      */
+    @Override
     public LentServer<PhysicalConnection> borrowFor(Object client) throws SQLException {
         LentServer<PhysicalConnection> lent;
         try {
@@ -218,6 +231,7 @@ public final class JdbcPool implements AutoCloseable {
     }
 
     /** A logical connection was pinned to its server connection. */
+    @Override
     public void pinned(PinReason reason, int backendPid) {
         pinnedNow.incrementAndGet();
         pinsTotal.increment();
@@ -231,6 +245,7 @@ public final class JdbcPool implements AutoCloseable {
         }
     }
 
+    @Override
     public void unpinned() {
         pinnedNow.decrementAndGet();
     }
@@ -245,6 +260,7 @@ public final class JdbcPool implements AutoCloseable {
         return pinsTotal.sum();
     }
 
+    @Override
     public boolean isClosed() {
         return pool.isClosed();
     }

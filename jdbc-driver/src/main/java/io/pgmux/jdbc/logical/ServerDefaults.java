@@ -1,4 +1,4 @@
-package io.pgmux.jdbc.pool;
+package io.pgmux.jdbc.logical;
 
 import io.pgmux.jdbc.physical.PhysicalConnection;
 import java.sql.SQLException;
@@ -17,7 +17,7 @@ public final class ServerDefaults {
         this.applicationName = applicationName;
     }
 
-    static ServerDefaults of(PhysicalConnection p) throws SQLException {
+    public static ServerDefaults of(PhysicalConnection p) throws SQLException {
         return new ServerDefaults(p.openedIsolation(), p.openedSchema(), p.connection().getCatalog(),
                 p.openedApplicationName());
     }

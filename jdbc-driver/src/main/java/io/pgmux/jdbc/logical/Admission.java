@@ -1,4 +1,4 @@
-package io.pgmux.jdbc.pool;
+package io.pgmux.jdbc.logical;
 
 /** How the pool counted a logical connection as a client, so that it is counted out the same way. */
 public enum Admission {

@@ -1,0 +1,42 @@
+package io.pgmux.jdbc.logical;
+
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.pool.LentServer;
+import io.pgmux.jdbc.physical.PhysicalConnection;
+import io.pgmux.jdbc.sql.PinReason;
+import io.pgmux.jdbc.sql.SqlClassifier;
+import java.sql.SQLException;
+
+/**
+ * What a logical connection needs from the pool it borrows server connections from, and no more: the
+ * pool builds logical connections, so they see it only through this.
+ */
+public interface ServerPool {
+
+    PoolMode poolMode();
+
+    /** The state every new logical connection starts with. */
+    SessionDefaults sessionDefaults();
+
+    SqlClassifier classifier();
+
+    /**
+     * Borrows a server connection lent to {@code client} itself, which alone can give it back: no lease
+     * object per borrow.
+     */
+    LentServer<PhysicalConnection> borrowFor(Object client) throws SQLException;
+
+    /** What a new server session starts with; may borrow a connection the first time. */
+    ServerDefaults serverDefaults() throws SQLException;
+
+    /** A logical connection admitted as {@code admission} closed; called once per connection. */
+    void clientLeft(Admission admission);
+
+    /** A logical connection was pinned to its server connection. */
+    void pinned(PinReason reason, int backendPid);
+
+    /** A pinned logical connection gave its server connection back. */
+    void unpinned();
+
+    boolean isClosed();
+}
