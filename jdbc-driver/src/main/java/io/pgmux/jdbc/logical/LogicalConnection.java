@@ -65,6 +65,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private boolean autoCommit;
     private boolean readOnly;
     private Integer isolation;
+    /** pgjdbc's socketTimeout of the pool's URL: the network timeout until setNetworkTimeout changes it. */
+    private final int defaultNetworkTimeout;
     /** Created on first use: most connections never set any of it. */
     private Settings settings;
 
@@ -92,6 +94,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         this.autoCommit = d.autoCommit;
         this.readOnly = d.readOnly;
         this.isolation = d.isolation;
+        this.defaultNetworkTimeout = d.networkTimeoutMillis;
         if (d.catalog != null || d.schema != null) {
             Settings st = settings();
             st.catalog = d.catalog;
@@ -128,6 +131,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         Settings st = settings;
         if (st == null) {
             st = new Settings();
+            st.networkTimeoutMillis = defaultNetworkTimeout;
             settings = st;
         }
         return st;
@@ -169,7 +173,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         if (st == null) {
             p.schema(p.openedSchema());
             p.applicationName(p.openedApplicationName());
-            p.networkTimeout(null, 0);
+            p.networkTimeout(null, defaultNetworkTimeout);
             p.holdability(p.openedHoldability());
             p.typeMap(null);
             return;
@@ -831,7 +835,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         if (milliseconds < 0) {
             throw new SQLException("Network timeout must be a value greater than or equal to 0.", "HY024");
         }
-        if (executor != null || milliseconds != 0 || settings != null) {
+        if (executor != null || milliseconds != defaultNetworkTimeout || settings != null) {
             Settings st = settings();
             st.networkTimeoutExecutor = executor;
             st.networkTimeoutMillis = milliseconds;
@@ -844,7 +848,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     @Override
     public int getNetworkTimeout() throws SQLException {
         checkOpen();
-        return settings == null ? 0 : settings.networkTimeoutMillis;
+        return settings == null ? defaultNetworkTimeout : settings.networkTimeoutMillis;
     }
 
     @Override

@@ -9,12 +9,16 @@ public final class SessionDefaults {
     final String catalog;
     /** null: the search_path the server session has when opened. */
     final String schema;
+    /** pgjdbc's socketTimeout in milliseconds, as every server connection is opened with; 0 none. */
+    final int networkTimeoutMillis;
 
-    public SessionDefaults(boolean autoCommit, boolean readOnly, Integer isolation, String catalog, String schema) {
+    public SessionDefaults(boolean autoCommit, boolean readOnly, Integer isolation, String catalog, String schema,
+                           int networkTimeoutMillis) {
         this.autoCommit = autoCommit;
         this.readOnly = readOnly;
         this.isolation = isolation;
         this.catalog = catalog;
         this.schema = schema;
+        this.networkTimeoutMillis = networkTimeoutMillis;
     }
 }

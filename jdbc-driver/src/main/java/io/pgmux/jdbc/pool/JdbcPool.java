@@ -25,10 +25,13 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import org.postgresql.PGProperty;
+import org.postgresql.util.PSQLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,7 +82,25 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
         this.pool = registry.pool(settings.database, settings.user);
         this.sessionDefaults = new SessionDefaults(settings.autoCommit == null || settings.autoCommit,
                 settings.readOnly != null && settings.readOnly, settings.transactionIsolation, settings.catalog,
-                settings.schema);
+                settings.schema, socketTimeoutMillis(settings));
+    }
+
+    /**
+     * pgjdbc's socketTimeout, from the URL or the properties as pgjdbc itself reads them: the network
+     * timeout every logical connection starts with, since each server connection opens with it.
+     */
+    private static int socketTimeoutMillis(JdbcPoolSettings settings) {
+        Properties parsed = org.postgresql.Driver.parseURL(settings.targetUrl, settings.driverProperties);
+        if (parsed == null) {
+            return 0;
+        }
+        try {
+            Integer seconds = PGProperty.SOCKET_TIMEOUT.getInteger(parsed);
+            return seconds == null || seconds <= 0 ? 0 : Math.multiplyExact(seconds, 1000);
+        } catch (PSQLException | ArithmeticException e) {
+            // pgjdbc refuses the value when it opens a connection, with its own message.
+            return 0;
+        }
     }
 
     public JdbcPoolSettings settings() {

@@ -1,0 +1,122 @@
+package io.pgmux.jdbc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.pgmux.testing.Backends;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+
+/** pgjdbc's socketTimeout holds on every server connection a logical connection borrows, as in pgjdbc. */
+@PostgresTest
+class SocketTimeoutTest {
+    private static final AtomicInteger APPLICATIONS = new AtomicInteger();
+
+    private final TestDatabase database;
+    private final String application = "pgmux-socket-timeout-" + APPLICATIONS.incrementAndGet();
+
+    SocketTimeoutTest(TestDatabase database) {
+        this.database = database;
+    }
+
+    @AfterEach
+    void closePools() {
+        PgMuxDriver.closeAll();
+    }
+
+    private Connection connect(String prefix, String query) throws SQLException {
+        String url = prefix + database.jdbcUrl().substring("jdbc:".length()) + "?ApplicationName=" + application
+                + "&" + query;
+        return DriverManager.getConnection(url, database.superuser(), database.superuserPassword());
+    }
+
+    private static int pid(Connection c) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    private static SQLException sleepFails(Connection c, int seconds) {
+        return assertThrows(SQLException.class, () -> {
+            try (Statement st = c.createStatement()) {
+                st.execute("SELECT pg_sleep(" + seconds + ")");
+            }
+        });
+    }
+
+    @Test
+    void aQueryOutlastingSocketTimeoutFailsAsWithPgjdbcAndThePoolHeals() throws Exception {
+        SQLException direct;
+        try (Connection plain = connect("jdbc:", "socketTimeout=2")) {
+            direct = sleepFails(plain, 10);
+        }
+        try (Connection c = connect("jdbc:pgmux:", "socketTimeout=2&maximumPoolSize=1")) {
+            int before = pid(c);
+            SQLException pooled = sleepFails(c, 10);
+            assertEquals(direct.getSQLState(), pooled.getSQLState(), pooled.toString());
+            assertEquals(direct.getMessage(), pooled.getMessage());
+
+            int after = pid(c);
+            assertNotEquals(before, after, "the broken server connection is replaced");
+            c.setAutoCommit(false);
+            try (Statement st = c.createStatement()) {
+                st.execute("CREATE TEMP TABLE t ON COMMIT DROP AS SELECT 1 AS x");
+            }
+            c.commit();
+        }
+        // The timed-out backends (pgjdbc's and the pool's) end once pg_sleep returns; the pool's one
+        // replacement stays.
+        assertEquals(1, database.awaitConnections(Backends.withApplicationName(application), 1,
+                Duration.ofSeconds(30)));
+    }
+
+    @Test
+    void everyLogicalConnectionStartsWithTheUrlsSocketTimeout() throws SQLException {
+        try (Connection c = connect("jdbc:pgmux:", "socketTimeout=2&maximumPoolSize=1")) {
+            assertEquals(2000, c.getNetworkTimeout());
+            assertEquals(2000, ((Connection) c.unwrap(PGConnection.class)).getNetworkTimeout());
+        }
+    }
+
+    @Test
+    void setNetworkTimeoutHoldsForItsLogicalConnectionOnly() throws SQLException {
+        try (Connection first = connect("jdbc:pgmux:", "socketTimeout=2&maximumPoolSize=1")) {
+            first.setNetworkTimeout(Runnable::run, 7000);
+            int shared = pid(first);
+            assertEquals(7000, first.getNetworkTimeout());
+            try (Connection second = connect("jdbc:pgmux:", "socketTimeout=2&maximumPoolSize=1")) {
+                assertEquals(2000, second.getNetworkTimeout());
+                PGConnection pg = second.unwrap(PGConnection.class);
+                assertEquals(shared, pg.getBackendPID(), "the pool's one server connection");
+                assertEquals(2000, ((Connection) pg).getNetworkTimeout());
+            }
+            assertEquals(7000, ((Connection) first.unwrap(PGConnection.class)).getNetworkTimeout());
+        }
+    }
+
+    @Test
+    void theDataSourceTakesSocketTimeoutFromItsProperties() throws SQLException {
+        try (PgMuxDataSource ds = new PgMuxDataSource()) {
+            ds.setJdbcUrl(database.jdbcUrl());
+            ds.setUsername(database.superuser());
+            ds.setPassword(database.superuserPassword());
+            ds.addDataSourceProperty("socketTimeout", "3");
+            try (Connection c = ds.getConnection()) {
+                assertEquals(3000, c.getNetworkTimeout());
+                assertEquals(3000, ((Connection) c.unwrap(PGConnection.class)).getNetworkTimeout());
+            }
+        }
+    }
+}
