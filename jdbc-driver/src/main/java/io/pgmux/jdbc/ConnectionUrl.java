@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.SQLDataException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -261,7 +262,8 @@ final class ConnectionUrl {
                 .autoCommit((Boolean) values.get(DriverProperty.AUTO_COMMIT))
                 .readOnly((Boolean) values.get(DriverProperty.READ_ONLY))
                 .transactionIsolation((Integer) values.get(DriverProperty.TRANSACTION_ISOLATION))
-                .registerMbeans(Boolean.TRUE.equals(values.get(DriverProperty.REGISTER_MBEANS)));
+                .registerMbeans(Boolean.TRUE.equals(values.get(DriverProperty.REGISTER_MBEANS)))
+                .idleTransactionTimeout((Duration) values.get(DriverProperty.IDLE_TRANSACTION_TIMEOUT));
     }
 
     static SQLException valueError(ConfigException e) {

@@ -1,6 +1,8 @@
 package io.pgmux.jdbc;
 
 import io.pgmux.core.config.ConfigException;
+import io.pgmux.core.config.Durations;
+import java.time.Duration;
 import java.util.Locale;
 
 /**
@@ -9,32 +11,39 @@ import java.util.Locale;
  * {@code Properties}, and as {@link PgMuxDataSource} bean properties.
  */
 enum DriverProperty {
-    CONNECTION_INIT_SQL("connectionInitSql", Type.STRING, null,
+    CONNECTION_INIT_SQL("connectionInitSql", null, Type.STRING, null,
             "SQL run once on every new server connection; if it fails, so does the login"),
-    AUTO_COMMIT("autoCommit", Type.BOOLEAN, "true",
+    AUTO_COMMIT("autoCommit", null, Type.BOOLEAN, "true",
             "Auto-commit mode of every new logical connection"),
-    READ_ONLY("readOnly", Type.BOOLEAN, "false",
+    READ_ONLY("readOnly", null, Type.BOOLEAN, "false",
             "Read-only mode of every new logical connection (taken from pgjdbc's readOnly, so that"
                     + " setReadOnly() keeps working on whichever server connection serves it)"),
-    TRANSACTION_ISOLATION("transactionIsolation", Type.ISOLATION, null,
+    TRANSACTION_ISOLATION("transactionIsolation", null, Type.ISOLATION, null,
             "Isolation level of every new logical connection, e.g. TRANSACTION_REPEATABLE_READ;"
                     + " unset: the server's default_transaction_isolation"),
-    REGISTER_MBEANS("registerMbeans", Type.BOOLEAN, "false",
+    REGISTER_MBEANS("registerMbeans", null, Type.BOOLEAN, "false",
             "Register the pool's MXBean as io.pgmux:type=Pool,name=<poolName>"),
-    INITIALIZATION_FAIL_TIMEOUT("initializationFailTimeout", Type.LONG, "1",
+    INITIALIZATION_FAIL_TIMEOUT("initializationFailTimeout", null, Type.LONG, "1",
             "When the pool starts: > 0 opens one server connection and fails if it cannot;"
-                    + " 0 tries but starts anyway; < 0 does not try");
+                    + " 0 tries but starts anyway; < 0 does not try"),
+    IDLE_TRANSACTION_TIMEOUT("idleTransactionTimeout", "idle_transaction_timeout", Type.DURATION, "0",
+            "A logical connection idle inside a transaction this long has its transaction rolled back and is"
+                    + " closed; 0 never (one garbage-collected without close() is always reclaimed)."
+                    + " PgBouncer's name: idle_transaction_timeout (seconds)");
 
     /** How a value is written. */
-    enum Type { STRING, BOOLEAN, LONG, ISOLATION }
+    enum Type { STRING, BOOLEAN, LONG, ISOLATION, DURATION }
 
     private final String propertyName;
+    /** PgBouncer's name, where PgBouncer has the setting: a bare number under it is seconds. */
+    private final String pgbouncerName;
     private final Type type;
     private final String defaultText;
     private final String description;
 
-    DriverProperty(String propertyName, Type type, String defaultText, String description) {
+    DriverProperty(String propertyName, String pgbouncerName, Type type, String defaultText, String description) {
         this.propertyName = propertyName;
+        this.pgbouncerName = pgbouncerName;
         this.type = type;
         this.defaultText = defaultText;
         this.description = description;
@@ -53,14 +62,17 @@ enum DriverProperty {
         return description;
     }
 
-    /** The property for a name, compared case-insensitively like the engine's camelCase names; or null. */
+    /**
+     * The property for a name: its camelCase name compared case-insensitively like the engine's, or its
+     * PgBouncer name exactly; or null.
+     */
     static DriverProperty lookup(String name) {
         if (name == null) {
             return null;
         }
         String trimmed = name.trim();
         for (DriverProperty p : values()) {
-            if (p.propertyName.equalsIgnoreCase(trimmed)) {
+            if (p.propertyName.equalsIgnoreCase(trimmed) || trimmed.equals(p.pgbouncerName)) {
                 return p;
             }
         }
@@ -68,7 +80,8 @@ enum DriverProperty {
     }
 
     /**
-     * The typed value: String, Boolean, Long, or Integer (a {@code java.sql.Connection} isolation level).
+     * The typed value: String, Boolean, Long, Integer (a {@code java.sql.Connection} isolation level) or
+     * Duration (a bare number in milliseconds under the camelCase name, in seconds under PgBouncer's).
      *
      * @throws ConfigException naming the setting as written when the text is not a valid value
      */
@@ -97,6 +110,17 @@ enum DriverProperty {
                 } catch (NumberFormatException e) {
                     throw new ConfigException(writtenName, writtenName + "=" + text + ": must be a whole number");
                 }
+            case DURATION:
+                Duration d;
+                try {
+                    d = Durations.parse(value, writtenName.indexOf('_') >= 0);
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException(writtenName, writtenName + "=" + text + ": " + e.getMessage());
+                }
+                if (d.isNegative()) {
+                    throw new ConfigException(writtenName, writtenName + "=" + text + ": must not be negative");
+                }
+                return d;
             case ISOLATION:
                 try {
                     return IsolationLevels.parse(writtenName, value);

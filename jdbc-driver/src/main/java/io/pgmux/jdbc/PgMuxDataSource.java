@@ -1,5 +1,6 @@
 package io.pgmux.jdbc;
 
+import io.pgmux.core.config.ConfigException;
 import io.pgmux.core.config.ConfigKey;
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolMode;
@@ -600,6 +601,33 @@ public class PgMuxDataSource implements DataSource, Closeable {
     /** Registers the pool's MXBean as {@code io.pgmux:type=Pool,name=<poolName>}. */
     public void setRegisterMbeans(boolean registerMbeans) {
         setDriverValue(DriverProperty.REGISTER_MBEANS, registerMbeans);
+    }
+
+    public long getIdleTransactionTimeout() {
+        Object value = driverValue(DriverProperty.IDLE_TRANSACTION_TIMEOUT);
+        return value == null ? 0 : ((Duration) value).toMillis();
+    }
+
+    /**
+     * Milliseconds a logical connection may stay idle inside a transaction before the pool rolls the
+     * transaction back and closes the connection (PgBouncer's idle_transaction_timeout); 0 never.
+     */
+    public void setIdleTransactionTimeout(long idleTransactionTimeoutMs) {
+        if (idleTransactionTimeoutMs < 0) {
+            throw new IllegalArgumentException("idleTransactionTimeout=" + idleTransactionTimeoutMs
+                    + ": must not be negative");
+        }
+        setDriverValue(DriverProperty.IDLE_TRANSACTION_TIMEOUT, Duration.ofMillis(idleTransactionTimeoutMs));
+    }
+
+    /** A driver setting written as text under any of its names, as in a properties file. */
+    void setDriverSetting(String name, String text) {
+        DriverProperty property = DriverProperty.lookup(name);
+        try {
+            setDriverValue(property, property.parse(name, text));
+        } catch (ConfigException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
     }
 
     private Object driverValue(DriverProperty property) {

@@ -81,6 +81,10 @@ final class PropertiesBinder {
             return;
         }
         Method setter = setter(name);
+        if (setter == null && DriverProperty.lookup(name) != null) {
+            target.setDriverSetting(name, String.valueOf(value));
+            return;
+        }
         if (setter == null) {
             throw new IllegalArgumentException(UnknownSetting.message("PgMuxDataSource property", name,
                     ConfigKey.nearestName(name)));

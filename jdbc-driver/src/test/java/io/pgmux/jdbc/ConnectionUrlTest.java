@@ -160,6 +160,18 @@ class ConnectionUrlTest {
     }
 
     @Test
+    void readsIdleTransactionTimeoutInMillisecondsUnderItsNameAndInSecondsUnderPgbouncers() throws SQLException {
+        assertEquals(Duration.ofMillis(500), parse("jdbc:pgmux:postgresql://db/app?idleTransactionTimeout=500")
+                .driverValues().get(DriverProperty.IDLE_TRANSACTION_TIMEOUT));
+        assertEquals(Duration.ofSeconds(2), parse("jdbc:pgmux:postgresql://db/app?idle_transaction_timeout=2")
+                .driverValues().get(DriverProperty.IDLE_TRANSACTION_TIMEOUT));
+        SQLException e = assertThrows(SQLException.class,
+                () -> parse("jdbc:pgmux:postgresql://db/app?idleTransactionTimeout=-1").driverValues());
+        assertEquals("22023", e.getSQLState());
+        assertTrue(e.getMessage().contains("idleTransactionTimeout=-1"), e.getMessage());
+    }
+
+    @Test
     void recognisesPercentEncodedPoolPropertyNames() throws SQLException {
         assertEquals(5, config(parse("jdbc:pgmux:postgresql://db/app?maximum%50oolSize=5")).defaultPoolSize());
     }

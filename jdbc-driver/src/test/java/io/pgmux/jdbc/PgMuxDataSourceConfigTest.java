@@ -222,6 +222,20 @@ class PgMuxDataSourceConfigTest {
     }
 
     @Test
+    void takesIdleTransactionTimeoutInMillisecondsOrUnderPgbouncersNameInSeconds() {
+        PgMuxDataSource ds = new PgMuxDataSource();
+        assertEquals(0, ds.getIdleTransactionTimeout());
+        ds.setIdleTransactionTimeout(1500);
+        assertEquals(1500, ds.getIdleTransactionTimeout());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ds.setIdleTransactionTimeout(-1));
+        assertTrue(e.getMessage().contains("idleTransactionTimeout=-1"), e.getMessage());
+        Properties p = new Properties();
+        p.setProperty("idle_transaction_timeout", "3");
+        assertEquals(3000, new PgMuxDataSource(p).getIdleTransactionTimeout());
+    }
+
+    @Test
     void acceptsObjectValuesAndClassNamesAsHikariDoes() {
         Properties p = new Properties();
         p.put("maximumPoolSize", 6);

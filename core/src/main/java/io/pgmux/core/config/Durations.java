@@ -9,11 +9,11 @@ import java.util.Locale;
  * {@code 1h}, {@code 1d}, ISO-8601 ({@code PT30S}), or a bare number in the unit of the naming convention
  * used (seconds for PgBouncer names, milliseconds for HikariCP and pgmux names).
  */
-final class Durations {
+public final class Durations {
     private Durations() {
     }
 
-    static Duration parse(String text, boolean bareNumberIsSeconds) {
+    public static Duration parse(String text, boolean bareNumberIsSeconds) {
         String s = text.trim().toLowerCase(Locale.ROOT);
         if (s.isEmpty()) {
             throw new IllegalArgumentException("is empty");

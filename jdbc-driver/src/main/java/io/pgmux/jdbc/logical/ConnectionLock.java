@@ -51,6 +51,15 @@ abstract class ConnectionLock {
         holds = 1;
     }
 
+    /** Takes the lock only if no thread holds it, without waiting; for a caller that must not block. */
+    final boolean tryLock() {
+        if (owner == null && OWNER.compareAndSet(this, null, Thread.currentThread())) {
+            holds = 1;
+            return true;
+        }
+        return false;
+    }
+
     private void lockContended() {
         Waiters w = waiters;
         if (w == null) {

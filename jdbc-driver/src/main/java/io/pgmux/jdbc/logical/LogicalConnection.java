@@ -1,7 +1,6 @@
 package io.pgmux.jdbc.logical;
 
 import io.pgmux.core.config.PoolMode;
-import io.pgmux.core.pool.LentServer;
 import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.sql.Classification;
 import io.pgmux.jdbc.sql.PinReason;
@@ -31,9 +30,12 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import org.postgresql.PGConnection;
 import org.postgresql.core.BaseConnection;
 import org.postgresql.core.TransactionState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What {@code getConnection()} returns. It owns no socket: it borrows a pgjdbc connection when work starts
@@ -44,6 +46,7 @@ import org.postgresql.core.TransactionState;
  * ({@link ConnectionLock}).
  */
 public final class LogicalConnection extends ConnectionLock implements Connection {
+    private static final Logger log = LoggerFactory.getLogger(LogicalConnection.class);
     private static final String SQLSTATE_FEATURE_NOT_SUPPORTED = "0A000";
     private static final String SQLSTATE_CONNECTION_DOES_NOT_EXIST = "08003";
 
@@ -70,12 +73,10 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     /** Created on first use: most connections never set any of it. */
     private Settings settings;
 
-    /** The server connection lent to this logical connection (itself the client of the loan), or null. */
-    private LentServer<PhysicalConnection> server;
+    /** The client of this connection's server loans, from its first borrow on; null before. */
+    private Loan loan;
+    /** The server connection lent to {@link #loan} now, or null. */
     private PhysicalConnection physical;
-    private PinReason pin;
-    /** Session mode: a statement changed session state, so the server connection is reset at close. */
-    private boolean sessionDirty;
     /** Statements whose results (open result set, generated keys, OUT parameters) still need the server. */
     private int holds;
     /** Newest open statement, heading a list linked through the statements themselves: no list object. */
@@ -84,6 +85,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private boolean transactionLost;
     /** Set once, by a CAS, by whichever of close() and abort() comes first; that one also leaves the pool. */
     private volatile boolean closed;
+    /** Why the pool closed this connection, when it did; written before {@link #closed}. */
+    private String closedReason;
 
     /** A client the pool admitted as {@code admission}. */
     public LogicalConnection(ServerPool pool, Admission admission) throws SQLException {
@@ -150,19 +153,34 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             throw new SQLNonTransientConnectionException("the server connection was lost during the transaction;"
                     + " call rollback() to start over", "08007");
         }
-        if (physical != null) {
-            return physical;
+        Loan l = loan;
+        PhysicalConnection p = physical;
+        if (p != null) {
+            l.uses++;
+            return p;
         }
-        LentServer<PhysicalConnection> lent = pool.borrowFor(this);
+        if (l == null) {
+            l = new Loan(this, pool, admission);
+            loan = l;
+        }
+        p = l.borrow();
         try {
-            applyState(lent.connection());
+            applyState(p);
         } catch (SQLException e) {
-            lent.discard(this, e);
+            l.discard(e);
             throw e;
         }
-        server = lent;
-        physical = lent.connection();
-        return physical;
+        physical = p;
+        l.uses++;
+        return p;
+    }
+
+    /** A call used the server connection held without attach() (reading a result set's rows). */
+    void used() {
+        Loan l = loan;
+        if (l != null) {
+            l.uses++;
+        }
     }
 
     private void applyState(PhysicalConnection p) throws SQLException {
@@ -209,7 +227,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         }
         if (c.pins()) {
             if (mode == PoolMode.SESSION) {
-                sessionDirty = true;
+                // A session-mode connection borrowed at getConnection(), so its loan exists.
+                loan.sessionDirty = true;
             } else {
                 pinTo(c.pinReason());
             }
@@ -220,15 +239,16 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     void pinTo(PinReason reason) throws SQLException {
         PhysicalConnection p = attach();
         if (mode == PoolMode.SESSION) {
-            sessionDirty = true;
-        } else if (pin == null) {
-            pin = reason;
+            loan.sessionDirty = true;
+        } else if (loan.pin == null) {
+            loan.pin = reason;
             pool.pinned(reason, p.backendPid());
         }
     }
 
     PinReason pinReason() {
-        return pin;
+        Loan l = loan;
+        return l == null ? null : l.pin;
     }
 
     void hold() {
@@ -243,7 +263,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     /** After a statement: give the server connection back if the pool mode and the server allow it. */
     void afterExecute() throws SQLException {
         if (mode == PoolMode.STATEMENT && physical != null
-                && physical.transactionState() != TransactionState.IDLE && pin == null) {
+                && physical.transactionState() != TransactionState.IDLE && loan.pin == null) {
             try {
                 physical.rollback();
             } finally {
@@ -255,7 +275,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     }
 
     private void releaseIfIdle() throws SQLException {
-        if (physical == null || holds > 0 || pin != null || mode == PoolMode.SESSION) {
+        if (physical == null || holds > 0 || loan.pin != null || mode == PoolMode.SESSION) {
             return;
         }
         if (physical.transactionState() != TransactionState.IDLE) {
@@ -265,33 +285,23 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     }
 
     private void releaseServer() {
-        LentServer<PhysicalConnection> lent = server;
-        server = null;
         physical = null;
         for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
             s.dropPhysical();
         }
-        if (lent != null) {
-            lent.release(this);
-        }
+        loan.release();
     }
 
     /** A statement failed: if the server connection is gone, give it up so the pool replaces it. */
     SQLException failed(SQLException e) {
         if (physical != null && isConnectionLoss(e)) {
             boolean inTransaction = !autoCommit || physical.transactionState() != TransactionState.IDLE;
-            LentServer<PhysicalConnection> lent = server;
-            server = null;
             physical = null;
             for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
                 s.forgetPhysical();
             }
             holds = 0;
-            if (pin != null) {
-                pin = null;
-                pool.unpinned();
-            }
-            lent.discard(this, e);
+            loan.discard(e);
             transactionLost = inTransaction;
         }
         return e;
@@ -331,7 +341,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
 
     void checkOpen() throws SQLException {
         if (closed) {
-            throw new SQLNonTransientConnectionException("This connection has been closed.",
+            String reason = closedReason;
+            throw new SQLNonTransientConnectionException(reason != null ? reason : "This connection has been closed.",
                     SQLSTATE_CONNECTION_DOES_NOT_EXIST);
         }
     }
@@ -984,9 +995,18 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         if (closed) {
             return;
         }
+        closeWith(null);
+    }
+
+    /** Closes; a reason makes every later call fail with it instead of the usual message. */
+    private void closeWith(String reason) {
         boolean closing = false;
         lock();
         try {
+            if (closed) {
+                return;
+            }
+            closedReason = reason;
             if (!CLOSED.compareAndSet(this, false, true)) {
                 return;
             }
@@ -1002,34 +1022,59 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         } finally {
             unlock();
             if (closing) {
-                pool.clientLeft(admission);
+                leavePool();
             }
         }
     }
 
     /** Gives the server connection back clean: no transaction, no session state of ours. */
     private void returnServerConnection() {
-        LentServer<PhysicalConnection> lent = server;
-        PhysicalConnection p = physical;
-        server = null;
         physical = null;
-        if (lent == null) {
+        if (loan != null) {
+            loan.giveBack();
+        }
+    }
+
+    private void leavePool() {
+        Loan l = loan;
+        if (l != null) {
+            l.leave();
+        } else {
+            pool.clientLeft(admission);
+        }
+    }
+
+    /**
+     * idle_transaction_timeout, checked by the reclaimer from its own thread: a connection that has held
+     * its server connection inside a transaction without using it for {@code timeoutNanos} is closed, and
+     * its transaction rolled back. One in use at this moment (its lock taken) is left for the next round.
+     */
+    void reclaimIfIdleInTransaction(long nowNanos, long timeoutNanos) {
+        if (!tryLock()) {
             return;
         }
         try {
-            if (pin != null || sessionDirty) {
-                p.discardAll();
-            } else if (p.transactionState() != TransactionState.IDLE) {
-                p.rollback();
+            Loan l = loan;
+            PhysicalConnection p = physical;
+            if (l == null) {
+                return;
             }
-            lent.release(this);
-        } catch (SQLException | RuntimeException e) {
-            lent.discard(this, e);
+            if (closed || p == null || p.transactionState() == TransactionState.IDLE || l.uses != l.usesSeen) {
+                l.usesSeen = l.uses;
+                l.unchangedSinceNanos = nowNanos;
+                return;
+            }
+            if (nowNanos - l.unchangedSinceNanos < timeoutNanos) {
+                return;
+            }
+            long millis = TimeUnit.NANOSECONDS.toMillis(timeoutNanos);
+            log.warn("pool {}: backend {} was idle in a transaction for more than idleTransactionTimeout ({} ms);"
+                    + " rolling back and closing its logical connection", pool, p.backendPid(), millis);
+            closeWith("idle transaction timeout: the connection was idle in a transaction for more than"
+                    + " idleTransactionTimeout (" + millis + " ms), so the pool rolled the transaction back and"
+                    + " closed the connection");
         } finally {
-            if (pin != null) {
-                pin = null;
-                pool.unpinned();
-            }
+            unlock();
         }
     }
 
@@ -1044,20 +1089,18 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         if (closed || !CLOSED.compareAndSet(this, false, true)) {
             return;
         }
-        LentServer<PhysicalConnection> lent = server;
-        if (lent != null) {
+        Loan l = loan;
+        if (l != null) {
             // A loan this connection already ended is left alone: only its own loan can be discarded.
-            lent.discard(this, new SQLException("connection aborted", "08003"));
+            l.discard(new SQLException("connection aborted", "08003"));
         }
-        if (pin != null) {
-            pool.unpinned();
-        }
-        pool.clientLeft(admission);
+        leavePool();
     }
 
     @Override
     public String toString() {
         PhysicalConnection p = physical;
+        PinReason pin = pinReason();
         return "LogicalConnection[" + pool + (p != null ? ", on " + p : ", no server connection")
                 + (pin != null ? ", pinned: " + pin.description() : "") + "]";
     }

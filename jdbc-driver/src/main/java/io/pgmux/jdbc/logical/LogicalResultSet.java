@@ -40,6 +40,7 @@ final class LogicalResultSet extends DelegatingResultSet {
     @Override
     public boolean next() throws SQLException {
         check();
+        conn.used();
         try {
             return delegate.next();
         } catch (SQLException e) {

@@ -40,6 +40,11 @@ public final class PhysicalConnection {
      */
     private boolean schemaUncertain;
     private boolean applicationNameUncertain;
+    /**
+     * Whom the connection is lent to by the JDBC layer, or null: set and cleared by that borrower only, and
+     * read by the pool's reclaimer, which checks the loan itself before acting on it.
+     */
+    private Object borrower;
 
     PhysicalConnection(BaseConnection connection, ServerHandle handle, String initSql) throws SQLException {
         this.connection = connection;
@@ -68,6 +73,14 @@ public final class PhysicalConnection {
 
     public ServerHandle handle() {
         return handle;
+    }
+
+    public Object borrower() {
+        return borrower;
+    }
+
+    public void borrower(Object value) {
+        borrower = value;
     }
 
     /** The backend's process id, as pg_stat_activity shows it. */

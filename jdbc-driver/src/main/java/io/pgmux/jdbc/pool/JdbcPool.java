@@ -14,6 +14,7 @@ import io.pgmux.core.pool.TooManyClientsException;
 import io.pgmux.core.stats.IMetricsTracker;
 import io.pgmux.jdbc.logical.Admission;
 import io.pgmux.jdbc.logical.LogicalConnection;
+import io.pgmux.jdbc.logical.Reclaimer;
 import io.pgmux.jdbc.logical.ServerDefaults;
 import io.pgmux.jdbc.logical.ServerPool;
 import io.pgmux.jdbc.logical.SessionDefaults;
@@ -26,6 +27,7 @@ import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
 import java.util.Properties;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -53,6 +55,7 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
     private final LongAdder pinsTotal = new LongAdder();
     private volatile IMetricsTracker tracker;
     private volatile ServerDefaults serverDefaults;
+    private final ScheduledFuture<?> reclaimer;
 
     public JdbcPool(JdbcPoolSettings settings) {
         this(settings, new org.postgresql.Driver());
@@ -83,6 +86,7 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
         this.sessionDefaults = new SessionDefaults(settings.autoCommit == null || settings.autoCommit,
                 settings.readOnly != null && settings.readOnly, settings.transactionIsolation, settings.catalog,
                 settings.schema, socketTimeoutMillis(settings));
+        this.reclaimer = Reclaimer.start(pool, settings.idleTransactionTimeout);
     }
 
     /**
@@ -302,6 +306,7 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
         } catch (java.util.concurrent.ExecutionException e) {
             log.warn("pool {}: draining failed", pool.name(), e.getCause());
         } finally {
+            reclaimer.cancel(false);
             registry.close();
         }
     }

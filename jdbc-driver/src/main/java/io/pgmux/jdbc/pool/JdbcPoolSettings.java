@@ -2,6 +2,7 @@ package io.pgmux.jdbc.pool;
 
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.stats.MetricsTrackerFactory;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Properties;
 
@@ -20,6 +21,7 @@ public final class JdbcPoolSettings {
     final String schema;
     final boolean registerMbeans;
     final MetricsTrackerFactory metricsTrackerFactory;
+    final Duration idleTransactionTimeout;
 
     private JdbcPoolSettings(Builder b) {
         this.targetUrl = Objects.requireNonNull(b.targetUrl, "targetUrl");
@@ -35,6 +37,7 @@ public final class JdbcPoolSettings {
         this.schema = b.schema;
         this.registerMbeans = b.registerMbeans;
         this.metricsTrackerFactory = b.metricsTrackerFactory;
+        this.idleTransactionTimeout = b.idleTransactionTimeout == null ? Duration.ZERO : b.idleTransactionTimeout;
     }
 
     public static Builder builder() {
@@ -72,6 +75,7 @@ public final class JdbcPoolSettings {
         private String schema;
         private boolean registerMbeans;
         private MetricsTrackerFactory metricsTrackerFactory;
+        private Duration idleTransactionTimeout;
 
         private Builder() {
         }
@@ -138,6 +142,12 @@ public final class JdbcPoolSettings {
 
         public Builder metricsTrackerFactory(MetricsTrackerFactory factory) {
             this.metricsTrackerFactory = factory;
+            return this;
+        }
+
+        /** PgBouncer's idle_transaction_timeout for logical connections; null or zero: off. */
+        public Builder idleTransactionTimeout(Duration timeout) {
+            this.idleTransactionTimeout = timeout;
             return this;
         }
 

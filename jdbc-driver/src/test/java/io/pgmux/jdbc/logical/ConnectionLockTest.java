@@ -52,6 +52,21 @@ class ConnectionLockTest {
     }
 
     @Test
+    void tryLockTakesOnlyAFreeLockAndNeverWaits() throws Exception {
+        Guarded g = new Guarded();
+        g.lock();
+        AtomicBoolean taken = new AtomicBoolean(true);
+        Thread other = new Thread(() -> taken.set(g.tryLock()));
+        other.start();
+        other.join(TimeUnit.SECONDS.toMillis(60));
+        assertFalse(taken.get(), "taken while held by another thread");
+        g.unlock();
+        assertTrue(g.tryLock());
+        g.unlock();
+        assertTrue(takenByAnotherThreadWithin(g, 10_000), "free again after tryLock's unlock");
+    }
+
+    @Test
     void theOwnerTakesTheLockAgainAndReleasesItOnlyWithItsLastUnlock() throws Exception {
         Guarded g = new Guarded();
         g.lock();
