@@ -11,6 +11,9 @@ public interface LentServer<S> extends ServerHandle {
     /** The server connection; use it only while it is lent to you. */
     S connection();
 
+    /** How long the connection sat idle in the pool before this loan, in nanoseconds (pool clock). */
+    long idleNanos();
+
     /** Whether the connection is lent to {@code client} right now. */
     boolean isLentTo(Object client);
 

@@ -114,6 +114,11 @@ final class PooledServer<S> implements LentServer<S> {
     }
 
     @Override
+    public long idleNanos() {
+        return lentAtNanos - lastUsedNanos;
+    }
+
+    @Override
     public boolean isLentTo(Object c) {
         return c != null && client == c;
     }

@@ -430,6 +430,18 @@ class PoolTimingRulesTest {
     }
 
     @Test
+    void aLoanTellsHowLongItsServerSatIdleBeforeIt() throws InterruptedException {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
+        Object client = new Object();
+        LentServer<Conn> lent = pool.acquireFor(client);
+        assertTrue(lent.release(client));
+        clock.advance(Duration.ofMillis(1234));
+        assertSame(lent, pool.acquireFor(client));
+        assertEquals(Duration.ofMillis(1234).toNanos(), lent.idleNanos());
+        assertTrue(lent.release(client));
+    }
+
+    @Test
     void aServerLentToAClientIsGivenBackOnlyByThatClientAndOnlyOnce() throws InterruptedException {
         Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
         Object first = new Object();

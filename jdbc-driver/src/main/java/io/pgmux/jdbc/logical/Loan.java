@@ -5,6 +5,7 @@ import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.sql.PinReason;
 import java.lang.ref.WeakReference;
 import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
 import org.postgresql.core.TransactionState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +19,12 @@ import org.slf4j.LoggerFactory;
  */
 final class Loan extends WeakReference<LogicalConnection> {
     private static final Logger log = LoggerFactory.getLogger(Loan.class);
+    /**
+     * A server connection idle this long is probed before it is used: the probe (one system call and the
+     * JDK socket's uncontended monitor, well under a microsecond) is then a tiny fraction of the time the
+     * connection was not needed, and connections in steady use are never probed.
+     */
+    private static final long PROBE_AFTER_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     final ServerPool pool;
     final Admission admission;
@@ -41,13 +48,23 @@ final class Loan extends WeakReference<LogicalConnection> {
         this.admission = admission;
     }
 
-    /** Takes a server connection for this loan. */
+    /**
+     * Takes a server connection for this loan, never one whose server ended the session while it sat
+     * idle: such a one is closed (the pool replaces it) and another taken.
+     */
     PhysicalConnection borrow() throws SQLException {
-        LentServer<PhysicalConnection> lent = pool.borrowFor(this);
-        PhysicalConnection p = lent.connection();
-        p.borrower(this);
-        server = lent;
-        return p;
+        while (true) {
+            LentServer<PhysicalConnection> lent = pool.borrowFor(this);
+            PhysicalConnection p = lent.connection();
+            if (lent.idleNanos() >= PROBE_AFTER_IDLE_NANOS && p.serverSpokeUnasked()) {
+                log.debug("backend {} ended its session while idle in the pool; closing it", p.backendPid());
+                lent.discard(this, new SQLException("the server ended the session while it was idle", "08006"));
+                continue;
+            }
+            p.borrower(this);
+            server = lent;
+            return p;
+        }
     }
 
     /** Gives the server connection back for reuse as it is. */

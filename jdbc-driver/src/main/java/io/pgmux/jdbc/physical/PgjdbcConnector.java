@@ -2,6 +2,7 @@ package io.pgmux.jdbc.physical;
 
 import io.pgmux.core.pool.ServerConnector;
 import io.pgmux.core.pool.ServerHandle;
+import java.net.Socket;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -15,6 +16,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.postgresql.Driver;
+import org.postgresql.PGProperty;
 import org.postgresql.core.BaseConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +38,8 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
     private final Properties properties;
     private final String connectionInitSql;
     private final Executor executor;
+    /** Whether logins use {@link ProbedSocketFactory}: only where the application chose no socket factory. */
+    private final boolean probed;
 
     /**
      * @param url        a {@code jdbc:postgresql:} URL
@@ -64,6 +68,28 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
         this.properties = (Properties) properties.clone();
         this.connectionInitSql = connectionInitSql == null || connectionInitSql.isBlank() ? null : connectionInitSql;
         this.executor = executor;
+        this.probed = mayProbe(url, properties);
+        if (probed) {
+            this.properties.setProperty(PGProperty.SOCKET_FACTORY.getName(), ProbedSocketFactory.class.getName());
+        }
+    }
+
+    /**
+     * Whether pgmux may give pgjdbc its own socket factory: not when the application set one (in the URL
+     * or the properties), and not when pgjdbc's class loader cannot see pgmux's classes (pgjdbc shared by
+     * a container, pgmux in an application), where pgjdbc could not load it.
+     */
+    private static boolean mayProbe(String url, Properties properties) {
+        Properties parsed = Driver.parseURL(url, properties);
+        if (parsed == null || PGProperty.SOCKET_FACTORY.getOrDefault(parsed) != null) {
+            return false;
+        }
+        try {
+            return Class.forName(ProbedSocketFactory.class.getName(), false, Driver.class.getClassLoader())
+                    == ProbedSocketFactory.class;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     /** The daemon executor all connectors share unless given their own. */
@@ -86,7 +112,18 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
     public CompletionStage<PhysicalConnection> open(ServerHandle handle) {
         return CompletableFuture.supplyAsync(() -> {
             try {
-                Connection c = driver.connect(url, properties);
+                Connection c;
+                Socket socket = null;
+                if (probed) {
+                    ProbedSocketFactory.Capture capture = ProbedSocketFactory.capture();
+                    try {
+                        c = driver.connect(url, properties);
+                    } finally {
+                        socket = ProbedSocketFactory.end(capture);
+                    }
+                } else {
+                    c = driver.connect(url, properties);
+                }
                 if (c == null) {
                     throw new SQLException("not a jdbc:postgresql: URL: " + url, "08001");
                 }
@@ -96,7 +133,7 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
                             st.execute(connectionInitSql);
                         }
                     }
-                    return new PhysicalConnection(c.unwrap(BaseConnection.class), handle, connectionInitSql);
+                    return new PhysicalConnection(c.unwrap(BaseConnection.class), handle, connectionInitSql, socket);
                 } catch (SQLException | RuntimeException e) {
                     c.close();
                     throw e;

@@ -1,6 +1,9 @@
 package io.pgmux.jdbc.physical;
 
 import io.pgmux.core.pool.ServerHandle;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Collections;
@@ -19,6 +22,8 @@ public final class PhysicalConnection {
     private final BaseConnection connection;
     private final ServerHandle handle;
     private final String initSql;
+    /** The socket's own input, under pgjdbc's buffer and any TLS; null when the socket is not known. */
+    private final InputStream socketInput;
 
     /** As opened: what RESET / DISCARD ALL bring the session back to. */
     private final int openedIsolation;
@@ -46,10 +51,12 @@ public final class PhysicalConnection {
      */
     private Object borrower;
 
-    PhysicalConnection(BaseConnection connection, ServerHandle handle, String initSql) throws SQLException {
+    PhysicalConnection(BaseConnection connection, ServerHandle handle, String initSql, Socket socket)
+            throws SQLException {
         this.connection = connection;
         this.handle = handle;
         this.initSql = initSql;
+        this.socketInput = inputOf(socket);
         this.openedIsolation = connection.getTransactionIsolation();
         this.openedSchema = connection.getSchema();
         this.openedApplicationName = connection.getClientInfo("ApplicationName");
@@ -57,6 +64,36 @@ public final class PhysicalConnection {
         this.holdability = openedHoldability;
         this.networkTimeoutMillis = connection.getNetworkTimeout();
         restoreOpenedState();
+    }
+
+    private static InputStream inputOf(Socket socket) {
+        if (socket == null) {
+            return null;
+        }
+        try {
+            return socket.getInputStream();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Whether the server has written to the connection since pgjdbc read its last response, which an
+     * idle session never does unless it is ending: a terminated backend (pg_terminate_backend, a fast
+     * shutdown, a crash) writes its FATAL error and closes. Reads nothing: one FIONREAD system call on the
+     * socket. False when the socket is not known (the application's own socketFactory); a few
+     * asynchronous messages (a NOTICE, a ParameterStatus after a reload or a promotion) also answer true.
+     */
+    public boolean serverSpokeUnasked() {
+        InputStream in = socketInput;
+        if (in == null) {
+            return false;
+        }
+        try {
+            return in.available() > 0;
+        } catch (IOException e) {
+            return true;
+        }
     }
 
     private void restoreOpenedState() {

@@ -9,8 +9,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 
 /**
  * JDBC pools on a test database, each with its own application_name so its backends can be told apart in
@@ -94,6 +96,27 @@ final class TestPools implements AutoCloseable {
         Connection c = pool.getConnection();
         c.setAutoCommit(false);
         return new Held(c, pid(c));
+    }
+
+    /**
+     * Takes {@code n} server connections of the pool at once, each in a transaction of its own, then gives
+     * them all back: afterwards the pool has at least {@code n} idle ones. Returns their backend pids.
+     */
+    static Set<Integer> takeAtOnce(JdbcPool pool, int n) throws SQLException {
+        List<Held> held = new ArrayList<>();
+        Set<Integer> pids = new HashSet<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                Held h = hold(pool);
+                held.add(h);
+                pids.add(h.pid());
+            }
+        } finally {
+            for (Held h : held) {
+                h.close();
+            }
+        }
+        return pids;
     }
 
     /** A logical connection holding a server connection in an open transaction. */
