@@ -307,6 +307,22 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         return e;
     }
 
+    /**
+     * After {@link #failed} gave up a lost server connection that the failed call had itself borrowed:
+     * whether the call may simply run again on another one. Only when it was the first statement of a
+     * transaction (autocommit off): pgjdbc sent BEGIN with it, so the server can have committed nothing of
+     * it and rolled back whatever of it ran, and nothing of the transaction had been acknowledged. The lost
+     * transaction is forgotten, so that the retry starts it afresh. An autocommit statement is never run
+     * again: its connection may have died after its commit, and running it twice could apply it twice.
+     */
+    boolean restartLostTransaction(SQLException e) {
+        if (autoCommit || !transactionLost || !isConnectionLoss(e)) {
+            return false;
+        }
+        transactionLost = false;
+        return true;
+    }
+
     private static boolean isConnectionLoss(SQLException e) {
         String state = e.getSQLState();
         return state != null && (state.startsWith("08") || state.equals("57P01") || state.equals("57P02")

@@ -30,6 +30,9 @@ class LogicalStatement implements Statement {
         }
     }
 
+    /** Runs of one execution at most: the first, and retries of a transaction's first statement. */
+    private static final int MAX_ATTEMPTS = 3;
+
     /** What an execution produces, which decides whether the server connection stays held after it. */
     enum Kind { QUERY, UPDATE, EXECUTE, BATCH }
 
@@ -119,22 +122,31 @@ class LogicalStatement implements Statement {
                 conn.beforeExecute(classification);
                 multi = classification.isMultiStatement();
             }
-            PhysicalConnection p = conn.attach();
-            Statement ps = physicalFor(p);
+            PhysicalConnection p;
+            Statement ps;
             T result;
-            EXECUTING.setRelease(this, ps);
-            try {
-                result = call.run(this, ps);
-            } catch (SQLException e) {
-                conn.failed(e);
+            for (int attempt = 1; ; attempt++) {
+                boolean borrowedNow = conn.currentPhysical() == null;
+                p = conn.attach();
+                ps = physicalFor(p);
+                EXECUTING.setRelease(this, ps);
                 try {
-                    conn.afterExecute();
-                } catch (SQLException secondary) {
-                    e.addSuppressed(secondary);
+                    result = call.run(this, ps);
+                    break;
+                } catch (SQLException e) {
+                    conn.failed(e);
+                    if (borrowedNow && attempt < MAX_ATTEMPTS && conn.restartLostTransaction(e)) {
+                        continue;
+                    }
+                    try {
+                        conn.afterExecute();
+                    } catch (SQLException secondary) {
+                        e.addSuppressed(secondary);
+                    }
+                    throw e;
+                } finally {
+                    EXECUTING.setRelease(this, null);
                 }
-                throw e;
-            } finally {
-                EXECUTING.setRelease(this, null);
             }
             updateCount = -1;
             executed();
