@@ -1,11 +1,14 @@
 package io.pgmux.proxy;
 
 import io.netty.util.ResourceLeakDetector;
-import io.pgmux.proxy.config.ProxyConfigLoader;
-import java.nio.file.Path;
+import io.pgmux.proxy.standalone.CommandLine;
+import io.pgmux.proxy.standalone.ProxyProcess;
+import java.util.List;
 
 /**
- * Runs the proxy standalone: {@code java io.pgmux.proxy.Main pgmux.ini}. Netty's buffer leak detection is off
+ * Runs the proxy standalone, with PgBouncer's command line: {@code java -jar pgmux-proxy-<version>-all.jar
+ * pgbouncer.ini} (see {@link CommandLine} and {@link ProxyProcess}). Exit status 0 after {@code -h}, {@code -V}
+ * and a shutdown, 1 after a usage error or a failed start, as PgBouncer's. Netty's buffer leak detection is off
  * unless {@code -Dio.netty.leakDetection.level} names a level: its default samples one buffer in 128 with a
  * stack trace, a cost on every relayed result that the test suites, which run it paranoid, make unnecessary.
  */
@@ -14,26 +17,21 @@ public final class Main {
     private Main() {
     }
 
-    public static void main(String[] args) throws Exception {
-        if (args.length != 1) {
-            System.err.println("usage: java io.pgmux.proxy.Main <pgbouncer.ini-style config file>");
-            System.exit(2);
+    public static void main(String[] args) {
+        CommandLine line = CommandLine.parse(List.of(args));
+        switch (line.action()) {
+            case HELP -> System.out.print(CommandLine.usage());
+            case VERSION -> System.out.println(ProxyProcess.version());
+            case ERROR -> {
+                System.err.println(line.error());
+                System.exit(1);
+            }
+            case RUN -> {
+                if (System.getProperty("io.netty.leakDetection.level") == null) {
+                    ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+                }
+                System.exit(new ProxyProcess(line).run());
+            }
         }
-        if (System.getProperty("io.netty.leakDetection.level") == null) {
-            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
-        }
-        PgMuxProxy proxy;
-        try {
-            proxy = ProxyConfigLoader.load(Path.of(args[0])).start();
-        } catch (RuntimeException e) {
-            System.err.println("pgmux: " + e.getMessage());
-            System.exit(1);
-            return;
-        }
-        System.out.println("pgmux proxy listening on " + proxy.host() + ":" + proxy.port()
-                + (proxy.isEpoll() ? " (epoll)" : " (nio)"));
-        Runtime.getRuntime().addShutdownHook(new Thread(proxy::close, "pgmux-shutdown"));
-        // returns on SIGTERM/SIGINT (the hook closes the proxy) and on the admin console's SHUTDOWN
-        proxy.closeFuture().toCompletableFuture().join();
     }
 }

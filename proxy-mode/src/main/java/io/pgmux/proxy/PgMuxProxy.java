@@ -83,10 +83,13 @@ public final class PgMuxProxy implements AutoCloseable {
     /** The settings it was started with, updated by RELOAD where a reload applies. */
     private ProxySettings settings;
     private final AdminConsole console;
+    /** Where RELOAD loads the configuration from; null when built in code. */
+    private final Callable<Builder> reloadFrom;
 
     private PgMuxProxy(Transport transport, PoolRegistry<ServerConnection> registry, ProxyContext context,
             Channel listener, ChannelGroup clients, Duration drainTimeout, Map<String, ServerTarget> databases,
-            ProxySettings settings, AdminConsole console) {
+            ProxySettings settings, AdminConsole console, Callable<Builder> reloadFrom) {
+        this.reloadFrom = reloadFrom;
         this.databases = databases;
         this.settings = settings;
         this.console = console;
@@ -146,6 +149,62 @@ public final class PgMuxProxy implements AutoCloseable {
         registry.close();
         transport.group().shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         closed.complete(null);
+    }
+
+    /**
+     * PgBouncer's SHUTDOWN WAIT_FOR_SERVERS: stops accepting clients, fails those waiting for a server with
+     * {@code pooler is shutting down}, lets transactions in flight finish however long they take, then closes
+     * everything. What else should end it sooner is {@link #close()} from another thread, or leaving the process.
+     */
+    public void closeWaitForServers() {
+        if (closed.isDone()) {
+            return;
+        }
+        listener.close().syncUninterruptibly();
+        registry.closeGracefully().toCompletableFuture().join();
+        close();
+    }
+
+    /**
+     * PgBouncer's SHUTDOWN WAIT_FOR_CLIENTS: stops accepting clients and closes once every client connected
+     * now has left on its own.
+     *
+     * @throws InterruptedException when interrupted while clients remain
+     */
+    public void closeWaitForClients() throws InterruptedException {
+        if (closed.isDone()) {
+            return;
+        }
+        listener.close().syncUninterruptibly();
+        while (!clients.isEmpty()) {
+            for (Channel client : clients) {
+                client.closeFuture().await();
+            }
+        }
+        close();
+    }
+
+    /** The admin console's PAUSE for every database; completes once no server is in use. */
+    public CompletionStage<Void> pause() {
+        return console.pause();
+    }
+
+    /** The admin console's RESUME for every database. */
+    public void resume() {
+        console.resume();
+    }
+
+    /**
+     * The admin console's RELOAD: loads the configuration again from where it came from and applies it.
+     *
+     * @throws IllegalStateException when the proxy was not configured from a file
+     * @throws Exception what loading the configuration threw; the running settings are kept then
+     */
+    public void reload() throws Exception {
+        if (reloadFrom == null) {
+            throw new IllegalStateException("the proxy was not started from a configuration file");
+        }
+        reload(reloadFrom.call());
     }
 
     /**
@@ -486,7 +545,7 @@ public final class PgMuxProxy implements AutoCloseable {
                         new IOException(e.getMessage(), e));
             }
             PgMuxProxy proxy = new PgMuxProxy(transport, registry, context, listener, clients, drainTimeout,
-                    Map.copyOf(databases), s, console);
+                    Map.copyOf(databases), s, console, source);
             started.set(proxy);
             return proxy;
         }

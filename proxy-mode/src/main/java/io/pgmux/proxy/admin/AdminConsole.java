@@ -44,7 +44,7 @@ public final class AdminConsole implements AdminRoute {
     static final String DATABASE = "pgbouncer";
     static final String ALIAS = "pgmux";
     /** The PgBouncer release whose console this one answers like. */
-    static final String PGBOUNCER_VERSION = "1.25.2";
+    public static final String PGBOUNCER_VERSION = "1.25.2";
     /** Reported as server_version, in PgBouncer's shape ({@code <version>/bouncer}), so drivers parse it. */
     static final String SERVER_VERSION = PGBOUNCER_VERSION + "/pgmux";
     /** Parameters drivers SET at startup; accepted and ignored, as PgBouncer's console does. */
@@ -87,6 +87,16 @@ public final class AdminConsole implements AdminRoute {
         this.shutdown = shutdown;
         this.reloader = reloader;
         reloaded(settings);
+    }
+
+    /** PAUSE of every database, as from the console (the standalone proxy's SIGUSR1); completes once paused. */
+    public CompletionStage<Void> pause() {
+        return pause(null).thenApply(done -> null);
+    }
+
+    /** RESUME of every database, as from the console (the standalone proxy's SIGUSR2). */
+    public void resume() {
+        resume(null);
     }
 
     /** After RELOAD: who may log in from now on, and what SHOW CONFIG shows. */

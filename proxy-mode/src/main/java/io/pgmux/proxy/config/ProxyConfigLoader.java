@@ -5,14 +5,16 @@ import io.pgmux.proxy.config.ProxySetting.Scope;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Configures a proxy from a pgbouncer.ini-shaped file: {@code [databases]} entries ({@link DatabaseEntry}),
  * {@code [users]} entries ({@link UserEntry}) and the {@code [pgbouncer]} settings {@link ProxySetting} lists as
- * taken globally. Other PgBouncer settings (logfile, …) are logged and ignored. {@code %include file} reads another
- * file in place (see {@link IniFile}). Relative file names (auth_file, server_tls_*_file) are resolved against the
+ * taken globally. logfile, pidfile, verbose and syslog are the standalone process's ({@link #processSettings}).
+ * Other PgBouncer settings are logged and ignored. {@code %include file} reads another file in place (see
+ * {@link IniFile}). Relative file names (auth_file, server_tls_*_file, logfile, pidfile) are resolved against the
  * file's directory.
  */
 public final class ProxyConfigLoader {
@@ -44,6 +46,8 @@ public final class ProxyConfigLoader {
         ini.section("pgbouncer").forEach((key, value) -> {
             if (ProxySetting.global(key) != null) {
                 builder.set(key, value, base);
+            } else if (PROCESS_KEYS.contains(key)) {
+                return;
             } else if (ProxySetting.named(key) != null) {
                 log.warn("pgbouncer.ini setting {} is not supported by pgmux yet and is ignored", key);
             } else {
@@ -52,4 +56,36 @@ public final class ProxyConfigLoader {
         });
         return builder;
     }
+
+    // ---------------------------------------------------------------- the standalone process's settings
+
+    /** Read by {@link #processSettings}, for the process rather than the proxy; configure() skips them. */
+    private static final Set<String> PROCESS_KEYS = Set.of("logfile", "pidfile", "verbose", "syslog");
+
+    /**
+     * The standalone process's settings: logfile and pidfile (relative to {@code base}), verbose, and syslog,
+     * which is refused when on: pgmux logs to stderr and the logfile only.
+     */
+    public static ProcessSettings processSettings(IniFile ini, Path base) {
+        Map<String, String> settings = ini.section("pgbouncer");
+        String syslog = settings.getOrDefault("syslog", "0").strip();
+        if (!syslog.equals("0")) {
+            throw new IllegalArgumentException("syslog = " + syslog + " is not supported by pgmux: it logs to stderr"
+                    + " and to the logfile (set syslog = 0 or remove it)");
+        }
+        String verbose = settings.getOrDefault("verbose", "0").strip();
+        if (!verbose.matches("\\d{1,9}")) {
+            throw new IllegalArgumentException("verbose must be 0 or more, not \"" + verbose + "\"");
+        }
+        return new ProcessSettings(file(settings, "logfile", base), file(settings, "pidfile", base),
+                Integer.parseInt(verbose));
+    }
+
+    /** A file setting, relative to {@code base}; null when absent or empty (PgBouncer's "not set"). */
+    private static Path file(Map<String, String> settings, String key, Path base) {
+        String value = settings.get(key);
+        return value == null || value.isBlank() ? null : base.resolve(value.strip());
+    }
+
+    // ---------------------------------------------------------------- end of the standalone process's settings
 }

@@ -1,0 +1,195 @@
+package io.pgmux.proxy.standalone;
+
+import io.pgmux.proxy.PgMuxProxy;
+import io.pgmux.proxy.admin.AdminConsole;
+import io.pgmux.proxy.config.IniFile;
+import io.pgmux.proxy.config.ProcessSettings;
+import io.pgmux.proxy.config.ProxyConfigLoader;
+import io.pgmux.proxy.standalone.ProcessLog.Level;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
+import sun.misc.Signal;
+
+/**
+ * The standalone proxy as a process that PgBouncer's operators know: it reads the ini, logs PgBouncer's lines,
+ * keeps a pidfile and answers PgBouncer 1.25's signals — SIGHUP reloads, SIGINT shuts down once servers are
+ * released (SHUTDOWN WAIT_FOR_SERVERS), SIGTERM once clients have left (SHUTDOWN WAIT_FOR_CLIENTS), either of
+ * them during a shutdown exits at once, SIGUSR1 pauses and SIGUSR2 resumes. SIGQUIT stays the JVM's (a thread
+ * dump): the JVM lets no program handle it, and {@code -Xrs}, which frees it, takes SIGHUP, SIGINT and SIGTERM
+ * away as well.
+ */
+public final class ProxyProcess {
+    private final CommandLine line;
+    private final AtomicBoolean shuttingDown = new AtomicBoolean();
+    private PgMuxProxy proxy;
+    private PidFile pidFile;
+
+    public ProxyProcess(CommandLine line) {
+        this.line = line;
+    }
+
+    public static String version() {
+        String own = ProxyProcess.class.getPackage().getImplementationVersion();
+        return CommandLine.PROGRAM + " " + (own == null ? "(development build)" : own) + System.lineSeparator()
+                + "PgBouncer " + AdminConsole.PGBOUNCER_VERSION + " compatible" + System.lineSeparator()
+                + "Java " + Runtime.version() + " (" + System.getProperty("java.vm.name") + ")";
+    }
+
+    /** Runs until a shutdown; the process's exit status. */
+    public int run() {
+        ProcessLog.quiet(line.quiet());
+        ProcessLog.verbosity(line.verbose());
+        Path config = line.config();
+        try {
+            ProcessSettings settings = applyProcessSettings(config);
+            PgMuxProxy.Builder builder = ProxyConfigLoader.load(config);
+            if (settings.pidfile() != null) {
+                pidFile = PidFile.write(settings.pidfile());
+            }
+            proxy = builder.start();
+        } catch (IOException | RuntimeException e) {
+            ProcessLog.write(Level.FATAL, startFailure(config, e), null);
+            if (pidFile != null) {
+                pidFile.remove();
+            }
+            return 1;
+        }
+        ProcessLog.write(Level.LOG, "process up: " + version().replace(System.lineSeparator(), ", ") + ", pid "
+                + ProcessHandle.current().pid(), null);
+        ProcessLog.write(Level.LOG, "listening on " + proxy.host() + ":" + proxy.port()
+                + (proxy.isEpoll() ? " (epoll)" : " (nio)"), null);
+        installSignals();
+        proxy.closeFuture().toCompletableFuture().join();
+        ProcessLog.write(Level.LOG, "shutdown complete", null);
+        if (pidFile != null) {
+            pidFile.remove();
+        }
+        return 0;
+    }
+
+    /** verbose adds to -v, as PgBouncer's "-v -v" is verbose=2; the logfile is opened (again) for appending. */
+    private ProcessSettings applyProcessSettings(Path config) throws IOException {
+        ProcessSettings settings = ProxyConfigLoader.processSettings(IniFile.load(config),
+                config.toAbsolutePath().getParent());
+        ProcessLog.verbosity(line.verbose() + settings.verbose());
+        ProcessLog.logfile(settings.logfile());
+        return settings;
+    }
+
+    /** One line: what could not be loaded or started, and why; the stack trace only with -v. */
+    private static String startFailure(Path config, Exception e) {
+        if (e instanceof NoSuchFileException || e instanceof AccessDeniedException) {
+            return "cannot load config file: could not load file \"" + ((FileSystemException) e).getFile() + "\": "
+                    + reason(e);
+        }
+        String message = e.getMessage() == null ? e.toString() : e.getMessage();
+        if (e instanceof UncheckedIOException && e.getCause() != null) {
+            message += ": " + reason(e.getCause());
+        }
+        if (e instanceof IllegalArgumentException) {
+            String absolute = config.toAbsolutePath().normalize().toString();
+            return "cannot load config file" + (message.startsWith(absolute) ? ": " : " " + config + ": ") + message;
+        }
+        return message;
+    }
+
+    /** strerror's words for the file errors an operator meets, as PgBouncer prints them. */
+    private static String reason(Throwable e) {
+        if (e instanceof NoSuchFileException) {
+            return "No such file or directory";
+        }
+        if (e instanceof AccessDeniedException) {
+            return "Permission denied";
+        }
+        return e.getMessage() == null ? e.toString() : e.getMessage();
+    }
+
+    // ---------------------------------------------------------------- signals
+
+    private void installSignals() {
+        handle("HUP", this::reload);
+        handle("INT", () -> shutdown("SIGINT", "waiting for all servers connections to be released", () -> {
+            proxy.closeWaitForServers();
+            return null;
+        }));
+        handle("TERM", () -> shutdown("SIGTERM", "waiting for all clients disconnect", () -> {
+            proxy.closeWaitForClients();
+            return null;
+        }));
+        handle("USR1", () -> {
+            ProcessLog.write(Level.LOG, "got SIGUSR1, pausing all activity", null);
+            proxy.pause().thenRun(() -> ProcessLog.write(Level.LOG, "PAUSE done: no server in use", null));
+        });
+        handle("USR2", () -> {
+            ProcessLog.write(Level.LOG, "got SIGUSR2, continuing", null);
+            proxy.resume();
+        });
+        try {
+            Signal.handle(new Signal("QUIT"), signal -> immediateShutdown("SIGQUIT"));
+        } catch (IllegalArgumentException e) {
+            ProcessLog.write(Level.LOG, "SIGQUIT stays the JVM's thread dump (" + e.getMessage() + "): for an"
+                    + " immediate shutdown send SIGINT or SIGTERM a second time, or SHUTDOWN on the console", null);
+        }
+    }
+
+    private static void handle(String name, Runnable action) {
+        try {
+            Signal.handle(new Signal(name), signal -> action.run());
+        } catch (IllegalArgumentException e) {
+            ProcessLog.write(Level.WARNING, "SIG" + name + " cannot be handled (" + e.getMessage() + "); run"
+                    + " without -Xrs for PgBouncer's meaning of it", null);
+        }
+    }
+
+    /** On a thread of its own: the signal handler's thread is the JVM's, and file access may block. */
+    private void reload() {
+        ProcessLog.write(Level.LOG, "got SIGHUP, re-reading config", null);
+        Thread worker = new Thread(() -> {
+            try {
+                applyProcessSettings(line.config());
+                proxy.reload();
+                ProcessLog.write(Level.LOG, "RELOAD: configuration applied", null);
+            } catch (Exception e) {
+                ProcessLog.write(Level.ERROR, "RELOAD failed, the running configuration is kept: "
+                        + startFailure(line.config(), e), null);
+            }
+        }, "pgmux-reload");
+        worker.setDaemon(true);
+        worker.start();
+    }
+
+    @FunctionalInterface
+    private interface Shutdown {
+        Void run() throws InterruptedException;
+    }
+
+    /** PgBouncer 1.25: a second SIGINT or SIGTERM during a shutdown is an immediate one. */
+    private void shutdown(String signal, String waiting, Shutdown how) {
+        if (!shuttingDown.compareAndSet(false, true)) {
+            immediateShutdown(signal);
+            return;
+        }
+        ProcessLog.write(Level.LOG, "got " + signal + ", shutting down, " + waiting, null);
+        Thread stopper = new Thread(() -> {
+            try {
+                how.run();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "pgmux-shutdown");
+        stopper.start();
+    }
+
+    private void immediateShutdown(String signal) {
+        ProcessLog.write(Level.LOG, "got " + signal + ", fast exit", null);
+        if (pidFile != null) {
+            pidFile.remove();
+        }
+        System.exit(0);
+    }
+}

@@ -1,0 +1,83 @@
+package io.pgmux.proxy.standalone;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The runnable jar's command line, as PgBouncer's: what it prints and the exit status, never a stack trace. */
+class CommandLineIT {
+
+    @Test
+    void helpPrintsTheUsageAndExitsZero() throws Exception {
+        ProxyJar jar = ProxyJar.run("--help");
+        assertEquals(0, jar.awaitExit());
+        assertTrue(jar.stdout().contains("  pgmux [OPTION]... CONFIG_FILE"), String.join("\n", jar.stdout()));
+        assertEquals(List.of(), jar.stderr());
+    }
+
+    @Test
+    void versionPrintsPgmuxsVersionAndThePgBouncerItAnswersLikeAndExitsZero() throws Exception {
+        ProxyJar jar = ProxyJar.run("-V");
+        assertEquals(0, jar.awaitExit());
+        assertTrue(jar.stdout().get(0).matches("pgmux \\d+\\.\\d+\\.\\d+.*"), jar.stdout().get(0));
+        assertEquals("PgBouncer 1.25.2 compatible", jar.stdout().get(1));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-d", "-R", "--user=postgres"})
+    void optionsAJvmCannotHonourAreRefusedInOneLineWithExitOne(String option, @TempDir Path dir) throws Exception {
+        ProxyJar jar = ProxyJar.run(option, dir.resolve("pgbouncer.ini").toString());
+        assertEquals(1, jar.awaitExit());
+        assertEquals(1, jar.stderr().size(), String.join("\n", jar.stderr()));
+        assertTrue(jar.stderr().get(0).startsWith("pgmux: -"), jar.stderr().get(0));
+        assertTrue(jar.stderr().get(0).contains("is not supported"), jar.stderr().get(0));
+    }
+
+    @Test
+    void anUnknownOptionIsAUsageErrorWithExitOne() throws Exception {
+        ProxyJar jar = ProxyJar.run("-x", "pgbouncer.ini");
+        assertEquals(1, jar.awaitExit());
+        assertEquals(List.of("pgmux: invalid option -- 'x'", "Try \"pgmux --help\" for more information."),
+                jar.stderr());
+    }
+
+    @Test
+    void aMissingIniIsOneLineNamingTheFileWithExitOne(@TempDir Path dir) throws Exception {
+        Path missing = dir.resolve("missing.ini");
+        ProxyJar jar = ProxyJar.run(missing.toString());
+        assertEquals(1, jar.awaitExit());
+        assertEquals(1, jar.stderr().size(), String.join("\n", jar.stderr()));
+        assertTrue(jar.stderr().get(0).endsWith("FATAL cannot load config file: could not load file \""
+                + missing + "\": No such file or directory"), jar.stderr().get(0));
+    }
+
+    @Test
+    void anIniSyntaxErrorIsOneLineNamingFileAndLineWithExitOne(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\napp = host=127.0.0.1\nthis line is wrong\n");
+        ProxyJar jar = ProxyJar.run(ini.toString());
+        assertEquals(1, jar.awaitExit());
+        assertEquals(1, jar.stderr().size(), String.join("\n", jar.stderr()));
+        assertTrue(jar.stderr().get(0).endsWith("FATAL cannot load config file: " + ini.toAbsolutePath().normalize()
+                + " line 3: expected key = value"), jar.stderr().get(0));
+    }
+
+    @Test
+    void syslogIsRefusedByName(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\napp = host=127.0.0.1\n[pgbouncer]\nsyslog = 1\n");
+        ProxyJar jar = ProxyJar.run(ini.toString());
+        assertEquals(1, jar.awaitExit());
+        assertEquals(1, jar.stderr().size(), String.join("\n", jar.stderr()));
+        assertTrue(jar.stderr().get(0).contains("syslog = 1 is not supported by pgmux"), jar.stderr().get(0));
+        assertFalse(jar.stderr().get(0).contains("Exception"), jar.stderr().get(0));
+    }
+}

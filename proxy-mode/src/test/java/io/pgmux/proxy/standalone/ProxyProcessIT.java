@@ -1,0 +1,319 @@
+package io.pgmux.proxy.standalone;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The runnable jar as PgBouncer's operators run it — {@code java -jar pgmux-proxy-<version>-all.jar
+ * pgbouncer.ini} — in front of the fixture's PostgreSQL: clients, logfile, pidfile and PgBouncer 1.25's signals.
+ */
+@PostgresTest
+class ProxyProcessIT {
+    private static final String USER = "app";
+    private static final String PASSWORD = "app-secret";
+    /** PgBouncer's log line: {@code 2025-01-01 12:00:00.000 UTC [pid] LEVEL message}. */
+    private static final String LINE_START = "^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} \\S+ \\[%d\\] ";
+
+    private final TestDatabase db;
+    @TempDir
+    Path dir;
+
+    ProxyProcessIT(TestDatabase db) {
+        this.db = db;
+    }
+
+    /** A pgbouncer.ini with database {@code app} on the fixture's server, plus {@code extra} [pgbouncer] lines. */
+    private Path ini(String... extra) throws Exception {
+        Files.writeString(dir.resolve("userlist.txt"), "\"" + USER + "\" \"" + PASSWORD + "\"\n");
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\n"
+                + "app = host=" + db.host() + " port=" + db.port() + " dbname=" + db.name()
+                + " user=" + db.superuser() + " password=" + db.superuserPassword() + "\n"
+                + "[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\npool_mode = transaction\n"
+                + "default_pool_size = 2\nauth_type = scram-sha-256\nauth_file = userlist.txt\n"
+                + String.join("\n", extra) + "\n");
+        return ini;
+    }
+
+    private static Connection connect(int port, String database) throws SQLException {
+        Properties properties = new Properties();
+        properties.setProperty("user", USER);
+        properties.setProperty("password", PASSWORD);
+        // the admin console takes the simple query protocol only
+        properties.setProperty("preferQueryMode", "simple");
+        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/" + database, properties);
+    }
+
+    private static String queryOne(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            assertTrue(rs.next(), sql + " returned no row");
+            return rs.getString(1);
+        }
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
+            Thread.sleep(50);
+        }
+    }
+
+    @Test
+    void pgjdbcQueriesThroughTheProxyStartedOnAPgbouncerIni() throws Exception {
+        try (ProxyJar proxy = ProxyJar.start(ini().toString())) {
+            int port = proxy.awaitPort();
+            try (Connection c = connect(port, "app")) {
+                assertEquals(db.name(), queryOne(c, "SELECT current_database()"));
+            }
+        }
+    }
+
+    @Test
+    void psqlQueriesThroughTheProxyStartedOnAPgbouncerIni() throws Exception {
+        try (ProxyJar proxy = ProxyJar.start(ini().toString())) {
+            int port = proxy.awaitPort();
+            Process psql;
+            try {
+                psql = new ProcessBuilder("psql", "-X", "-A", "-t", "-c", "SELECT 6 * 7", "host=127.0.0.1 port="
+                        + port + " dbname=app user=" + USER + " password=" + PASSWORD + " sslmode=disable")
+                        .redirectErrorStream(true).start();
+            } catch (IOException e) {
+                Assumptions.abort("psql cannot be started (" + e.getMessage() + "): install the PostgreSQL client"
+                        + " tools to run this test");
+                return;
+            }
+            assertTrue(psql.waitFor(60, TimeUnit.SECONDS), "psql did not finish");
+            String output = new String(psql.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(0, psql.exitValue(), output);
+            assertEquals("42", output.strip());
+        }
+    }
+
+    @Test
+    void theLogfileIsAppendedToInPgBouncersLineFormatWithIgnoredSettingsNamed() throws Exception {
+        Path logfile = dir.resolve("pgmux.log");
+        Files.writeString(logfile, "an earlier run's line\n");
+        try (ProxyJar proxy = ProxyJar.start(ini("logfile = pgmux.log", "log_stats = 0").toString())) {
+            int port = proxy.awaitPort();
+            List<String> lines = Files.readAllLines(logfile);
+            assertEquals("an earlier run's line", lines.get(0));
+            String start = String.format(LINE_START, proxy.pid());
+            assertTrue(lines.stream().anyMatch(Pattern.compile(start + "LOG listening on 127\\.0\\.0\\.1:" + port
+                    + " ").asPredicate()), String.join("\n", lines));
+            assertTrue(lines.stream().anyMatch(Pattern.compile(start
+                    + "WARNING pgbouncer.ini setting log_stats is not supported by pgmux yet and is ignored$")
+                    .asPredicate()), String.join("\n", lines));
+            assertTrue(lines.stream().skip(1).allMatch(Pattern.compile(start).asPredicate()),
+                    String.join("\n", lines));
+        }
+    }
+
+    @Test
+    void quietLogsToTheLogfileOnly() throws Exception {
+        Path logfile = dir.resolve("pgmux.log");
+        try (ProxyJar proxy = ProxyJar.start("-q", ini("logfile = pgmux.log").toString())) {
+            await(() -> contains(logfile, "LOG listening on"), "the listening line in the logfile");
+            proxy.signal("INT");
+            assertEquals(0, proxy.awaitExit());
+            assertEquals(List.of(), proxy.stderr());
+            assertTrue(contains(logfile, "LOG shutdown complete"), "the logfile lacks the shutdown");
+        }
+    }
+
+    @Test
+    void thePidfileHoldsThePidWhileRunningAndIsRemovedAtACleanExit() throws Exception {
+        Path pidfile = dir.resolve("pgmux.pid");
+        try (ProxyJar proxy = ProxyJar.start(ini("pidfile = pgmux.pid").toString())) {
+            proxy.awaitPort();
+            assertEquals(String.valueOf(proxy.pid()), Files.readString(pidfile).strip());
+            proxy.signal("INT");
+            assertEquals(0, proxy.awaitExit());
+            assertFalse(Files.exists(pidfile), "the pidfile is left behind");
+        }
+    }
+
+    @Test
+    void aPidfileNamingARunningProcessStopsTheStart() throws Exception {
+        Path pidfile = dir.resolve("pgmux.pid");
+        Files.writeString(pidfile, ProcessHandle.current().pid() + "\n");
+        ProxyJar proxy = ProxyJar.run(ini("pidfile = pgmux.pid").toString());
+        assertEquals(1, proxy.awaitExit());
+        assertTrue(proxy.stderr().stream().anyMatch(line -> line.contains("FATAL pidfile " + pidfile
+                + " exists and process " + ProcessHandle.current().pid() + " is running")),
+                String.join("\n", proxy.stderr()));
+        assertEquals(String.valueOf(ProcessHandle.current().pid()), Files.readString(pidfile).strip());
+    }
+
+    @Test
+    void sighupAppliesTheEditedIni() throws Exception {
+        Path ini = ini();
+        try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
+            int port = proxy.awaitPort();
+            SQLException refused = assertThrows(SQLException.class, () -> connect(port, "pgbouncer").close());
+            assertTrue(refused.getMessage().contains("not allowed"), refused.getMessage());
+            Files.writeString(ini, Files.readString(ini) + "admin_users = " + USER + "\n");
+            proxy.signal("HUP");
+            proxy.awaitStderr(Pattern.compile("LOG RELOAD: configuration applied"));
+            try (Connection admin = connect(port, "pgbouncer")) {
+                assertTrue(queryOne(admin, "SHOW VERSION").contains("PgBouncer"));
+            }
+        }
+    }
+
+    @Test
+    void aSighupWithABrokenIniKeepsTheProxyServing() throws Exception {
+        Path ini = ini();
+        try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
+            int port = proxy.awaitPort();
+            Files.writeString(ini, Files.readString(ini) + "no equals sign here\n");
+            proxy.signal("HUP");
+            proxy.awaitStderr(Pattern.compile("ERROR RELOAD failed, the running configuration is kept: .*"
+                    + Pattern.quote(ini.toAbsolutePath().normalize().toString()) + " line \\d+: expected key = value"));
+            try (Connection c = connect(port, "app")) {
+                assertEquals("1", queryOne(c, "SELECT 1"));
+            }
+        }
+    }
+
+    @Test
+    void sigintLetsATransactionInFlightCompleteThenExitsZero() throws Exception {
+        try (Connection setup = db.connect(); Statement s = setup.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS sigint_done (n int)");
+            s.execute("TRUNCATE sigint_done");
+        }
+        try (ProxyJar proxy = ProxyJar.start(ini().toString())) {
+            int port = proxy.awaitPort();
+            try (Connection c = connect(port, "app")) {
+                c.setAutoCommit(false);
+                try (Statement s = c.createStatement()) {
+                    s.execute("INSERT INTO sigint_done VALUES (1)");
+                    proxy.signal("INT");
+                    proxy.awaitStderr(Pattern.compile("LOG got SIGINT, shutting down"));
+                    s.execute("INSERT INTO sigint_done VALUES (2)");
+                }
+                c.commit();
+            }
+            assertEquals(0, proxy.awaitExit());
+        }
+        try (Connection c = db.connect()) {
+            assertEquals("2", queryOne(c, "SELECT count(*) FROM sigint_done"));
+        }
+    }
+
+    @Test
+    void aSecondSigintDuringTheShutdownExitsAtOnce() throws Exception {
+        try (ProxyJar proxy = ProxyJar.start(ini().toString())) {
+            int port = proxy.awaitPort();
+            try (Connection c = connect(port, "app")) {
+                c.setAutoCommit(false);
+                assertEquals("1", queryOne(c, "SELECT 1"));
+                proxy.signal("INT");
+                proxy.awaitStderr(Pattern.compile("LOG got SIGINT, shutting down"));
+                // the transaction stays open: only the second signal ends the wait
+                proxy.signal("INT");
+                assertEquals(0, proxy.awaitExit());
+                proxy.awaitStderr(Pattern.compile("LOG got SIGINT, fast exit"));
+            }
+        }
+    }
+
+    @Test
+    void sigtermWaitsForTheClientsToLeaveThenExitsZero() throws Exception {
+        try (ProxyJar proxy = ProxyJar.start(ini().toString())) {
+            int port = proxy.awaitPort();
+            try (Connection c = connect(port, "app")) {
+                proxy.signal("TERM");
+                proxy.awaitStderr(Pattern.compile("LOG got SIGTERM, shutting down, waiting for all clients"));
+                // a client connected before keeps being served, transaction after transaction
+                assertEquals("1", queryOne(c, "SELECT 1"));
+                assertEquals("2", queryOne(c, "SELECT 2"));
+                assertThrows(SQLException.class, () -> connect(port, "app").close(), "a new client got in");
+                assertTrue(proxy.isAlive(), "the proxy exited with a client connected");
+            }
+            assertEquals(0, proxy.awaitExit());
+        }
+    }
+
+    @Test
+    void sigusr1PausesAndSigusr2Resumes() throws Exception {
+        try (ProxyJar proxy = ProxyJar.start(ini("admin_users = " + USER).toString())) {
+            int port = proxy.awaitPort();
+            try (Connection c = connect(port, "app"); Connection admin = connect(port, "pgbouncer")) {
+                assertEquals("1", queryOne(c, "SELECT 1"));
+                proxy.signal("USR1");
+                proxy.awaitStderr(Pattern.compile("LOG PAUSE done"));
+                CompletableFuture<String> paused = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return queryOne(c, "SELECT 2");
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                await(() -> waiting(admin) == 1, "the client to wait for a server in SHOW POOLS");
+                assertFalse(paused.isDone(), "a query ran while paused");
+                proxy.signal("USR2");
+                assertEquals("2", paused.get(60, TimeUnit.SECONDS));
+            }
+        }
+    }
+
+    @Test
+    void sigquitStaysTheJvmsThreadDumpAndTheProxyKeepsServing() throws Exception {
+        try (ProxyJar proxy = ProxyJar.start(ini().toString())) {
+            int port = proxy.awaitPort();
+            proxy.awaitStderr(Pattern.compile("LOG SIGQUIT stays the JVM's thread dump"));
+            proxy.signal("QUIT");
+            proxy.awaitStdout(Pattern.compile("^Full thread dump"));
+            try (Connection c = connect(port, "app")) {
+                assertEquals("1", queryOne(c, "SELECT 1"));
+            }
+        }
+    }
+
+    private static int waiting(Connection admin) {
+        try (Statement s = admin.createStatement(); ResultSet rs = s.executeQuery("SHOW POOLS")) {
+            int waiting = 0;
+            while (rs.next()) {
+                if ("app".equals(rs.getString("database"))) {
+                    waiting += rs.getInt("cl_waiting");
+                }
+            }
+            return waiting;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static boolean contains(Path file, String text) {
+        try {
+            return Files.exists(file) && Files.readString(file).contains(text);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
