@@ -78,8 +78,11 @@ public final class PgMuxProxy implements AutoCloseable {
     private final ChannelGroup clients;
     private final Duration drainTimeout;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
-    /** The [databases] targets it was started with; RELOAD does not change them. */
-    private final Map<String, ServerTarget> databases;
+    /** The [databases] targets as configured; RELOAD adds to them. */
+    private Map<String, ServerTarget> databases;
+    /** The same with server_tls_sslmode applied, as the server connectors see them. */
+    private final AtomicReference<Map<String, ServerTarget>> targets;
+    private final ServerTls serverTls;
     /** The settings it was started with, updated by RELOAD where a reload applies. */
     private ProxySettings settings;
     private final AdminConsole console;
@@ -88,8 +91,11 @@ public final class PgMuxProxy implements AutoCloseable {
 
     private PgMuxProxy(Transport transport, PoolRegistry<ServerConnection> registry, ProxyContext context,
             Channel listener, ChannelGroup clients, Duration drainTimeout, Map<String, ServerTarget> databases,
-            ProxySettings settings, AdminConsole console, Callable<Builder> reloadFrom) {
+            ProxySettings settings, AdminConsole console, Callable<Builder> reloadFrom,
+            AtomicReference<Map<String, ServerTarget>> targets, ServerTls serverTls) {
         this.reloadFrom = reloadFrom;
+        this.targets = targets;
+        this.serverTls = serverTls;
         this.databases = databases;
         this.settings = settings;
         this.console = console;
@@ -208,16 +214,20 @@ public final class PgMuxProxy implements AutoCloseable {
     }
 
     /**
-     * RELOAD: applies what a running proxy can change from a freshly loaded configuration (the settings
-     * {@link ProxySetting} marks as reloadable, and the pool settings per database and per user) and warns about
-     * the rest, which takes a restart.
+     * RELOAD: applies what a running proxy can change from a freshly loaded configuration (databases added to
+     * [databases], the settings {@link ProxySetting} marks as reloadable, and the pool settings per database and
+     * per user) and warns about the rest, which takes a restart.
      */
     private synchronized void reload(Builder fresh) {
         ProxySettings next = fresh.settings.build();
         PoolOverrides overrides = fresh.overrides.build();
         List<String> restartOnly = new ArrayList<>();
-        if (!fresh.databases.equals(databases)) {
-            restartOnly.add("[databases]");
+        Map<String, ServerTarget> added = new LinkedHashMap<>(fresh.databases);
+        added.keySet().removeAll(databases.keySet());
+        Map<String, ServerTarget> kept = new LinkedHashMap<>(fresh.databases);
+        kept.keySet().removeAll(added.keySet());
+        if (!kept.equals(databases)) {
+            restartOnly.add("[databases] entries changed or removed");
         }
         settings.restartOnlyChanges(next).forEach(s -> restartOnly.add(s.configName()));
         if (!restartOnly.isEmpty()) {
@@ -226,6 +236,33 @@ public final class PgMuxProxy implements AutoCloseable {
         registry.reconfigure(next.pool(), overrides);
         settings = settings.reloaded(next);
         console.reloaded(settings);
+        addDatabases(added);
+    }
+
+    /** New [databases] entries, served at once unless they need a TLS mode the proxy was not started with. */
+    private void addDatabases(Map<String, ServerTarget> added) {
+        if (added.isEmpty()) {
+            return;
+        }
+        TlsMode defaultMode = settings.get(ProxySetting.SERVER_TLS_SSLMODE);
+        Map<String, ServerTarget> configured = new LinkedHashMap<>(databases);
+        Map<String, ServerTarget> running = new LinkedHashMap<>(targets.get());
+        added.forEach((name, target) -> {
+            ServerTarget resolved = target.withDefaultTlsMode(defaultMode);
+            if (serverTls.supports(resolved.tlsMode())) {
+                configured.put(name, target);
+                running.put(name, resolved);
+                log.info("RELOAD: new database {}", name);
+            } else {
+                log.warn("RELOAD: new database {} takes a restart: its sslmode {} was not in use at start", name,
+                        resolved.tlsMode().configName());
+            }
+        });
+        databases = Map.copyOf(configured);
+        // the connectors first, so that a client finding the database finds its server too
+        targets.set(Map.copyOf(running));
+        context.databases(running);
+        console.databases(running);
     }
 
     /** Completes once the proxy is closed, by {@link #close()} or the admin console's SHUTDOWN. */
@@ -487,6 +524,7 @@ public final class PgMuxProxy implements AutoCloseable {
             TlsMode serverTlsSslMode = s.get(ProxySetting.SERVER_TLS_SSLMODE);
             databases.forEach((name, target) -> resolved.put(name, target.withDefaultTlsMode(serverTlsSslMode)));
             Map<String, ServerTarget> targets = Map.copyOf(resolved);
+            AtomicReference<Map<String, ServerTarget>> connectorTargets = new AtomicReference<>(targets);
             Set<TlsMode> tlsModes = EnumSet.noneOf(TlsMode.class);
             targets.values().forEach(target -> tlsModes.add(target.tlsMode()));
             ServerTls serverTls = ServerTls.of(tlsModes, s.get(ProxySetting.SERVER_TLS_CA_FILE),
@@ -504,8 +542,8 @@ public final class PgMuxProxy implements AutoCloseable {
             PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()
                     .config(config)
                     .overrides(poolOverrides)
-                    .connectors(key -> connector(transport, targets, secrets, serverTls, key, connectTimeoutMillis,
-                            maxPrepared))
+                    .connectors(key -> connector(transport, connectorTargets.get(), secrets, serverTls, key,
+                            connectTimeoutMillis, maxPrepared))
                     .janitorPeriod(janitorPeriod)
                     .build();
             Duration clientLoginTimeout = s.get(ProxySetting.CLIENT_LOGIN_TIMEOUT);
@@ -545,7 +583,7 @@ public final class PgMuxProxy implements AutoCloseable {
                         new IOException(e.getMessage(), e));
             }
             PgMuxProxy proxy = new PgMuxProxy(transport, registry, context, listener, clients, drainTimeout,
-                    Map.copyOf(databases), s, console, source);
+                    Map.copyOf(databases), s, console, source, connectorTargets, serverTls);
             started.set(proxy);
             return proxy;
         }

@@ -61,7 +61,7 @@ public final class AdminConsole implements AdminRoute {
     }
 
     private final ProxyContext context;
-    private final Map<String, ServerTarget> databases;
+    private volatile Map<String, ServerTarget> databases;
     private volatile Set<String> adminUsers;
     private volatile Set<String> statsUsers;
     private volatile ProxySettings settings;
@@ -97,6 +97,11 @@ public final class AdminConsole implements AdminRoute {
     /** RESUME of every database, as from the console (the standalone proxy's SIGUSR2). */
     public void resume() {
         resume(null);
+    }
+
+    /** After a RELOAD that added databases: every database, as SHOW DATABASES and PAUSE see them. */
+    public void databases(Map<String, ServerTarget> databases) {
+        this.databases = Map.copyOf(databases);
     }
 
     /** After RELOAD: who may log in from now on, and what SHOW CONFIG shows. */

@@ -15,7 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /** What every client connection of one proxy shares: pools, databases, users, cancel keys. */
 public final class ProxyContext {
     private final PoolRegistry<ServerConnection> registry;
-    private final Map<String, ServerTarget> databases;
+    private volatile Map<String, ServerTarget> databases;
     private final UserSecrets users;
     private final AuthType authType;
     private final SslContext clientTls;
@@ -50,6 +50,11 @@ public final class ProxyContext {
 
     ServerTarget database(String name) {
         return databases.get(name);
+    }
+
+    /** After RELOAD: the databases clients may connect to from now on. */
+    public void databases(Map<String, ServerTarget> databases) {
+        this.databases = Map.copyOf(databases);
     }
 
     UserSecrets users() {

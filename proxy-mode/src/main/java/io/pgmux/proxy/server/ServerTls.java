@@ -68,6 +68,11 @@ public final class ServerTls {
         return new ServerTls(contexts);
     }
 
+    /** Whether servers can be reached in {@code mode} with the contexts built at start. */
+    public boolean supports(TlsMode mode) {
+        return mode == TlsMode.DISABLE || contexts.containsKey(mode);
+    }
+
     /** The context for {@code mode}, or null for {@link TlsMode#DISABLE}. */
     SslContext context(TlsMode mode) {
         SslContext context = contexts.get(mode);

@@ -186,6 +186,24 @@ class ProxyProcessIT {
     }
 
     @Test
+    void sighupAddsADatabaseWrittenIntoTheIni() throws Exception {
+        Path ini = ini();
+        try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
+            int port = proxy.awaitPort();
+            SQLException unknown = assertThrows(SQLException.class, () -> connect(port, "added").close());
+            assertTrue(unknown.getMessage().contains("no such database: added"), unknown.getMessage());
+            Files.writeString(ini, Files.readString(ini).replace("[pgbouncer]\n", "added = host=" + db.host()
+                    + " port=" + db.port() + " dbname=" + db.name() + " user=" + db.superuser() + " password="
+                    + db.superuserPassword() + "\n[pgbouncer]\n"));
+            proxy.signal("HUP");
+            proxy.awaitStderr(Pattern.compile("LOG RELOAD: configuration applied"));
+            try (Connection c = connect(port, "added")) {
+                assertEquals(db.name(), queryOne(c, "SELECT current_database()"));
+            }
+        }
+    }
+
+    @Test
     void aSighupWithABrokenIniKeepsTheProxyServing() throws Exception {
         Path ini = ini();
         try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
