@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Configures a proxy from a pgbouncer.ini-shaped file: {@code [databases]} entries ({@link DatabaseEntry}),
  * {@code [users]} entries ({@link UserEntry}) and the {@code [pgbouncer]} settings {@link ProxySetting} lists as
- * taken globally. logfile, pidfile, verbose and syslog are the standalone process's ({@link #processSettings}).
- * Other PgBouncer settings are logged and ignored. {@code %include file} reads another file in place (see
+ * taken globally. logfile, pidfile, verbose and syslog are the standalone process's ({@link #loadForProcess},
+ * {@link #processSettings}). Other PgBouncer settings are logged and ignored. {@code %include file} reads another file in place (see
  * {@link IniFile}). Relative file names (auth_file, server_tls_*_file, logfile, pidfile) are resolved against the
  * file's directory.
  */
@@ -24,13 +24,22 @@ public final class ProxyConfigLoader {
     }
 
     public static PgMuxProxy.Builder load(Path file) throws IOException {
+        return load(file, Set.of());
+    }
+
+    private static PgMuxProxy.Builder load(Path file, Set<String> takenElsewhere) throws IOException {
         IniFile ini = IniFile.load(file);
         Path base = file.toAbsolutePath().getParent();
-        return configure(ini, base).reloadFrom(() -> load(file));
+        return configure(ini, base, takenElsewhere).reloadFrom(() -> load(file, takenElsewhere));
     }
 
     /** @param base where relative file names (auth_file, server_tls_*_file) are looked up */
     public static PgMuxProxy.Builder configure(IniFile ini, Path base) {
+        return configure(ini, base, Set.of());
+    }
+
+    /** @param takenElsewhere [pgbouncer] keys that another part reads, so not to be reported as ignored */
+    private static PgMuxProxy.Builder configure(IniFile ini, Path base, Set<String> takenElsewhere) {
         PgMuxProxy.Builder builder = PgMuxProxy.builder();
         Map<String, String> databases = ini.section("databases");
         if (databases.isEmpty()) {
@@ -46,7 +55,7 @@ public final class ProxyConfigLoader {
         ini.section("pgbouncer").forEach((key, value) -> {
             if (ProxySetting.global(key) != null) {
                 builder.set(key, value, base);
-            } else if (PROCESS_KEYS.contains(key)) {
+            } else if (takenElsewhere.contains(key)) {
                 return;
             } else if (ProxySetting.named(key) != null) {
                 log.warn("pgbouncer.ini setting {} is not supported by pgmux yet and is ignored", key);
@@ -59,8 +68,16 @@ public final class ProxyConfigLoader {
 
     // ---------------------------------------------------------------- the standalone process's settings
 
-    /** Read by {@link #processSettings}, for the process rather than the proxy; configure() skips them. */
+    /** Read by {@link #processSettings}, for the process rather than the proxy. */
     private static final Set<String> PROCESS_KEYS = Set.of("logfile", "pidfile", "verbose", "syslog");
+
+    /**
+     * As {@link #load(Path)}, for the standalone process, which takes logfile, pidfile, verbose and syslog itself
+     * ({@link #processSettings}); embedded, they are reported as ignored.
+     */
+    public static PgMuxProxy.Builder loadForProcess(Path file) throws IOException {
+        return load(file, PROCESS_KEYS);
+    }
 
     /**
      * The standalone process's settings: logfile and pidfile (relative to {@code base}), verbose, and syslog,

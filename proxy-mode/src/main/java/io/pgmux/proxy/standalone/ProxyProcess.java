@@ -47,7 +47,7 @@ public final class ProxyProcess {
         Path config = line.config();
         try {
             ProcessSettings settings = applyProcessSettings(config);
-            PgMuxProxy.Builder builder = ProxyConfigLoader.load(config);
+            PgMuxProxy.Builder builder = ProxyConfigLoader.loadForProcess(config);
             if (settings.pidfile() != null) {
                 pidFile = PidFile.write(settings.pidfile());
             }
@@ -59,11 +59,12 @@ public final class ProxyProcess {
             }
             return 1;
         }
+        // before "listening on", which tells an operator (or a script) that signals are answered
+        installSignals();
         ProcessLog.write(Level.LOG, "process up: " + version().replace(System.lineSeparator(), ", ") + ", pid "
                 + ProcessHandle.current().pid(), null);
         ProcessLog.write(Level.LOG, "listening on " + proxy.host() + ":" + proxy.port()
                 + (proxy.isEpoll() ? " (epoll)" : " (nio)"), null);
-        installSignals();
         proxy.closeFuture().toCompletableFuture().join();
         ProcessLog.write(Level.LOG, "shutdown complete", null);
         if (pidFile != null) {

@@ -130,6 +130,8 @@ class ProxyProcessIT {
                     .asPredicate()), String.join("\n", lines));
             assertTrue(lines.stream().skip(1).allMatch(Pattern.compile(start).asPredicate()),
                     String.join("\n", lines));
+            assertTrue(lines.stream().noneMatch(line -> line.contains("setting logfile")),
+                    "logfile, taken by the process, is reported as ignored:\n" + String.join("\n", lines));
         }
     }
 
