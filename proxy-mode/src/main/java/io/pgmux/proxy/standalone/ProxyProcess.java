@@ -82,7 +82,7 @@ public final class ProxyProcess {
         return settings;
     }
 
-    /** One line: what could not be loaded or started, and why; the stack trace only with -v. */
+    /** One line, no stack trace: what could not be loaded or started, and why. */
     private static String startFailure(Path config, Exception e) {
         if (e instanceof NoSuchFileException || e instanceof AccessDeniedException) {
             return "cannot load config file: could not load file \"" + ((FileSystemException) e).getFile() + "\": "
