@@ -83,7 +83,7 @@ public final class PgMuxProxy implements AutoCloseable {
     /** The [databases] targets it was started with; RELOAD does not change them. */
     private final Map<String, ServerTarget> databases;
     /** The settings it was started with, updated by RELOAD where a reload applies. */
-    private ProxySettings settings;
+    private volatile ProxySettings settings;
     private final AdminConsole console;
 
     private PgMuxProxy(Transport transport, PoolRegistry<ServerConnection> registry, ProxyContext context,
@@ -155,8 +155,14 @@ public final class PgMuxProxy implements AutoCloseable {
      * {@link ProxySetting} marks as reloadable, and the pool settings per database and per user) and warns about
      * the rest, which takes a restart.
      */
-    private synchronized void reload(Builder fresh) {
+    private void reload(Builder fresh) {
         ProxySettings next = fresh.settings.build();
+        // Certificate files are read first, outside the lock; one that cannot be used fails RELOAD as a whole.
+        ClientTls clientTls = fresh.clientTls(settings.reloaded(next));
+        apply(fresh, next, clientTls);
+    }
+
+    private synchronized void apply(Builder fresh, ProxySettings next, ClientTls clientTls) {
         PoolOverrides overrides = fresh.overrides.build();
         List<String> restartOnly = new ArrayList<>();
         if (!fresh.databases.equals(databases)) {
@@ -166,11 +172,8 @@ public final class PgMuxProxy implements AutoCloseable {
         if (!restartOnly.isEmpty()) {
             log.warn("RELOAD: changes to {} take effect only after a restart", String.join(", ", restartOnly));
         }
-        ProxySettings applied = settings.reloaded(next);
-        // read before anything changes: a certificate file that cannot be used fails RELOAD as a whole
-        ClientTls clientTls = fresh.clientTls(applied);
         registry.reconfigure(next.pool(), overrides);
-        settings = applied;
+        settings = settings.reloaded(next);
         context.clientTls(clientTls);
         console.reloaded(settings);
     }

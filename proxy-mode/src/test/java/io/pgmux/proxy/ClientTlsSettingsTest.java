@@ -209,6 +209,17 @@ class ClientTlsSettingsTest {
     }
 
     @Test
+    void reloadOfAKeyThatIsNotTheCertificatesFailsAndKeepsServingTheOldCertificate() throws Exception {
+        start("require", "md5");
+        Files.copy(malloryClient.privateKey(), dir.resolve("server.key"), StandardCopyOption.REPLACE_EXISTING);
+        Psql.Result reload = Psql.run(admin(), "RELOAD");
+        assertFalse(reload.succeeded(), reload.output());
+        assertTrue(reload.output().contains("RELOAD failed, see logs for additional details"), reload.output());
+        Psql.Result after = Psql.run(libpq("localhost", "verify-full", null), "\\conninfo");
+        assertTrue(after.succeeded() && after.output().contains("SSL connection"), after.output());
+    }
+
+    @Test
     void keyFileThatIsNotTheCertificatesKeyIsRefusedAtStartupNamingTheKey() throws Exception {
         Path ini = writeIni("require", "md5");
         Files.copy(malloryClient.privateKey(), dir.resolve("server.key"), StandardCopyOption.REPLACE_EXISTING);

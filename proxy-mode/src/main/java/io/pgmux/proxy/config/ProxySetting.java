@@ -378,7 +378,13 @@ public enum ProxySetting {
             case FILE -> text.isBlank() ? null : base.resolve(text.strip());
             case USERS -> users(text);
             case AUTH_TYPE -> AuthType.fromConfig(text);
-            case TLS_MODE -> TlsMode.fromConfig(text);
+            case TLS_MODE -> {
+                try {
+                    yield TlsMode.fromConfig(text);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(configName + ": " + e.getMessage(), e);
+                }
+            }
             case TLS_PROTOCOLS -> {
                 TlsProtocols.parse(configName, text);
                 yield text;

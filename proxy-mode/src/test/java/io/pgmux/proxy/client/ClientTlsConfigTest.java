@@ -25,6 +25,14 @@ class ClientTlsConfigTest {
     }
 
     @Test
+    void unknownSslmodeIsRefusedNamingTheKey() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> settings("client_tls_sslmode", "verify"));
+        assertEquals("client_tls_sslmode: unsupported sslmode \"verify\": use disable, allow, prefer, require,"
+                + " verify-ca or verify-full", e.getMessage());
+    }
+
+    @Test
     void tlsWithoutCertificateAndKeyIsRefusedNamingBoth() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ClientTls.of(settings("client_tls_sslmode", "prefer")));
