@@ -21,9 +21,11 @@ import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.auth.UserList;
 import io.pgmux.proxy.auth.UserSecrets;
 import io.pgmux.proxy.client.ClientConnection;
+import io.pgmux.proxy.client.ClientTls;
 import io.pgmux.proxy.client.ProxyContext;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.config.TlsProtocols;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
 import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.server.CancelSender;
@@ -84,7 +86,7 @@ public final class PgMuxProxy implements AutoCloseable {
     private final AtomicReference<Map<String, ServerTarget>> targets;
     private final ServerTls serverTls;
     /** The settings it was started with, updated by RELOAD where a reload applies. */
-    private ProxySettings settings;
+    private volatile ProxySettings settings;
     private final AdminConsole console;
     /** Where RELOAD loads the configuration from; null when built in code. */
     private final Callable<Builder> reloadFrom;
@@ -218,8 +220,14 @@ public final class PgMuxProxy implements AutoCloseable {
      * [databases], the settings {@link ProxySetting} marks as reloadable, and the pool settings per database and
      * per user) and warns about the rest, which takes a restart.
      */
-    private synchronized void reload(Builder fresh) {
+    private void reload(Builder fresh) {
         ProxySettings next = fresh.settings.build();
+        // Certificate files are read first, outside the lock; one that cannot be used fails RELOAD as a whole.
+        ClientTls clientTls = fresh.clientTls(settings.reloaded(next));
+        apply(fresh, next, clientTls);
+    }
+
+    private synchronized void apply(Builder fresh, ProxySettings next, ClientTls clientTls) {
         PoolOverrides overrides = fresh.overrides.build();
         List<String> restartOnly = new ArrayList<>();
         Map<String, ServerTarget> added = new LinkedHashMap<>(fresh.databases);
@@ -235,6 +243,7 @@ public final class PgMuxProxy implements AutoCloseable {
         }
         registry.reconfigure(next.pool(), overrides);
         settings = settings.reloaded(next);
+        context.clientTls(clientTls);
         console.reloaded(settings);
         addDatabases(added);
     }
@@ -276,7 +285,7 @@ public final class PgMuxProxy implements AutoCloseable {
         private final ProxySettings.Builder settings = ProxySettings.builder();
         private final PoolOverrides.Builder overrides = PoolOverrides.builder();
         private UserSecrets users = UserSecrets.of(Map.of());
-        private SslContext clientTls;
+        private SslContext clientTlsContext;
         private Duration janitorPeriod = Duration.ofMillis(333);
         private Duration drainTimeout = Duration.ofSeconds(10);
         private Callable<Builder> reloadFrom;
@@ -396,10 +405,28 @@ public final class PgMuxProxy implements AutoCloseable {
             return this;
         }
 
-        /** TLS for clients that ask for it; without it, SSLRequest is answered 'N'. */
+        /**
+         * TLS for clients that ask for it, from a context made by the caller instead of the client_tls_* files;
+         * client_tls_sslmode still decides whether it is required (left at disable, it becomes prefer). Without
+         * either, SSLRequest is answered 'N'.
+         */
         public Builder clientTls(SslContext context) {
-            this.clientTls = context;
+            this.clientTlsContext = context;
             return this;
+        }
+
+        /**
+         * PgBouncer's client_tls_sslmode (default disable); the certificate and the other client_tls_* settings by
+         * {@link #set(String, String)}, e.g. {@code set("client_tls_cert_file", "server.crt")}.
+         */
+        public Builder clientTlsSslMode(TlsMode mode) {
+            settings.put(ProxySetting.CLIENT_TLS_SSLMODE, Objects.requireNonNull(mode, "mode"));
+            return this;
+        }
+
+        private ClientTls clientTls(ProxySettings s) {
+            return clientTlsContext != null ? ClientTls.of(s.get(ProxySetting.CLIENT_TLS_SSLMODE), clientTlsContext)
+                    : ClientTls.of(s);
         }
 
         /**
@@ -529,7 +556,9 @@ public final class PgMuxProxy implements AutoCloseable {
             targets.values().forEach(target -> tlsModes.add(target.tlsMode()));
             ServerTls serverTls = ServerTls.of(tlsModes, s.get(ProxySetting.SERVER_TLS_CA_FILE),
                     s.get(ProxySetting.SERVER_TLS_CERT_FILE), s.get(ProxySetting.SERVER_TLS_KEY_FILE),
-                    ServerTls.parseProtocols(s.get(ProxySetting.SERVER_TLS_PROTOCOLS)));
+                    TlsProtocols.parse(ProxySetting.SERVER_TLS_PROTOCOLS.configName(),
+                            s.get(ProxySetting.SERVER_TLS_PROTOCOLS)));
+            ClientTls clientTls = clientTls(s);
             Transport transport = Transport.create(s.<Integer>get(ProxySetting.THREADS));
             UserSecrets secrets = users;
             int maxPrepared = s.get(ProxySetting.MAX_PREPARED_STATEMENTS);

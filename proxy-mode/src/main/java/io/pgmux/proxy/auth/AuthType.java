@@ -12,13 +12,16 @@ import java.util.Locale;
  *       asked for SCRAM instead: an md5 answer cannot be checked against a verifier.</li>
  *   <li>{@code scram-sha-256}: SCRAM with a SCRAM verifier or a plaintext secret (a verifier is derived).
  *       An md5 secret cannot work and the login fails.</li>
+ *   <li>{@code cert}: no password; the common name of the client's TLS certificate is the user name, and the user
+ *       must still be in the auth file. Needs client_tls_sslmode verify-ca or verify-full.</li>
  * </ul>
  */
 public enum AuthType {
     TRUST("trust"),
     PLAIN("plain"),
     MD5("md5"),
-    SCRAM_SHA_256("scram-sha-256");
+    SCRAM_SHA_256("scram-sha-256"),
+    CERT("cert");
 
     private final String configName;
 
@@ -31,7 +34,7 @@ public enum AuthType {
         return configName;
     }
 
-    /** Parses an {@code auth_type} value; other PgBouncer values (hba, cert, pam, ldap, any) are not supported. */
+    /** Parses an {@code auth_type} value; other PgBouncer values (hba, pam, ldap, any) are not supported. */
     public static AuthType fromConfig(String value) {
         String name = value.trim().toLowerCase(Locale.ROOT);
         for (AuthType type : values()) {
@@ -40,7 +43,7 @@ public enum AuthType {
             }
         }
         throw new IllegalArgumentException("unsupported auth_type \"" + value
-                + "\": use trust, plain, md5 or scram-sha-256");
+                + "\": use trust, plain, md5, scram-sha-256 or cert");
     }
 
     /** The method actually used for a user with {@code secret}: md5 becomes SCRAM for a SCRAM verifier. */

@@ -39,6 +39,8 @@ public final class ClientAuthenticator {
     private final AuthType method;
     private final String user;
     private final Secret secret;
+    /** The CN of the client's TLS certificate, for {@code cert}; null without one. */
+    private final String certificateName;
     private final int scramIterations;
     private final SecureRandom random;
     private State state = State.START;
@@ -47,7 +49,12 @@ public final class ClientAuthenticator {
 
     /** With PgBouncer's default scram_iterations (4096) for verifiers derived from plaintext secrets. */
     public ClientAuthenticator(AuthType authType, String user, Secret secret) {
-        this(authType, user, secret, Scram.DEFAULT_ITERATIONS, DEFAULT_RANDOM);
+        this(authType, user, secret, null);
+    }
+
+    /** @param certificateName the common name of the client's TLS certificate, or null without one */
+    public ClientAuthenticator(AuthType authType, String user, Secret secret, String certificateName) {
+        this(authType, user, secret, certificateName, Scram.DEFAULT_ITERATIONS, DEFAULT_RANDOM);
     }
 
     /**
@@ -56,12 +63,18 @@ public final class ClientAuthenticator {
      */
     public ClientAuthenticator(AuthType authType, String user, Secret secret, int scramIterations,
             SecureRandom random) {
+        this(authType, user, secret, null, scramIterations, random);
+    }
+
+    private ClientAuthenticator(AuthType authType, String user, Secret secret, String certificateName,
+            int scramIterations, SecureRandom random) {
         if (scramIterations < 1) {
             throw new IllegalArgumentException("scramIterations must be positive, not " + scramIterations);
         }
         this.method = authType.effectiveFor(secret);
         this.user = user;
         this.secret = secret;
+        this.certificateName = certificateName;
         this.scramIterations = scramIterations;
         this.random = random;
     }
@@ -83,6 +96,10 @@ public final class ClientAuthenticator {
                         ? AuthStep.failed(PoolerError.trustAuthenticationFailed(), "no such user")
                         : AuthStep.authenticated(List.of(Authentication.Ok.INSTANCE));
             }
+            case CERT -> {
+                state = State.DONE;
+                return certificateLogin();
+            }
             case PLAIN -> {
                 state = State.PASSWORD;
                 return AuthStep.proceed(Authentication.CleartextPassword.INSTANCE);
@@ -99,6 +116,16 @@ public final class ClientAuthenticator {
             }
             default -> throw new IllegalStateException("unknown auth type " + method);
         }
+    }
+
+    /** PgBouncer's login_via_cert: every failure gets the same error, the reason goes to the log. */
+    private AuthStep certificateLogin() {
+        String reason = secret == null ? "no such user"
+                : certificateName == null ? "no client certificate with a common name"
+                : !certificateName.equals(user) ? "certificate name \"" + certificateName + "\" is not the user name"
+                : null;
+        return reason == null ? AuthStep.authenticated(List.of(Authentication.Ok.INSTANCE))
+                : AuthStep.failed(PoolerError.certificateAuthenticationFailed(), reason);
     }
 
     /**

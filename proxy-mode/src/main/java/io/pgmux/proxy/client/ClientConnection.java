@@ -13,6 +13,7 @@ import io.pgmux.core.pool.PoolClosedException;
 import io.pgmux.core.pool.PoolTimeoutException;
 import io.pgmux.core.pool.TooManyClientsException;
 import io.pgmux.proxy.auth.AuthStep;
+import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.auth.ClientAuthenticator;
 import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.parameters.ClientParameters;
@@ -122,14 +123,14 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void onSslRequest(ChannelHandlerContext ctx) {
-        if (context.clientTls() == null) {
+        ClientTls tls = context.clientTls();
+        if (!tls.offered()) {
             channel.writeAndFlush(SslResponse.REJECTED);
             return;
         }
         // The 'S' goes out in clear before the handler that encrypts everything after it is in place.
         channel.writeAndFlush(SslResponse.ACCEPTED);
-        SslHandler ssl = context.clientTls().newHandler(channel.alloc());
-        ctx.pipeline().addFirst(ssl);
+        ctx.pipeline().addFirst(tls.newHandler(channel.alloc()));
     }
 
     private void onCancelRequest(CancelRequest cancel) {
@@ -141,6 +142,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void onStartup(StartupMessage startup) {
+        if (context.clientTls().required() && channel.pipeline().get(SslHandler.class) == null) {
+            fatal(PoolerError.sslRequired());
+            return;
+        }
         user = startup.user();
         if (user == null || user.isEmpty()) {
             fatal(PoolerError.noUsernameSupplied());
@@ -151,7 +156,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (context.adminRoute().isConsole(database)) {
             console = true;
             startupParameters = startup.parameters();
-            authenticator = new ClientAuthenticator(context.authType(), user, context.users().find(user).orElse(null));
+            authenticator = authenticator(context.users().find(user).orElse(null));
             state = State.LOGIN;
             onAuthStep(authenticator.start());
             return;
@@ -185,9 +190,15 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                 return;
             }
         }
-        authenticator = new ClientAuthenticator(context.authType(), user, secret);
+        authenticator = authenticator(secret);
         state = State.LOGIN;
         onAuthStep(authenticator.start());
+    }
+
+    private ClientAuthenticator authenticator(Secret secret) {
+        AuthType type = context.authType();
+        return new ClientAuthenticator(type, user, secret,
+                type == AuthType.CERT ? ClientTls.certificateName(channel) : null);
     }
 
     private void onPasswordMessage(FrontendMessage message) {

@@ -1,6 +1,5 @@
 package io.pgmux.proxy.client;
 
-import io.netty.handler.ssl.SslContext;
 import io.pgmux.core.pool.PoolRegistry;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.auth.UserSecrets;
@@ -18,7 +17,8 @@ public final class ProxyContext {
     private volatile Map<String, ServerTarget> databases;
     private final UserSecrets users;
     private final AuthType authType;
-    private final SslContext clientTls;
+    /** Replaced by RELOAD: new clients get the new certificates, connected ones keep theirs. */
+    private volatile ClientTls clientTls;
     private final CancelSender cancelSender;
     private final int maxPreparedStatements;
     private final Map<BackendKeyData, ClientConnection> clientsByKey = new ConcurrentHashMap<>();
@@ -27,12 +27,12 @@ public final class ProxyContext {
     private volatile AdminRoute adminRoute = AdminRoute.NONE;
 
     /**
-     * @param clientTls TLS for clients that send SSLRequest, or null to answer 'N'
+     * @param clientTls the listener's TLS, {@link ClientTls#DISABLED} for none
      * @param clientLoginTimeoutMillis PgBouncer's client_login_timeout; 0 means none
      * @param maxPreparedStatements PgBouncer's max_prepared_statements; 0 passes named statements through
      */
     public ProxyContext(PoolRegistry<ServerConnection> registry, Map<String, ServerTarget> databases,
-            UserSecrets users, AuthType authType, SslContext clientTls, CancelSender cancelSender,
+            UserSecrets users, AuthType authType, ClientTls clientTls, CancelSender cancelSender,
             long clientLoginTimeoutMillis, int maxPreparedStatements) {
         this.maxPreparedStatements = maxPreparedStatements;
         this.registry = registry;
@@ -65,8 +65,13 @@ public final class ProxyContext {
         return authType;
     }
 
-    SslContext clientTls() {
+    ClientTls clientTls() {
         return clientTls;
+    }
+
+    /** RELOAD's client TLS, for clients that connect from now on. */
+    public void clientTls(ClientTls tls) {
+        this.clientTls = tls;
     }
 
     CancelSender cancelSender() {

@@ -15,7 +15,6 @@ import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.config.UnknownSetting;
 import io.pgmux.proxy.auth.AuthType;
-import io.pgmux.proxy.server.ServerTls;
 import io.pgmux.proxy.server.TlsMode;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -58,6 +57,15 @@ public enum ProxySetting {
     SERVER_TLS_CERT_FILE("server_tls_cert_file", Type.FILE, "", RESTART, G, G),
     SERVER_TLS_KEY_FILE("server_tls_key_file", Type.FILE, "", RESTART, G, G),
     SERVER_TLS_PROTOCOLS("server_tls_protocols", Type.TLS_PROTOCOLS, "secure", RESTART, G, G),
+    CLIENT_TLS_SSLMODE("client_tls_sslmode", Type.TLS_MODE, "disable", RELOAD, G, G),
+    CLIENT_TLS_KEY_FILE("client_tls_key_file", Type.FILE, "", RELOAD, G, G),
+    CLIENT_TLS_CERT_FILE("client_tls_cert_file", Type.FILE, "", RELOAD, G, G),
+    CLIENT_TLS_CA_FILE("client_tls_ca_file", Type.FILE, "", RELOAD, G, G),
+    CLIENT_TLS_PROTOCOLS("client_tls_protocols", Type.TLS_PROTOCOLS, "secure", RELOAD, G, G),
+    CLIENT_TLS_CIPHERS("client_tls_ciphers", Type.TEXT, "default", RELOAD, G, G),
+    CLIENT_TLS13_CIPHERS("client_tls13_ciphers", Type.TEXT, "", RELOAD, G, G),
+    CLIENT_TLS_ECDHCURVE("client_tls_ecdhcurve", Type.TEXT, "auto", RELOAD, G, G),
+    CLIENT_TLS_DHEPARAMS("client_tls_dheparams", Type.TEXT, "auto", RELOAD, G, G),
 
     // the pool settings, parsed by core's ConfigKey
     POOL_MODE(ConfigKey.POOL_MODE, GDU, GDU),
@@ -124,15 +132,6 @@ public enum ProxySetting {
     RESOLV_CONF("resolv_conf", G),
     QUERY_WAIT_NOTIFY("query_wait_notify", G),
     LOGIN_NOTIFY_MESSAGE("login_notify_message", G),
-    CLIENT_TLS_SSLMODE("client_tls_sslmode", G),
-    CLIENT_TLS_KEY_FILE("client_tls_key_file", G),
-    CLIENT_TLS_CERT_FILE("client_tls_cert_file", G),
-    CLIENT_TLS_CA_FILE("client_tls_ca_file", G),
-    CLIENT_TLS_PROTOCOLS("client_tls_protocols", G),
-    CLIENT_TLS_CIPHERS("client_tls_ciphers", G),
-    CLIENT_TLS13_CIPHERS("client_tls13_ciphers", G),
-    CLIENT_TLS_ECDHCURVE("client_tls_ecdhcurve", G),
-    CLIENT_TLS_DHEPARAMS("client_tls_dheparams", G),
     SERVER_TLS_CIPHERS("server_tls_ciphers", G),
     SERVER_TLS13_CIPHERS("server_tls13_ciphers", G),
     QUERY_TIMEOUT("query_timeout", GU),
@@ -180,7 +179,7 @@ public enum ProxySetting {
         USERS,
         AUTH_TYPE,
         TLS_MODE,
-        /** PgBouncer's TLS protocol list ({@code secure}, {@code tlsv1.2,tlsv1.3}, …), kept as written. */
+        /** PgBouncer's TLS protocol list ({@code secure}, {@code tlsv1.2,tlsv1.3}, …; see {@link TlsProtocols}), kept as written. */
         TLS_PROTOCOLS,
         POOL
     }
@@ -379,9 +378,15 @@ public enum ProxySetting {
             case FILE -> text.isBlank() ? null : base.resolve(text.strip());
             case USERS -> users(text);
             case AUTH_TYPE -> AuthType.fromConfig(text);
-            case TLS_MODE -> TlsMode.fromConfig(text);
+            case TLS_MODE -> {
+                try {
+                    yield TlsMode.fromConfig(text);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(configName + ": " + e.getMessage(), e);
+                }
+            }
             case TLS_PROTOCOLS -> {
-                ServerTls.parseProtocols(text);
+                TlsProtocols.parse(configName, text);
                 yield text;
             }
             case POOL -> throw new IllegalStateException(configName + " is core's to parse");

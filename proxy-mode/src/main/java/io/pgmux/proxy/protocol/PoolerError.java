@@ -23,6 +23,8 @@ public final class PoolerError {
     private static final ErrorResponse PASSWORD_AUTHENTICATION_FAILED = fatal("password authentication failed");
     private static final ErrorResponse SASL_AUTHENTICATION_FAILED = fatal("SASL authentication failed");
     private static final ErrorResponse TRUST_AUTHENTICATION_FAILED = fatal("\"trust\" authentication failed");
+    private static final ErrorResponse CERTIFICATE_AUTHENTICATION_FAILED = fatal("certificate authentication failed");
+    private static final ErrorResponse SSL_REQUIRED = fatal("SSL required");
     private static final ErrorResponse NO_SUCH_USER = fatal("no such user");
     private static final ErrorResponse NO_USERNAME_SUPPLIED = fatal("no username supplied");
     private static final ErrorResponse EMPTY_PASSWORD = fatal("empty password returned by client");
@@ -105,6 +107,16 @@ public final class PoolerError {
     /** auth_type trust, but the user is not in the auth file. */
     public static ErrorResponse trustAuthenticationFailed() {
         return TRUST_AUTHENTICATION_FAILED;
+    }
+
+    /** auth_type cert: no client certificate, or its common name is not the user's, or the user is unknown. */
+    public static ErrorResponse certificateAuthenticationFailed() {
+        return CERTIFICATE_AUTHENTICATION_FAILED;
+    }
+
+    /** client_tls_sslmode require or stricter, and the client did not ask for TLS. */
+    public static ErrorResponse sslRequired() {
+        return SSL_REQUIRED;
     }
 
     /** The user is unknown (PgBouncer says this after auth_query; with an auth file it fakes a login instead). */

@@ -3,12 +3,11 @@ package io.pgmux.proxy.server;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
+import io.pgmux.proxy.config.TlsProtocols;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import javax.net.ssl.SSLException;
@@ -21,10 +20,6 @@ import javax.net.ssl.SSLException;
  * one is refused here, naming the setting.
  */
 public final class ServerTls {
-    /** PgBouncer's default, {@code secure}. */
-    private static final List<String> SECURE_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
-    private static final List<String> ALL_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2", "TLSv1.1", "TLSv1");
-
     private final Map<TlsMode, SslContext> contexts;
 
     private ServerTls(Map<TlsMode, SslContext> contexts) {
@@ -82,41 +77,11 @@ public final class ServerTls {
         return context;
     }
 
-    /**
-     * PgBouncer's server_tls_protocols: a list (commas or spaces) of {@code tlsv1.0}, {@code tlsv1.1},
-     * {@code tlsv1.2}, {@code tlsv1.3}, or the shortcuts {@code secure}/{@code default} (1.2 and 1.3) and
-     * {@code all}/{@code legacy} (all four). The JDK refuses TLS 1.0 and 1.1 unless its
-     * {@code jdk.tls.disabledAlgorithms} allows them.
-     *
-     * @throws IllegalArgumentException naming the value it does not know
-     */
-    public static List<String> parseProtocols(String setting) {
-        List<String> protocols = new ArrayList<>();
-        for (String token : setting.trim().toLowerCase(Locale.ROOT).split("[,\\s]+")) {
-            List<String> named = switch (token) {
-                case "secure", "default" -> SECURE_PROTOCOLS;
-                case "all", "legacy" -> ALL_PROTOCOLS;
-                case "tlsv1.3" -> List.of("TLSv1.3");
-                case "tlsv1.2" -> List.of("TLSv1.2");
-                case "tlsv1.1" -> List.of("TLSv1.1");
-                case "tlsv1.0", "tlsv1" -> List.of("TLSv1");
-                default -> throw new IllegalArgumentException("unsupported server_tls_protocols value \"" + token
-                        + "\": use tlsv1.0, tlsv1.1, tlsv1.2, tlsv1.3, secure, all or legacy");
-            };
-            for (String protocol : named) {
-                if (!protocols.contains(protocol)) {
-                    protocols.add(protocol);
-                }
-            }
-        }
-        return List.copyOf(protocols);
-    }
-
     private enum Check { NONE, CHAIN, CHAIN_AND_HOST }
 
     private static SslContext build(Check check, Path caFile, Path certFile, Path keyFile, List<String> protocols) {
         SslContextBuilder builder = SslContextBuilder.forClient()
-                .protocols(protocols == null ? SECURE_PROTOCOLS : protocols)
+                .protocols(protocols == null ? TlsProtocols.SECURE : protocols)
                 // Netty checks host names unless told otherwise; libpq does only for verify-full.
                 .endpointIdentificationAlgorithm(check == Check.CHAIN_AND_HOST ? "HTTPS" : null);
         String using = "the server_tls_* settings";

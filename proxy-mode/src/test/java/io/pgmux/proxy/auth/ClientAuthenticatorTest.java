@@ -63,6 +63,23 @@ class ClientAuthenticatorTest {
     }
 
     @Test
+    void certAuthenticatesAKnownUserWhoseCertificateNamesHim() {
+        AuthStep step = new ClientAuthenticator(AuthType.CERT, "alice", PLAINTEXT, "alice").start();
+        assertEquals(AuthStep.Outcome.AUTHENTICATED, step.outcome());
+        assertEquals(List.of(Authentication.Ok.INSTANCE), step.messages());
+    }
+
+    @Test
+    void certRejectsAnotherNameNoCertificateAndAnUnknownUserAlike() {
+        assertFailedWith(PoolerError.certificateAuthenticationFailed(),
+                new ClientAuthenticator(AuthType.CERT, "alice", PLAINTEXT, "mallory").start());
+        assertFailedWith(PoolerError.certificateAuthenticationFailed(),
+                new ClientAuthenticator(AuthType.CERT, "alice", PLAINTEXT, null).start());
+        assertFailedWith(PoolerError.certificateAuthenticationFailed(),
+                new ClientAuthenticator(AuthType.CERT, "mallory", null, "mallory").start());
+    }
+
+    @Test
     void plainAcceptsTheRightPasswordAgainstEverySecretKind() throws ServerLoginException {
         for (Secret stored : List.of(PLAINTEXT, MD5, SCRAM)) {
             assertEquals(AuthStep.Outcome.AUTHENTICATED, login(AuthType.PLAIN, stored, "pencil").outcome(),

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.proxy.PgMuxProxy;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.ServerTargets;
-import io.pgmux.proxy.server.ServerTls;
 import io.pgmux.proxy.server.TlsMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -154,13 +153,24 @@ class ProxyConfigLoaderTest {
     }
 
     @Test
-    void serverTlsProtocolsTakePgBouncersNamesAndShortcuts() {
-        assertEquals(List.of("TLSv1.3", "TLSv1.2"), ServerTls.parseProtocols("secure"));
-        assertEquals(List.of("TLSv1.2", "TLSv1.3"), ServerTls.parseProtocols("tlsv1.2, tlsv1.3"));
-        assertEquals(List.of("TLSv1.3", "TLSv1.2", "TLSv1.1", "TLSv1"), ServerTls.parseProtocols("legacy"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> ServerTls.parseProtocols("sslv3"));
-        assertTrue(e.getMessage().startsWith("unsupported server_tls_protocols value \"sslv3\""), e.getMessage());
+    void tlsProtocolsTakePgBouncersNamesShortcutsAndNegations() {
+        assertEquals(List.of("TLSv1.3", "TLSv1.2"), TlsProtocols.parse("server_tls_protocols", "secure"));
+        assertEquals(List.of("TLSv1.2", "TLSv1.3"), TlsProtocols.parse("server_tls_protocols", "tlsv1.2, tlsv1.3"));
+        assertEquals(List.of("TLSv1.3", "TLSv1.2", "TLSv1.1", "TLSv1"),
+                TlsProtocols.parse("server_tls_protocols", "legacy"));
+        assertEquals(List.of("TLSv1.3", "TLSv1.2"), TlsProtocols.parse("client_tls_protocols", "!tlsv1.0:!tlsv1.1"));
+        assertEquals(List.of("TLSv1.2"), TlsProtocols.parse("client_tls_protocols", "secure,!tlsv1.3"));
+    }
+
+    @Test
+    void tlsProtocolsThatAreUnknownOrLeaveNoneAreRefusedNamingTheKey() {
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> TlsProtocols.parse("server_tls_protocols", "sslv3"));
+        assertTrue(unknown.getMessage().startsWith("unsupported server_tls_protocols value \"sslv3\""),
+                unknown.getMessage());
+        IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+                () -> TlsProtocols.parse("client_tls_protocols", "!all"));
+        assertEquals("client_tls_protocols \"!all\" leaves no TLS protocol version", none.getMessage());
     }
 
     @Test

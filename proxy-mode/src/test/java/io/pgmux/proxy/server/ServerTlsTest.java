@@ -19,6 +19,7 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.ServerHandle;
+import io.pgmux.proxy.config.TlsProtocols;
 import io.pgmux.testing.TestCertificates;
 import io.pgmux.proxy.transport.Transport;
 import java.net.InetSocketAddress;
@@ -139,7 +140,7 @@ class ServerTlsTest {
     void protocolsTheServerDoesNotSpeakFailTheHandshake() {
         int port = fakeServer(tls(ClientAuth.NONE, "TLSv1.3"), false);
         ServerTls tls = ServerTls.of(EnumSet.of(TlsMode.REQUIRE), null, null, null,
-                ServerTls.parseProtocols("tlsv1.2"));
+                TlsProtocols.parse("server_tls_protocols", "tlsv1.2"));
         ExecutionException e = assertThrows(ExecutionException.class, () -> open(port, TlsMode.REQUIRE, tls));
         assertNotNull(ServerErrorException.find(e), e.toString());
         assertFalse(logins.contains("tls"));

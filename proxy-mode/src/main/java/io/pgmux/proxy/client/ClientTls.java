@@ -1,0 +1,240 @@
+package io.pgmux.proxy.client;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.IdentityCipherSuiteFilter;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
+import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.proxy.config.ProxySetting;
+import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.config.TlsProtocols;
+import io.pgmux.proxy.server.TlsMode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.SecureRandom;
+import java.security.Signature;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import javax.naming.InvalidNameException;
+import javax.naming.ldap.LdapName;
+import javax.naming.ldap.Rdn;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLPeerUnverifiedException;
+
+/**
+ * The TLS of the proxy's listener, from PgBouncer's client_tls_* settings, with PgBouncer's meaning of
+ * client_tls_sslmode: {@code disable} answers SSLRequest 'N'; {@code allow} and {@code prefer} take TLS when the
+ * client asks and plain TCP otherwise; {@code require} refuses a client that did not ask for TLS ("SSL
+ * required"); {@code verify-ca} and {@code verify-full} also demand a client certificate signed by
+ * client_tls_ca_file (the JDK's trusted CAs without one). Below verify-ca no client certificate is asked for.
+ *
+ * <p>Files are read and checked when it is built (at start and on every RELOAD, so new clients get rotated
+ * certificates while connected ones keep theirs), a missing, malformed or mismatched one refused naming its key.
+ * What the JDK cannot honour is refused by name: client_tls_ecdhcurve and client_tls_dheparams take only their
+ * default, {@code auto} (the JDK picks the curves and a 2048-bit DH group itself; setting them takes JDK-wide
+ * system properties).
+ */
+public final class ClientTls {
+    /** TLS is never offered. */
+    public static final ClientTls DISABLED = new ClientTls(TlsMode.DISABLE, null);
+    private static final String AUTO = "auto";
+
+    private final TlsMode mode;
+    private final SslContext context;
+
+    private ClientTls(TlsMode mode, SslContext context) {
+        this.mode = mode;
+        this.context = context;
+    }
+
+    /**
+     * TLS with a context made by the caller, in {@code mode} (disable taken as prefer: the context is there to be
+     * used).
+     */
+    public static ClientTls of(TlsMode mode, SslContext context) {
+        Objects.requireNonNull(context, "context");
+        return new ClientTls(mode == TlsMode.DISABLE ? TlsMode.PREFER : mode, context);
+    }
+
+    /**
+     * From the client_tls_* settings and auth_type; reads the files.
+     *
+     * @throws IllegalArgumentException naming the setting that cannot be used
+     */
+    public static ClientTls of(ProxySettings settings) {
+        TlsMode mode = settings.get(ProxySetting.CLIENT_TLS_SSLMODE);
+        requireAuto(settings, ProxySetting.CLIENT_TLS_ECDHCURVE);
+        requireAuto(settings, ProxySetting.CLIENT_TLS_DHEPARAMS);
+        List<String> protocols = TlsProtocols.parse(ProxySetting.CLIENT_TLS_PROTOCOLS.configName(),
+                settings.get(ProxySetting.CLIENT_TLS_PROTOCOLS));
+        List<String> ciphers = TlsCipherSuites.parse(settings.get(ProxySetting.CLIENT_TLS_CIPHERS),
+                settings.get(ProxySetting.CLIENT_TLS13_CIPHERS));
+        if (settings.get(ProxySetting.AUTH_TYPE) == AuthType.CERT && !mode.verifiesCertificate()) {
+            throw new IllegalArgumentException("auth_type cert takes the user name from the client certificate:"
+                    + " it needs client_tls_sslmode verify-ca or verify-full, not " + mode);
+        }
+        if (mode == TlsMode.DISABLE) {
+            return DISABLED;
+        }
+        Path certFile = settings.get(ProxySetting.CLIENT_TLS_CERT_FILE);
+        Path keyFile = settings.get(ProxySetting.CLIENT_TLS_KEY_FILE);
+        if (certFile == null || keyFile == null) {
+            throw new IllegalArgumentException("client_tls_sslmode " + mode
+                    + " needs client_tls_key_file and client_tls_cert_file");
+        }
+        List<X509Certificate> chain = certificates(ProxySetting.CLIENT_TLS_CERT_FILE, certFile);
+        PrivateKey key = privateKey(keyFile, chain.get(0).getPublicKey().getAlgorithm());
+        if (!matches(key, chain.get(0).getPublicKey())) {
+            throw new IllegalArgumentException("client_tls_key_file " + keyFile
+                    + " is not the key of the certificate in client_tls_cert_file " + certFile);
+        }
+        SslContextBuilder builder = SslContextBuilder.forServer(key, chain)
+                .sslProvider(SslProvider.JDK)
+                .protocols(protocols)
+                .ciphers(ciphers, IdentityCipherSuiteFilter.INSTANCE);
+        if (mode.verifiesCertificate()) {
+            builder.clientAuth(ClientAuth.REQUIRE);
+            Path caFile = settings.get(ProxySetting.CLIENT_TLS_CA_FILE);
+            if (caFile != null) {
+                builder.trustManager(certificates(ProxySetting.CLIENT_TLS_CA_FILE, caFile));
+            }
+        }
+        try {
+            return new ClientTls(mode, builder.build());
+        } catch (SSLException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("cannot use the client_tls_* settings: " + e.getMessage(), e);
+        }
+    }
+
+    /** Whether SSLRequest is answered 'S'. */
+    boolean offered() {
+        return context != null;
+    }
+
+    /** Whether a client that did not ask for TLS is refused. */
+    boolean required() {
+        return mode.requiresTls();
+    }
+
+    SslHandler newHandler(ByteBufAllocator alloc) {
+        return context.newHandler(alloc);
+    }
+
+    /**
+     * The common name (CN) of the certificate the client presented over {@code channel}'s TLS, or null without TLS,
+     * certificate or CN.
+     */
+    static String certificateName(Channel channel) {
+        SslHandler ssl = channel.pipeline().get(SslHandler.class);
+        if (ssl == null) {
+            return null;
+        }
+        try {
+            Certificate[] peer = ssl.engine().getSession().getPeerCertificates();
+            if (peer.length == 0 || !(peer[0] instanceof X509Certificate leaf)) {
+                return null;
+            }
+            String commonName = null;
+            // the RDNs come last-written first: the CN nearest the start of the name wins
+            for (Rdn rdn : new LdapName(leaf.getSubjectX500Principal().getName()).getRdns()) {
+                if (rdn.getType().equalsIgnoreCase("CN")) {
+                    commonName = String.valueOf(rdn.getValue());
+                }
+            }
+            return commonName;
+        } catch (SSLPeerUnverifiedException | InvalidNameException e) {
+            return null;
+        }
+    }
+
+    private static void requireAuto(ProxySettings settings, ProxySetting setting) {
+        String value = settings.get(setting);
+        if (!value.strip().toLowerCase(Locale.ROOT).equals(AUTO)) {
+            throw new IllegalArgumentException(setting.configName() + " \"" + value + "\" is not supported: pgmux"
+                    + " takes only auto (the JVM chooses the key exchange groups)");
+        }
+    }
+
+    private static List<X509Certificate> certificates(ProxySetting setting, Path file) {
+        try (InputStream in = Files.newInputStream(file)) {
+            List<X509Certificate> certificates = CertificateFactory.getInstance("X.509").generateCertificates(in)
+                    .stream().map(X509Certificate.class::cast).toList();
+            if (certificates.isEmpty()) {
+                throw new IllegalArgumentException(setting.configName() + " " + file + " holds no certificate");
+            }
+            return certificates;
+        } catch (IOException e) {
+            throw new IllegalArgumentException(setting.configName() + " " + file + " does not exist or cannot be read",
+                    e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalArgumentException(setting.configName() + " " + file + " is no PEM certificate: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** An unencrypted PKCS#8 PEM key ({@code BEGIN PRIVATE KEY}), as ServerTls and Netty's JDK provider take. */
+    private static PrivateKey privateKey(Path file, String algorithm) {
+        String pem;
+        try {
+            pem = Files.readString(file, StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("client_tls_key_file " + file + " does not exist or cannot be read", e);
+        }
+        String begin = "-----BEGIN PRIVATE KEY-----";
+        String end = "-----END PRIVATE KEY-----";
+        int from = pem.indexOf(begin);
+        int to = pem.indexOf(end);
+        if (from < 0 || to < from) {
+            throw new IllegalArgumentException("client_tls_key_file " + file + " is no unencrypted PKCS#8 PEM key"
+                    + " (BEGIN PRIVATE KEY); convert it with openssl pkcs8 -topk8 -nocrypt");
+        }
+        try {
+            byte[] der = Base64.getMimeDecoder().decode(pem.substring(from + begin.length(), to));
+            return KeyFactory.getInstance(algorithm).generatePrivate(new PKCS8EncodedKeySpec(der));
+        } catch (IllegalArgumentException | GeneralSecurityException e) {
+            throw new IllegalArgumentException("client_tls_key_file " + file + " is no " + algorithm
+                    + " key, as the certificate in client_tls_cert_file needs: " + e.getMessage(), e);
+        }
+    }
+
+    /** Whether {@code key} signs what {@code publicKey} verifies. */
+    private static boolean matches(PrivateKey key, PublicKey publicKey) {
+        String algorithm = switch (publicKey.getAlgorithm()) {
+            case "RSA" -> "SHA256withRSA";
+            case "EC" -> "SHA256withECDSA";
+            case "DSA" -> "SHA256withDSA";
+            default -> publicKey.getAlgorithm(); // Ed25519, Ed448, EdDSA name their signature alike
+        };
+        try {
+            byte[] probe = new byte[32];
+            new SecureRandom().nextBytes(probe);
+            Signature signer = Signature.getInstance(algorithm);
+            signer.initSign(key);
+            signer.update(probe);
+            byte[] signature = signer.sign();
+            Signature verifier = Signature.getInstance(algorithm);
+            verifier.initVerify(publicKey);
+            verifier.update(probe);
+            return verifier.verify(signature);
+        } catch (GeneralSecurityException e) {
+            return false;
+        }
+    }
+}
