@@ -181,6 +181,28 @@ class PgMuxDataSourceTest {
     }
 
     @Test
+    void mxBeanCountsTransactionsAndQueriesAsPgBouncerDoes() throws SQLException {
+        try (PgMuxDataSource ds = hikariStyle()) {
+            ds.setPoolMode(PoolMode.TRANSACTION);
+            try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+                for (int i = 0; i < 3; i++) {
+                    st.execute("SELECT " + i);
+                }
+                c.setAutoCommit(false);
+                st.execute("SELECT 1");
+                st.execute("SELECT 2");
+                c.rollback();
+                st.execute("SELECT 3");
+                c.commit();
+            }
+            PgMuxPoolMXBean mxBean = ds.getPoolMXBean();
+            // Autocommit statements are transactions of their own; ROLLBACK and COMMIT are queries.
+            assertEquals(5, mxBean.getTransactionCount());
+            assertEquals(8, mxBean.getQueryCount());
+        }
+    }
+
+    @Test
     void loadsAHikariPropertiesFileAndConnects(@TempDir Path dir) throws IOException, SQLException {
         Path file = dir.resolve("hikari.properties");
         Files.writeString(file, String.join("\n",

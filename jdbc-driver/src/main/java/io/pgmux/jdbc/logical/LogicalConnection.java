@@ -1,6 +1,7 @@
 package io.pgmux.jdbc.logical;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.sql.Classification;
 import io.pgmux.jdbc.sql.PinReason;
@@ -61,6 +62,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     }
 
     private final ServerPool pool;
+    private final TrafficStats traffic;
     private final PoolMode mode;
     /** How the pool counted this client, to count it out the same way. */
     private final Admission admission;
@@ -83,6 +85,9 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private LogicalStatement openStatements;
     /** The server connection died inside a transaction: only rollback() or close() may follow. */
     private boolean transactionLost;
+    /** A transaction is open on the server; it began at xactStartNanos. */
+    private boolean inTransaction;
+    private long xactStartNanos;
     /** Set once, by a CAS, by whichever of close() and abort() comes first; that one also leaves the pool. */
     private volatile boolean closed;
     /** Why the pool closed this connection, when it did; written before {@link #closed}. */
@@ -91,6 +96,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     /** A client the pool admitted as {@code admission}. */
     public LogicalConnection(ServerPool pool, Admission admission) throws SQLException {
         this.pool = pool;
+        this.traffic = pool.traffic();
         this.mode = pool.poolMode();
         this.admission = admission;
         SessionDefaults d = pool.sessionDefaults();
@@ -258,6 +264,23 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     void unhold() throws SQLException {
         holds--;
         releaseIfIdle();
+    }
+
+    /**
+     * Counts a statement (or COMMIT, ROLLBACK) that began at {@code startNanos} and has just finished, and the
+     * transaction it ended if the server is idle now, as SHOW STATS counts them; call before
+     * {@link #afterExecute()}. Lock-free adders, no allocation.
+     */
+    void statementDone(long startNanos) {
+        long now = System.nanoTime();
+        traffic.recordQuery(now - startNanos);
+        if (physical == null || physical.transactionState() == TransactionState.IDLE) {
+            traffic.recordTransaction(now - (inTransaction ? xactStartNanos : startNanos));
+            inTransaction = false;
+        } else if (!inTransaction) {
+            inTransaction = true;
+            xactStartNanos = startNanos;
+        }
     }
 
     /** After a statement: give the server connection back if the pool mode and the server allow it. */
@@ -520,11 +543,15 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         try {
             autoCommit = value;
             if (physical != null) {
+                long start = System.nanoTime();
                 try {
                     // JDBC: switching autocommit on commits the transaction in progress.
                     physical.autoCommit(value);
                 } catch (SQLException e) {
                     throw failed(e);
+                }
+                if (inTransaction) {
+                    statementDone(start);
                 }
                 releaseIfIdle();
             }
@@ -571,6 +598,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             if (physical == null) {
                 return;
             }
+            long start = System.nanoTime();
             try {
                 if (commit) {
                     physical.connection().commit();
@@ -580,6 +608,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             } catch (SQLException e) {
                 throw failed(e);
             } finally {
+                statementDone(start);
                 releaseIfIdle();
             }
         } finally {

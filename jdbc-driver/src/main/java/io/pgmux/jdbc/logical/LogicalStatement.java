@@ -125,6 +125,7 @@ class LogicalStatement implements Statement {
             PhysicalConnection p;
             Statement ps;
             T result;
+            long start = System.nanoTime();
             for (int attempt = 1; ; attempt++) {
                 boolean borrowedNow = conn.currentPhysical() == null;
                 p = conn.attach();
@@ -138,6 +139,7 @@ class LogicalStatement implements Statement {
                     if (borrowedNow && attempt < MAX_ATTEMPTS && conn.restartLostTransaction(e)) {
                         continue;
                     }
+                    conn.statementDone(start);
                     try {
                         conn.afterExecute();
                     } catch (SQLException secondary) {
@@ -172,6 +174,7 @@ class LogicalStatement implements Statement {
                     break;
             }
             updateHolding();
+            conn.statementDone(start);
             conn.afterExecute();
             return kind == Kind.QUERY ? type(currentResultSet) : result;
         } finally {

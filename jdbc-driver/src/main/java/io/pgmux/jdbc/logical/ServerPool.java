@@ -2,6 +2,7 @@ package io.pgmux.jdbc.logical;
 
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.LentServer;
+import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.sql.PinReason;
 import io.pgmux.jdbc.sql.SqlClassifier;
@@ -39,4 +40,7 @@ public interface ServerPool {
     void unpinned();
 
     boolean isClosed();
+
+    /** The pool's SHOW STATS totals, where logical connections count their statements and transactions. */
+    TrafficStats traffic();
 }

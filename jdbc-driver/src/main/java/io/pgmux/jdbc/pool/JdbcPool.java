@@ -12,6 +12,7 @@ import io.pgmux.core.pool.PoolTimeoutException;
 import io.pgmux.core.pool.ServerLoginException;
 import io.pgmux.core.pool.TooManyClientsException;
 import io.pgmux.core.stats.IMetricsTracker;
+import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.jdbc.logical.Admission;
 import io.pgmux.jdbc.logical.LogicalConnection;
 import io.pgmux.jdbc.logical.Reclaimer;
@@ -288,6 +289,11 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
     @Override
     public boolean isClosed() {
         return pool.isClosed();
+    }
+
+    @Override
+    public TrafficStats traffic() {
+        return pool.traffic();
     }
 
     /**
