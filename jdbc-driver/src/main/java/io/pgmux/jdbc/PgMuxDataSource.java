@@ -58,6 +58,7 @@ public class PgMuxDataSource implements DataSource, Closeable {
     private String catalog;
     private String schema;
     private MetricsTrackerFactory metricsTrackerFactory;
+    private Object metricRegistry;
     private long validationTimeout = 5000;
     private boolean allowPoolSuspension;
     private boolean isolateInternalQueries;
@@ -650,8 +651,12 @@ public class PgMuxDataSource implements DataSource, Closeable {
         return metricsTrackerFactory;
     }
 
+    /** Receives the pool's events and gauges; exclusive with metricRegistry. */
     public void setMetricsTrackerFactory(MetricsTrackerFactory metricsTrackerFactory) {
         checkNotSealed();
+        if (metricRegistry != null && metricsTrackerFactory != null) {
+            throw new IllegalArgumentException("metricRegistry and metricsTrackerFactory cannot be used together");
+        }
         this.metricsTrackerFactory = metricsTrackerFactory;
     }
 
@@ -703,10 +708,31 @@ public class PgMuxDataSource implements DataSource, Closeable {
         refuse("exceptionOverrideClassName", className, "pgmux decides eviction by SQLSTATE (class 08, 57P01-03)");
     }
 
-    /** Refused: use metricsTrackerFactory. */
+    public Object getMetricRegistry() {
+        return metricRegistry;
+    }
+
+    /**
+     * A Micrometer {@code MeterRegistry} to publish the pool's {@code pgmux.*} meters to, as HikariCP's
+     * {@code metricRegistry} does; Micrometer must then be on the class path. Exclusive with
+     * metricsTrackerFactory.
+     *
+     * @throws IllegalArgumentException for any other object, or when a metricsTrackerFactory is set
+     */
     public void setMetricRegistry(Object metricRegistry) {
-        refuse("metricRegistry", metricRegistry,
-                "use metricsTrackerFactory (io.pgmux.core.stats.MetricsTrackerFactory)");
+        checkNotSealed();
+        if (metricRegistry == null) {
+            if (this.metricRegistry != null) {
+                this.metricRegistry = null;
+                this.metricsTrackerFactory = null;
+            }
+            return;
+        }
+        if (metricsTrackerFactory != null && this.metricRegistry == null) {
+            throw new IllegalArgumentException("metricRegistry and metricsTrackerFactory cannot be used together");
+        }
+        this.metricsTrackerFactory = MetricsTrackerFactory.forRegistry(metricRegistry);
+        this.metricRegistry = metricRegistry;
     }
 
     /** Refused: use isRunning() or the pool MXBean. */

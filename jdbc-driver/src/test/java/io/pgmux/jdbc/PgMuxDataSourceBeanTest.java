@@ -106,7 +106,6 @@ class PgMuxDataSourceBeanTest {
         assertNotNull(PgMuxDataSource.class.getMethod("setDataSourceClassName", String.class));
         assertNotNull(PgMuxDataSource.class.getMethod("setDataSourceJNDI", String.class));
         assertNotNull(PgMuxDataSource.class.getMethod("setExceptionOverrideClassName", String.class));
-        assertNotNull(PgMuxDataSource.class.getMethod("setMetricRegistry", Object.class));
         assertNotNull(PgMuxDataSource.class.getMethod("setHealthCheckRegistry", Object.class));
     }
 

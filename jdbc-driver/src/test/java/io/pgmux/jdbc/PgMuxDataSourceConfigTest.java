@@ -133,7 +133,9 @@ class PgMuxDataSourceConfigTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ds.setDataSourceClassName("org.postgresql.ds.PGSimpleDataSource"));
         assertTrue(e.getMessage().contains("jdbcUrl"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> ds.setMetricRegistry(new Object()));
+        IllegalArgumentException registry = assertThrows(IllegalArgumentException.class,
+                () -> ds.setMetricRegistry(new Object()));
+        assertTrue(registry.getMessage().contains("MeterRegistry"), registry.getMessage());
         ds.setDataSourceClassName(null);
     }
 

@@ -14,6 +14,7 @@ import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.config.PoolOverrides;
 import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.PoolRegistry;
+import io.pgmux.core.stats.MetricsTrackerFactory;
 import io.pgmux.proxy.admin.AdminConsole;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.auth.PlaintextSecret;
@@ -289,6 +290,7 @@ public final class PgMuxProxy implements AutoCloseable {
         private Duration janitorPeriod = Duration.ofMillis(333);
         private Duration drainTimeout = Duration.ofSeconds(10);
         private Callable<Builder> reloadFrom;
+        private MetricsTrackerFactory metricsTrackerFactory;
 
         private Builder() {
         }
@@ -527,6 +529,24 @@ public final class PgMuxProxy implements AutoCloseable {
             return this;
         }
 
+        /** Receives every pool's events and gauges (HikariCP's metrics SPI); default none. */
+        public Builder metricsTrackerFactory(MetricsTrackerFactory factory) {
+            this.metricsTrackerFactory = factory;
+            return this;
+        }
+
+        /**
+         * Publishes every pool's {@code pgmux.*} meters to a Micrometer {@code MeterRegistry}, which must then be
+         * on the class path.
+         *
+         * @throws IllegalArgumentException for an object that is not a MeterRegistry
+         */
+        public Builder metricRegistry(Object meterRegistry) {
+            this.metricsTrackerFactory = MetricsTrackerFactory.forRegistry(Objects.requireNonNull(meterRegistry,
+                    "meterRegistry"));
+            return this;
+        }
+
         /** Event loop threads; 0 (the default) means one per two cores, at least one. */
         public Builder threads(int threads) {
             settings.put(ProxySetting.THREADS, threads);
@@ -574,6 +594,7 @@ public final class PgMuxProxy implements AutoCloseable {
                     .connectors(key -> connector(transport, connectorTargets.get(), secrets, serverTls, key,
                             connectTimeoutMillis, maxPrepared))
                     .janitorPeriod(janitorPeriod)
+                    .metricsTrackerFactory(metricsTrackerFactory)
                     .build();
             Duration clientLoginTimeout = s.get(ProxySetting.CLIENT_LOGIN_TIMEOUT);
             ProxyContext context = new ProxyContext(registry, targets, secrets, s.get(ProxySetting.AUTH_TYPE),

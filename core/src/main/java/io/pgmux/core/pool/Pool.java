@@ -244,7 +244,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             long remaining = w.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE
                     : w.deadlineNanos - clock.nanoTime();
             if (remaining <= 0) {
-                waiters.fail(w, timeout(w, clock.nanoTime()));
+                timeOut(w, clock.nanoTime());
                 continue;
             }
             if (remaining == Long.MAX_VALUE) {
@@ -279,10 +279,14 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         throw new PoolException(t.getMessage(), t);
     }
 
-    private PoolTimeoutException timeout(Waiter<S> w, long now) {
-        if (tracking) {
+    /** Fails {@code w} with query_wait_timeout, counting it if this call was the one that ended its wait. */
+    private void timeOut(Waiter<S> w, long now) {
+        if (waiters.fail(w, timeout(w, now)) && tracking) {
             tracker.recordConnectionTimeout();
         }
+    }
+
+    private PoolTimeoutException timeout(Waiter<S> w, long now) {
         long waited = now - w.enqueuedNanos;
         int active = 0;
         int idle = 0;
@@ -591,6 +595,9 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private void onLoginFailure(Throwable error, long now) {
         boolean temporary = connector.isTransientLoginFailure(error);
         log.warn("pool {}: server login failed: {}", name, error.getMessage());
+        if (tracking) {
+            tracker.recordServerLoginFailure();
+        }
         loginError = error;
         loginRetryAtNanos = now + config.serverLoginRetryNanos();
         // Fail fast: nobody can be served until a login succeeds, so waiting out query_wait_timeout
@@ -730,7 +737,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         if (!waiters.isEmpty()) {
             waiters.forEachWaiting(w -> {
                 if (now - w.deadlineNanos >= 0) {
-                    waiters.fail(w, timeout(w, now));
+                    timeOut(w, now);
                 }
             });
         }

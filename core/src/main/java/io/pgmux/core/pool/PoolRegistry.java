@@ -111,7 +111,9 @@ public final class PoolRegistry<S> implements AutoCloseable {
     }
 
     private IMetricsTracker createTracker(Pool<?> pool) {
-        return metricsTrackerFactory.create(pool.name(), new PoolStats(1000) {
+        PoolKey key = pool.key();
+        return metricsTrackerFactory.create(pool.name(), new PoolStats(1000, key.database(), key.user(),
+                pool.config().poolMode().configName()) {
             @Override
             protected void update() {
                 PoolSnapshot s = pool.snapshot();
@@ -121,6 +123,10 @@ public final class PoolRegistry<S> implements AutoCloseable {
                 pendingThreads = s.clWaiting;
                 maxConnections = pool.config().defaultPoolSize();
                 minConnections = pool.config().minPoolSize();
+                clientsActive = s.clActive;
+                loginConnections = s.svLogin;
+                maxWaitMicros = s.maxwait * 1_000_000 + s.maxwaitUs;
+                traffic = pool.traffic().totals();
             }
         });
     }

@@ -21,6 +21,10 @@ public interface IMetricsTracker extends AutoCloseable {
     default void recordConnectionPinned(String reason) {
     }
 
+    /** A server connection could not log in (pgmux addition). */
+    default void recordServerLoginFailure() {
+    }
+
     @Override
     default void close() {
     }

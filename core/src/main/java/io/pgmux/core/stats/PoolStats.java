@@ -3,9 +3,14 @@ package io.pgmux.core.stats;
 /**
  * Gauges handed to a {@link MetricsTrackerFactory}, shaped like HikariCP's {@code PoolStats} so existing
  * trackers port by changing an import. Values are cached and refreshed at most every {@code timeoutMs}.
+ * Beyond HikariCP's figures it carries the pool's identity (database, user, pool mode) and the SHOW POOLS
+ * and SHOW STATS figures a PgBouncer dashboard graphs.
  */
 public abstract class PoolStats {
     private final long timeoutMs;
+    private final String database;
+    private final String user;
+    private final String poolMode;
     private volatile long reloadAt;
 
     protected volatile int totalConnections;
@@ -14,9 +19,38 @@ public abstract class PoolStats {
     protected volatile int pendingThreads;
     protected volatile int maxConnections;
     protected volatile int minConnections;
+    /** SHOW POOLS cl_active. */
+    protected volatile int clientsActive;
+    /** SHOW POOLS sv_login. */
+    protected volatile int loginConnections;
+    /** SHOW POOLS maxwait and maxwait_us, in microseconds. */
+    protected volatile long maxWaitMicros;
+    /** SHOW STATS totals. */
+    protected volatile TrafficStats.Totals traffic = TrafficStats.Totals.ZERO;
 
+    /** Stats of a pool with no identity beyond its name (HikariCP's constructor). */
     protected PoolStats(long timeoutMs) {
+        this(timeoutMs, "", "", "");
+    }
+
+    protected PoolStats(long timeoutMs, String database, String user, String poolMode) {
         this.timeoutMs = timeoutMs;
+        this.database = database;
+        this.user = user;
+        this.poolMode = poolMode;
+    }
+
+    public String getDatabase() {
+        return database;
+    }
+
+    public String getUser() {
+        return user;
+    }
+
+    /** The pool mode when the pool was created: session, transaction or statement. */
+    public String getPoolMode() {
+        return poolMode;
     }
 
     public int getTotalConnections() {
@@ -47,6 +81,26 @@ public abstract class PoolStats {
     public int getMinConnections() {
         refresh();
         return minConnections;
+    }
+
+    public int getClientsActive() {
+        refresh();
+        return clientsActive;
+    }
+
+    public int getLoginConnections() {
+        refresh();
+        return loginConnections;
+    }
+
+    public long getMaxWaitMicros() {
+        refresh();
+        return maxWaitMicros;
+    }
+
+    public TrafficStats.Totals getTraffic() {
+        refresh();
+        return traffic;
     }
 
     /** Fills the protected fields. */

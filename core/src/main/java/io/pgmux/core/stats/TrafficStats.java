@@ -94,7 +94,7 @@ public final class TrafficStats {
 
     /** Totals since the pool was created; times in microseconds, as SHOW STATS prints them. */
     public static final class Totals {
-        static final Totals ZERO = new Totals(0, 0, 0, 0, 0, 0, 0, 0);
+        public static final Totals ZERO = new Totals(0, 0, 0, 0, 0, 0, 0, 0);
 
         public final long xactCount;
         public final long queryCount;
