@@ -191,6 +191,18 @@ public abstract class PgServer {
         }
     }
 
+    /**
+     * The server's log from now on, as its logging collector writes it (stderr format); aborts the calling
+     * test when the log is not written by the collector.
+     */
+    public final ServerLog logFromNow() {
+        ServerLog window = ServerLog.fromNow(admin);
+        if (window == null) {
+            Assumptions.abort("the server's log is not written by its logging collector (logging_collector = off)");
+        }
+        return window;
+    }
+
     AdminConnection admin() {
         return admin;
     }

@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * LOG message carrying a fresh id and reads until it appears. Every line some backend wrote before the
  * marker was raised is in the pipe ahead of it, hence in the file before it.
  */
-final class ServerLog {
+public final class ServerLog {
 
     private static final Pattern AUTHORIZED =
             Pattern.compile("LOG:\\s+connection authorized: user=(\\S+) database=(\\S+)");
@@ -62,7 +62,11 @@ final class ServerLog {
         return count;
     }
 
-    private String readThroughMarker() {
+    /**
+     * Everything the server logged from when this object was made until now: the text up to a marker raised
+     * by this call.
+     */
+    public String readThroughMarker() {
         String id = UUID.randomUUID().toString();
         // The id is a separate argument so the marker text is never in the statement itself, which
         // log_statement could log ahead of the message.
