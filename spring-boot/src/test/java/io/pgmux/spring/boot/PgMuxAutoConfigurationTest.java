@@ -145,6 +145,7 @@ class PgMuxAutoConfigurationTest {
             String kebab = name.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
             assertTrue(metadata.contains("\"spring.datasource.pgmux." + kebab + "\""), kebab);
         }
+        assertTrue(metadata.contains("PgBouncer's pool_mode"), "keys are described for IDEs");
     }
 
     @Configuration(proxyBeanMethods = false)
