@@ -9,6 +9,7 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -53,6 +54,9 @@ public final class ChurnReport {
         for (String file : files) {
             try {
                 report.read(Path.of(file));
+            } catch (NoSuchFileException e) {
+                err.println("pgmux churn: cannot read " + file + ": no such file");
+                return 1;
             } catch (IOException e) {
                 err.println("pgmux churn: cannot read " + file + ": " + e.getMessage());
                 return 1;

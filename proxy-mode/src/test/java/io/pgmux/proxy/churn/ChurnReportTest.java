@@ -183,6 +183,7 @@ class ChurnReportTest {
         int code = ChurnReport.run(List.of(dir.resolve("missing.log").toString()), new PrintStream(OutputStream.nullOutputStream()),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         assertEquals(1, code);
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("missing.log"), err.toString(StandardCharsets.UTF_8));
+        String message = err.toString(StandardCharsets.UTF_8);
+        assertTrue(message.contains("missing.log: no such file"), message);
     }
 }
