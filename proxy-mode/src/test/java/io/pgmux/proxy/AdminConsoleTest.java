@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.testing.Clients;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.proxy.config.ProxyConfigLoader;
 import io.pgmux.proxy.config.ProxySetting;
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,7 +30,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -432,15 +431,7 @@ class AdminConsoleTest {
     }
 
     private List<String> psql(String user, String password, String command) throws Exception {
-        String psql = null;
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            Path candidate = Path.of(dir, "psql");
-            if (Files.isExecutable(candidate)) {
-                psql = candidate.toString();
-                break;
-            }
-        }
-        Assumptions.assumeTrue(psql != null, "psql is not on PATH: install the PostgreSQL client tools to run this test");
+        String psql = Clients.executable("psql", "install the PostgreSQL client tools to run this test").toString();
         ProcessBuilder builder = new ProcessBuilder(psql, "-X", "-A", "-P", "footer=off", "-h", "127.0.0.1",
                 "-p", String.valueOf(proxy.port()), "-U", user, "-c", command, "pgbouncer");
         builder.environment().put("PGPASSWORD", password);
