@@ -2,6 +2,7 @@ package io.pgmux.proxy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -28,7 +29,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -241,8 +241,12 @@ class AdminConsoleTest {
                     throw new IllegalStateException(e);
                 }
             });
-            assertThrows(TimeoutException.class, () -> query.get(500, TimeUnit.MILLISECONDS), "held while paused");
-            assertEquals("1", poolRow(console).get("cl_waiting"));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!"1".equals(poolRow(console).get("cl_waiting"))) {
+                assertTrue(System.nanoTime() < deadline, "the query never waited: " + poolRow(console));
+                Thread.sleep(10);
+            }
+            assertFalse(query.isDone(), "held while paused");
             console.createStatement().execute("RESUME " + db.name());
             assertEquals(42, query.get(10, TimeUnit.SECONDS));
         }
@@ -251,8 +255,9 @@ class AdminConsoleTest {
     @Test
     void pauseClosesTheServerConnectionsOnceReleased() throws Exception {
         try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
-            app.createStatement().execute("SELECT 1");
+            int server = backendPid(app);
             console.createStatement().execute("PAUSE");
+            assertTrue(db.awaitBackendExit(server, Duration.ofSeconds(5)), "backend " + server + " still runs");
             assertEquals(0, ProxyFixture.pool(proxy, db).getTotalConnections());
             console.createStatement().execute("RESUME");
         }
@@ -261,11 +266,19 @@ class AdminConsoleTest {
     @Test
     void reconnectClosesIdleServerConnections() throws Exception {
         try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
-            app.createStatement().execute("SELECT 1");
-            ProxyFixture.awaitActive(ProxyFixture.pool(proxy, db), 0);
+            int server = backendPid(app);
+            assertEquals(0, ProxyFixture.awaitActive(ProxyFixture.pool(proxy, db), 0));
             console.createStatement().execute("RECONNECT " + db.name());
-            assertEquals(0, ProxyFixture.pool(proxy, db).getTotalConnections());
-            app.createStatement().execute("SELECT 2");
+            assertTrue(db.awaitBackendExit(server, Duration.ofSeconds(5)), "backend " + server + " still runs");
+            assertNotEquals(server, backendPid(app), "the next query runs on a new server connection");
+        }
+    }
+
+    /** The pid of the backend the client's query ran on. */
+    private static int backendPid(Connection client) throws SQLException {
+        try (Statement s = client.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            return rs.getInt(1);
         }
     }
 
