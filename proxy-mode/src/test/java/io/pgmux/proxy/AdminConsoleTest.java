@@ -136,6 +136,67 @@ class AdminConsoleTest {
         }
     }
 
+    /** SHOW STATS_TOTALS and SHOW TOTALS count the same transactions and bytes as SHOW STATS. */
+    @Test
+    void showStatsTotalsAndTotalsCountWhatShowStatsCounts() throws Exception {
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer");
+             Connection app = ProxyFixture.connect(proxy, db); Statement s = app.createStatement()) {
+            Map<String, String> stats = row(console, "SHOW STATS", "database", db.name());
+            Map<String, String> totals = row(console, "SHOW STATS_TOTALS", "database", db.name());
+            Map<String, String> overall = totals(console);
+            for (int i = 0; i < 5; i++) {
+                s.execute("SELECT " + i);
+            }
+            Map<String, String> statsAfter = row(console, "SHOW STATS", "database", db.name());
+            Map<String, String> totalsAfter = row(console, "SHOW STATS_TOTALS", "database", db.name());
+            Map<String, String> overallAfter = totals(console);
+            assertEquals(5, delta(totals, totalsAfter, "xact_count"));
+            assertEquals(5, delta(overall, overallAfter, "total_xact_count"), "one database: TOTALS is its STATS");
+            assertEquals(delta(stats, statsAfter, "total_query_count"), delta(totals, totalsAfter, "query_count"));
+            assertEquals(delta(stats, statsAfter, "total_received"), delta(totals, totalsAfter, "bytes_received"));
+            assertEquals(delta(stats, statsAfter, "total_sent"), delta(totals, totalsAfter, "bytes_sent"));
+            assertTrue(delta(totals, totalsAfter, "bytes_received") > 0, "the five queries came in");
+            assertTrue(delta(totals, totalsAfter, "bytes_sent") > 0, "their results went out");
+        }
+    }
+
+    /** KILL drops a client in the middle of a transaction and closes its server; the transaction is rolled back. */
+    @Test
+    void killEndsAClientsOpenTransactionAndClosesItsServer() throws Exception {
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE killed_midway (v int)");
+        }
+        try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            app.setAutoCommit(false);
+            app.createStatement().execute("INSERT INTO killed_midway VALUES (1)");
+            int server = backendPid(app);
+            console.createStatement().execute("KILL " + db.name());
+            assertThrows(SQLException.class, () -> app.createStatement().execute("SELECT 1"));
+            assertTrue(db.awaitBackendExit(server, Duration.ofSeconds(5)), "backend " + server + " still runs");
+            console.createStatement().execute("RESUME " + db.name());
+        }
+        try (Connection c = db.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM killed_midway")) {
+            rs.next();
+            assertEquals(0, rs.getInt(1));
+        }
+    }
+
+    /** RECONNECT lets a running transaction finish on its server, then closes that server. */
+    @Test
+    void reconnectLetsAnOpenTransactionFinishThenClosesItsServer() throws Exception {
+        try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            app.setAutoCommit(false);
+            int server = backendPid(app);
+            console.createStatement().execute("RECONNECT " + db.name());
+            assertEquals(server, backendPid(app), "the transaction goes on on its server");
+            app.commit();
+            assertTrue(db.awaitBackendExit(server, Duration.ofSeconds(5)), "backend " + server + " still runs");
+            app.setAutoCommit(true);
+            assertNotEquals(server, backendPid(app), "the next transaction runs on a new server connection");
+        }
+    }
+
     @Test
     void showServersLinksTheActiveServerToItsClientInShowClients() throws Exception {
         try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
@@ -420,6 +481,22 @@ class AdminConsoleTest {
 
     private Map<String, String> showDatabasesRow(Connection console) throws SQLException {
         return row(console, "SHOW DATABASES", "name", db.name());
+    }
+
+    /** SHOW TOTALS as name to value. */
+    private static Map<String, String> totals(Connection console) throws SQLException {
+        Map<String, String> values = new HashMap<>();
+        try (ResultSet rs = console.createStatement().executeQuery("SHOW TOTALS")) {
+            while (rs.next()) {
+                values.put(rs.getString("name"), rs.getString("value"));
+            }
+        }
+        return values;
+    }
+
+    private static long delta(Map<String, String> before, Map<String, String> after, String column) {
+        assertTrue(after.containsKey(column), "no column " + column + " in " + after.keySet());
+        return Long.parseLong(after.get(column)) - Long.parseLong(before.get(column));
     }
 
     private long statsTotal(Connection console, String column) throws SQLException {
