@@ -2,15 +2,16 @@ package io.pgmux.proxy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.testing.Clients;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.proxy.config.ProxyConfigLoader;
 import io.pgmux.proxy.config.ProxySetting;
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,9 +29,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -134,6 +133,67 @@ class AdminConsoleTest {
             assertEquals(before + 5, statsTotal(console, "total_xact_count"));
             assertTrue(statsTotal(console, "total_query_count") >= 5);
             assertTrue(statsTotal(console, "total_received") > 0);
+        }
+    }
+
+    /** SHOW STATS_TOTALS and SHOW TOTALS count the same transactions and bytes as SHOW STATS. */
+    @Test
+    void showStatsTotalsAndTotalsCountWhatShowStatsCounts() throws Exception {
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer");
+             Connection app = ProxyFixture.connect(proxy, db); Statement s = app.createStatement()) {
+            Map<String, String> stats = row(console, "SHOW STATS", "database", db.name());
+            Map<String, String> totals = row(console, "SHOW STATS_TOTALS", "database", db.name());
+            Map<String, String> overall = totals(console);
+            for (int i = 0; i < 5; i++) {
+                s.execute("SELECT " + i);
+            }
+            Map<String, String> statsAfter = row(console, "SHOW STATS", "database", db.name());
+            Map<String, String> totalsAfter = row(console, "SHOW STATS_TOTALS", "database", db.name());
+            Map<String, String> overallAfter = totals(console);
+            assertEquals(5, delta(totals, totalsAfter, "xact_count"));
+            assertEquals(5, delta(overall, overallAfter, "total_xact_count"), "one database: TOTALS is its STATS");
+            assertEquals(delta(stats, statsAfter, "total_query_count"), delta(totals, totalsAfter, "query_count"));
+            assertEquals(delta(stats, statsAfter, "total_received"), delta(totals, totalsAfter, "bytes_received"));
+            assertEquals(delta(stats, statsAfter, "total_sent"), delta(totals, totalsAfter, "bytes_sent"));
+            assertTrue(delta(totals, totalsAfter, "bytes_received") > 0, "the five queries came in");
+            assertTrue(delta(totals, totalsAfter, "bytes_sent") > 0, "their results went out");
+        }
+    }
+
+    /** KILL drops a client in the middle of a transaction and closes its server; the transaction is rolled back. */
+    @Test
+    void killEndsAClientsOpenTransactionAndClosesItsServer() throws Exception {
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE killed_midway (v int)");
+        }
+        try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            app.setAutoCommit(false);
+            app.createStatement().execute("INSERT INTO killed_midway VALUES (1)");
+            int server = backendPid(app);
+            console.createStatement().execute("KILL " + db.name());
+            assertThrows(SQLException.class, () -> app.createStatement().execute("SELECT 1"));
+            assertTrue(db.awaitBackendExit(server, Duration.ofSeconds(5)), "backend " + server + " still runs");
+            console.createStatement().execute("RESUME " + db.name());
+        }
+        try (Connection c = db.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM killed_midway")) {
+            rs.next();
+            assertEquals(0, rs.getInt(1));
+        }
+    }
+
+    /** RECONNECT lets a running transaction finish on its server, then closes that server. */
+    @Test
+    void reconnectLetsAnOpenTransactionFinishThenClosesItsServer() throws Exception {
+        try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            app.setAutoCommit(false);
+            int server = backendPid(app);
+            console.createStatement().execute("RECONNECT " + db.name());
+            assertEquals(server, backendPid(app), "the transaction goes on on its server");
+            app.commit();
+            assertTrue(db.awaitBackendExit(server, Duration.ofSeconds(5)), "backend " + server + " still runs");
+            app.setAutoCommit(true);
+            assertNotEquals(server, backendPid(app), "the next transaction runs on a new server connection");
         }
     }
 
@@ -242,8 +302,12 @@ class AdminConsoleTest {
                     throw new IllegalStateException(e);
                 }
             });
-            assertThrows(TimeoutException.class, () -> query.get(500, TimeUnit.MILLISECONDS), "held while paused");
-            assertEquals("1", poolRow(console).get("cl_waiting"));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!"1".equals(poolRow(console).get("cl_waiting"))) {
+                assertTrue(System.nanoTime() < deadline, "the query never waited: " + poolRow(console));
+                Thread.sleep(10);
+            }
+            assertFalse(query.isDone(), "held while paused");
             console.createStatement().execute("RESUME " + db.name());
             assertEquals(42, query.get(10, TimeUnit.SECONDS));
         }
@@ -252,8 +316,9 @@ class AdminConsoleTest {
     @Test
     void pauseClosesTheServerConnectionsOnceReleased() throws Exception {
         try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
-            app.createStatement().execute("SELECT 1");
+            int server = backendPid(app);
             console.createStatement().execute("PAUSE");
+            assertTrue(db.awaitBackendExit(server, Duration.ofSeconds(5)), "backend " + server + " still runs");
             assertEquals(0, ProxyFixture.pool(proxy, db).getTotalConnections());
             console.createStatement().execute("RESUME");
         }
@@ -262,11 +327,19 @@ class AdminConsoleTest {
     @Test
     void reconnectClosesIdleServerConnections() throws Exception {
         try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
-            app.createStatement().execute("SELECT 1");
-            ProxyFixture.awaitActive(ProxyFixture.pool(proxy, db), 0);
+            int server = backendPid(app);
+            assertEquals(0, ProxyFixture.awaitActive(ProxyFixture.pool(proxy, db), 0));
             console.createStatement().execute("RECONNECT " + db.name());
-            assertEquals(0, ProxyFixture.pool(proxy, db).getTotalConnections());
-            app.createStatement().execute("SELECT 2");
+            assertTrue(db.awaitBackendExit(server, Duration.ofSeconds(5)), "backend " + server + " still runs");
+            assertNotEquals(server, backendPid(app), "the next query runs on a new server connection");
+        }
+    }
+
+    /** The pid of the backend the client's query ran on. */
+    private static int backendPid(Connection client) throws SQLException {
+        try (Statement s = client.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            return rs.getInt(1);
         }
     }
 
@@ -410,6 +483,22 @@ class AdminConsoleTest {
         return row(console, "SHOW DATABASES", "name", db.name());
     }
 
+    /** SHOW TOTALS as name to value. */
+    private static Map<String, String> totals(Connection console) throws SQLException {
+        Map<String, String> values = new HashMap<>();
+        try (ResultSet rs = console.createStatement().executeQuery("SHOW TOTALS")) {
+            while (rs.next()) {
+                values.put(rs.getString("name"), rs.getString("value"));
+            }
+        }
+        return values;
+    }
+
+    private static long delta(Map<String, String> before, Map<String, String> after, String column) {
+        assertTrue(after.containsKey(column), "no column " + column + " in " + after.keySet());
+        return Long.parseLong(after.get(column)) - Long.parseLong(before.get(column));
+    }
+
     private long statsTotal(Connection console, String column) throws SQLException {
         return Long.parseLong(row(console, "SHOW STATS", "database", db.name()).get(column));
     }
@@ -432,15 +521,7 @@ class AdminConsoleTest {
     }
 
     private List<String> psql(String user, String password, String command) throws Exception {
-        String psql = null;
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            Path candidate = Path.of(dir, "psql");
-            if (Files.isExecutable(candidate)) {
-                psql = candidate.toString();
-                break;
-            }
-        }
-        Assumptions.assumeTrue(psql != null, "psql is not on PATH: install the PostgreSQL client tools to run this test");
+        String psql = Clients.executable("psql", "install the PostgreSQL client tools to run this test").toString();
         ProcessBuilder builder = new ProcessBuilder(psql, "-X", "-A", "-P", "footer=off", "-h", "127.0.0.1",
                 "-p", String.valueOf(proxy.port()), "-U", user, "-c", command, "pgbouncer");
         builder.environment().put("PGPASSWORD", password);

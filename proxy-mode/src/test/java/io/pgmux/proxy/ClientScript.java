@@ -1,6 +1,7 @@
 package io.pgmux.proxy;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.testing.Clients;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -13,13 +14,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * A script of a real client library (under src/test/python or src/test/node) that runs scenarios against a proxy
  * as a subprocess. It gets the proxy's address and credentials in libpq's environment variables and the pool
  * mode in PGMUX_POOL_MODE, and reports one line per scenario (see src/test/python/harness.py). When the
- * interpreter or the library is missing, {@link #run} aborts the test with the reason and how to install it.
+ * interpreter or the library is missing, {@link #run} ends the test as {@link Clients#missing} says, with the
+ * reason and how to install it.
  */
 final class ClientScript {
     private static final Path MODULE = Path.of(System.getProperty("basedir", "")).toAbsolutePath();
@@ -64,7 +65,7 @@ final class ClientScript {
     static ClientScript node(String script, String npmPackage) {
         Path dir = MODULE.resolve("src/test/node");
         List<String> command = List.of("node", dir.resolve(script).toString());
-        if (!onPath("node")) {
+        if (Clients.onPath("node").isEmpty()) {
             return new ClientScript(command, "node is not on PATH: install Node.js 18 or later, then npm ci in "
                     + "proxy-mode/src/test/node");
         }
@@ -75,19 +76,6 @@ final class ClientScript {
         return new ClientScript(command, null);
     }
 
-    private static boolean onPath(String name) {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return false;
-        }
-        for (String dir : path.split(java.io.File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(dir, name))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** Runs the named scenarios, or all that apply to {@code mode} when none are named, as the fixture's user. */
     ClientReport run(PgMuxProxy proxy, String database, PoolMode mode, String... scenarios) {
         return run(proxy, database, mode, ProxyFixture.USER, ProxyFixture.PASSWORD, scenarios);
@@ -95,7 +83,9 @@ final class ClientScript {
 
     ClientReport run(PgMuxProxy proxy, String database, PoolMode mode, String user, String password,
             String... scenarios) {
-        Assumptions.assumeTrue(unavailable == null, unavailable);
+        if (unavailable != null) {
+            Clients.missing(unavailable);
+        }
         List<String> line = new ArrayList<>(command);
         line.addAll(List.of(scenarios));
         ProcessBuilder builder = new ProcessBuilder(line).redirectErrorStream(true);

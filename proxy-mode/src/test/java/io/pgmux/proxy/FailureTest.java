@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Pool;
-import io.pgmux.testing.Backends;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
@@ -110,7 +109,7 @@ class FailureTest {
         client.query("BEGIN; INSERT INTO killed VALUES (1)");
         client.readUntilReady();
         client.abort();
-        Pool<ServerConnection> pool = proxy.registry().pool(db.name(), "raw");
+        Pool<ServerConnection> pool = ProxyFixture.existingPool(proxy, db.name(), "raw");
         assertEquals(0, ProxyFixture.awaitActive(pool, 0));
         try (RawClient next = RawClient.login(proxy, db.name(), "raw", "")) {
             next.query("SELECT count(*) FROM killed");
@@ -132,14 +131,12 @@ class FailureTest {
                     return e;
                 }
             });
-            assertEquals(1, db.awaitConnections(Backends.withApplicationName("PostgreSQL JDBC Driver"), 1,
-                    Duration.ofSeconds(5)));
-            Thread.sleep(200);
+            db.awaitRunningQuery("SELECT pg_sleep(30)", Duration.ofSeconds(10));
             db.terminateBackends();
             SQLException failure = sleeping.get(10, TimeUnit.SECONDS);
             assertTrue(failure != null, "the query must fail");
         }
-        Pool<ServerConnection> pool = proxy.registry().pool(db.name(), "raw");
+        Pool<ServerConnection> pool = ProxyFixture.existingPool(proxy, db.name(), "raw");
         assertEquals(0, ProxyFixture.awaitActive(pool, 0));
         try (Connection c = ProxyFixture.connect(proxy, db.name(), "raw", "", new Properties());
              Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 3")) {
@@ -155,9 +152,9 @@ class FailureTest {
              Statement s = c.createStatement()) {
             CompletableFuture<Void> cancel = CompletableFuture.runAsync(() -> {
                 try {
-                    Thread.sleep(500);
+                    db.awaitRunningQuery("SELECT pg_sleep(20)", Duration.ofSeconds(10));
                     s.cancel();
-                } catch (Exception e) {
+                } catch (SQLException e) {
                     throw new IllegalStateException(e);
                 }
             });
@@ -175,7 +172,9 @@ class FailureTest {
 
     /**
      * A cancel that reaches PostgreSQL only after the cancelled query ended must not hit the next client's query
-     * on that server connection: the connection is handed on only once the server has taken the cancel.
+     * on that server connection: the connection is handed on only once the server has taken the cancel. The
+     * cancels race the end of the first query. A proxy that forwarded no cancel at all would pass the rounds, so
+     * the same client's cancel must first stop a query that is seen running.
      */
     @Test
     void aLateCancelNeverReachesTheNextClientsQuery() throws Exception {
@@ -184,26 +183,21 @@ class FailureTest {
         try (Connection a = ProxyFixture.connect(proxy, db.name(), "raw", "", new Properties());
              Connection b = ProxyFixture.connect(proxy, db.name(), "raw", "", new Properties());
              Statement sa = a.createStatement(); Statement sb = b.createStatement()) {
+            CompletableFuture<String> running = CompletableFuture.supplyAsync(() -> sqlState(sa, "SELECT pg_sleep(20)"),
+                    threads);
+            db.awaitRunningQuery("SELECT pg_sleep(20)", Duration.ofSeconds(10));
+            sa.cancel();
+            assertEquals("57014", running.get(30, TimeUnit.SECONDS), "the cancel of a running query reached it");
+
             java.util.Random random = new java.util.Random(7);
             int bCancelled = 0;
             for (int round = 0; round < 30; round++) {
-                CompletableFuture<Void> first = CompletableFuture.runAsync(() -> {
-                    try {
-                        sa.execute("SELECT pg_sleep(0.02)");
-                    } catch (SQLException e) {
-                        // cancelled in time: fine
-                    }
-                }, threads);
+                CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> sqlState(sa,
+                        "SELECT pg_sleep(0.02)"), threads);
                 Thread.sleep(2);
                 // queued behind the first: it gets the server as soon as the first query ends
-                CompletableFuture<String> second = CompletableFuture.supplyAsync(() -> {
-                    try {
-                        sb.execute("SELECT pg_sleep(0.05)");
-                        return null;
-                    } catch (SQLException e) {
-                        return e.getSQLState();
-                    }
-                }, threads);
+                CompletableFuture<String> second = CompletableFuture.supplyAsync(() -> sqlState(sb,
+                        "SELECT pg_sleep(0.05)"), threads);
                 Thread.sleep(10 + random.nextInt(15));
                 sa.cancel();
                 first.get(10, TimeUnit.SECONDS);
@@ -214,6 +208,16 @@ class FailureTest {
             assertEquals(0, bCancelled, "rounds in which the cancel meant for one client stopped another's query");
         } finally {
             threads.shutdownNow();
+        }
+    }
+
+    /** The SQLSTATE the statement failed with, or null when it succeeded. */
+    private static String sqlState(Statement s, String sql) {
+        try {
+            s.execute(sql);
+            return null;
+        } catch (SQLException e) {
+            return e.getSQLState();
         }
     }
 
@@ -302,13 +306,13 @@ class FailureTest {
     @Test
     void clientIdleInATransactionIsDisconnectedAndItsServerClosed() throws Exception {
         startRaw(b -> b.idleTransactionTimeout(Duration.ofMillis(300)));
+        int serverPid;
         try (RawClient c = RawClient.login(proxy, db.name(), "raw", "")) {
-            c.query("BEGIN");
-            c.readUntilReady();
+            c.query("BEGIN; SELECT pg_backend_pid()");
+            serverPid = Integer.parseInt(RawClient.firstColumn(c.readUntilReady()));
             List<RawClient.Message> messages = c.readUntilClosed();
             assertEquals("idle transaction timeout", messages.get(0).field('M'));
         }
-        Pool<ServerConnection> pool = proxy.registry().pool(db.name(), "raw");
-        assertEquals(0, ProxyFixture.awaitActive(pool, 0));
+        assertTrue(db.awaitBackendExit(serverPid, Duration.ofSeconds(5)), "backend " + serverPid + " still runs");
     }
 }

@@ -73,7 +73,7 @@ class PerDatabaseAndUserPoolTest {
         try (Connection a = connect("own"); Connection b = connect("own")) {
             assertNotEquals(backendPid(a), backendPid(b), "the global session mode: one server per client");
         }
-        assertEquals(1, proxy.registry().pool("shared", ProxyFixture.USER).getTotalConnections());
+        assertEquals(1, ProxyFixture.existingPool(proxy, "shared", ProxyFixture.USER).getTotalConnections());
     }
 
     @Test

@@ -65,8 +65,18 @@ final class ProxyFixture {
         return DriverManager.getConnection(jdbcUrl(proxy, database), properties);
     }
 
+    /** The pool of the fixture's user on the test database; see {@link #existingPool}. */
     static Pool<ServerConnection> pool(PgMuxProxy proxy, TestDatabase db) {
-        return proxy.registry().pool(db.name(), USER);
+        return existingPool(proxy, db.name(), USER);
+    }
+
+    /**
+     * The pool of (database, user), which a client must have made: the registry's {@code pool} would create an
+     * empty one for a wrong name, and a check of it would pass without looking at the clients' pool.
+     */
+    static Pool<ServerConnection> existingPool(PgMuxProxy proxy, String database, String user) {
+        return proxy.registry().find(database, user)
+                .orElseThrow(() -> new AssertionError("no pool of database " + database + " and user " + user));
     }
 
     /** Waits until the pool's server connections are all back (leases end asynchronously). */

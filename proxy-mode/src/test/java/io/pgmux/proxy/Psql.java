@@ -1,13 +1,10 @@
 package io.pgmux.proxy;
 
-import java.io.File;
+import io.pgmux.testing.Clients;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 
 /** Runs libpq's psql once with a connection string; aborts the test, saying why, where psql is not installed. */
 final class Psql {
@@ -36,17 +33,7 @@ final class Psql {
     }
 
     private static String executable() {
-        String path = System.getenv("PATH");
-        if (path != null) {
-            for (String dir : path.split(File.pathSeparator)) {
-                Path candidate = Path.of(dir, "psql");
-                if (Files.isExecutable(candidate)) {
-                    return candidate.toString();
-                }
-            }
-        }
-        Assumptions.abort("psql is not on PATH: install the PostgreSQL client tools (postgresql-client) to run"
-                + " this test");
-        return "psql";
+        return Clients.executable("psql", "install the PostgreSQL client tools (postgresql-client) to run this test")
+                .toString();
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.pool.Pool;
 import io.pgmux.testing.Backends;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
@@ -69,7 +70,7 @@ class ScramPassthroughTest {
         SQLException e = assertThrows(SQLException.class, () -> connect(user.password() + "x"));
         assertEquals("08P01", e.getSQLState());
         assertTrue(e.getMessage().contains("SASL authentication failed"), e.getMessage());
-        assertEquals(0, proxy.registry().pool(db.name(), user.name()).getTotalConnections());
+        assertEquals(0, proxy.registry().find(db.name(), user.name()).map(Pool::getTotalConnections).orElse(0));
         assertEquals(0, db.countConnections(Backends.ofUser(user.name())));
         // No failed server login is remembered (server_login_retry), so the right password works at once.
         try (Connection c = connect(user.password())) {

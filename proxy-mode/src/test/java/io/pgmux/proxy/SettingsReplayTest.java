@@ -131,8 +131,8 @@ class SettingsReplayTest {
             assertEquals("CZ", RawClient.types(leaving.readUntilReady()));
             leaving.send('X', new byte[0]);
         }
-        try (Connection next = connect(new Properties())) {
-            assertEquals("0", show(next, "statement_timeout"));
+        try (Connection next = connect(new Properties()); Connection direct = db.connect()) {
+            assertEquals(show(direct, "statement_timeout"), show(next, "statement_timeout"));
             assertEquals(1, ProxyFixture.pool(oneServer, db).getTotalConnections());
         }
     }

@@ -161,6 +161,62 @@ public final class TestDatabase {
         return count;
     }
 
+    /**
+     * Waits until a client backend of this database runs {@code query} (pg_stat_activity shows exactly that
+     * text in state {@code active}) and returns its pid, so that a test cancels or kills a query only once it
+     * runs. Fails with an AssertionError when none does within the timeout.
+     */
+    public int awaitRunningQuery(String query, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            Integer pid = server.admin().call("find the backend running " + query, connection -> {
+                try (PreparedStatement statement = backendQuery(connection, "SELECT min(pid)", Backends.all(),
+                        " AND state = 'active' AND query = ?")) {
+                    statement.setString(6, query);
+                    try (ResultSet row = statement.executeQuery()) {
+                        row.next();
+                        int found = row.getInt(1);
+                        return row.wasNull() ? null : found;
+                    }
+                }
+            });
+            if (pid != null) {
+                return pid;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no backend of " + name + " ran " + query + " within " + timeout);
+            }
+            PgServer.pause(POLL_INTERVAL);
+        }
+    }
+
+    /**
+     * Waits until the backend with that pid has exited (it is gone from pg_stat_activity) and returns whether
+     * it did within the timeout: a server connection the pooler closed, not merely one it stopped using.
+     */
+    public boolean awaitBackendExit(int pid, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            boolean present = server.admin().call("look for backend " + pid, connection -> {
+                try (PreparedStatement statement = connection.prepareStatement(
+                        "SELECT count(*) FROM pg_stat_activity WHERE pid = ?")) {
+                    statement.setInt(1, pid);
+                    try (ResultSet row = statement.executeQuery()) {
+                        row.next();
+                        return row.getInt(1) > 0;
+                    }
+                }
+            });
+            if (!present) {
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            PgServer.pause(POLL_INTERVAL);
+        }
+    }
+
     /** Terminates every client backend of this database; see {@link #terminateBackends(Backends)}. */
     public int terminateBackends() {
         return terminateBackends(Backends.all());
@@ -226,7 +282,13 @@ public final class TestDatabase {
     }
 
     private PreparedStatement backendQuery(Connection connection, String select, Backends which) throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(select + BACKENDS);
+        return backendQuery(connection, select, which, "");
+    }
+
+    /** The backends query with more conditions, whose parameters follow the five of the filter. */
+    private PreparedStatement backendQuery(Connection connection, String select, Backends which, String more)
+            throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(select + BACKENDS + more);
         statement.setString(1, name);
         statement.setString(2, which.user());
         statement.setString(3, which.user());

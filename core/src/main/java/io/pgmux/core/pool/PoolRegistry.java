@@ -13,6 +13,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -94,6 +95,11 @@ public final class PoolRegistry<S> implements AutoCloseable {
         PoolKey key = new PoolKey(database, user);
         Pool<S> pool = pools.get(key);
         return pool != null ? pool : pools.computeIfAbsent(key, this::createPool);
+    }
+
+    /** The pool of (database, user) if one exists; unlike {@link #pool} it never creates one. */
+    public Optional<Pool<S>> find(String database, String user) {
+        return Optional.ofNullable(pools.get(new PoolKey(database, user)));
     }
 
     private Pool<S> createPool(PoolKey key) {

@@ -103,7 +103,11 @@ class FailureTest {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
         try (TestPools.Held holder = hold(pool)) {
-            Thread.sleep(2_200);
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!captured.toString(StandardCharsets.UTF_8).toLowerCase(Locale.ROOT).contains("leak")
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
         } finally {
             System.setErr(stderr);
         }

@@ -60,8 +60,13 @@ class SessionModeTest {
                 throw new IllegalStateException(e);
             }
         });
-        Thread.sleep(300);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (pool.pool().getThreadsAwaitingConnection() == 0 && !second.isDone()
+                && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
         assertFalse(second.isDone(), "between statements the only backend still belongs to the first client");
+        assertEquals(1, pool.pool().getThreadsAwaitingConnection(), "the second client waits for it");
         assertEquals(backend, pid(c));
         c.close();
         try (Connection next = second.get(10, TimeUnit.SECONDS)) {

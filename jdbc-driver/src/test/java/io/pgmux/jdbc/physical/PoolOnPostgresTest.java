@@ -158,9 +158,11 @@ class PoolOnPostgresTest {
         Lease<PhysicalConnection> first = pool.acquire();
         first.connection().schema("pg_catalog");
         first.release();
-        while (pool.snapshot().svTested > 0) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (pool.snapshot().svTested > 0 && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
+        assertEquals(0, pool.snapshot().svTested, "the reset of the first lease never finished");
 
         Lease<PhysicalConnection> second = pool.acquire();
         second.connection().schema("pg_catalog");

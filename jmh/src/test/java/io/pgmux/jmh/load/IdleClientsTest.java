@@ -9,6 +9,7 @@ import io.pgmux.proxy.PgMuxProxy;
 import io.pgmux.proxy.auth.AuthType;
 import java.io.IOException;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -53,7 +54,10 @@ class IdleClientsTest {
         try (PgMuxProxy proxy = proxy(auth);
                 Socket socket = RawLogin.login("127.0.0.1", proxy.port(), "bench", USER, PASSWORD)) {
             assertEquals(1, proxy.clientCount());
-            assertTrue(socket.isConnected());
+            // idle: the proxy neither sends it anything nor closes it (a closed socket reads -1 at once)
+            socket.setSoTimeout(200);
+            assertThrows(SocketTimeoutException.class, () -> socket.getInputStream().read());
+            assertEquals(1, proxy.clientCount());
         }
     }
 

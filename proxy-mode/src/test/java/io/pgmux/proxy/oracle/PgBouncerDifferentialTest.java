@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pgmux.proxy.PgMuxProxy;
 import io.pgmux.proxy.config.ProxyConfigLoader;
+import io.pgmux.testing.Clients;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
@@ -55,8 +56,10 @@ class PgBouncerDifferentialTest {
     @BeforeAll
     static void findOracle() throws Exception {
         binary = PgBouncerProcess.binary().orElse(null);
-        Assumptions.assumeTrue(binary != null, "no pgbouncer binary: install Debian's pgbouncer or set "
-                + "PGMUX_TEST_PGBOUNCER to a PgBouncer 1.25 build");
+        if (binary == null) {
+            Clients.missing("no pgbouncer binary: install Debian's pgbouncer or set PGMUX_TEST_PGBOUNCER to a "
+                    + "PgBouncer 1.25 build");
+        }
         version = PgBouncerProcess.version(binary);
     }
 
@@ -268,7 +271,9 @@ class PgBouncerDifferentialTest {
      * printed, with the port taken out; throws with psql's error output when it exits non-zero.
      */
     private static String psql(Endpoint endpoint, String user, String password, String sql) throws Exception {
-        Assumptions.assumeTrue(PSQL != null, "psql is not installed (apt-get install postgresql-client)");
+        if (PSQL == null) {
+            Clients.missing("psql is not installed (apt-get install postgresql-client)");
+        }
         ProcessBuilder pb = new ProcessBuilder(PSQL.toString(), "-X", "-A", "-F", "|", "-v", "VERBOSITY=verbose",
                 "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", String.valueOf(endpoint.port()), "-U", user,
                 "-d", "pgbouncer", "-c", sql);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgmux.testing.Clients;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.io.IOException;
@@ -23,7 +24,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -103,7 +103,7 @@ class ProxyProcessIT {
                         + port + " dbname=app user=" + USER + " password=" + PASSWORD + " sslmode=disable")
                         .redirectErrorStream(true).start();
             } catch (IOException e) {
-                Assumptions.abort("psql cannot be started (" + e.getMessage() + "): install the PostgreSQL client"
+                Clients.missing("psql cannot be started (" + e.getMessage() + "): install the PostgreSQL client"
                         + " tools to run this test");
                 return;
             }
