@@ -1,8 +1,10 @@
 package io.pgmux.core.pool;
 
 /**
- * The server refused to open a connection. The cause is the server's own error (for example an
- * SQLException with SQLSTATE 28P01 or 3D000), so clients see what the server said.
+ * A client gets no server connection because the pool's logins to the server fail: the login it waited
+ * for failed, or one did within {@code server_login_retry} ({@link #isCached()}). The cause is the
+ * server's own error (for example an SQLException with SQLSTATE 28P01 or 3D000), so clients see what the
+ * server said.
  */
 public class ServerLoginException extends PoolException {
     private static final long serialVersionUID = 1L;

@@ -40,13 +40,14 @@ public final class ServerLoginAuthenticator {
     }
 
     /** The message to send in answer to {@code request}; empty after SASLFinal and AuthenticationOk. */
-    public Optional<EncodableMessage> onAuthentication(Authentication request) throws ServerLoginException {
+    public Optional<EncodableMessage> onAuthentication(Authentication request) throws ServerAuthenticationException {
         if (authenticated) {
-            throw new ServerLoginException("authentication request after AuthenticationOk");
+            throw new ServerAuthenticationException("authentication request after AuthenticationOk");
         }
         if (request instanceof Authentication.Ok) {
             if (scram != null && !scram.isComplete()) {
-                throw new ServerLoginException("server accepted the login before the SCRAM exchange completed");
+                throw new ServerAuthenticationException(
+                        "server accepted the login before the SCRAM exchange completed");
             }
             authenticated = true;
             return Optional.empty();
@@ -63,46 +64,47 @@ public final class ServerLoginAuthenticator {
         }
         if (request instanceof Authentication.SASLContinue challenge) {
             if (scram == null) {
-                throw new ServerLoginException("AuthenticationSASLContinue without prior AuthenticationSASL");
+                throw new ServerAuthenticationException("AuthenticationSASLContinue without prior AuthenticationSASL");
             }
             try {
                 String clientFinal = scram.handleServerFirst(new String(challenge.data(), StandardCharsets.UTF_8));
                 return Optional.of(new SASLResponse(clientFinal.getBytes(StandardCharsets.UTF_8)));
             } catch (ScramException e) {
-                throw new ServerLoginException(e.getMessage());
+                throw new ServerAuthenticationException(e.getMessage());
             }
         }
         if (request instanceof Authentication.SASLFinal outcome) {
             if (scram == null) {
-                throw new ServerLoginException("AuthenticationSASLFinal without prior AuthenticationSASL");
+                throw new ServerAuthenticationException("AuthenticationSASLFinal without prior AuthenticationSASL");
             }
             try {
                 scram.handleServerFinal(new String(outcome.data(), StandardCharsets.UTF_8));
                 return Optional.empty();
             } catch (ScramException e) {
-                throw new ServerLoginException("failed to verify server signature (" + e.getMessage() + ")");
+                throw new ServerAuthenticationException("failed to verify server signature (" + e.getMessage() + ")");
             }
         }
-        throw new ServerLoginException("unsupported authentication method " + request.code());
+        throw new ServerAuthenticationException("unsupported authentication method " + request.code());
     }
 
     public boolean isAuthenticated() {
         return authenticated;
     }
 
-    private EncodableMessage startScram(Authentication.SASL sasl) throws ServerLoginException {
+    private EncodableMessage startScram(Authentication.SASL sasl) throws ServerAuthenticationException {
         if (scram != null) {
-            throw new ServerLoginException("duplicate AuthenticationSASL message from server");
+            throw new ServerAuthenticationException("duplicate AuthenticationSASL message from server");
         }
         if (!sasl.mechanisms().contains(Scram.MECHANISM)) {
-            throw new ServerLoginException("none of the server's SASL authentication mechanisms are supported");
+            throw new ServerAuthenticationException(
+                    "none of the server's SASL authentication mechanisms are supported");
         }
         if (secret instanceof ScramSecret verifier) {
             ScramKeys keys = verifier.passthroughKeys();
             if (keys == null) {
                 // PgBouncer logs "password is SCRAM secret but client authentication did not provide SCRAM keys"
-                throw new ServerLoginException("wrong password type (the auth file holds a SCRAM verifier for \""
-                        + user + "\" and no client has logged in by SCRAM yet to provide SCRAM keys)");
+                throw new ServerAuthenticationException("wrong password type (the auth file holds a SCRAM verifier"
+                        + " for \"" + user + "\" and no client has logged in by SCRAM yet to provide SCRAM keys)");
             }
             scram = ScramClient.withKeys(keys, random);
         } else {
@@ -111,15 +113,15 @@ public final class ServerLoginAuthenticator {
         return new SASLInitialResponse(Scram.MECHANISM, scram.clientFirstMessage().getBytes(StandardCharsets.UTF_8));
     }
 
-    private PlaintextSecret plaintextPassword() throws ServerLoginException {
+    private PlaintextSecret plaintextPassword() throws ServerAuthenticationException {
         if (secret == null) {
-            throw new ServerLoginException("the server asked for a password and none is configured");
+            throw new ServerAuthenticationException("the server asked for a password and none is configured");
         }
         if (!(secret instanceof PlaintextSecret plaintext)) {
-            throw new ServerLoginException("wrong password type");
+            throw new ServerAuthenticationException("wrong password type");
         }
         if (plaintext.isEmpty()) {
-            throw new ServerLoginException("the server asked for a password and none is configured");
+            throw new ServerAuthenticationException("the server asked for a password and none is configured");
         }
         return plaintext;
     }

@@ -7,8 +7,8 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.pgmux.core.pool.ServerHandle;
 import io.pgmux.proxy.auth.Secret;
+import io.pgmux.proxy.auth.ServerAuthenticationException;
 import io.pgmux.proxy.auth.ServerLoginAuthenticator;
-import io.pgmux.proxy.auth.ServerLoginException;
 import io.pgmux.proxy.parameters.ServerParameters;
 import io.pgmux.proxy.prepared.PreparedStatementCache;
 import io.pgmux.proxy.protocol.Authentication;
@@ -390,7 +390,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
                     // NoticeResponse, NegotiateProtocolVersion: nothing the login depends on
                 }
             }
-        } catch (ServerLoginException e) {
+        } catch (ServerAuthenticationException e) {
             failLogin(new ServerErrorException(e.toErrorResponse()));
         } finally {
             message.release();

@@ -29,7 +29,7 @@ class ClientAuthenticatorTest {
     private static final Secret SCRAM = Secret.parse(SecretTest.POSTGRES_PENCIL_VERIFIER);
 
     /** A client that knows the password, talking through the server-login state machine. */
-    private static AuthStep login(AuthType type, Secret stored, String password) throws ServerLoginException {
+    private static AuthStep login(AuthType type, Secret stored, String password) throws ServerAuthenticationException {
         return Login.run(new ServerLoginAuthenticator("alice", new PlaintextSecret(password)),
                 new ClientAuthenticator(type, "alice", stored));
     }
@@ -80,7 +80,7 @@ class ClientAuthenticatorTest {
     }
 
     @Test
-    void plainAcceptsTheRightPasswordAgainstEverySecretKind() throws ServerLoginException {
+    void plainAcceptsTheRightPasswordAgainstEverySecretKind() throws ServerAuthenticationException {
         for (Secret stored : List.of(PLAINTEXT, MD5, SCRAM)) {
             assertEquals(AuthStep.Outcome.AUTHENTICATED, login(AuthType.PLAIN, stored, "pencil").outcome(),
                     stored.toString());
@@ -88,14 +88,14 @@ class ClientAuthenticatorTest {
     }
 
     @Test
-    void plainRejectsAWrongPasswordAgainstEverySecretKind() throws ServerLoginException {
+    void plainRejectsAWrongPasswordAgainstEverySecretKind() throws ServerAuthenticationException {
         for (Secret stored : List.of(PLAINTEXT, MD5, SCRAM)) {
             assertFailedWith(PoolerError.passwordAuthenticationFailed(), login(AuthType.PLAIN, stored, "pencil2"));
         }
     }
 
     @Test
-    void md5AcceptsTheRightPasswordWithPlaintextOrMd5Secret() throws ServerLoginException {
+    void md5AcceptsTheRightPasswordWithPlaintextOrMd5Secret() throws ServerAuthenticationException {
         for (Secret stored : List.of(PLAINTEXT, MD5)) {
             ClientAuthenticator authenticator = new ClientAuthenticator(AuthType.MD5, "alice", stored);
             assertInstanceOf(Authentication.MD5Password.class, authenticator.start().messages().get(0));
@@ -104,7 +104,7 @@ class ClientAuthenticatorTest {
     }
 
     @Test
-    void md5RejectsAWrongPassword() throws ServerLoginException {
+    void md5RejectsAWrongPassword() throws ServerAuthenticationException {
         assertFailedWith(PoolerError.passwordAuthenticationFailed(), login(AuthType.MD5, MD5, "pencil2"));
     }
 
@@ -118,7 +118,7 @@ class ClientAuthenticatorTest {
     }
 
     @Test
-    void md5WithAScramSecretIsUpgradedToScram() throws ServerLoginException {
+    void md5WithAScramSecretIsUpgradedToScram() throws ServerAuthenticationException {
         ClientAuthenticator authenticator = new ClientAuthenticator(AuthType.MD5, "alice", SCRAM);
         assertEquals(AuthType.SCRAM_SHA_256, authenticator.method());
         assertInstanceOf(Authentication.SASL.class, authenticator.start().messages().get(0));
@@ -126,7 +126,7 @@ class ClientAuthenticatorTest {
     }
 
     @Test
-    void scramLoginAgainstAStoredVerifierLeavesPassthroughKeysOnIt() throws ServerLoginException {
+    void scramLoginAgainstAStoredVerifierLeavesPassthroughKeysOnIt() throws ServerAuthenticationException {
         ScramSecret verifier = ScramSecret.parse(SecretTest.POSTGRES_PENCIL_VERIFIER);
         assertNull(verifier.passthroughKeys());
         AuthStep step = login(AuthType.SCRAM_SHA_256, verifier, "pencil");
@@ -137,26 +137,26 @@ class ClientAuthenticatorTest {
     }
 
     @Test
-    void failedScramLoginLeavesNoPassthroughKeys() throws ServerLoginException {
+    void failedScramLoginLeavesNoPassthroughKeys() throws ServerAuthenticationException {
         ScramSecret verifier = ScramSecret.parse(SecretTest.POSTGRES_PENCIL_VERIFIER);
         assertEquals(AuthStep.Outcome.FAILED, login(AuthType.SCRAM_SHA_256, verifier, "pencil2").outcome());
         assertNull(verifier.passthroughKeys());
     }
 
     @Test
-    void scramRejectsAWrongPassword() throws ServerLoginException {
+    void scramRejectsAWrongPassword() throws ServerAuthenticationException {
         assertFailedWith(PoolerError.saslAuthenticationFailed(), login(AuthType.SCRAM_SHA_256, SCRAM, "pencil2"));
     }
 
     @Test
-    void scramCannotWorkWithAnMd5Secret() throws ServerLoginException {
+    void scramCannotWorkWithAnMd5Secret() throws ServerAuthenticationException {
         AuthStep step = login(AuthType.SCRAM_SHA_256, MD5, "pencil");
         assertFailedWith(PoolerError.saslAuthenticationFailed(), step);
         assertTrue(step.failureReason().contains("md5 secret"), step.failureReason());
     }
 
     @Test
-    void unknownUserGetsTheSameChallengeAndTheGenericError() throws ServerLoginException {
+    void unknownUserGetsTheSameChallengeAndTheGenericError() throws ServerAuthenticationException {
         AuthStep md5 = login(AuthType.MD5, null, "pencil");
         assertFailedWith(PoolerError.passwordAuthenticationFailed(), md5);
         assertEquals("no such user", md5.failureReason());
@@ -223,7 +223,7 @@ class ClientAuthenticatorTest {
     }
 
     @Test
-    void passwordMessageAfterTheOutcomeIsRefused() throws ServerLoginException {
+    void passwordMessageAfterTheOutcomeIsRefused() throws ServerAuthenticationException {
         ClientAuthenticator authenticator = new ClientAuthenticator(AuthType.PLAIN, "alice", PLAINTEXT);
         authenticator.start();
         assertEquals(AuthStep.Outcome.AUTHENTICATED, answer(authenticator, new PasswordMessage("pencil")).outcome());
@@ -231,7 +231,7 @@ class ClientAuthenticatorTest {
     }
 
     @Test
-    void failureReasonsNeverContainTheSecretOrThePassword() throws ServerLoginException {
+    void failureReasonsNeverContainTheSecretOrThePassword() throws ServerAuthenticationException {
         for (AuthType type : List.of(AuthType.PLAIN, AuthType.MD5, AuthType.SCRAM_SHA_256)) {
             for (Secret stored : List.of(PLAINTEXT, MD5, SCRAM)) {
                 AuthStep step = login(type, stored, "hunter2");

@@ -19,7 +19,8 @@ final class Login {
     }
 
     /** The pooler's server-login side talks to a pooler's client-auth side; returns the final step. */
-    static AuthStep run(ServerLoginAuthenticator client, ClientAuthenticator server) throws ServerLoginException {
+    static AuthStep run(ServerLoginAuthenticator client, ClientAuthenticator server)
+            throws ServerAuthenticationException {
         AuthStep step = server.start();
         while (true) {
             EncodableMessage reply = null;

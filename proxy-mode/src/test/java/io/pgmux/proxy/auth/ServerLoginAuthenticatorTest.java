@@ -22,12 +22,12 @@ class ServerLoginAuthenticatorTest {
 
     /** The server side is the pooler's own client authenticator holding what PostgreSQL would store. */
     private static AuthStep logIn(AuthType serverMethod, Secret serverSecret, ServerLoginAuthenticator login)
-            throws ServerLoginException {
+            throws ServerAuthenticationException {
         return Login.run(login, new ClientAuthenticator(serverMethod, "alice", serverSecret));
     }
 
     @Test
-    void plaintextPasswordAnswersEveryMethod() throws ServerLoginException {
+    void plaintextPasswordAnswersEveryMethod() throws ServerAuthenticationException {
         for (AuthType method : List.of(AuthType.PLAIN, AuthType.MD5, AuthType.SCRAM_SHA_256)) {
             ServerLoginAuthenticator login = new ServerLoginAuthenticator("alice", PLAINTEXT);
             assertEquals(AuthStep.Outcome.AUTHENTICATED, logIn(method, SCRAM, login).outcome(), method.name());
@@ -36,14 +36,14 @@ class ServerLoginAuthenticatorTest {
     }
 
     @Test
-    void md5HashAnswersMd5() throws ServerLoginException {
+    void md5HashAnswersMd5() throws ServerAuthenticationException {
         Secret hash = Secret.parse(Md5Password.encrypt("pencil", "alice"));
         ServerLoginAuthenticator login = new ServerLoginAuthenticator("alice", hash);
         assertEquals(AuthStep.Outcome.AUTHENTICATED, logIn(AuthType.MD5, PLAINTEXT, login).outcome());
     }
 
     @Test
-    void md5ResponseIsTheDocumentedValue() throws ServerLoginException {
+    void md5ResponseIsTheDocumentedValue() throws ServerAuthenticationException {
         ServerLoginAuthenticator login = new ServerLoginAuthenticator("user", PLAINTEXT);
         EncodableMessage answer = login.onAuthentication(new Authentication.MD5Password(new byte[] {1, 2, 3, 4}))
                 .orElseThrow();
@@ -56,7 +56,7 @@ class ServerLoginAuthenticatorTest {
         Secret hash = Secret.parse(Md5Password.encrypt("pencil", "alice"));
         for (Authentication request : List.of(Authentication.CleartextPassword.INSTANCE,
                 new Authentication.SASL(List.of("SCRAM-SHA-256")))) {
-            ServerLoginException e = assertThrows(ServerLoginException.class,
+            ServerAuthenticationException e = assertThrows(ServerAuthenticationException.class,
                     () -> new ServerLoginAuthenticator("alice", hash).onAuthentication(request));
             assertEquals("server login failed: wrong password type", e.getMessage());
             assertEquals("server login failed: wrong password type", e.toErrorResponse().message());
@@ -64,7 +64,7 @@ class ServerLoginAuthenticatorTest {
     }
 
     @Test
-    void scramVerifierLogsInWithThePassthroughKeysAClientLoginLeftOnIt() throws ServerLoginException {
+    void scramVerifierLogsInWithThePassthroughKeysAClientLoginLeftOnIt() throws ServerAuthenticationException {
         Secret verifier = Secret.parse(SecretTest.POSTGRES_PENCIL_VERIFIER);
         Login.run(new ServerLoginAuthenticator("alice", PLAINTEXT),
                 new ClientAuthenticator(AuthType.SCRAM_SHA_256, "alice", verifier));
@@ -76,38 +76,40 @@ class ServerLoginAuthenticatorTest {
     @Test
     void scramVerifierBeforeAnyClientLoginIsTheWrongPasswordType() {
         Secret fresh = Secret.parse(SecretTest.POSTGRES_PENCIL_VERIFIER);
-        ServerLoginException e = assertThrows(ServerLoginException.class, () -> new ServerLoginAuthenticator(
-                "alice", fresh).onAuthentication(new Authentication.SASL(List.of("SCRAM-SHA-256"))));
+        ServerAuthenticationException e = assertThrows(ServerAuthenticationException.class,
+                () -> new ServerLoginAuthenticator("alice", fresh)
+                        .onAuthentication(new Authentication.SASL(List.of("SCRAM-SHA-256"))));
         assertTrue(e.getMessage().startsWith("server login failed: wrong password type"), e.getMessage());
         assertTrue(e.getMessage().contains("no client has logged in by SCRAM yet"), e.getMessage());
     }
 
     @Test
-    void passthroughToAServerWhoseVerifierHasAnotherSaltIsRefusedWithTheCause() throws ServerLoginException {
+    void passthroughToAServerWhoseVerifierHasAnotherSaltIsRefusedWithTheCause() throws ServerAuthenticationException {
         ScramSecret ours = ScramSecret.generate("pencil", 4096, new SecureRandom());
         Secret theServers = ScramSecret.generate("pencil", 4096, new SecureRandom());
         Login.run(new ServerLoginAuthenticator("alice", PLAINTEXT), new ClientAuthenticator(AuthType.SCRAM_SHA_256,
                 "alice", ours));
-        ServerLoginException e = assertThrows(ServerLoginException.class, () -> logIn(AuthType.SCRAM_SHA_256,
-                theServers, new ServerLoginAuthenticator("alice", ours)));
+        ServerAuthenticationException e = assertThrows(ServerAuthenticationException.class,
+                () -> logIn(AuthType.SCRAM_SHA_256, theServers, new ServerLoginAuthenticator("alice", ours)));
         assertTrue(e.getMessage().startsWith("server login failed: SCRAM passthrough impossible: the server's"
                 + " verifier has another salt"), e.getMessage());
     }
 
     @Test
-    void passthroughToAServerWhoseVerifierHasAnotherIterationCountNamesBothCounts() throws ServerLoginException {
+    void passthroughToAServerWhoseVerifierHasAnotherIterationCountNamesBothCounts()
+            throws ServerAuthenticationException {
         byte[] salt = new byte[16];
         ScramSecret ours = ScramSecret.fromPassword("pencil", salt, 4096);
         Secret theServers = ScramSecret.fromPassword("pencil", salt, 8192);
         Login.run(new ServerLoginAuthenticator("alice", PLAINTEXT), new ClientAuthenticator(AuthType.SCRAM_SHA_256,
                 "alice", ours));
-        ServerLoginException e = assertThrows(ServerLoginException.class, () -> logIn(AuthType.SCRAM_SHA_256,
-                theServers, new ServerLoginAuthenticator("alice", ours)));
+        ServerAuthenticationException e = assertThrows(ServerAuthenticationException.class,
+                () -> logIn(AuthType.SCRAM_SHA_256, theServers, new ServerLoginAuthenticator("alice", ours)));
         assertTrue(e.getMessage().contains("another iteration count (8192, the auth file's 4096)"), e.getMessage());
     }
 
     @Test
-    void wrongPasswordIsRefusedByTheServer() throws ServerLoginException {
+    void wrongPasswordIsRefusedByTheServer() throws ServerAuthenticationException {
         ServerLoginAuthenticator login = new ServerLoginAuthenticator("alice", new PlaintextSecret("nope"));
         assertEquals(AuthStep.Outcome.FAILED, logIn(AuthType.SCRAM_SHA_256, SCRAM, login).outcome());
         assertFalse(login.isAuthenticated());
@@ -115,24 +117,25 @@ class ServerLoginAuthenticatorTest {
 
     @Test
     void onlyScramSha256IsSupportedAmongSaslMechanisms() {
-        ServerLoginException e = assertThrows(ServerLoginException.class, () -> new ServerLoginAuthenticator(
-                "alice", PLAINTEXT).onAuthentication(new Authentication.SASL(List.of("SCRAM-SHA-256-PLUS"))));
+        ServerAuthenticationException e = assertThrows(ServerAuthenticationException.class,
+                () -> new ServerLoginAuthenticator("alice", PLAINTEXT)
+                        .onAuthentication(new Authentication.SASL(List.of("SCRAM-SHA-256-PLUS"))));
         assertEquals("server login failed: none of the server's SASL authentication mechanisms are supported",
                 e.getMessage());
     }
 
     @Test
-    void scramIsChosenWhenOfferedBesideThePlusVariant() throws ServerLoginException {
+    void scramIsChosenWhenOfferedBesideThePlusVariant() throws ServerAuthenticationException {
         EncodableMessage first = new ServerLoginAuthenticator("alice", PLAINTEXT).onAuthentication(
                 new Authentication.SASL(List.of("SCRAM-SHA-256-PLUS", "SCRAM-SHA-256"))).orElseThrow();
         assertInstanceOf(SASLInitialResponse.class, first);
     }
 
     @Test
-    void serverThatSkipsTheScramSignatureIsNotTrusted() throws ServerLoginException {
+    void serverThatSkipsTheScramSignatureIsNotTrusted() throws ServerAuthenticationException {
         ServerLoginAuthenticator login = new ServerLoginAuthenticator("alice", PLAINTEXT);
         login.onAuthentication(new Authentication.SASL(List.of("SCRAM-SHA-256")));
-        ServerLoginException e = assertThrows(ServerLoginException.class,
+        ServerAuthenticationException e = assertThrows(ServerAuthenticationException.class,
                 () -> login.onAuthentication(Authentication.Ok.INSTANCE));
         assertTrue(e.getMessage().contains("before the SCRAM exchange completed"));
     }
@@ -145,16 +148,17 @@ class ServerLoginAuthenticatorTest {
         ScramServer server = ScramServer.of((ScramSecret) SCRAM, new SecureRandom());
         String serverFirst = server.handleClientFirst(new String(initial.data(), StandardCharsets.UTF_8));
         login.onAuthentication(new Authentication.SASLContinue(serverFirst.getBytes(StandardCharsets.UTF_8)));
-        ServerLoginException e = assertThrows(ServerLoginException.class, () -> login.onAuthentication(
-                new Authentication.SASLFinal("v=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=".getBytes())));
+        ServerAuthenticationException e = assertThrows(ServerAuthenticationException.class,
+                () -> login.onAuthentication(
+                        new Authentication.SASLFinal("v=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=".getBytes())));
         assertTrue(e.getMessage().startsWith("server login failed: failed to verify server signature"));
-        assertThrows(ServerLoginException.class, () -> login.onAuthentication(Authentication.Ok.INSTANCE));
+        assertThrows(ServerAuthenticationException.class, () -> login.onAuthentication(Authentication.Ok.INSTANCE));
         assertFalse(login.isAuthenticated());
     }
 
     @Test
     void unsupportedMethodsAreReportedWithTheirCode() {
-        ServerLoginException e = assertThrows(ServerLoginException.class,
+        ServerAuthenticationException e = assertThrows(ServerAuthenticationException.class,
                 () -> new ServerLoginAuthenticator("alice", PLAINTEXT)
                         .onAuthentication(new Authentication.Unsupported(7)));
         assertEquals("server login failed: unsupported authentication method 7", e.getMessage());
@@ -162,7 +166,7 @@ class ServerLoginAuthenticatorTest {
 
     @Test
     void missingPasswordIsReported() {
-        ServerLoginException e = assertThrows(ServerLoginException.class,
+        ServerAuthenticationException e = assertThrows(ServerAuthenticationException.class,
                 () -> new ServerLoginAuthenticator("alice", null)
                         .onAuthentication(Authentication.CleartextPassword.INSTANCE));
         assertTrue(e.getMessage().contains("none is configured"));

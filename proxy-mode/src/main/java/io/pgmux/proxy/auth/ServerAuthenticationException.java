@@ -4,15 +4,16 @@ import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.PoolerError;
 
 /**
- * Logging in to a server failed on the pooler's side: its message is PgBouncer's
+ * The pooler could not complete its side of a server's authentication exchange (an unsupported method, no
+ * usable password, a server signature that does not verify). Its message is PgBouncer's
  * {@code server login failed: <reason>}, which waiting clients receive. Never contains a secret.
  */
-public final class ServerLoginException extends Exception {
+public final class ServerAuthenticationException extends Exception {
     private static final long serialVersionUID = 1L;
 
     private final String reason;
 
-    public ServerLoginException(String reason) {
+    public ServerAuthenticationException(String reason) {
         super("server login failed: " + reason);
         this.reason = reason;
     }
