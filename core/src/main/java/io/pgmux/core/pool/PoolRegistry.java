@@ -185,46 +185,41 @@ public final class PoolRegistry<S> implements AutoCloseable {
     }
 
     /**
-     * Admits a client of {@code pool} under max_client_conn, or refuses with PgBouncer's message.
-     * Close the slot when the client disconnects.
-     */
-    public ClientSlot admitClient(Pool<S> pool) {
-        return new ClientSlot(this, pool, clientArrives(pool));
-    }
-
-    /**
-     * Admits a client of {@code pool} under max_client_conn, or refuses with PgBouncer's message, without
-     * a slot object: the caller passes the result to {@link #clientLeaves(Pool, boolean)} exactly once when
-     * the client disconnects.
+     * Admits a client of {@code pool} under max_client_conn, or refuses with PgBouncer's message. Pass the
+     * answer to {@link #clientLeaves(Pool, ClientAdmission)} exactly once when the client disconnects.
      *
-     * @return whether the client was counted against max_client_conn
+     * @param linkedForLife the client holds or waits for a server connection from now until it leaves (a
+     *     session-mode logical connection): without a max_client_conn limit it then need not be counted
+     * @throws TooManyClientsException at max_client_conn
      */
-    public boolean clientArrives(Pool<S> pool) {
+    public ClientAdmission admitClient(Pool<S> pool, boolean linkedForLife) {
         int max = defaults.maxClientConn();
-        boolean limited = max > 0;
-        if (limited) {
-            for (;;) {
-                int c = limitedClients.get();
-                if (c >= max) {
-                    throw new TooManyClientsException("no more connections allowed (max_client_conn)");
-                }
-                if (limitedClients.compareAndSet(c, c + 1)) {
-                    break;
-                }
+        if (max <= 0) {
+            if (linkedForLife) {
+                return ClientAdmission.UNCOUNTED;
+            }
+            pool.clientArrived();
+            return ClientAdmission.COUNTED;
+        }
+        for (;;) {
+            int c = limitedClients.get();
+            if (c >= max) {
+                throw new TooManyClientsException("no more connections allowed (max_client_conn)");
+            }
+            if (limitedClients.compareAndSet(c, c + 1)) {
+                break;
             }
         }
         pool.clientArrived();
-        return limited;
+        return ClientAdmission.LIMITED;
     }
 
-    /** Whether max_client_conn limits the clients, so that every client must be counted. */
-    public boolean limitsClients() {
-        return defaults.maxClientConn() > 0;
-    }
-
-    /** A client admitted by {@link #clientArrives(Pool)} disconnected; {@code limited} is what that returned. */
-    public void clientLeaves(Pool<?> pool, boolean limited) {
-        if (limited) {
+    /** A client admitted by {@link #admitClient} disconnected; {@code admission} is what that returned. */
+    public void clientLeaves(Pool<?> pool, ClientAdmission admission) {
+        if (admission == ClientAdmission.UNCOUNTED) {
+            return;
+        }
+        if (admission == ClientAdmission.LIMITED) {
             limitedClients.decrementAndGet();
         }
         pool.clientLeft();

@@ -575,13 +575,13 @@ class PoolTimingRulesTest {
         registry = PoolRegistry.<Conn>builder().connector(connector).config(config).clock(clock)
                 .janitorPeriod(Duration.ZERO).build();
         Pool<Conn> pool = registry.pool("app", "alice");
-        ClientSlot one = registry.admitClient(pool);
-        registry.admitClient(registry.pool("other", "bob"));
-        TooManyClientsException e = assertThrows(TooManyClientsException.class, () -> registry.admitClient(pool));
+        ClientAdmission one = registry.admitClient(pool, false);
+        registry.admitClient(registry.pool("other", "bob"), false);
+        TooManyClientsException e = assertThrows(TooManyClientsException.class,
+                () -> registry.admitClient(pool, false));
         assertEquals("no more connections allowed (max_client_conn)", e.getMessage());
-        one.close();
-        one.close();
-        registry.admitClient(pool);
+        registry.clientLeaves(pool, one);
+        registry.admitClient(pool, false);
         assertEquals(2, registry.clientCount());
     }
 

@@ -1,5 +1,6 @@
 package io.pgmux.jdbc.logical;
 
+import io.pgmux.core.pool.ClientAdmission;
 import io.pgmux.core.pool.LentServer;
 import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.sql.PinReason;
@@ -27,7 +28,7 @@ final class Loan extends WeakReference<LogicalConnection> {
     private static final long PROBE_AFTER_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     final ServerPool pool;
-    final Admission admission;
+    final ClientAdmission admission;
     /** The server connection lent to this loan now, or null. */
     LentServer<PhysicalConnection> server;
     /** Why the logical connection keeps its server connection until close(), or null. */
@@ -42,7 +43,7 @@ final class Loan extends WeakReference<LogicalConnection> {
     /** The logical connection closed (or was reclaimed): the pool no longer counts it as a client. */
     boolean left;
 
-    Loan(LogicalConnection connection, ServerPool pool, Admission admission) {
+    Loan(LogicalConnection connection, ServerPool pool, ClientAdmission admission) {
         super(connection);
         this.pool = pool;
         this.admission = admission;

@@ -1,6 +1,7 @@
 package io.pgmux.jdbc.logical;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.pool.ClientAdmission;
 import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.sql.Classification;
@@ -65,7 +66,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private final TrafficStats traffic;
     private final PoolMode mode;
     /** How the pool counted this client, to count it out the same way. */
-    private final Admission admission;
+    private final ClientAdmission admission;
 
     private boolean autoCommit;
     private boolean readOnly;
@@ -94,7 +95,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private String closedReason;
 
     /** A client the pool admitted as {@code admission}. */
-    public LogicalConnection(ServerPool pool, Admission admission) throws SQLException {
+    public LogicalConnection(ServerPool pool, ClientAdmission admission) throws SQLException {
         this.pool = pool;
         this.traffic = pool.traffic();
         this.mode = pool.poolMode();

@@ -1,6 +1,7 @@
 package io.pgmux.jdbc.logical;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.pool.ClientAdmission;
 import io.pgmux.core.pool.LentServer;
 import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.jdbc.physical.PhysicalConnection;
@@ -31,7 +32,7 @@ public interface ServerPool {
     ServerDefaults serverDefaults() throws SQLException;
 
     /** A logical connection admitted as {@code admission} closed; called once per connection. */
-    void clientLeft(Admission admission);
+    void clientLeft(ClientAdmission admission);
 
     /** A logical connection was pinned to its server connection. */
     void pinned(PinReason reason, int backendPid);

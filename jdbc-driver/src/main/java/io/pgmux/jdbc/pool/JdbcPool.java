@@ -2,6 +2,7 @@ package io.pgmux.jdbc.pool;
 
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.pool.ClientAdmission;
 import io.pgmux.core.pool.Lease;
 import io.pgmux.core.pool.LentServer;
 import io.pgmux.core.pool.Pool;
@@ -13,7 +14,6 @@ import io.pgmux.core.pool.ServerLoginException;
 import io.pgmux.core.pool.TooManyClientsException;
 import io.pgmux.core.stats.IMetricsTracker;
 import io.pgmux.core.stats.TrafficStats;
-import io.pgmux.jdbc.logical.Admission;
 import io.pgmux.jdbc.logical.LogicalConnection;
 import io.pgmux.jdbc.logical.Reclaimer;
 import io.pgmux.jdbc.logical.ServerDefaults;
@@ -141,25 +141,20 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
         if (pool.isClosed()) {
             throw closedException();
         }
-        Admission admission;
-        if (pool.config().poolMode() == PoolMode.SESSION && !registry.limitsClients()) {
-            admission = Admission.UNCOUNTED;
-        } else {
-            try {
-                admission = registry.clientArrives(pool) ? Admission.LIMITED : Admission.COUNTED;
-            } catch (TooManyClientsException e) {
-                throw new SQLTransientConnectionException(pool.name() + " - " + e.getMessage(), "53300", e);
-            }
+        ClientAdmission admission;
+        try {
+            // A session-mode logical connection holds or waits for a server connection from here to close().
+            admission = registry.admitClient(pool, pool.config().poolMode() == PoolMode.SESSION);
+        } catch (TooManyClientsException e) {
+            throw new SQLTransientConnectionException(pool.name() + " - " + e.getMessage(), "53300", e);
         }
         return new LogicalConnection(this, admission);
     }
 
     /** A logical connection closed, admitted as {@code admission}; call once. */
     @Override
-    public void clientLeft(Admission admission) {
-        if (admission != Admission.UNCOUNTED) {
-            registry.clientLeaves(pool, admission == Admission.LIMITED);
-        }
+    public void clientLeft(ClientAdmission admission) {
+        registry.clientLeaves(pool, admission);
     }
 
     /**

@@ -7,7 +7,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
-import io.pgmux.core.pool.ClientSlot;
+import io.pgmux.core.pool.ClientAdmission;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolClosedException;
 import io.pgmux.core.pool.PoolTimeoutException;
@@ -66,7 +66,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     private State state = State.STARTUP;
     private String user;
     private Pool<ServerConnection> pool;
-    private ClientSlot slot;
+    private ClientAdmission admission;
     private ClientAuthenticator authenticator;
     private ClientParameters parameters;
     private BackendKeyData key;
@@ -181,7 +181,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (secret != null) {
             try {
                 pool = context.registry().pool(database, user);
-                slot = context.registry().admitClient(pool);
+                admission = context.registry().admitClient(pool, false);
             } catch (TooManyClientsException e) {
                 fatal(PoolerError.maxClientConn());
                 return;
@@ -429,8 +429,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (link != null) {
             link.clientClosed();
         }
-        if (slot != null) {
-            slot.close();
+        if (admission != null) {
+            context.registry().clientLeaves(pool, admission);
         }
     }
 }
