@@ -133,7 +133,7 @@ class PoolModesTest {
         try (RawClient client = RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD)) {
             client.query(sql);
             int backend = db.awaitRunningQuery(sql, Duration.ofSeconds(10));
-            Channel server = ProxyFixture.pool(proxy, db).serverSnapshots().get(0).connection.channel();
+            Channel server = ProxyFixture.pool(proxy, db).view().serverSnapshots().get(0).connection.channel();
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             while (server.config().isAutoRead() || !"ClientWrite".equals(waitEvent(backend))) {
                 assertTrue(System.nanoTime() < deadline, "the proxy kept reading the " + rows * rowBytes

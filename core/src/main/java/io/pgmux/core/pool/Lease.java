@@ -6,14 +6,20 @@ package io.pgmux.core.pool;
  * connection that another client holds by then.
  */
 public final class Lease<S> implements AutoCloseable {
-    private final PooledServer<S> server;
-    private final S connection;
-    private final long borrowedAtNanos;
+    /** Set by {@link #bind}, before the lease reaches its user, who learns of it through a volatile. */
+    private PooledServer<S> server;
+    private S connection;
+    private long borrowedAtNanos;
 
-    Lease(PooledServer<S> server, long borrowedAtNanos) {
-        this.server = server;
-        this.connection = server.connection;
-        this.borrowedAtNanos = borrowedAtNanos;
+    /** A lease not bound yet: the holder a server is lent to, bound to it once lent. */
+    Lease() {
+    }
+
+    /** Binds the lease to the server just lent to it. */
+    void bind(PooledServer<S> lent) {
+        server = lent;
+        connection = lent.connection;
+        borrowedAtNanos = lent.lentAtNanos;
     }
 
     /** The server connection; use it only until the lease ends. */

@@ -3,12 +3,7 @@ package io.pgmux.core.pool;
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.stats.IMetricsTracker;
 import io.pgmux.core.stats.PgMuxPoolMXBean;
-import io.pgmux.core.stats.PoolSnapshot;
-import io.pgmux.core.stats.ServerSnapshot;
 import io.pgmux.core.stats.TrafficStats;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -18,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -26,8 +20,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The server connections of one (database, user) and the clients waiting for them, with PgBouncer's
- * rules. Borrowing an idle connection and giving it back are a scan and a CAS; waiting clients are served
- * strictly oldest first by handing a released connection straight to them.
+ * rules: limits, the reserve, logins and their back-off, the janitor's closing of idle and aged servers.
+ * The servers themselves are a {@link ServerSet}, where borrowing an idle one and giving it back are a
+ * scan and a CAS; waiting clients are served strictly oldest first by handing a released server straight
+ * to them. What the admin console and JMX show is read through {@link #view()}.
  */
 public final class Pool<S> implements PgMuxPoolMXBean {
     private static final Logger log = LoggerFactory.getLogger(Pool.class);
@@ -36,8 +32,6 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private static final int PAUSED = 1;
     private static final int CLOSING = 2;
 
-    @SuppressWarnings("rawtypes")
-    private static final PooledServer[] NO_SERVERS = new PooledServer[0];
     /** Lifetimes are shortened by up to this fraction so connections opened together do not retire together. */
     private static final double LIFETIME_JITTER = 0.025;
 
@@ -46,19 +40,16 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private final PoolRegistry<S> registry;
     private final ServerConnector<S> connector;
     private final PoolClock clock;
-    /** Server assignments are counted by each server connection as it is lent; see countedAssignments(). */
-    private final TrafficStats traffic = new TrafficStats(this::countedAssignments);
+    private final ServerSet<S> servers = new ServerSet<>();
+    /** Server assignments are counted by each server connection as it is lent, and summed by the set. */
+    private final TrafficStats traffic = new TrafficStats(servers::assignments);
     private final IMetricsTracker tracker;
     private final boolean tracking;
     private volatile PoolConfig config;
 
     private final WaitQueue<S> waiters = new WaitQueue<>();
-    private final ReentrantLock membership = new ReentrantLock();
-    /** Assignments of servers removed from the pool; guarded by membership. */
-    private long retiredAssignments;
-    @SuppressWarnings("unchecked")
-    private volatile PooledServer<S>[] servers = NO_SERVERS;
-    /** Every server in any state but closed, including those logging in. */
+    private final PoolView<S> view = new PoolView<>(this, servers, waiters);
+    /** Every server in any state but closed, including those logging in, and those about to be added. */
     private final AtomicInteger serverCount = new AtomicInteger();
     private final AtomicInteger logins = new AtomicInteger();
     /** Clients connected to this pool (cl_active + cl_waiting); striped, since every logical connection counts. */
@@ -108,6 +99,11 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         return clock;
     }
 
+    /** The figures of SHOW POOLS, SHOW SERVERS and the MXBean. */
+    public PoolView<S> view() {
+        return view;
+    }
+
     // ---------------------------------------------------------------- acquire
 
     /** Waits up to query_wait_timeout for a connection; see {@link #acquire(long, TimeUnit)}. */
@@ -124,9 +120,10 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * @throws ServerLoginException when the server refuses logins and no connection could serve us
      * @throws PoolClosedException when the pool shuts down
      */
-    @SuppressWarnings("unchecked")
     public Lease<S> acquire(long timeout, TimeUnit unit) throws InterruptedException {
-        return (Lease<S>) borrow(null, unit.toNanos(timeout));
+        Lease<S> lease = new Lease<>();
+        lease.bind(borrow(lease, unit.toNanos(timeout)));
+        return lease;
     }
 
     /** Waits up to query_wait_timeout; see {@link #acquireFor(Object, long, TimeUnit)}. */
@@ -139,24 +136,23 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * itself instead of through a new {@link Lease}: for a client that holds one connection at a time and
      * ends each loan itself, borrowing then allocates nothing.
      */
-    @SuppressWarnings("unchecked")
     public LentServer<S> acquireFor(Object client, long timeout, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(client, "client");
-        return (LentServer<S>) borrow(client, unit.toNanos(timeout));
+        return borrow(client, unit.toNanos(timeout));
     }
 
-    /** The loan: a Lease when {@code client} is null, else the server lent to it. */
-    private Object borrow(Object client, long timeoutNanos) throws InterruptedException {
+    /** The server lent to {@code holder}: the caller's client, or a Lease that the caller binds to it. */
+    private PooledServer<S> borrow(Object holder, long timeoutNanos) throws InterruptedException {
         long start = clock.nanoTime();
         if (state == RUNNING && waiters.isEmpty()) {
             PooledServer<S> s = claimIdle(start, null);
             if (s != null) {
-                Object loan = lend(s, client, start);
+                lend(s, holder, start);
                 assigned(start, start);
-                return loan;
+                return s;
             }
         }
-        Waiter<S> w = Waiter.blocking(start, deadline(start, timeoutNanos), client);
+        Waiter<S> w = Waiter.blocking(start, deadline(start, timeoutNanos), holder);
         enqueue(w);
         return awaitBlocking(w);
     }
@@ -210,7 +206,9 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         if (s == null) {
             return null;
         }
-        Lease<S> lease = lease(s, start);
+        Lease<S> lease = new Lease<>();
+        lend(s, lease, start);
+        lease.bind(s);
         assigned(start, start);
         return lease;
     }
@@ -235,11 +233,11 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         maybeOpen();
     }
 
-    private Object awaitBlocking(Waiter<S> w) throws InterruptedException {
+    private PooledServer<S> awaitBlocking(Waiter<S> w) throws InterruptedException {
         for (;;) {
-            Object outcome = w.outcome();
-            if (outcome != null) {
-                return takeOutcome(outcome);
+            PooledServer<S> served = w.served();
+            if (served != null) {
+                return served;
             }
             long remaining = w.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE
                     : w.deadlineNanos - clock.nanoTime();
@@ -263,22 +261,6 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
     }
 
-    private static Object takeOutcome(Object outcome) {
-        if (!(outcome instanceof Throwable)) {
-            return outcome;
-        }
-        Throwable t = (Throwable) outcome;
-        if (t instanceof RuntimeException) {
-            // Fresh copy so the caller's stack trace shows its own call site, with the cause chain kept.
-            if (t instanceof PoolTimeoutException) {
-                PoolTimeoutException e = (PoolTimeoutException) t;
-                throw new PoolTimeoutException(e.getMessage(), e.waitedNanos(), e.getCause());
-            }
-            throw (RuntimeException) t;
-        }
-        throw new PoolException(t.getMessage(), t);
-    }
-
     /** Fails {@code w} with query_wait_timeout, counting it if this call was the one that ended its wait. */
     private void timeOut(Waiter<S> w, long now) {
         if (waiters.fail(w, timeout(w, now)) && tracking) {
@@ -288,64 +270,28 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     private PoolTimeoutException timeout(Waiter<S> w, long now) {
         long waited = now - w.enqueuedNanos;
-        int active = 0;
-        int idle = 0;
-        for (PooledServer<S> s : servers) {
-            int st = s.state();
-            if (st == PooledServer.ACTIVE || st == PooledServer.TESTED) {
-                active++;
-            } else if (st == PooledServer.IDLE) {
-                idle++;
-            }
-        }
+        ServerCounts counts = countServers(now);
         Throwable lastLogin = loginError;
         String msg = "query_wait_timeout: pool " + name + " had no server connection free within "
                 + TimeUnit.NANOSECONDS.toMillis(waited) + " ms (pool size " + config.defaultPoolSize()
-                + (config.reservePoolSize() > 0 ? " + reserve " + config.reservePoolSize() : "") + "; " + active
-                + " active, " + idle + " idle, " + logins.get() + " connecting, " + waiters.size()
-                + " clients waiting)" + (lastLogin != null ? "; last login failure: " + lastLogin.getMessage() : "");
+                + (config.reservePoolSize() > 0 ? " + reserve " + config.reservePoolSize() : "") + "; "
+                + counts.inUse() + " active, " + counts.unused() + " idle, " + logins.get() + " connecting, "
+                + waiters.size() + " clients waiting)" + (lastLogin != null ? "; last login failure: " + lastLogin.getMessage() : "");
         return new PoolTimeoutException(msg, waited, lastLogin);
     }
 
     /**
-     * Takes an idle connection that needs no test, one of the given affinity first when there is one; starts
-     * the test of those that need it. Each thread starts its scan at its own place in the array, so threads
-     * on different cores do not all fight over the first few connections' cache lines (HikariCP gets the
-     * same effect from thread-local lists).
+     * Claims an idle server that needs no test, one of the given affinity first when there is one; closes
+     * the unusable ones met on the way and starts the test of those that need one.
      */
     private PooledServer<S> claimIdle(long now, Object affinity) {
-        PooledServer<S>[] all = servers;
-        int n = all.length;
-        if (n == 0) {
-            return null;
-        }
-        int start = (int) ((Thread.currentThread().getId() * 0x9E3779B97F4A7C15L) >>> 33) % n;
-        if (affinity != null) {
-            PooledServer<S> s = scanIdle(all, start, now, affinity);
-            if (s != null) {
-                return s;
-            }
-        }
-        return scanIdle(all, start, now, null);
-    }
-
-    /** @param affinity only servers of this affinity, or any when null */
-    private PooledServer<S> scanIdle(PooledServer<S>[] all, int start, long now, Object affinity) {
-        int n = all.length;
-        long checkDelay = config.serverCheckDelayNanos();
-        for (int k = 0; k < n; k++) {
-            int i = start + k;
-            PooledServer<S> s = all[i < n ? i : i - n];
-            if (s.state() == PooledServer.IDLE && (affinity == null || s.affinity == affinity)
-                    && s.cas(PooledServer.IDLE, PooledServer.ACTIVE)) {
-                if (s.evicted || s.isBroken() || now - s.retireAtNanos >= 0) {
-                    closeServer(s, s.isBroken() ? "server connection broken" : "server_lifetime reached");
-                    continue;
-                }
-                if (now - s.lastUsedNanos > checkDelay) {
-                    startCheck(s);
-                    continue;
-                }
+        PooledServer<S> s;
+        while ((s = servers.claimIdle(affinity)) != null) {
+            if (s.evicted || s.isBroken() || now - s.retireAtNanos >= 0) {
+                closeServer(s, s.isBroken() ? "server connection broken" : "server_lifetime reached");
+            } else if (now - s.lastUsedNanos > config.serverCheckDelayNanos()) {
+                startCheck(s);
+            } else {
                 return s;
             }
         }
@@ -353,21 +299,11 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     }
 
     /**
-     * Lends {@code s} (ACTIVE, claimed by the caller) to {@code client}, or through a new Lease when it is
-     * null; with leak detection on, the loan records where it was taken for the janitor's leak check.
+     * Lends {@code s} (ACTIVE, claimed by the caller) to {@code holder}; with leak detection on, the loan
+     * records where it was taken for the janitor's leak check.
      */
-    private Object lend(PooledServer<S> s, Object client, long now) {
-        if (client == null) {
-            return lease(s, now);
-        }
-        s.lend(client, now, leakWatch(now));
-        return s;
-    }
-
-    private Lease<S> lease(PooledServer<S> s, long now) {
-        Lease<S> lease = new Lease<>(s, now);
-        s.lend(lease, now, leakWatch(now));
-        return lease;
+    private void lend(PooledServer<S> s, Object holder, long now) {
+        s.lend(holder, now, leakWatch(now));
     }
 
     private LeakWatch leakWatch(long now) {
@@ -444,8 +380,8 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private boolean handOff(PooledServer<S> s, long now) {
         Waiter<S> w;
         while ((w = waiters.poll(s.affinity)) != null) {
-            Object loan = lend(s, w.client, now);
-            if (waiters.offer(w, loan)) {
+            lend(s, w.holder, now);
+            if (waiters.offer(w, s)) {
                 long waited = now - w.enqueuedNanos;
                 traffic.recordWait(waited);
                 if (tracking) {
@@ -552,7 +488,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
         PooledServer<S> s = new PooledServer<>(this, now);
         logins.incrementAndGet();
-        addServer(s);
+        servers.add(s);
         CompletionStage<S> opening = runStage(() -> connector.open(s));
         opening.whenComplete((conn, err) -> onOpened(s, conn, err));
         return true;
@@ -628,60 +564,14 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         maybeOpen();
     }
 
-    private void addServer(PooledServer<S> s) {
-        membership.lock();
-        try {
-            PooledServer<S>[] old = servers;
-            PooledServer<S>[] copy = Arrays.copyOf(old, old.length + 1);
-            copy[old.length] = s;
-            servers = copy;
-        } finally {
-            membership.unlock();
-        }
-    }
-
-    /** Removes a server from membership once; frees its pool, database and user slots. */
+    /** Takes a server out of the pool once; frees its pool, database and user slots. */
     private void removeServer(PooledServer<S> s) {
-        boolean removed = false;
-        membership.lock();
-        try {
-            PooledServer<S>[] old = servers;
-            for (int i = 0; i < old.length; i++) {
-                if (old[i] == s) {
-                    PooledServer<S>[] copy = Arrays.copyOf(old, old.length - 1);
-                    System.arraycopy(old, i + 1, copy, i, old.length - i - 1);
-                    servers = copy;
-                    retiredAssignments += s.assignments();
-                    removed = true;
-                    break;
-                }
-            }
-        } finally {
-            membership.unlock();
-        }
-        if (removed) {
+        if (servers.remove(s)) {
             int left = serverCount.decrementAndGet();
             registry.releaseServerSlot(this);
             if (left == 0 && state == CLOSING) {
                 closed.complete(null);
             }
-        }
-    }
-
-    /**
-     * Assignments of every server this pool had, read with membership held so that a server being
-     * removed is counted exactly once.
-     */
-    private long countedAssignments() {
-        membership.lock();
-        try {
-            long n = retiredAssignments;
-            for (PooledServer<S> s : servers) {
-                n += s.assignments();
-            }
-            return n;
-        } finally {
-            membership.unlock();
         }
     }
 
@@ -715,13 +605,12 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     /** Closes one idle connection to make room for another pool of the same database or user. */
     boolean evictOneIdle() {
-        for (PooledServer<S> s : servers) {
-            if (s.state() == PooledServer.IDLE && s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
-                closeServer(s, "evicted for another pool (max_db_connections / max_user_connections)");
-                return true;
-            }
+        PooledServer<S> s = servers.claimIdleToClose();
+        if (s == null) {
+            return false;
         }
-        return false;
+        closeServer(s, "evicted for another pool (max_db_connections / max_user_connections)");
+        return true;
     }
 
     boolean hasWaiters() {
@@ -742,7 +631,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             });
         }
         int count = serverCount.get();
-        for (PooledServer<S> s : servers) {
+        for (PooledServer<S> s : servers.members()) {
             int st = s.state();
             if (st == PooledServer.LOGIN) {
                 if (now - s.loginStartedNanos >= c.serverConnectTimeoutNanos()
@@ -820,26 +709,19 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     private void checkPaused() {
         CompletableFuture<Void> done = pauseDone;
-        if (done != null && !done.isDone() && activeServers() == 0) {
+        if (done != null && !done.isDone() && countServers(clock.nanoTime()).inUse() == 0) {
             done.complete(null);
         }
     }
 
-    private int activeServers() {
-        int n = 0;
-        for (PooledServer<S> s : servers) {
-            int st = s.state();
-            if (st == PooledServer.ACTIVE || st == PooledServer.TESTED) {
-                n++;
-            }
-        }
-        return n;
+    private ServerCounts countServers(long now) {
+        return servers.count(now, config.serverCheckDelayNanos());
     }
 
     /** RECONNECT / soft eviction: idle connections close now, busy ones when they are released. */
     @Override
     public void softEvictConnections() {
-        for (PooledServer<S> s : servers) {
+        for (PooledServer<S> s : servers.members()) {
             s.evicted = true;
             if (s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
                 closeServer(s, "evicted");
@@ -860,7 +742,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             }
             PoolClosedException failure = shuttingDown();
             waiters.forEachWaiting(w -> waiters.fail(w, failure));
-            for (PooledServer<S> s : servers) {
+            for (PooledServer<S> s : servers.members()) {
                 if (s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
                     closeServer(s, "pool closing");
                 }
@@ -878,7 +760,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     /** Closes every connection now, including those in use; their holders see their next call fail. */
     public void closeNow() {
         close();
-        for (PooledServer<S> s : servers) {
+        for (PooledServer<S> s : servers.members()) {
             int st = s.state();
             if (st != PooledServer.CLOSING && st != PooledServer.LOGIN) {
                 closeServer(s, "pool closed");
@@ -908,98 +790,34 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         return clients.sum();
     }
 
-    /** SHOW POOLS for this pool, counted from the servers' states at this moment. */
-    public PoolSnapshot snapshot() {
-        long now = clock.nanoTime();
-        long checkDelay = config.serverCheckDelayNanos();
-        int active = 0;
-        int idle = 0;
-        int used = 0;
-        int tested = 0;
-        int login = 0;
-        for (PooledServer<S> s : servers) {
-            switch (s.state()) {
-                case PooledServer.ACTIVE:
-                    active++;
-                    break;
-                case PooledServer.IDLE:
-                    if (now - s.lastUsedNanos > checkDelay) {
-                        used++;
-                    } else {
-                        idle++;
-                    }
-                    break;
-                case PooledServer.TESTED:
-                    tested++;
-                    break;
-                case PooledServer.LOGIN:
-                    login++;
-                    break;
-                default:
-                    break;
-            }
-        }
-        int waiting = waiters.size();
-        Waiter<S> oldest = waiters.oldest();
-        long waitedMicros = oldest == null ? 0 : Math.max(0, (now - oldest.enqueuedNanos) / 1000);
-        int clActive = Math.max((int) clients.sum() - waiting, active);
-        return new PoolSnapshot(key.database(), key.user(), clActive, waiting, active, idle, used, tested, login,
-                waitedMicros / 1_000_000, waitedMicros % 1_000_000, config.poolMode().configName());
+    int serverCount() {
+        return serverCount.get();
     }
 
-    /** SHOW SERVERS for this pool: its server connections in any state but closing, at this moment. */
-    public List<ServerSnapshot<S>> serverSnapshots() {
-        long now = clock.nanoTime();
-        long checkDelay = config.serverCheckDelayNanos();
-        List<ServerSnapshot<S>> rows = new ArrayList<>();
-        for (PooledServer<S> s : servers) {
-            String state;
-            switch (s.state()) {
-                case PooledServer.ACTIVE:
-                    state = "active";
-                    break;
-                case PooledServer.IDLE:
-                    state = now - s.lastUsedNanos > checkDelay ? "used" : "idle";
-                    break;
-                case PooledServer.TESTED:
-                    state = "tested";
-                    break;
-                case PooledServer.LOGIN:
-                    state = "login";
-                    break;
-                default:
-                    continue;
-            }
-            rows.add(new ServerSnapshot<>(s.id(), s.connection, state, s.connectedAtNanos, s.lastUsedNanos,
-                    s.evicted));
-        }
-        return rows;
+    int loginsInProgress() {
+        return logins.get();
     }
+
+    // ---------------------------------------------------------------- MXBean, read through the view
 
     @Override
     public int getIdleConnections() {
-        int n = 0;
-        for (PooledServer<S> s : servers) {
-            if (s.state() == PooledServer.IDLE) {
-                n++;
-            }
-        }
-        return n;
+        return view.idleServers();
     }
 
     @Override
     public int getActiveConnections() {
-        return activeServers();
+        return view.serversInUse();
     }
 
     @Override
     public int getTotalConnections() {
-        return serverCount.get();
+        return view.totalServers();
     }
 
     @Override
     public int getThreadsAwaitingConnection() {
-        return waiters.size();
+        return view.waitingClients();
     }
 
     @Override
@@ -1014,23 +832,22 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     @Override
     public int getClientsActive() {
-        return snapshot().clActive;
+        return view.activeClients();
     }
 
     @Override
     public int getServersLogin() {
-        return logins.get();
+        return view.loginServers();
     }
 
     @Override
     public int getServersTested() {
-        return snapshot().svTested;
+        return view.testedServers();
     }
 
     @Override
     public long getMaxWaitMicros() {
-        PoolSnapshot s = snapshot();
-        return s.maxwait * 1_000_000 + s.maxwaitUs;
+        return view.maxWaitMicros();
     }
 
     @Override
@@ -1040,17 +857,17 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     @Override
     public long getTransactionCount() {
-        return traffic.totals().xactCount;
+        return traffic.transactionCount();
     }
 
     @Override
     public long getQueryCount() {
-        return traffic.totals().queryCount;
+        return traffic.queryCount();
     }
 
     @Override
     public long getTotalWaitTimeMicros() {
-        return traffic.totals().waitTimeMicros;
+        return traffic.waitTimeMicros();
     }
 
     @Override

@@ -122,7 +122,7 @@ public final class PoolRegistry<S> implements AutoCloseable {
                 pool.config().poolMode().configName()) {
             @Override
             protected void update() {
-                PoolSnapshot s = pool.snapshot();
+                PoolSnapshot s = pool.view().snapshot();
                 totalConnections = s.svTotal();
                 idleConnections = s.svIdle + s.svUsed;
                 activeConnections = s.svActive;
@@ -179,7 +179,7 @@ public final class PoolRegistry<S> implements AutoCloseable {
     public List<PoolSnapshot> snapshots() {
         List<PoolSnapshot> rows = new ArrayList<>();
         for (Pool<S> pool : pools.values()) {
-            rows.add(pool.snapshot());
+            rows.add(pool.view().snapshot());
         }
         return rows;
     }

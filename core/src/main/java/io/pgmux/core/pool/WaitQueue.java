@@ -32,7 +32,7 @@ final class WaitQueue<S> {
     /** A waiter passed over this often is served strictly in turn. */
     static final int MAX_PASSED_OVER = 4;
 
-    /** Takes the oldest waiter out of the queue, to be offered a loan; null if the queue is empty. */
+    /** Takes the oldest waiter out of the queue, to be offered a server; null if the queue is empty. */
     Waiter<S> poll() {
         return queue.poll();
     }
@@ -53,9 +53,9 @@ final class WaitQueue<S> {
         return queue.poll();
     }
 
-    /** Offers a loan to a polled waiter; false if it had already ended (it was counted out then). */
-    boolean offer(Waiter<S> waiter, Object loan) {
-        if (waiter.offer(loan)) {
+    /** Offers a polled waiter the server lent to its holder; false if it had ended (and was counted out). */
+    boolean offer(Waiter<S> waiter, PooledServer<S> server) {
+        if (waiter.offer(server)) {
             waiting.decrementAndGet();
             return true;
         }

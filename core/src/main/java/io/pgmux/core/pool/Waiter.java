@@ -8,7 +8,7 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A client waiting for a server connection: either a parked thread (blocking acquire) or a future
  * (asynchronous acquire). Whoever sets the outcome first — a hand-off, a timeout, a failure — wins.
- * The connection is lent to {@link #client} when there is one, else through a new {@link Lease}.
+ * The server is lent to {@link #holder}: the client itself, or a {@link Lease} bound to the server then.
  */
 final class Waiter<S> {
     private static final VarHandle OUTCOME;
@@ -24,8 +24,8 @@ final class Waiter<S> {
     final long enqueuedNanos;
     /** Long.MAX_VALUE when the wait is unbounded. */
     final long deadlineNanos;
-    /** Whom the connection is lent to (see {@link Pool#acquireFor}); null to lend it through a new Lease. */
-    final Object client;
+    /** Whom the server is lent to: the client of {@link Pool#acquireFor}, or a Lease. */
+    final Object holder;
     /** The affinity the client prefers; null for none. */
     final Object affinity;
     /**
@@ -34,26 +34,32 @@ final class Waiter<S> {
      */
     int passedOver;
     private final Thread thread;
+    /** The asynchronous waiter's lease, which the future completes with; null for a blocking waiter. */
+    private final Lease<S> lease;
     private final CompletableFuture<Lease<S>> future;
-    /** null while waiting, then the loan (a Lease, or the server lent to {@link #client}) or a Throwable. */
+    /** null while waiting, then the server lent to {@link #holder}, or a Throwable. */
     private volatile Object outcome;
 
-    private Waiter(long enqueuedNanos, long deadlineNanos, Object client, Object affinity, Thread thread,
-                   CompletableFuture<Lease<S>> future) {
+    private Waiter(long enqueuedNanos, long deadlineNanos, Object holder, Object affinity, Thread thread,
+                   Lease<S> lease, CompletableFuture<Lease<S>> future) {
         this.enqueuedNanos = enqueuedNanos;
         this.deadlineNanos = deadlineNanos;
-        this.client = client;
+        this.holder = holder;
         this.affinity = affinity;
         this.thread = thread;
+        this.lease = lease;
         this.future = future;
     }
 
-    static <S> Waiter<S> blocking(long now, long deadline, Object client) {
-        return new Waiter<>(now, deadline, client, null, Thread.currentThread(), null);
+    /** A parked thread waiting for a server lent to {@code holder}. */
+    static <S> Waiter<S> blocking(long now, long deadline, Object holder) {
+        return new Waiter<>(now, deadline, holder, null, Thread.currentThread(), null, null);
     }
 
+    /** A future completing with a lease. */
     static <S> Waiter<S> async(long now, long deadline, Object affinity) {
-        return new Waiter<>(now, deadline, null, affinity, null, new CompletableFuture<>());
+        Lease<S> lease = new Lease<>();
+        return new Waiter<>(now, deadline, lease, affinity, null, lease, new CompletableFuture<>());
     }
 
     CompletableFuture<Lease<S>> future() {
@@ -64,18 +70,40 @@ final class Waiter<S> {
         return outcome == null;
     }
 
-    Object outcome() {
-        return outcome;
+    /**
+     * The server lent to {@link #holder}, or null while still waiting.
+     *
+     * @throws RuntimeException the failure that ended the wait
+     */
+    @SuppressWarnings("unchecked")
+    PooledServer<S> served() {
+        Object o = outcome;
+        if (o instanceof Throwable) {
+            throw rethrown((Throwable) o);
+        }
+        return (PooledServer<S>) o;
     }
 
-    /** Hands a loan over; false if the waiter already gave up. */
-    @SuppressWarnings("unchecked")
-    boolean offer(Object loan) {
-        if (!OUTCOME.compareAndSet(this, null, loan)) {
+    private static RuntimeException rethrown(Throwable t) {
+        if (t instanceof PoolTimeoutException) {
+            // Fresh copy so the caller's stack trace shows its own call site, with the cause chain kept.
+            PoolTimeoutException e = (PoolTimeoutException) t;
+            return new PoolTimeoutException(e.getMessage(), e.waitedNanos(), e.getCause());
+        }
+        if (t instanceof RuntimeException) {
+            return (RuntimeException) t;
+        }
+        return new PoolException(t.getMessage(), t);
+    }
+
+    /** Hands over a server already lent to {@link #holder}; false if the waiter already gave up. */
+    boolean offer(PooledServer<S> server) {
+        if (!OUTCOME.compareAndSet(this, null, server)) {
             return false;
         }
         if (future != null) {
-            future.complete((Lease<S>) loan);
+            lease.bind(server);
+            future.complete(lease);
         } else {
             LockSupport.unpark(thread);
         }

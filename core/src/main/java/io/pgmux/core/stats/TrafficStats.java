@@ -70,6 +70,21 @@ public final class TrafficStats {
         }
     }
 
+    /** Transactions so far; reads one counter, unlike {@link #totals()}. */
+    public long transactionCount() {
+        return xactCount.sum();
+    }
+
+    /** Queries so far; reads one counter, unlike {@link #totals()}. */
+    public long queryCount() {
+        return queryCount.sum();
+    }
+
+    /** Microseconds clients spent waiting for a server so far; reads one counter, unlike {@link #totals()}. */
+    public long waitTimeMicros() {
+        return micros(waitNanos.sum());
+    }
+
     public Totals totals() {
         long assignments = serverAssignmentCount.sum() + countedElsewhere.getAsLong();
         return new Totals(xactCount.sum(), queryCount.sum(), assignments, bytesReceived.sum(),

@@ -86,7 +86,7 @@ class PoolConcurrencyTest {
         assertTrue(errors.isEmpty(), () -> "errors: " + errors);
         assertTrue(borrows.get() > THREADS * 10L, "work was done: " + borrows.get());
 
-        PoolSnapshot s = pool.snapshot();
+        PoolSnapshot s = pool.view().snapshot();
         assertEquals(0, s.svActive);
         assertEquals(0, s.clWaiting);
         assertEquals(pool.getTotalConnections(), s.svIdle + s.svUsed + s.svTested + s.svLogin);

@@ -108,15 +108,15 @@ class PoolObservabilityTest {
             Lease<Conn> returned = pool.acquire();
             returned.release();
             java.util.Map<String, Long> states = new java.util.TreeMap<>();
-            pool.serverSnapshots().forEach(s -> states.merge(s.state, 1L, Long::sum));
+            pool.view().serverSnapshots().forEach(s -> states.merge(s.state, 1L, Long::sum));
             assertEquals(java.util.Map.of("active", 1L, "idle", 1L), states);
             clock.advance(Duration.ofSeconds(31));
-            assertTrue(pool.serverSnapshots().stream().anyMatch(s -> s.state.equals("used")),
+            assertTrue(pool.view().serverSnapshots().stream().anyMatch(s -> s.state.equals("used")),
                     "idle longer than server_check_delay is used");
             pool.softEvictConnections();
-            assertEquals(1, pool.serverSnapshots().size(), "the idle one closed");
-            assertTrue(pool.serverSnapshots().get(0).closeNeeded, "the busy one closes when released");
-            assertEquals(busy.connection(), pool.serverSnapshots().get(0).connection);
+            assertEquals(1, pool.view().serverSnapshots().size(), "the idle one closed");
+            assertTrue(pool.view().serverSnapshots().get(0).closeNeeded, "the busy one closes when released");
+            assertEquals(busy.connection(), pool.view().serverSnapshots().get(0).connection);
             busy.release();
         }
     }

@@ -338,7 +338,7 @@ class PoolTimingRulesTest {
         Pool<Conn> pool = pool(b -> b.defaultPoolSize(1).serverConnectTimeout(Duration.ofSeconds(15)));
         connector.holdLogins = true;
         CompletionStage<Lease<Conn>> waiting = pool.acquireAsync();
-        assertEquals(1, pool.snapshot().svLogin);
+        assertEquals(1, pool.view().snapshot().svLogin);
 
         clock.advance(Duration.ofSeconds(15));
         registry.runJanitor();
@@ -597,7 +597,7 @@ class PoolTimingRulesTest {
         now(w);
         c.release();
         clock.advance(Duration.ofSeconds(31));
-        PoolSnapshot s = pool.snapshot();
+        PoolSnapshot s = pool.view().snapshot();
         assertEquals(2, s.svActive);
         assertEquals(0, s.svIdle);
         assertEquals(1, s.svUsed, "idle longer than server_check_delay counts as sv_used");
@@ -616,7 +616,7 @@ class PoolTimingRulesTest {
         clock.advance(Duration.ofMillis(1_500));
         pool.acquireAsync();
         clock.advance(Duration.ofMillis(1_250));
-        PoolSnapshot s = pool.snapshot();
+        PoolSnapshot s = pool.view().snapshot();
         assertEquals(2, s.clWaiting);
         assertEquals(2, s.maxwait);
         assertEquals(750_000, s.maxwaitUs);

@@ -44,7 +44,7 @@ public final class Reclaimer {
     private void round() {
         try {
             long now = System.nanoTime();
-            for (ServerSnapshot<PhysicalConnection> s : pool.serverSnapshots()) {
+            for (ServerSnapshot<PhysicalConnection> s : pool.view().serverSnapshots()) {
                 PhysicalConnection p = s.connection;
                 if (p != null && "active".equals(s.state) && p.borrower() instanceof Loan) {
                     check((Loan) p.borrower(), p, now);

@@ -158,7 +158,7 @@ class SessionModeTest {
         try (Connection first = pool.getConnection()) {
             try (Connection second = pool.getConnection()) {
                 assertEquals(2, pool.pool().getClientsActive());
-                assertEquals(2, pool.pool().snapshot().clActive);
+                assertEquals(2, pool.pool().view().snapshot().clActive);
             }
             assertEquals(1, pool.pool().getClientsActive());
         }

@@ -159,10 +159,10 @@ class PoolOnPostgresTest {
         first.connection().schema("pg_catalog");
         first.release();
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (pool.snapshot().svTested > 0 && System.nanoTime() < deadline) {
+        while (pool.view().snapshot().svTested > 0 && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
-        assertEquals(0, pool.snapshot().svTested, "the reset of the first lease never finished");
+        assertEquals(0, pool.view().snapshot().svTested, "the reset of the first lease never finished");
 
         Lease<PhysicalConnection> second = pool.acquire();
         second.connection().schema("pg_catalog");

@@ -175,7 +175,7 @@ final class ShowCommands {
             ServerTarget target = console.databases().get(pool.key().database());
             String loginUser = target == null ? pool.key().user() : target.loginUser(pool.key().user());
             long poolNow = pool.clock().nanoTime();
-            for (ServerSnapshot<ServerConnection> s : pool.serverSnapshots()) {
+            for (ServerSnapshot<ServerConnection> s : pool.view().serverSnapshots()) {
                 ServerConnection c = s.connection;
                 SocketAddress remote = c == null ? null : c.remoteAddress();
                 SocketAddress local = c == null ? null : c.channel().localAddress();
@@ -213,7 +213,7 @@ final class ShowCommands {
         PoolConfig c = console.config();
         Map<String, Integer> clientsByDatabase = new HashMap<>();
         for (Pool<ServerConnection> pool : console.registry().pools()) {
-            PoolSnapshot s = pool.snapshot();
+            PoolSnapshot s = pool.view().snapshot();
             clientsByDatabase.merge(pool.key().database(), s.clActive + s.clWaiting, Integer::sum);
         }
         PoolOverrides overrides = console.registry().overrides();
@@ -241,7 +241,7 @@ final class ShowCommands {
         Map<String, Integer> clientsByUser = new HashMap<>();
         for (Pool<ServerConnection> pool : console.registry().pools()) {
             names.add(pool.key().user());
-            PoolSnapshot s = pool.snapshot();
+            PoolSnapshot s = pool.view().snapshot();
             clientsByUser.merge(pool.key().user(), s.clActive + s.clWaiting, Integer::sum);
         }
         names.addAll(console.adminUsers());
