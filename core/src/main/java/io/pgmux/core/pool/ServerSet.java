@@ -23,10 +23,6 @@ final class ServerSet<S> {
         return servers;
     }
 
-    int size() {
-        return servers.length;
-    }
-
     void add(PooledServer<S> s) {
         membership.lock();
         try {

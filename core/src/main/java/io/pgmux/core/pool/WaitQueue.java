@@ -32,11 +32,6 @@ final class WaitQueue<S> {
     /** A waiter passed over this often is served strictly in turn. */
     static final int MAX_PASSED_OVER = 4;
 
-    /** Takes the oldest waiter out of the queue, to be offered a server; null if the queue is empty. */
-    Waiter<S> poll() {
-        return queue.poll();
-    }
-
     /**
      * Takes out the waiter to offer a server of the given affinity: one of that affinity among the first
      * {@link #AFFINITY_WINDOW} live ones, unless a waiter ahead of it has been passed over

@@ -92,7 +92,7 @@ class ServerSetTest {
 
         assertTrue(set.remove(gone));
         assertFalse(set.remove(gone));
-        assertEquals(1, set.size());
+        assertEquals(1, set.members().length);
         assertSame(kept, set.members()[0]);
         assertNull(set.claimIdle(null));
     }
