@@ -23,6 +23,8 @@ import io.pgmux.proxy.auth.UserList;
 import io.pgmux.proxy.auth.UserSecrets;
 import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.client.ClientTls;
+import io.pgmux.proxy.client.PinCounts;
+import io.pgmux.proxy.client.PinSessionState;
 import io.pgmux.proxy.client.ProxyContext;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
@@ -86,6 +88,8 @@ public final class PgMuxProxy implements AutoCloseable {
     /** The same with server_tls_sslmode applied, as the server connectors see them. */
     private final AtomicReference<Map<String, ServerTarget>> targets;
     private final ServerTls serverTls;
+    /** The [databases] entries' own pin_session_state; RELOAD adds those of new entries. */
+    private Map<String, PinSessionState> pinSessionStateByDatabase;
     /** The settings it was started with, updated by RELOAD where a reload applies. */
     private volatile ProxySettings settings;
     private final AdminConsole console;
@@ -94,12 +98,14 @@ public final class PgMuxProxy implements AutoCloseable {
 
     private PgMuxProxy(Transport transport, PoolRegistry<ServerConnection> registry, ProxyContext context,
             Channel listener, ChannelGroup clients, Duration drainTimeout, Map<String, ServerTarget> databases,
-            ProxySettings settings, AdminConsole console, Callable<Builder> reloadFrom,
+            Map<String, PinSessionState> pinSessionStateByDatabase, ProxySettings settings,
+            AdminConsole console, Callable<Builder> reloadFrom,
             AtomicReference<Map<String, ServerTarget>> targets, ServerTls serverTls) {
         this.reloadFrom = reloadFrom;
         this.targets = targets;
         this.serverTls = serverTls;
         this.databases = databases;
+        this.pinSessionStateByDatabase = pinSessionStateByDatabase;
         this.settings = settings;
         this.console = console;
         this.transport = transport;
@@ -126,6 +132,14 @@ public final class PgMuxProxy implements AutoCloseable {
     /** The pools, for SHOW POOLS-style monitoring and administration. */
     public PoolRegistry<ServerConnection> registry() {
         return registry;
+    }
+
+    /**
+     * The clients of the pool of ({@code database}, {@code user}) pinned to their server by session state
+     * (pin_session_state), per reason.
+     */
+    public PinCounts pinCounts(String database, String user) {
+        return context.pinCounts(new PoolKey(database, user));
     }
 
     /** Clients logged in now. */
@@ -235,7 +249,9 @@ public final class PgMuxProxy implements AutoCloseable {
         added.keySet().removeAll(databases.keySet());
         Map<String, ServerTarget> kept = new LinkedHashMap<>(fresh.databases);
         kept.keySet().removeAll(added.keySet());
-        if (!kept.equals(databases)) {
+        Map<String, PinSessionState> keptPins = new LinkedHashMap<>(fresh.pinSessionStateByDatabase);
+        keptPins.keySet().removeAll(added.keySet());
+        if (!kept.equals(databases) || !keptPins.equals(pinSessionStateByDatabase)) {
             restartOnly.add("[databases] entries changed or removed");
         }
         settings.restartOnlyChanges(next).forEach(s -> restartOnly.add(s.configName()));
@@ -246,22 +262,26 @@ public final class PgMuxProxy implements AutoCloseable {
         settings = settings.reloaded(next);
         context.clientTls(clientTls);
         console.reloaded(settings);
-        addDatabases(added);
+        addDatabases(added, fresh.pinSessionStateByDatabase);
     }
 
     /** New [databases] entries, served at once unless they need a TLS mode the proxy was not started with. */
-    private void addDatabases(Map<String, ServerTarget> added) {
+    private void addDatabases(Map<String, ServerTarget> added, Map<String, PinSessionState> pins) {
         if (added.isEmpty()) {
             return;
         }
         TlsMode defaultMode = settings.get(ProxySetting.SERVER_TLS_SSLMODE);
         Map<String, ServerTarget> configured = new LinkedHashMap<>(databases);
         Map<String, ServerTarget> running = new LinkedHashMap<>(targets.get());
+        Map<String, PinSessionState> pinModes = new LinkedHashMap<>(pinSessionStateByDatabase);
         added.forEach((name, target) -> {
             ServerTarget resolved = target.withDefaultTlsMode(defaultMode);
             if (serverTls.supports(resolved.tlsMode())) {
                 configured.put(name, target);
                 running.put(name, resolved);
+                if (pins.containsKey(name)) {
+                    pinModes.put(name, pins.get(name));
+                }
                 log.info("RELOAD: new database {}", name);
             } else {
                 log.warn("RELOAD: new database {} takes a restart: its sslmode {} was not in use at start", name,
@@ -269,6 +289,8 @@ public final class PgMuxProxy implements AutoCloseable {
             }
         });
         databases = Map.copyOf(configured);
+        pinSessionStateByDatabase = Map.copyOf(pinModes);
+        context.pinSessionState(settings.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
         // the connectors first, so that a client finding the database finds its server too
         targets.set(Map.copyOf(running));
         context.databases(running);
@@ -283,6 +305,7 @@ public final class PgMuxProxy implements AutoCloseable {
     /** Configures and starts a proxy. */
     public static final class Builder {
         private final Map<String, ServerTarget> databases = new LinkedHashMap<>();
+        private final Map<String, PinSessionState> pinSessionStateByDatabase = new LinkedHashMap<>();
         private final ProxySettings.Builder settings = ProxySettings.builder();
         private final PoolOverrides.Builder overrides = PoolOverrides.builder();
         private UserSecrets users = UserSecrets.of(Map.of());
@@ -359,7 +382,28 @@ public final class PgMuxProxy implements AutoCloseable {
          * {@code databaseSetting("app", "default_pool_size", "5")}).
          */
         public Builder databaseSetting(String database, String name, String value) {
+            if (ProxySetting.named(name) == ProxySetting.PIN_SESSION_STATE) {
+                try {
+                    pinSessionStateByDatabase.put(Objects.requireNonNull(database, "database"),
+                            PinSessionState.fromConfig(value));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("database " + database + ": " + e.getMessage(), e);
+                }
+                return this;
+            }
             overrides.database(database, name, value);
+            return this;
+        }
+
+        /**
+         * pgmux's pin_session_state (default on): in transaction and statement mode, a client whose transaction
+         * leaves session state on its server (LISTEN, session advisory locks, temporary tables, WITH HOLD cursors,
+         * SQL PREPARE, LOAD) keeps that server until the state is gone ({@code ON}), loses the state as with
+         * PgBouncer ({@code OFF}), or gets an error ({@code ERROR}). A database may set its own with
+         * {@code databaseSetting(name, "pin_session_state", "off")}.
+         */
+        public Builder pinSessionState(PinSessionState mode) {
+            settings.put(ProxySetting.PIN_SESSION_STATE, Objects.requireNonNull(mode, "mode"));
             return this;
         }
 
@@ -600,6 +644,7 @@ public final class PgMuxProxy implements AutoCloseable {
             ProxyContext context = new ProxyContext(registry, targets, secrets, s.get(ProxySetting.AUTH_TYPE),
                     clientTls, new CancelSender(transport), clientLoginTimeout.toMillis(), maxPrepared);
             context.idleTimeouts(clientIdleTimeout, idleTransactionTimeout);
+            context.pinSessionState(s.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
             registry.addJanitorChore(context.clientTimeouts());
             ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
             AtomicReference<PgMuxProxy> started = new AtomicReference<>();
@@ -633,7 +678,8 @@ public final class PgMuxProxy implements AutoCloseable {
                         new IOException(e.getMessage(), e));
             }
             PgMuxProxy proxy = new PgMuxProxy(transport, registry, context, listener, clients, drainTimeout,
-                    Map.copyOf(databases), s, console, source, connectorTargets, serverTls);
+                    Map.copyOf(databases), Map.copyOf(pinSessionStateByDatabase), s, console, source, connectorTargets,
+                    serverTls);
             started.set(proxy);
             return proxy;
         }

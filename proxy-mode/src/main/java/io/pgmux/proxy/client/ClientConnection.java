@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
+import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.ClientAdmission;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolClosedException;
@@ -237,7 +238,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                     return;
                 }
                 decoder.loginComplete();
-                link = new Link(this, channel, pool, parameters, context.maxPreparedStatements());
+                link = new Link(this, channel, pool, parameters, context.maxPreparedStatements(),
+                        new Pinning(context.pinSessionState(pool.key().database()),
+                                pool.config().poolMode() != PoolMode.SESSION, context.pinCounts(pool.key()),
+                                channel.remoteAddress()));
                 welcome();
             }
         }

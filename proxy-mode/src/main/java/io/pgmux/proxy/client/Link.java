@@ -15,6 +15,7 @@ import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.ProtocolViolationException;
 import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.protocol.ReadyForQuery.TransactionStatus;
+import io.pgmux.proxy.protocol.SqlState;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerLink;
@@ -22,6 +23,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A logged-in client's link to the server connections it borrows (PgBouncer's client-server link, objects.c),
@@ -29,10 +32,12 @@ import java.util.concurrent.CompletableFuture;
  * settings are replayed on it, it is linked and both directions relay without copying, and at the
  * ReadyForQuery that ends the transaction (transaction mode) or statement (statement mode) it goes back to
  * the pool, after its session settings were read when the client changed some; in session mode at
- * disconnect. A server whose state is unknown is dropped instead. Runs on the client's event loop; what the
+ * disconnect. A client whose server holds session state that cannot move (pin_session_state) keeps it until the
+ * state is gone. A server whose state is unknown is dropped instead. Runs on the client's event loop; what the
  * server sends is handed over from the server's loop when the two differ.
  */
 final class Link implements ServerLink {
+    private static final Logger log = LoggerFactory.getLogger(Link.class);
     /**
      * What a client may send while it waits for a server before the proxy stops reading from it: enough for
      * any ordinary request (one Query, or a Parse/Bind/Execute/Sync batch), so that waiting costs no
@@ -49,7 +54,9 @@ final class Link implements ServerLink {
         REPLAYING,
         LINKED,
         /** The server runs the read of the settings the client changed; then it goes back to the pool. */
-        READING_SETTINGS
+        READING_SETTINGS,
+        /** The server runs the check of the session state the transaction may have left; then it stays or goes. */
+        CHECKING_SESSION_STATE
     }
 
     private final ClientConnection client;
@@ -61,6 +68,7 @@ final class Link implements ServerLink {
     private final NamedStatements namedStatements;
     private final ClientTraffic traffic;
     private final ResponseFilter filter;
+    private final Pinning pinning;
     private final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
     private int pendingBytes;
 
@@ -75,7 +83,7 @@ final class Link implements ServerLink {
     private boolean syncPending;
 
     Link(ClientConnection client, Channel channel, Pool<ServerConnection> pool, ClientParameters parameters,
-            int maxPreparedStatements) {
+            int maxPreparedStatements, Pinning pinning) {
         this.client = client;
         this.channel = channel;
         this.pool = pool;
@@ -84,8 +92,9 @@ final class Link implements ServerLink {
         this.namedStatements = poolMode != PoolMode.SESSION && maxPreparedStatements > 0
                 ? new NamedStatements() : null;
         this.traffic = new ClientTraffic(pool.traffic());
+        this.pinning = pinning;
         this.filter = new ResponseFilter(channel, traffic, parameters, namedStatements,
-                poolMode != PoolMode.SESSION);
+                poolMode != PoolMode.SESSION, pinning);
     }
 
     /** The server linked to the client now, or null; read from any thread, so possibly a moment old. */
@@ -126,6 +135,10 @@ final class Link implements ServerLink {
     }
 
     private void forward(FrontendMessage message) {
+        if ((message.type() == FrontendMessage.QUERY || message.type() == FrontendMessage.PARSE)
+                && pinning.watches() && pinning.mentionsSessionState(message.content())) {
+            pinning.touched();
+        }
         switch (message.type()) {
             case FrontendMessage.QUERY, FrontendMessage.FUNCTION_CALL -> expectReady();
             case FrontendMessage.SYNC -> {
@@ -262,6 +275,11 @@ final class Link implements ServerLink {
     private void link() {
         state = State.LINKED;
         server.link(this);
+        forwardPending();
+    }
+
+    /** Sends what the client sent while the server was not linked to it. */
+    private void forwardPending() {
         pendingBytes = 0;
         FrontendMessage message;
         while ((message = pending.poll()) != null) {
@@ -320,13 +338,20 @@ final class Link implements ServerLink {
             readyPending--;
         }
         boolean quiet = readyPending == 0 && !syncPending;
-        filter.relay(message);
+        boolean ends = quiet && status == TransactionStatus.IDLE && poolMode != PoolMode.SESSION;
+        // pin_session_state = error may have to fail the transaction's last statement: its ReadyForQuery waits
+        boolean readyHeld = ends && pinning.refusesPending();
+        if (readyHeld) {
+            filter.relayAllButLast(message);
+        } else {
+            filter.relay(message);
+        }
         long now = System.nanoTime();
         traffic.readyForQuery(now, status == TransactionStatus.IDLE, quiet, readyPending > 0);
         if (quiet) {
             client.quiet(status, now);
-            if (status == TransactionStatus.IDLE && poolMode != PoolMode.SESSION) {
-                endTransaction();
+            if (ends) {
+                endTransaction(readyHeld);
             }
         }
     }
@@ -338,9 +363,19 @@ final class Link implements ServerLink {
         client.fatal(PoolerError.transactionBlocksNotAllowed());
     }
 
-    /** The transaction (or statement) ended: the server goes back, once its settings are known. */
-    private void endTransaction() {
+    /**
+     * The transaction (or statement) ended: the server goes back, once its settings are known, unless it holds
+     * session state the client keeps it for.
+     */
+    private void endTransaction(boolean readyHeld) {
         channel.flush();
+        if (pinning.takeTouched()) {
+            checkSessionState(readyHeld);
+            return;
+        }
+        if (pinning.isPinned()) {
+            return;
+        }
         if (filter.takeSettingsChanged()) {
             readSessionSettings();
             return;
@@ -370,6 +405,77 @@ final class Link implements ServerLink {
             drop(failure != null ? failure : new PoolException("session settings unreadable"
                     + (error != null ? ": " + error.message() : "")));
         }
+        resumeUnlinked();
+    }
+
+    /**
+     * After a transaction that may have left session state: one query of the pooler's own tells what the session
+     * holds. What the client sends meanwhile waits, as for a server.
+     */
+    private void checkSessionState(boolean readyHeld) {
+        state = State.CHECKING_SESSION_STATE;
+        List<String[]> rows = new ArrayList<>();
+        EventLoop loop = channel.eventLoop();
+        server.query(Pinning.CHECK_QUERY, rows).whenComplete(
+                (error, failure) -> loop.execute(() -> onSessionState(rows, error, failure, readyHeld)));
+    }
+
+    private void onSessionState(List<String[]> rows, ErrorResponse error, Throwable failure, boolean readyHeld) {
+        if (failure != null) {
+            drop(failure);
+            if (!closed) {
+                client.fatal(PoolerError.serverConnCrashed());
+            }
+            return;
+        }
+        if (error != null) {
+            // what the session holds is unknown: the connection must not serve anyone else
+            log.warn("client {} session state unreadable, server connection closed: {}", channel.remoteAddress(),
+                    error.message());
+            pinning.hold(0);
+            drop(new PoolException("session state unreadable: " + error.message()));
+            if (readyHeld && !closed) {
+                filter.relayOwn(ReadyForQuery.IDLE);
+                channel.flush();
+            }
+            resumeUnlinked();
+            return;
+        }
+        int found = pinning.found(rows);
+        if (closed) {
+            pinning.hold(found);
+            endClosed();
+            return;
+        }
+        if (found != 0 && pinning.refuses()) {
+            String refusal = Pinning.refusal(found, poolMode == PoolMode.STATEMENT ? "statement" : "transaction");
+            filter.relayOwn(ErrorResponse.error(SqlState.FEATURE_NOT_SUPPORTED, refusal), ReadyForQuery.IDLE);
+            channel.flush();
+            // closing the server connection ends the state with the session
+            drop(new PoolException(refusal));
+            resumeUnlinked();
+            return;
+        }
+        if (readyHeld) {
+            filter.relayOwn(ReadyForQuery.IDLE);
+            channel.flush();
+        }
+        pinning.hold(found);
+        if (pinning.isPinned()) {
+            state = State.LINKED;
+            forwardPending();
+            return;
+        }
+        if (filter.takeSettingsChanged()) {
+            readSessionSettings();
+            return;
+        }
+        release();
+        resumeUnlinked();
+    }
+
+    /** The server went back or was closed: what the client sent meanwhile gets the next one. */
+    private void resumeUnlinked() {
         if (closed) {
             return;
         }
@@ -433,27 +539,59 @@ final class Link implements ServerLink {
      */
     void clientClosed() {
         closed = true;
+        pinning.clientGone();
         FrontendMessage message;
         while ((message = pending.poll()) != null) {
             message.release();
         }
-        if (lease == null || state == State.REPLAYING || state == State.READING_SETTINGS) {
+        if (lease == null || state == State.REPLAYING || state == State.READING_SETTINGS
+                || state == State.CHECKING_SESSION_STATE) {
             return;
         }
         if (readyPending == 0 && !syncPending && server.transactionStatus() == TransactionStatus.IDLE) {
-            release();
+            endClosed();
         } else {
             drop(new PoolException("client disconnected with a query or transaction open"));
         }
+    }
+
+    /** The client is gone and its server idle: back to the pool, once cleared of the state it was pinned for. */
+    private void endClosed() {
+        if (!pinning.isPinned()) {
+            if (filter.takeSettingsChanged()) {
+                readSessionSettings();
+            } else {
+                release();
+            }
+            return;
+        }
+        if (pinning.isLoaded()) {
+            drop(new PoolException("client disconnected after LOAD, which cannot be undone"));
+            return;
+        }
+        // DISCARD ALL ends every kind of state a client is pinned for, whatever server_reset_query says
+        ServerConnection pinned = server;
+        Lease<ServerConnection> held = unlink();
+        pinned.query("DISCARD ALL").whenComplete((error, failure) -> {
+            if (failure == null && error == null) {
+                pinned.resetSession();
+                giveBack(pinned, held);
+            } else {
+                held.discard(failure != null ? failure : new PoolException("DISCARD ALL failed: " + error.message()));
+            }
+        });
     }
 
     /** Gives the server back to the pool, once a cancel forwarded to it cannot reach the next client's query. */
     private void release() {
         ServerConnection released = server;
         Lease<ServerConnection> held = unlink();
-        if (held == null) {
-            return;
+        if (held != null) {
+            giveBack(released, held);
         }
+    }
+
+    private static void giveBack(ServerConnection released, Lease<ServerConnection> held) {
         CompletableFuture<Void> cancel = released.cancelInFlight();
         if (cancel == null) {
             held.release();

@@ -1,5 +1,6 @@
 package io.pgmux.proxy.client;
 
+import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.PoolRegistry;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.auth.UserSecrets;
@@ -24,6 +25,9 @@ public final class ProxyContext {
     private final Map<BackendKeyData, ClientConnection> clientsByKey = new ConcurrentHashMap<>();
     private final ClientTimeouts clientTimeouts;
     private final WelcomeCache welcomeCache = new WelcomeCache();
+    private final Map<PoolKey, PinCounts> pinCounts = new ConcurrentHashMap<>();
+    private volatile PinSessionState pinSessionState = PinSessionState.ON;
+    private volatile Map<String, PinSessionState> pinSessionStateByDatabase = Map.of();
     private volatile AdminRoute adminRoute = AdminRoute.NONE;
 
     /**
@@ -88,6 +92,21 @@ public final class ProxyContext {
 
     WelcomeCache welcomeCache() {
         return welcomeCache;
+    }
+
+    /** pin_session_state, globally and for the databases that set their own. */
+    public void pinSessionState(PinSessionState global, Map<String, PinSessionState> byDatabase) {
+        this.pinSessionState = java.util.Objects.requireNonNull(global, "global");
+        this.pinSessionStateByDatabase = Map.copyOf(byDatabase);
+    }
+
+    PinSessionState pinSessionState(String database) {
+        return pinSessionStateByDatabase.getOrDefault(database, pinSessionState);
+    }
+
+    /** The pool's clients pinned to their server by session state; made at a client's login, never per query. */
+    public PinCounts pinCounts(PoolKey pool) {
+        return pinCounts.computeIfAbsent(pool, k -> new PinCounts());
     }
 
     /** PgBouncer's client_idle_timeout and idle_transaction_timeout; zero turns each off. */

@@ -6,6 +6,7 @@ import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.prepared.NamedStatements;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.CommandComplete;
+import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.server.ServerConnection;
 
@@ -13,13 +14,19 @@ import io.pgmux.proxy.server.ServerConnection;
  * What the pooler reads in a linked server's responses on their way to the client, which get there as slices of
  * the receive buffer, never copied: ParameterStatus (the client now expects that value), the CommandComplete of
  * SET, RESET and DISCARD ALL (settings to read before the server goes back, in transaction and statement mode),
- * and, where named statements are renamed, each message's place among the requests in flight, so that responses
+ * the tags of commands that may create or drop session state (pin_session_state), and, where named statements are renamed, each message's place among the requests in flight, so that responses
  * to the pooler's own messages are dropped and its own answers inserted in the server's order.
  */
 final class ResponseFilter {
     private static final byte[] SET_TAG = CommandComplete.tag("SET");
     private static final byte[] RESET_TAG = CommandComplete.tag("RESET");
     private static final byte[] DISCARD_ALL_TAG = CommandComplete.tag("DISCARD ALL");
+    private static final byte[] LOAD_TAG = CommandComplete.tag("LOAD");
+    /** Commands that may create or drop state a server keeps across transactions; SELECT is the query text's. */
+    private static final byte[][] SESSION_STATE_TAGS = tags("LISTEN", "UNLISTEN", "DECLARE CURSOR", "CLOSE CURSOR",
+            "CLOSE CURSOR ALL", "PREPARE", "DEALLOCATE", "DEALLOCATE ALL", "DISCARD ALL", "DISCARD TEMP",
+            "CREATE TABLE", "CREATE VIEW", "CREATE SEQUENCE", "CREATE FUNCTION", "DROP TABLE", "DROP VIEW",
+            "DROP SEQUENCE", "DROP FUNCTION", "DO");
 
     private final Channel client;
     private final ClientTraffic traffic;
@@ -28,16 +35,18 @@ final class ResponseFilter {
     private final NamedStatements namedStatements;
     /** Transaction or statement mode: the server goes back between transactions, so SETs must be noticed. */
     private final boolean inspects;
+    private final Pinning pinning;
     /** The client ran SET, RESET or DISCARD ALL on its server since the settings were last read. */
     private boolean settingsChanged;
 
     ResponseFilter(Channel client, ClientTraffic traffic, ClientParameters parameters,
-            NamedStatements namedStatements, boolean inspects) {
+            NamedStatements namedStatements, boolean inspects, Pinning pinning) {
         this.client = client;
         this.traffic = traffic;
         this.parameters = parameters;
         this.namedStatements = namedStatements;
         this.inspects = inspects;
+        this.pinning = pinning;
     }
 
     /**
@@ -60,8 +69,13 @@ final class ResponseFilter {
         while (at < end) {
             int next = at + 1 + frames.getInt(at + 1);
             last = at;
-            if (frames.getByte(at) == BackendMessage.COMMAND_COMPLETE && changesSettings(frames, at, next)) {
-                settingsChanged = true;
+            if (frames.getByte(at) == BackendMessage.COMMAND_COMPLETE) {
+                if (changesSettings(frames, at, next)) {
+                    settingsChanged = true;
+                }
+                if (pinning.watches()) {
+                    noteSessionState(frames, at, next);
+                }
             }
             if (namedStatements == null) {
                 at = next;
@@ -96,6 +110,33 @@ final class ResponseFilter {
                 || CommandComplete.hasTag(frames, tagStart, tagLength, DISCARD_ALL_TAG);
     }
 
+    private void noteSessionState(ByteBuf frames, int at, int next) {
+        int tagStart = at + 5;
+        int tagLength = next - tagStart;
+        byte first = frames.getByte(tagStart);
+        if (first != 'L' && first != 'U' && first != 'D' && first != 'C' && first != 'P') {
+            return;
+        }
+        if (CommandComplete.hasTag(frames, tagStart, tagLength, LOAD_TAG)) {
+            pinning.loaded();
+            return;
+        }
+        for (byte[] tag : SESSION_STATE_TAGS) {
+            if (CommandComplete.hasTag(frames, tagStart, tagLength, tag)) {
+                pinning.touched();
+                return;
+            }
+        }
+    }
+
+    private static byte[][] tags(String... tags) {
+        byte[][] onTheWire = new byte[tags.length][];
+        for (int i = 0; i < tags.length; i++) {
+            onTheWire[i] = CommandComplete.tag(tags[i]);
+        }
+        return onTheWire;
+    }
+
     /**
      * Relays a run, then the pooler's own answers due after it: after a ReadyForQuery, those to a batch the
      * client pipelined behind that Sync.
@@ -117,6 +158,16 @@ final class ResponseFilter {
         ByteBuf frames = message.content();
         writeRelayed(frames, frames.readerIndex(), frames.readerIndex() + message.lastOffset());
         message.release();
+    }
+
+    /** Writes messages of the pooler's own in the client's stream (a ReadyForQuery held back), then what is due. */
+    void relayOwn(EncodableMessage... messages) {
+        for (EncodableMessage message : messages) {
+            client.write(message, client.voidPromise());
+        }
+        if (namedStatements != null) {
+            namedStatements.answerDue(client);
+        }
     }
 
     private void writeRelayed(ByteBuf frames, int from, int to) {

@@ -1,5 +1,6 @@
 package io.pgmux.proxy.config;
 
+import io.pgmux.proxy.client.PinSessionState;
 import io.pgmux.proxy.config.ProxySetting.Scope;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.TlsMode;
@@ -11,9 +12,9 @@ import java.util.Map;
  * A {@code [databases]} entry of pgbouncer.ini, {@code host=… port=… dbname=… user=… password=… sslmode=…}
  * and pool settings, values optionally single-quoted: where the database lives, and the pool settings of its
  * own under the names of the global settings they override (pool_size is default_pool_size; reserve_pool,
- * PgBouncer's alias, is reserve_pool_size).
+ * PgBouncer's alias, is reserve_pool_size), and pgmux's pin_session_state.
  *
- * @param poolSettings setting name to value as written
+ * @param poolSettings setting name to value as written, for {@code PgMuxProxy.Builder.databaseSetting}
  */
 public record DatabaseEntry(ServerTarget target, Map<String, String> poolSettings) {
 
@@ -49,10 +50,20 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
                 case USER -> user = v;
                 case PASSWORD -> password = v;
                 case SSLMODE, SERVER_TLS_SSLMODE -> tls = TlsMode.fromConfig(v);
+                case PIN_SESSION_STATE -> poolSettings.put(setting.configName(), checkedPinSessionState(owner, v));
                 default -> poolSettings.put(setting.poolKey().pgbouncerName(), setting.checkedEntryValue(owner, v));
             }
         }
         return new DatabaseEntry(new ServerTarget(host, port, dbname, user, password, tls),
                 Collections.unmodifiableMap(poolSettings));
+    }
+
+    private static String checkedPinSessionState(String owner, String value) {
+        try {
+            PinSessionState.fromConfig(value);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(owner + ": " + e.getMessage());
+        }
+        return value;
     }
 }

@@ -15,6 +15,7 @@ import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.config.UnknownSetting;
 import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.proxy.client.PinSessionState;
 import io.pgmux.proxy.server.TlsMode;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,6 +53,7 @@ public enum ProxySetting {
     IDLE_TRANSACTION_TIMEOUT("idle_transaction_timeout", Type.SECONDS, "0", RESTART, G, GU),
     MAX_PREPARED_STATEMENTS("max_prepared_statements", Type.COUNT, "200", RESTART, G, G),
     THREADS("threads", Type.COUNT, "0", RESTART, G, NONE),
+    PIN_SESSION_STATE("pin_session_state", Type.PIN_SESSION_STATE, "on", RESTART, GD, NONE),
     SERVER_TLS_SSLMODE("server_tls_sslmode", Type.TLS_MODE, "prefer", RESTART, GD, G),
     SERVER_TLS_CA_FILE("server_tls_ca_file", Type.FILE, "", RESTART, G, G),
     SERVER_TLS_CERT_FILE("server_tls_cert_file", Type.FILE, "", RESTART, G, G),
@@ -181,6 +183,8 @@ public enum ProxySetting {
         TLS_MODE,
         /** PgBouncer's TLS protocol list ({@code secure}, {@code tlsv1.2,tlsv1.3}, …; see {@link TlsProtocols}), kept as written. */
         TLS_PROTOCOLS,
+        /** pgmux's pin_session_state: on, off or error. */
+        PIN_SESSION_STATE,
         POOL
     }
 
@@ -389,6 +393,7 @@ public enum ProxySetting {
                 TlsProtocols.parse(configName, text);
                 yield text;
             }
+            case PIN_SESSION_STATE -> PinSessionState.fromConfig(text);
             case POOL -> throw new IllegalStateException(configName + " is core's to parse");
         };
     }
@@ -415,6 +420,7 @@ public enum ProxySetting {
             }
             case AUTH_TYPE -> ((AuthType) value).configName();
             case TLS_MODE -> ((TlsMode) value).configName();
+            case PIN_SESSION_STATE -> ((PinSessionState) value).configName();
             default -> String.valueOf(value);
         };
     }

@@ -8,6 +8,8 @@ public final class SqlState {
     public static final String INVALID_SQL_STATEMENT_NAME = "26000";
     /** 42P05: a Parse reused the name of an existing prepared statement. */
     public static final String DUPLICATE_PREPARED_STATEMENT = "42P05";
+    /** 0A000: session state that pin_session_state = error refuses in transaction and statement mode. */
+    public static final String FEATURE_NOT_SUPPORTED = "0A000";
 
     private SqlState() {
     }

@@ -68,6 +68,15 @@ class ProxyConfigLoaderTest {
     }
 
     @Test
+    void aDatabaseEntryTakesPinSessionStateAndRefusesAnUnknownValue() {
+        assertEquals(Map.of("pin_session_state", "error"),
+                DatabaseEntry.parse("app", "host=h pin_session_state=error").poolSettings());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DatabaseEntry.parse("app", "pin_session_state=sometimes"));
+        assertEquals("database app: pin_session_state must be on, off or error, not \"sometimes\"", e.getMessage());
+    }
+
+    @Test
     void connectStringPoolSettingThatIsNoNumberIsRefusedAsWritten() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> DatabaseEntry.parse("app", "pool_size=lots"));

@@ -144,6 +144,7 @@ class ProxySettingTest {
         return switch (s.type()) {
             case POOL -> s.poolKey().type() == ConfigKey.Type.POOL_MODE ? "session" : "1";
             case TLS_MODE -> "disable";
+            case PIN_SESSION_STATE -> "off";
             default -> "1";
         };
     }

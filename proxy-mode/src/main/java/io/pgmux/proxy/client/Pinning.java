@@ -1,0 +1,242 @@
+package io.pgmux.proxy.client;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.ByteProcessor;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client's session state in transaction and statement mode (pin_session_state): cheap triggers while the
+ * transaction runs (command tags the response filter sees, words in the query text), then, at the transaction's
+ * end and only after a trigger, one query of the pooler's own ({@link #CHECK_QUERY}) that tells what the session
+ * really holds. While it holds anything, the client keeps its server. Runs on the client's event loop.
+ */
+final class Pinning {
+    private static final Logger log = LoggerFactory.getLogger(Pinning.class);
+
+    /**
+     * The session state a server holds outside a transaction, one boolean per {@link PinReason} but LOAD. Advisory
+     * locks still held once the transaction ended are session-level ones.
+     */
+    static final String CHECK_QUERY = "SELECT"
+            + " EXISTS (SELECT FROM pg_catalog.pg_listening_channels()),"
+            + " EXISTS (SELECT FROM pg_catalog.pg_locks WHERE locktype = 'advisory'"
+            + " AND pid = pg_catalog.pg_backend_pid()),"
+            + " EXISTS (SELECT FROM pg_catalog.pg_class WHERE relnamespace = pg_catalog.pg_my_temp_schema())"
+            + " OR EXISTS (SELECT FROM pg_catalog.pg_proc WHERE pronamespace = pg_catalog.pg_my_temp_schema()),"
+            + " EXISTS (SELECT FROM pg_catalog.pg_cursors WHERE is_holdable),"
+            + " EXISTS (SELECT FROM pg_catalog.pg_prepared_statements WHERE from_sql)";
+
+    private final PinSessionState mode;
+    /** Transaction or statement mode with pin_session_state on or error. */
+    private final boolean watches;
+    private final PinCounts counts;
+    private final SocketAddress client;
+    private final SessionStateText text = new SessionStateText();
+    /** A trigger fired since the last check. */
+    private boolean touched;
+    /** LOAD ran: the library stays in the backend whatever the client does next. */
+    private boolean loaded;
+    /** Bit mask of the {@link PinReason}s the server holds for this client. */
+    private int held;
+    private boolean logged;
+    /** The client is gone: its reasons no longer count. */
+    private boolean gone;
+
+    Pinning(PinSessionState mode, boolean transactionPooled, PinCounts counts, SocketAddress client) {
+        this.mode = mode;
+        this.watches = transactionPooled && mode != PinSessionState.OFF;
+        this.counts = counts;
+        this.client = client;
+    }
+
+    boolean watches() {
+        return watches;
+    }
+
+    /** A command tag or query text that may create or drop session state. */
+    void touched() {
+        touched = true;
+    }
+
+    void loaded() {
+        loaded = true;
+        touched = true;
+    }
+
+    /** Whether a trigger fired since the last call. */
+    boolean takeTouched() {
+        boolean was = touched;
+        touched = false;
+        return was;
+    }
+
+    /** pin_session_state = error and a trigger fired: the transaction's ReadyForQuery waits for the check. */
+    boolean refusesPending() {
+        return touched && mode == PinSessionState.ERROR;
+    }
+
+    boolean refuses() {
+        return mode == PinSessionState.ERROR;
+    }
+
+    boolean isPinned() {
+        return held != 0;
+    }
+
+    boolean isLoaded() {
+        return loaded;
+    }
+
+    /** The state the check found (a mask of {@link PinReason}s), with LOAD when it ran. */
+    int found(List<String[]> rows) {
+        int found = loaded ? PinReason.LOAD.bit() : 0;
+        if (rows.size() == 1) {
+            String[] row = rows.get(0);
+            for (int i = 0; i < row.length && i < PinReason.LOAD.ordinal(); i++) {
+                if ("t".equals(row[i])) {
+                    found |= PinReason.values()[i].bit();
+                }
+            }
+        }
+        return found;
+    }
+
+    /** The client now keeps its server for {@code found} (none: it is transaction-pooled again). */
+    void hold(int found) {
+        if (!gone) {
+            counts.changed(held, found);
+        }
+        if (found != 0 && !logged) {
+            logged = true;
+            log.info("client {} pinned to its server: {}", client, String.join(", ", names(found)));
+        }
+        held = found;
+    }
+
+    /** The client disconnected: its reasons stop counting; what it held still decides how its server ends. */
+    void clientGone() {
+        if (!gone) {
+            gone = true;
+            counts.changed(held, 0);
+        }
+    }
+
+    /** pin_session_state = error's refusal: {@code LISTEN is not supported in transaction pooling mode (…)}. */
+    static String refusal(int found, String poolMode) {
+        List<String> features = new ArrayList<>();
+        for (PinReason reason : PinReason.values()) {
+            if ((found & reason.bit()) != 0) {
+                features.add(reason.feature());
+            }
+        }
+        String named = String.join(", ", features);
+        return named + (features.size() == 1 && !named.endsWith("s") ? " is" : " are")
+                + " not supported in " + poolMode + " pooling mode (pin_session_state = error)";
+    }
+
+    private static List<String> names(int mask) {
+        List<String> names = new ArrayList<>();
+        for (PinReason reason : PinReason.values()) {
+            if ((mask & reason.bit()) != 0) {
+                names.add(reason.toString());
+            }
+        }
+        return names;
+    }
+
+    /**
+     * Whether a Query or Parse message names a session-level advisory lock function ({@code pg_advisory_lock},
+     * {@code pg_try_advisory_lock_shared}, {@code pg_advisory_unlock_all}, … but not the {@code _xact_} ones,
+     * which end with the transaction) or a temporary object ({@code TEMP}, {@code TEMPORARY}, {@code pg_temp} as a
+     * word: {@code CREATE TEMP TABLE … AS} and {@code SELECT … INTO TEMP} are tagged SELECT). One pass over the
+     * bytes, no allocation; a false positive costs one check query.
+     */
+    boolean mentionsSessionState(ByteBuf message) {
+        text.reset();
+        return message.forEachByte(text) >= 0 || text.endsOnAWord();
+    }
+
+    /**
+     * Finds the words of {@link #mentionsSessionState} byte by byte, keeping the last eight bytes (lower case) in
+     * a long; stops at the first. Given to {@link ByteBuf#forEachByte}, so the buffer is walked in one call.
+     */
+    private static final class SessionStateText implements ByteProcessor {
+        private static final long ADVISORY = word("advisory");
+        private static final long TEM = word("tem");
+        private static final byte[] XACT = bytes("xact_");
+        private static final byte[] ORARY = bytes("orary");
+
+        private long window;
+        /** Checking what follows {@code advisory_} against {@link #XACT}: how far, or -1. */
+        private int xactAt = -1;
+        /** Checking what follows a word-start {@code temp}: how far into {@link #ORARY}, or -1. */
+        private int oraryAt = -1;
+
+        void reset() {
+            window = 0;
+            xactAt = -1;
+            oraryAt = -1;
+        }
+
+        /** Returns false, stopping the walk, at the byte that completes a trigger. */
+        @Override
+        public boolean process(byte value) {
+            byte b = lower(value);
+            if (xactAt >= 0) {
+                if (b != XACT[xactAt]) {
+                    return false;
+                }
+                if (++xactAt == XACT.length) {
+                    xactAt = -1;
+                }
+            }
+            if (oraryAt >= 0) {
+                if (oraryAt == 0 && !isLetter(b)) {
+                    return false;
+                }
+                if (b != ORARY[oraryAt]) {
+                    oraryAt = -1;
+                } else if (++oraryAt == ORARY.length) {
+                    return false;
+                }
+            }
+            if (b == '_' && window == ADVISORY) {
+                xactAt = 0;
+            } else if (b == 'p' && (window & 0xFFFFFF) == TEM && !isLetter((byte) (window >>> 24))) {
+                oraryAt = 0;
+            }
+            window = window << 8 | (b & 0xFF);
+            return true;
+        }
+
+        /** The text ended right after {@code advisory_} or a word {@code temp}. */
+        boolean endsOnAWord() {
+            return xactAt == 0 || oraryAt == 0;
+        }
+
+        private static long word(String text) {
+            long w = 0;
+            for (byte b : bytes(text)) {
+                w = w << 8 | b;
+            }
+            return w;
+        }
+    }
+
+    private static byte lower(byte b) {
+        return b >= 'A' && b <= 'Z' ? (byte) (b + ('a' - 'A')) : b;
+    }
+
+    private static boolean isLetter(byte b) {
+        byte l = lower(b);
+        return l >= 'a' && l <= 'z';
+    }
+
+    private static byte[] bytes(String word) {
+        return word.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    }
+}

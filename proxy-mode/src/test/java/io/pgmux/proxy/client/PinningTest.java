@@ -1,0 +1,48 @@
+package io.pgmux.proxy.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The query-text trigger of pin_session_state, and its refusal's wording. */
+class PinningTest {
+    private static final Pinning PINNING = new Pinning(PinSessionState.ON, true, new PinCounts(), null);
+
+    @ParameterizedTest
+    @ValueSource(strings = {"SELECT pg_advisory_lock(1)", "select PG_TRY_ADVISORY_LOCK_SHARED(1, 2)",
+            "SELECT pg_advisory_unlock_all()", "CREATE TEMP TABLE t AS SELECT 1", "SELECT 1 INTO TEMPORARY t",
+            "CREATE TABLE pg_temp.t (x int)", "create temp view v as select 1",
+            "SELECT pg_advisory_xact_lock(1), pg_advisory_lock(2)", "SET search_path = public, pg_temp",
+            "SELECT * FROM pg_temp.t", "SELECT pg_advisory_unlock_all"})
+    void textThatMayCreateOrDropSessionStateIsATrigger(String sql) {
+        assertTrue(PINNING.mentionsSessionState(text(sql)), sql);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"SELECT 1", "SELECT pg_advisory_xact_lock(1)", "SELECT pg_try_advisory_xact_lock_shared(1)",
+            "SELECT * FROM template", "UPDATE t SET temperature = 3", "SELECT attempt FROM tries", "SELECT 'advisory'",
+            "SELECT tempo FROM music", "SELECT 1 -- TEMPLATE"})
+    void ordinaryTextIsNot(String sql) {
+        assertFalse(PINNING.mentionsSessionState(text(sql)), sql);
+    }
+
+    @Test
+    void theRefusalNamesEachFeatureInThePoolMode() {
+        assertEquals("LISTEN is not supported in transaction pooling mode (pin_session_state = error)",
+                Pinning.refusal(PinReason.LISTEN.bit(), "transaction"));
+        assertEquals("temporary tables, WITH HOLD cursors are not supported in statement pooling mode "
+                + "(pin_session_state = error)",
+                Pinning.refusal(PinReason.TEMPORARY_OBJECT.bit() | PinReason.HOLD_CURSOR.bit(), "statement"));
+    }
+
+    private static ByteBuf text(String sql) {
+        return Unpooled.wrappedBuffer(sql.getBytes(StandardCharsets.UTF_8));
+    }
+}
