@@ -282,7 +282,7 @@ scenario('pool', null, async () => {
   }
 });
 
-scenario('notify', ['session'], async () => {
+scenario('notify', null, async () => {
   const listener = await connect();
   const notifier = await connect();
   try {

@@ -214,6 +214,22 @@ def server_cursor():
 
 
 @scenario()
+def held_cursor():
+    # a named cursor WITH HOLD outlives its transaction: in autocommit each FETCH is a transaction of its own,
+    # and in transaction and statement mode the server holding the cursor must stay with the client
+    c = connect()
+    try:
+        with c.cursor("held", withhold=True) as cur:
+            cur.itersize = 2
+            cur.execute("SELECT g FROM generate_series(1, 5) g")
+            got = [g for (g,) in cur]
+        check(got == [1, 2, 3, 4, 5], f"rows {got}")
+        return f"rows={len(got)}"
+    finally:
+        c.close()
+
+
+@scenario()
 def concurrency():
     t = table("concurrency", "worker int, i int")
     workers, rounds = 20, 10
@@ -248,7 +264,7 @@ def concurrency():
     return f"workers={workers} rows={count} distinct={distinct}"
 
 
-@scenario("session")
+@scenario()
 def notify():
     listener, notifier = connect(), connect()
     try:

@@ -243,7 +243,7 @@ def async_connections():
     return f"connections={len(got)}"
 
 
-@scenario("session")
+@scenario()
 def notify():
     with connect() as listener, connect() as notifier:
         listener.execute("LISTEN pgmux_channel")

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.proxy.client.PinCounts;
+import io.pgmux.proxy.client.PinReason;
 import io.pgmux.testing.Clients;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
@@ -49,6 +51,20 @@ class CommandLineClientsTest {
         Result result = run(List.of(tool("psql"), "-X", "-A", "-t", "-c", "SELECT 6 * 7", connectionString()));
         assertEquals(0, result.exitCode, result.output);
         assertEquals("42", result.output.strip());
+    }
+
+    /** Each -c is a transaction of its own: the temporary table keeps psql on its server until it is dropped. */
+    @Test
+    void psqlKeepsItsTemporaryTableAcrossTransactions() throws Exception {
+        PinCounts pins = proxy.pinCounts(db.name(), ProxyFixture.USER);
+        long before = pins.pinsTotal(PinReason.TEMPORARY_OBJECT);
+        Result result = run(List.of(tool("psql"), "-X", "-A", "-t", "-q",
+                "-c", "CREATE TEMP TABLE psql_temp (x int)", "-c", "INSERT INTO psql_temp VALUES (1), (2)",
+                "-c", "SELECT sum(x) FROM psql_temp", connectionString()));
+        assertEquals(0, result.exitCode, result.output);
+        assertEquals("3", result.output.strip());
+        assertEquals(before + 1, pins.pinsTotal(PinReason.TEMPORARY_OBJECT));
+        assertEquals(0, ProxyFixture.awaitActive(ProxyFixture.pool(proxy, db), 0), "psql left: its server went back");
     }
 
     @ParameterizedTest

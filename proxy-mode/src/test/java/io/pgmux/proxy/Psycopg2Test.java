@@ -32,6 +32,13 @@ class Psycopg2Test extends LibpqClientTest {
         assertEquals("rows=100000", facts(mode, "server_cursor"));
     }
 
+    /** DECLARE … WITH HOLD, then each FETCH in a transaction of its own: the client keeps the cursor's server. */
+    @ParameterizedTest
+    @EnumSource(PoolMode.class)
+    void heldNamedCursorFetchesAcrossTransactions(PoolMode mode) {
+        assertEquals("rows=5", facts(mode, "held_cursor"));
+    }
+
     /**
      * psycopg2 sends BEGIN by itself, gets its CommandComplete, then the FATAL error and the closed connection;
      * libpq reports only the closed connection there, as it does behind PgBouncer.

@@ -124,8 +124,10 @@ abstract class RealClientTest {
         assertEquals("workers=20 rows=200 distinct=200", facts(mode, "concurrency"));
     }
 
-    @Test
-    void notificationReachesAListenerInSessionMode() {
-        assertEquals("channel=pgmux_channel payload=hello", facts(PoolMode.SESSION, "notify"));
+    /** In transaction and statement mode the listener keeps its server while it listens (pin_session_state). */
+    @ParameterizedTest
+    @EnumSource(PoolMode.class)
+    void notificationReachesAListener(PoolMode mode) {
+        assertEquals("channel=pgmux_channel payload=hello", facts(mode, "notify"));
     }
 }

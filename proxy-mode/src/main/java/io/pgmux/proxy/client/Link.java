@@ -314,7 +314,12 @@ final class Link implements ServerLink {
 
     private void relay(BackendMessage message) {
         if (state != State.LINKED || closed) {
-            message.release();
+            if (state == State.CHECKING_SESSION_STATE && !closed
+                    && message.type() == BackendMessage.NOTIFICATION_RESPONSE) {
+                filter.relayNotification(message);
+            } else {
+                message.release();
+            }
             return;
         }
         BackendMessage rest = filter.inspect(message, server);

@@ -153,6 +153,12 @@ final class ResponseFilter {
         }
     }
 
+    /** Relays a NotificationResponse the server sent while the pooler's own query ran on it. */
+    void relayNotification(BackendMessage message) {
+        traffic.sent(message.content().readableBytes());
+        client.writeAndFlush(message.content(), client.voidPromise());
+    }
+
     /** Relays a run's messages but its last, which is dropped. */
     void relayAllButLast(BackendMessage message) {
         ByteBuf frames = message.content();

@@ -330,6 +330,12 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void onQueryMessage(BackendMessage message) {
+        ServerLink current = link;
+        if (message.type() == BackendMessage.NOTIFICATION_RESPONSE && current != null) {
+            // for the linked client's LISTEN, sent while a query of the pooler's own runs between its transactions
+            current.onServerMessage(message);
+            return;
+        }
         try {
             switch (message.type()) {
                 case BackendMessage.ERROR_RESPONSE -> {
