@@ -193,6 +193,22 @@ class SessionPinningTest {
     }
 
     @Test
+    void settingsAPinnedClientChangedFollowItOnceItIsPooledAgainAndNeverReachTheNextClient() throws Exception {
+        try (PgMuxProxy single = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1))) {
+            try (Connection c = ProxyFixture.connect(single, db)) {
+                execute(c, "CREATE TEMP TABLE with_settings (x int)");
+                execute(c, "SET work_mem = '7MB'");
+                execute(c, "DROP TABLE with_settings");
+                assertEquals(0, ProxyFixture.awaitActive(ProxyFixture.pool(single, db), 0));
+                try (Connection next = ProxyFixture.connect(single, db); Connection direct = db.connect()) {
+                    assertEquals(query(direct, "SHOW work_mem"), query(next, "SHOW work_mem"));
+                }
+                assertEquals("7MB", query(c, "SHOW work_mem"));
+            }
+        }
+    }
+
+    @Test
     void statementModePinsAsTransactionModeDoes() throws Exception {
         try (PgMuxProxy statement = ProxyFixture.start(db, PoolMode.STATEMENT, b -> b.defaultPoolSize(2))) {
             Pool<ServerConnection> statementPool = ProxyFixture.pool(statement, db);
