@@ -37,7 +37,6 @@ import org.postgresql.PGNotification;
 class SessionPinningTest {
     private final TestDatabase db;
     private PgMuxProxy proxy;
-    private Pool<ServerConnection> pool;
 
     SessionPinningTest(TestDatabase db) {
         this.db = db;
@@ -46,7 +45,6 @@ class SessionPinningTest {
     @BeforeAll
     void start() {
         proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(2));
-        pool = ProxyFixture.pool(proxy, db);
     }
 
     @AfterAll
@@ -67,7 +65,7 @@ class SessionPinningTest {
             assertEquals("hello", received[0].getParameter());
             assertPinned(PinReason.LISTEN);
             execute(listener, "UNLISTEN *");
-            assertEquals(0, ProxyFixture.awaitActive(pool, 0), "after UNLISTEN the server goes back");
+            assertEquals(0, ProxyFixture.awaitActive(pool(), 0), "after UNLISTEN the server goes back");
             assertEquals(0, counts().pinnedNow(PinReason.LISTEN));
             assertEquals(pinsBefore + 1, counts().pinsTotal(PinReason.LISTEN));
         }
@@ -80,10 +78,10 @@ class SessionPinningTest {
             assertPinned(PinReason.ADVISORY_LOCK);
             assertEquals("f", query(other, "SELECT pg_try_advisory_lock(4242)"));
             assertEquals("t", query(holder, "SELECT pg_advisory_unlock(4242)"));
-            assertEquals(0, ProxyFixture.awaitActive(pool, 0), "unlocked: the holder is pooled again");
+            assertEquals(0, ProxyFixture.awaitActive(pool(), 0), "unlocked: the holder is pooled again");
             assertEquals("t", query(other, "SELECT pg_try_advisory_lock(4242)"));
             query(other, "SELECT pg_advisory_unlock_all()");
-            assertEquals(0, ProxyFixture.awaitActive(pool, 0));
+            assertEquals(0, ProxyFixture.awaitActive(pool(), 0));
         }
     }
 
@@ -91,7 +89,7 @@ class SessionPinningTest {
     void aTransactionLevelAdvisoryLockDoesNotPin() throws Exception {
         try (Connection c = ProxyFixture.connect(proxy, db)) {
             query(c, "SELECT pg_advisory_xact_lock(4343)");
-            assertEquals(0, ProxyFixture.awaitActive(pool, 0));
+            assertEquals(0, ProxyFixture.awaitActive(pool(), 0));
         }
     }
 
@@ -103,7 +101,7 @@ class SessionPinningTest {
             assertEquals("2", query(c, "SELECT count(*) FROM pinned_temp"));
             assertPinned(PinReason.TEMPORARY_OBJECT);
             execute(c, "DROP TABLE pinned_temp");
-            assertEquals(0, ProxyFixture.awaitActive(pool, 0));
+            assertEquals(0, ProxyFixture.awaitActive(pool(), 0));
             assertEquals(0, counts().pinnedNow(PinReason.TEMPORARY_OBJECT));
         }
     }
@@ -115,7 +113,7 @@ class SessionPinningTest {
             assertEquals("3", query(c, "SELECT count(*) FROM pinned_copy"));
             assertPinned(PinReason.TEMPORARY_OBJECT);
             execute(c, "DISCARD TEMP");
-            assertEquals(0, ProxyFixture.awaitActive(pool, 0));
+            assertEquals(0, ProxyFixture.awaitActive(pool(), 0));
         }
     }
 
@@ -125,7 +123,7 @@ class SessionPinningTest {
             c.setAutoCommit(false);
             execute(c, "CREATE TEMP TABLE gone_at_commit (x int) ON COMMIT DROP");
             c.commit();
-            assertEquals(0, ProxyFixture.awaitActive(pool, 0));
+            assertEquals(0, ProxyFixture.awaitActive(pool(), 0));
         }
     }
 
@@ -140,7 +138,7 @@ class SessionPinningTest {
             assertPinned(PinReason.HOLD_CURSOR);
             assertEquals("2", query(c, "FETCH 1 FROM pinned_cursor"));
             execute(c, "CLOSE pinned_cursor");
-            assertEquals(0, ProxyFixture.awaitActive(pool, 0));
+            assertEquals(0, ProxyFixture.awaitActive(pool(), 0));
         }
     }
 
@@ -151,7 +149,7 @@ class SessionPinningTest {
             assertEquals("42", query(c, "EXECUTE pinned_double (21)"));
             assertPinned(PinReason.PREPARED_STATEMENT);
             execute(c, "DEALLOCATE pinned_double");
-            assertEquals(0, ProxyFixture.awaitActive(pool, 0));
+            assertEquals(0, ProxyFixture.awaitActive(pool(), 0));
         }
     }
 
@@ -211,9 +209,9 @@ class SessionPinningTest {
     @Test
     void statementModePinsAsTransactionModeDoes() throws Exception {
         try (PgMuxProxy statement = ProxyFixture.start(db, PoolMode.STATEMENT, b -> b.defaultPoolSize(2))) {
-            Pool<ServerConnection> statementPool = ProxyFixture.pool(statement, db);
             PinCounts statementCounts = statement.pinCounts(db.name(), ProxyFixture.USER);
             try (Connection c = ProxyFixture.connect(statement, db)) {
+                Pool<ServerConnection> statementPool = ProxyFixture.pool(statement, db);
                 execute(c, "CREATE TEMP TABLE statement_temp (x int)");
                 execute(c, "INSERT INTO statement_temp VALUES (7)");
                 assertEquals("7", query(c, "SELECT x FROM statement_temp"));
@@ -287,7 +285,7 @@ class SessionPinningTest {
      */
     private void assertPinned(PinReason reason) throws InterruptedException {
         assertEquals(1, awaitPinned(counts(), reason), reason + " pins");
-        assertEquals(1, pool.getActiveConnections(), "the pinned client keeps its server while idle");
+        assertEquals(1, pool().getActiveConnections(), "the pinned client keeps its server while idle");
     }
 
     private static int awaitPinned(PinCounts counts, PinReason reason) throws InterruptedException {
@@ -296,6 +294,11 @@ class SessionPinningTest {
             Thread.sleep(10);
         }
         return counts.pinnedNow(reason);
+    }
+
+    /** The pool of the class's proxy; a client of the test has made it. */
+    private Pool<ServerConnection> pool() {
+        return ProxyFixture.pool(proxy, db);
     }
 
     private PinCounts counts() {
