@@ -36,13 +36,17 @@ public final class TrafficStats {
     /** A transaction finished after {@code nanos} on a server connection. */
     public void recordTransaction(long nanos) {
         xactCount.increment();
-        xactNanos.add(nanos);
+        if (nanos != 0) {
+            xactNanos.add(nanos);
+        }
     }
 
     /** A query finished after {@code nanos}. */
     public void recordQuery(long nanos) {
         queryCount.increment();
-        queryNanos.add(nanos);
+        if (nanos != 0) {
+            queryNanos.add(nanos);
+        }
     }
 
     /** Bytes received from clients and sent to clients. */

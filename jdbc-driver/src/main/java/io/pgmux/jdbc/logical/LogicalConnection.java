@@ -64,6 +64,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
 
     private final ServerPool pool;
     private final TrafficStats traffic;
+    private final boolean timed;
     private final PoolMode mode;
     /** How the pool counted this client, to count it out the same way. */
     private final ClientAdmission admission;
@@ -98,6 +99,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     public LogicalConnection(ServerPool pool, ClientAdmission admission) throws SQLException {
         this.pool = pool;
         this.traffic = pool.traffic();
+        this.timed = pool.timesStatements();
         this.mode = pool.poolMode();
         this.admission = admission;
         SessionDefaults d = pool.sessionDefaults();
@@ -272,8 +274,13 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
      * transaction it ended if the server is idle now, as SHOW STATS counts them; call before
      * {@link #afterExecute()}. Lock-free adders, no allocation.
      */
+    /** When a statement starts, for {@link #statementDone}; 0 when statements are counted, not timed. */
+    long statementStart() {
+        return timed ? System.nanoTime() : 0;
+    }
+
     void statementDone(long startNanos) {
-        long now = System.nanoTime();
+        long now = timed ? System.nanoTime() : 0;
         traffic.recordQuery(now - startNanos);
         if (physical == null || physical.transactionState() == TransactionState.IDLE) {
             traffic.recordTransaction(now - (inTransaction ? xactStartNanos : startNanos));
@@ -544,7 +551,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         try {
             autoCommit = value;
             if (physical != null) {
-                long start = System.nanoTime();
+                long start = statementStart();
                 try {
                     // JDBC: switching autocommit on commits the transaction in progress.
                     physical.autoCommit(value);
@@ -599,7 +606,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             if (physical == null) {
                 return;
             }
-            long start = System.nanoTime();
+            long start = statementStart();
             try {
                 if (commit) {
                     physical.connection().commit();

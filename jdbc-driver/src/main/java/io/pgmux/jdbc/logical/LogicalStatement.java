@@ -125,7 +125,7 @@ class LogicalStatement implements Statement {
             PhysicalConnection p;
             Statement ps;
             T result;
-            long start = System.nanoTime();
+            long start = conn.statementStart();
             for (int attempt = 1; ; attempt++) {
                 boolean borrowedNow = conn.currentPhysical() == null;
                 p = conn.attach();

@@ -46,8 +46,10 @@ public final class Reclaimer {
             long now = System.nanoTime();
             for (ServerSnapshot<PhysicalConnection> s : pool.view().serverSnapshots()) {
                 PhysicalConnection p = s.connection;
-                if (p != null && "active".equals(s.state) && p.borrower() instanceof Loan) {
-                    check((Loan) p.borrower(), p, now);
+                // read once: the borrower may give the connection back between two reads
+                Object borrower = p == null ? null : p.borrower();
+                if ("active".equals(s.state) && borrower instanceof Loan loan) {
+                    check(loan, p, now);
                 }
             }
         } catch (RuntimeException e) {

@@ -44,4 +44,11 @@ public interface ServerPool {
 
     /** The pool's SHOW STATS totals, where logical connections count their statements and transactions. */
     TrafficStats traffic();
+
+    /**
+     * Whether statements and transactions are also timed: only a metrics tracker reads their times, and two
+     * clock reads per statement are a measurable share of a statement's cost in the pool, so without one
+     * they are only counted.
+     */
+    boolean timesStatements();
 }

@@ -291,6 +291,11 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
         return pool.traffic();
     }
 
+    @Override
+    public boolean timesStatements() {
+        return settings.metricsTrackerFactory != null;
+    }
+
     /**
      * Drains: new borrows fail, leases in use are awaited (up to 30 s) and their server connections
      * closed as they come back, then everything still open is closed.
