@@ -237,6 +237,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                     return;
                 }
                 decoder.loginComplete();
+                decoder.streamLargeMessages();
                 link = new Link(this, channel, pool, parameters, context.maxPreparedStatements());
                 welcome();
             }

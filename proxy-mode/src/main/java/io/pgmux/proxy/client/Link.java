@@ -104,7 +104,8 @@ final class Link implements ServerLink {
         switch (state) {
             case LINKED -> forward(message);
             case IDLE -> {
-                if (message.type() == FrontendMessage.TERMINATE) {
+                // no server takes the rest of a message whose start went to the one lost meanwhile
+                if (message.type() == FrontendMessage.TERMINATE || message.type() == FrontendMessage.CONTINUATION) {
                     message.release();
                     channel.close();
                     return;
@@ -145,7 +146,7 @@ final class Link implements ServerLink {
                 return;
             }
             default -> {
-                // COPY data flows through; the ReadyForQuery after it is already counted
+                // COPY data and the rest of a streamed message flow through; their ReadyForQuery is counted
             }
         }
         traffic.received(message.content().readableBytes());
