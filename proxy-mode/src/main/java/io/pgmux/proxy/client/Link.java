@@ -110,6 +110,12 @@ final class Link implements ServerLink {
                     channel.close();
                     return;
                 }
+                if (message.type() == FrontendMessage.FLUSH) {
+                    // nothing is owed to the client: no server is needed to flush nothing, and it stays idle
+                    message.release();
+                    client.quiet(TransactionStatus.IDLE, System.nanoTime());
+                    return;
+                }
                 hold(message);
                 acquire();
             }
@@ -133,8 +139,9 @@ final class Link implements ServerLink {
                 expectReady();
                 syncPending = false;
             }
+            // a Flush asks for no answer and opens no batch: the ReadyForQuery of a Query after it ends the transaction
             case FrontendMessage.PARSE, FrontendMessage.BIND, FrontendMessage.DESCRIBE, FrontendMessage.EXECUTE,
-                    FrontendMessage.CLOSE, FrontendMessage.FLUSH -> {
+                    FrontendMessage.CLOSE -> {
                 if (!syncPending && readyPending == 0) {
                     traffic.queryStarted(System.nanoTime());
                 }
