@@ -82,7 +82,7 @@ final class Link implements ServerLink {
         this.poolMode = pool.config().poolMode();
         this.parameters = parameters;
         this.namedStatements = poolMode != PoolMode.SESSION && maxPreparedStatements > 0
-                ? new NamedStatements() : null;
+                ? new NamedStatements(maxPreparedStatements) : null;
         this.traffic = new ClientTraffic(pool.traffic());
         this.filter = new ResponseFilter(channel, traffic, parameters, namedStatements,
                 poolMode != PoolMode.SESSION);

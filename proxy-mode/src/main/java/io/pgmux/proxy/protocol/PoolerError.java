@@ -168,6 +168,13 @@ public final class PoolerError {
         return fatal("server login has been failing, cached error: " + cachedMessage + " (server_login_retry)");
     }
 
+    /** A client's Parse of one named statement more than it may keep (not fatal). */
+    public static ErrorResponse tooManyPreparedStatements(String name, int max) {
+        return ErrorResponse.error(SqlState.CONFIGURATION_LIMIT_EXCEEDED, "prepared statement \"" + name
+                + "\" not created: a client may keep at most " + max
+                + " named prepared statements (10 times max_prepared_statements); close some first");
+    }
+
     /** PostgreSQL's own non-fatal error for a Parse reusing a name: ERROR 42P05. */
     public static ErrorResponse preparedStatementAlreadyExists(String name) {
         return ErrorResponse.error(SqlState.DUPLICATE_PREPARED_STATEMENT,

@@ -8,6 +8,7 @@ public final class SqlState {
     public static final String INVALID_SQL_STATEMENT_NAME = "26000";
     /** 42P05: a Parse reused the name of an existing prepared statement. */
     public static final String DUPLICATE_PREPARED_STATEMENT = "42P05";
+    public static final String CONFIGURATION_LIMIT_EXCEEDED = "53400";
 
     private SqlState() {
     }
