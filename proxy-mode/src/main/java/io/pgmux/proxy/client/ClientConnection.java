@@ -33,7 +33,6 @@ import io.pgmux.proxy.protocol.SslResponse;
 import io.pgmux.proxy.protocol.StartupMessage;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
-import io.pgmux.proxy.server.ServerTarget;
 import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
@@ -81,6 +80,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     /** The startup named the admin console's database: no pool, no max_client_conn slot, as in PgBouncer. */
     private boolean console;
     private Map<String, String> startupParameters;
+    /** Why the client is refused once authenticated (unknown database, max_client_conn, …), or null. */
+    private ErrorResponse refusal;
 
     public ClientConnection(ProxyContext context, FrontendMessageDecoder decoder) {
         this.context = context;
@@ -161,38 +162,41 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             onAuthStep(authenticator.start());
             return;
         }
+        // Whatever the user and database, the client is refused only once authenticated: what it learns before
+        // is the same for every name, so it cannot probe which users and databases exist.
+        Secret secret = context.users().find(user).orElse(null);
+        refusal = admit(database, startup, secret);
+        authenticator = authenticator(secret);
+        state = State.LOGIN;
+        onAuthStep(authenticator.start());
+    }
+
+    /** Finds the client's pool and takes its max_client_conn slot; returns why it is refused, or null. */
+    private ErrorResponse admit(String database, StartupMessage startup, Secret secret) {
         if (context.adminRoute().isDisabled(database)) {
-            fatal(PoolerError.databaseDisabled(database));
-            return;
+            return PoolerError.databaseDisabled(database);
         }
-        ServerTarget target = context.database(database);
-        if (target == null) {
-            fatal(PoolerError.noSuchDatabase(database));
-            return;
+        if (context.database(database) == null) {
+            return PoolerError.noSuchDatabase(database);
         }
         try {
             parameters = ClientParameters.fromStartup(startup.parameters());
         } catch (IllegalArgumentException e) {
-            fatal(PoolerError.fatal(e.getMessage()));
-            return;
+            return PoolerError.fatal(e.getMessage());
         }
-        Secret secret = context.users().find(user).orElse(null);
         // An unknown user fails authentication whatever it answers: no pool is made for a name nobody configured.
-        if (secret != null) {
-            try {
-                pool = context.registry().pool(database, user);
-                slot = context.registry().admitClient(pool);
-            } catch (TooManyClientsException e) {
-                fatal(PoolerError.maxClientConn());
-                return;
-            } catch (PoolClosedException e) {
-                fatal(PoolerError.poolerShuttingDown());
-                return;
-            }
+        if (secret == null) {
+            return null;
         }
-        authenticator = authenticator(secret);
-        state = State.LOGIN;
-        onAuthStep(authenticator.start());
+        try {
+            pool = context.registry().pool(database, user);
+            slot = context.registry().admitClient(pool);
+            return null;
+        } catch (TooManyClientsException e) {
+            return PoolerError.maxClientConn();
+        } catch (PoolClosedException e) {
+            return PoolerError.poolerShuttingDown();
+        }
     }
 
     private ClientAuthenticator authenticator(Secret secret) {
@@ -230,6 +234,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                 endLogin();
                 if (console) {
                     openConsole();
+                    return;
+                }
+                if (refusal != null) {
+                    fatal(refusal);
                     return;
                 }
                 if (pool == null) {
