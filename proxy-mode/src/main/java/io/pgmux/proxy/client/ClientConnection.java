@@ -11,6 +11,7 @@ import io.pgmux.core.pool.ClientSlot;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolClosedException;
 import io.pgmux.core.pool.PoolTimeoutException;
+import io.pgmux.core.pool.ServerLoginException;
 import io.pgmux.core.pool.TooManyClientsException;
 import io.pgmux.proxy.auth.AuthStep;
 import io.pgmux.proxy.auth.AuthType;
@@ -380,20 +381,31 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (state == State.CLOSED) {
             return;
         }
-        ServerErrorException serverError = ServerErrorException.find(cause);
         ErrorResponse error;
-        if (serverError != null) {
-            ErrorResponse e = serverError.error();
-            error = e.isFatal() ? e : ErrorResponse.fatal(e.sqlState(), e.message());
-        } else if (cause instanceof PoolTimeoutException) {
+        if (cause instanceof PoolTimeoutException) {
             error = PoolerError.queryWaitTimeout();
         } else if (cause instanceof PoolClosedException) {
             error = PoolerError.poolerShuttingDown();
+        } else if (cause instanceof ServerLoginException cached && cached.isCached()) {
+            error = PoolerError.serverLoginRetry(loginFailure(cached.getCause()).message());
         } else {
-            error = PoolerError.serverLoginFailed(String.valueOf(cause.getMessage()));
+            error = loginFailure(cause);
         }
         log.info("client {} user {} got no server connection: {}", channel.remoteAddress(), user, cause.toString());
         fatal(error);
+    }
+
+    /**
+     * What a client is told of a failed server login: the server's error (or the pooler's own, e.g. TLS refused),
+     * else PgBouncer's text for a server it could not reach; never an exception's own message.
+     */
+    private static ErrorResponse loginFailure(Throwable cause) {
+        ServerErrorException serverError = ServerErrorException.find(cause);
+        if (serverError == null) {
+            return PoolerError.cannotConnectToServer();
+        }
+        ErrorResponse e = serverError.error();
+        return e.isFatal() ? e : ErrorResponse.fatal(e.sqlState(), e.message());
     }
 
     /** Sends a FATAL error and closes, as PgBouncer's send_pooler_error does. */

@@ -26,6 +26,7 @@ public final class PoolerError {
     private static final ErrorResponse CERTIFICATE_AUTHENTICATION_FAILED = fatal("certificate authentication failed");
     private static final ErrorResponse SSL_REQUIRED = fatal("SSL required");
     private static final ErrorResponse NO_SUCH_USER = fatal("no such user");
+    private static final ErrorResponse CANNOT_CONNECT_TO_SERVER = fatal("pgbouncer cannot connect to server");
     private static final ErrorResponse NO_USERNAME_SUPPLIED = fatal("no username supplied");
     private static final ErrorResponse EMPTY_PASSWORD = fatal("empty password returned by client");
     private static final ErrorResponse INVALID_SASL_MECHANISM =
@@ -161,6 +162,11 @@ public final class PoolerError {
     /** Logging in to the server failed; {@code reason} as in "server login failed: wrong password type". */
     public static ErrorResponse serverLoginFailed(String reason) {
         return fatal("server login failed: " + reason);
+    }
+
+    /** No connection to the server could be opened (refused, unreachable, timed out). */
+    public static ErrorResponse cannotConnectToServer() {
+        return CANNOT_CONNECT_TO_SERVER;
     }
 
     /** A new client within server_login_retry of a failed server login gets the cached error. */
