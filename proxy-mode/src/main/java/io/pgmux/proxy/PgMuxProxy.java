@@ -591,6 +591,16 @@ public final class PgMuxProxy implements AutoCloseable {
             return this;
         }
 
+        /**
+         * PgBouncer's max_packet_size (default 2147483647): a client message declaring a longer length ends the
+         * client with FATAL 08P01 before any of its body is read. PostgreSQL's own limit (1 GiB - 2) applies
+         * whatever the value.
+         */
+        public Builder maxPacketSize(int bytes) {
+            settings.put(ProxySetting.MAX_PACKET_SIZE, bytes);
+            return this;
+        }
+
         /** Event loop threads; 0 (the default) means one per two cores, at least one. */
         public Builder threads(int threads) {
             settings.put(ProxySetting.THREADS, threads);
@@ -626,6 +636,9 @@ public final class PgMuxProxy implements AutoCloseable {
             Transport transport = Transport.create(s.<Integer>get(ProxySetting.THREADS));
             UserSecrets secrets = users;
             int maxPrepared = s.get(ProxySetting.MAX_PREPARED_STATEMENTS);
+            // no server takes more than PostgreSQL's limit; a length counts at least its own four bytes
+            int maxMessageLength = Math.max(4, Math.min(s.<Integer>get(ProxySetting.MAX_PACKET_SIZE),
+                    FrontendMessageDecoder.DEFAULT_MAX_MESSAGE_LENGTH));
             Duration clientIdleTimeout = s.get(ProxySetting.CLIENT_IDLE_TIMEOUT);
             Duration idleTransactionTimeout = s.get(ProxySetting.IDLE_TRANSACTION_TIMEOUT);
             String host = s.get(ProxySetting.LISTEN_ADDR);
@@ -664,7 +677,7 @@ public final class PgMuxProxy implements AutoCloseable {
                             @Override
                             protected void initChannel(SocketChannel ch) {
                                 clients.add(ch);
-                                FrontendMessageDecoder decoder = new FrontendMessageDecoder();
+                                FrontendMessageDecoder decoder = new FrontendMessageDecoder(maxMessageLength);
                                 ch.pipeline().addLast(MessageEncoder.INSTANCE, decoder,
                                         new ClientConnection(context, decoder));
                             }

@@ -13,6 +13,8 @@ import io.pgmux.testing.TestUser;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.server.ServerConnection;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -271,6 +273,43 @@ class FailureTest {
         assertEquals("28P01", e.getSQLState());
         assertTrue(e.getMessage().contains("password authentication failed for user \"" + user.name() + "\""),
                 e.getMessage());
+    }
+
+    @Test
+    void aServerLoginRefusedAgainWithinServerLoginRetryGivesPgBouncersCachedText() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        startRaw(b -> b.database("wrongpw", "postgresql://" + user.name() + ":not-" + user.password() + "@"
+                + db.host() + ":" + db.port() + "/" + db.name() + "?sslmode=disable"));
+        String serverError = "password authentication failed for user \"" + user.name() + "\"";
+        assertEquals(serverError, refusal("wrongpw").field('M'));
+        RawClient.Message cached = refusal("wrongpw");
+        assertEquals("server login has been failing, cached error: " + serverError + " (server_login_retry)",
+                cached.field('M'));
+        assertEquals("08P01", cached.field('C'));
+    }
+
+    @Test
+    void aServerThatRefusesConnectionsIsReportedInPgBouncersWordsWithoutTheSocketsError() throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        startRaw(b -> b.database("down", "postgresql://nobody:x@127.0.0.1:" + closedPort + "/down?sslmode=disable"));
+        assertEquals("pgbouncer cannot connect to server", refusal("down").field('M'));
+        assertEquals("server login has been failing, cached error: pgbouncer cannot connect to server "
+                + "(server_login_retry)", refusal("down").field('M'));
+    }
+
+    /** Logs in as "raw" (trust) to {@code database} and returns the FATAL error that ends the connection. */
+    private RawClient.Message refusal(String database) throws IOException {
+        try (RawClient c = new RawClient(proxy.port())) {
+            c.startup(Map.of("user", "raw", "database", database));
+            List<RawClient.Message> answer = c.readUntilClosed();
+            RawClient.Message error = answer.get(answer.size() - 1);
+            assertEquals('E', error.type(), RawClient.types(answer));
+            assertEquals("FATAL", error.field('S'));
+            return error;
+        }
     }
 
     @Test

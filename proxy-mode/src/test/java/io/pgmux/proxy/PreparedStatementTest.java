@@ -5,6 +5,7 @@ import static io.pgmux.proxy.RawClient.firstColumn;
 import static io.pgmux.proxy.RawClient.types;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.testing.PostgresTest;
@@ -245,6 +246,26 @@ class PreparedStatementTest {
             assertEquals("CZ", types(a.readUntilReady()));
             assertPreparedAndRun(b, "B", "SELECT 'shared'", "shared");
             assertError("26000", bindAndExecute(a, "A"));
+        }
+    }
+
+    @Test
+    void aClientPreparingMoreThanTenTimesMaxPreparedStatementsGetsANonFatal53400() throws Exception {
+        start(1, 2);
+        try (RawClient a = login()) {
+            for (int i = 0; i < 20; i++) {
+                prepare(a, "S" + i, "SELECT " + i);
+            }
+            a.parse("S20", "SELECT 20");
+            a.sync();
+            RawClient.Message error = assertError("53400", a.readUntilReady());
+            assertTrue(error.field('M').contains("at most 20"), error.field('M'));
+            assertPreparedAndRun(a, "", "SELECT 'unnamed'", "unnamed");
+            a.closeStatement("S0");
+            a.sync();
+            assertEquals("3Z", types(a.readUntilReady()));
+            assertPreparedAndRun(a, "S20", "SELECT 20", "20");
+            assertEquals("19", firstColumn(bindAndExecute(a, "S19")));
         }
     }
 

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -19,7 +20,8 @@ import java.util.List;
  * outcome is not {@link AuthStep.Outcome#CONTINUE}. Not thread-safe: one instance per login, on one thread.
  *
  * <p>As PgBouncer does with an auth file, an unknown user (secret {@code null}) gets the same challenge as a
- * known one and fails only when it answers, with the same generic error, so clients cannot probe for users.
+ * known one and fails only when it answers, with the same generic error, so clients cannot probe for users; a
+ * password is checked against a dummy secret then, so that the answer takes as long as for a known user.
  * Client-visible errors are PgBouncer's (FATAL 08P01 {@code password authentication failed},
  * {@code SASL authentication failed}, …); the precise reason is in {@link AuthStep#failureReason()} for the log.
  * A SCRAM login against a stored verifier leaves the client's keys on that {@link ScramSecret}, for the
@@ -30,8 +32,14 @@ public final class ClientAuthenticator {
     /** Keys the mock salts: stable per user within this JVM, unpredictable outside it. */
     private static final byte[] MOCK_SALT_KEY = new byte[Scram.KEY_LENGTH];
 
+    /** What an unknown user's password is checked against, so that its check does a known user's work. */
+    private static final PlaintextSecret DUMMY_SECRET;
+
     static {
         DEFAULT_RANDOM.nextBytes(MOCK_SALT_KEY);
+        byte[] dummy = new byte[Scram.KEY_LENGTH];
+        DEFAULT_RANDOM.nextBytes(dummy);
+        DUMMY_SECRET = new PlaintextSecret(HexFormat.of().formatHex(dummy));
     }
 
     private enum State { START, PASSWORD, SASL_INITIAL, SASL_RESPONSE, DONE }
@@ -152,24 +160,25 @@ public final class ClientAuthenticator {
         if (password.isEmpty()) {
             return AuthStep.failed(PoolerError.emptyPassword(), "empty password");
         }
-        if (secret == null) {
-            return passwordFailed("no such user");
-        }
         if (secret instanceof PlaintextSecret plaintext && plaintext.isEmpty()) {
             return passwordFailed("the user has an empty password");
         }
+        Secret checked = secret != null ? secret : DUMMY_SECRET;
         boolean matches = method == AuthType.PLAIN
-                ? secret.matchesCleartext(user, password)
+                ? checked.matchesCleartext(user, password)
                 : MessageDigest.isEqual(password.getBytes(StandardCharsets.UTF_8),
-                        Md5Password.saltedResponse(md5Secret(), md5Salt).getBytes(StandardCharsets.UTF_8));
+                        Md5Password.saltedResponse(md5Secret(checked), md5Salt).getBytes(StandardCharsets.UTF_8));
+        if (secret == null) {
+            return passwordFailed("no such user");
+        }
         return matches
                 ? AuthStep.authenticated(List.of(Authentication.Ok.INSTANCE))
                 : passwordFailed("password does not match");
     }
 
     /** md5 never runs with a SCRAM verifier: {@link AuthType#effectiveFor} switched to SCRAM. */
-    private Md5Secret md5Secret() {
-        return secret instanceof PlaintextSecret plaintext ? plaintext.md5Secret(user) : (Md5Secret) secret;
+    private Md5Secret md5Secret(Secret checked) {
+        return checked instanceof PlaintextSecret plaintext ? plaintext.md5Secret(user) : (Md5Secret) checked;
     }
 
     private AuthStep saslInitialResponse(SASLInitialResponse response) {

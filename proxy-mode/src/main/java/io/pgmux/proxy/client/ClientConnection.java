@@ -12,6 +12,7 @@ import io.pgmux.core.pool.ClientAdmission;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolClosedException;
 import io.pgmux.core.pool.PoolTimeoutException;
+import io.pgmux.core.pool.ServerLoginException;
 import io.pgmux.core.pool.TooManyClientsException;
 import io.pgmux.proxy.auth.AuthStep;
 import io.pgmux.proxy.auth.AuthType;
@@ -34,7 +35,6 @@ import io.pgmux.proxy.protocol.SslResponse;
 import io.pgmux.proxy.protocol.StartupMessage;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
-import io.pgmux.proxy.server.ServerTarget;
 import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
@@ -82,6 +82,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     /** The startup named the admin console's database: no pool, no max_client_conn slot, as in PgBouncer. */
     private boolean console;
     private Map<String, String> startupParameters;
+    /** Why the client is refused once authenticated (unknown database, max_client_conn, …), or null. */
+    private ErrorResponse refusal;
 
     public ClientConnection(ProxyContext context, FrontendMessageDecoder decoder) {
         this.context = context;
@@ -162,38 +164,41 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             onAuthStep(authenticator.start());
             return;
         }
+        // Whatever the user and database, the client is refused only once authenticated: what it learns before
+        // is the same for every name, so it cannot probe which users and databases exist.
+        Secret secret = context.users().find(user).orElse(null);
+        refusal = admit(database, startup, secret);
+        authenticator = authenticator(secret);
+        state = State.LOGIN;
+        onAuthStep(authenticator.start());
+    }
+
+    /** Finds the client's pool and takes its max_client_conn slot; returns why it is refused, or null. */
+    private ErrorResponse admit(String database, StartupMessage startup, Secret secret) {
         if (context.adminRoute().isDisabled(database)) {
-            fatal(PoolerError.databaseDisabled(database));
-            return;
+            return PoolerError.databaseDisabled(database);
         }
-        ServerTarget target = context.database(database);
-        if (target == null) {
-            fatal(PoolerError.noSuchDatabase(database));
-            return;
+        if (context.database(database) == null) {
+            return PoolerError.noSuchDatabase(database);
         }
         try {
             parameters = ClientParameters.fromStartup(startup.parameters());
         } catch (IllegalArgumentException e) {
-            fatal(PoolerError.fatal(e.getMessage()));
-            return;
+            return PoolerError.fatal(e.getMessage());
         }
-        Secret secret = context.users().find(user).orElse(null);
         // An unknown user fails authentication whatever it answers: no pool is made for a name nobody configured.
-        if (secret != null) {
-            try {
-                pool = context.registry().pool(database, user);
-                admission = context.registry().admitClient(pool, false);
-            } catch (TooManyClientsException e) {
-                fatal(PoolerError.maxClientConn());
-                return;
-            } catch (PoolClosedException e) {
-                fatal(PoolerError.poolerShuttingDown());
-                return;
-            }
+        if (secret == null) {
+            return null;
         }
-        authenticator = authenticator(secret);
-        state = State.LOGIN;
-        onAuthStep(authenticator.start());
+        try {
+            pool = context.registry().pool(database, user);
+            admission = context.registry().admitClient(pool, false);
+            return null;
+        } catch (TooManyClientsException e) {
+            return PoolerError.maxClientConn();
+        } catch (PoolClosedException e) {
+            return PoolerError.poolerShuttingDown();
+        }
     }
 
     private ClientAuthenticator authenticator(Secret secret) {
@@ -233,11 +238,16 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                     openConsole();
                     return;
                 }
+                if (refusal != null) {
+                    fatal(refusal);
+                    return;
+                }
                 if (pool == null) {
                     fatal(PoolerError.noSuchUser());
                     return;
                 }
                 decoder.loginComplete();
+                decoder.streamLargeMessages();
                 link = new Link(this, channel, pool, parameters, context.maxPreparedStatements(),
                         new Pinning(context.pinSessionState(pool.key().database()),
                                 pool.config().poolMode() != PoolMode.SESSION, context.pinCounts(pool.key()),
@@ -375,20 +385,31 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (state == State.CLOSED) {
             return;
         }
-        ServerErrorException serverError = ServerErrorException.find(cause);
         ErrorResponse error;
-        if (serverError != null) {
-            ErrorResponse e = serverError.error();
-            error = e.isFatal() ? e : ErrorResponse.fatal(e.sqlState(), e.message());
-        } else if (cause instanceof PoolTimeoutException) {
+        if (cause instanceof PoolTimeoutException) {
             error = PoolerError.queryWaitTimeout();
         } else if (cause instanceof PoolClosedException) {
             error = PoolerError.poolerShuttingDown();
+        } else if (cause instanceof ServerLoginException cached && cached.isCached()) {
+            error = PoolerError.serverLoginRetry(loginFailure(cached.getCause()).message());
         } else {
-            error = PoolerError.serverLoginFailed(String.valueOf(cause.getMessage()));
+            error = loginFailure(cause);
         }
         log.info("client {} user {} got no server connection: {}", channel.remoteAddress(), user, cause.toString());
         fatal(error);
+    }
+
+    /**
+     * What a client is told of a failed server login: the server's error (or the pooler's own, e.g. TLS refused),
+     * else PgBouncer's text for a server it could not reach; never an exception's own message.
+     */
+    private static ErrorResponse loginFailure(Throwable cause) {
+        ServerErrorException serverError = ServerErrorException.find(cause);
+        if (serverError == null) {
+            return PoolerError.cannotConnectToServer();
+        }
+        ErrorResponse e = serverError.error();
+        return e.isFatal() ? e : ErrorResponse.fatal(e.sqlState(), e.message());
     }
 
     /** Sends a FATAL error and closes, as PgBouncer's send_pooler_error does. */

@@ -90,7 +90,7 @@ final class Link implements ServerLink {
         this.poolMode = pool.config().poolMode();
         this.parameters = parameters;
         this.namedStatements = poolMode != PoolMode.SESSION && maxPreparedStatements > 0
-                ? new NamedStatements() : null;
+                ? new NamedStatements(maxPreparedStatements) : null;
         this.traffic = new ClientTraffic(pool.traffic());
         this.pinning = pinning;
         this.filter = new ResponseFilter(channel, traffic, parameters, namedStatements,
@@ -113,9 +113,16 @@ final class Link implements ServerLink {
         switch (state) {
             case LINKED -> forward(message);
             case IDLE -> {
-                if (message.type() == FrontendMessage.TERMINATE) {
+                // no server takes the rest of a message whose start went to the one lost meanwhile
+                if (message.type() == FrontendMessage.TERMINATE || message.type() == FrontendMessage.CONTINUATION) {
                     message.release();
                     channel.close();
+                    return;
+                }
+                if (message.type() == FrontendMessage.FLUSH) {
+                    // nothing is owed to the client: no server is needed to flush nothing, and it stays idle
+                    message.release();
+                    client.quiet(TransactionStatus.IDLE, System.nanoTime());
                     return;
                 }
                 hold(message);
@@ -145,8 +152,9 @@ final class Link implements ServerLink {
                 expectReady();
                 syncPending = false;
             }
+            // a Flush asks for no answer and opens no batch: the ReadyForQuery of a Query after it ends the transaction
             case FrontendMessage.PARSE, FrontendMessage.BIND, FrontendMessage.DESCRIBE, FrontendMessage.EXECUTE,
-                    FrontendMessage.CLOSE, FrontendMessage.FLUSH -> {
+                    FrontendMessage.CLOSE -> {
                 if (!syncPending && readyPending == 0) {
                     traffic.queryStarted(System.nanoTime());
                 }
@@ -158,7 +166,7 @@ final class Link implements ServerLink {
                 return;
             }
             default -> {
-                // COPY data flows through; the ReadyForQuery after it is already counted
+                // COPY data and the rest of a streamed message flow through; their ReadyForQuery is counted
             }
         }
         traffic.received(message.content().readableBytes());

@@ -23,16 +23,30 @@ import java.util.Map;
  * them under names of its own ({@code PGMUX_n}, see {@link PreparedStatementCache}), and a statement the server
  * lacks is parsed there just before the client's Bind or Describe needs it. Errors are PostgreSQL's own
  * (42P05, 26000) and not fatal. The unnamed statement passes through unchanged. Used on the client's loop only.
+ *
+ * <p>A client keeps at most {@link #PER_CLIENT_FACTOR} times max_prepared_statements names, so that one client
+ * cannot fill the proxy's heap with statements; a Parse of one more fails with a non-fatal 53400 error (as
+ * PostgreSQL reports a configuration limit) and the client may go on after closing some. Drivers that cache
+ * statements close those they evict (pgjdbc keeps 256 by default), well below the limit.
  */
 public final class NamedStatements {
+    /** How many times a server's max_prepared_statements one client may keep. */
+    public static final int PER_CLIENT_FACTOR = 10;
+
     /** CommandComplete bodies of the commands that drop every prepared statement of the session. */
     private static final byte[] DEALLOCATE_ALL = CommandComplete.tag("DEALLOCATE ALL");
     private static final byte[] DISCARD_ALL = CommandComplete.tag("DISCARD ALL");
 
     private final PendingRequests requests = new PendingRequests();
     private final Map<String, StatementKey> statements = new HashMap<>();
+    private final int maxPerClient;
     private ServerConnection server;
     private Channel client;
+
+    /** @param maxPreparedStatements max_prepared_statements, above 0 */
+    public NamedStatements(int maxPreparedStatements) {
+        this.maxPerClient = (int) Math.min(Integer.MAX_VALUE, (long) PER_CLIENT_FACTOR * maxPreparedStatements);
+    }
 
     /** Sends one client message to {@code server}, renaming statements and adding Parses where needed. */
     public void forward(FrontendMessage message, ServerConnection server, Channel client) {
@@ -72,6 +86,11 @@ public final class NamedStatements {
         if (statements.containsKey(name)) {
             message.release();
             raiseOnServer(PoolerError.preparedStatementAlreadyExists(name));
+            return;
+        }
+        if (statements.size() >= maxPerClient) {
+            message.release();
+            raiseOnServer(PoolerError.tooManyPreparedStatements(name, maxPerClient));
             return;
         }
         StatementKey key = new StatementKey(parse);

@@ -25,6 +25,11 @@ public final class FrontendMessage extends DefaultByteBufHolder {
     public static final byte QUERY = 'Q';
     public static final byte SYNC = 'S';
     public static final byte TERMINATE = 'X';
+    /**
+     * Not a message type of the protocol: more bytes of the streamed message before it, to pass on as they are
+     * (see {@link FrontendMessageDecoder}); {@link #body()} means nothing for it.
+     */
+    public static final byte CONTINUATION = 0;
 
     private final byte type;
 

@@ -17,7 +17,12 @@ import java.util.List;
  *       {@link #MAX_LOGIN_MESSAGE_LENGTH} long, so an unauthenticated peer cannot make us buffer much.
  *       The handler calls {@link #loginComplete()} when authentication succeeds.</li>
  *   <li><b>ready</b>: typed messages of any frontend type up to the configured maximum, passed on as
- *       {@link FrontendMessage} holding a retained slice of the whole message (no copy).</li>
+ *       {@link FrontendMessage} holding a retained slice of the whole message (no copy). Once
+ *       {@link #streamLargeMessages()} was called, a Query, FunctionCall or CopyData longer than
+ *       {@link #STREAM_THRESHOLD} whose end is not in yet is passed on in pieces as its bytes arrive, as
+ *       PgBouncer streams large packets: its start (header included) under its own type, the rest as
+ *       {@link FrontendMessage#CONTINUATION}s, so a client declaring a huge message makes the proxy hold no more
+ *       than what one read brings.</li>
  * </ol>
  * Every length is checked against its limit as soon as the header is in, before any body byte is waited
  * for. A violation throws {@link ProtocolViolationException} (which travels to {@code exceptionCaught}); from
@@ -30,6 +35,8 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
     public static final int MAX_LOGIN_MESSAGE_LENGTH = 65_535;
     /** PostgreSQL's PQ_LARGE_MESSAGE_LIMIT: the largest message a server accepts. */
     public static final int DEFAULT_MAX_MESSAGE_LENGTH = 0x3FFF_FFFE;
+    /** Messages longer than this (PgBouncer's default pkt_buf times 16) may be streamed once logged in. */
+    public static final int STREAM_THRESHOLD = 64 * 1024;
 
     private static final int V2_MAJOR = 2;
     private static final boolean[] FRONTEND_TYPES = new boolean[256];
@@ -48,6 +55,9 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
 
     private final int maxMessageLength;
     private Phase phase = Phase.STARTUP;
+    private boolean streaming;
+    /** Bytes of the message being streamed that are still to come. */
+    private int streamRemaining;
 
     public FrontendMessageDecoder() {
         this(DEFAULT_MAX_MESSAGE_LENGTH);
@@ -68,12 +78,26 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
         }
     }
 
+    /**
+     * The messages go to a server as they are (a pool client, not the admin console): large ones may be passed on
+     * in pieces from now on.
+     */
+    public void streamLargeMessages() {
+        streaming = true;
+    }
+
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         switch (phase) {
             case STARTUP -> decodeStartupPacket(in, out);
             case LOGIN -> decodeMessage(in, out, Math.min(MAX_LOGIN_MESSAGE_LENGTH, maxMessageLength));
-            case READY -> decodeMessage(in, out, maxMessageLength);
+            case READY -> {
+                if (streamRemaining > 0) {
+                    decodeContinuation(in, out);
+                } else {
+                    decodeMessage(in, out, maxMessageLength);
+                }
+            }
             case DISCARD -> in.skipBytes(in.readableBytes());
         }
     }
@@ -164,10 +188,31 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
             throw violation(in, "invalid message length " + length
                     + " for message type " + (type & 0xFF) + " (limit " + limit + ")");
         }
-        if (in.readableBytes() - 1 < length) {
+        int available = in.readableBytes();
+        if (available - 1 < length) {
+            if (streams(type, length)) {
+                streamRemaining = length + 1 - available;
+                out.add(new FrontendMessage(type, in.readRetainedSlice(available)));
+            }
             return;
         }
         out.add(new FrontendMessage(type, in.readRetainedSlice(length + 1)));
+    }
+
+    /** Only messages the pooler passes on unread may go in pieces. */
+    private boolean streams(byte type, int length) {
+        return streaming && phase == Phase.READY && length > STREAM_THRESHOLD
+                && (type == FrontendMessage.QUERY || type == FrontendMessage.COPY_DATA
+                        || type == FrontendMessage.FUNCTION_CALL);
+    }
+
+    private void decodeContinuation(ByteBuf in, List<Object> out) {
+        if (!in.isReadable()) {
+            return;
+        }
+        int piece = Math.min(in.readableBytes(), streamRemaining);
+        streamRemaining -= piece;
+        out.add(new FrontendMessage(FrontendMessage.CONTINUATION, in.readRetainedSlice(piece)));
     }
 
     private ProtocolViolationException violation(ByteBuf in, String message) {

@@ -26,6 +26,7 @@ public final class PoolerError {
     private static final ErrorResponse CERTIFICATE_AUTHENTICATION_FAILED = fatal("certificate authentication failed");
     private static final ErrorResponse SSL_REQUIRED = fatal("SSL required");
     private static final ErrorResponse NO_SUCH_USER = fatal("no such user");
+    private static final ErrorResponse CANNOT_CONNECT_TO_SERVER = fatal("pgbouncer cannot connect to server");
     private static final ErrorResponse NO_USERNAME_SUPPLIED = fatal("no username supplied");
     private static final ErrorResponse EMPTY_PASSWORD = fatal("empty password returned by client");
     private static final ErrorResponse INVALID_SASL_MECHANISM =
@@ -163,9 +164,21 @@ public final class PoolerError {
         return fatal("server login failed: " + reason);
     }
 
+    /** No connection to the server could be opened (refused, unreachable, timed out). */
+    public static ErrorResponse cannotConnectToServer() {
+        return CANNOT_CONNECT_TO_SERVER;
+    }
+
     /** A new client within server_login_retry of a failed server login gets the cached error. */
     public static ErrorResponse serverLoginRetry(String cachedMessage) {
         return fatal("server login has been failing, cached error: " + cachedMessage + " (server_login_retry)");
+    }
+
+    /** A client's Parse of one named statement more than it may keep (not fatal). */
+    public static ErrorResponse tooManyPreparedStatements(String name, int max) {
+        return ErrorResponse.error(SqlState.CONFIGURATION_LIMIT_EXCEEDED, "prepared statement \"" + name
+                + "\" not created: a client may keep at most " + max
+                + " named prepared statements (10 times max_prepared_statements); close some first");
     }
 
     /** PostgreSQL's own non-fatal error for a Parse reusing a name: ERROR 42P05. */

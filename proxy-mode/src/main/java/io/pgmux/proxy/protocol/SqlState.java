@@ -10,6 +10,8 @@ public final class SqlState {
     public static final String DUPLICATE_PREPARED_STATEMENT = "42P05";
     /** 0A000: session state that pin_session_state = error refuses in transaction and statement mode. */
     public static final String FEATURE_NOT_SUPPORTED = "0A000";
+    /** 53400: a client's named prepared statements would exceed their bound. */
+    public static final String CONFIGURATION_LIMIT_EXCEEDED = "53400";
 
     private SqlState() {
     }

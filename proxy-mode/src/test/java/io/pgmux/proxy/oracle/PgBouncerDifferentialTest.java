@@ -77,6 +77,27 @@ class PgBouncerDifferentialTest {
     }
 
     @Test
+    void unknownDatabaseWithAWrongPasswordIsRefusedAlike() throws Exception {
+        Poolers p = start("");
+        assertSame(p, endpoint -> connect(endpoint, "nosuchdb", USER, "wrong").close());
+    }
+
+    /** A deliberate difference: pgmux tells a full proxy only to a client that authenticated. */
+    @Test
+    @SuppressWarnings("try") // the two clients only have to stay connected
+    void maxClientConnWithAWrongPasswordIsRefusedAfterAuthenticationByPgmux() throws Exception {
+        Poolers p = start("max_client_conn = 2\n");
+        Scenario scenario = endpoint -> {
+            try (Connection a = connect(endpoint, "app", USER, PASSWORD);
+                 Connection b = connect(endpoint, "app", USER, PASSWORD)) {
+                connect(endpoint, "app", USER, "wrong").close();
+            }
+        };
+        assertEquals("FATAL 08P01: no more connections allowed (max_client_conn)", seen(p.pgbouncer, scenario));
+        assertEquals("FATAL 08P01: password authentication failed", seen(p.pgmux, scenario));
+    }
+
+    @Test
     void wrongPasswordIsRefusedAlike() throws Exception {
         Poolers p = start("");
         assertSame(p, endpoint -> connect(endpoint, "app", USER, "wrong").close());

@@ -1,0 +1,91 @@
+package io.pgmux.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A client declaring a huge message cannot make the proxy buffer it: a large Query is streamed to the server as
+ * it arrives, and one longer than max_packet_size is refused from its header.
+ */
+@PostgresTest
+class LargeMessageTest {
+    private static final int DECLARED = 1_000_000_000;
+    private static final int PIECE = 64 * 1024;
+    private static final int TRICKLED = 64 * 1024 * 1024;
+    /** Far below what buffering the trickled bytes would take, above the allocator's chunk granularity. */
+    private static final long BOUND = 24L * 1024 * 1024;
+
+    private final TestDatabase db;
+
+    LargeMessageTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    @Test
+    void aQueryDeclaringAGigabyteIsStreamedWhileAnotherClientIsServed() throws Exception {
+        try (PgMuxProxy proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.authType(AuthType.PLAIN));
+                RawClient huge = RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD);
+                RawClient other = RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD)) {
+            long before = usedDirectMemory();
+            huge.sendRaw(new byte[] {'Q', (byte) (DECLARED >>> 24), (byte) (DECLARED >>> 16),
+                    (byte) (DECLARED >>> 8), (byte) DECLARED});
+            byte[] piece = new byte[PIECE];
+            Arrays.fill(piece, (byte) ' ');
+            long most = 0;
+            for (int sent = 0; sent < TRICKLED; sent += PIECE) {
+                huge.sendRaw(piece);
+                most = Math.max(most, usedDirectMemory() - before);
+                if (sent % (16 * PIECE) == 0) {
+                    other.query("SELECT 1");
+                    assertEquals("1", RawClient.firstColumn(other.readUntilReady()));
+                }
+            }
+            assertTrue(most < BOUND, "the proxy held " + most + " bytes more while " + TRICKLED + " were trickled");
+            huge.abort();
+            assertEquals(0, ProxyFixture.awaitActive(ProxyFixture.pool(proxy, db), 0));
+        }
+    }
+
+    @Test
+    void aMessageLongerThanMaxPacketSizeEndsTheClientFromItsHeader() throws Exception {
+        try (PgMuxProxy proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.authType(AuthType.PLAIN)
+                        .maxPacketSize(1024 * 1024));
+                RawClient c = RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD)) {
+            int declared = 2 * 1024 * 1024;
+            c.sendRaw(new byte[] {'Q', (byte) (declared >>> 24), (byte) (declared >>> 16), (byte) (declared >>> 8),
+                    (byte) declared});
+            List<RawClient.Message> answer = c.readUntilClosed();
+            assertEquals("E", RawClient.types(answer));
+            assertEquals("08P01", answer.get(0).field('C'));
+            assertEquals("FATAL", answer.get(0).field('S'));
+        }
+    }
+
+    @Test
+    void aQueryJustOverTheStreamingThresholdRunsWhole() throws Exception {
+        try (PgMuxProxy proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.authType(AuthType.PLAIN));
+                RawClient c = RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD)) {
+            String literal = "x".repeat(300 * 1024);
+            byte[] frame = RawClient.frame('Q', RawClient.cstring("SELECT length('" + literal + "')"));
+            // in small writes, so that the proxy sees the message in pieces
+            for (int at = 0; at < frame.length; at += 1000) {
+                c.sendRaw(Arrays.copyOfRange(frame, at, Math.min(frame.length, at + 1000)));
+            }
+            assertEquals(String.valueOf(literal.length()), RawClient.firstColumn(c.readUntilReady()));
+        }
+    }
+
+    private static long usedDirectMemory() {
+        return ((ByteBufAllocatorMetricProvider) ByteBufAllocator.DEFAULT).metric().usedDirectMemory();
+    }
+}
