@@ -22,6 +22,7 @@ public record CommandLine(Action action, Path config, boolean quiet, int verbose
                 "",
                 "Usage:",
                 "  " + PROGRAM + " [OPTION]... CONFIG_FILE",
+                "  " + PROGRAM + " churn POSTGRESQL_LOG...   report connection churn from a server's log",
                 "",
                 "Options:",
                 "  -q, --quiet          run quietly (no log lines to stderr)",
@@ -29,7 +30,7 @@ public record CommandLine(Action action, Path config, boolean quiet, int verbose
                 "  -V, --version        show version, then exit",
                 "  -h, --help           show this help, then exit",
                 "  -d, --daemon         not supported: run in the foreground under a service manager",
-                "  -R, --reboot         not supported: use so_reuseport for rolling restarts",
+                "  -R, --reboot         not supported: a JVM cannot take over another process's sockets",
                 "  -u, --user=USERNAME  not supported: let the service manager choose the user",
                 "");
     }
