@@ -1,5 +1,6 @@
 package io.pgmux.proxy.oracle;
 
+import io.pgmux.testing.Clients;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -42,14 +43,9 @@ final class PgBouncerProcess implements AutoCloseable {
         if (named != null && !named.isBlank()) {
             return Optional.of(Path.of(named));
         }
-        List<Path> candidates = new ArrayList<>();
-        for (String entry : System.getenv().getOrDefault("PATH", "").split(":")) {
-            if (!entry.isEmpty()) {
-                candidates.add(Path.of(entry, "pgbouncer"));
-            }
-        }
-        candidates.add(Path.of("/usr/sbin/pgbouncer"));
-        return candidates.stream().filter(Files::isExecutable).findFirst();
+        // Debian installs it in /usr/sbin, which a non-root PATH lacks
+        return Clients.onPath("pgbouncer").or(() -> Optional.of(Path.of("/usr/sbin/pgbouncer"))
+                .filter(Files::isExecutable));
     }
 
     /** {@code {major, minor, patch}} of {@code binary --version}. */
