@@ -150,6 +150,76 @@ class SettingsReplayTest {
         }
     }
 
+    /** SET ROLE is not in pg_settings: without following it, the next client of the server would run as the role. */
+    @Test
+    void aRoleTheClientSetsDoesNotReachTheNextClientOfItsServer() throws Exception {
+        String role = createRole();
+        try (Connection setter = connect(new Properties()); Connection other = connect(new Properties())) {
+            String login = show(other, "(current_user)");
+            execute(setter, "SET ROLE " + role);
+            assertEquals(login, show(other, "(current_user)"));
+            assertEquals(role, show(setter, "(current_user)"));
+        } finally {
+            dropRole(role);
+        }
+    }
+
+    @Test
+    void aRoleTheClientSetsFollowsItToAnotherServer() throws Exception {
+        String role = createRole();
+        try (Connection setter = connect(new Properties())) {
+            execute(setter, "SET ROLE " + role);
+            replaceTheServer(setter);
+            assertEquals(role, show(setter, "(current_user)"));
+        } finally {
+            dropRole(role);
+        }
+    }
+
+    @Test
+    void resetRoleGivesTheClientItsLoginRoleOnEveryLaterServer() throws Exception {
+        String role = createRole();
+        try (Connection setter = connect(new Properties()); Connection other = connect(new Properties())) {
+            String login = show(other, "(current_user)");
+            execute(setter, "SET ROLE " + role);
+            execute(setter, "RESET ROLE");
+            replaceTheServer(setter);
+            assertEquals(login, show(setter, "(current_user)"));
+        } finally {
+            dropRole(role);
+        }
+    }
+
+    @Test
+    void aSessionAuthorizationFollowsTheClientAndStaysAwayFromTheNextClient() throws Exception {
+        String role = createRole();
+        try (Connection setter = connect(new Properties()); Connection other = connect(new Properties())) {
+            String login = show(other, "(session_user)");
+            execute(setter, "SET SESSION AUTHORIZATION " + role);
+            assertEquals(login, show(other, "(session_user)"));
+            replaceTheServer(setter);
+            assertEquals(role, show(setter, "(session_user)"));
+            execute(setter, "RESET SESSION AUTHORIZATION");
+            assertEquals(login, show(setter, "(session_user)"));
+        } finally {
+            dropRole(role);
+        }
+    }
+
+    private String createRole() throws SQLException {
+        String role = "replayed_role_" + Long.toHexString(System.nanoTime());
+        try (Connection direct = db.connect()) {
+            execute(direct, "CREATE ROLE " + role);
+        }
+        return role;
+    }
+
+    private void dropRole(String role) throws SQLException {
+        try (Connection direct = db.connect()) {
+            execute(direct, "DROP ROLE " + role);
+        }
+    }
+
     private static void execute(Connection c, String sql) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute(sql);

@@ -23,8 +23,16 @@ public final class ClientParameters {
     private static final Set<String> NOT_SETTINGS = Set.of("user", "database", "options", "replication");
     private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.]*");
     private static final String[] NONE = new String[0];
+    /**
+     * The settings set in this session; and SET SESSION AUTHORIZATION and SET ROLE, which pg_settings hides: left
+     * behind, the next client of the server would run as that role. Authorization comes first, so that a replay
+     * sets it before the role. Null where the session has its login's authorization and no role.
+     */
     private static final String SESSION_SETTINGS =
-            "SELECT name, pg_catalog.current_setting(name) FROM pg_catalog.pg_settings WHERE source = 'session'";
+            "SELECT name, pg_catalog.current_setting(name) FROM pg_catalog.pg_settings WHERE source = 'session'"
+                    + " UNION ALL SELECT 'session_authorization', NULLIF(session_user, pg_catalog.pg_get_userbyid("
+                    + "(SELECT usesysid FROM pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()))))"
+                    + " UNION ALL SELECT 'role', NULLIF(pg_catalog.current_setting('role'), 'none')";
 
     // Arrays rather than maps: an idle client keeps these for as long as it is connected.
     /** The values of the {@link #TRACKED} parameters, by index; null for those the server does not report. */
