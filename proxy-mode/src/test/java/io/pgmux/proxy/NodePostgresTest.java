@@ -3,6 +3,7 @@ package io.pgmux.proxy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.proxy.client.PinReason;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
@@ -63,5 +64,12 @@ class NodePostgresTest extends RealClientTest {
     void statementModeRefusesATransactionBlockWithPgBouncersError() {
         assertEquals("after=1 error=08P01 transaction blocks not allowed in statement pooling mode",
                 facts(PoolMode.STATEMENT, "transaction_refused"));
+    }
+
+    /** pg sends a LISTEN alone as a simple Query: the pool's listener hub answers it and the client is never pinned. */
+    @Test
+    void aListenerInTransactionModeIsServedByTheListenerHubWithoutBeingPinned() {
+        assertEquals("channel=pgmux_channel payload=hello", facts(PoolMode.TRANSACTION, "notify"));
+        assertEquals(0, pinCounts(PoolMode.TRANSACTION).pinsTotal(PinReason.LISTEN));
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.proxy.client.PinReason;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
@@ -47,5 +48,12 @@ class Psycopg2Test extends LibpqClientTest {
     void statementModeRefusesATransactionBlockByClosingTheConnection() {
         String facts = facts(PoolMode.STATEMENT, "transaction_refused");
         assertTrue(facts.startsWith("after=1 error=server closed the connection unexpectedly"), facts);
+    }
+
+    /** psycopg2 sends a LISTEN alone as a simple Query: the pool's listener hub answers it and the client is never pinned. */
+    @Test
+    void aListenerInTransactionModeIsServedByTheListenerHubWithoutBeingPinned() {
+        assertEquals("channel=pgmux_channel payload=hello", facts(PoolMode.TRANSACTION, "notify"));
+        assertEquals(0, pinCounts(PoolMode.TRANSACTION).pinsTotal(PinReason.LISTEN));
     }
 }

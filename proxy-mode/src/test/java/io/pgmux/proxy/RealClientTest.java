@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.util.ResourceLeakDetector;
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.proxy.client.PinCounts;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.proxy.auth.AuthType;
 import java.time.Duration;
@@ -52,6 +53,11 @@ abstract class RealClientTest {
     /** What the scenario reported in that pool mode (the mode's scenarios all run at its first call). */
     String facts(PoolMode mode, String scenario) {
         return reports.computeIfAbsent(mode, m -> script.run(proxy(m), db.name(), m)).facts(scenario);
+    }
+
+    /** How often the clients of that pool mode's proxy were pinned, by reason. */
+    PinCounts pinCounts(PoolMode mode) {
+        return proxy(mode).pinCounts(db.name(), ProxyFixture.USER);
     }
 
     PgMuxProxy proxy(PoolMode mode) {

@@ -251,7 +251,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                 link = new Link(this, channel, pool, parameters, context.maxPreparedStatements(),
                         new Pinning(context.pinSessionState(pool.key().database()),
                                 pool.config().poolMode() != PoolMode.SESSION, context.pinCounts(pool.key()),
-                                channel.remoteAddress()));
+                                channel.remoteAddress()),
+                        context.listenerHub(pool, channel.eventLoop()));
                 welcome();
             }
         }

@@ -1,5 +1,6 @@
 package io.pgmux.proxy.client;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.pgmux.core.config.PoolMode;
@@ -8,9 +9,12 @@ import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolException;
 import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.prepared.NamedStatements;
+import io.netty.util.ReferenceCountUtil;
 import io.pgmux.proxy.protocol.BackendMessage;
+import io.pgmux.proxy.protocol.CommandComplete;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.FrontendMessage;
+import io.pgmux.proxy.protocol.NoticeResponse;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.ProtocolViolationException;
 import io.pgmux.proxy.protocol.ReadyForQuery;
@@ -56,7 +60,9 @@ final class Link implements ServerLink {
         /** The server runs the read of the settings the client changed; then it goes back to the pool. */
         READING_SETTINGS,
         /** The server runs the check of the session state the transaction may have left; then it stays or goes. */
-        CHECKING_SESSION_STATE
+        CHECKING_SESSION_STATE,
+        /** The listener hub runs the client's LISTEN; then the proxy answers it. */
+        LISTENING
     }
 
     private final ClientConnection client;
@@ -69,6 +75,12 @@ final class Link implements ServerLink {
     private final ClientTraffic traffic;
     private final ResponseFilter filter;
     private final Pinning pinning;
+    /** Null unless LISTEN is answered through the pool's hub (transaction or statement mode, pinning on). */
+    private final ListenerHub hub;
+    /** The client listens through the hub, or did: it leaves it when it goes. */
+    private boolean hubListener;
+    /** Notifications (and warnings that some were lost) waiting for the client to have no server. */
+    private ArrayDeque<Object> notifications;
     private final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
     private int pendingBytes;
 
@@ -83,8 +95,9 @@ final class Link implements ServerLink {
     private boolean syncPending;
 
     Link(ClientConnection client, Channel channel, Pool<ServerConnection> pool, ClientParameters parameters,
-            int maxPreparedStatements, Pinning pinning) {
+            int maxPreparedStatements, Pinning pinning, ListenerHub hub) {
         this.client = client;
+        this.hub = pinning.watches() ? hub : null;
         this.channel = channel;
         this.pool = pool;
         this.poolMode = pool.config().poolMode();
@@ -117,6 +130,12 @@ final class Link implements ServerLink {
                 if (message.type() == FrontendMessage.TERMINATE || message.type() == FrontendMessage.CONTINUATION) {
                     message.release();
                     channel.close();
+                    return;
+                }
+                ListenRequest request = listenRequest(message);
+                if (request != null) {
+                    message.release();
+                    listen(request);
                     return;
                 }
                 if (message.type() == FrontendMessage.FLUSH) {
@@ -208,6 +227,92 @@ final class Link implements ServerLink {
         if (state == State.LINKED && readyPending > 0 && current != null && current.backendKeyData() != null) {
             current.cancelSent(cancelSender.send(current.remoteAddress(), current.backendKeyData()));
         }
+    }
+
+    // ---------------------------------------------------------------- LISTEN through the hub
+
+    /** What the hub can answer instead of a server: a Query that is one LISTEN or UNLISTEN; else null. */
+    private ListenRequest listenRequest(FrontendMessage message) {
+        return hub != null && message.type() == FrontendMessage.QUERY ? ListenRequest.parse(message.body()) : null;
+    }
+
+    /** Answers a LISTEN or UNLISTEN outside a transaction through the hub; what the client sends meanwhile waits. */
+    private void listen(ListenRequest request) {
+        hubListener = true;
+        traffic.queryStarted(System.nanoTime());
+        if (!request.listen()) {
+            hub.unlisten(this, request.channel());
+            listened(request, null, null);
+            return;
+        }
+        state = State.LISTENING;
+        EventLoop loop = channel.eventLoop();
+        hub.listen(this, request.channel(), (error, failure) -> loop.execute(() -> listened(request, error, failure)));
+    }
+
+    private void listened(ListenRequest request, ErrorResponse error, Throwable failure) {
+        state = State.IDLE;
+        if (closed) {
+            return;
+        }
+        if (failure != null) {
+            client.failAcquire(failure);
+            return;
+        }
+        filter.relayOwn(error != null ? ErrorResponse.error(error.sqlState(), error.message())
+                : new CommandComplete(request.tag()), ReadyForQuery.IDLE);
+        traffic.readyForQuery(System.nanoTime(), true, true, false);
+        channel.flush();
+        resumeUnlinked();
+    }
+
+    /** A notification for the client, from the hub's loop; ownership moves here. */
+    void notification(ByteBuf frame) {
+        channel.eventLoop().execute(() -> deliverOrKeep(frame));
+    }
+
+    /** The hub's server connection was lost: notifications sent meanwhile were not received. */
+    void notificationsLost() {
+        channel.eventLoop().execute(() -> deliverOrKeep(NoticeResponse.warning(SqlState.CONNECTION_FAILURE,
+                "the pooler lost the server connection that listens for this client; notifications sent until it"
+                        + " listened again on a new one were lost")));
+    }
+
+    /** Writes now if the client is between transactions, else keeps it until it is. */
+    private void deliverOrKeep(Object notification) {
+        if (closed) {
+            ReferenceCountUtil.release(notification);
+        } else if (betweenTransactions() && (notifications == null || notifications.isEmpty())) {
+            write(notification);
+        } else {
+            if (notifications == null) {
+                notifications = new ArrayDeque<>();
+            }
+            notifications.add(notification);
+        }
+    }
+
+    private void deliverKept() {
+        Object notification;
+        while (betweenTransactions() && (notification = notifications.poll()) != null) {
+            write(notification);
+        }
+    }
+
+    /**
+     * No server, or a pinned one that owes nothing and has no transaction open: a notification written now falls
+     * between two messages of the server's and outside a transaction, where a direct connection delivers it.
+     */
+    private boolean betweenTransactions() {
+        return !closed && (state == State.IDLE || state == State.LINKED && readyPending == 0 && !syncPending
+                && server.transactionStatus() == TransactionStatus.IDLE);
+    }
+
+    private void write(Object notification) {
+        if (notification instanceof ByteBuf frame) {
+            traffic.sent(frame.readableBytes());
+        }
+        channel.writeAndFlush(notification, channel.voidPromise());
     }
 
     // ---------------------------------------------------------------- acquire, replay, link
@@ -366,6 +471,9 @@ final class Link implements ServerLink {
             if (ends) {
                 endTransaction(readyHeld);
             }
+            if (notifications != null) {
+                deliverKept();
+            }
         }
     }
 
@@ -492,6 +600,12 @@ final class Link implements ServerLink {
         if (closed) {
             return;
         }
+        if (hubListener && filter.takeDiscardedAll()) {
+            hub.unlisten(this, null);
+        }
+        if (notifications != null) {
+            deliverKept();
+        }
         channel.config().setAutoRead(true);
         FrontendMessage next = pending.peek();
         if (next == null) {
@@ -499,7 +613,15 @@ final class Link implements ServerLink {
         } else if (next.type() == FrontendMessage.TERMINATE) {
             channel.close();
         } else {
-            acquire();
+            ListenRequest request = listenRequest(next);
+            if (request == null) {
+                acquire();
+                return;
+            }
+            pending.poll();
+            pendingBytes -= next.content().readableBytes();
+            next.release();
+            listen(request);
         }
     }
 
@@ -553,6 +675,13 @@ final class Link implements ServerLink {
     void clientClosed() {
         closed = true;
         pinning.clientGone();
+        if (hubListener) {
+            hub.unlisten(this, null);
+        }
+        Object notification;
+        while (notifications != null && (notification = notifications.poll()) != null) {
+            ReferenceCountUtil.release(notification);
+        }
         FrontendMessage message;
         while ((message = pending.poll()) != null) {
             message.release();

@@ -1,5 +1,7 @@
 package io.pgmux.proxy.client;
 
+import io.netty.util.concurrent.EventExecutor;
+import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.PoolRegistry;
 import io.pgmux.proxy.auth.AuthType;
@@ -26,6 +28,8 @@ public final class ProxyContext {
     private final ClientTimeouts clientTimeouts;
     private final WelcomeCache welcomeCache = new WelcomeCache();
     private final Map<PoolKey, PinCounts> pinCounts = new ConcurrentHashMap<>();
+    /** By pool object: a pool rebuilt by RELOAD gets a hub of its own. */
+    private final Map<Pool<ServerConnection>, ListenerHub> listenerHubs = new ConcurrentHashMap<>();
     private volatile PinSessionState pinSessionState = PinSessionState.ON;
     private volatile Map<String, PinSessionState> pinSessionStateByDatabase = Map.of();
     private volatile AdminRoute adminRoute = AdminRoute.NONE;
@@ -105,6 +109,11 @@ public final class ProxyContext {
     }
 
     /** The pool's clients pinned to their server by session state; made at a client's login, never per query. */
+    /** The pool's LISTEN hub, made on first use, its state on {@code loop}. */
+    ListenerHub listenerHub(Pool<ServerConnection> pool, EventExecutor loop) {
+        return listenerHubs.computeIfAbsent(pool, p -> new ListenerHub(p, loop));
+    }
+
     public PinCounts pinCounts(PoolKey pool) {
         return pinCounts.computeIfAbsent(pool, k -> new PinCounts());
     }

@@ -38,6 +38,8 @@ final class ResponseFilter {
     private final Pinning pinning;
     /** The client ran SET, RESET or DISCARD ALL on its server since the settings were last read. */
     private boolean settingsChanged;
+    /** The server answered DISCARD ALL, which also ends the client's LISTENs. */
+    private boolean discardedAll;
 
     ResponseFilter(Channel client, ClientTraffic traffic, ClientParameters parameters,
             NamedStatements namedStatements, boolean inspects, Pinning pinning) {
@@ -72,6 +74,7 @@ final class ResponseFilter {
             if (frames.getByte(at) == BackendMessage.COMMAND_COMPLETE) {
                 if (changesSettings(frames, at, next)) {
                     settingsChanged = true;
+                    discardedAll |= CommandComplete.hasTag(frames, at + 5, next - at - 5, DISCARD_ALL_TAG);
                 }
                 if (pinning.watches()) {
                     noteSessionState(frames, at, next);
@@ -184,6 +187,12 @@ final class ResponseFilter {
     }
 
     /** Whether the client changed settings since the last call. */
+    boolean takeDiscardedAll() {
+        boolean discarded = discardedAll;
+        discardedAll = false;
+        return discarded;
+    }
+
     boolean takeSettingsChanged() {
         boolean changed = settingsChanged;
         settingsChanged = false;

@@ -13,6 +13,9 @@ public final class SqlState {
     /** 53400: a client's named prepared statements would exceed their bound. */
     public static final String CONFIGURATION_LIMIT_EXCEEDED = "53400";
 
+    /** 08006: the pooler lost a server connection that worked for the client (LISTEN through the hub). */
+    public static final String CONNECTION_FAILURE = "08006";
+
     private SqlState() {
     }
 }

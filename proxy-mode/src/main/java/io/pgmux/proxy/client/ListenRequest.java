@@ -1,0 +1,129 @@
+package io.pgmux.proxy.client;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * A simple Query that is one {@code LISTEN channel}, {@code UNLISTEN channel} or {@code UNLISTEN *} and nothing
+ * else, which the proxy can answer through its {@link ListenerHub} instead of pinning the client to a server.
+ * Anything else (several statements, comments, a LISTEN in the extended protocol, a channel name that is not
+ * ASCII, whose bytes depend on the client's encoding) is left to the server.
+ *
+ * @param listen LISTEN rather than UNLISTEN
+ * @param channel the channel as the server names it (an unquoted name in lower case); null for {@code UNLISTEN *}
+ */
+record ListenRequest(boolean listen, String channel) {
+    /** PostgreSQL's NAMEDATALEN - 1: a longer name is truncated by the server, with a notice, so it is left to it. */
+    private static final int MAX_NAME_BYTES = 63;
+
+    /** The command tag of the answer. */
+    String tag() {
+        return listen ? "LISTEN" : "UNLISTEN";
+    }
+
+    /** The statement that does the same on the hub's server connection. */
+    String sql() {
+        return (listen ? "LISTEN " : "UNLISTEN ") + (channel == null ? "*" : quoted(channel));
+    }
+
+    static String quoted(String channel) {
+        return '"' + channel.replace("\"", "\"\"") + '"';
+    }
+
+    /** Reads a Query message's body (the SQL text and its terminating zero byte); null if it is not one of these. */
+    static ListenRequest parse(ByteBuf body) {
+        int at = body.readerIndex();
+        int end = body.writerIndex() - 1;
+        if (end < at || body.getByte(end) != 0) {
+            return null;
+        }
+        at = skipSpace(body, at, end);
+        boolean listen;
+        if (matchesWord(body, at, end, "listen")) {
+            listen = true;
+            at += 6;
+        } else if (matchesWord(body, at, end, "unlisten")) {
+            listen = false;
+            at += 8;
+        } else {
+            return null;
+        }
+        int afterKeyword = at;
+        at = skipSpace(body, at, end);
+        StringBuilder name = new StringBuilder();
+        if (at < end && body.getByte(at) == '*' && !listen) {
+            at++;
+            name = null;
+        } else if (at < end && body.getByte(at) == '"') {
+            at++;
+            while (true) {
+                if (at >= end) {
+                    return null;
+                }
+                byte b = body.getByte(at++);
+                if (b < 0) {
+                    return null;
+                }
+                if (b == '"') {
+                    if (at < end && body.getByte(at) == '"') {
+                        at++;
+                    } else {
+                        break;
+                    }
+                }
+                name.append((char) (b & 0xFF));
+            }
+            if (name.length() == 0) {
+                return null;
+            }
+        } else {
+            if (at == afterKeyword || at >= end || !startsIdentifier(body.getByte(at))) {
+                return null;
+            }
+            while (at < end && continuesIdentifier(body.getByte(at))) {
+                byte b = body.getByte(at++);
+                name.append((char) (b >= 'A' && b <= 'Z' ? b + ('a' - 'A') : b & 0xFF));
+            }
+        }
+        at = skipSpace(body, at, end);
+        if (at < end && body.getByte(at) == ';') {
+            at = skipSpace(body, at + 1, end);
+        }
+        if (at != end || name != null && name.length() > MAX_NAME_BYTES) {
+            return null;
+        }
+        return new ListenRequest(listen, name == null ? null : name.toString());
+    }
+
+    private static int skipSpace(ByteBuf body, int at, int end) {
+        while (at < end) {
+            byte b = body.getByte(at);
+            if (b != ' ' && b != '\t' && b != '\n' && b != '\r' && b != '\f') {
+                break;
+            }
+            at++;
+        }
+        return at;
+    }
+
+    private static boolean matchesWord(ByteBuf body, int at, int end, String word) {
+        if (end - at < word.length()) {
+            return false;
+        }
+        for (int i = 0; i < word.length(); i++) {
+            byte b = body.getByte(at + i);
+            if ((b >= 'A' && b <= 'Z' ? b + ('a' - 'A') : b) != word.charAt(i)) {
+                return false;
+            }
+        }
+        return at + word.length() == end || !continuesIdentifier(body.getByte(at + word.length()));
+    }
+
+    /** ASCII letters and underscore (PostgreSQL also takes every non-ASCII byte, which is left to it). */
+    private static boolean startsIdentifier(byte b) {
+        return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '_';
+    }
+
+    private static boolean continuesIdentifier(byte b) {
+        return startsIdentifier(b) || b >= '0' && b <= '9' || b == '$';
+    }
+}
