@@ -1,0 +1,52 @@
+package io.pgmux.proxy.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Which Query texts the listener hub answers, and the channel each names as the server would. */
+class ListenRequestTest {
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "LISTEN jobs|true|jobs",
+        "listen Jobs;|true|jobs",
+        "  LISTEN\tjobs_2$x ;  |true|jobs_2$x",
+        "LISTEN \"Mixed Case\"|true|Mixed Case",
+        "LISTEN \"with \"\"quote\"\"\"|true|with \"quote\"",
+        "UNLISTEN jobs|false|jobs",
+        "unlisten *;|false|",
+    })
+    void aLoneListenOrUnlistenIsAnswered(String sql, boolean listen, String channel) {
+        ListenRequest request = ListenRequest.parse(body(sql));
+        assertEquals(new ListenRequest(listen, channel), request);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "LISTEN", "LISTEN *", "LISTENjobs", "LISTEN jobs; SELECT 1", "LISTEN jobs -- comment", "/* c */ LISTEN jobs",
+        "LISTEN \"\"", "LISTEN \"open", "LISTEN 1abc", "NOTIFY jobs", "BEGIN; LISTEN jobs; COMMIT", "LISTEN jobs;;",
+        "LISTEN caf\u00e9", "LISTEN \"caf\u00e9\"",
+        "LISTEN a234567890123456789012345678901234567890123456789012345678901234",
+    })
+    void anythingElseGoesToTheServer(String sql) {
+        assertNull(ListenRequest.parse(body(sql)));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {"jobs|LISTEN \"jobs\"", "a\"b|LISTEN \"a\"\"b\""})
+    void theHubListensToTheChannelQuoted(String channel, String sql) {
+        assertEquals(sql, new ListenRequest(true, channel).sql());
+    }
+
+    private static ByteBuf body(String sql) {
+        byte[] text = sql.getBytes(StandardCharsets.UTF_8);
+        return Unpooled.buffer().writeBytes(text).writeByte(0);
+    }
+}
