@@ -187,12 +187,31 @@ class ListenHubTest {
         }
     }
 
+    /** pgjdbc's default: Parse, Bind, Describe, Execute and Sync of the unnamed statement. */
+    @Test
+    void aListenInTheExtendedProtocolIsAnsweredByTheHubToo() throws Exception {
+        try (Connection listener = ProxyFixture.connect(proxy, db); Connection notifier = connect()) {
+            execute(listener, "LISTEN extended_channel");
+            assertEquals(1, ProxyFixture.awaitActive(pool(), 1), "only the hub's server is held");
+            execute(notifier, "NOTIFY extended_channel, 'parsed'");
+            assertEquals("parsed", awaitNotification(listener).getParameter());
+            execute(listener, "UNLISTEN extended_channel");
+            assertEquals(0, ProxyFixture.awaitActive(pool(), 0));
+            assertEquals(0, pins().pinsTotal(PinReason.LISTEN));
+        }
+    }
+
     @Test
     void aListenInsideATransactionBlockStillPinsItsClient() throws Exception {
         try (Connection listener = connect(); Connection notifier = connect()) {
             execute(listener, "BEGIN; LISTEN pinned_anyway; COMMIT");
             execute(notifier, "NOTIFY pinned_anyway, 'direct'");
             assertEquals("direct", awaitNotification(listener).getParameter());
+            // counted once the pooler's check after the transaction returned, which may be after the notification
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (pins().pinsTotal(PinReason.LISTEN) == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
             assertEquals(1, pins().pinsTotal(PinReason.LISTEN));
         }
     }

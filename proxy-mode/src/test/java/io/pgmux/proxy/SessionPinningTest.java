@@ -56,7 +56,8 @@ class SessionPinningTest {
     void aListenerReceivesANotificationSentByAnotherClientAndIsPooledAgainAfterUnlisten() throws Exception {
         try (Connection listener = ProxyFixture.connect(proxy, db); Connection notifier = ProxyFixture.connect(proxy, db)) {
             long pinsBefore = counts().pinsTotal(PinReason.LISTEN);
-            execute(listener, "LISTEN pinned_channel");
+            // with another statement, so that it reaches the server rather than the listener hub
+            execute(listener, "LISTEN pinned_channel; SELECT 1");
             // at once: the notification may reach the listener's server while the pooler checks its state
             execute(notifier, "NOTIFY pinned_channel, 'hello'");
             PGNotification[] received = listener.unwrap(PGConnection.class).getNotifications(10_000);
@@ -158,7 +159,7 @@ class SessionPinningTest {
         try (PgMuxProxy single = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1))) {
             String pid;
             try (Connection c = ProxyFixture.connect(single, db)) {
-                execute(c, "LISTEN left_behind");
+                execute(c, "LISTEN left_behind; SELECT 1");
                 execute(c, "CREATE TEMP TABLE left_behind (x int)");
                 query(c, "SELECT pg_advisory_lock(4444)");
                 pid = query(c, "SELECT pg_backend_pid()");
@@ -241,7 +242,7 @@ class SessionPinningTest {
     void errorRefusesTheStatementThatLeftStateAndTheClientGoesOn() throws Exception {
         try (PgMuxProxy refusing = start(b -> b.databaseSetting(db.name(), "pin_session_state", "error"))) {
             try (Connection c = ProxyFixture.connect(refusing, db)) {
-                SQLException e = assertThrows(SQLException.class, () -> execute(c, "LISTEN refused_channel"));
+                SQLException e = assertThrows(SQLException.class, () -> execute(c, "LISTEN refused_channel; SELECT 1"));
                 assertEquals("0A000", e.getSQLState());
                 assertTrue(e.getMessage().contains(
                         "LISTEN is not supported in transaction pooling mode (pin_session_state = error)"),

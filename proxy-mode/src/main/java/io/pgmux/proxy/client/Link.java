@@ -11,10 +11,14 @@ import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.prepared.NamedStatements;
 import io.netty.util.ReferenceCountUtil;
 import io.pgmux.proxy.protocol.BackendMessage;
+import io.pgmux.proxy.protocol.BindComplete;
 import io.pgmux.proxy.protocol.CommandComplete;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.FrontendMessage;
+import io.pgmux.proxy.protocol.NoData;
 import io.pgmux.proxy.protocol.NoticeResponse;
+import io.pgmux.proxy.protocol.ParameterDescription;
+import io.pgmux.proxy.protocol.ParseComplete;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.ProtocolViolationException;
 import io.pgmux.proxy.protocol.ReadyForQuery;
@@ -61,6 +65,8 @@ final class Link implements ServerLink {
         READING_SETTINGS,
         /** The server runs the check of the session state the transaction may have left; then it stays or goes. */
         CHECKING_SESSION_STATE,
+        /** The client sent the Parse of a LISTEN: the rest of its batch (Bind, Execute, Sync) is awaited. */
+        LISTEN_BATCH,
         /** The listener hub runs the client's LISTEN; then the proxy answers it. */
         LISTENING
     }
@@ -79,6 +85,13 @@ final class Link implements ServerLink {
     private final ListenerHub hub;
     /** The client listens through the hub, or did: it leaves it when it goes. */
     private boolean hubListener;
+    /**
+     * The extended-protocol LISTEN being read (Parse, Bind, Describe, Execute, Sync of the unnamed statement), kept
+     * for a server if the batch turns out to be anything else; null otherwise.
+     */
+    private ArrayDeque<FrontendMessage> listenBatch;
+    /** The Describe in {@link #listenBatch}: 'S', 'P' or 0 for none. */
+    private byte listenBatchDescribe;
     /** Notifications (and warnings that some were lost) waiting for the client to have no server. */
     private ArrayDeque<Object> notifications;
     private final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
@@ -125,6 +138,7 @@ final class Link implements ServerLink {
     void onClientMessage(FrontendMessage message) {
         switch (state) {
             case LINKED -> forward(message);
+            case LISTEN_BATCH -> continueListenBatch(message);
             case IDLE -> {
                 // no server takes the rest of a message whose start went to the one lost meanwhile
                 if (message.type() == FrontendMessage.TERMINATE || message.type() == FrontendMessage.CONTINUATION) {
@@ -136,6 +150,13 @@ final class Link implements ServerLink {
                 if (request != null) {
                     message.release();
                     listen(request);
+                    return;
+                }
+                if (startsListenBatch(message)) {
+                    state = State.LISTEN_BATCH;
+                    listenBatch = new ArrayDeque<>(5);
+                    listenBatch.add(message);
+                    listenBatchDescribe = 0;
                     return;
                 }
                 if (message.type() == FrontendMessage.FLUSH) {
@@ -231,6 +252,12 @@ final class Link implements ServerLink {
 
     // ---------------------------------------------------------------- LISTEN through the hub
 
+    /** Whether the hub may answer the batch that {@code message} begins: the Parse of a LISTEN or UNLISTEN. */
+    private boolean startsListenBatch(FrontendMessage message) {
+        return hub != null && message.type() == FrontendMessage.PARSE
+                && ListenRequest.parseUnnamed(message.body()) != null;
+    }
+
     /** What the hub can answer instead of a server: a Query that is one LISTEN or UNLISTEN; else null. */
     private ListenRequest listenRequest(FrontendMessage message) {
         return hub != null && message.type() == FrontendMessage.QUERY ? ListenRequest.parse(message.body()) : null;
@@ -252,6 +279,11 @@ final class Link implements ServerLink {
 
     private void listened(ListenRequest request, ErrorResponse error, Throwable failure) {
         state = State.IDLE;
+        ArrayDeque<FrontendMessage> batch = listenBatch;
+        listenBatch = null;
+        if (batch != null) {
+            batch.forEach(FrontendMessage::release);
+        }
         if (closed) {
             return;
         }
@@ -259,11 +291,63 @@ final class Link implements ServerLink {
             client.failAcquire(failure);
             return;
         }
+        if (batch != null) {
+            // what the server answers to Parse, Bind, Describe and Execute of a statement without rows
+            filter.relayOwn(ParseComplete.INSTANCE, BindComplete.INSTANCE);
+            if (listenBatchDescribe == 'S') {
+                filter.relayOwn(ParameterDescription.NONE);
+            }
+            if (listenBatchDescribe != 0) {
+                filter.relayOwn(NoData.INSTANCE);
+            }
+        }
         filter.relayOwn(error != null ? ErrorResponse.error(error.sqlState(), error.message())
                 : new CommandComplete(request.tag()), ReadyForQuery.IDLE);
         traffic.readyForQuery(System.nanoTime(), true, true, false);
         channel.flush();
         resumeUnlinked();
+    }
+
+    /**
+     * The next message of a batch that began with the Parse of a LISTEN: the batch is answered by the hub when it
+     * is exactly Parse, Bind, an optional Describe, Execute and Sync of the unnamed statement and portal (as pgjdbc
+     * and libpq send a statement without parameters); anything else sends it all to a server.
+     */
+    private void continueListenBatch(FrontendMessage message) {
+        byte last = listenBatch.peekLast().type();
+        ByteBuf body = message.body();
+        int at = body.readerIndex();
+        boolean fits = switch (message.type()) {
+            case FrontendMessage.BIND -> last == FrontendMessage.PARSE && body.readableBytes() >= 2
+                    && body.getByte(at) == 0 && body.getByte(at + 1) == 0;
+            case FrontendMessage.DESCRIBE -> last == FrontendMessage.BIND && body.readableBytes() == 2
+                    && (body.getByte(at) == 'P' || body.getByte(at) == 'S') && body.getByte(at + 1) == 0;
+            case FrontendMessage.EXECUTE -> (last == FrontendMessage.BIND || last == FrontendMessage.DESCRIBE)
+                    && body.readableBytes() == 5 && body.getByte(at) == 0;
+            case FrontendMessage.SYNC -> last == FrontendMessage.EXECUTE;
+            default -> false;
+        };
+        if (!fits) {
+            state = State.IDLE;
+            ArrayDeque<FrontendMessage> batch = listenBatch;
+            listenBatch = null;
+            batch.forEach(this::hold);
+            if (message.type() == FrontendMessage.TERMINATE) {
+                message.release();
+                channel.close();
+                return;
+            }
+            hold(message);
+            acquire();
+            return;
+        }
+        if (message.type() == FrontendMessage.DESCRIBE) {
+            listenBatchDescribe = body.getByte(at);
+        }
+        listenBatch.add(message);
+        if (message.type() == FrontendMessage.SYNC) {
+            listen(ListenRequest.parseUnnamed(listenBatch.peekFirst().body()));
+        }
     }
 
     /** A notification for the client, from the hub's loop; ownership moves here. */
@@ -614,14 +698,22 @@ final class Link implements ServerLink {
             channel.close();
         } else {
             ListenRequest request = listenRequest(next);
-            if (request == null) {
+            if (request != null) {
+                pending.poll();
+                pendingBytes -= next.content().readableBytes();
+                next.release();
+                listen(request);
+            } else if (startsListenBatch(next)) {
+                // what the client sent meanwhile is read again as it arrived, from an idle link
+                List<FrontendMessage> queued = new ArrayList<>(pending);
+                pending.clear();
+                pendingBytes = 0;
+                queued.forEach(this::onClientMessage);
+                // outside a read of the client's, nothing else flushes what went to a server meanwhile
+                flushToServer();
+            } else {
                 acquire();
-                return;
             }
-            pending.poll();
-            pendingBytes -= next.content().readableBytes();
-            next.release();
-            listen(request);
         }
     }
 
@@ -681,6 +773,10 @@ final class Link implements ServerLink {
         Object notification;
         while (notifications != null && (notification = notifications.poll()) != null) {
             ReferenceCountUtil.release(notification);
+        }
+        if (listenBatch != null && state == State.LISTEN_BATCH) {
+            listenBatch.forEach(FrontendMessage::release);
+            listenBatch = null;
         }
         FrontendMessage message;
         while ((message = pending.poll()) != null) {

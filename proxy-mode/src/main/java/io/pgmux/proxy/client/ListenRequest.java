@@ -31,11 +31,31 @@ record ListenRequest(boolean listen, String channel) {
 
     /** Reads a Query message's body (the SQL text and its terminating zero byte); null if it is not one of these. */
     static ListenRequest parse(ByteBuf body) {
-        int at = body.readerIndex();
         int end = body.writerIndex() - 1;
-        if (end < at || body.getByte(end) != 0) {
+        if (end < body.readerIndex() || body.getByte(end) != 0) {
             return null;
         }
+        return parse(body, body.readerIndex(), end);
+    }
+
+    /**
+     * Reads a Parse message's body: the unnamed statement, without parameter types, whose text is one of these;
+     * else null.
+     */
+    static ListenRequest parseUnnamed(ByteBuf body) {
+        int start = body.readerIndex();
+        if (body.writerIndex() - start < 4 || body.getByte(start) != 0) {
+            return null;
+        }
+        int end = body.indexOf(start + 1, body.writerIndex(), (byte) 0);
+        if (end < 0 || end + 3 != body.writerIndex() || body.getShort(end + 1) != 0) {
+            return null;
+        }
+        return parse(body, start + 1, end);
+    }
+
+    /** The text between {@code at} and {@code end} (its zero byte). */
+    private static ListenRequest parse(ByteBuf body, int at, int end) {
         at = skipSpace(body, at, end);
         boolean listen;
         if (matchesWord(body, at, end, "listen")) {
