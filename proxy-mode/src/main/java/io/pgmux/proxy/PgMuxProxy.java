@@ -29,6 +29,7 @@ import io.pgmux.proxy.client.ProxyContext;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.config.TlsProtocols;
+import io.pgmux.proxy.metrics.PrometheusEndpoint;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
 import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.server.CancelSender;
@@ -50,6 +51,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -95,13 +97,16 @@ public final class PgMuxProxy implements AutoCloseable {
     private final AdminConsole console;
     /** Where RELOAD loads the configuration from; null when built in code. */
     private final Callable<Builder> reloadFrom;
+    /** metrics_listen's endpoint; null when off. */
+    private final PrometheusEndpoint metrics;
 
     private PgMuxProxy(Transport transport, PoolRegistry<ServerConnection> registry, ProxyContext context,
             Channel listener, ChannelGroup clients, Duration drainTimeout, Map<String, ServerTarget> databases,
             Map<String, PinSessionState> pinSessionStateByDatabase, ProxySettings settings,
             AdminConsole console, Callable<Builder> reloadFrom,
-            AtomicReference<Map<String, ServerTarget>> targets, ServerTls serverTls) {
+            AtomicReference<Map<String, ServerTarget>> targets, ServerTls serverTls, PrometheusEndpoint metrics) {
         this.reloadFrom = reloadFrom;
+        this.metrics = metrics;
         this.targets = targets;
         this.serverTls = serverTls;
         this.databases = databases;
@@ -127,6 +132,11 @@ public final class PgMuxProxy implements AutoCloseable {
 
     public String host() {
         return ((InetSocketAddress) listener.localAddress()).getHostString();
+    }
+
+    /** Where {@code metrics_listen} serves {@code /metrics}, with the port it bound; empty when it is off. */
+    public Optional<InetSocketAddress> metricsAddress() {
+        return Optional.ofNullable(metrics).map(PrometheusEndpoint::address);
     }
 
     /** The pools, for SHOW POOLS-style monitoring and administration. */
@@ -170,6 +180,9 @@ public final class PgMuxProxy implements AutoCloseable {
         }
         clients.close().awaitUninterruptibly(drainTimeout.toMillis());
         registry.close();
+        if (metrics != null) {
+            metrics.close();
+        }
         transport.group().shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         closed.complete(null);
     }
@@ -314,6 +327,9 @@ public final class PgMuxProxy implements AutoCloseable {
         private Duration drainTimeout = Duration.ofSeconds(10);
         private Callable<Builder> reloadFrom;
         private MetricsTrackerFactory metricsTrackerFactory;
+        /** The MeterRegistry behind {@link #metricsTrackerFactory}, when it was given as one. */
+        private Object meterRegistry;
+        private boolean registerMbeans;
 
         private Builder() {
         }
@@ -576,6 +592,7 @@ public final class PgMuxProxy implements AutoCloseable {
         /** Receives every pool's events and gauges (HikariCP's metrics SPI); default none. */
         public Builder metricsTrackerFactory(MetricsTrackerFactory factory) {
             this.metricsTrackerFactory = factory;
+            this.meterRegistry = null;
             return this;
         }
 
@@ -588,6 +605,17 @@ public final class PgMuxProxy implements AutoCloseable {
         public Builder metricRegistry(Object meterRegistry) {
             this.metricsTrackerFactory = MetricsTrackerFactory.forRegistry(Objects.requireNonNull(meterRegistry,
                     "meterRegistry"));
+            this.meterRegistry = meterRegistry;
+            return this;
+        }
+
+        /**
+         * Registers each pool's {@code PgMuxPoolMXBean} as {@code io.pgmux:type=Pool,name="<database>/<user>"} with
+         * the platform MBeanServer while the pool exists, as the JDBC driver's {@code registerMbeans} does; default
+         * off (the standalone proxy turns it on).
+         */
+        public Builder registerMbeans(boolean register) {
+            this.registerMbeans = register;
             return this;
         }
 
@@ -611,7 +639,7 @@ public final class PgMuxProxy implements AutoCloseable {
          * Binds the listener and starts serving.
          *
          * @throws IllegalStateException when no database is configured
-         * @throws UncheckedIOException when the address cannot be bound
+         * @throws UncheckedIOException when the address (or metrics_listen's) cannot be bound
          */
         public PgMuxProxy start() {
             if (databases.isEmpty()) {
@@ -633,6 +661,8 @@ public final class PgMuxProxy implements AutoCloseable {
                     TlsProtocols.parse(ProxySetting.SERVER_TLS_PROTOCOLS.configName(),
                             s.get(ProxySetting.SERVER_TLS_PROTOCOLS)));
             ClientTls clientTls = clientTls(s);
+            PrometheusEndpoint metrics = startMetrics(s.get(ProxySetting.METRICS_LISTEN));
+            MetricsTrackerFactory trackers = metrics != null ? metrics.trackers() : metricsTrackerFactory;
             Transport transport = Transport.create(s.<Integer>get(ProxySetting.THREADS));
             UserSecrets secrets = users;
             int maxPrepared = s.get(ProxySetting.MAX_PREPARED_STATEMENTS);
@@ -651,7 +681,8 @@ public final class PgMuxProxy implements AutoCloseable {
                     .connectors(key -> connector(transport, connectorTargets.get(), secrets, serverTls, key,
                             connectTimeoutMillis, maxPrepared))
                     .janitorPeriod(janitorPeriod)
-                    .metricsTrackerFactory(metricsTrackerFactory)
+                    .metricsTrackerFactory(trackers)
+                    .registerMbeans(registerMbeans)
                     .build();
             Duration clientLoginTimeout = s.get(ProxySetting.CLIENT_LOGIN_TIMEOUT);
             ProxyContext context = new ProxyContext(registry, targets, secrets, s.get(ProxySetting.AUTH_TYPE),
@@ -686,15 +717,43 @@ public final class PgMuxProxy implements AutoCloseable {
             } catch (Exception e) {
                 // syncUninterruptibly rethrows the bind failure (a checked exception) undeclared
                 registry.close();
+                if (metrics != null) {
+                    metrics.close();
+                }
                 transport.group().shutdownGracefully(0, 1, TimeUnit.SECONDS);
                 throw new UncheckedIOException("cannot listen on " + host + ":" + port,
                         new IOException(e.getMessage(), e));
             }
             PgMuxProxy proxy = new PgMuxProxy(transport, registry, context, listener, clients, drainTimeout,
                     Map.copyOf(databases), Map.copyOf(pinSessionStateByDatabase), s, console, source, connectorTargets,
-                    serverTls);
+                    serverTls, metrics);
             started.set(proxy);
             return proxy;
+        }
+
+        /**
+         * metrics_listen's endpoint, or null when it is off. Its libraries are looked for first, so that their
+         * absence is a sentence rather than a NoClassDefFoundError.
+         */
+        private PrometheusEndpoint startMetrics(InetSocketAddress address) {
+            if (address == null) {
+                return null;
+            }
+            if (metricsTrackerFactory != null && meterRegistry == null) {
+                throw new IllegalArgumentException("metrics_listen publishes pgmux's meters through Micrometer and"
+                        + " cannot feed a metricsTrackerFactory of the application's: give a metricRegistry instead");
+            }
+            for (String name : new String[] {"io.micrometer.prometheusmetrics.PrometheusMeterRegistry",
+                    "io.prometheus.metrics.exporter.httpserver.HTTPServer"}) {
+                try {
+                    Class.forName(name, false, PgMuxProxy.class.getClassLoader());
+                } catch (ClassNotFoundException e) {
+                    throw new IllegalStateException("metrics_listen needs io.micrometer:micrometer-registry-prometheus"
+                            + " and io.prometheus:prometheus-metrics-exporter-httpserver on the class path (the"
+                            + " runnable jar has them): " + name + " is missing");
+                }
+            }
+            return PrometheusEndpoint.start(address, meterRegistry);
         }
 
         private static NettyServerConnector connector(Transport transport, Map<String, ServerTarget> targets,

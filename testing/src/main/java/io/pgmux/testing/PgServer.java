@@ -26,6 +26,7 @@ public abstract class PgServer {
     private final AdminConnection admin = new AdminConnection(this::openAdminConnection);
     private volatile boolean authRolesCreated;
     private volatile boolean logConnectionsEnabledByFixture;
+    private volatile boolean logDestinationsSetByFixture;
     private volatile boolean tlsEnabledByFixture;
     private volatile ServerLog log;
     private volatile String logUnavailableReason;
@@ -119,6 +120,28 @@ public abstract class PgServer {
     }
 
     /**
+     * Adds {@code csvlog} and {@code jsonlog} to {@code log_destination} ({@code stderr} stays, for the fixture's
+     * own reads); returns once a new backend sees it. Restored after the test class.
+     */
+    public final void enableCsvAndJsonLogs() {
+        String destinations = "stderr,csvlog,jsonlog";
+        if (destinations.equals(showInNewBackend("log_destination"))) {
+            return;
+        }
+        execute("log to csvlog and jsonlog too", "ALTER SYSTEM SET log_destination = '" + destinations + "'",
+                "SELECT pg_reload_conf()");
+        logDestinationsSetByFixture = true;
+        long deadline = System.nanoTime() + RELOAD_WAIT.toNanos();
+        while (!destinations.equals(showInNewBackend("log_destination"))) {
+            if (System.nanoTime() > deadline) {
+                Assumptions.abort("log_destination stayed " + showInNewBackend("log_destination")
+                        + " after ALTER SYSTEM and a reload; the server probably sets it on its command line");
+            }
+            pause(Duration.ofMillis(10));
+        }
+    }
+
+    /**
      * Turns TLS on for connections opened from now on, with this certificate (PEM, the server's own first)
      * and private key (unencrypted PEM, readable by its owner only, as PostgreSQL demands); calling it again
      * swaps them. Existing connections stay as they are. Restored (TLS off) after the test class. A server
@@ -168,6 +191,10 @@ public abstract class PgServer {
 
     /** Puts back what a test class changed server-wide. */
     void restoreDefaults() {
+        if (logDestinationsSetByFixture) {
+            execute("reset log_destination", "ALTER SYSTEM RESET log_destination", "SELECT pg_reload_conf()");
+            logDestinationsSetByFixture = false;
+        }
         if (logConnectionsEnabledByFixture) {
             execute("reset log_connections", "ALTER SYSTEM RESET log_connections", "SELECT pg_reload_conf()");
             logConnectionsEnabledByFixture = false;
@@ -196,9 +223,18 @@ public abstract class PgServer {
      * test when the log is not written by the collector.
      */
     public final ServerLog logFromNow() {
-        ServerLog window = ServerLog.fromNow(admin);
+        return logFromNow("stderr");
+    }
+
+    /**
+     * The server's log of {@code destination} ({@code stderr}, or {@code csvlog} and {@code jsonlog} after
+     * {@link #enableCsvAndJsonLogs()}) from now on; aborts the calling test when the collector does not write it.
+     */
+    public final ServerLog logFromNow(String destination) {
+        ServerLog window = ServerLog.fromNow(admin, destination);
         if (window == null) {
-            Assumptions.abort("the server's log is not written by its logging collector (logging_collector = off)");
+            Assumptions.abort("the server's " + destination + " log is not written by its logging collector"
+                    + " (logging_collector = off, or " + destination + " not in log_destination)");
         }
         return window;
     }

@@ -26,24 +26,36 @@ public final class ServerLog {
     private static final Duration MARKER_WAIT = Duration.ofSeconds(10);
 
     private final AdminConnection admin;
+    private final String destination;
     private final String file;
     private final long start;
 
-    private ServerLog(AdminConnection admin, String file, long start) {
+    private ServerLog(AdminConnection admin, String destination, String file, long start) {
         this.admin = admin;
+        this.destination = destination;
         this.file = file;
         this.start = start;
     }
 
-    /** The log from now on, or {@code null} when the server has no collector-written stderr log. */
+    /** The stderr log from now on, or {@code null} when the server has no collector-written stderr log. */
     static ServerLog fromNow(AdminConnection admin) {
-        return admin.call("locate the server log", connection -> {
-            try (Statement statement = connection.createStatement();
-                 ResultSet row = statement.executeQuery(
-                         "SELECT f, (pg_stat_file(f)).size FROM pg_current_logfile('stderr') AS f")) {
-                row.next();
-                String file = row.getString(1);
-                return file == null ? null : new ServerLog(admin, file, row.getLong(2));
+        return fromNow(admin, "stderr");
+    }
+
+    /**
+     * The log of {@code destination} ({@code stderr}, {@code csvlog} or {@code jsonlog}) from now on, or
+     * {@code null} when the collector writes none.
+     */
+    static ServerLog fromNow(AdminConnection admin, String destination) {
+        return admin.call("locate the server's " + destination + " log", connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(
+                    "SELECT f, (pg_stat_file(f)).size FROM pg_current_logfile(?) AS f")) {
+                statement.setString(1, destination);
+                try (ResultSet row = statement.executeQuery()) {
+                    row.next();
+                    String file = row.getString(1);
+                    return file == null ? null : new ServerLog(admin, destination, file, row.getLong(2));
+                }
             }
         });
     }
@@ -95,12 +107,13 @@ public final class ServerLog {
     private String read() {
         return admin.call("read the server log", connection -> {
             try (PreparedStatement statement = connection.prepareStatement(
-                    "SELECT pg_current_logfile('stderr'), "
+                    "SELECT pg_current_logfile(?), "
                             + "pg_read_binary_file(?, ?, greatest((pg_stat_file(?)).size - ?, 0))")) {
-                statement.setString(1, file);
-                statement.setLong(2, start);
-                statement.setString(3, file);
-                statement.setLong(4, start);
+                statement.setString(1, destination);
+                statement.setString(2, file);
+                statement.setLong(3, start);
+                statement.setString(4, file);
+                statement.setLong(5, start);
                 try (ResultSet row = statement.executeQuery()) {
                     row.next();
                     if (!file.equals(row.getString(1))) {

@@ -14,6 +14,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,6 +43,8 @@ public final class PoolRegistry<S> implements AutoCloseable {
     private final MetricsTrackerFactory metricsTrackerFactory;
     private final boolean registerMbeans;
     private final ConcurrentHashMap<PoolKey, Pool<S>> pools = new ConcurrentHashMap<>();
+    /** The pools whose MXBean this registry registered: another pooler's pool of the same name keeps its own. */
+    private final Set<Pool<S>> registeredMbeans = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<String, ConnectionLimit> perDatabase = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, ConnectionLimit> perUser = new ConcurrentHashMap<>();
     /**
@@ -320,6 +323,7 @@ public final class PoolRegistry<S> implements AutoCloseable {
             ObjectName name = new ObjectName("io.pgmux:type=Pool,name=" + ObjectName.quote(pool.name()));
             if (!server.isRegistered(name)) {
                 server.registerMBean(pool, name);
+                registeredMbeans.add(pool);
             }
         } catch (JMException e) {
             log.warn("pool {}: could not register its MXBean", pool.name(), e);
@@ -327,6 +331,9 @@ public final class PoolRegistry<S> implements AutoCloseable {
     }
 
     private void unregisterMBean(Pool<S> pool) {
+        if (!registeredMbeans.remove(pool)) {
+            return;
+        }
         try {
             MBeanServer server = ManagementFactory.getPlatformMBeanServer();
             ObjectName name = new ObjectName("io.pgmux:type=Pool,name=" + ObjectName.quote(pool.name()));
@@ -363,9 +370,7 @@ public final class PoolRegistry<S> implements AutoCloseable {
         if (ownScheduler != null) {
             ownScheduler.shutdownNow();
         }
-        if (registerMbeans) {
-            pools.values().forEach(this::unregisterMBean);
-        }
+        pools.values().forEach(this::unregisterMBean);
     }
 
     /** Configures a registry. */

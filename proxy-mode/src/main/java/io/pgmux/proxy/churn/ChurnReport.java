@@ -25,8 +25,8 @@ import java.util.zip.GZIPInputStream;
 
 /**
  * {@code pgmux churn postgresql.log…}: how often clients connect to PostgreSQL and how long they stay, from
- * server logs written with {@code log_connections} and {@code log_disconnections} (stderr format, plain or
- * gzip), and what a pooler would do about it.
+ * server logs written with {@code log_connections} and {@code log_disconnections} (stderr, csvlog or jsonlog
+ * format, plain or gzip), and what a pooler would do about it.
  */
 public final class ChurnReport {
     private static final long[] DURATION_BOUNDS = {10, 100, 1_000, 10_000, 60_000, 3_600_000};
@@ -37,7 +37,6 @@ public final class ChurnReport {
             .withZone(ZoneOffset.UTC);
 
     private final ChurnStats stats = new ChurnStats();
-    private final StderrLogParser parser = new StderrLogParser(stats);
 
     /**
      * Runs the report on the named files, printing it to {@code out} and problems to {@code err}.
@@ -46,8 +45,8 @@ public final class ChurnReport {
      */
     public static int run(List<String> files, PrintStream out, PrintStream err) {
         if (files.isEmpty()) {
-            err.println("usage: pgmux churn <postgresql.log>... (stderr format, plain or .gz; the server logging"
-                    + " with log_connections = on and log_disconnections = on)");
+            err.println("usage: pgmux churn <postgresql.log>... (stderr, csvlog or jsonlog format, plain or .gz; the"
+                    + " server logging with log_connections = on and log_disconnections = on)");
             return 2;
         }
         ChurnReport report = new ChurnReport();
@@ -66,7 +65,10 @@ public final class ChurnReport {
         return 0;
     }
 
-    /** Reads one log file, gzip-compressed or not (told by its first bytes, not its name). */
+    /**
+     * Reads one log file, gzip-compressed or not (told by its first bytes, not its name), in the format its first
+     * line shows (stderr, csvlog or jsonlog).
+     */
     void read(Path file) throws IOException {
         try (InputStream raw = new BufferedInputStream(Files.newInputStream(file))) {
             raw.mark(2);
@@ -74,9 +76,13 @@ public final class ChurnReport {
             raw.reset();
             InputStream in = gzip ? new GZIPInputStream(raw) : raw;
             try (BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = reader.readLine()) != null) {
+                String line = reader.readLine();
+                LogParser parser = line == null ? null : LogParser.forFirstLine(line, stats);
+                for (; line != null; line = reader.readLine()) {
                     parser.accept(line);
+                }
+                if (parser != null) {
+                    parser.end();
                 }
             } catch (EOFException e) {
                 // A truncated gzip file: what was read so far still counts.

@@ -17,6 +17,7 @@ import io.pgmux.core.config.UnknownSetting;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.client.PinSessionState;
 import io.pgmux.proxy.server.TlsMode;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -55,6 +56,7 @@ public enum ProxySetting {
     THREADS("threads", Type.COUNT, "0", RESTART, G, NONE),
     PIN_SESSION_STATE("pin_session_state", Type.PIN_SESSION_STATE, "on", RESTART, GD, NONE),
     MAX_PACKET_SIZE("max_packet_size", Type.COUNT, "2147483647", RESTART, G, G),
+    METRICS_LISTEN("metrics_listen", Type.HOST_PORT, "", RESTART, G, NONE),
     SERVER_TLS_SSLMODE("server_tls_sslmode", Type.TLS_MODE, "prefer", RESTART, GD, G),
     SERVER_TLS_CA_FILE("server_tls_ca_file", Type.FILE, "", RESTART, G, G),
     SERVER_TLS_CERT_FILE("server_tls_cert_file", Type.FILE, "", RESTART, G, G),
@@ -177,6 +179,11 @@ public enum ProxySetting {
         ADDRESS,
         /** A file name, relative to the configuration file; empty is "not set". */
         FILE,
+        /**
+         * {@code host:port} ({@code [v6 address]:port}; {@code *} is every IPv4 address, port 0 a free one), an
+         * unresolved {@link InetSocketAddress}; empty is "off".
+         */
+        HOST_PORT,
         /** Comma-separated user names. */
         USERS,
         AUTH_TYPE,
@@ -380,6 +387,7 @@ public enum ProxySetting {
             case TEXT -> text;
             case ADDRESS -> text.equals("*") ? "0.0.0.0" : text;
             case FILE -> text.isBlank() ? null : base.resolve(text.strip());
+            case HOST_PORT -> hostPort(text);
             case USERS -> users(text);
             case AUTH_TYPE -> AuthType.fromConfig(text);
             case TLS_MODE -> {
@@ -413,6 +421,11 @@ public enum ProxySetting {
         }
         return switch (type) {
             case SECONDS -> String.valueOf(((Duration) value).toSeconds());
+            case HOST_PORT -> {
+                InetSocketAddress address = (InetSocketAddress) value;
+                String host = address.getHostString();
+                yield (host.contains(":") ? "[" + host + "]" : host) + ":" + address.getPort();
+            }
             case USERS -> {
                 @SuppressWarnings("unchecked")
                 List<String> users = (List<String>) value;
@@ -431,6 +444,29 @@ public enum ProxySetting {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(configName + " must be a whole number, not \"" + text + "\"");
         }
+    }
+
+    private InetSocketAddress hostPort(String text) {
+        String value = text.strip();
+        if (value.isEmpty()) {
+            return null;
+        }
+        int colon = value.lastIndexOf(':');
+        String host = colon < 0 ? "" : value.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+            port = colon < 0 ? -1 : Integer.parseInt(value.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (host.isEmpty() || port < 0 || port > 65535) {
+            throw new IllegalArgumentException(configName + " must be host:port (port 0 to 65535), or empty for off,"
+                    + " not \"" + text + "\"");
+        }
+        return InetSocketAddress.createUnresolved(host.equals("*") ? "0.0.0.0" : host, port);
     }
 
     private static List<String> users(String commaSeparated) {

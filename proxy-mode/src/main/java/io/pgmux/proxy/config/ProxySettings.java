@@ -17,7 +17,7 @@ import java.util.Objects;
  * core's {@link PoolConfig}. Built from the ini file or the proxy's builder; RELOAD makes a new one.
  */
 public final class ProxySettings {
-    /** The proxy's own settings taken globally; a file setting that is not set is null. */
+    /** The proxy's own settings taken globally; a file or address setting that is not set is null. */
     private final Map<ProxySetting, Object> values;
     private final PoolConfig pool;
 
@@ -32,7 +32,8 @@ public final class ProxySettings {
 
     /**
      * The value of one of the proxy's own settings, of the type its {@link ProxySetting.Type} names: Integer,
-     * Duration, String, Path (null when not set), List of user names, AuthType, TlsMode.
+     * Duration, String, Path (null when not set), List of user names, AuthType, TlsMode, InetSocketAddress (unresolved;
+     * null when off).
      */
     @SuppressWarnings("unchecked")
     public <T> T get(ProxySetting setting) {
@@ -116,7 +117,8 @@ public final class ProxySettings {
             if (setting.poolKey() != null || !setting.takenIn(Scope.GLOBAL)) {
                 throw new IllegalArgumentException(setting.configName() + " is no setting of the proxy's own");
             }
-            if (value == null && setting.type() != ProxySetting.Type.FILE) {
+            if (value == null && setting.type() != ProxySetting.Type.FILE
+                    && setting.type() != ProxySetting.Type.HOST_PORT) {
                 throw new NullPointerException(setting.configName());
             }
             values.put(setting, setting.checked(value));

@@ -17,7 +17,8 @@ import sun.misc.Signal;
 
 /**
  * The standalone proxy as a process that PgBouncer's operators know: it reads the ini, logs PgBouncer's lines,
- * keeps a pidfile and answers PgBouncer 1.25's signals — SIGHUP reloads, SIGINT shuts down once servers are
+ * keeps a pidfile, registers each pool's MXBean, serves {@code /metrics} when {@code metrics_listen} is set and
+ * answers PgBouncer 1.25's signals — SIGHUP reloads, SIGINT shuts down once servers are
  * released (SHUTDOWN WAIT_FOR_SERVERS), SIGTERM once clients have left (SHUTDOWN WAIT_FOR_CLIENTS), either of
  * them during a shutdown exits at once, SIGUSR1 pauses and SIGUSR2 resumes. SIGQUIT stays the JVM's (a thread
  * dump): the JVM lets no program handle it, and {@code -Xrs}, which frees it, takes SIGHUP, SIGINT and SIGTERM
@@ -51,7 +52,7 @@ public final class ProxyProcess {
             if (settings.pidfile() != null) {
                 pidFile = PidFile.write(settings.pidfile());
             }
-            proxy = builder.start();
+            proxy = builder.registerMbeans(true).start();
         } catch (IOException | RuntimeException e) {
             ProcessLog.write(Level.FATAL, startFailure(config, e), null);
             if (pidFile != null) {
@@ -65,6 +66,8 @@ public final class ProxyProcess {
                 + ProcessHandle.current().pid(), null);
         ProcessLog.write(Level.LOG, "listening on " + proxy.host() + ":" + proxy.port()
                 + (proxy.isEpoll() ? " (epoll)" : " (nio)"), null);
+        proxy.metricsAddress().ifPresent(address -> ProcessLog.write(Level.LOG, "metrics_listen: serving http://"
+                + address.getHostString() + ":" + address.getPort() + "/metrics", null));
         proxy.closeFuture().toCompletableFuture().join();
         ProcessLog.write(Level.LOG, "shutdown complete", null);
         if (pidFile != null) {

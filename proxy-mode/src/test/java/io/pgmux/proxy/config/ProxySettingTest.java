@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.core.config.ConfigException;
 import io.pgmux.core.config.ConfigKey;
 import io.pgmux.proxy.config.ProxySetting.Scope;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -138,6 +139,23 @@ class ProxySettingTest {
         assertEquals("listen_port must be a whole number, not \"many\"", e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> ProxySettings.builder().set("threads", "-1", BASE));
         assertEquals("threads must be 0 or more, not -1", e.getMessage());
+    }
+
+    @Test
+    void metricsListenIsOffByDefaultAndTakesHostAndPort() {
+        assertNull(ProxySettings.builder().build().get(ProxySetting.METRICS_LISTEN));
+        ProxySettings settings = ProxySettings.builder().set("metrics_listen", "*:9127", BASE).build();
+        InetSocketAddress address = settings.get(ProxySetting.METRICS_LISTEN);
+        assertEquals("0.0.0.0", address.getHostString());
+        assertEquals(9127, address.getPort());
+        assertEquals("[::1]:0", ProxySettings.builder().set("metrics_listen", "[::1]:0", BASE).build()
+                .text(ProxySetting.METRICS_LISTEN));
+        for (String bad : new String[] {"9127", "localhost", ":9127", "localhost:http", "localhost:65536"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ProxySettings.builder().set("metrics_listen", bad, BASE));
+            assertEquals("metrics_listen must be host:port (port 0 to 65535), or empty for off, not \"" + bad + "\"",
+                    e.getMessage());
+        }
     }
 
     private static String sample(ProxySetting s) {
