@@ -65,9 +65,9 @@ class HbaTest {
     }
 
     @Test
-    void userNoLineMatchesIsRejected() throws Exception {
+    void userNoLineMatchesIsRefused() throws Exception {
         startHba();
-        assertEquals("login rejected", refusal(ProxyFixture.USER, ProxyFixture.PASSWORD));
+        assertEquals("no authentication method is found", refusal(ProxyFixture.USER, ProxyFixture.PASSWORD));
     }
 
     @Test

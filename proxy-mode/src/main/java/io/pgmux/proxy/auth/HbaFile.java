@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  * {@code hostnossl}; databases {@code all}, {@code sameuser}, {@code replication}, names, {@code @file}; users
  * {@code all}, names, {@code @file}; addresses {@code all}, IPv4 and IPv6 with a {@code /bits} suffix or a mask
  * field; methods trust, reject, md5, password, scram-sha-256, cert, peer; option {@code map=} for cert and
- * peer. The first line that matches a client decides its method; none matching rejects it.
+ * peer. The first line that matches a client decides its method; when none does, the client is refused.
  *
  * <p>Unlike PgBouncer, which logs a line it cannot parse and skips it, a malformed or unsupported line fails the
  * load naming file and line: a skipped {@code reject} line would let clients in.
@@ -27,8 +27,13 @@ import java.util.regex.Pattern;
 public final class HbaFile {
     private static final Pattern MAP_OPTION = Pattern.compile("map=(.+)");
 
-    /** What a matching line says: the method, and the ident map for cert and peer (null for none). */
+    /**
+     * What a matching line says: the method, and the ident map for cert and peer (null for none); {@link #NO_MATCH}
+     * when no line matches.
+     */
     public record Rule(AuthType method, String map) {
+        /** No line matches the client: PgBouncer refuses it with "no authentication method is found". */
+        public static final Rule NO_MATCH = new Rule(null, null);
     }
 
     private enum Type { LOCAL, HOST, HOSTSSL, HOSTNOSSL }
@@ -98,7 +103,7 @@ public final class HbaFile {
     }
 
     /**
-     * The rule of the first line matching the client, or {@code reject} when none does.
+     * The rule of the first line matching the client, or {@link Rule#NO_MATCH}.
      *
      * @param client the client's address; null for a Unix socket
      */
@@ -108,7 +113,7 @@ public final class HbaFile {
                 return line.rule;
             }
         }
-        return new Rule(AuthType.REJECT, null);
+        return Rule.NO_MATCH;
     }
 
     private static Line parseLine(List<List<Word>> fields, Path file) {

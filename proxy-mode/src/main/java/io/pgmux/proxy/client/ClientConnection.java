@@ -162,9 +162,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (context.adminRoute().isConsole(database)) {
             console = true;
             startupParameters = startup.parameters();
-            authenticator = authenticator(context.users().find(user).orElse(null), database);
-            state = State.LOGIN;
-            onAuthStep(authenticator.start());
+            startLogin(context.users().find(user).orElse(null), database);
             return;
         }
         Secret secret = context.users().find(user).orElse(null);
@@ -200,8 +198,24 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         // Whatever the user and database, the client is refused only once authenticated: what it learns before
         // is the same for every name, so it cannot probe which users and databases exist.
         refusal = admit(startup.database(), startup, secret);
-        authenticator = authenticator(secret, startup.database());
+        startLogin(secret, startup.database());
+    }
+
+    /** Asks for what the client's method needs, or refuses it at once (trust, cert, reject, no hba line). */
+    private void startLogin(Secret secret, String database) {
         state = State.LOGIN;
+        HbaFile.Rule rule = null;
+        if (context.authType() == AuthType.HBA) {
+            rule = context.hba().evaluate(
+                    channel.remoteAddress() instanceof InetSocketAddress inet ? inet.getAddress() : null,
+                    channel.pipeline().get(SslHandler.class) != null, database, user);
+            if (rule == HbaFile.Rule.NO_MATCH) {
+                log.info("client {} login failed for user {}: no hba line matches", channel.remoteAddress(), user);
+                fatal(PoolerError.noAuthenticationMethod());
+                return;
+            }
+        }
+        authenticator = authenticator(secret, rule);
         onAuthStep(authenticator.start());
     }
 
@@ -240,16 +254,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private ClientAuthenticator authenticator(Secret secret, String database) {
-        AuthType type = context.authType();
-        String map = null;
-        if (type == AuthType.HBA) {
-            HbaFile.Rule rule = context.hba().evaluate(
-                    channel.remoteAddress() instanceof InetSocketAddress inet ? inet.getAddress() : null,
-                    channel.pipeline().get(SslHandler.class) != null, database, user);
-            type = rule.method();
-            map = rule.map();
-        }
+    /** @param rule the client's hba line under auth_type hba, else null */
+    private ClientAuthenticator authenticator(Secret secret, HbaFile.Rule rule) {
+        AuthType type = rule != null ? rule.method() : context.authType();
+        String map = rule != null ? rule.map() : null;
         String certificateName = null;
         if (type == AuthType.CERT) {
             certificateName = ClientTls.certificateName(channel);

@@ -37,6 +37,7 @@ public final class PoolerError {
     private static final ErrorResponse POOLER_SHUTTING_DOWN = fatal("pooler is shutting down");
     private static final ErrorResponse BOUNCER_CONFIG_ERROR = fatal("bouncer config error");
     private static final ErrorResponse LOGIN_REJECTED = fatal("login rejected");
+    private static final ErrorResponse NO_AUTHENTICATION_METHOD = fatal("no authentication method is found");
     private static final ErrorResponse UNIX_SOCKET_LOGIN_REJECTED = fatal("unix socket login rejected");
     private static final ErrorResponse OLD_V2_PROTOCOL = fatal("old V2 protocol not supported");
 
@@ -158,9 +159,14 @@ public final class PoolerError {
         return BOUNCER_CONFIG_ERROR;
     }
 
-    /** An hba {@code reject} line, or no hba line, matched the client. */
+    /** An hba {@code reject} line matched the client. */
     public static ErrorResponse loginRejected() {
         return LOGIN_REJECTED;
+    }
+
+    /** No line of the hba file matched the client. */
+    public static ErrorResponse noAuthenticationMethod() {
+        return NO_AUTHENTICATION_METHOD;
     }
 
     /** An hba {@code peer} line matched a client that is not on a Unix socket, or whose peer is another user. */

@@ -28,7 +28,7 @@ class HbaFileTest {
         assertEquals(AuthType.SCRAM_SHA_256, method(hba, "127.0.0.1", false, "db", "bob"));
         assertEquals(AuthType.SCRAM_SHA_256, method(hba, "127.8.9.1", false, "db", "alice"));
         assertEquals(AuthType.MD5, method(hba, "10.1.2.3", false, "db", "bob"));
-        assertEquals(AuthType.REJECT, method(hba, "192.168.0.1", false, "db", "bob"));
+        assertEquals(HbaFile.Rule.NO_MATCH, hba.evaluate(InetAddress.getByName("192.168.0.1"), false, "db", "bob"));
     }
 
     @Test
@@ -47,7 +47,7 @@ class HbaFileTest {
                 local all all peer map=os
                 host all all ::1/128 trust
                 """);
-        assertEquals(AuthType.REJECT, method(hba, "127.0.0.1", false, "db", "u"));
+        assertEquals(null, method(hba, "127.0.0.1", false, "db", "u"));
         assertEquals(AuthType.TRUST, method(hba, "::1", false, "db", "u"));
         HbaFile.Rule unix = hba.evaluate(null, false, "db", "u");
         assertEquals(new HbaFile.Rule(AuthType.PEER, "os"), unix);
@@ -66,6 +66,8 @@ class HbaFileTest {
         assertEquals(AuthType.MD5, method(hba, "127.0.0.1", false, "all", "ops"));
         assertEquals(AuthType.REJECT, method(hba, "127.0.0.1", false, "other", "ops"));
         assertEquals(AuthType.REJECT, method(hba, "127.0.0.1", false, "shop", "carol"));
+        assertEquals(HbaFile.Rule.NO_MATCH, hba("host shop all all md5\n")
+                .evaluate(InetAddress.getByName("127.0.0.1"), false, "other", "carol"));
     }
 
     @Test
