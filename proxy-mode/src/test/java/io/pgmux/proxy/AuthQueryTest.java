@@ -1,6 +1,7 @@
 package io.pgmux.proxy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -52,6 +53,20 @@ class AuthQueryTest {
             assertEquals(user.name(), rs.getString(1));
         }
         assertTrue(db.countConnections(Backends.ofUser(user.name())) >= 1, "server connections as the user");
+    }
+
+    @Test
+    void psqlLogsInAsAQueriedUserAndIsRefusedWithAWrongPassword() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        start(b -> { });
+        String url = "postgresql://" + user.name() + ":%s@127.0.0.1:" + proxy.port() + "/" + db.name()
+                + "?sslmode=disable";
+        Psql.Result good = Psql.run(url.formatted(user.password()), "SELECT current_user");
+        assertTrue(good.succeeded(), good.output());
+        assertEquals(user.name(), good.output().strip());
+        Psql.Result bad = Psql.run(url.formatted("wrong"), "SELECT 1");
+        assertFalse(bad.succeeded(), bad.output());
+        assertTrue(bad.output().contains("SASL authentication failed"), bad.output());
     }
 
     @Test
