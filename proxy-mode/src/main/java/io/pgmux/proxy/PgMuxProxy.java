@@ -18,9 +18,11 @@ import io.pgmux.core.stats.MetricsTrackerFactory;
 import io.pgmux.proxy.admin.AdminConsole;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.auth.PlaintextSecret;
+import io.pgmux.proxy.auth.QueriedUsers;
 import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.auth.UserList;
 import io.pgmux.proxy.auth.UserSecrets;
+import io.pgmux.proxy.client.ClientAuthentication;
 import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.client.ClientTls;
 import io.pgmux.proxy.client.PinCounts;
@@ -46,6 +48,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -60,6 +63,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -319,6 +323,8 @@ public final class PgMuxProxy implements AutoCloseable {
     public static final class Builder {
         private final Map<String, ServerTarget> databases = new LinkedHashMap<>();
         private final Map<String, PinSessionState> pinSessionStateByDatabase = new LinkedHashMap<>();
+        /** The auth_user, auth_query and auth_dbname of [databases] entries that set their own. */
+        private final Map<String, Map<ProxySetting, String>> authByDatabase = new LinkedHashMap<>();
         private final ProxySettings.Builder settings = ProxySettings.builder();
         private final PoolOverrides.Builder overrides = PoolOverrides.builder();
         private UserSecrets users = UserSecrets.of(Map.of());
@@ -395,10 +401,18 @@ public final class PgMuxProxy implements AutoCloseable {
         /**
          * A pool setting of every pool of {@code database} that differs from the global one, by the global
          * setting's name (PgBouncer's {@code pool_size=5} in a {@code [databases]} entry is
-         * {@code databaseSetting("app", "default_pool_size", "5")}).
+         * {@code databaseSetting("app", "default_pool_size", "5")}); also the database's own auth_user,
+         * auth_query and auth_dbname.
          */
         public Builder databaseSetting(String database, String name, String value) {
-            if (ProxySetting.named(name) == ProxySetting.PIN_SESSION_STATE) {
+            ProxySetting named = ProxySetting.named(name);
+            if (named == ProxySetting.AUTH_USER || named == ProxySetting.AUTH_QUERY
+                    || named == ProxySetting.AUTH_DBNAME) {
+                authByDatabase.computeIfAbsent(Objects.requireNonNull(database, "database"),
+                        d -> new EnumMap<>(ProxySetting.class)).put(named, Objects.requireNonNull(value, "value"));
+                return this;
+            }
+            if (named == ProxySetting.PIN_SESSION_STATE) {
                 try {
                     pinSessionStateByDatabase.put(Objects.requireNonNull(database, "database"),
                             PinSessionState.fromConfig(value));
@@ -665,6 +679,7 @@ public final class PgMuxProxy implements AutoCloseable {
             MetricsTrackerFactory trackers = metrics != null ? metrics.trackers() : metricsTrackerFactory;
             Transport transport = Transport.create(s.<Integer>get(ProxySetting.THREADS));
             UserSecrets secrets = users;
+            QueriedUsers queried = new QueriedUsers();
             int maxPrepared = s.get(ProxySetting.MAX_PREPARED_STATEMENTS);
             // no server takes more than PostgreSQL's limit; a length counts at least its own four bytes
             int maxMessageLength = Math.max(4, Math.min(s.<Integer>get(ProxySetting.MAX_PACKET_SIZE),
@@ -678,16 +693,18 @@ public final class PgMuxProxy implements AutoCloseable {
             PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()
                     .config(config)
                     .overrides(poolOverrides)
-                    .connectors(key -> connector(transport, connectorTargets.get(), secrets, serverTls, key,
+                    .connectors(key -> connector(transport, connectorTargets.get(), secrets, queried, serverTls, key,
                             connectTimeoutMillis, maxPrepared))
                     .janitorPeriod(janitorPeriod)
                     .metricsTrackerFactory(trackers)
                     .registerMbeans(registerMbeans)
                     .build();
             Duration clientLoginTimeout = s.get(ProxySetting.CLIENT_LOGIN_TIMEOUT);
+            ClientAuthentication authentication = ClientAuthentication.of(s, authByDatabase);
             ProxyContext context = new ProxyContext(registry, targets, secrets, s.get(ProxySetting.AUTH_TYPE),
                     clientTls, new CancelSender(transport), clientLoginTimeout.toMillis(), maxPrepared);
             context.idleTimeouts(clientIdleTimeout, idleTransactionTimeout);
+            authentication.applyTo(context, queried);
             context.pinSessionState(s.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
             registry.addJanitorChore(context.clientTimeouts());
             ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
@@ -757,13 +774,20 @@ public final class PgMuxProxy implements AutoCloseable {
         }
 
         private static NettyServerConnector connector(Transport transport, Map<String, ServerTarget> targets,
-                UserSecrets secrets, ServerTls serverTls, PoolKey key, int connectTimeoutMillis,
+                UserSecrets secrets, QueriedUsers queried, ServerTls serverTls, PoolKey key, int connectTimeoutMillis,
                 int maxPreparedStatements) {
             ServerTarget target = targets.get(key.database());
             String loginUser = target.loginUser(key.user());
-            Secret secret = target.password() != null
-                    ? new PlaintextSecret(target.password())
-                    : loginUser.equals(key.user()) ? secrets.find(loginUser).orElse(null) : null;
+            Supplier<Secret> secret;
+            if (target.password() != null) {
+                Secret configured = new PlaintextSecret(target.password());
+                secret = () -> configured;
+            } else if (loginUser.equals(key.user())) {
+                // a user auth_query found has the secret it last returned, which a later login may replace
+                secret = () -> secrets.find(loginUser).orElseGet(() -> queried.find(key.database(), loginUser));
+            } else {
+                secret = () -> null;
+            }
             return new NettyServerConnector(transport, target, loginUser, secret, serverTls, connectTimeoutMillis,
                     maxPreparedStatements);
         }

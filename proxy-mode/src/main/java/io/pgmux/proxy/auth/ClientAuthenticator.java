@@ -66,6 +66,15 @@ public final class ClientAuthenticator {
     }
 
     /**
+     * @param certificateName the name the client's TLS certificate stands for, or null without one
+     * @param scramIterations PgBouncer's scram_iterations, for verifiers derived from plaintext secrets
+     */
+    public ClientAuthenticator(AuthType authType, String user, Secret secret, String certificateName,
+            int scramIterations) {
+        this(authType, user, secret, certificateName, scramIterations, DEFAULT_RANDOM);
+    }
+
+    /**
      * @param secret the user's stored secret, or {@code null} when the user is unknown
      * @param scramIterations iterations for verifiers derived from plaintext secrets (PgBouncer's scram_iterations)
      */
@@ -108,6 +117,18 @@ public final class ClientAuthenticator {
                 state = State.DONE;
                 return certificateLogin();
             }
+            case ANY -> {
+                state = State.DONE;
+                return AuthStep.authenticated(List.of(Authentication.Ok.INSTANCE));
+            }
+            case REJECT -> {
+                state = State.DONE;
+                return AuthStep.failed(PoolerError.loginRejected(), "rejected by the hba file");
+            }
+            case PEER -> {
+                state = State.DONE;
+                return AuthStep.failed(PoolerError.unixSocketLoginRejected(), "peer needs a Unix socket");
+            }
             case PLAIN -> {
                 state = State.PASSWORD;
                 return AuthStep.proceed(Authentication.CleartextPassword.INSTANCE);
@@ -122,8 +143,11 @@ public final class ClientAuthenticator {
                 state = State.SASL_INITIAL;
                 return AuthStep.proceed(new Authentication.SASL(List.of(Scram.MECHANISM)));
             }
-            default -> throw new IllegalStateException("unknown auth type " + method);
+            case HBA -> {
+                // the caller resolves hba to the method of the client's line
+            }
         }
+        throw new IllegalStateException("hba names the method of each client");
     }
 
     /** PgBouncer's login_via_cert: every failure gets the same error, the reason goes to the log. */

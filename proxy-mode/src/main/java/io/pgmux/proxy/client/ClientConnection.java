@@ -14,9 +14,11 @@ import io.pgmux.core.pool.PoolClosedException;
 import io.pgmux.core.pool.PoolTimeoutException;
 import io.pgmux.core.pool.ServerLoginException;
 import io.pgmux.core.pool.TooManyClientsException;
+import io.pgmux.proxy.auth.AuthQuery;
 import io.pgmux.proxy.auth.AuthStep;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.auth.ClientAuthenticator;
+import io.pgmux.proxy.auth.HbaFile;
 import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.protocol.BackendKeyData;
@@ -35,6 +37,7 @@ import io.pgmux.proxy.protocol.SslResponse;
 import io.pgmux.proxy.protocol.StartupMessage;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
+import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
@@ -159,17 +162,60 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (context.adminRoute().isConsole(database)) {
             console = true;
             startupParameters = startup.parameters();
-            authenticator = authenticator(context.users().find(user).orElse(null));
-            state = State.LOGIN;
-            onAuthStep(authenticator.start());
+            startLogin(context.users().find(user).orElse(null), database);
             return;
         }
+        Secret secret = context.users().find(user).orElse(null);
+        AuthQuery authQuery = secret == null && context.authType() != AuthType.ANY ? context.authQuery(database)
+                : null;
+        if (authQuery != null && context.database(database) != null) {
+            lookUp(startup, authQuery);
+            return;
+        }
+        login(startup, secret);
+    }
+
+    /** auth_query: the client's reads wait while its secret is looked up on a server; no thread waits. */
+    private void lookUp(StartupMessage startup, AuthQuery authQuery) {
+        channel.config().setAutoRead(false);
+        new UserLookup(context).find(authQuery, startup.database(), user).whenComplete((found, failure) ->
+                channel.eventLoop().execute(() -> {
+                    if (state == State.CLOSED) {
+                        return;
+                    }
+                    channel.config().setAutoRead(true);
+                    if (failure != null || found.acquireFailure() != null) {
+                        failAcquire(failure != null ? failure : found.acquireFailure());
+                    } else if (found.refusal() != null) {
+                        fatal(found.refusal());
+                    } else {
+                        login(startup, found.secret());
+                    }
+                }));
+    }
+
+    private void login(StartupMessage startup, Secret secret) {
         // Whatever the user and database, the client is refused only once authenticated: what it learns before
         // is the same for every name, so it cannot probe which users and databases exist.
-        Secret secret = context.users().find(user).orElse(null);
-        refusal = admit(database, startup, secret);
-        authenticator = authenticator(secret);
+        refusal = admit(startup.database(), startup, secret);
+        startLogin(secret, startup.database());
+    }
+
+    /** Asks for what the client's method needs, or refuses it at once (trust, cert, reject, no hba line). */
+    private void startLogin(Secret secret, String database) {
         state = State.LOGIN;
+        HbaFile.Rule rule = null;
+        if (context.authType() == AuthType.HBA) {
+            rule = context.hba().evaluate(
+                    channel.remoteAddress() instanceof InetSocketAddress inet ? inet.getAddress() : null,
+                    channel.pipeline().get(SslHandler.class) != null, database, user);
+            if (rule == HbaFile.Rule.NO_MATCH) {
+                log.info("client {} login failed for user {}: no hba line matches", channel.remoteAddress(), user);
+                fatal(PoolerError.noAuthenticationMethod());
+                return;
+            }
+        }
+        authenticator = authenticator(secret, rule);
         onAuthStep(authenticator.start());
     }
 
@@ -186,12 +232,19 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         } catch (IllegalArgumentException e) {
             return PoolerError.fatal(e.getMessage());
         }
-        // An unknown user fails authentication whatever it answers: no pool is made for a name nobody configured.
-        if (secret == null) {
+        String poolUser = user;
+        if (context.authType() == AuthType.ANY) {
+            poolUser = context.database(database).user();
+            if (poolUser == null || poolUser.isEmpty()) {
+                log.error("auth_type=any requires a user in the entry of database {}", database);
+                return PoolerError.bouncerConfigError();
+            }
+        } else if (secret == null) {
+            // An unknown user fails authentication whatever it answers: no pool is made for a name nobody configured.
             return null;
         }
         try {
-            pool = context.registry().pool(database, user);
+            pool = context.registry().pool(database, poolUser);
             admission = context.registry().admitClient(pool, false);
             return null;
         } catch (TooManyClientsException e) {
@@ -201,10 +254,19 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private ClientAuthenticator authenticator(Secret secret) {
-        AuthType type = context.authType();
-        return new ClientAuthenticator(type, user, secret,
-                type == AuthType.CERT ? ClientTls.certificateName(channel) : null);
+    /** @param rule the client's hba line under auth_type hba, else null */
+    private ClientAuthenticator authenticator(Secret secret, HbaFile.Rule rule) {
+        AuthType type = rule != null ? rule.method() : context.authType();
+        String map = rule != null ? rule.map() : null;
+        String certificateName = null;
+        if (type == AuthType.CERT) {
+            certificateName = ClientTls.certificateName(channel);
+            // a map= lets the certificate's name stand for the user it maps to
+            if (map != null && certificateName != null && context.identMap().allows(map, certificateName, user)) {
+                certificateName = user;
+            }
+        }
+        return new ClientAuthenticator(type, user, secret, certificateName, context.scramIterations());
     }
 
     private void onPasswordMessage(FrontendMessage message) {

@@ -4,7 +4,11 @@ import io.netty.util.concurrent.EventExecutor;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.PoolRegistry;
+import io.pgmux.proxy.auth.AuthQuery;
 import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.proxy.auth.HbaFile;
+import io.pgmux.proxy.auth.IdentMap;
+import io.pgmux.proxy.auth.QueriedUsers;
 import io.pgmux.proxy.auth.UserSecrets;
 import io.pgmux.proxy.parameters.WelcomeCache;
 import io.pgmux.proxy.protocol.BackendKeyData;
@@ -33,6 +37,13 @@ public final class ProxyContext {
     private volatile PinSessionState pinSessionState = PinSessionState.ON;
     private volatile Map<String, PinSessionState> pinSessionStateByDatabase = Map.of();
     private volatile AdminRoute adminRoute = AdminRoute.NONE;
+    private volatile QueriedUsers queriedUsers = new QueriedUsers();
+    private volatile Map<String, AuthQuery> authQueries = Map.of();
+    private volatile AuthQuery globalAuthQuery;
+    private volatile HbaFile hba;
+    private volatile IdentMap identMap = IdentMap.EMPTY;
+    /** PgBouncer's default until the proxy sets its own. */
+    private volatile int scramIterations = 4096;
 
     /**
      * @param clientTls the listener's TLS, {@link ClientTls#DISABLED} for none
@@ -71,6 +82,48 @@ public final class ProxyContext {
 
     AuthType authType() {
         return authType;
+    }
+
+    /**
+     * auth_query: {@code global} (null without auth_user) for databases not in {@code byDatabase}; what it finds
+     * goes to {@code queried}, where the server connectors look for the secrets of users not in the auth file.
+     */
+    public void authQueries(AuthQuery global, Map<String, AuthQuery> byDatabase, QueriedUsers queried) {
+        this.globalAuthQuery = global;
+        this.authQueries = Map.copyOf(byDatabase);
+        this.queriedUsers = java.util.Objects.requireNonNull(queried, "queried");
+    }
+
+    /** How users of {@code database} missing from the auth file are looked up, or null when they are not. */
+    AuthQuery authQuery(String database) {
+        return authQueries.getOrDefault(database, globalAuthQuery);
+    }
+
+    QueriedUsers queriedUsers() {
+        return queriedUsers;
+    }
+
+    /** auth_type hba: the rules and the ident maps their {@code map=} options name. */
+    public void hba(HbaFile rules, IdentMap maps) {
+        this.hba = rules;
+        this.identMap = java.util.Objects.requireNonNull(maps, "maps");
+    }
+
+    HbaFile hba() {
+        return hba;
+    }
+
+    IdentMap identMap() {
+        return identMap;
+    }
+
+    /** PgBouncer's scram_iterations, for the verifiers derived from plaintext secrets. */
+    public void scramIterations(int iterations) {
+        this.scramIterations = iterations;
+    }
+
+    int scramIterations() {
+        return scramIterations;
     }
 
     ClientTls clientTls() {

@@ -12,7 +12,7 @@ import java.util.Map;
  * A {@code [databases]} entry of pgbouncer.ini, {@code host=… port=… dbname=… user=… password=… sslmode=…}
  * and pool settings, values optionally single-quoted: where the database lives, and the pool settings of its
  * own under the names of the global settings they override (pool_size is default_pool_size; reserve_pool,
- * PgBouncer's alias, is reserve_pool_size), and pgmux's pin_session_state.
+ * PgBouncer's alias, is reserve_pool_size), pgmux's pin_session_state, and auth_user, auth_query, auth_dbname.
  *
  * @param poolSettings setting name to value as written, for {@code PgMuxProxy.Builder.databaseSetting}
  */
@@ -51,6 +51,7 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
                 case PASSWORD -> password = v;
                 case SSLMODE, SERVER_TLS_SSLMODE -> tls = TlsMode.fromConfig(v);
                 case PIN_SESSION_STATE -> poolSettings.put(setting.configName(), checkedPinSessionState(owner, v));
+                case AUTH_USER, AUTH_QUERY, AUTH_DBNAME -> poolSettings.put(setting.configName(), v);
                 default -> poolSettings.put(setting.poolKey().pgbouncerName(), setting.checkedEntryValue(owner, v));
             }
         }

@@ -14,6 +14,7 @@ import io.pgmux.core.config.ConfigKey;
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.config.UnknownSetting;
+import io.pgmux.proxy.auth.AuthQuery;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.client.PinSessionState;
 import io.pgmux.proxy.server.TlsMode;
@@ -47,6 +48,12 @@ public enum ProxySetting {
     LISTEN_PORT("listen_port", Type.INT, "6432", RESTART, G, G),
     AUTH_TYPE("auth_type", Type.AUTH_TYPE, "md5", RESTART, G, G),
     AUTH_FILE("auth_file", Type.FILE, "", RESTART, G, G),
+    AUTH_HBA_FILE("auth_hba_file", Type.FILE, "", RESTART, G, G),
+    AUTH_IDENT_FILE("auth_ident_file", Type.FILE, "", RESTART, G, G),
+    AUTH_USER("auth_user", Type.TEXT, "", RESTART, GD, GD),
+    AUTH_QUERY("auth_query", Type.TEXT, AuthQuery.DEFAULT_QUERY, RESTART, GD, GD),
+    AUTH_DBNAME("auth_dbname", Type.TEXT, "", RESTART, GD, GD),
+    SCRAM_ITERATIONS("scram_iterations", Type.COUNT, "4096", RESTART, G, G),
     ADMIN_USERS("admin_users", Type.USERS, "", RELOAD, G, G),
     STATS_USERS("stats_users", Type.USERS, "", RELOAD, G, G),
     CLIENT_LOGIN_TIMEOUT("client_login_timeout", Type.SECONDS, "60", RESTART, G, G),
@@ -113,12 +120,6 @@ public enum ProxySetting {
     SERVICE_NAME("service_name", G),
     JOB_NAME("job_name", G),
     STATS_PERIOD("stats_period", G),
-    SCRAM_ITERATIONS("scram_iterations", G),
-    AUTH_HBA_FILE("auth_hba_file", G),
-    AUTH_IDENT_FILE("auth_ident_file", G),
-    AUTH_USER("auth_user", GD),
-    AUTH_QUERY("auth_query", GD),
-    AUTH_DBNAME("auth_dbname", GD),
     AUTH_LDAP_OPTIONS("auth_ldap_options", G),
     SYSLOG("syslog", G),
     SYSLOG_IDENT("syslog_ident", G),

@@ -35,6 +35,10 @@ public final class PoolerError {
             fatal("transaction blocks not allowed in statement pooling mode");
     private static final ErrorResponse SERVER_CONN_CRASHED = fatal("server conn crashed?");
     private static final ErrorResponse POOLER_SHUTTING_DOWN = fatal("pooler is shutting down");
+    private static final ErrorResponse BOUNCER_CONFIG_ERROR = fatal("bouncer config error");
+    private static final ErrorResponse LOGIN_REJECTED = fatal("login rejected");
+    private static final ErrorResponse NO_AUTHENTICATION_METHOD = fatal("no authentication method is found");
+    private static final ErrorResponse UNIX_SOCKET_LOGIN_REJECTED = fatal("unix socket login rejected");
     private static final ErrorResponse OLD_V2_PROTOCOL = fatal("old V2 protocol not supported");
 
     private PoolerError() {
@@ -148,6 +152,26 @@ public final class PoolerError {
     /** statement pooling mode and the client opened a transaction. */
     public static ErrorResponse transactionBlocksNotAllowed() {
         return TRANSACTION_BLOCKS_NOT_ALLOWED;
+    }
+
+    /** The configuration cannot serve the client (an auth_dbname that names no database, a failing auth_query). */
+    public static ErrorResponse bouncerConfigError() {
+        return BOUNCER_CONFIG_ERROR;
+    }
+
+    /** An hba {@code reject} line matched the client. */
+    public static ErrorResponse loginRejected() {
+        return LOGIN_REJECTED;
+    }
+
+    /** No line of the hba file matched the client. */
+    public static ErrorResponse noAuthenticationMethod() {
+        return NO_AUTHENTICATION_METHOD;
+    }
+
+    /** An hba {@code peer} line matched a client that is not on a Unix socket, or whose peer is another user. */
+    public static ErrorResponse unixSocketLoginRejected() {
+        return UNIX_SOCKET_LOGIN_REJECTED;
     }
 
     /** The server connection linked to the client died. */

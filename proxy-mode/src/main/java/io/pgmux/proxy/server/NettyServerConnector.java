@@ -15,6 +15,7 @@ import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.transport.Transport;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
  * Opens {@link ServerConnection}s to one {@link ServerTarget} as one user, on the proxy's event loops, and runs
@@ -28,7 +29,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
     private final Transport transport;
     private final ServerTarget target;
     private final String user;
-    private final Secret secret;
+    private final Supplier<Secret> secret;
     private final int connectTimeoutMillis;
     private final SslContext sslContext;
     private final int maxPreparedStatements;
@@ -40,6 +41,12 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
      * @param tls the proxy's server TLS contexts; the target's sslmode (prefer when it names none) picks one
      */
     public NettyServerConnector(Transport transport, ServerTarget target, String user, Secret secret,
+            ServerTls tls, int connectTimeoutMillis, int maxPreparedStatements) {
+        this(transport, target, user, () -> secret, tls, connectTimeoutMillis, maxPreparedStatements);
+    }
+
+    /** @param secret read at each login: the user's secret may change while the pool lives (auth_query) */
+    public NettyServerConnector(Transport transport, ServerTarget target, String user, Supplier<Secret> secret,
             ServerTls tls, int connectTimeoutMillis, int maxPreparedStatements) {
         this.maxPreparedStatements = maxPreparedStatements;
         this.transport = transport;
@@ -65,7 +72,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
 
     /** @param tls the context to ask for TLS with, or null for plain TCP */
     private CompletableFuture<ServerConnection> connect(ServerHandle handle, SslContext tls) {
-        ServerConnection server = new ServerConnection(target, user, secret, handle, tls, maxPreparedStatements);
+        ServerConnection server = new ServerConnection(target, user, secret.get(), handle, tls, maxPreparedStatements);
         ChannelFuture connecting = new Bootstrap()
                 .group(transport.group())
                 .channel(transport.socketChannel())

@@ -247,9 +247,36 @@ class ClientAuthenticatorTest {
         assertEquals(AuthType.SCRAM_SHA_256, AuthType.fromConfig("scram-sha-256"));
         assertEquals(AuthType.MD5, AuthType.fromConfig(" MD5 "));
         assertEquals("plain", AuthType.PLAIN.configName());
+        assertEquals(AuthType.HBA, AuthType.fromConfig("hba"));
+        assertEquals(AuthType.ANY, AuthType.fromConfig("any"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> AuthType.fromConfig("hba"));
+                () -> AuthType.fromConfig("peer"));
         assertTrue(e.getMessage().contains("unsupported auth_type"));
+    }
+
+    @Test
+    void pamAndLdapAreRefusedNamingWhy() {
+        for (String name : new String[] {"pam", "ldap"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> AuthType.fromConfig(name));
+            assertEquals("auth_type \"" + name + "\" is not supported by pgmux: it has no " + name.toUpperCase()
+                    + " client; use hba, scram-sha-256, md5, cert, plain, trust or any", e.getMessage());
+        }
+    }
+
+    @Test
+    void anyLogsInWithoutAskingForAPassword() {
+        AuthStep step = new ClientAuthenticator(AuthType.ANY, "whoever", null).start();
+        assertEquals(AuthStep.Outcome.AUTHENTICATED, step.outcome());
+    }
+
+    @Test
+    void rejectAndPeerOverTcpRefuseWithPgBouncersTexts() {
+        AuthStep rejected = new ClientAuthenticator(AuthType.REJECT, "u", new PlaintextSecret("x")).start();
+        assertEquals(AuthStep.Outcome.FAILED, rejected.outcome());
+        assertEquals(List.of(PoolerError.loginRejected()), rejected.messages());
+        AuthStep peer = new ClientAuthenticator(AuthType.PEER, "u", new PlaintextSecret("x")).start();
+        assertEquals(List.of(PoolerError.unixSocketLoginRejected()), peer.messages());
     }
 
     @Test

@@ -77,6 +77,14 @@ class ProxyConfigLoaderTest {
     }
 
     @Test
+    void aDatabaseEntryTakesItsOwnAuthUserAuthQueryAndAuthDbname() {
+        assertEquals(Map.of("auth_user", "lookup", "auth_query", "SELECT usename, passwd FROM pgbouncer.users($1)",
+                        "auth_dbname", "authdb"),
+                DatabaseEntry.parse("app", "host=h auth_user=lookup auth_query='SELECT usename, passwd FROM"
+                        + " pgbouncer.users($1)' auth_dbname=authdb").poolSettings());
+    }
+
+    @Test
     void connectStringPoolSettingThatIsNoNumberIsRefusedAsWritten() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> DatabaseEntry.parse("app", "pool_size=lots"));

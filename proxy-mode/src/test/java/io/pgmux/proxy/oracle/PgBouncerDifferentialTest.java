@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.pgmux.proxy.PgMuxProxy;
 import io.pgmux.proxy.config.ProxyConfigLoader;
 import io.pgmux.testing.Clients;
+import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
+import io.pgmux.testing.TestUser;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -208,6 +210,93 @@ class PgBouncerDifferentialTest {
         });
     }
 
+    // --- authentication ---------------------------------------------------------------------------------------
+
+    @Test
+    void authQueryUserLogsInAlike() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        Poolers p = authQuery("");
+        assertSame(p, endpoint -> currentUser(connect(endpoint, "app", user.name(), user.password())));
+        assertEquals(user.name(), currentUser(connect(p.pgmux, "app", user.name(), user.password())));
+    }
+
+    @Test
+    void authQueryUserWithAWrongPasswordIsRefusedAlike() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        Poolers p = authQuery("");
+        assertSame(p, endpoint -> connect(endpoint, "app", user.name(), "wrong").close());
+    }
+
+    @Test
+    void authQueryUserWhosePasswordExpiredIsRefusedAlike() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("ALTER ROLE " + user.name() + " VALID UNTIL '2000-01-01'");
+        }
+        Poolers p = authQuery("");
+        assertSame(p, endpoint -> connect(endpoint, "app", user.name(), user.password()).close());
+    }
+
+    /** A deliberate difference: PgBouncer tells the client at once that the query found no such user. */
+    @Test
+    void authQueryWithoutARowRefusesAsAnUnknownUserInPgmux() throws Exception {
+        Poolers p = authQuery("");
+        Scenario scenario = endpoint -> connect(endpoint, "app", "nosuchuser", "whatever").close();
+        assertEquals("FATAL 08P01: no such user", seen(p.pgbouncer, scenario));
+        assertEquals("FATAL 08P01: SASL authentication failed", seen(p.pgmux, scenario));
+    }
+
+    @Test
+    void failingAuthQueryIsRefusedAlike() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        Poolers p = authQuery("auth_query = SELECT usename, passwd FROM no_such_table WHERE usename = $1\n");
+        assertSame(p, endpoint -> connect(endpoint, "app", user.name(), user.password()).close());
+    }
+
+    @Test
+    void hbaRejectLineIsRefusedAlike() throws Exception {
+        Poolers p = hba("host all " + USER + " 127.0.0.1/32 reject\nhost all all 127.0.0.1/32 md5\n");
+        assertSame(p, endpoint -> connect(endpoint, "app", USER, PASSWORD).close());
+    }
+
+    @Test
+    void hbaWithoutAMatchingLineIsRefusedAlike() throws Exception {
+        Poolers p = hba("host all " + ADMIN + " 127.0.0.1/32 md5\n");
+        assertSame(p, endpoint -> connect(endpoint, "app", USER, PASSWORD).close());
+    }
+
+    @Test
+    void hbaPasswordLineLogsInAndRefusesAWrongPasswordAlike() throws Exception {
+        Poolers p = hba("host all all 127.0.0.1/32 password\n");
+        assertSame(p, endpoint -> connect(endpoint, "app", USER, PASSWORD).close());
+        assertSame(p, endpoint -> connect(endpoint, "app", USER, "wrong").close());
+    }
+
+    @Test
+    void anyLogsInWithoutAPasswordAlike() throws Exception {
+        Poolers p = startEntry(" user=" + db.superuser() + " password=" + db.superuserPassword(),
+                "pool_mode = transaction\nauth_type = any\n");
+        assertSame(p, endpoint -> currentUser(connect(endpoint, "app", "whoever", "")));
+    }
+
+    /** auth_user is the superuser; the database entry names no user, so pools log in as the client's user. */
+    private Poolers authQuery(String settings) throws Exception {
+        return startEntry("", "pool_mode = transaction\nauth_type = scram-sha-256\nauth_user = " + db.superuser() + "\n"
+                + settings);
+    }
+
+    private Poolers hba(String lines) throws Exception {
+        return startEntry(" user=" + db.superuser() + " password=" + db.superuserPassword(),
+                "pool_mode = transaction\nauth_type = hba\nauth_hba_file = hba.conf\n", "hba.conf", lines);
+    }
+
+    private static String currentUser(Connection c) throws SQLException {
+        try (c; ResultSet rs = c.createStatement().executeQuery("SELECT current_user")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
     /** The SHOW views' column names in order, as psql prints them and exporters read them (1.25's set). */
     @ParameterizedTest
     @ValueSource(strings = {"POOLS", "STATS", "STATS_TOTALS", "STATS_AVERAGES", "TOTALS", "CLIENTS", "SERVERS",
@@ -224,15 +313,29 @@ class PgBouncerDifferentialTest {
     /** Both poolers on one ini: [pgbouncer] gets {@code settings}; the database entry gets {@code databaseKeys}. */
     private Poolers start(String settings, String... databaseKeys) throws Exception {
         String extra = String.join(" ", databaseKeys);
-        String poolMode = extra.contains("pool_mode") ? "" : "pool_mode = transaction\n";
-        String userlist = "\"" + USER + "\" \"" + PASSWORD + "\"\n\"" + ADMIN + "\" \"" + ADMIN_PASSWORD + "\"\n";
+        return startEntry(" user=" + db.superuser() + " password=" + db.superuserPassword()
+                + (extra.isEmpty() ? "" : " " + extra), (extra.contains("pool_mode") ? "" : "pool_mode = transaction\n")
+                + "auth_type = md5\n" + settings);
+    }
+
+    /**
+     * Both poolers on one ini whose database {@code app} has {@code entryKeys} after where it lives, and whose
+     * [pgbouncer] section has {@code settings}; the auth file holds the superuser too, for auth_user. {@code files}
+     * (name, content) are written beside each pooler's ini.
+     */
+    private Poolers startEntry(String entryKeys, String settings, String... files) throws Exception {
+        String userlist = "\"" + USER + "\" \"" + PASSWORD + "\"\n\"" + ADMIN + "\" \"" + ADMIN_PASSWORD + "\"\n\""
+                + db.superuser() + "\" \"" + db.superuserPassword() + "\"\n";
         String body = "[databases]\napp = host=" + db.host() + " port=" + db.port() + " dbname=" + db.name()
-                + " user=" + db.superuser() + " password=" + db.superuserPassword() + (extra.isEmpty() ? "" : " " + extra)
-                + "\n[pgbouncer]\nauth_type = md5\nauth_file = userlist.txt\nadmin_users = " + ADMIN + "\n"
-                + "ignore_startup_parameters = extra_float_digits\n" + poolMode + settings;
-        PgBouncerProcess pgbouncer = PgBouncerProcess.start(binary, body, "userlist.txt", userlist);
+                + entryKeys + "\n[pgbouncer]\nauth_file = userlist.txt\nadmin_users = " + ADMIN + "\n"
+                + "ignore_startup_parameters = extra_float_digits\n" + settings;
+        List<String> written = new ArrayList<>(List.of("userlist.txt", userlist));
+        written.addAll(List.of(files));
+        PgBouncerProcess pgbouncer = PgBouncerProcess.start(binary, body, written.toArray(String[]::new));
         started.add(pgbouncer);
-        Files.writeString(dir.resolve("userlist.txt"), userlist);
+        for (int i = 0; i + 1 < written.size(); i += 2) {
+            Files.writeString(dir.resolve(written.get(i)), written.get(i + 1));
+        }
         Path ini = dir.resolve("pgmux.ini");
         Files.writeString(ini, body.replace("[pgbouncer]\n", "[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\n"));
         PgMuxProxy pgmux = ProxyConfigLoader.load(ini).start();

@@ -19,6 +19,7 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.ServerHandle;
+import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.config.TlsProtocols;
 import io.pgmux.testing.TestCertificates;
 import io.pgmux.proxy.transport.Transport;
@@ -152,7 +153,7 @@ class ServerTlsTest {
 
     private ServerConnection open(int port, TlsMode mode, ServerTls tls) throws Exception {
         ServerTarget target = new ServerTarget("127.0.0.1", port, "db", "u", null, mode);
-        NettyServerConnector connector = new NettyServerConnector(transport, target, "u", null, tls, 5_000, 10);
+        NettyServerConnector connector = new NettyServerConnector(transport, target, "u", (Secret) null, tls, 5_000, 10);
         return connector.open(new Handle()).toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 

@@ -1,0 +1,175 @@
+package io.pgmux.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.testing.Backends;
+import io.pgmux.testing.PasswordMethod;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import io.pgmux.testing.TestUser;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * auth_query: a user missing from the auth file is looked up on the server as auth_user (the fixture's
+ * superuser, whose password is in the auth file), and logs in with what PostgreSQL stores for it; the pooler's
+ * own server logins for that user pass its SCRAM keys through.
+ */
+@PostgresTest
+class AuthQueryTest {
+    private final TestDatabase db;
+    private PgMuxProxy proxy;
+
+    AuthQueryTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    @AfterEach
+    void stop() {
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    @Test
+    void scramOnlyServerUserLogsInWithTheVerifierTheQueryReturned() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        start(b -> { });
+        try (Connection c = connect(user.name(), user.password()); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT current_user")) {
+            rs.next();
+            assertEquals(user.name(), rs.getString(1));
+        }
+        assertTrue(db.countConnections(Backends.ofUser(user.name())) >= 1, "server connections as the user");
+    }
+
+    @Test
+    void psqlLogsInAsAQueriedUserAndIsRefusedWithAWrongPassword() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        start(b -> { });
+        String url = "postgresql://" + user.name() + ":%s@127.0.0.1:" + proxy.port() + "/" + db.name()
+                + "?sslmode=disable";
+        Psql.Result good = Psql.run(url.formatted(user.password()), "SELECT current_user");
+        assertTrue(good.succeeded(), good.output());
+        assertEquals(user.name(), good.output().strip());
+        Psql.Result bad = Psql.run(url.formatted("wrong"), "SELECT 1");
+        assertFalse(bad.succeeded(), bad.output());
+        assertTrue(bad.output().contains("SASL authentication failed"), bad.output());
+    }
+
+    @Test
+    void wrongPasswordOfAQueriedUserIsRefusedByThePooler() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        start(b -> { });
+        assertEquals("SASL authentication failed", refusal(user.name(), user.password() + "x"));
+        assertEquals(0, db.countConnections(Backends.ofUser(user.name())));
+    }
+
+    @Test
+    void md5ServerUserLogsInByMd5() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.MD5);
+        start(b -> b.authType(AuthType.MD5));
+        try (Connection c = connect(user.name(), user.password())) {
+            assertTrue(c.isValid(5));
+        }
+        assertEquals("password authentication failed", refusal(user.name(), "wrong"));
+    }
+
+    @Test
+    void userWhosePasswordExpiredIsRefusedAsAnUnknownUserIs() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("ALTER ROLE " + user.name() + " VALID UNTIL '2000-01-01'");
+        }
+        start(b -> { });
+        String expired = refusal(user.name(), user.password());
+        assertEquals("SASL authentication failed", expired);
+        assertEquals(expired, refusal("nosuchuser", "whatever"));
+    }
+
+    @Test
+    void queryReturningNoRowRefusesTheUserAsUnknown() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        start(b -> b.set("auth_query", "SELECT rolname, rolpassword FROM pg_authid WHERE rolname = $1 AND false"));
+        assertEquals("SASL authentication failed", refusal(user.name(), user.password()));
+    }
+
+    @Test
+    void queryReturningTwoRowsRefusesTheUserAsUnknown() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        start(b -> b.set("auth_query", "SELECT rolname, rolpassword FROM pg_authid WHERE rolname = $1"
+                + " UNION ALL SELECT rolname, rolpassword FROM pg_authid WHERE rolname = $1"));
+        assertEquals("SASL authentication failed", refusal(user.name(), user.password()));
+    }
+
+    @Test
+    void queryReturningANullSecretRefusesTheUserAsUnknown() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        start(b -> b.set("auth_query", "SELECT $1::text, NULL::text"));
+        assertEquals("SASL authentication failed", refusal(user.name(), user.password()));
+    }
+
+    @Test
+    void failingQueryRefusesWithBouncerConfigError() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        start(b -> b.set("auth_query", "SELECT rolname, rolpassword FROM no_such_table WHERE rolname = $1"));
+        assertEquals("bouncer config error", refusal(user.name(), user.password()));
+    }
+
+    @Test
+    void userNameIsPassedAsALiteralNotAsSql() throws Exception {
+        start(b -> { });
+        assertEquals("SASL authentication failed", refusal("x' OR true OR '", "whatever"));
+    }
+
+    @Test
+    void databaseEntrysOwnAuthUserIsUsedWhereNoGlobalOneIsSet() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        start(b -> b.set("auth_user", "").databaseSetting(db.name(), "auth_user", db.superuser()));
+        try (Connection c = connect(user.name(), user.password())) {
+            assertTrue(c.isValid(5));
+        }
+    }
+
+    @Test
+    void authDbnameNamingNoDatabaseRefusesWithBouncerConfigError() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        start(b -> b.set("auth_dbname", "nosuchdb"));
+        assertEquals("bouncer config error", refusal(user.name(), user.password()));
+    }
+
+    /** The database names no user, so pools log in as the client's user with the secret the query returned. */
+    private void start(Consumer<PgMuxProxy.Builder> settings) {
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> {
+            b.database(db.name(), "postgresql://" + db.host() + ":" + db.port() + "/" + db.name()
+                            + "?sslmode=disable")
+                    .authType(AuthType.SCRAM_SHA_256)
+                    .users(Map.of(db.superuser(), db.superuserPassword()))
+                    .set("auth_user", db.superuser());
+            settings.accept(b);
+        });
+    }
+
+    private Connection connect(String user, String password) throws SQLException {
+        return ProxyFixture.connect(proxy, db.name(), user, password, new Properties());
+    }
+
+    /** The message of the FATAL 08P01 the login got. */
+    private String refusal(String user, String password) {
+        SQLException e = assertThrows(SQLException.class, () -> connect(user, password).close());
+        assertEquals("08P01", e.getSQLState(), e.getMessage());
+        return e.getMessage().replaceFirst("^FATAL: ", "");
+    }
+}

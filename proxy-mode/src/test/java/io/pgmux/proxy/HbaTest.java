@@ -1,0 +1,184 @@
+package io.pgmux.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.proxy.auth.HbaFormatException;
+import io.pgmux.testing.PasswordMethod;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import io.pgmux.testing.TestUser;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** auth_type hba and any, with real clients (pgjdbc, psql) against the fixture's PostgreSQL. */
+@PostgresTest
+class HbaTest {
+    private final TestDatabase db;
+    /** Users of {@link #startHba()}'s lines: SCRAM, password (md5 on the server) and reject. */
+    private TestUser scram;
+    private TestUser password;
+    private TestUser rejected;
+    private PgMuxProxy proxy;
+    @TempDir
+    Path dir;
+
+    HbaTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    @AfterEach
+    void stop() {
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    @Test
+    void eachLinesMethodAcceptsTheRightPasswordAndRefusesAWrongOne() throws Exception {
+        startHba();
+        assertEquals(scram.name(), currentUser(scram.name(), scram.password()));
+        assertEquals("SASL authentication failed", refusal(scram.name(), "wrong"));
+        assertEquals(password.name(), currentUser(password.name(), password.password()));
+        assertEquals("password authentication failed", refusal(password.name(), "wrong"));
+    }
+
+    @Test
+    void rejectLineRefusesEvenTheRightPassword() throws Exception {
+        startHba();
+        assertEquals("login rejected", refusal(rejected.name(), rejected.password()));
+    }
+
+    @Test
+    void userNoLineMatchesIsRefused() throws Exception {
+        startHba();
+        assertEquals("no authentication method is found", refusal(ProxyFixture.USER, ProxyFixture.PASSWORD));
+    }
+
+    @Test
+    void psqlLogsInThroughAPasswordLineAndIsRefusedWithAWrongPassword() throws Exception {
+        startHba();
+        String url = "postgresql://" + password.name() + ":%s@127.0.0.1:" + proxy.port() + "/" + db.name()
+                + "?sslmode=disable";
+        Psql.Result good = Psql.run(url.formatted(password.password()), "SELECT current_user");
+        assertTrue(good.succeeded(), good.output());
+        assertEquals(password.name(), good.output().strip());
+        Psql.Result bad = Psql.run(url.formatted("wrong"), "SELECT 1");
+        assertFalse(bad.succeeded(), bad.output());
+        assertTrue(bad.output().contains("password authentication failed"), bad.output());
+    }
+
+    @Test
+    void hostsslLineDoesNotMatchAPlainTextClient() throws Exception {
+        Path hba = dir.resolve("hba.conf");
+        Files.writeString(hba, "hostssl all all 0.0.0.0/0 trust\nhost all all 127.0.0.1/32 md5\n");
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b
+                .set("auth_type", "hba").set("auth_hba_file", hba.toString()));
+        assertEquals("password authentication failed", refusal(ProxyFixture.USER, "wrong"));
+        try (Connection c = ProxyFixture.connect(proxy, db)) {
+            assertTrue(c.isValid(5));
+        }
+    }
+
+    @Test
+    void hbaWithoutAnHbaFileIsRefusedAtStart() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.set("auth_type", "hba")));
+        assertEquals("auth_type = hba needs auth_hba_file", e.getMessage());
+    }
+
+    @Test
+    void malformedHbaLineStopsTheStartNamingFileAndLine() throws Exception {
+        Path hba = dir.resolve("hba.conf");
+        Files.writeString(hba, "host all all 127.0.0.1/32 md5\nhost all all 127.0.0.1/32 gss\n");
+        HbaFormatException e = assertThrows(HbaFormatException.class,
+                () -> ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b
+                        .set("auth_type", "hba").set("auth_hba_file", hba.toString())));
+        assertTrue(e.getMessage().startsWith(hba + " line 2: unsupported method \"gss\""), e.getMessage());
+    }
+
+    @Test
+    void anyLogsEveryoneInAsTheDatabasesUserWithoutAPassword() throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.authType(AuthType.ANY));
+        try (Connection c = ProxyFixture.connect(proxy, db.name(), "whoever", "", new Properties());
+             Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT current_user")) {
+            rs.next();
+            assertEquals(db.superuser(), rs.getString(1));
+        }
+    }
+
+    @Test
+    void anyRefusesADatabaseThatNamesNoUser() throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.authType(AuthType.ANY)
+                .database(db.name(), "postgresql://" + db.host() + ":" + db.port() + "/" + db.name()));
+        assertEquals("bouncer config error", refusal("whoever", ""));
+    }
+
+    @Test
+    void scramIterationsSetsTheIterationsOfVerifiersDerivedFromPlaintextPasswords() throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b
+                .authType(AuthType.SCRAM_SHA_256).set("scram_iterations", "1234"));
+        try (RawClient c = new RawClient(proxy.port())) {
+            c.startup(Map.of("user", ProxyFixture.USER, "database", db.name()));
+            assertEquals('R', c.read().type());
+            byte[] mechanism = "SCRAM-SHA-256\0".getBytes(StandardCharsets.US_ASCII);
+            byte[] clientFirst = "n,,n=,r=abcdefghijklmnop".getBytes(StandardCharsets.US_ASCII);
+            c.send('p', ByteBuffer.allocate(mechanism.length + 4 + clientFirst.length)
+                    .put(mechanism).putInt(clientFirst.length).put(clientFirst).array());
+            RawClient.Message serverFirst = c.read();
+            assertEquals('R', serverFirst.type());
+            String text = new String(serverFirst.body(), 4, serverFirst.body().length - 4, StandardCharsets.US_ASCII);
+            assertTrue(text.endsWith(",i=1234"), text);
+        }
+    }
+
+    private void startHba() throws Exception {
+        scram = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        password = db.createUser(PasswordMethod.MD5);
+        rejected = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        Path hba = dir.resolve("hba.conf");
+        Files.writeString(hba, """
+                # TYPE  DATABASE  USER          ADDRESS       METHOD
+                host    all       %s  127.0.0.1/32  reject
+                host    all       %s     127.0.0.1/32  scram-sha-256
+                host    all       %s  127.0.0.1 255.255.255.255  password
+                """.formatted(rejected.name(), scram.name(), password.name()));
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b
+                .database(db.name(), "postgresql://" + db.host() + ":" + db.port() + "/" + db.name()
+                        + "?sslmode=disable")
+                .users(Map.of(scram.name(), scram.password(), password.name(), password.password(),
+                        rejected.name(), rejected.password(), ProxyFixture.USER, ProxyFixture.PASSWORD))
+                .set("auth_type", "hba")
+                .set("auth_hba_file", hba.toString()));
+    }
+
+    private String currentUser(String user, String password) throws SQLException {
+        try (Connection c = ProxyFixture.connect(proxy, db.name(), user, password, new Properties());
+             Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT current_user")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    private String refusal(String user, String password) {
+        SQLException e = assertThrows(SQLException.class,
+                () -> ProxyFixture.connect(proxy, db.name(), user, password, new Properties()).close());
+        assertEquals("08P01", e.getSQLState(), e.getMessage());
+        return e.getMessage().replaceFirst("^FATAL: ", "");
+    }
+}
