@@ -118,11 +118,6 @@ public final class ProxyContext {
         return pinCounts.computeIfAbsent(pool, k -> new PinCounts());
     }
 
-    /** PgBouncer's client_idle_timeout and idle_transaction_timeout; zero turns each off. */
-    public void idleTimeouts(java.time.Duration clientIdle, java.time.Duration idleTransaction) {
-        clientTimeouts.idle(clientIdle, idleTransaction);
-    }
-
     /** The check of every client's timeouts, for the owner to run periodically (on core's janitor). */
     public ClientTimeouts clientTimeouts() {
         return clientTimeouts;

@@ -51,7 +51,12 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
                 case PASSWORD -> password = v;
                 case SSLMODE, SERVER_TLS_SSLMODE -> tls = TlsMode.fromConfig(v);
                 case PIN_SESSION_STATE -> poolSettings.put(setting.configName(), checkedPinSessionState(owner, v));
-                default -> poolSettings.put(setting.poolKey().pgbouncerName(), setting.checkedEntryValue(owner, v));
+                default -> {
+                    String checked = setting.checkedEntryValue(owner, v);
+                    if (!ProxySetting.notSet(setting, v)) {
+                        poolSettings.put(setting.poolKey().pgbouncerName(), checked);
+                    }
+                }
             }
         }
         return new DatabaseEntry(new ServerTarget(host, port, dbname, user, password, tls),

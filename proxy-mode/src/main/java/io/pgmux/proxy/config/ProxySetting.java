@@ -11,6 +11,7 @@ import static io.pgmux.proxy.config.Scopes.GU;
 import static io.pgmux.proxy.config.Scopes.NONE;
 
 import io.pgmux.core.config.ConfigKey;
+import io.pgmux.core.config.Durations;
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.config.UnknownSetting;
@@ -49,8 +50,13 @@ public enum ProxySetting {
     ADMIN_USERS("admin_users", Type.USERS, "", RELOAD, G, G),
     STATS_USERS("stats_users", Type.USERS, "", RELOAD, G, G),
     CLIENT_LOGIN_TIMEOUT("client_login_timeout", Type.SECONDS, "60", RESTART, G, G),
-    CLIENT_IDLE_TIMEOUT("client_idle_timeout", Type.SECONDS, "0", RESTART, G, GU),
-    IDLE_TRANSACTION_TIMEOUT("idle_transaction_timeout", Type.SECONDS, "0", RESTART, G, GU),
+    CLIENT_IDLE_TIMEOUT("client_idle_timeout", Type.SECONDS, "0", RESTART, GU, GU),
+    IDLE_TRANSACTION_TIMEOUT("idle_transaction_timeout", Type.SECONDS, "0", RESTART, GU, GU),
+    QUERY_TIMEOUT("query_timeout", Type.SECONDS, "0", RESTART, GU, GU),
+    TRANSACTION_TIMEOUT("transaction_timeout", Type.SECONDS, "0", RESTART, GU, GU),
+    CANCEL_WAIT_TIMEOUT("cancel_wait_timeout", Type.SECONDS, "10", RESTART, G, G),
+    /** Taken for SUSPEND, which bounds its wait with it. */
+    SUSPEND_TIMEOUT("suspend_timeout", Type.SECONDS, "10", RESTART, G, G),
     MAX_PREPARED_STATEMENTS("max_prepared_statements", Type.COUNT, "200", RESTART, G, G),
     THREADS("threads", Type.COUNT, "0", RESTART, G, NONE),
     PIN_SESSION_STATE("pin_session_state", Type.PIN_SESSION_STATE, "on", RESTART, GD, NONE),
@@ -78,9 +84,9 @@ public enum ProxySetting {
     RESERVE_POOL("reserve_pool", ConfigKey.RESERVE_POOL_SIZE, D, D),
     RESERVE_POOL_SIZE(ConfigKey.RESERVE_POOL_SIZE, GDU, GDU),
     RESERVE_POOL_TIMEOUT(ConfigKey.RESERVE_POOL_TIMEOUT, G, G),
-    QUERY_WAIT_TIMEOUT(ConfigKey.QUERY_WAIT_TIMEOUT, G, GDU),
+    QUERY_WAIT_TIMEOUT(ConfigKey.QUERY_WAIT_TIMEOUT, GDU, GDU),
     SERVER_IDLE_TIMEOUT(ConfigKey.SERVER_IDLE_TIMEOUT, G, G),
-    SERVER_LIFETIME(ConfigKey.SERVER_LIFETIME, G, GD),
+    SERVER_LIFETIME(ConfigKey.SERVER_LIFETIME, GD, GD),
     SERVER_CONNECT_TIMEOUT(ConfigKey.SERVER_CONNECT_TIMEOUT, G, G),
     SERVER_LOGIN_RETRY(ConfigKey.SERVER_LOGIN_RETRY, G, G),
     SERVER_CHECK_DELAY(ConfigKey.SERVER_CHECK_DELAY, G, G),
@@ -137,10 +143,6 @@ public enum ProxySetting {
     LOGIN_NOTIFY_MESSAGE("login_notify_message", G),
     SERVER_TLS_CIPHERS("server_tls_ciphers", G),
     SERVER_TLS13_CIPHERS("server_tls13_ciphers", G),
-    QUERY_TIMEOUT("query_timeout", GU),
-    CANCEL_WAIT_TIMEOUT("cancel_wait_timeout", G),
-    TRANSACTION_TIMEOUT("transaction_timeout", GU),
-    SUSPEND_TIMEOUT("suspend_timeout", G),
     PKT_BUF("pkt_buf", G),
     LISTEN_BACKLOG("listen_backlog", G),
     SBUF_LOOPCNT("sbuf_loopcnt", G),
@@ -217,6 +219,14 @@ public enum ProxySetting {
     /** An entry's name for the pool setting {@code poolKey}. */
     ProxySetting(String configName, ConfigKey poolKey, Set<Scope> pgmux, Set<Scope> pgbouncer) {
         this(configName, Type.POOL, null, RELOAD, pgmux, pgbouncer, poolKey);
+    }
+
+    /**
+     * An entry's {@code -1}, which PgBouncer reads as "not set" for query_wait_timeout: the database's or global
+     * value applies.
+     */
+    static boolean notSet(ProxySetting setting, String value) {
+        return setting == QUERY_WAIT_TIMEOUT && value.strip().equals("-1");
     }
 
     /** A key of PgBouncer's that pgmux does not take yet. */
@@ -339,12 +349,33 @@ public enum ProxySetting {
     }
 
     /**
-     * An entry's value of this pool setting: pool_mode one of session, transaction, statement, the others whole
-     * numbers of 0 or more.
+     * An entry's value of this setting: pool_mode one of session, transaction, statement, durations seconds of 0
+     * or more, the other pool settings whole numbers of 0 or more; the proxy's own settings as their type reads
+     * them (returned as SHOW CONFIG would print them).
      *
      * @throws IllegalArgumentException naming {@code owner} and the key
      */
     String checkedEntryValue(String owner, String value) {
+        if (poolKey == null) {
+            try {
+                return format(parse(value, Path.of("")));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(owner + ": " + e.getMessage());
+            }
+        }
+        if (poolKey.type() == ConfigKey.Type.DURATION) {
+            Duration d;
+            try {
+                d = Durations.parse(value, true);
+            } catch (IllegalArgumentException e) {
+                d = Duration.ofSeconds(-1);
+            }
+            if (d.isNegative()) {
+                throw new IllegalArgumentException(owner + ": " + configName + " must be a number of seconds, 0 or "
+                        + "more, not \"" + value + "\"");
+            }
+            return value;
+        }
         if (poolKey.type() == ConfigKey.Type.POOL_MODE) {
             try {
                 PoolMode.parse(value);
@@ -368,6 +399,15 @@ public enum ProxySetting {
     }
 
     /**
+     * The value of one of the proxy's own settings as written, file names relative to the working directory.
+     *
+     * @throws IllegalArgumentException naming the key
+     */
+    public Object parse(String text) {
+        return parse(text, Path.of(""));
+    }
+
+    /**
      * The value of one of the proxy's own settings as written ({@code base} resolves file names).
      *
      * @throws IllegalArgumentException naming the key
@@ -376,7 +416,7 @@ public enum ProxySetting {
         return switch (type) {
             case INT -> whole(text);
             case COUNT -> checked(whole(text));
-            case SECONDS -> Duration.ofSeconds(whole(text));
+            case SECONDS -> seconds(text);
             case TEXT -> text;
             case ADDRESS -> text.equals("*") ? "0.0.0.0" : text;
             case FILE -> text.isBlank() ? null : base.resolve(text.strip());
@@ -412,7 +452,7 @@ public enum ProxySetting {
             return "";
         }
         return switch (type) {
-            case SECONDS -> String.valueOf(((Duration) value).toSeconds());
+            case SECONDS -> formatSeconds((Duration) value);
             case USERS -> {
                 @SuppressWarnings("unchecked")
                 List<String> users = (List<String>) value;
@@ -423,6 +463,25 @@ public enum ProxySetting {
             case PIN_SESSION_STATE -> ((PinSessionState) value).configName();
             default -> String.valueOf(value);
         };
+    }
+
+    /** Seconds as PgBouncer writes them, fractions allowed ({@code 0.5}); a unit ({@code 500ms}) too. */
+    private Duration seconds(String text) {
+        Duration d;
+        try {
+            d = Durations.parse(text, true);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(configName + " must be a number of seconds, not \"" + text + "\"");
+        }
+        if (d.isNegative()) {
+            throw new IllegalArgumentException(configName + " must be 0 or more seconds, not \"" + text + "\"");
+        }
+        return d;
+    }
+
+    private static String formatSeconds(Duration d) {
+        return d.toNanos() % 1_000_000_000L == 0 ? String.valueOf(d.toSeconds())
+                : java.math.BigDecimal.valueOf(d.toNanos(), 9).stripTrailingZeros().toPlainString();
     }
 
     private int whole(String text) {

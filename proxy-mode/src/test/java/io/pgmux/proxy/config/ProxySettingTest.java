@@ -89,8 +89,9 @@ class ProxySettingTest {
         assertTrue(e.getMessage().startsWith("database app: unknown key 'pool_sise'; did you mean 'pool_size'? "
                 + "(supported: host, port, dbname, user, password, sslmode, "), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> UserEntry.parse("bob", "pool_mdoe=session"));
-        assertEquals("user bob: unknown key 'pool_mdoe'; did you mean 'pool_mode'? (supported: pool_mode, "
-                + "pool_size, reserve_pool_size, max_user_connections)", e.getMessage());
+        assertEquals("user bob: unknown key 'pool_mdoe'; did you mean 'pool_mode'? (supported: client_idle_timeout, "
+                + "idle_transaction_timeout, query_timeout, transaction_timeout, pool_mode, pool_size, "
+                + "reserve_pool_size, query_wait_timeout, max_user_connections)", e.getMessage());
     }
 
     @Test
