@@ -52,8 +52,8 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
                 case SSLMODE, SERVER_TLS_SSLMODE -> tls = TlsMode.fromConfig(v);
                 case PIN_SESSION_STATE -> poolSettings.put(setting.configName(), checkedPinSessionState(owner, v));
                 default -> {
-                    String checked = setting.checkedEntryValue(owner, v);
                     if (!ProxySetting.notSet(setting, v)) {
+                        String checked = setting.checkedEntryValue(owner, v);
                         poolSettings.put(setting.poolKey().pgbouncerName(), checked);
                     }
                 }

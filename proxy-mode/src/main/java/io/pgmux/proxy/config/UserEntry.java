@@ -22,8 +22,8 @@ public record UserEntry(Map<String, String> poolSettings) {
         Map<String, String> poolSettings = new LinkedHashMap<>();
         ConnectString.parse(owner, value).forEach((key, v) -> {
             ProxySetting setting = ProxySetting.entryKey(Scope.USER, owner, key);
-            String checked = setting.checkedEntryValue(owner, v);
             if (!ProxySetting.notSet(setting, v)) {
+                String checked = setting.checkedEntryValue(owner, v);
                 poolSettings.put(setting.poolKey() != null ? setting.poolKey().pgbouncerName() : setting.configName(),
                         checked);
             }
