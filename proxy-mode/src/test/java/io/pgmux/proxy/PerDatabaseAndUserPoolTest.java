@@ -132,6 +132,23 @@ class PerDatabaseAndUserPoolTest {
         }
     }
 
+    /** As PgBouncer: a database's min_pool_size above a user's pool_size is taken, and that pool keeps its size. */
+    @Test
+    void aDatabasesMinPoolSizeAboveAUsersPoolSizeIsTaken() throws Exception {
+        proxy = start("shared = " + target() + " pool_mode=transaction min_pool_size=3\n",
+                "min_pool_size = 5\ndefault_pool_size = 4\n[users]\n" + BATCH + " = pool_size=2\n");
+        try (Connection a = connectAs(BATCH, BATCH_PASSWORD, "shared")) {
+            backendPid(a);
+        }
+        assertEquals("3", databaseRow("shared").get("min_pool_size"));
+        io.pgmux.core.pool.Pool<?> batch = ProxyFixture.existingPool(proxy, "shared", BATCH);
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (batch.getTotalConnections() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(2, batch.getTotalConnections(), "min_pool_size=3 fills the user's pool up to its size, 2");
+    }
+
     @Test
     void aDatabasesQueryWaitTimeoutWinsOverTheGlobalOne() throws Exception {
         proxy = start("quick = " + target() + " pool_mode=transaction pool_size=1 query_wait_timeout=1\n",

@@ -87,15 +87,6 @@ class ProxyConfigLoaderTest {
     }
 
     @Test
-    void databasePoolSettingsThatDoNotFitTheGlobalOnesStopTheStart() {
-        PgMuxProxy.Builder builder = ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h pool_size=1\n"
-                + "[pgbouncer]\nmin_pool_size = 2\nlisten_port = 0\n"), Path.of("."));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::start);
-        assertTrue(e.getMessage().startsWith("database a: min_pool_size=2 is larger than default_pool_size=1"),
-                e.getMessage());
-    }
-
-    @Test
     void usersKeyPgBouncerHasButPgmuxDoesNotIsRefusedByName() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.configure(
                 IniFile.parse("[databases]\na = host=h\n[users]\nbob = pool_mode=session max_user_client_connections=5\n"),
@@ -117,15 +108,6 @@ class ProxyConfigLoaderTest {
                 IniFile.parse("[databases]\na = host=h\n[users]\nbob = max_user_connections=-1\n"), Path.of(".")));
         assertEquals("user bob: max_user_connections must be a whole number of 0 or more, not \"-1\"",
                 e.getMessage());
-    }
-
-    @Test
-    void usersSettingsThatDoNotFitTheirDatabasesStopTheStart() {
-        PgMuxProxy.Builder builder = ProxyConfigLoader.configure(IniFile.parse("[databases]\na = min_pool_size=3\n"
-                + "[users]\nbob = pool_size=2\n[pgbouncer]\nlisten_port = 0\n"), Path.of("."));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::start);
-        assertTrue(e.getMessage().startsWith("database a, user bob: min_pool_size=3 is larger than "
-                + "default_pool_size=2"), e.getMessage());
     }
 
     @Test
