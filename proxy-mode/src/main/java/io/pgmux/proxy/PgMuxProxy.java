@@ -696,6 +696,8 @@ public final class PgMuxProxy implements AutoCloseable {
                     clientTls, new CancelSender(transport, s.get(ProxySetting.CANCEL_WAIT_TIMEOUT)),
                     clientLoginTimeout.toMillis(), maxPrepared);
             context.clientTimeouts().limits(globalLimits, userLimits);
+            context.startupParameters(Set.copyOf(s.<List<String>>get(ProxySetting.IGNORE_STARTUP_PARAMETERS)),
+                    s.<Integer>get(ProxySetting.APPLICATION_NAME_ADD_HOST) != 0);
             context.pinSessionState(s.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
             registry.addJanitorChore(context.clientTimeouts());
             ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);

@@ -184,7 +184,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             return PoolerError.noSuchDatabase(database);
         }
         try {
-            parameters = ClientParameters.fromStartup(startup.parameters());
+            parameters = ClientParameters.fromStartup(context.startupParameters(startup.parameters(),
+                    channel.remoteAddress()));
         } catch (IllegalArgumentException e) {
             return PoolerError.fatal(e.getMessage());
         }

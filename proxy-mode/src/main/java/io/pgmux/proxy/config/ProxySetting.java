@@ -75,6 +75,25 @@ public enum ProxySetting {
     CLIENT_TLS13_CIPHERS("client_tls13_ciphers", Type.TEXT, "", RELOAD, G, G),
     CLIENT_TLS_ECDHCURVE("client_tls_ecdhcurve", Type.TEXT, "auto", RELOAD, G, G),
     CLIENT_TLS_DHEPARAMS("client_tls_dheparams", Type.TEXT, "auto", RELOAD, G, G),
+    /** Startup parameters dropped: neither replayed on the servers nor reported back. */
+    IGNORE_STARTUP_PARAMETERS("ignore_startup_parameters", Type.NAMES, "", RESTART, G, G),
+    /** Not 0: the client's address is added to the application_name its servers see. */
+    APPLICATION_NAME_ADD_HOST("application_name_add_host", Type.INT, "0", RESTART, G, G),
+
+    // PgBouncer's, taken with no effect in pgmux (docs/configuration.md says why)
+    /** pgmux follows every parameter a client sets, whatever this lists. */
+    TRACK_EXTRA_PARAMETERS("track_extra_parameters", Type.NAMES, "IntervalStyle", RESTART, G, G),
+    /** pgmux prefers a server on the client's own event loop. */
+    SERVER_ROUND_ROBIN("server_round_robin", Type.INT, "0", RESTART, G, G),
+    /** Netty sizes its buffers itself. */
+    PKT_BUF("pkt_buf", Type.COUNT, "4096", RESTART, G, G),
+    /** Netty bounds what one event loop reads per socket itself. */
+    SBUF_LOOPCNT("sbuf_loopcnt", Type.COUNT, "5", RESTART, G, G),
+    /** Names are resolved by the JVM, which caches them as its networkaddress.cache.* properties say. */
+    DNS_MAX_TTL("dns_max_ttl", Type.SECONDS, "15", RESTART, G, G),
+    DNS_NXDOMAIN_TTL("dns_nxdomain_ttl", Type.SECONDS, "15", RESTART, G, G),
+    DNS_ZONE_CHECK_PERIOD("dns_zone_check_period", Type.SECONDS, "0", RESTART, G, G),
+    RESOLV_CONF("resolv_conf", Type.TEXT, "", RESTART, G, G),
 
     // the pool settings, parsed by core's ConfigKey
     POOL_MODE(ConfigKey.POOL_MODE, GDU, GDU),
@@ -107,12 +126,8 @@ public enum ProxySetting {
     UNIX_SOCKET_GROUP("unix_socket_group", G),
     MAX_DB_CLIENT_CONNECTIONS("max_db_client_connections", GD),
     MAX_USER_CLIENT_CONNECTIONS("max_user_client_connections", GU),
-    SERVER_ROUND_ROBIN("server_round_robin", G),
-    TRACK_EXTRA_PARAMETERS("track_extra_parameters", G),
-    IGNORE_STARTUP_PARAMETERS("ignore_startup_parameters", G),
     PEER_ID("peer_id", G),
     DISABLE_PQEXEC("disable_pqexec", G),
-    APPLICATION_NAME_ADD_HOST("application_name_add_host", G),
     CONFFILE("conffile", G),
     SERVICE_NAME("service_name", G),
     JOB_NAME("job_name", G),
@@ -135,17 +150,11 @@ public enum ProxySetting {
     SERVER_FAST_CLOSE("server_fast_close", G),
     AUTODB_IDLE_TIMEOUT("autodb_idle_timeout", G),
     POOL_IDLE_TIMEOUT("pool_idle_timeout", G),
-    DNS_MAX_TTL("dns_max_ttl", G),
-    DNS_NXDOMAIN_TTL("dns_nxdomain_ttl", G),
-    DNS_ZONE_CHECK_PERIOD("dns_zone_check_period", G),
-    RESOLV_CONF("resolv_conf", G),
     QUERY_WAIT_NOTIFY("query_wait_notify", G),
     LOGIN_NOTIFY_MESSAGE("login_notify_message", G),
     SERVER_TLS_CIPHERS("server_tls_ciphers", G),
     SERVER_TLS13_CIPHERS("server_tls13_ciphers", G),
-    PKT_BUF("pkt_buf", G),
     LISTEN_BACKLOG("listen_backlog", G),
-    SBUF_LOOPCNT("sbuf_loopcnt", G),
     SO_REUSEPORT("so_reuseport", G),
     TCP_DEFER_ACCEPT("tcp_defer_accept", G),
     TCP_SOCKET_BUFFER("tcp_socket_buffer", G),
@@ -181,6 +190,8 @@ public enum ProxySetting {
         FILE,
         /** Comma-separated user names. */
         USERS,
+        /** Comma-separated names (of startup parameters). */
+        NAMES,
         AUTH_TYPE,
         TLS_MODE,
         /** PgBouncer's TLS protocol list ({@code secure}, {@code tlsv1.2,tlsv1.3}, …; see {@link TlsProtocols}), kept as written. */
@@ -278,9 +289,9 @@ public enum ProxySetting {
         return poolKey == null ? defaultText : PoolDefaults.TEXT.get(poolKey.pgbouncerName());
     }
 
-    /** The key of this name (exactly as the table writes it), or null. */
+    /** The key of this name, in any case (PgBouncer's own parser knows only lower case), or null. */
     public static ProxySetting named(String name) {
-        return BY_NAME.get(name);
+        return BY_NAME.get(name.toLowerCase(java.util.Locale.ROOT));
     }
 
     /**
@@ -288,7 +299,7 @@ public enum ProxySetting {
      * setting (camelCase, HikariCP's); null when pgmux takes no such global setting.
      */
     public static ProxySetting global(String name) {
-        ProxySetting setting = BY_NAME.get(name);
+        ProxySetting setting = named(name);
         if (setting != null && setting.takenIn(Scope.GLOBAL)) {
             return setting;
         }
@@ -330,7 +341,7 @@ public enum ProxySetting {
      *     does not take it there
      */
     static ProxySetting entryKey(Scope scope, String owner, String name) {
-        ProxySetting setting = BY_NAME.get(name);
+        ProxySetting setting = named(name);
         if (setting != null && setting.takenIn(scope)) {
             return setting;
         }
@@ -420,7 +431,7 @@ public enum ProxySetting {
             case TEXT -> text;
             case ADDRESS -> text.equals("*") ? "0.0.0.0" : text;
             case FILE -> text.isBlank() ? null : base.resolve(text.strip());
-            case USERS -> users(text);
+            case USERS, NAMES -> users(text);
             case AUTH_TYPE -> AuthType.fromConfig(text);
             case TLS_MODE -> {
                 try {
@@ -453,7 +464,7 @@ public enum ProxySetting {
         }
         return switch (type) {
             case SECONDS -> formatSeconds((Duration) value);
-            case USERS -> {
+            case USERS, NAMES -> {
                 @SuppressWarnings("unchecked")
                 List<String> users = (List<String>) value;
                 yield String.join(",", users);

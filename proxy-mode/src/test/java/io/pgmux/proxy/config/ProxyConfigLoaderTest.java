@@ -206,4 +206,20 @@ class ProxyConfigLoaderTest {
                 IniFile.parse("[databases]\na = host=h\n[pgbouncer]\ndefault_pool_size = lots\n"), Path.of(".")));
         assertTrue(e.getMessage().contains("default_pool_size"), e.getMessage());
     }
+
+    @Test
+    void aPeersSectionIsRefusedAtStartup() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.configure(
+                IniFile.parse("[databases]\na = host=h\n[peers]\n1 = host=10.0.0.2\n"), Path.of(".")));
+        assertTrue(e.getMessage().startsWith("[peers] is not supported by pgmux"), e.getMessage());
+    }
+
+    @Test
+    void aPeerIdIsRefusedAtStartupAndZeroIsNone() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.configure(
+                IniFile.parse("[databases]\na = host=h\n[pgbouncer]\npeer_id = 1\n"), Path.of(".")));
+        assertTrue(e.getMessage().startsWith("peer_id = 1 is not supported by pgmux"), e.getMessage());
+        ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h\n[pgbouncer]\npeer_id = 0\n"),
+                Path.of("."));
+    }
 }
