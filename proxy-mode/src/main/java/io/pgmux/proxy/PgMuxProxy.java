@@ -24,6 +24,7 @@ import io.pgmux.proxy.auth.UserList;
 import io.pgmux.proxy.auth.UserSecrets;
 import io.pgmux.proxy.client.ClientAuthentication;
 import io.pgmux.proxy.client.ClientConnection;
+import io.pgmux.proxy.client.ClientTimeouts;
 import io.pgmux.proxy.client.ClientTls;
 import io.pgmux.proxy.client.PinCounts;
 import io.pgmux.proxy.client.PinSessionState;
@@ -327,6 +328,8 @@ public final class PgMuxProxy implements AutoCloseable {
         private final Map<String, Map<ProxySetting, String>> authByDatabase = new LinkedHashMap<>();
         private final ProxySettings.Builder settings = ProxySettings.builder();
         private final PoolOverrides.Builder overrides = PoolOverrides.builder();
+        /** The [users] entries' own client timeouts. */
+        private final Map<String, Map<ProxySetting, Duration>> userTimeouts = new LinkedHashMap<>();
         private UserSecrets users = UserSecrets.of(Map.of());
         private SslContext clientTlsContext;
         private Duration janitorPeriod = Duration.ofMillis(333);
@@ -443,6 +446,18 @@ public final class PgMuxProxy implements AutoCloseable {
          * it wins over the same setting of the pool's database.
          */
         public Builder userSetting(String user, String name, String value) {
+            ProxySetting own = ProxySetting.named(name);
+            if (own != null && own.poolKey() == null && own.takenIn(ProxySetting.Scope.USER)) {
+                Duration timeout;
+                try {
+                    timeout = (Duration) own.parse(value);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("user " + user + ": " + e.getMessage(), e);
+                }
+                userTimeouts.computeIfAbsent(Objects.requireNonNull(user, "user"), u -> new EnumMap<>(ProxySetting.class))
+                        .put(own, timeout);
+                return this;
+            }
             overrides.user(user, name, value);
             return this;
         }
@@ -555,6 +570,26 @@ public final class PgMuxProxy implements AutoCloseable {
          */
         public Builder idleTransactionTimeout(Duration timeout) {
             settings.put(ProxySetting.IDLE_TRANSACTION_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
+            return this;
+        }
+
+        /**
+         * PgBouncer's query_timeout: a client whose request the server has not answered in full within it (waiting
+         * for a server included) is disconnected with FATAL 08P01 {@code query timeout} and its server connection
+         * closed; zero (the default) disables it. A user may set its own with {@code userSetting}.
+         */
+        public Builder queryTimeout(Duration timeout) {
+            settings.put(ProxySetting.QUERY_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
+            return this;
+        }
+
+        /**
+         * PgBouncer's transaction_timeout: a client whose transaction has been open this long is disconnected with
+         * FATAL 08P01 {@code transaction timeout} and its server connection closed (the transaction rolls back);
+         * zero (the default) disables it.
+         */
+        public Builder transactionTimeout(Duration timeout) {
+            settings.put(ProxySetting.TRANSACTION_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
             return this;
         }
 
@@ -684,8 +719,10 @@ public final class PgMuxProxy implements AutoCloseable {
             // no server takes more than PostgreSQL's limit; a length counts at least its own four bytes
             int maxMessageLength = Math.max(4, Math.min(s.<Integer>get(ProxySetting.MAX_PACKET_SIZE),
                     FrontendMessageDecoder.DEFAULT_MAX_MESSAGE_LENGTH));
-            Duration clientIdleTimeout = s.get(ProxySetting.CLIENT_IDLE_TIMEOUT);
-            Duration idleTransactionTimeout = s.get(ProxySetting.IDLE_TRANSACTION_TIMEOUT);
+            ClientTimeouts.Limits globalLimits = limits(s::get);
+            Map<String, ClientTimeouts.Limits> userLimits = new LinkedHashMap<>();
+            userTimeouts.forEach((user, own) -> userLimits.put(user,
+                    limits(setting -> own.getOrDefault(setting, Duration.ZERO))));
             String host = s.get(ProxySetting.LISTEN_ADDR);
             int port = s.get(ProxySetting.LISTEN_PORT);
             int connectTimeoutMillis = (int) Math.min(Integer.MAX_VALUE,
@@ -702,8 +739,11 @@ public final class PgMuxProxy implements AutoCloseable {
             Duration clientLoginTimeout = s.get(ProxySetting.CLIENT_LOGIN_TIMEOUT);
             ClientAuthentication authentication = ClientAuthentication.of(s, authByDatabase);
             ProxyContext context = new ProxyContext(registry, targets, secrets, s.get(ProxySetting.AUTH_TYPE),
-                    clientTls, new CancelSender(transport), clientLoginTimeout.toMillis(), maxPrepared);
-            context.idleTimeouts(clientIdleTimeout, idleTransactionTimeout);
+                    clientTls, new CancelSender(transport, s.get(ProxySetting.CANCEL_WAIT_TIMEOUT)),
+                    clientLoginTimeout.toMillis(), maxPrepared);
+            context.clientTimeouts().limits(globalLimits, userLimits);
+            context.startupParameters(Set.copyOf(s.<List<String>>get(ProxySetting.IGNORE_STARTUP_PARAMETERS)),
+                    s.<Integer>get(ProxySetting.APPLICATION_NAME_ADD_HOST) != 0);
             authentication.applyTo(context, queried);
             context.pinSessionState(s.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
             registry.addJanitorChore(context.clientTimeouts());
@@ -771,6 +811,12 @@ public final class PgMuxProxy implements AutoCloseable {
                 }
             }
             return PrometheusEndpoint.start(address, meterRegistry);
+        }
+
+        private static ClientTimeouts.Limits limits(java.util.function.Function<ProxySetting, Duration> value) {
+            return new ClientTimeouts.Limits(value.apply(ProxySetting.CLIENT_IDLE_TIMEOUT),
+                    value.apply(ProxySetting.IDLE_TRANSACTION_TIMEOUT), value.apply(ProxySetting.QUERY_TIMEOUT),
+                    value.apply(ProxySetting.TRANSACTION_TIMEOUT));
         }
 
         private static NettyServerConnector connector(Transport transport, Map<String, ServerTarget> targets,

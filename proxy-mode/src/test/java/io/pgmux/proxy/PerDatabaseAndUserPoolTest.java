@@ -132,6 +132,74 @@ class PerDatabaseAndUserPoolTest {
         }
     }
 
+    /** As PgBouncer: a database's min_pool_size above a user's pool_size is taken, and that pool keeps its size. */
+    @Test
+    void aDatabasesMinPoolSizeAboveAUsersPoolSizeIsTaken() throws Exception {
+        proxy = start("shared = " + target() + " pool_mode=transaction min_pool_size=3\n",
+                "min_pool_size = 5\ndefault_pool_size = 4\n[users]\n" + BATCH + " = pool_size=2\n");
+        try (Connection a = connectAs(BATCH, BATCH_PASSWORD, "shared")) {
+            backendPid(a);
+        }
+        assertEquals("3", databaseRow("shared").get("min_pool_size"));
+        io.pgmux.core.pool.Pool<?> batch = ProxyFixture.existingPool(proxy, "shared", BATCH);
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (batch.getTotalConnections() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(2, batch.getTotalConnections(), "min_pool_size=3 fills the user's pool up to its size, 2");
+    }
+
+    @Test
+    void aDatabasesQueryWaitTimeoutWinsOverTheGlobalOne() throws Exception {
+        proxy = start("quick = " + target() + " pool_mode=transaction pool_size=1 query_wait_timeout=1\n",
+                "query_wait_timeout = 300\n");
+        assertWaiterTimesOut(() -> connect("quick"), () -> connect("quick"));
+    }
+
+    @Test
+    void aUsersQueryWaitTimeoutWinsOverItsDatabasesAndMinusOneIsNotSet() throws Exception {
+        proxy = start("slow = " + target() + " pool_mode=transaction pool_size=1 query_wait_timeout=300\n"
+                + "quick = " + target() + " pool_mode=transaction pool_size=1 query_wait_timeout=1\n",
+                "[users]\n" + BATCH + " = query_wait_timeout=1\n" + ProxyFixture.USER + " = query_wait_timeout=-1\n");
+        assertWaiterTimesOut(() -> connectAs(BATCH, BATCH_PASSWORD, "slow"), () -> connectAs(BATCH, BATCH_PASSWORD, "slow"));
+        assertWaiterTimesOut(() -> connect("quick"), () -> connect("quick"));
+    }
+
+    @FunctionalInterface
+    private interface Client {
+        Connection open() throws SQLException;
+    }
+
+    /** The holder keeps the pool's one server in a transaction; the waiter's query fails at query_wait_timeout. */
+    private static void assertWaiterTimesOut(Client holder, Client waiter) throws SQLException {
+        try (Connection h = holder.open(); Connection w = waiter.open()) {
+            h.setAutoCommit(false);
+            backendPid(h);
+            SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, () -> backendPid(w));
+            assertTrue(e.getMessage().contains("query_wait_timeout"), e.getMessage());
+            h.rollback();
+        }
+    }
+
+    @Test
+    void aDatabasesServerLifetimeClosesItsServersOnly() throws Exception {
+        proxy = start("short = " + target() + " pool_mode=transaction server_lifetime=1\n"
+                + "long = " + target() + " pool_mode=transaction\n", "");
+        int shortLived;
+        int longLived;
+        try (Connection a = connect("short"); Connection b = connect("long")) {
+            shortLived = backendPid(a);
+            longLived = backendPid(b);
+        }
+        assertTrue(db.awaitBackendExit(shortLived, Duration.ofSeconds(15)), "server_lifetime=1 closes " + shortLived);
+        // as old as the one closed, but under the global server_lifetime (3600)
+        try (Connection admin = db.connect(); Statement s = admin.createStatement();
+             ResultSet row = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE pid = " + longLived)) {
+            row.next();
+            assertEquals(1, row.getInt(1), "the other database's server " + longLived + " is still open");
+        }
+    }
+
     @Test
     void showUsersShowsAUsersOwnSettings() throws Exception {
         proxy = start("shared = " + target() + "\n",

@@ -31,7 +31,8 @@ public enum ConfigKey {
             Duration.ofSeconds(15), Duration.ofSeconds(15)),
     SERVER_CHECK_DELAY("serverCheckDelay", "server_check_delay", "keepaliveTime", Type.DURATION,
             Duration.ofSeconds(30), Duration.ofSeconds(30)),
-    SERVER_CHECK_QUERY("serverCheckQuery", "server_check_query", "connectionTestQuery", Type.STRING, "", ""),
+    /** The proxy's default is PgBouncer's: {@code <empty>} sends an empty query, an empty value disables the check. */
+    SERVER_CHECK_QUERY("serverCheckQuery", "server_check_query", "connectionTestQuery", Type.STRING, "", "<empty>"),
     SERVER_RESET_QUERY("serverResetQuery", "server_reset_query", null, Type.STRING, "DISCARD ALL", "DISCARD ALL"),
     SERVER_RESET_QUERY_ALWAYS("serverResetQueryAlways", "server_reset_query_always", null, Type.BOOLEAN,
             false, false),

@@ -334,7 +334,9 @@ public final class PoolConfig {
             }
             int min = (Integer) values.get(ConfigKey.MIN_POOL_SIZE);
             int size = (Integer) values.get(ConfigKey.DEFAULT_POOL_SIZE);
-            if (min > size) {
+            // PgBouncer takes a min_pool_size above a pool's size (a database's minimum, a user's smaller pool) and
+            // keeps pool_size connections; the proxy reads its configuration as PgBouncer does
+            if (min > size && profile == ConfigKey.Profile.JDBC) {
                 throw new ConfigException(name(ConfigKey.MIN_POOL_SIZE), name(ConfigKey.MIN_POOL_SIZE) + "=" + min
                         + " is larger than " + name(ConfigKey.DEFAULT_POOL_SIZE) + "=" + size
                         + ": the pool cannot keep more connections than it may open");

@@ -444,17 +444,19 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         return loginError != null && now < loginRetryAtNanos;
     }
 
-    /** Keeps min_pool_size connections open. */
+    /** Keeps min_pool_size connections open, no more than the pool's size. */
     void ensureMin() {
         while (state == RUNNING) {
             long now = clock.nanoTime();
             if (loginBackingOff(now)) {
                 return;
             }
-            if (serverCount.get() >= config.minPoolSize()) {
+            PoolConfig c = config;
+            int min = Math.min(c.minPoolSize(), c.defaultPoolSize());
+            if (serverCount.get() >= min) {
                 return;
             }
-            if (!tryOpen(now, config.minPoolSize())) {
+            if (!tryOpen(now, min)) {
                 return;
             }
         }

@@ -69,8 +69,17 @@ class PoolOverridesTest {
     void validateRefusesACombinationThatCannotWorkNamingDatabaseAndUser() {
         PoolOverrides o = PoolOverrides.builder().database("app", "min_pool_size", "4")
                 .user("bob", "default_pool_size", "2").build();
-        ConfigException e = assertThrows(ConfigException.class, () -> o.validate(global));
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> o.validate(PoolConfig.jdbcDefaults().defaultPoolSize(20).build()));
         assertEquals("database app, user bob: min_pool_size=4 is larger than default_pool_size=2: the pool cannot "
                 + "keep more connections than it may open", e.getMessage());
+    }
+
+    @Test
+    void theProxyTakesAMinPoolSizeAboveAPoolsSizeAsPgBouncerDoes() {
+        PoolOverrides o = PoolOverrides.builder().database("app", "min_pool_size", "4")
+                .user("bob", "default_pool_size", "2").build();
+        o.validate(global);
+        assertEquals(4, o.apply(global, "app", "bob").minPoolSize());
     }
 }

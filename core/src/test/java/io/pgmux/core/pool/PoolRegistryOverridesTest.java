@@ -69,22 +69,28 @@ class PoolRegistryOverridesTest {
         }
     }
 
+    /** As PgBouncer: a database's (or the global) min_pool_size above a pool's size keeps the pool at its size. */
     @Test
-    void overridesThatDoNotFitTheGlobalsAreRefusedWhenTheRegistryIsBuilt() {
-        PoolOverrides o = PoolOverrides.builder().database("app", "default_pool_size", "1").build();
-        ConfigException e = assertThrows(ConfigException.class,
-                () -> registry(PoolConfig.proxyDefaults().minPoolSize(2).build(), o));
-        assertEquals("database app: min_pool_size=2 is larger than default_pool_size=1: the pool cannot keep more "
-                + "connections than it may open", e.getMessage());
+    void aMinPoolSizeAboveAPoolsSizeKeepsThePoolAtItsSize() {
+        PoolOverrides o = PoolOverrides.builder().database("app", "min_pool_size", "3")
+                .user("batch", "default_pool_size", "2").build();
+        try (PoolRegistry<Conn> r = registry(PoolConfig.proxyDefaults().build(), o)) {
+            Pool<Conn> batch = r.pool("app", "batch");
+            batch.ensureMin();
+            assertEquals(2, batch.getTotalConnections());
+            Pool<Conn> web = r.pool("app", "web");
+            web.ensureMin();
+            assertEquals(3, web.getTotalConnections());
+        }
     }
 
     @Test
     void aReloadThatDoesNotFitTheOverridesChangesNothing() {
-        PoolOverrides o = PoolOverrides.builder().database("app", "default_pool_size", "1").build();
+        PoolOverrides o = PoolOverrides.builder().database("app", "server_connect_timeout", "5").build();
         try (PoolRegistry<Conn> r = registry(PoolConfig.proxyDefaults().defaultPoolSize(10).build(), o)) {
             Pool<Conn> other = r.pool("other", "u");
             assertThrows(ConfigException.class, () -> r.reconfigure(PoolConfig.proxyDefaults().defaultPoolSize(4)
-                    .minPoolSize(2).build()));
+                    .build(), PoolOverrides.builder().database("app", "default_pool_size", "0").build()));
             assertEquals(10, other.config().defaultPoolSize());
             assertEquals(10, r.config().defaultPoolSize());
         }

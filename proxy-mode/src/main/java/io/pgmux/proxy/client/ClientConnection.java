@@ -80,6 +80,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     private volatile ClientTimeouts.Timeout timeout;
     /** Since when {@link #timeout} runs; written before it. */
     private volatile long timeoutSinceNanos;
+    /** The user's timeouts, set at login before the janitor can see the client. */
+    private ClientTimeouts.Limits limits = ClientTimeouts.Limits.NONE;
     private long connectedAtMillis;
     private String applicationName = "";
     /** The startup named the admin console's database: no pool, no max_client_conn slot, as in PgBouncer. */
@@ -228,7 +230,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             return PoolerError.noSuchDatabase(database);
         }
         try {
-            parameters = ClientParameters.fromStartup(startup.parameters());
+            parameters = ClientParameters.fromStartup(context.startupParameters(startup.parameters(),
+                    channel.remoteAddress()));
         } catch (IllegalArgumentException e) {
             return PoolerError.fatal(e.getMessage());
         }
@@ -310,6 +313,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                 }
                 decoder.loginComplete();
                 decoder.streamLargeMessages();
+                limits = context.clientTimeouts().forUser(user,
+                        context.database(pool.key().database()).loginUser(user));
                 link = new Link(this, channel, pool, parameters, context.maxPreparedStatements(),
                         new Pinning(context.pinSessionState(pool.key().database()),
                                 pool.config().poolMode() != PoolMode.SESSION, context.pinCounts(pool.key()),
@@ -420,16 +425,31 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Called by the janitor on its own thread: hops to this client's loop only when its timeout passed, and
-     * closes it there unless it has sent something meanwhile.
+     * Called by the janitor on its own thread: hops to this client's loop only when a timeout passed, and closes it
+     * there unless it has sent something or been answered meanwhile.
      */
     void checkTimeout(long now, ClientTimeouts timeouts) {
+        Link current = link;
+        if (current != null && current.expired(now, limits, timeouts.waitingQueryNanos()) != null) {
+            channel.eventLoop().execute(() -> {
+                ErrorResponse expired = current.expired(System.nanoTime(), limits, timeouts.waitingQueryNanos());
+                if (expired != null && state != State.CLOSED) {
+                    current.abort(expired.message(), context.cancelSender());
+                    fatal(expired);
+                }
+            });
+            return;
+        }
         ClientTimeouts.Timeout running = timeout;
         long since = timeoutSinceNanos;
         if (running == null) {
             return;
         }
-        long limit = timeouts.limitNanos(running);
+        long limit = switch (running) {
+            case LOGIN -> timeouts.loginNanos();
+            case IDLE -> limits.idleNanos();
+            case IDLE_IN_TRANSACTION -> limits.idleTransactionNanos();
+        };
         if (limit > 0 && now - since >= limit) {
             channel.eventLoop().execute(() -> {
                 if (timeout == running && timeoutSinceNanos == since && state != State.CLOSED) {

@@ -4,18 +4,23 @@ import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.PoolerError;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * PgBouncer's client_login_timeout, client_idle_timeout and idle_transaction_timeout, checked for every client on
- * each pass of core's janitor, as PgBouncer's janitor.c does: no timer object per client, only the timeout each
- * runs and since when. The check runs on the janitor's thread and only reads; a client whose timeout passed is
- * closed on its own event loop.
+ * PgBouncer's client timeouts, checked for every client on each pass of core's janitor, as PgBouncer's janitor.c
+ * does: no timer object per client, only the timeout each runs and since when. client_login_timeout,
+ * client_idle_timeout and idle_transaction_timeout run while the client is quiet; query_timeout from the start of
+ * a request until the server has answered it all, transaction_timeout from the start of a transaction until it
+ * ended. A user's own value (a {@code [users]} entry) wins over the global one where it is above 0, as in
+ * PgBouncer; the client's user's first, then that of the user its database logs in as (PgBouncer takes the login
+ * user's for the server-side timeouts, so an ini written for it keeps its meaning). The check runs on the janitor's thread and only reads; a client whose timeout passed is closed on
+ * its own event loop.
  */
 public final class ClientTimeouts implements Runnable {
 
-    /** The timeout running for a client, with the error PgBouncer closes it with. */
+    /** The timeout running for a quiet client, with the error PgBouncer closes it with. */
     enum Timeout {
         LOGIN(PoolerError.clientLoginTimeout()),
         IDLE(PoolerError.clientIdleTimeout()),
@@ -32,12 +37,39 @@ public final class ClientTimeouts implements Runnable {
         }
     }
 
+    /**
+     * client_idle_timeout, idle_transaction_timeout, query_timeout and transaction_timeout, each in nanoseconds;
+     * 0 is off (for a user: not set).
+     */
+    public record Limits(long idleNanos, long idleTransactionNanos, long queryNanos, long transactionNanos) {
+        public static final Limits NONE = new Limits(0, 0, 0, 0);
+
+        public Limits(Duration idle, Duration idleTransaction, Duration query, Duration transaction) {
+            this(idle.toNanos(), idleTransaction.toNanos(), query.toNanos(), transaction.toNanos());
+        }
+
+        /** These (a user's own) where above 0, else {@code global}'s. */
+        Limits over(Limits global) {
+            return new Limits(idleNanos > 0 ? idleNanos : global.idleNanos,
+                    idleTransactionNanos > 0 ? idleTransactionNanos : global.idleTransactionNanos,
+                    queryNanos > 0 ? queryNanos : global.queryNanos,
+                    transactionNanos > 0 ? transactionNanos : global.transactionNanos);
+        }
+
+        boolean any() {
+            return idleNanos > 0 || idleTransactionNanos > 0 || queryNanos > 0 || transactionNanos > 0;
+        }
+    }
+
     /** Clients between connecting and their welcome; those logged in are in {@link #loggedIn}. */
     private final Set<ClientConnection> loggingIn = ConcurrentHashMap.newKeySet();
     private final Collection<ClientConnection> loggedIn;
     private final long loginNanos;
-    private volatile long idleNanos;
-    private volatile long idleTransactionNanos;
+    private volatile Limits global = Limits.NONE;
+    /** The limits {@code [users]} entries set, each user's own (0: not set). */
+    private volatile Map<String, Limits> usersOwn = Map.of();
+    /** Whether any logged-in client can have a limit: else the pass skips them. */
+    private volatile boolean anyLimit;
 
     /**
      * @param loggedIn the logged-in clients, live
@@ -48,10 +80,26 @@ public final class ClientTimeouts implements Runnable {
         this.loginNanos = Duration.ofMillis(loginMillis).toNanos();
     }
 
-    /** client_idle_timeout and idle_transaction_timeout; zero turns each off. */
-    void idle(Duration clientIdle, Duration idleTransaction) {
-        this.idleNanos = clientIdle.toNanos();
-        this.idleTransactionNanos = idleTransaction.toNanos();
+    /** The global limits and the users' own; clients that log in afterwards get them. */
+    public void limits(Limits global, Map<String, Limits> usersOwn) {
+        boolean any = global.any();
+        for (Limits own : usersOwn.values()) {
+            any |= own.any();
+        }
+        this.usersOwn = Map.copyOf(usersOwn);
+        this.global = global;
+        this.anyLimit = any;
+    }
+
+    /** The limits of a client of {@code user} whose server connections log in as {@code loginUser}. */
+    Limits forUser(String user, String loginUser) {
+        Map<String, Limits> own = usersOwn;
+        return own.getOrDefault(user, Limits.NONE).over(own.getOrDefault(loginUser, Limits.NONE).over(global));
+    }
+
+    /** The global query_timeout, which PgBouncer also applies to a client still waiting for a server. */
+    long waitingQueryNanos() {
+        return global.queryNanos();
     }
 
     void loginStarted(ClientConnection client) {
@@ -62,12 +110,8 @@ public final class ClientTimeouts implements Runnable {
         loggingIn.remove(client);
     }
 
-    long limitNanos(Timeout timeout) {
-        return switch (timeout) {
-            case LOGIN -> loginNanos;
-            case IDLE -> idleNanos;
-            case IDLE_IN_TRANSACTION -> idleTransactionNanos;
-        };
+    long loginNanos() {
+        return loginNanos;
     }
 
     @Override
@@ -78,7 +122,7 @@ public final class ClientTimeouts implements Runnable {
                 client.checkTimeout(now, this);
             }
         }
-        if (idleNanos > 0 || idleTransactionNanos > 0) {
+        if (anyLimit) {
             for (ClientConnection client : loggedIn) {
                 client.checkTimeout(now, this);
             }

@@ -106,6 +106,13 @@ final class Link implements ServerLink {
     private int readyPending;
     /** Extended-protocol messages were sent since the last Sync: the server is mid-batch. */
     private boolean syncPending;
+    /**
+     * When the request not yet answered in full started (PgBouncer's query_start), waiting for a server included;
+     * 0 when none runs. Written on the client's loop, read by the janitor for query_timeout.
+     */
+    private volatile long queryStartNanos;
+    /** When the open transaction's first request started (xact_start), 0 when none is open; transaction_timeout. */
+    private volatile long transactionStartNanos;
 
     Link(ClientConnection client, Channel channel, Pool<ServerConnection> pool, ClientParameters parameters,
             int maxPreparedStatements, Pinning pinning, ListenerHub hub) {
@@ -136,6 +143,13 @@ final class Link implements ServerLink {
 
     /** A message of the client's in the query phase. */
     void onClientMessage(FrontendMessage message) {
+        if (queryStartNanos == 0 && startsRequest(message.type())) {
+            long now = System.nanoTime();
+            queryStartNanos = now;
+            if (transactionStartNanos == 0) {
+                transactionStartNanos = now;
+            }
+        }
         switch (state) {
             case LINKED -> forward(message);
             case LISTEN_BATCH -> continueListenBatch(message);
@@ -170,6 +184,53 @@ final class Link implements ServerLink {
             }
             default -> hold(message);
         }
+    }
+
+    /** Whether a message asks the server for something: a Flush, COPY data or a message's continuation does not. */
+    private static boolean startsRequest(byte type) {
+        return switch (type) {
+            case FrontendMessage.QUERY, FrontendMessage.PARSE, FrontendMessage.BIND, FrontendMessage.DESCRIBE,
+                    FrontendMessage.EXECUTE, FrontendMessage.CLOSE, FrontendMessage.SYNC,
+                    FrontendMessage.FUNCTION_CALL -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * The error of the timeout this client has run out of, or null: query_timeout (the global one, PgBouncer's
+     * {@code query_timeout} text, while it waits for a server; the user's, {@code query timeout}, once it has one)
+     * or transaction_timeout. Read from any thread: what the janitor reads may be a moment old, so the client's
+     * loop asks again before acting on it.
+     */
+    ErrorResponse expired(long now, ClientTimeouts.Limits limits, long waitingQueryNanos) {
+        long query = queryStartNanos;
+        if (query != 0) {
+            boolean linked = server != null;
+            long limit = linked ? limits.queryNanos() : waitingQueryNanos;
+            if (limit > 0 && now - query >= limit) {
+                return linked ? PoolerError.queryTimeout() : PoolerError.waitingQueryTimeout();
+            }
+        }
+        long transaction = transactionStartNanos;
+        if (transaction != 0 && server != null && limits.transactionNanos() > 0
+                && now - transaction >= limits.transactionNanos()) {
+            return PoolerError.transactionTimeout();
+        }
+        return null;
+    }
+
+    /**
+     * A timeout ends the client: its server is closed whatever runs there (it may never answer: a hung backend),
+     * as PgBouncer's janitor disconnects the server, and nothing more is relayed. A query still running there is
+     * cancelled first: a backend notices a closed socket only when it next writes, so it would otherwise run on.
+     */
+    void abort(String reason, CancelSender cancelSender) {
+        closed = true;
+        ServerConnection current = server;
+        if (current != null && (readyPending > 0 || syncPending) && current.backendKeyData() != null) {
+            cancelSender.send(current.remoteAddress(), current.backendKeyData());
+        }
+        drop(new PoolException(reason));
     }
 
     /** Keeps a message until a server is linked; stops reading once too much waits. */
@@ -449,6 +510,10 @@ final class Link implements ServerLink {
     }
 
     private void onReplayed(ErrorResponse error, Throwable failure) {
+        if (lease == null) {
+            // a timeout closed the server meanwhile
+            return;
+        }
         if (failure != null) {
             drop(failure);
             if (!closed) {
@@ -551,6 +616,10 @@ final class Link implements ServerLink {
         long now = System.nanoTime();
         traffic.readyForQuery(now, status == TransactionStatus.IDLE, quiet, readyPending > 0);
         if (quiet) {
+            queryStartNanos = 0;
+            if (status == TransactionStatus.IDLE) {
+                transactionStartNanos = 0;
+            }
             client.quiet(status, now);
             if (ends) {
                 endTransaction(readyHeld);
@@ -603,6 +672,9 @@ final class Link implements ServerLink {
     }
 
     private void onSessionSettings(List<String[]> rows, ErrorResponse error, Throwable failure) {
+        if (lease == null) {
+            return;
+        }
         if (failure == null && error == null && parameters.captured(rows, server.parameters())) {
             release();
         } else {
@@ -626,6 +698,9 @@ final class Link implements ServerLink {
     }
 
     private void onSessionState(List<String[]> rows, ErrorResponse error, Throwable failure, boolean readyHeld) {
+        if (lease == null) {
+            return;
+        }
         if (failure != null) {
             drop(failure);
             if (!closed) {

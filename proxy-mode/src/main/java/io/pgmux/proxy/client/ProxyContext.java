@@ -15,7 +15,13 @@ import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** What every client connection of one proxy shares: pools, databases, users, cancel keys. */
@@ -44,6 +50,8 @@ public final class ProxyContext {
     private volatile IdentMap identMap = IdentMap.EMPTY;
     /** PgBouncer's default until the proxy sets its own. */
     private volatile int scramIterations = 4096;
+    private volatile Set<String> ignoredStartupParameters = Set.of();
+    private volatile boolean applicationNameAddHost;
 
     /**
      * @param clientTls the listener's TLS, {@link ClientTls#DISABLED} for none
@@ -171,9 +179,29 @@ public final class ProxyContext {
         return pinCounts.computeIfAbsent(pool, k -> new PinCounts());
     }
 
-    /** PgBouncer's client_idle_timeout and idle_transaction_timeout; zero turns each off. */
-    public void idleTimeouts(java.time.Duration clientIdle, java.time.Duration idleTransaction) {
-        clientTimeouts.idle(clientIdle, idleTransaction);
+    /**
+     * ignore_startup_parameters (names dropped from what a client asked for) and application_name_add_host (the
+     * client's address added to its application_name, {@code app} when it named none, as PgBouncer writes it).
+     */
+    public void startupParameters(Set<String> ignored, boolean applicationNameAddHost) {
+        Set<String> lower = new HashSet<>();
+        ignored.forEach(name -> lower.add(name.toLowerCase(Locale.ROOT)));
+        this.ignoredStartupParameters = Set.copyOf(lower);
+        this.applicationNameAddHost = applicationNameAddHost;
+    }
+
+    /** What a client's startup packet asks of its servers, after ignore_startup_parameters and application_name_add_host. */
+    Map<String, String> startupParameters(Map<String, String> sent, SocketAddress client) {
+        if (ignoredStartupParameters.isEmpty() && !applicationNameAddHost) {
+            return sent;
+        }
+        Map<String, String> kept = new LinkedHashMap<>(sent);
+        kept.keySet().removeIf(name -> ignoredStartupParameters.contains(name.toLowerCase(Locale.ROOT)));
+        if (applicationNameAddHost && client instanceof InetSocketAddress address) {
+            kept.put("application_name", kept.getOrDefault("application_name", "app") + " - "
+                    + address.getAddress().getHostAddress() + ":" + address.getPort());
+        }
+        return kept;
     }
 
     /** The check of every client's timeouts, for the owner to run periodically (on core's janitor). */

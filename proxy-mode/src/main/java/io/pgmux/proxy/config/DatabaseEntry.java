@@ -52,7 +52,12 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
                 case SSLMODE, SERVER_TLS_SSLMODE -> tls = TlsMode.fromConfig(v);
                 case PIN_SESSION_STATE -> poolSettings.put(setting.configName(), checkedPinSessionState(owner, v));
                 case AUTH_USER, AUTH_QUERY, AUTH_DBNAME -> poolSettings.put(setting.configName(), v);
-                default -> poolSettings.put(setting.poolKey().pgbouncerName(), setting.checkedEntryValue(owner, v));
+                default -> {
+                    if (!ProxySetting.notSet(setting, v)) {
+                        String checked = setting.checkedEntryValue(owner, v);
+                        poolSettings.put(setting.poolKey().pgbouncerName(), checked);
+                    }
+                }
             }
         }
         return new DatabaseEntry(new ServerTarget(host, port, dbname, user, password, tls),

@@ -41,6 +41,7 @@ public final class ProxyConfigLoader {
     /** @param takenElsewhere [pgbouncer] keys that another part reads, so not to be reported as ignored */
     private static PgMuxProxy.Builder configure(IniFile ini, Path base, Set<String> takenElsewhere) {
         PgMuxProxy.Builder builder = PgMuxProxy.builder();
+        refusePeers(ini);
         Map<String, String> databases = ini.section("databases");
         if (databases.isEmpty()) {
             throw new IllegalArgumentException("the [databases] section is missing or empty");
@@ -64,6 +65,24 @@ public final class ProxyConfigLoader {
             }
         });
         return builder;
+    }
+
+    /**
+     * PgBouncer's peering (a {@code [peers]} section, a {@code peer_id} other than 0) forwards cancel requests
+     * between poolers sharing a port; pgmux does not take part in it, and a pooler silently outside its peer group
+     * would lose cancels, so the configuration is refused.
+     */
+    private static void refusePeers(IniFile ini) {
+        if (!ini.section("peers").isEmpty()) {
+            throw new IllegalArgumentException("[peers] is not supported by pgmux: it cannot forward cancel requests "
+                    + "to or from PgBouncer peers (remove the [peers] section)");
+        }
+        ini.section("pgbouncer").forEach((key, value) -> {
+            if (ProxySetting.named(key) == ProxySetting.PEER_ID && !value.strip().equals("0")) {
+                throw new IllegalArgumentException(key + " = " + value.strip() + " is not supported by pgmux: it cannot"
+                        + " take part in PgBouncer's peering (set peer_id = 0 or remove it)");
+            }
+        });
     }
 
     // ---------------------------------------------------------------- the standalone process's settings

@@ -11,6 +11,7 @@ import static io.pgmux.proxy.config.Scopes.GU;
 import static io.pgmux.proxy.config.Scopes.NONE;
 
 import io.pgmux.core.config.ConfigKey;
+import io.pgmux.core.config.Durations;
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.config.UnknownSetting;
@@ -57,8 +58,13 @@ public enum ProxySetting {
     ADMIN_USERS("admin_users", Type.USERS, "", RELOAD, G, G),
     STATS_USERS("stats_users", Type.USERS, "", RELOAD, G, G),
     CLIENT_LOGIN_TIMEOUT("client_login_timeout", Type.SECONDS, "60", RESTART, G, G),
-    CLIENT_IDLE_TIMEOUT("client_idle_timeout", Type.SECONDS, "0", RESTART, G, GU),
-    IDLE_TRANSACTION_TIMEOUT("idle_transaction_timeout", Type.SECONDS, "0", RESTART, G, GU),
+    CLIENT_IDLE_TIMEOUT("client_idle_timeout", Type.SECONDS, "0", RESTART, GU, GU),
+    IDLE_TRANSACTION_TIMEOUT("idle_transaction_timeout", Type.SECONDS, "0", RESTART, GU, GU),
+    QUERY_TIMEOUT("query_timeout", Type.SECONDS, "0", RESTART, GU, GU),
+    TRANSACTION_TIMEOUT("transaction_timeout", Type.SECONDS, "0", RESTART, GU, GU),
+    CANCEL_WAIT_TIMEOUT("cancel_wait_timeout", Type.SECONDS, "10", RESTART, G, G),
+    /** Taken for SUSPEND, which bounds its wait with it. */
+    SUSPEND_TIMEOUT("suspend_timeout", Type.SECONDS, "10", RESTART, G, G),
     MAX_PREPARED_STATEMENTS("max_prepared_statements", Type.COUNT, "200", RESTART, G, G),
     THREADS("threads", Type.COUNT, "0", RESTART, G, NONE),
     PIN_SESSION_STATE("pin_session_state", Type.PIN_SESSION_STATE, "on", RESTART, GD, NONE),
@@ -78,6 +84,25 @@ public enum ProxySetting {
     CLIENT_TLS13_CIPHERS("client_tls13_ciphers", Type.TEXT, "", RELOAD, G, G),
     CLIENT_TLS_ECDHCURVE("client_tls_ecdhcurve", Type.TEXT, "auto", RELOAD, G, G),
     CLIENT_TLS_DHEPARAMS("client_tls_dheparams", Type.TEXT, "auto", RELOAD, G, G),
+    /** Startup parameters dropped: neither replayed on the servers nor reported back. */
+    IGNORE_STARTUP_PARAMETERS("ignore_startup_parameters", Type.NAMES, "", RESTART, G, G),
+    /** Not 0: the client's address is added to the application_name its servers see. */
+    APPLICATION_NAME_ADD_HOST("application_name_add_host", Type.INT, "0", RESTART, G, G),
+
+    // PgBouncer's, taken with no effect in pgmux (docs/configuration.md says why)
+    /** pgmux follows every parameter a client sets, whatever this lists. */
+    TRACK_EXTRA_PARAMETERS("track_extra_parameters", Type.NAMES, "IntervalStyle", RESTART, G, G),
+    /** pgmux prefers a server on the client's own event loop. */
+    SERVER_ROUND_ROBIN("server_round_robin", Type.INT, "0", RESTART, G, G),
+    /** Netty sizes its buffers itself. */
+    PKT_BUF("pkt_buf", Type.COUNT, "4096", RESTART, G, G),
+    /** Netty bounds what one event loop reads per socket itself. */
+    SBUF_LOOPCNT("sbuf_loopcnt", Type.COUNT, "5", RESTART, G, G),
+    /** Names are resolved by the JVM, which caches them as its networkaddress.cache.* properties say. */
+    DNS_MAX_TTL("dns_max_ttl", Type.SECONDS, "15", RESTART, G, G),
+    DNS_NXDOMAIN_TTL("dns_nxdomain_ttl", Type.SECONDS, "15", RESTART, G, G),
+    DNS_ZONE_CHECK_PERIOD("dns_zone_check_period", Type.SECONDS, "0", RESTART, G, G),
+    RESOLV_CONF("resolv_conf", Type.TEXT, "", RESTART, G, G),
 
     // the pool settings, parsed by core's ConfigKey
     POOL_MODE(ConfigKey.POOL_MODE, GDU, GDU),
@@ -87,9 +112,9 @@ public enum ProxySetting {
     RESERVE_POOL("reserve_pool", ConfigKey.RESERVE_POOL_SIZE, D, D),
     RESERVE_POOL_SIZE(ConfigKey.RESERVE_POOL_SIZE, GDU, GDU),
     RESERVE_POOL_TIMEOUT(ConfigKey.RESERVE_POOL_TIMEOUT, G, G),
-    QUERY_WAIT_TIMEOUT(ConfigKey.QUERY_WAIT_TIMEOUT, G, GDU),
+    QUERY_WAIT_TIMEOUT(ConfigKey.QUERY_WAIT_TIMEOUT, GDU, GDU),
     SERVER_IDLE_TIMEOUT(ConfigKey.SERVER_IDLE_TIMEOUT, G, G),
-    SERVER_LIFETIME(ConfigKey.SERVER_LIFETIME, G, GD),
+    SERVER_LIFETIME(ConfigKey.SERVER_LIFETIME, GD, GD),
     SERVER_CONNECT_TIMEOUT(ConfigKey.SERVER_CONNECT_TIMEOUT, G, G),
     SERVER_LOGIN_RETRY(ConfigKey.SERVER_LOGIN_RETRY, G, G),
     SERVER_CHECK_DELAY(ConfigKey.SERVER_CHECK_DELAY, G, G),
@@ -110,12 +135,8 @@ public enum ProxySetting {
     UNIX_SOCKET_GROUP("unix_socket_group", G),
     MAX_DB_CLIENT_CONNECTIONS("max_db_client_connections", GD),
     MAX_USER_CLIENT_CONNECTIONS("max_user_client_connections", GU),
-    SERVER_ROUND_ROBIN("server_round_robin", G),
-    TRACK_EXTRA_PARAMETERS("track_extra_parameters", G),
-    IGNORE_STARTUP_PARAMETERS("ignore_startup_parameters", G),
     PEER_ID("peer_id", G),
     DISABLE_PQEXEC("disable_pqexec", G),
-    APPLICATION_NAME_ADD_HOST("application_name_add_host", G),
     CONFFILE("conffile", G),
     SERVICE_NAME("service_name", G),
     JOB_NAME("job_name", G),
@@ -132,21 +153,11 @@ public enum ProxySetting {
     SERVER_FAST_CLOSE("server_fast_close", G),
     AUTODB_IDLE_TIMEOUT("autodb_idle_timeout", G),
     POOL_IDLE_TIMEOUT("pool_idle_timeout", G),
-    DNS_MAX_TTL("dns_max_ttl", G),
-    DNS_NXDOMAIN_TTL("dns_nxdomain_ttl", G),
-    DNS_ZONE_CHECK_PERIOD("dns_zone_check_period", G),
-    RESOLV_CONF("resolv_conf", G),
     QUERY_WAIT_NOTIFY("query_wait_notify", G),
     LOGIN_NOTIFY_MESSAGE("login_notify_message", G),
     SERVER_TLS_CIPHERS("server_tls_ciphers", G),
     SERVER_TLS13_CIPHERS("server_tls13_ciphers", G),
-    QUERY_TIMEOUT("query_timeout", GU),
-    CANCEL_WAIT_TIMEOUT("cancel_wait_timeout", G),
-    TRANSACTION_TIMEOUT("transaction_timeout", GU),
-    SUSPEND_TIMEOUT("suspend_timeout", G),
-    PKT_BUF("pkt_buf", G),
     LISTEN_BACKLOG("listen_backlog", G),
-    SBUF_LOOPCNT("sbuf_loopcnt", G),
     SO_REUSEPORT("so_reuseport", G),
     TCP_DEFER_ACCEPT("tcp_defer_accept", G),
     TCP_SOCKET_BUFFER("tcp_socket_buffer", G),
@@ -187,6 +198,8 @@ public enum ProxySetting {
         HOST_PORT,
         /** Comma-separated user names. */
         USERS,
+        /** Comma-separated names (of startup parameters). */
+        NAMES,
         AUTH_TYPE,
         TLS_MODE,
         /** PgBouncer's TLS protocol list ({@code secure}, {@code tlsv1.2,tlsv1.3}, …; see {@link TlsProtocols}), kept as written. */
@@ -225,6 +238,14 @@ public enum ProxySetting {
     /** An entry's name for the pool setting {@code poolKey}. */
     ProxySetting(String configName, ConfigKey poolKey, Set<Scope> pgmux, Set<Scope> pgbouncer) {
         this(configName, Type.POOL, null, RELOAD, pgmux, pgbouncer, poolKey);
+    }
+
+    /**
+     * An entry's {@code -1}, which PgBouncer reads as "not set" for query_wait_timeout: the database's or global
+     * value applies.
+     */
+    static boolean notSet(ProxySetting setting, String value) {
+        return setting == QUERY_WAIT_TIMEOUT && value.strip().equals("-1");
     }
 
     /** A key of PgBouncer's that pgmux does not take yet. */
@@ -276,9 +297,9 @@ public enum ProxySetting {
         return poolKey == null ? defaultText : PoolDefaults.TEXT.get(poolKey.pgbouncerName());
     }
 
-    /** The key of this name (exactly as the table writes it), or null. */
+    /** The key of this name, in any case (PgBouncer's own parser knows only lower case), or null. */
     public static ProxySetting named(String name) {
-        return BY_NAME.get(name);
+        return BY_NAME.get(name.toLowerCase(java.util.Locale.ROOT));
     }
 
     /**
@@ -286,7 +307,7 @@ public enum ProxySetting {
      * setting (camelCase, HikariCP's); null when pgmux takes no such global setting.
      */
     public static ProxySetting global(String name) {
-        ProxySetting setting = BY_NAME.get(name);
+        ProxySetting setting = named(name);
         if (setting != null && setting.takenIn(Scope.GLOBAL)) {
             return setting;
         }
@@ -328,7 +349,7 @@ public enum ProxySetting {
      *     does not take it there
      */
     static ProxySetting entryKey(Scope scope, String owner, String name) {
-        ProxySetting setting = BY_NAME.get(name);
+        ProxySetting setting = named(name);
         if (setting != null && setting.takenIn(scope)) {
             return setting;
         }
@@ -347,12 +368,33 @@ public enum ProxySetting {
     }
 
     /**
-     * An entry's value of this pool setting: pool_mode one of session, transaction, statement, the others whole
-     * numbers of 0 or more.
+     * An entry's value of this setting: pool_mode one of session, transaction, statement, durations seconds of 0
+     * or more, the other pool settings whole numbers of 0 or more; the proxy's own settings as their type reads
+     * them (returned as SHOW CONFIG would print them).
      *
      * @throws IllegalArgumentException naming {@code owner} and the key
      */
     String checkedEntryValue(String owner, String value) {
+        if (poolKey == null) {
+            try {
+                return format(parse(value, Path.of("")));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(owner + ": " + e.getMessage());
+            }
+        }
+        if (poolKey.type() == ConfigKey.Type.DURATION) {
+            Duration d;
+            try {
+                d = Durations.parse(value, true);
+            } catch (IllegalArgumentException e) {
+                d = Duration.ofSeconds(-1);
+            }
+            if (d.isNegative()) {
+                throw new IllegalArgumentException(owner + ": " + configName + " must be a number of seconds, 0 or "
+                        + "more, not \"" + value + "\"");
+            }
+            return value;
+        }
         if (poolKey.type() == ConfigKey.Type.POOL_MODE) {
             try {
                 PoolMode.parse(value);
@@ -376,6 +418,15 @@ public enum ProxySetting {
     }
 
     /**
+     * The value of one of the proxy's own settings as written, file names relative to the working directory.
+     *
+     * @throws IllegalArgumentException naming the key
+     */
+    public Object parse(String text) {
+        return parse(text, Path.of(""));
+    }
+
+    /**
      * The value of one of the proxy's own settings as written ({@code base} resolves file names).
      *
      * @throws IllegalArgumentException naming the key
@@ -384,12 +435,12 @@ public enum ProxySetting {
         return switch (type) {
             case INT -> whole(text);
             case COUNT -> checked(whole(text));
-            case SECONDS -> Duration.ofSeconds(whole(text));
+            case SECONDS -> seconds(text);
             case TEXT -> text;
             case ADDRESS -> text.equals("*") ? "0.0.0.0" : text;
             case FILE -> text.isBlank() ? null : base.resolve(text.strip());
             case HOST_PORT -> hostPort(text);
-            case USERS -> users(text);
+            case USERS, NAMES -> users(text);
             case AUTH_TYPE -> AuthType.fromConfig(text);
             case TLS_MODE -> {
                 try {
@@ -421,13 +472,13 @@ public enum ProxySetting {
             return "";
         }
         return switch (type) {
-            case SECONDS -> String.valueOf(((Duration) value).toSeconds());
+            case SECONDS -> formatSeconds((Duration) value);
             case HOST_PORT -> {
                 InetSocketAddress address = (InetSocketAddress) value;
                 String host = address.getHostString();
                 yield (host.contains(":") ? "[" + host + "]" : host) + ":" + address.getPort();
             }
-            case USERS -> {
+            case USERS, NAMES -> {
                 @SuppressWarnings("unchecked")
                 List<String> users = (List<String>) value;
                 yield String.join(",", users);
@@ -437,6 +488,25 @@ public enum ProxySetting {
             case PIN_SESSION_STATE -> ((PinSessionState) value).configName();
             default -> String.valueOf(value);
         };
+    }
+
+    /** Seconds as PgBouncer writes them, fractions allowed ({@code 0.5}); a unit ({@code 500ms}) too. */
+    private Duration seconds(String text) {
+        Duration d;
+        try {
+            d = Durations.parse(text, true);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(configName + " must be a number of seconds, not \"" + text + "\"");
+        }
+        if (d.isNegative()) {
+            throw new IllegalArgumentException(configName + " must be 0 or more seconds, not \"" + text + "\"");
+        }
+        return d;
+    }
+
+    private static String formatSeconds(Duration d) {
+        return d.toNanos() % 1_000_000_000L == 0 ? String.valueOf(d.toSeconds())
+                : java.math.BigDecimal.valueOf(d.toNanos(), 9).stripTrailingZeros().toPlainString();
     }
 
     private int whole(String text) {

@@ -16,6 +16,7 @@ public final class PoolerError {
             fatal("client connections exceeded (max_user_client_connections)");
     private static final ErrorResponse QUERY_WAIT_TIMEOUT = fatal("query_wait_timeout");
     private static final ErrorResponse QUERY_TIMEOUT = fatal("query timeout");
+    private static final ErrorResponse WAITING_QUERY_TIMEOUT = fatal("query_timeout");
     private static final ErrorResponse TRANSACTION_TIMEOUT = fatal("transaction timeout");
     private static final ErrorResponse IDLE_TRANSACTION_TIMEOUT = fatal("idle transaction timeout");
     private static final ErrorResponse CLIENT_IDLE_TIMEOUT = fatal("client_idle_timeout");
@@ -66,8 +67,14 @@ public final class PoolerError {
         return QUERY_WAIT_TIMEOUT;
     }
 
+    /** A query ran on its server longer than query_timeout. */
     public static ErrorResponse queryTimeout() {
         return QUERY_TIMEOUT;
+    }
+
+    /** A client waited for a server longer than query_timeout (PgBouncer's text differs from the running query's). */
+    public static ErrorResponse waitingQueryTimeout() {
+        return WAITING_QUERY_TIMEOUT;
     }
 
     public static ErrorResponse transactionTimeout() {

@@ -10,6 +10,7 @@ import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.transport.Transport;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -17,25 +18,28 @@ import java.util.concurrent.TimeUnit;
  * Forwards a cancel as PostgreSQL expects it: a new connection carrying only a CancelRequest with the server's
  * key. The server answers nothing and closes that connection once it has signalled the backend, so the
  * returned stage completing means the backend has been told: only then may its connection serve another
- * client, or a late signal could cancel that client's query instead.
+ * client, or a late signal could cancel that client's query instead. PgBouncer's cancel_wait_timeout bounds the
+ * whole of it, connecting included: a cancel the server has not taken by then is given up.
  */
 public final class CancelSender {
-    /** How long to wait for the server to close a cancel connection before closing it ourselves. */
-    private static final long CLOSE_WAIT_MILLIS = 5_000;
-
     private final Transport transport;
+    /** cancel_wait_timeout; 0 waits as long as it takes. */
+    private final long waitMillis;
 
-    public CancelSender(Transport transport) {
+    /** @param wait PgBouncer's cancel_wait_timeout: how long a cancel may take; zero disables the limit */
+    public CancelSender(Transport transport, Duration wait) {
         this.transport = transport;
+        this.waitMillis = wait.toMillis();
     }
 
     /** Sends the cancel; the stage completes (never exceptionally) when the cancel connection has closed. */
     public CompletableFuture<Void> send(SocketAddress server, io.pgmux.proxy.protocol.BackendKeyData key) {
         CompletableFuture<Void> done = new CompletableFuture<>();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
         new Bootstrap()
                 .group(transport.group())
                 .channel(transport.socketChannel())
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CLOSE_WAIT_MILLIS)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, waitMillis))
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
@@ -49,11 +53,13 @@ public final class CancelSender {
                         return;
                     }
                     Channel ch = f.channel();
-                    ScheduledFuture<?> giveUp = ch.eventLoop().schedule(() -> {
+                    ScheduledFuture<?> giveUp = waitMillis == 0 ? null : ch.eventLoop().schedule(() -> {
                         ch.close();
-                    }, CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+                    }, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                     ch.closeFuture().addListener(closed -> {
-                        giveUp.cancel(false);
+                        if (giveUp != null) {
+                            giveUp.cancel(false);
+                        }
                         done.complete(null);
                     });
                     ch.writeAndFlush(new CancelRequest(key.processId(), key.secretKey()))

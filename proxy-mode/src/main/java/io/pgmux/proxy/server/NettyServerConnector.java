@@ -22,6 +22,8 @@ import java.util.function.Supplier;
  * the pool's check and reset queries on them. Never blocks.
  */
 public final class NettyServerConnector implements ServerConnector<ServerConnection> {
+    /** PgBouncer's server_check_query value for "send an empty query". */
+    private static final String EMPTY_QUERY = "<empty>";
     private static final String STARTING_UP = "57P03";
     /** invalid_authorization_specification and invalid_password: the server refused this login. */
     private static final String LOGIN_REFUSED_CLASS = "28";
@@ -110,12 +112,16 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
         return server.channel().eventLoop();
     }
 
+    /**
+     * PgBouncer's server_check_query: {@code <empty>} (the default) sends an empty query, an empty value disables
+     * the check (the connection passes as long as it is open).
+     */
     @Override
     public CompletionStage<Boolean> test(ServerConnection server, String checkQuery) {
-        if (!server.isOpen()) {
-            return CompletableFuture.completedFuture(false);
+        if (!server.isOpen() || checkQuery == null || checkQuery.isBlank()) {
+            return CompletableFuture.completedFuture(server.isOpen());
         }
-        return server.query(checkQuery == null ? "" : checkQuery)
+        return server.query(checkQuery.equals(EMPTY_QUERY) ? "" : checkQuery)
                 .handle((error, failure) -> failure == null && error == null
                         && server.transactionStatus() == ReadyForQuery.TransactionStatus.IDLE);
     }

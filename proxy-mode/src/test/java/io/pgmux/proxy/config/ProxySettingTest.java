@@ -90,8 +90,9 @@ class ProxySettingTest {
         assertTrue(e.getMessage().startsWith("database app: unknown key 'pool_sise'; did you mean 'pool_size'? "
                 + "(supported: host, port, dbname, user, password, sslmode, "), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> UserEntry.parse("bob", "pool_mdoe=session"));
-        assertEquals("user bob: unknown key 'pool_mdoe'; did you mean 'pool_mode'? (supported: pool_mode, "
-                + "pool_size, reserve_pool_size, max_user_connections)", e.getMessage());
+        assertEquals("user bob: unknown key 'pool_mdoe'; did you mean 'pool_mode'? (supported: client_idle_timeout, "
+                + "idle_transaction_timeout, query_timeout, transaction_timeout, pool_mode, pool_size, "
+                + "reserve_pool_size, query_wait_timeout, max_user_connections)", e.getMessage());
     }
 
     @Test
@@ -165,5 +166,35 @@ class ProxySettingTest {
             case PIN_SESSION_STATE -> "off";
             default -> "1";
         };
+    }
+
+    @Test
+    void keyNamesAreTakenInAnyCase() {
+        ProxySettings settings = ProxySettings.builder().set("Pool_Mode", "statement", BASE)
+                .set("QUERY_TIMEOUT", "1.5", BASE).build();
+        assertEquals("statement", settings.text(ProxySetting.POOL_MODE));
+        assertEquals("1.5", settings.text(ProxySetting.QUERY_TIMEOUT));
+        assertEquals("user bob: query_timeout must be 0 or more seconds, not \"-1\"", assertThrows(
+                IllegalArgumentException.class, () -> UserEntry.parse("bob", "Query_Timeout=-1")).getMessage());
+    }
+
+    /** Keys with no meaning in pgmux are taken, so that PgBouncer's ini starts, and SHOW CONFIG shows them. */
+    @Test
+    void pgBouncersLowLevelKeysAreTakenAndShown() {
+        ProxySettings settings = ProxySettings.builder().set("pkt_buf", "8192", BASE).set("sbuf_loopcnt", "10", BASE)
+                .set("server_round_robin", "1", BASE).set("track_extra_parameters", "IntervalStyle,search_path", BASE)
+                .set("dns_max_ttl", "30", BASE).set("dns_nxdomain_ttl", "20", BASE)
+                .set("dns_zone_check_period", "60", BASE).set("resolv_conf", "/etc/resolv.conf", BASE)
+                .set("cancel_wait_timeout", "3", BASE).set("suspend_timeout", "4", BASE).build();
+        assertEquals("8192", settings.text(ProxySetting.PKT_BUF));
+        assertEquals("10", settings.text(ProxySetting.SBUF_LOOPCNT));
+        assertEquals("1", settings.text(ProxySetting.SERVER_ROUND_ROBIN));
+        assertEquals("IntervalStyle,search_path", settings.text(ProxySetting.TRACK_EXTRA_PARAMETERS));
+        assertEquals("30", settings.text(ProxySetting.DNS_MAX_TTL));
+        assertEquals("20", settings.text(ProxySetting.DNS_NXDOMAIN_TTL));
+        assertEquals("60", settings.text(ProxySetting.DNS_ZONE_CHECK_PERIOD));
+        assertEquals("/etc/resolv.conf", settings.text(ProxySetting.RESOLV_CONF));
+        assertEquals("3", settings.text(ProxySetting.CANCEL_WAIT_TIMEOUT));
+        assertEquals("4", settings.text(ProxySetting.SUSPEND_TIMEOUT));
     }
 }

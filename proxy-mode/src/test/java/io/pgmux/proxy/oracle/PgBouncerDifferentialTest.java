@@ -162,6 +162,82 @@ class PgBouncerDifferentialTest {
     }
 
     @Test
+    void queryTimeoutEndsALongQueryAlike() throws Exception {
+        Poolers p = start("query_timeout = 1\n");
+        assertSame(p, endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                c.createStatement().execute("SELECT pg_sleep(5)");
+            }
+        });
+    }
+
+    @Test
+    void queryTimeoutEndsAClientWaitingForAServerAlike() throws Exception {
+        Poolers p = start("default_pool_size = 1\nquery_timeout = 1\n");
+        assertSame(p, endpoint -> {
+            try (Connection holder = connect(endpoint, "app", USER, PASSWORD);
+                 Connection waiter = connect(endpoint, "app", USER, PASSWORD)) {
+                holder.setAutoCommit(false);
+                holder.createStatement().execute("SELECT 1");
+                waiter.createStatement().execute("SELECT 1");
+            }
+        });
+    }
+
+    /** PgBouncer takes the user-level query_timeout of the user the database logs in as. */
+    @Test
+    void theLoginUsersQueryTimeoutEndsALongQueryAlike() throws Exception {
+        Poolers p = start("[users]\n" + db.superuser() + " = query_timeout=1\n");
+        assertSame(p, endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                c.createStatement().execute("SELECT pg_sleep(5)");
+            }
+        });
+    }
+
+    /**
+     * A deliberate difference: pgmux also takes the client's own user's query_timeout when its database logs in as
+     * another user; PgBouncer takes only the login user's.
+     */
+    @Test
+    void theClientUsersQueryTimeoutAppliesUnderAForcedUserInPgmuxOnly() throws Exception {
+        Poolers p = start("[users]\n" + USER + " = query_timeout=1\n");
+        Scenario scenario = endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                c.createStatement().execute("SELECT pg_sleep(3)");
+            }
+        };
+        assertEquals("ok", seen(p.pgbouncer, scenario));
+        assertEquals("FATAL 08P01: query timeout", seen(p.pgmux, scenario));
+    }
+
+    @Test
+    void transactionTimeoutEndsAnOpenTransactionAlike() throws Exception {
+        Poolers p = start("transaction_timeout = 1\n");
+        assertSame(p, endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                c.setAutoCommit(false);
+                c.createStatement().execute("SELECT 1");
+                Thread.sleep(3_000);
+                c.createStatement().execute("SELECT 1");
+            }
+        });
+    }
+
+    @Test
+    void theLoginUsersTransactionTimeoutEndsAnOpenTransactionAlike() throws Exception {
+        Poolers p = start("[users]\n" + db.superuser() + " = transaction_timeout=1\n");
+        assertSame(p, endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                c.setAutoCommit(false);
+                c.createStatement().execute("SELECT 1");
+                Thread.sleep(3_000);
+                c.createStatement().execute("SELECT 1");
+            }
+        });
+    }
+
+    @Test
     void transactionModeServesTwoClientsFromOneServerAlike() throws Exception {
         Poolers p = start("default_pool_size = 1\n");
         assertSame(p, endpoint -> {

@@ -117,10 +117,35 @@ class NettyServerConnectorTest {
         RecordingHandle handle = new RecordingHandle();
         ServerConnection server = await(connector.open(handle));
         assertTrue(connector.test(server, "SELECT 1").toCompletableFuture().get(10, TimeUnit.SECONDS));
-        assertTrue(connector.test(server, "").toCompletableFuture().get(10, TimeUnit.SECONDS));
+        assertTrue(connector.test(server, "<empty>").toCompletableFuture().get(10, TimeUnit.SECONDS));
         db.terminateBackends(Backends.ofUser(scramUser.name()));
         assertNotNull(handle.broken.get(10, TimeUnit.SECONDS), "an idle connection that dies reports it");
         assertFalse(connector.test(server, "SELECT 1").toCompletableFuture().get(10, TimeUnit.SECONDS));
+    }
+
+    /** PgBouncer's server_check_query: empty disables the check, {@code <empty>} sends an empty query. */
+    @Test
+    void anEmptyCheckQuerySendsNothingAndTheEmptyMarkerAnEmptyQuery() throws Exception {
+        NettyServerConnector connector = connector(scramUser.name(), scramUser.password(), TlsMode.DISABLE);
+        ServerConnection server = await(connector.open(new RecordingHandle()));
+        try {
+            int pid = server.backendKeyData().processId();
+            assertNull(server.query("SELECT 'before'").toCompletableFuture().get(10, TimeUnit.SECONDS));
+            assertTrue(connector.test(server, "").toCompletableFuture().get(10, TimeUnit.SECONDS));
+            assertEquals("SELECT 'before'", lastQuery(pid));
+            assertTrue(connector.test(server, "<empty>").toCompletableFuture().get(10, TimeUnit.SECONDS));
+            assertEquals("", lastQuery(pid));
+        } finally {
+            connector.close(server);
+        }
+    }
+
+    private String lastQuery(int pid) throws Exception {
+        try (Connection admin = db.connect(); Statement s = admin.createStatement();
+             ResultSet row = s.executeQuery("SELECT query FROM pg_stat_activity WHERE pid = " + pid)) {
+            assertTrue(row.next(), "backend " + pid);
+            return row.getString(1);
+        }
     }
 
     @Test
