@@ -66,8 +66,9 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private volatile boolean loginRefused;
     /** No login starts before this while {@link #loginError} is set. */
     private volatile long loginRetryAtNanos;
-    /** Failed logins in a row; the back-off grows with it. */
+    /** Failed logins in a row, those under way together counted once; the back-off grows with it. */
     private final AtomicInteger loginFailures = new AtomicInteger();
+    private volatile long loginFailedAtNanos;
     private volatile CompletableFuture<Void> pauseDone;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
 
@@ -529,7 +530,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         if (err != null) {
             removeServer(s);
             Throwable error = unwrap(err);
-            onLoginFailure(error, now, connector.isTransientLoginFailure(error));
+            onLoginFailure(error, s.loginStartedNanos, now, connector.isTransientLoginFailure(error));
             return;
         }
         s.connection = conn;
@@ -565,13 +566,18 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * query_wait_timeout. A server that refused the login (wrong password, no such database) is not tried again
      * for server_login_retry, and as nobody can be served meanwhile, waiting clients get its error at once.
      */
-    private void onLoginFailure(Throwable error, long now, boolean unavailable) {
-        int failures = loginFailures.incrementAndGet();
+    private void onLoginFailure(Throwable error, long startedNanos, long now, boolean unavailable) {
         Throwable previous = loginError;
+        // Logins already under way when the server went away fail together: they count as one failure, or the
+        // back-off would reach its longest before a single retry.
+        int failures = previous == null || startedNanos - loginFailedAtNanos > 0
+                ? loginFailures.incrementAndGet() : loginFailures.get();
+        loginFailedAtNanos = now;
+        String reason = error.getMessage() != null ? error.getMessage() : error.toString();
         if (previous == null || !Objects.equals(previous.getMessage(), error.getMessage())) {
-            log.warn("pool {}: server login failed: {}", name, error.getMessage());
+            log.warn("pool {}: server login failed: {}", name, reason);
         } else if (log.isDebugEnabled()) {
-            log.debug("pool {}: server login failed again ({} in a row): {}", name, failures, error.getMessage());
+            log.debug("pool {}: server login failed again ({} in a row): {}", name, failures, reason);
         }
         if (tracking) {
             tracker.recordServerLoginFailure();
@@ -691,7 +697,8 @@ public final class Pool<S> implements PgMuxPoolMXBean {
                     logins.decrementAndGet();
                     removeServer(s);
                     onLoginFailure(new PoolException("server_connect_timeout: no connection to the server within "
-                            + TimeUnit.NANOSECONDS.toMillis(c.serverConnectTimeoutNanos()) + " ms"), now, true);
+                            + TimeUnit.NANOSECONDS.toMillis(c.serverConnectTimeoutNanos()) + " ms"),
+                            s.loginStartedNanos, now, true);
                     count--;
                 }
             } else if (st == PooledServer.IDLE) {

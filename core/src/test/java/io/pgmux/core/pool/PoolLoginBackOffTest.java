@@ -120,6 +120,24 @@ class PoolLoginBackOffTest {
     }
 
     @Test
+    void loginsUnderWayTogetherWhenTheServerGoesAwayCountAsOneFailure() {
+        connector.failLogins = null;
+        connector.holdLogins = true;
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(3));
+        for (int i = 0; i < 3; i++) {
+            pending(pool.acquireAsync());
+        }
+        assertEquals(3, connector.heldLogins.size());
+        connector.heldLogins.forEach(login -> login.completeExceptionally(down));
+        connector.heldLogins.clear();
+        connector.heldHandles.clear();
+        connector.holdLogins = false;
+        connector.failLogins = down;
+        assertEquals(0, after(49));
+        assertEquals(1, after(1), "the first retry after 50 ms, not after 200");
+    }
+
+    @Test
     void theFirstLoginThatSucceedsAgainOpensConnectionsForEveryWaitingClient() {
         Pool<Conn> pool = pool(b -> b.defaultPoolSize(10));
         List<CompletionStage<Lease<Conn>>> waiting = new ArrayList<>();
