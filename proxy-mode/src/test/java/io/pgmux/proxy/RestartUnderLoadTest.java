@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.testing.Clients;
 import io.pgmux.testing.OutageWatch;
+import io.pgmux.testing.PgbenchTables;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
@@ -44,8 +44,7 @@ class RestartUnderLoadTest {
     void aFastRestartUnderPgbenchCostsIdleClientsNoErrorAndLosesNoMoney() throws Exception {
         String pgbench = Clients.executable("pgbench", "install the PostgreSQL client tools to run this test")
                 .toString();
-        run(List.of(pgbench, "-i", "-s", "1", "-q", "host=" + db.host() + " port=" + db.port() + " dbname="
-                + db.name() + " user=" + db.superuser() + " password=" + db.superuserPassword()), 0);
+        PgbenchTables.initialize(db);
         try (PgMuxProxy proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(POOL_SIZE)
                 .queryWaitTimeout(Duration.ofSeconds(60)));
              OutageWatch watch = OutageWatch.start(() -> ProxyFixture.connect(proxy, db), IDLE_CLIENTS)) {
@@ -55,11 +54,7 @@ class RestartUnderLoadTest {
                     "-n", "-M", "simple", target).redirectErrorStream(true).start();
             awaitTransactions(100);
             watch.outageBegins();
-            Thread idleClients = new Thread(() -> {
-                awaitServerGone();
-                watch.runIdleClients();
-            });
-            idleClients.start();
+            watch.runIdleClientsOnceRefusedBy(db);
             db.server().restart();
             watch.serverBack();
             OutageWatch.Report report = watch.report(60, TimeUnit.SECONDS);
@@ -78,7 +73,7 @@ class RestartUnderLoadTest {
             assertEquals(List.of(), report.idleClientErrors(), "idle clients saw no error");
             assertTrue(abortedClients < PGBENCH_CLIENTS, "pgbench clients outside a transaction carried on");
         }
-        assertBalancesExact();
+        PgbenchTables.assertBalancesExact(db);
     }
 
     /** Waits until pgbench has committed this many transactions: the restart hits a running load. */
@@ -98,45 +93,11 @@ class RestartUnderLoadTest {
         }
     }
 
-    /** Returns once the server refuses a new connection: the idle clients' transactions start after it went away. */
-    private void awaitServerGone() {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            try (Connection c = db.connect()) {
-                Thread.sleep(5);
-            } catch (SQLException e) {
-                return;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-    }
-
-    private void assertBalancesExact() throws Exception {
-        try (Connection c = db.connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT (SELECT sum(abalance) FROM pgbench_accounts),"
-                     + " (SELECT sum(tbalance) FROM pgbench_tellers), (SELECT sum(bbalance) FROM pgbench_branches),"
-                     + " (SELECT sum(delta) FROM pgbench_history)")) {
-            rs.next();
-            long accounts = rs.getLong(1);
-            assertEquals(accounts, rs.getLong(2), "sum(tbalance)");
-            assertEquals(accounts, rs.getLong(3), "sum(bbalance)");
-            assertEquals(accounts, rs.getLong(4), "sum(delta)");
-        }
-    }
-
     private static String finish(Process process) throws IOException, InterruptedException {
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
             process.destroyForcibly();
             throw new AssertionError("pgbench did not finish");
         }
         return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    }
-
-    private static void run(List<String> command, int expectedExit) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = finish(process);
-        assertEquals(expectedExit, process.exitValue(), output);
     }
 }

@@ -104,6 +104,28 @@ public final class OutageWatch implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs the idle clients' transactions (see {@link #runIdleClients()}) as soon as {@code db}'s server refuses a
+     * new connection, so that they start after it went away; returns at once.
+     */
+    public void runIdleClientsOnceRefusedBy(TestDatabase db) {
+        Thread waiter = new Thread(() -> {
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+            while (System.nanoTime() < deadline) {
+                try (Connection c = db.connect()) {
+                    Thread.sleep(PROBE_INTERVAL_MILLIS);
+                } catch (SQLException refused) {
+                    break;
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+            runIdleClients();
+        }, "outage-idle-trigger");
+        waiter.setDaemon(true);
+        waiter.start();
+    }
+
     /** Waits for the idle clients and a probe success after the server came back, then stops probing. */
     public Report report(long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
