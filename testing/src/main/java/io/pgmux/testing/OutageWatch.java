@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * What clients of a pooler see while its server goes away and comes back. A prober runs {@code SELECT 1} every
  * few milliseconds on a connection of its own and notes each success and error; idle clients, each connected and
  * used once before, sit outside any transaction until {@link #runIdleClients()}, then run one transaction each.
- * The time without service is read from the prober's successes around {@link #outageBegins()} and
- * {@link #serverBack()}.
+ * The time without service runs from the first connection the server refused to the prober's first success
+ * after it; {@link #serverBack()} marks when the server accepted connections again.
  */
 public final class OutageWatch implements AutoCloseable {
     private static final long PROBE_INTERVAL_MILLIS = 5;
@@ -28,9 +28,10 @@ public final class OutageWatch implements AutoCloseable {
     }
 
     /**
-     * @param restartMillis from {@link #outageBegins()} to {@link #serverBack()}: how long the server itself was away
-     * @param withoutServiceMillis from {@link #outageBegins()} to the end of the prober's first statement that
-     *     started after it and succeeded
+     * @param restartMillis from {@link #outageBegins()} to {@link #serverBack()}: how long the restart took
+     * @param withoutServiceMillis from the first connection the server refused (see
+     *     {@link #runIdleClientsOnceRefusedBy}) to the end of the prober's first statement that started after it
+     *     and succeeded
      * @param afterServerBackMillis from {@link #serverBack()} to the end of that statement (0 if before)
      * @param slowestIdleClientMillis from {@link #serverBack()} to the last idle client's transaction ending
      * @param idleClientErrors what the idle clients saw, each error as SQLSTATE and message
@@ -50,8 +51,10 @@ public final class OutageWatch implements AutoCloseable {
     private final CountDownLatch idleDone;
     private volatile boolean running = true;
     private volatile long outageBeganNanos;
+    /** When the server was first seen refusing a connection: the outage had begun. */
+    private volatile long refusedNanos;
     private volatile long serverBackNanos;
-    /** When the first probe that started after {@link #outageBegins()} succeeded. */
+    /** When the first probe that started after the server refused a connection succeeded. */
     private final AtomicLong firstAfterOutage = new AtomicLong();
 
     private OutageWatch(ConnectionSource source, int idleClients) throws SQLException {
@@ -115,6 +118,7 @@ public final class OutageWatch implements AutoCloseable {
                 try (Connection c = db.connect()) {
                     Thread.sleep(PROBE_INTERVAL_MILLIS);
                 } catch (SQLException refused) {
+                    refusedNanos = System.nanoTime();
                     break;
                 } catch (InterruptedException e) {
                     return;
@@ -144,7 +148,7 @@ public final class OutageWatch implements AutoCloseable {
         long back = serverBackNanos;
         long began = outageBeganNanos;
         long served = firstAfterOutage.get();
-        return new Report(millis(back - began), millis(served - began), Math.max(0, millis(served - back)),
+        return new Report(millis(back - began), millis(served - refusedNanos), Math.max(0, millis(served - back)),
                 Math.max(0, millis(idleDoneNanos.get() - back)),
                 idle.size(), List.copyOf(idleErrors), List.copyOf(proberErrors));
     }
@@ -154,8 +158,8 @@ public final class OutageWatch implements AutoCloseable {
             long start = System.nanoTime();
             try {
                 selectOne(probe);
-                long began = outageBeganNanos;
-                if (began != 0 && start - began >= 0) {
+                long refused = refusedNanos;
+                if (refused != 0 && start - refused >= 0) {
                     firstAfterOutage.compareAndSet(0, System.nanoTime());
                 }
             } catch (SQLException e) {
