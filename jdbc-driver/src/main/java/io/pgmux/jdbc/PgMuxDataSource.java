@@ -588,8 +588,9 @@ public class PgMuxDataSource implements DataSource, Closeable {
     /**
      * At the start, greater than 0 (the default, 1) borrows one server connection and fails
      * {@code getConnection()} with the server's error if it cannot; 0 tries and starts anyway; less than 0
-     * does not try. Unlike HikariCP, values above 0 do not retry for that long: the login is tried once,
-     * bounded by connectionTimeout.
+     * does not try. Unlike HikariCP, values above 0 do not retry for that long: a login the server refuses
+     * fails at once, and a server that is down or starting up is waited for as by any borrow, up to
+     * connectionTimeout.
      */
     public void setInitializationFailTimeout(long initializationFailTimeout) {
         setDriverValue(DriverProperty.INITIALIZATION_FAIL_TIMEOUT, initializationFailTimeout);

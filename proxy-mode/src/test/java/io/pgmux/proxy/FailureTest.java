@@ -288,16 +288,30 @@ class FailureTest {
         assertEquals("08P01", cached.field('C'));
     }
 
+    /**
+     * A server that refuses connections may be restarting: its clients wait for it up to query_wait_timeout, as
+     * PgBouncer's do, then get PgBouncer's text without the socket's error; a client arriving meanwhile waits too.
+     */
     @Test
-    void aServerThatRefusesConnectionsIsReportedInPgBouncersWordsWithoutTheSocketsError() throws Exception {
+    void clientsOfAServerThatRefusesConnectionsWaitUntilQueryWaitTimeout() throws Exception {
         int closedPort;
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closedPort = s.getLocalPort();
         }
-        startRaw(b -> b.database("down", "postgresql://nobody:x@127.0.0.1:" + closedPort + "/down?sslmode=disable"));
-        assertEquals("pgbouncer cannot connect to server", refusal("down").field('M'));
-        assertEquals("server login has been failing, cached error: pgbouncer cannot connect to server "
-                + "(server_login_retry)", refusal("down").field('M'));
+        startRaw(b -> b.queryWaitTimeout(Duration.ofMillis(700))
+                .database("down", "postgresql://nobody:x@127.0.0.1:" + closedPort + "/down?sslmode=disable"));
+        CompletableFuture<RawClient.Message> first = CompletableFuture.supplyAsync(() -> refusalUnchecked("down"));
+        CompletableFuture<RawClient.Message> second = CompletableFuture.supplyAsync(() -> refusalUnchecked("down"));
+        assertEquals("query_wait_timeout", first.get(30, TimeUnit.SECONDS).field('M'));
+        assertEquals("query_wait_timeout", second.get(30, TimeUnit.SECONDS).field('M'));
+    }
+
+    private RawClient.Message refusalUnchecked(String database) {
+        try {
+            return refusal(database);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** Logs in as "raw" (trust) to {@code database} and returns the FATAL error that ends the connection. */

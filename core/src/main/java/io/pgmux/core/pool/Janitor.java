@@ -2,6 +2,7 @@ package io.pgmux.core.pool;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +24,7 @@ final class Janitor implements Runnable {
     private long statsPeriodStart;
     private final List<Runnable> chores = new CopyOnWriteArrayList<>();
     private final ReentrantLock running = new ReentrantLock();
+    private volatile ScheduledExecutorService executor;
     private ScheduledFuture<?> scheduled;
 
     Janitor(PoolRegistry<?> registry, PoolClock clock, long statsPeriodNanos) {
@@ -33,7 +35,30 @@ final class Janitor implements Runnable {
     }
 
     void schedule(ScheduledExecutorService executor, long periodNanos) {
+        this.executor = executor;
         scheduled = executor.scheduleWithFixedDelay(this, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Runs {@code task} once after {@code delayNanos} on the janitor's executor, for work that cannot wait for
+     * the next pass; without an executor (the owner runs the janitor itself) the next pass does it.
+     */
+    void later(Runnable task, long delayNanos) {
+        ScheduledExecutorService ex = executor;
+        if (ex == null) {
+            return;
+        }
+        try {
+            ex.schedule(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    log.error("pool janitor task failed", e);
+                }
+            }, delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            // shutting down: nothing is to be retried any more
+        }
     }
 
     void add(Runnable chore) {
@@ -41,6 +66,7 @@ final class Janitor implements Runnable {
     }
 
     void cancel() {
+        executor = null;
         if (scheduled != null) {
             scheduled.cancel(false);
         }

@@ -34,6 +34,10 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     /** Lifetimes are shortened by up to this fraction so connections opened together do not retire together. */
     private static final double LIFETIME_JITTER = 0.025;
+    /** The pause after a first login that found the server unavailable; it doubles with each further one. */
+    static final long LOGIN_BACKOFF_FIRST_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** The longest pause between logins to an unavailable server (server_login_retry, when shorter). */
+    static final long LOGIN_BACKOFF_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final PoolKey key;
     private final String name;
@@ -56,8 +60,15 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private final LongAdder clients = new LongAdder();
 
     private volatile int state = RUNNING;
+    /** The last failed login since one succeeded, or null: the pool is failing while it is set. */
     private volatile Throwable loginError;
+    /** The server refused that login (a wrong password, no such database) rather than being unavailable. */
+    private volatile boolean loginRefused;
+    /** No login starts before this while {@link #loginError} is set. */
     private volatile long loginRetryAtNanos;
+    /** Failed logins in a row, those under way together counted once; the back-off grows with it. */
+    private final AtomicInteger loginFailures = new AtomicInteger();
+    private volatile long loginFailedAtNanos;
     private volatile CompletableFuture<Void> pauseDone;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
 
@@ -223,7 +234,8 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
         long now = w.enqueuedNanos;
         Throwable failing = loginError;
-        if (failing != null && now < loginRetryAtNanos && connectedServers() == 0) {
+        // Only a refusal is served from the cache: a server that is down or restarting is waited for.
+        if (failing != null && loginRefused && now - loginRetryAtNanos < 0 && connectedServers() == 0) {
             throw new ServerLoginException("server login has been failing, cached error: " + failing.getMessage()
                     + " (server_login_retry)", failing, true);
         }
@@ -426,7 +438,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     void maybeOpen() {
         while (state == RUNNING) {
             long now = clock.nanoTime();
-            if (loginBackingOff(now)) {
+            if (!loginAllowed(now)) {
                 return;
             }
             int uncovered = waiters.size() - logins.get();
@@ -439,16 +451,27 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
     }
 
-    /** Within server_login_retry of a failed login: no new login is tried yet. */
-    private boolean loginBackingOff(long now) {
-        return loginError != null && now < loginRetryAtNanos;
+    /**
+     * Whether a login may start now: always while logins succeed; while they fail, only once the back-off of the
+     * last failure has passed, and only one at a time, which probes the server for all the clients waiting.
+     */
+    private boolean loginAllowed(long now) {
+        return loginError == null || now - loginRetryAtNanos >= 0 && logins.get() == 0;
+    }
+
+    /** Scheduled at the end of a back-off: the logins the waiting clients and min_pool_size need. */
+    void retryLogins() {
+        if (state == RUNNING) {
+            maybeOpen();
+            ensureMin();
+        }
     }
 
     /** Keeps min_pool_size connections open, no more than the pool's size. */
     void ensureMin() {
         while (state == RUNNING) {
             long now = clock.nanoTime();
-            if (loginBackingOff(now)) {
+            if (!loginAllowed(now)) {
                 return;
             }
             PoolConfig c = config;
@@ -508,7 +531,8 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         logins.decrementAndGet();
         if (err != null) {
             removeServer(s);
-            onLoginFailure(unwrap(err), now);
+            Throwable error = unwrap(err);
+            onLoginFailure(error, s.loginStartedNanos, now, connector.isTransientLoginFailure(error));
             return;
         }
         s.connection = conn;
@@ -519,7 +543,11 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             long jitter = (long) (lifetime * LIFETIME_JITTER * ThreadLocalRandom.current().nextDouble());
             s.retireAtNanos = now + lifetime - jitter;
         }
-        loginError = null;
+        boolean recovered = loginError != null;
+        if (recovered) {
+            loginError = null;
+            log.info("pool {}: server login succeeded after {} failed", name, loginFailures.getAndSet(0));
+        }
         if (tracking) {
             tracker.recordConnectionCreatedMillis(TimeUnit.NANOSECONDS.toMillis(now - s.loginStartedNanos));
         }
@@ -528,22 +556,52 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             return;
         }
         giveBack(s, now);
+        if (recovered) {
+            // while logins failed only one probed the server; the other waiting clients need theirs now
+            maybeOpen();
+        }
     }
 
-    private void onLoginFailure(Throwable error, long now) {
-        boolean temporary = connector.isTransientLoginFailure(error);
-        log.warn("pool {}: server login failed: {}", name, error.getMessage());
+    /**
+     * A login failed. A server that is unavailable (down, restarting, starting up: {@code unavailable}) is tried
+     * again after a short back-off growing from 50 ms to 500 ms, while clients keep waiting up to
+     * query_wait_timeout. A server that refused the login (wrong password, no such database) is not tried again
+     * for server_login_retry, and as nobody can be served meanwhile, waiting clients get its error at once.
+     */
+    private void onLoginFailure(Throwable error, long startedNanos, long now, boolean unavailable) {
+        Throwable previous = loginError;
+        // Logins already under way when the server went away fail together: they count as one failure, or the
+        // back-off would reach its longest before a single retry.
+        int failures = previous == null || startedNanos - loginFailedAtNanos > 0
+                ? loginFailures.incrementAndGet() : loginFailures.get();
+        loginFailedAtNanos = now;
+        String reason = error.getMessage() != null ? error.getMessage() : error.toString();
+        if (previous == null || !Objects.equals(previous.getMessage(), error.getMessage())) {
+            log.warn("pool {}: server login failed: {}", name, reason);
+        } else if (log.isDebugEnabled()) {
+            log.debug("pool {}: server login failed again ({} in a row): {}", name, failures, reason);
+        }
         if (tracking) {
             tracker.recordServerLoginFailure();
         }
+        long pause = unavailable ? loginBackOff(failures) : config.serverLoginRetryNanos();
+        loginRefused = !unavailable;
+        loginRetryAtNanos = now + pause;
         loginError = error;
-        loginRetryAtNanos = now + config.serverLoginRetryNanos();
-        // Fail fast: nobody can be served until a login succeeds, so waiting out query_wait_timeout
-        // would only hide the server's error. A temporary refusal ("starting up") keeps clients waiting.
-        if (!temporary && connectedServers() == 0) {
+        if (unavailable) {
+            if (!waiters.isEmpty() || serverCount.get() < config.minPoolSize()) {
+                registry.retryLoginsLater(this, pause);
+            }
+        } else if (connectedServers() == 0) {
             ServerLoginException failure = new ServerLoginException(error.getMessage(), error, false);
             waiters.forEachWaiting(w -> waiters.fail(w, failure));
         }
+    }
+
+    /** The pause after the given number of failed logins in a row to an unavailable server. */
+    private long loginBackOff(int failures) {
+        long max = Math.max(LOGIN_BACKOFF_FIRST_NANOS, Math.min(LOGIN_BACKOFF_MAX_NANOS, config.serverLoginRetryNanos()));
+        return Math.min(max, LOGIN_BACKOFF_FIRST_NANOS << Math.min(failures - 1, 20));
     }
 
     void closeServer(PooledServer<S> s, String reason) {
@@ -641,7 +699,8 @@ public final class Pool<S> implements PgMuxPoolMXBean {
                     logins.decrementAndGet();
                     removeServer(s);
                     onLoginFailure(new PoolException("server_connect_timeout: no connection to the server within "
-                            + TimeUnit.NANOSECONDS.toMillis(c.serverConnectTimeoutNanos()) + " ms"), now);
+                            + TimeUnit.NANOSECONDS.toMillis(c.serverConnectTimeoutNanos()) + " ms"),
+                            s.loginStartedNanos, now, true);
                     count--;
                 }
             } else if (st == PooledServer.IDLE) {

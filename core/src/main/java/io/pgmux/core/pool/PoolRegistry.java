@@ -312,6 +312,11 @@ public final class PoolRegistry<S> implements AutoCloseable {
         janitor.add(Objects.requireNonNull(chore, "chore"));
     }
 
+    /** Retries the logins of {@code pool} after a back-off shorter than the janitor's period. */
+    void retryLoginsLater(Pool<S> pool, long delayNanos) {
+        janitor.later(pool::retryLogins, delayNanos);
+    }
+
     /** One janitor pass now; for tests with a manual clock, and for callers that schedule it themselves. */
     public void runJanitor() {
         janitor.run();

@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -27,8 +28,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class PgjdbcConnector implements ServerConnector<PhysicalConnection> {
     private static final Logger log = LoggerFactory.getLogger(PgjdbcConnector.class);
-    /** SQLSTATE cannot_connect_now: the server is starting up or shutting down. */
-    private static final String CANNOT_CONNECT_NOW = "57P03";
+    /**
+     * The SQLSTATEs of a server that is unavailable for now: pgjdbc's 08001 (refused, timed out, unknown host)
+     * and 08006 (the connection broke during the login), and the server's admin_shutdown, crash_shutdown and
+     * cannot_connect_now (shutting down, starting up).
+     */
+    private static final Set<String> UNAVAILABLE = Set.of("08001", "08006", "57P01", "57P02", "57P03");
     private static final int CHECK_TIMEOUT_SECONDS = 5;
 
     private static final Executor SHARED_EXECUTOR = newExecutor();
@@ -185,6 +190,6 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
 
     @Override
     public boolean isTransientLoginFailure(Throwable failure) {
-        return failure instanceof SQLException && CANNOT_CONNECT_NOW.equals(((SQLException) failure).getSQLState());
+        return failure instanceof SQLException e && UNAVAILABLE.contains(e.getSQLState());
     }
 }

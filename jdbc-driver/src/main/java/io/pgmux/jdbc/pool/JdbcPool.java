@@ -232,14 +232,15 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
             return ex;
         }
         if (failure instanceof ServerLoginException) {
+            // The server's own error and SQLSTATE, whether this borrow's login got it or one within
+            // server_login_retry did (pgjdbc would have thrown the same one connecting itself).
             ServerLoginException e = (ServerLoginException) failure;
             if (e.getCause() instanceof SQLException) {
                 SQLException server = (SQLException) e.getCause();
-                String prefix = e.isCached() ? "server login has been failing, cached error: " : "";
-                return new SQLNonTransientConnectionException(prefix + server.getMessage(), server.getSQLState(),
+                return new SQLNonTransientConnectionException(server.getMessage(), server.getSQLState(),
                         server.getErrorCode(), e);
             }
-            return new SQLNonTransientConnectionException(e.getMessage(), "08001", e);
+            return new SQLNonTransientConnectionException(e.getCause().getMessage(), "08001", e);
         }
         if (failure instanceof PoolClosedException) {
             return closedException();

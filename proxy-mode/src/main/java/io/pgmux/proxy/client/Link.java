@@ -27,6 +27,7 @@ import io.pgmux.proxy.protocol.SqlState;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerLink;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -499,6 +500,12 @@ final class Link implements ServerLink {
         }
         lease = acquired;
         server = acquired.connection();
+        if (!server.isOpen()) {
+            // closed by its server (a restart, a terminated backend) since it went idle: take another
+            drop(new ClosedChannelException());
+            acquire();
+            return;
+        }
         String replay = parameters.replayFor(server.parameters());
         if (replay == null) {
             link();
@@ -515,9 +522,11 @@ final class Link implements ServerLink {
             return;
         }
         if (failure != null) {
+            // The server died under the pooler's own query (a restart, a terminated backend): nothing the client
+            // sent has reached it, so the client waits for another server instead of losing its connection.
             drop(failure);
             if (!closed) {
-                client.fatal(PoolerError.serverConnCrashed());
+                acquire();
             }
             return;
         }

@@ -13,6 +13,7 @@ import io.pgmux.proxy.protocol.BackendMessageDecoder;
 import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.transport.Transport;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
@@ -24,7 +25,8 @@ import java.util.function.Supplier;
 public final class NettyServerConnector implements ServerConnector<ServerConnection> {
     /** PgBouncer's server_check_query value for "send an empty query". */
     private static final String EMPTY_QUERY = "<empty>";
-    private static final String STARTING_UP = "57P03";
+    /** The server's admin_shutdown, crash_shutdown and cannot_connect_now: it is going down or starting up. */
+    private static final Set<String> UNAVAILABLE = Set.of("57P01", "57P02", "57P03");
     /** invalid_authorization_specification and invalid_password: the server refused this login. */
     private static final String LOGIN_REFUSED_CLASS = "28";
 
@@ -142,10 +144,15 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
         server.close();
     }
 
+    /**
+     * A connection that could not be opened or broke before the server said anything (refused, reset, timed
+     * out), or a server going down or starting up; the server's other errors, and the pooler's own (TLS,
+     * authentication), refuse the login.
+     */
     @Override
     public boolean isTransientLoginFailure(Throwable failure) {
         ServerErrorException error = ServerErrorException.find(failure);
-        return error != null && STARTING_UP.equals(error.error().sqlState());
+        return error == null || UNAVAILABLE.contains(error.error().sqlState());
     }
 
     public ServerTarget target() {

@@ -17,6 +17,8 @@ import io.pgmux.testing.TestUser;
 import io.pgmux.proxy.auth.PlaintextSecret;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.transport.Transport;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -102,6 +104,22 @@ class NettyServerConnectorTest {
         assertNotNull(error, e.toString());
         assertEquals("08P01", error.error().sqlState());
         assertEquals("server login failed: server refused TLS (sslmode require)", error.error().message());
+    }
+
+    /** A server that refuses connections may be restarting: the pool waits for it rather than failing clients. */
+    @Test
+    void aRefusedConnectionIsATransientLoginFailure() throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        NettyServerConnector connector = new NettyServerConnector(transport,
+                new ServerTarget("127.0.0.1", closedPort, db.name(), null, null, TlsMode.DISABLE), scramUser.name(),
+                new PlaintextSecret(scramUser.password()), ServerTls.of(EnumSet.of(TlsMode.DISABLE), null, null, null,
+                null), 5_000, 10);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> await(connector.open(new RecordingHandle())));
+        assertNull(ServerErrorException.find(e), e.toString());
+        assertTrue(connector.isTransientLoginFailure(e.getCause()));
     }
 
     @Test
