@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -39,6 +40,19 @@ class MicrometerMetricsTest {
             Thread.sleep(20);
         }
         assertEquals(expected, actual.getAsDouble(), what);
+    }
+
+    @Test
+    void countsClientsPinnedToTheirServerByReason() throws Exception {
+        try (PgMuxProxy proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.metricRegistry(registry));
+                Connection c = ProxyFixture.connect(proxy, db);
+                Statement st = c.createStatement()) {
+            st.execute("SELECT pg_advisory_lock(5150)");
+            awaitValue(1, () -> registry.find("pgmux.connections.pinned").tag("database", db.name())
+                    .tag("reason", "ADVISORY_LOCK").counters().stream().mapToDouble(Counter::count).sum(),
+                    "pinned for a session advisory lock");
+            st.execute("SELECT pg_advisory_unlock_all()");
+        }
     }
 
     @Test

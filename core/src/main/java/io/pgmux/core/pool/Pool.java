@@ -92,6 +92,13 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         return name;
     }
 
+    /** A client of the pool was pinned to its server connection for {@code reason}: the metrics count it. */
+    public void clientPinned(String reason) {
+        if (tracking) {
+            tracker.recordConnectionPinned(reason);
+        }
+    }
+
     public PoolConfig config() {
         return config;
     }

@@ -317,7 +317,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                         context.database(pool.key().database()).loginUser(user));
                 link = new Link(this, channel, pool, parameters, context.maxPreparedStatements(),
                         new Pinning(context.pinSessionState(pool.key().database()),
-                                pool.config().poolMode() != PoolMode.SESSION, context.pinCounts(pool.key()),
+                                pool.config().poolMode() != PoolMode.SESSION, context.pinCounts(pool.key()), pool,
                                 channel.remoteAddress()),
                         context.listenerHub(pool, channel.eventLoop()));
                 welcome();

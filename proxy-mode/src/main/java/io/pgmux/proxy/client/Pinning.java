@@ -2,6 +2,7 @@ package io.pgmux.proxy.client;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ByteProcessor;
+import io.pgmux.core.pool.Pool;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,6 +35,8 @@ final class Pinning {
     /** Transaction or statement mode with pin_session_state on or error. */
     private final boolean watches;
     private final PinCounts counts;
+    /** Whose metrics count the pins. */
+    private final Pool<?> pool;
     private final SocketAddress client;
     private final SessionStateText text = new SessionStateText();
     /** A trigger fired since the last check. */
@@ -46,10 +49,11 @@ final class Pinning {
     /** The client is gone: its reasons no longer count. */
     private boolean gone;
 
-    Pinning(PinSessionState mode, boolean transactionPooled, PinCounts counts, SocketAddress client) {
+    Pinning(PinSessionState mode, boolean transactionPooled, PinCounts counts, Pool<?> pool, SocketAddress client) {
         this.mode = mode;
         this.watches = transactionPooled && mode != PinSessionState.OFF;
         this.counts = counts;
+        this.pool = pool;
         this.client = client;
     }
 
@@ -109,6 +113,11 @@ final class Pinning {
     void hold(int found) {
         if (!gone) {
             counts.changed(held, found);
+            for (PinReason reason : PinReason.values()) {
+                if ((found & ~held & reason.bit()) != 0) {
+                    pool.clientPinned(reason.name());
+                }
+            }
         }
         if (found != 0 && !logged) {
             logged = true;

@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** The query-text trigger of pin_session_state, and its refusal's wording. */
 class PinningTest {
-    private static final Pinning PINNING = new Pinning(PinSessionState.ON, true, new PinCounts(), null);
+    private static final Pinning PINNING = new Pinning(PinSessionState.ON, true, new PinCounts(), null, null);
 
     @ParameterizedTest
     @ValueSource(strings = {"SELECT pg_advisory_lock(1)", "select PG_TRY_ADVISORY_LOCK_SHARED(1, 2)",
