@@ -13,6 +13,7 @@ import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import javax.management.openmbean.TabularData;
 import org.junit.jupiter.api.Test;
 
 /** The proxy's pools as JMX shows them: the JDBC driver's MXBean, read through the platform MBeanServer. */
@@ -63,6 +64,20 @@ class ProxyMxBeanTest {
             }
         }
         assertFalse(SERVER.isRegistered(name), "unregistered when the proxy closed");
+    }
+
+    @Test
+    void pinnedClientsAndTheirReasonsAreShown() throws Exception {
+        ObjectName name = name();
+        try (PgMuxProxy proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.registerMbeans(true));
+                Connection c = ProxyFixture.connect(proxy, db); Statement st = c.createStatement()) {
+            st.execute("SELECT pg_advisory_lock(6060)");
+            assertEquals(1, awaitAttribute(name, "ClientsPinned", 1));
+            TabularData reasons = (TabularData) SERVER.getAttribute(name, "PinsByReason");
+            assertEquals(1L, reasons.get(new Object[] {"ADVISORY_LOCK"}).get("value"));
+            st.execute("SELECT pg_advisory_unlock_all()");
+            assertEquals(0, awaitAttribute(name, "ClientsPinned", 0), "transaction-pooled again");
+        }
     }
 
     @Test

@@ -4,7 +4,10 @@ import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.stats.IMetricsTracker;
 import io.pgmux.core.stats.PgMuxPoolMXBean;
 import io.pgmux.core.stats.TrafficStats;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -48,6 +51,9 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     /** Server assignments are counted by each server connection as it is lent, and summed by the set. */
     private final TrafficStats traffic = new TrafficStats(servers::assignments);
     private final IMetricsTracker tracker;
+    /** Clients pinned to their server connection now, and how often a client was pinned, per reason. */
+    private final AtomicInteger pinnedNow = new AtomicInteger();
+    private final ConcurrentHashMap<String, LongAdder> pinsByReason = new ConcurrentHashMap<>();
     private final boolean tracking;
     private volatile PoolConfig config;
 
@@ -92,11 +98,35 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         return name;
     }
 
-    /** A client of the pool was pinned to its server connection for {@code reason}: the metrics count it. */
-    public void clientPinned(String reason) {
-        if (tracking) {
-            tracker.recordConnectionPinned(reason);
+    /**
+     * A client of the pool came to be pinned to its server connection, for each of {@code reasons}: counted for the
+     * MXBean and the metrics. Rare (a client's session state changed), so neither path is hot.
+     */
+    public void clientPinned(String... reasons) {
+        pinnedNow.incrementAndGet();
+        for (String reason : reasons) {
+            pinsByReason.computeIfAbsent(reason, r -> new LongAdder()).increment();
+            if (tracking) {
+                tracker.recordConnectionPinned(reason);
+            }
         }
+    }
+
+    /** A pinned client is transaction-pooled again, or gone. */
+    public void clientUnpinned() {
+        pinnedNow.decrementAndGet();
+    }
+
+    @Override
+    public int getClientsPinned() {
+        return pinnedNow.get();
+    }
+
+    @Override
+    public Map<String, Long> getPinsByReason() {
+        Map<String, Long> pins = new TreeMap<>();
+        pinsByReason.forEach((reason, count) -> pins.put(reason, count.sum()));
+        return pins;
     }
 
     public PoolConfig config() {

@@ -34,4 +34,10 @@ public interface PgMuxPoolMXBean {
     long getQueryCount();
 
     long getTotalWaitTimeMicros();
+
+    /** Clients pinned to their server connection by session state now (transaction and statement mode). */
+    int getClientsPinned();
+
+    /** How often a client was pinned since the pool started, per reason (LISTEN, ADVISORY_LOCK, …). */
+    java.util.Map<String, Long> getPinsByReason();
 }

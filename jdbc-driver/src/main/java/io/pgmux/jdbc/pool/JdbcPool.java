@@ -12,7 +12,6 @@ import io.pgmux.core.pool.PoolRegistry;
 import io.pgmux.core.pool.PoolTimeoutException;
 import io.pgmux.core.pool.ServerLoginException;
 import io.pgmux.core.pool.TooManyClientsException;
-import io.pgmux.core.stats.IMetricsTracker;
 import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.jdbc.logical.LogicalConnection;
 import io.pgmux.jdbc.logical.Reclaimer;
@@ -31,8 +30,6 @@ import java.util.Properties;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 import org.postgresql.PGProperty;
 import org.postgresql.util.PSQLException;
 import org.slf4j.Logger;
@@ -52,9 +49,6 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
     private final Pool<PhysicalConnection> pool;
     private final SqlClassifier classifier = new SqlClassifier();
     private final SessionDefaults sessionDefaults;
-    private final AtomicInteger pinnedNow = new AtomicInteger();
-    private final LongAdder pinsTotal = new LongAdder();
-    private volatile IMetricsTracker tracker;
     private volatile ServerDefaults serverDefaults;
     private final ScheduledFuture<?> reclaimer;
 
@@ -76,11 +70,7 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
         PoolRegistry.Builder<PhysicalConnection> b = PoolRegistry.<PhysicalConnection>builder()
                 .connector(connector).config(engineConfig).registerMbeans(settings.registerMbeans);
         if (settings.metricsTrackerFactory != null) {
-            b.metricsTrackerFactory((name, stats) -> {
-                IMetricsTracker t = settings.metricsTrackerFactory.create(name, stats);
-                tracker = t;
-                return t;
-            });
+            b.metricsTrackerFactory(settings.metricsTrackerFactory::create);
         }
         this.registry = b.build();
         this.pool = registry.pool(settings.database, settings.user);
@@ -252,34 +242,29 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
         return new SQLNonTransientConnectionException("pool " + pool.name() + " has been closed", "08003");
     }
 
-    /** A logical connection was pinned to its server connection. */
+    /** A logical connection was pinned to its server connection; the engine pool counts it for the MXBean and metrics. */
     @Override
     public void pinned(PinReason reason, int backendPid) {
-        pinnedNow.incrementAndGet();
-        pinsTotal.increment();
         if (log.isDebugEnabled()) {
             log.debug("pool {}: logical connection pinned to backend {} until it closes: {}", pool.name(),
                     backendPid, reason.description());
         }
-        IMetricsTracker t = tracker;
-        if (t != null) {
-            t.recordConnectionPinned(reason.name());
-        }
+        pool.clientPinned(reason.name());
     }
 
     @Override
     public void unpinned() {
-        pinnedNow.decrementAndGet();
+        pool.clientUnpinned();
     }
 
     /** Logical connections pinned to a server connection right now. */
     public int pinnedConnections() {
-        return pinnedNow.get();
+        return pool.getClientsPinned();
     }
 
     /** Pins since the pool started. */
     public long pinsTotal() {
-        return pinsTotal.sum();
+        return pool.getPinsByReason().values().stream().mapToLong(Long::longValue).sum();
     }
 
     @Override

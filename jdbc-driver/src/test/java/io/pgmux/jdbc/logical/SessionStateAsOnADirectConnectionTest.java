@@ -53,6 +53,8 @@ class SessionStateAsOnADirectConnectionTest {
             assertNotNull(got);
             assertEquals(1, got.length);
             assertEquals("through the pool", got[0].getParameter());
+            assertEquals(1, pool.pool().getClientsPinned(), "the pool's MXBean shows the pin");
+            assertEquals(1L, pool.pool().getPinsByReason().get("LISTEN"));
         }
     }
 

@@ -113,10 +113,16 @@ final class Pinning {
     void hold(int found) {
         if (!gone) {
             counts.changed(held, found);
-            for (PinReason reason : PinReason.values()) {
-                if ((found & ~held & reason.bit()) != 0) {
-                    pool.clientPinned(reason.name());
+            if (held == 0 && found != 0) {
+                List<String> reasons = new ArrayList<>();
+                for (PinReason reason : PinReason.values()) {
+                    if ((found & reason.bit()) != 0) {
+                        reasons.add(reason.name());
+                    }
                 }
+                pool.clientPinned(reasons.toArray(new String[0]));
+            } else if (held != 0 && found == 0) {
+                pool.clientUnpinned();
             }
         }
         if (found != 0 && !logged) {
@@ -131,6 +137,9 @@ final class Pinning {
         if (!gone) {
             gone = true;
             counts.changed(held, 0);
+            if (held != 0) {
+                pool.clientUnpinned();
+            }
         }
     }
 
