@@ -11,8 +11,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.pgmux.core.pool.PoolKey;
-import io.pgmux.core.pool.ServerHandle;
 import io.pgmux.proxy.protocol.ProtocolViolationException;
 import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.transport.Transport;
@@ -64,7 +62,7 @@ class MalformedSslResponseTest {
         NettyServerConnector connector = new NettyServerConnector(transport, target, "u", (Secret) null,
                 ServerTls.of(EnumSet.of(TlsMode.PREFER), null, null, null, null), 5_000, 10);
         ExecutionException e = assertThrows(ExecutionException.class,
-                () -> connector.open(new Handle()).toCompletableFuture().get(10, TimeUnit.SECONDS));
+                () -> connector.open(new NettyServerConnectorTest.RecordingHandle()).toCompletableFuture().get(10, TimeUnit.SECONDS));
         return assertInstanceOf(ProtocolViolationException.class, e.getCause());
     }
 
@@ -88,26 +86,5 @@ class MalformedSslResponseTest {
                 })
                 .bind("127.0.0.1", 0).syncUninterruptibly().channel();
         return ((InetSocketAddress) listener.localAddress()).getPort();
-    }
-
-    private static final class Handle implements ServerHandle {
-        @Override
-        public long id() {
-            return 1;
-        }
-
-        @Override
-        public PoolKey poolKey() {
-            return new PoolKey("db", "u");
-        }
-
-        @Override
-        public void markBroken(Throwable cause) {
-        }
-
-        @Override
-        public long connectedAtNanos() {
-            return 0;
-        }
     }
 }
