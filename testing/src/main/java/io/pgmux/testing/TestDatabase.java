@@ -137,7 +137,7 @@ public final class TestDatabase {
      * as the rule says. Only on the server of {@code @PostgresTest(tls = true)} classes.
      */
     public String createUser(TlsRule rule) {
-        server.certificates();
+        server.certificates(); // fails the test on any other server: only the TLS server has the rules
         String user = "u_" + rule.name().toLowerCase(Locale.ROOT) + "_" + randomHex(4);
         server.execute("create user " + user, "CREATE ROLE " + identifier(user) + " LOGIN IN ROLE " + rule.groupRole());
         users.add(user);
