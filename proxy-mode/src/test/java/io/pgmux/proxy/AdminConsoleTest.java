@@ -199,8 +199,12 @@ class AdminConsoleTest {
                 long xacts = Long.parseLong(inside.get("xact_count"));
                 long sleepMicros = 10_000;
                 assertTrue(xacts >= 1 && xacts <= 1_000_000 / sleepMicros + 1, "xact_count " + inside);
-                assertEquals(xacts, Long.parseLong(inside.get("query_count")), "one query per transaction");
-                assertEquals(xacts, Long.parseLong(inside.get("server_assignment_count")), "one server per transaction");
+                // A server is assigned as a transaction starts and the transaction counted as it ends, so one
+                // transaction across the period's end is in one count of this period and not in the other.
+                assertTrue(Math.abs(xacts - Long.parseLong(inside.get("query_count"))) <= 1, "one query per transaction "
+                        + inside);
+                assertTrue(Math.abs(xacts - Long.parseLong(inside.get("server_assignment_count"))) <= 1,
+                        "one server per transaction " + inside);
                 assertTrue(Long.parseLong(inside.get("xact_time")) >= sleepMicros, "xact_time " + inside);
                 assertTrue(Long.parseLong(inside.get("query_time")) >= sleepMicros, "query_time " + inside);
                 long received = Long.parseLong(inside.get("bytes_received"));
