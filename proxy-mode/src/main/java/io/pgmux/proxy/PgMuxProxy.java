@@ -333,6 +333,7 @@ public final class PgMuxProxy implements AutoCloseable {
         private UserSecrets users = UserSecrets.of(Map.of());
         private SslContext clientTlsContext;
         private Duration janitorPeriod = Duration.ofMillis(333);
+        private Duration statsPeriod = Duration.ofSeconds(60);
         private Duration drainTimeout = Duration.ofSeconds(10);
         private Callable<Builder> reloadFrom;
         private MetricsTrackerFactory metricsTrackerFactory;
@@ -599,6 +600,15 @@ public final class PgMuxProxy implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The period whose per-second rates and mean times SHOW STATS_AVERAGES and SHOW STATS's avg_* columns
+         * report (PgBouncer's stats_period; default 60 s).
+         */
+        public Builder statsPeriod(Duration period) {
+            this.statsPeriod = Objects.requireNonNull(period, "period");
+            return this;
+        }
+
         /** How long {@link PgMuxProxy#close()} lets transactions finish (default 10 s). */
         public Builder drainTimeout(Duration timeout) {
             this.drainTimeout = Objects.requireNonNull(timeout, "timeout");
@@ -733,6 +743,7 @@ public final class PgMuxProxy implements AutoCloseable {
                     .connectors(key -> connector(transport, connectorTargets.get(), secrets, queried, serverTls, key,
                             connectTimeoutMillis, maxPrepared))
                     .janitorPeriod(janitorPeriod)
+                    .statsPeriod(statsPeriod)
                     .metricsTrackerFactory(trackers)
                     .registerMbeans(registerMbeans)
                     .build();

@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,6 +42,7 @@ class AdminConsoleTest {
     private static final String ADMIN_PASSWORD = "boss-secret";
     private static final String STATS = "watcher";
     private static final String STATS_PASSWORD = "watcher-secret";
+    private static final String SLEEP = "SELECT pg_sleep(0.01)";
     private static final List<String> POOLS_COLUMNS = List.of("database", "user", "cl_active", "cl_waiting",
             "cl_active_cancel_req", "cl_waiting_cancel_req", "sv_active", "sv_active_cancel", "sv_being_canceled",
             "sv_idle", "sv_used", "sv_tested", "sv_login", "maxwait", "maxwait_us", "pool_mode",
@@ -158,6 +160,76 @@ class AdminConsoleTest {
             assertTrue(delta(totals, totalsAfter, "bytes_received") > 0, "the five queries came in");
             assertTrue(delta(totals, totalsAfter, "bytes_sent") > 0, "their results went out");
         }
+    }
+
+    /**
+     * SHOW STATS_AVERAGES describes the last stats period: one client runs {@link #SLEEP} back to back in
+     * autocommit, so a period inside that load has a transaction per query and per server assignment, at most
+     * one per sleep, none shorter than the sleep, and exactly the bytes of its Query messages received.
+     */
+    @Test
+    void showStatsAveragesReportsTheLastPeriodOfTraffic() throws Exception {
+        proxy.close();
+        Duration period = Duration.ofSeconds(1);
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b
+                .users(Map.of(ProxyFixture.USER, ProxyFixture.PASSWORD, STATS, STATS_PASSWORD))
+                .statsUsers(STATS)
+                .statsPeriod(period));
+        Properties simple = new Properties();
+        simple.setProperty("preferQueryMode", "simple");
+        long queryBytes = 1 + 4 + SLEEP.getBytes(StandardCharsets.UTF_8).length + 1;
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer");
+             Connection app = ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, simple)) {
+            app.createStatement().execute(SLEEP);
+            Map<String, String> before = row(console, "SHOW STATS_AVERAGES", "database", db.name());
+            AtomicBoolean stopLoad = new AtomicBoolean();
+            CompletableFuture<Void> load = CompletableFuture.runAsync(() -> {
+                try (Statement s = app.createStatement()) {
+                    while (!stopLoad.get()) {
+                        s.execute(SLEEP);
+                    }
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            try {
+                // The second period to close after the load began lies wholly inside it.
+                Map<String, String> partly = nextPeriod(console, before, load);
+                Map<String, String> inside = nextPeriod(console, partly, load);
+                long xacts = Long.parseLong(inside.get("xact_count"));
+                long sleepMicros = 10_000;
+                assertTrue(xacts >= 1 && xacts <= 1_000_000 / sleepMicros + 1, "xact_count " + inside);
+                // A server is assigned as a transaction starts and the transaction counted as it ends, so one
+                // transaction across the period's end is in one count of this period and not in the other.
+                assertTrue(Math.abs(xacts - Long.parseLong(inside.get("query_count"))) <= 1, "one query per transaction "
+                        + inside);
+                assertTrue(Math.abs(xacts - Long.parseLong(inside.get("server_assignment_count"))) <= 1,
+                        "one server per transaction " + inside);
+                assertTrue(Long.parseLong(inside.get("xact_time")) >= sleepMicros, "xact_time " + inside);
+                assertTrue(Long.parseLong(inside.get("query_time")) >= sleepMicros, "query_time " + inside);
+                long received = Long.parseLong(inside.get("bytes_received"));
+                assertTrue(Math.abs(received - queryBytes * xacts) <= queryBytes / 2 + 1,
+                        "bytes_received " + received + " for " + xacts + " Query messages of " + queryBytes + " bytes");
+                assertTrue(Long.parseLong(inside.get("bytes_sent")) > received, "each query's result is sent back");
+            } finally {
+                stopLoad.set(true);
+                load.get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** Waits until SHOW STATS_AVERAGES shows another period than {@code shown} and returns it. */
+    private Map<String, String> nextPeriod(Connection console, Map<String, String> shown, CompletableFuture<Void> load)
+            throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        Map<String, String> now = shown;
+        while (now.equals(shown)) {
+            assertFalse(load.isDone(), "the load ended early");
+            assertTrue(System.nanoTime() < deadline, "no stats period closed in 30 s");
+            Thread.sleep(20);
+            now = row(console, "SHOW STATS_AVERAGES", "database", db.name());
+        }
+        return now;
     }
 
     /** KILL drops a client in the middle of a transaction and closes its server; the transaction is rolled back. */

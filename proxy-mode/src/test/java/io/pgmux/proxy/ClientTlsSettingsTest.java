@@ -11,17 +11,14 @@ import io.pgmux.testing.TestCertificates;
 import io.pgmux.testing.TestDatabase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Base64;
 import java.util.List;
 import java.util.Properties;
 import org.junit.jupiter.api.AfterEach;
@@ -316,7 +313,7 @@ class ClientTlsSettingsTest {
         p.setProperty("sslrootcert", authority.caCertificate().toString());
         if (client != null) {
             p.setProperty("sslcert", client.certificate().toString());
-            p.setProperty("sslkey", derKey(client).toString());
+            p.setProperty("sslkey", client.derPrivateKey().toString());
         } else {
             // not pgjdbc's default ~/.postgresql/postgresql.crt
             p.setProperty("sslcert", dir.resolve("none.crt").toString());
@@ -324,15 +321,5 @@ class ClientTlsSettingsTest {
         p.setProperty("connectTimeout", "10");
         p.setProperty("socketTimeout", "30");
         return DriverManager.getConnection(ProxyFixture.jdbcUrl(proxy, db.name()), p);
-    }
-
-    /** pgjdbc reads client keys as PKCS#8 DER: the PEM file's base64 body, decoded. */
-    private Path derKey(TestCertificates.Issued client) throws IOException {
-        String pem = Files.readString(client.privateKey(), StandardCharsets.US_ASCII);
-        String body = pem.replace("-----BEGIN PRIVATE KEY-----", "").replace("-----END PRIVATE KEY-----", "");
-        Path der = dir.resolve(client.privateKey().getFileName() + ".pk8");
-        Files.write(der, Base64.getMimeDecoder().decode(body));
-        Files.setPosixFilePermissions(der, PosixFilePermissions.fromString("rw-------"));
-        return der;
     }
 }

@@ -10,7 +10,10 @@ import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.StringReader;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -186,8 +189,20 @@ class PoolModesTest {
         } finally {
             proxy = null;
         }
-        assertThrows(java.io.IOException.class, () -> new java.net.Socket("127.0.0.1", port).close());
+        assertPortReleased(port);
         assertEquals(0, db.awaitConnections(io.pgmux.testing.Backends.all(), 0, java.time.Duration.ofSeconds(5)));
+    }
+
+    /**
+     * Listens on the port itself: with SO_REUSEADDR Linux refuses that only while another socket listens there,
+     * so it succeeds exactly when the proxy stopped listening. (A refused connect would prove nothing once
+     * anyone else may have started listening on the freed port.)
+     */
+    private static void assertPortReleased(int port) throws IOException {
+        try (ServerSocket held = new ServerSocket()) {
+            held.setReuseAddress(true);
+            held.bind(new InetSocketAddress("127.0.0.1", port));
+        }
     }
 
     private static String single(Statement s, String sql) throws SQLException {

@@ -139,6 +139,17 @@ class PreparedStatementTest {
         }
     }
 
+    /** max_prepared_statements = 0 turns PgBouncer's tracking off: a named statement reaches the server as named. */
+    @Test
+    void withMaxPreparedStatementsZeroANamedStatementKeepsItsNameOnTheServer() throws Exception {
+        start(1, 0);
+        try (RawClient a = login()) {
+            prepare(a, "mine", "SELECT 'passed through'");
+            a.query("SELECT string_agg(name, ',') FROM pg_prepared_statements");
+            assertEquals("mine", firstColumn(a.readUntilReady()));
+        }
+    }
+
     @Test
     void secondClientPreparingTheSameQueryIsAnsweredWithoutParsingAgain() throws Exception {
         start(1, 200);

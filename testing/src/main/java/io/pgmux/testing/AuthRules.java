@@ -32,6 +32,30 @@ final class AuthRules {
     }
 
     /**
+     * The hba file of the fixture's TLS server: each {@link TlsRule}'s line, then a {@code reject} for its
+     * members on any other connection, then the loopback file's lines.
+     */
+    static String tlsFile() {
+        List<String> lines = new ArrayList<>();
+        lines.add("local all all trust");
+        List<String> groups = new ArrayList<>();
+        for (TlsRule rule : TlsRule.values()) {
+            groups.add("+" + rule.groupRole());
+        }
+        for (String address : LOOPBACK) {
+            for (TlsRule rule : TlsRule.values()) {
+                lines.add(rule.hbaLine(address));
+            }
+            lines.add("host all " + String.join(",", groups) + " " + address + " reject");
+        }
+        lines.addAll(groupLines(LOOPBACK));
+        for (String address : LOOPBACK) {
+            lines.add("host all all " + address + " trust");
+        }
+        return String.join("\n", lines) + "\n";
+    }
+
+    /**
      * A whole hba file for a server in a container, whose clients arrive from the container network's
      * gateway rather than loopback; other users need their password.
      */

@@ -38,20 +38,40 @@ final class EmbeddedServer extends PgServer {
     static final Map<String, String> DEFAULT_SETTINGS = defaultSettings();
 
     private final Path dataDirectory;
+    private final String kind;
+    private final Map<String, String> defaults;
+    private final String authRules;
     private final ReentrantLock lifecycle = new ReentrantLock();
-    private final Map<String, String> settings = new LinkedHashMap<>(DEFAULT_SETTINGS);
+    private final Map<String, String> settings;
     private volatile int port;
     private EmbeddedPostgres postgres;
 
-    private EmbeddedServer(Path dataDirectory) {
+    private EmbeddedServer(Path dataDirectory, String kind, Map<String, String> defaults, String authRules) {
         this.dataDirectory = dataDirectory;
+        this.kind = kind;
+        this.defaults = defaults;
+        this.authRules = authRules;
+        this.settings = new LinkedHashMap<>(defaults);
     }
 
+    /** The JVM's shared server: {@link #DEFAULT_SETTINGS} and {@link AuthRules#loopbackFile()}. */
     static EmbeddedServer launch() throws IOException {
+        return launch("embedded PostgreSQL", Map.of(), AuthRules.loopbackFile());
+    }
+
+    /**
+     * A server with these settings on top of {@link #DEFAULT_SETTINGS} and this pg_hba.conf; {@code kind}
+     * names it in messages.
+     */
+    static EmbeddedServer launch(String kind, Map<String, String> extraSettings, String authRules)
+            throws IOException {
         Path workingDirectory = Path.of(System.getProperty("ot.epg.working-dir",
                 Path.of(System.getProperty("java.io.tmpdir"), "embedded-pg").toString()));
         Files.createDirectories(workingDirectory);
-        EmbeddedServer server = new EmbeddedServer(Files.createTempDirectory(workingDirectory, "pgmux-"));
+        Map<String, String> defaults = new LinkedHashMap<>(DEFAULT_SETTINGS);
+        defaults.putAll(extraSettings);
+        EmbeddedServer server = new EmbeddedServer(Files.createTempDirectory(workingDirectory, "pgmux-"), kind,
+                Map.copyOf(defaults), authRules);
         try {
             server.start();
             server.execute("set the superuser's password",
@@ -85,7 +105,7 @@ final class EmbeddedServer extends PgServer {
 
     @Override
     public String description() {
-        return "embedded PostgreSQL on " + HOST + ":" + port + " (data directory " + dataDirectory + ")";
+        return kind + " on " + HOST + ":" + port + " (data directory " + dataDirectory + ")";
     }
 
     @Override
@@ -143,7 +163,7 @@ final class EmbeddedServer extends PgServer {
                     .setPort(port)
                     .setPGStartupWait(STARTUP_WAIT)
                     .setLocaleConfig("locale", "C")
-                    .setDataDirectoryCustomizer(EmbeddedServer::installAuthRules);
+                    .setDataDirectoryCustomizer(directory -> installAuthRules(directory, authRules));
             settings.forEach(builder::setServerConfig);
             try {
                 postgres = builder.start();
@@ -170,6 +190,10 @@ final class EmbeddedServer extends PgServer {
 
     @Override
     public void enableTls(Path certificate, Path privateKey) {
+        if (defaults.containsKey("ssl")) {
+            // Its command line sets the ssl files, which outranks ALTER SYSTEM.
+            unsupported("swap the TLS files of " + description(), "it serves the fixture's own certificates");
+        }
         applyTls(certificate, privateKey);
     }
 
@@ -187,9 +211,9 @@ final class EmbeddedServer extends PgServer {
     void restoreDefaults() {
         lifecycle.lock();
         try {
-            if (!settings.equals(DEFAULT_SETTINGS)) {
+            if (!settings.equals(defaults)) {
                 settings.clear();
-                settings.putAll(DEFAULT_SETTINGS);
+                settings.putAll(defaults);
                 stop();
             }
             start();
@@ -209,9 +233,9 @@ final class EmbeddedServer extends PgServer {
     }
 
     /** Runs after initdb and before every start, so the rules are in force from the first connection. */
-    private static void installAuthRules(File dataDirectory) {
+    private static void installAuthRules(File dataDirectory, String authRules) {
         try {
-            Files.writeString(dataDirectory.toPath().resolve("pg_hba.conf"), AuthRules.loopbackFile());
+            Files.writeString(dataDirectory.toPath().resolve("pg_hba.conf"), authRules);
         } catch (IOException e) {
             throw new UncheckedIOException("could not write pg_hba.conf in " + dataDirectory, e);
         }
@@ -230,12 +254,17 @@ final class EmbeddedServer extends PgServer {
     }
 
     private void deleteDataDirectory() {
-        try (Stream<Path> paths = Files.walk(dataDirectory)) {
+        deleteTree(dataDirectory);
+    }
+
+    /** Deletes a directory and everything in it, logging what could not be deleted. */
+    static void deleteTree(Path directory) {
+        try (Stream<Path> paths = Files.walk(directory)) {
             for (Path path : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
                 Files.deleteIfExists(path);
             }
         } catch (IOException e) {
-            LOG.warn("could not delete {}: {}", dataDirectory, e.toString());
+            LOG.warn("could not delete {}: {}", directory, e.toString());
         }
     }
 

@@ -29,6 +29,7 @@ public abstract class PgServer {
     private volatile boolean logDestinationsSetByFixture;
     private volatile boolean tlsEnabledByFixture;
     private volatile ServerLog log;
+    private volatile ServerCertificates certificates;
     private volatile String logUnavailableReason;
 
     PgServer() {
@@ -148,6 +149,22 @@ public abstract class PgServer {
      * that cannot read this machine's files aborts the calling test.
      */
     public abstract void enableTls(Path certificate, Path privateKey);
+
+    /**
+     * The certificates of a server that serves TLS from its start, that of {@code @PostgresTest(tls = true)}
+     * classes; any other server fails the calling test, which asked the wrong server.
+     */
+    public final ServerCertificates certificates() {
+        if (certificates == null) {
+            throw new IllegalStateException(description() + " was not started with TLS by the fixture;"
+                    + " annotate the test class @PostgresTest(tls = true)");
+        }
+        return certificates;
+    }
+
+    final void useCertificates(ServerCertificates certificates) {
+        this.certificates = certificates;
+    }
 
     /** ssl and its files take effect for new connections on a reload, so nothing is dropped. */
     final void applyTls(Path certificate, Path privateKey) {

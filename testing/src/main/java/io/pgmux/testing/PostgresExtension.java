@@ -54,6 +54,18 @@ public final class PostgresExtension implements BeforeAllCallback, AfterAllCallb
             classContext = classContext.getParent().get();
         }
         return classContext.getStore(NAMESPACE).getOrComputeIfAbsent(classContext.getRequiredTestClass(),
-                testClass -> TestDatabase.create(SharedServer.get(), testClass), TestDatabase.class);
+                testClass -> TestDatabase.create(servesTls(testClass) ? TlsServer.get() : SharedServer.get(), testClass),
+                TestDatabase.class);
+    }
+
+    /** Whether the class, or the nearest enclosing class that says, asks for the TLS server. */
+    private static boolean servesTls(Class<?> testClass) {
+        for (Class<?> c = testClass; c != null; c = c.getEnclosingClass()) {
+            PostgresTest annotation = c.getAnnotation(PostgresTest.class);
+            if (annotation != null) {
+                return annotation.tls();
+            }
+        }
+        return false;
     }
 }

@@ -17,4 +17,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Documented
 @ExtendWith(PostgresExtension.class)
 public @interface PostgresTest {
+
+    /**
+     * Whether the class's database lives on the fixture's TLS server instead of the shared one: a second
+     * embedded PostgreSQL, started on first use, that serves TLS 1.3 with {@link ServerCertificates} and lets
+     * users in by {@link TlsRule}. A {@code @Nested} class takes its enclosing class's choice.
+     */
+    boolean tls() default false;
 }

@@ -62,6 +62,7 @@ public final class TestCertificates {
         Path request = directory.resolve(name + ".csr");
         Path certificate = directory.resolve(name + ".crt");
         Path privateKey = directory.resolve(name + ".key");
+        Path derPrivateKey = directory.resolve(name + ".pk8");
         keytool("-genkeypair", "-alias", name, "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
                 "CN=" + commonName, "-validity", "2", "-storetype", "PKCS12", "-keystore", store.toString());
         keytool("-certreq", "-alias", name, "-keystore", store.toString(), "-file", request.toString());
@@ -72,15 +73,18 @@ public final class TestCertificates {
             sign.addAll(List.of("-ext", "SAN=" + subjectAltNames));
         }
         keytool(sign.toArray(String[]::new));
-        writePrivateKey(store, name, privateKey);
-        return new Issued(certificate, privateKey);
+        writePrivateKey(store, name, privateKey, derPrivateKey);
+        return new Issued(certificate, privateKey, derPrivateKey);
     }
 
-    /** A certificate and its private key, both PEM files. */
-    public record Issued(Path certificate, Path privateKey) {
+    /**
+     * A certificate (PEM) and its private key, as PEM and as DER (PKCS#8 both, unencrypted, readable by their
+     * owner only): pgjdbc's {@code sslkey} reads DER.
+     */
+    public record Issued(Path certificate, Path privateKey, Path derPrivateKey) {
     }
 
-    private static void writePrivateKey(Path store, String alias, Path target) {
+    private static void writePrivateKey(Path store, String alias, Path target, Path derTarget) {
         try (InputStream in = Files.newInputStream(store)) {
             KeyStore keyStore = KeyStore.getInstance("PKCS12");
             keyStore.load(in, STORE_PASSWORD.toCharArray());
@@ -90,6 +94,8 @@ public final class TestCertificates {
                     + "\n-----END PRIVATE KEY-----\n";
             Files.writeString(target, pem, StandardCharsets.US_ASCII);
             Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rw-------"));
+            Files.write(derTarget, key.getEncoded());
+            Files.setPosixFilePermissions(derTarget, PosixFilePermissions.fromString("rw-------"));
         } catch (IOException e) {
             throw new UncheckedIOException("could not write " + target, e);
         } catch (GeneralSecurityException e) {

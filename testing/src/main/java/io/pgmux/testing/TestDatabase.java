@@ -131,6 +131,30 @@ public final class TestDatabase {
         return new TestUser(user, password, method);
     }
 
+    /**
+     * A login role with a random name that the TLS server lets in by {@code rule}, and no password; returns its
+     * name. Before returning, the fixture checks that a plain-text login of the new user is let in or refused
+     * as the rule says. Only on the server of {@code @PostgresTest(tls = true)} classes.
+     */
+    public String createUser(TlsRule rule) {
+        server.certificates(); // fails the test on any other server: only the TLS server has the rules
+        String user = "u_" + rule.name().toLowerCase(Locale.ROOT) + "_" + randomHex(4);
+        server.execute("create user " + user, "CREATE ROLE " + identifier(user) + " LOGIN IN ROLE " + rule.groupRole());
+        users.add(user);
+        String plainText;
+        try {
+            int requested = AuthProbe.requestedAuthentication(host(), port(), user, name);
+            plainText = requested == 0 ? "let in" : "asked for AuthenticationRequest code " + requested;
+        } catch (IOException e) {
+            plainText = "refused";
+        }
+        if (!plainText.equals(rule.admitsPlainText() ? "let in" : "refused")) {
+            throw new IllegalStateException("the TLS server's pg_hba.conf does not apply " + rule + " to " + user
+                    + ": a plain-text login was " + plainText);
+        }
+        return user;
+    }
+
     /** How many client backends are connected to this database now. */
     public int countConnections() {
         return countConnections(Backends.all());

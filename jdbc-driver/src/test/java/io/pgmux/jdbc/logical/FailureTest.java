@@ -212,11 +212,17 @@ class FailureTest {
      */
     @Test
     void sessionDefaultsAreReadWithoutWaitingForAServerConnection() throws SQLException {
+        int serverIsolation;
+        String serverSchema;
+        try (Connection direct = db.connect()) {
+            serverIsolation = direct.getTransactionIsolation();
+            serverSchema = direct.getSchema();
+        }
         JdbcPool pool = pool("fail-defaults", PoolConfig.jdbcDefaults().defaultPoolSize(1)
                 .queryWaitTimeout(Duration.ofMillis(500)));
         try (TestPools.Held holder = hold(pool); Connection c = pool.getConnection()) {
-            assertEquals(Connection.TRANSACTION_READ_COMMITTED, c.getTransactionIsolation());
-            assertEquals("public", c.getSchema());
+            assertEquals(serverIsolation, c.getTransactionIsolation());
+            assertEquals(serverSchema, c.getSchema());
             assertEquals(db.name(), c.getCatalog());
         }
     }

@@ -186,7 +186,8 @@ class NettyServerConnectorTest {
         assertEquals(0, db.awaitConnections(Backends.ofUser(scramUser.name()), 0, Duration.ofSeconds(5)));
     }
 
-    private static final class RecordingHandle implements ServerHandle {
+    /** A pool's handle on one server connection that records why the connection broke. */
+    static final class RecordingHandle implements ServerHandle {
         final CompletableFuture<Throwable> broken = new CompletableFuture<>();
 
         @Override

@@ -1,0 +1,228 @@
+package io.pgmux.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.proxy.config.IniFile;
+import io.pgmux.proxy.config.ProxyConfigLoader;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.ServerCertificates;
+import io.pgmux.testing.TestCertificates;
+import io.pgmux.testing.TestDatabase;
+import io.pgmux.testing.TlsRule;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * server_tls_sslmode and the other server_tls_* settings against the fixture's PostgreSQL with TLS: TLS 1.3
+ * only, a certificate from a test CA that names {@code localhost} only (so verify-full accepts it for host
+ * localhost and refuses it for 127.0.0.1, while verify-ca accepts either), and pg_hba.conf lines that let
+ * each kind of {@link TlsRule} user in over TLS only, plain TCP only, or with a client certificate.
+ */
+@PostgresTest(tls = true)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ServerTlsTest {
+    /** Far below query_wait_timeout (120 s): a refused login must not leave the client waiting. */
+    private static final Duration FAST = Duration.ofSeconds(10);
+
+    private final TestDatabase db;
+    private final ServerCertificates certificates;
+    private Path directory;
+    private Path otherCa;
+    private PgMuxProxy proxy;
+
+    ServerTlsTest(TestDatabase db) {
+        this.db = db;
+        this.certificates = db.server().certificates();
+    }
+
+    @BeforeAll
+    void otherAuthority(@TempDir Path directory) throws Exception {
+        this.directory = directory;
+        otherCa = TestCertificates.authority(Files.createDirectories(directory.resolve("other")), "another CA")
+                .caCertificate();
+    }
+
+    @AfterEach
+    void stop() {
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    @Test
+    void allowLogsInInPlainTextWhenTheServerLetsItIn() throws Exception {
+        start(db.superuser(), "127.0.0.1", "allow", b -> { });
+        assertFalse(serverConnectionIsEncrypted());
+    }
+
+    @Test
+    void allowLogsInOverTlsWhenTheServerRefusesPlainText() throws Exception {
+        start(db.createUser(TlsRule.TLS_ONLY), "127.0.0.1", "allow", b -> { });
+        assertTrue(serverConnectionIsEncrypted());
+    }
+
+    @Test
+    void preferUsesTlsWhenTheServerServesIt() throws Exception {
+        start(db.superuser(), "127.0.0.1", "prefer", b -> { });
+        assertTrue(serverConnectionIsEncrypted());
+    }
+
+    @Test
+    void preferGivesTheServersRefusalOfATlsLoginWithoutTryingPlainText() {
+        String user = db.createUser(TlsRule.PLAIN_ONLY);
+        start(user, "127.0.0.1", "prefer", b -> { });
+        SQLException e = assertThrows(SQLException.class, () -> ProxyFixture.connect(proxy, db));
+        assertEquals("28000", e.getSQLState());
+        assertTrue(e.getMessage().contains("pg_hba.conf rejects connection for host \"127.0.0.1\", user \"" + user
+                + "\", database \"" + db.name() + "\", SSL encryption"), e.getMessage());
+    }
+
+    @Test
+    void requireEncryptsWithoutCheckingTheCertificate() throws Exception {
+        start(db.superuser(), "127.0.0.1", "require", b -> b.serverTlsCaFile(otherCa));
+        assertTrue(serverConnectionIsEncrypted());
+    }
+
+    @Test
+    void verifyCaAcceptsAChainFromTheCaFileWhateverTheHostName() throws Exception {
+        start(db.superuser(), "127.0.0.1", "verify-ca", b -> b.serverTlsCaFile(certificates.caCertificate()));
+        assertTrue(serverConnectionIsEncrypted());
+    }
+
+    @Test
+    void verifyCaWithAnotherCaFailsTheLoginAtOnceWithTheReason() {
+        start(db.superuser(), "127.0.0.1", "verify-ca", b -> b.serverTlsCaFile(otherCa));
+        long started = System.nanoTime();
+        SQLException e = assertThrows(SQLException.class, () -> ProxyFixture.connect(proxy, db));
+        assertTrue(Duration.ofNanos(System.nanoTime() - started).compareTo(FAST) < 0, "failed fast");
+        assertEquals("08P01", e.getSQLState());
+        assertTrue(e.getMessage().contains("server login failed: TLS handshake failed (sslmode verify-ca):"
+                + " unable to find valid certification path to requested target"), e.getMessage());
+    }
+
+    @Test
+    void verifyFullAcceptsTheHostNameTheCertificateNames() throws Exception {
+        start(db.superuser(), certificates.certifiedHost(), "verify-full",
+                b -> b.serverTlsCaFile(certificates.caCertificate()));
+        assertTrue(serverConnectionIsEncrypted());
+    }
+
+    @Test
+    void verifyFullRefusesACertificateThatDoesNotNameTheHost() {
+        start(db.superuser(), "127.0.0.1", "verify-full", b -> b.serverTlsCaFile(certificates.caCertificate()));
+        SQLException e = assertThrows(SQLException.class, () -> ProxyFixture.connect(proxy, db));
+        assertEquals("08P01", e.getSQLState());
+        assertTrue(e.getMessage().contains("TLS handshake failed (sslmode verify-full): No subject alternative"
+                + " names matching IP address 127.0.0.1 found"), e.getMessage());
+    }
+
+    @Test
+    void theClientCertificateLogsInToACertRule() throws Exception {
+        String user = db.createUser(TlsRule.CLIENT_CERTIFICATE);
+        TestCertificates.Issued certificate = certificates.clientCertificate(user);
+        start(user, "127.0.0.1", "verify-ca", b -> b.serverTlsCaFile(certificates.caCertificate())
+                .serverTlsClientCertificate(certificate.certificate(), certificate.privateKey()));
+        assertEquals("/CN=" + user, query("SELECT client_dn FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
+    }
+
+    @Test
+    void withoutAClientCertificateACertRuleRefusesTheLogin() {
+        String user = db.createUser(TlsRule.CLIENT_CERTIFICATE);
+        start(user, "127.0.0.1", "verify-ca", b -> b.serverTlsCaFile(certificates.caCertificate()));
+        SQLException e = assertThrows(SQLException.class, () -> ProxyFixture.connect(proxy, db));
+        assertEquals("28000", e.getSQLState());
+        assertTrue(e.getMessage().contains("connection requires a valid client certificate"), e.getMessage());
+    }
+
+    @Test
+    void aCertificateForAnotherUserIsRefused() {
+        String user = db.createUser(TlsRule.CLIENT_CERTIFICATE);
+        TestCertificates.Issued someoneElse = certificates.clientCertificate(db.createUser(TlsRule.CLIENT_CERTIFICATE));
+        start(user, "127.0.0.1", "verify-ca", b -> b.serverTlsCaFile(certificates.caCertificate())
+                .serverTlsClientCertificate(someoneElse.certificate(), someoneElse.privateKey()));
+        SQLException e = assertThrows(SQLException.class, () -> ProxyFixture.connect(proxy, db));
+        assertEquals("28000", e.getSQLState());
+        assertTrue(e.getMessage().contains("certificate authentication failed for user \"" + user + "\""),
+                e.getMessage());
+    }
+
+    @Test
+    void protocolsTheServerDoesNotSpeakFailTheHandshakeWithTheReason() {
+        start(db.superuser(), "127.0.0.1", "require", b -> b.serverTlsProtocols("tlsv1.2"));
+        SQLException e = assertThrows(SQLException.class, () -> ProxyFixture.connect(proxy, db));
+        assertEquals("08P01", e.getSQLState());
+        assertTrue(e.getMessage().contains("server login failed: TLS handshake failed (sslmode require):"
+                + " Received fatal alert: protocol_version"), e.getMessage());
+    }
+
+    @Test
+    void protocolsThatIncludeTheServersWork() throws Exception {
+        start(db.superuser(), "127.0.0.1", "require", b -> b.serverTlsProtocols("tlsv1.2,tlsv1.3"));
+        assertEquals("TLSv1.3", query("SELECT version FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
+    }
+
+    @Test
+    void iniServerTlsSettingsApplyUnlessTheDatabaseNamesItsOwnSslmode() throws Exception {
+        Files.copy(certificates.caCertificate(), directory.resolve("root.crt"));
+        String server = "host=127.0.0.1 port=" + db.port() + " dbname=" + db.name() + " user=" + db.superuser()
+                + " password=" + db.superuserPassword();
+        IniFile ini = IniFile.parse("[databases]\n"
+                + "checked = " + server + "\n"
+                + "strict = " + server + " sslmode=verify-full\n"
+                + "[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\nauth_type = md5\n"
+                + "server_tls_sslmode = verify-ca\nserver_tls_ca_file = root.crt\nserver_tls_protocols = secure\n");
+        proxy = ProxyConfigLoader.configure(ini, directory)
+                .users(Map.of(ProxyFixture.USER, ProxyFixture.PASSWORD))
+                .start();
+        assertEquals("t", query("checked", "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
+        SQLException e = assertThrows(SQLException.class,
+                () -> query("strict", "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
+        assertTrue(e.getMessage().contains("sslmode verify-full"), e.getMessage());
+    }
+
+    /** A proxy whose server connections log in as {@code user} (who needs no password here) to {@code host}. */
+    private void start(String user, String host, String sslmode, Consumer<PgMuxProxy.Builder> tls) {
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> {
+            b.database(db.name(), "postgresql://" + user + "@" + host + ":" + db.port() + "/" + db.name()
+                    + "?sslmode=" + sslmode);
+            tls.accept(b);
+        });
+    }
+
+    /** Asks the server whether the pooler's connection to it, which runs the query, uses TLS. */
+    private boolean serverConnectionIsEncrypted() throws SQLException {
+        return "t".equals(query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
+    }
+
+    private String query(String sql) throws SQLException {
+        return query(db.name(), sql);
+    }
+
+    /** Runs a one-value query through the proxy, as the proxy's client, on the pooler's server connection. */
+    private String query(String database, String sql) throws SQLException {
+        try (Connection c = ProxyFixture.connect(proxy, database, ProxyFixture.USER, ProxyFixture.PASSWORD,
+                new Properties());
+             Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+}
