@@ -17,6 +17,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -33,6 +35,7 @@ public final class StandbyPair implements AutoCloseable {
     private static final String SUPERUSER = "postgres";
     private static final Duration COMMAND_WAIT = Duration.ofSeconds(60);
     private static final Duration REPLICATION_WAIT = Duration.ofSeconds(30);
+    private static final Set<Integer> USED_PORTS = ConcurrentHashMap.newKeySet();
 
     private final Path binaries;
     private final Path root;
@@ -129,6 +132,19 @@ public final class StandbyPair implements AutoCloseable {
                 "the standby did not replay the primary's WAL up to " + lsn);
     }
 
+    /**
+     * The logins the standby has authorized since it started ("connection authorized" lines of its log), the
+     * fixture's own included: compare two counts to see that a client reached it.
+     */
+    public int standbyLogins() {
+        Path log = logFile(standby);
+        try (Stream<String> lines = Files.lines(log, StandardCharsets.UTF_8)) {
+            return (int) lines.filter(line -> line.contains("connection authorized")).count();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not read " + log, e);
+        }
+    }
+
     /** {@code pg_ctl promote}: returns once the standby accepts writes. */
     public void promoteStandby() {
         run("pg_ctl", "-D", standby.data.toString(), "-w", "-t", Long.toString(COMMAND_WAIT.toSeconds()), "promote");
@@ -184,6 +200,7 @@ public final class StandbyPair implements AutoCloseable {
                     "max_wal_senders = 4",
                     "hot_standby = on",
                     "wal_receiver_status_interval = 1s",
+                    "log_connections = on",
                     ""), java.nio.file.StandardOpenOption.APPEND);
         } catch (IOException e) {
             throw new UncheckedIOException("could not configure the primary in " + primary.data, e);
@@ -192,8 +209,12 @@ public final class StandbyPair implements AutoCloseable {
     }
 
     private void startServer(Node node) {
-        run("pg_ctl", "-D", node.data.toString(), "-l", root.resolve(node.data.getFileName() + ".log").toString(),
+        run("pg_ctl", "-D", node.data.toString(), "-l", logFile(node).toString(),
                 "-w", "-t", Long.toString(COMMAND_WAIT.toSeconds()), "-o", "-p " + node.port, "start");
+    }
+
+    private Path logFile(Node node) {
+        return root.resolve(node.data.getFileName() + ".log");
     }
 
     private void stopServer(Node node) {
@@ -288,9 +309,17 @@ public final class StandbyPair implements AutoCloseable {
         }
     }
 
+    /**
+     * A port no pair of this JVM has used: pgjdbc remembers for hostRecheckSeconds whether a host:port was a
+     * primary, and a promoted standby's port reused by the next pair's standby would look like one.
+     */
     private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+        for (;;) {
+            try (ServerSocket socket = new ServerSocket(0)) {
+                if (USED_PORTS.add(socket.getLocalPort())) {
+                    return socket.getLocalPort();
+                }
+            }
         }
     }
 
