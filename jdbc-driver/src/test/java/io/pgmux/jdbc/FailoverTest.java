@@ -1,7 +1,6 @@
 package io.pgmux.jdbc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.testing.StandbyPair;
 import java.sql.Connection;
@@ -81,12 +80,8 @@ class FailoverTest {
                     throw new IllegalStateException(e);
                 }
             });
-            // pgjdbc has found the standby not to be primary at least once before it is promoted
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (pair.standbyLogins() == standbyLogins && !port.isDone()) {
-                assertTrue(System.nanoTime() < deadline, "pgjdbc never reached the standby");
-                TimeUnit.MILLISECONDS.sleep(20);
-            }
+            // pgjdbc has found the standby not to be the primary at least once before it is promoted
+            pair.awaitStandbyLogin(standbyLogins, port);
             pair.promoteStandby();
 
             assertEquals(pair.standbyPort(), port.get(WAIT.toSeconds(), TimeUnit.SECONDS));

@@ -1,7 +1,6 @@
 package io.pgmux.proxy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.proxy.config.IniFile;
 import io.pgmux.proxy.config.ProxyConfigLoader;
@@ -97,12 +96,8 @@ class ProxyFailoverTest {
                     throw new IllegalStateException(e);
                 }
             });
-            // the proxy has found the standby not to be read-write at least once before it is promoted
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (pair.standbyLogins() == standbyLogins && !port.isDone()) {
-                assertTrue(System.nanoTime() < deadline, "the proxy never reached the standby");
-                TimeUnit.MILLISECONDS.sleep(20);
-            }
+            // the proxy has found the standby not to be the primary at least once before it is promoted
+            pair.awaitStandbyLogin(standbyLogins, port);
             pair.promoteStandby();
 
             assertEquals(pair.standbyPort(), port.get(WAIT.toSeconds(), TimeUnit.SECONDS));

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -142,6 +143,21 @@ public final class StandbyPair implements AutoCloseable {
             return (int) lines.filter(line -> line.contains("connection authorized")).count();
         } catch (IOException e) {
             throw new UncheckedIOException("could not read " + log, e);
+        }
+    }
+
+    /**
+     * Waits until the standby has authorized a login beyond the {@code before} of {@link #standbyLogins()}
+     * (a client looking for the primary has tried it), or until {@code client} is done, whichever comes first.
+     */
+    public void awaitStandbyLogin(int before, Future<?> client) {
+        long deadline = System.nanoTime() + REPLICATION_WAIT.toNanos();
+        while (standbyLogins() == before && !client.isDone()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no login reached the standby within " + REPLICATION_WAIT.toSeconds()
+                        + " s");
+            }
+            PgServer.pause(Duration.ofMillis(20));
         }
     }
 
