@@ -164,7 +164,7 @@ class ProxySettingTest {
             case POOL -> s.poolKey().type() == ConfigKey.Type.POOL_MODE ? "session" : "1";
             case TLS_MODE -> "disable";
             case PIN_SESSION_STATE -> "off";
-            case TEXT -> s.defaultText().isEmpty() ? "1" : s.defaultText();
+            case TEXT -> s.defaultText().isEmpty() ? "1" : "'" + s.defaultText().replace("'", "''") + "'";
             default -> "1";
         };
     }
