@@ -365,8 +365,9 @@ public class PgMuxDataSource implements DataSource, Closeable {
     }
 
     /**
-     * Milliseconds of idleness after which a server connection is tested before reuse (serverCheckDelay);
-     * 0 tests before every reuse. Unlike HikariCP, no connection is pinged while it sits idle.
+     * Milliseconds of idleness after which a server connection is tested (serverCheckDelay): in the background,
+     * as HikariCP's keepalive, and before reuse if neither used nor tested since; 0 tests before every reuse and
+     * never in the background.
      */
     public void setKeepaliveTime(long keepaliveTimeMs) {
         setPoolSetting("keepaliveTime", Long.toString(keepaliveTimeMs));

@@ -338,7 +338,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         while ((s = servers.claimIdle(affinity)) != null) {
             if (s.evicted || s.isBroken() || now - s.retireAtNanos >= 0) {
                 closeServer(s, s.isBroken() ? "server connection broken" : "server_lifetime reached");
-            } else if (now - s.lastUsedNanos > config.serverCheckDelayNanos()) {
+            } else if (now - s.checkedNanos > config.serverCheckDelayNanos()) {
                 startCheck(s);
             } else {
                 return s;
@@ -405,13 +405,19 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
     }
 
-    /** Hands a usable connection to the oldest waiter, or makes it idle. The server is ACTIVE on entry. */
+    /** A connection used until now goes back: see {@link #offer}. */
     private void giveBack(PooledServer<S> s, long now) {
+        s.lastUsedNanos = now;
+        s.checkedNanos = now;
+        offer(s, now);
+    }
+
+    /** Hands a usable connection to the oldest waiter, or makes it idle. The server is ACTIVE on entry. */
+    private void offer(PooledServer<S> s, long now) {
         if (state == CLOSING) {
             closeServer(s, "pool closing");
             return;
         }
-        s.lastUsedNanos = now;
         if (state == RUNNING && !waiters.isEmpty() && handOff(s, now)) {
             return;
         }
@@ -463,6 +469,24 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             if (err == null && Boolean.TRUE.equals(ok)) {
                 s.setState(PooledServer.ACTIVE);
                 giveBack(s, clock.nanoTime());
+            } else {
+                closeServer(s, "server check failed" + (err != null ? ": " + unwrap(err).getMessage() : ""));
+            }
+        });
+    }
+
+    /**
+     * The janitor's keepalive (HikariCP's keepaliveTime): an idle connection neither used nor checked for
+     * server_check_delay runs server_check_query in the background, so that one whose server is gone or was
+     * demoted is dropped before a client borrows it. Its last use stays as it was, for server_idle_timeout.
+     */
+    private void keepAlive(PooledServer<S> s) {
+        runStage(() -> connector.test(s.connection, config.serverCheckQuery())).whenComplete((ok, err) -> {
+            if (err == null && Boolean.TRUE.equals(ok)) {
+                long now = clock.nanoTime();
+                s.checkedNanos = now;
+                s.setState(PooledServer.ACTIVE);
+                offer(s, now);
             } else {
                 closeServer(s, "server check failed" + (err != null ? ": " + unwrap(err).getMessage() : ""));
             }
@@ -755,6 +779,10 @@ public final class Pool<S> implements PgMuxPoolMXBean {
                 if (reason != null && s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
                     closeServer(s, reason);
                     count--;
+                } else if (reason == null && c.serverCheckDelayNanos() > 0
+                        && now - s.checkedNanos > c.serverCheckDelayNanos()
+                        && s.cas(PooledServer.IDLE, PooledServer.TESTED)) {
+                    keepAlive(s);
                 }
             } else if (st == PooledServer.ACTIVE && c.leakDetectionThresholdNanos() > 0) {
                 LeakWatch watch = s.leak;

@@ -44,7 +44,7 @@ public final class PoolView<S> {
                     state = "active";
                     break;
                 case PooledServer.IDLE:
-                    state = now - s.lastUsedNanos > checkDelay ? "used" : "idle";
+                    state = now - s.checkedNanos > checkDelay ? "used" : "idle";
                     break;
                 case PooledServer.TESTED:
                     state = "tested";

@@ -48,6 +48,11 @@ final class PooledServer<S> implements LentServer<S> {
      * needs no volatile store of its own on every release.
      */
     long lastUsedNanos;
+    /**
+     * When the connection was last known to work: given back by a client, or passed the janitor's background
+     * check. Written and read as {@link #lastUsedNanos} is.
+     */
+    long checkedNanos;
     /** Whom the connection is lent to; null while it is not lent. Ending a loan is a CAS from that client. */
     private volatile Object client;
     /**

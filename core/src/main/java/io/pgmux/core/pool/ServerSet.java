@@ -104,8 +104,8 @@ final class ServerSet<S> {
     }
 
     /**
-     * The members by state, in one pass. An idle server unused for longer than {@code checkDelayNanos}
-     * counts as used (it is tested before its next loan), as in SHOW POOLS.
+     * The members by state, in one pass. An idle server neither used nor checked for longer than
+     * {@code checkDelayNanos} counts as used (it is tested before its next loan), as in SHOW POOLS.
      */
     ServerCounts count(long nowNanos, long checkDelayNanos) {
         int active = 0;
@@ -119,7 +119,7 @@ final class ServerSet<S> {
                     active++;
                     break;
                 case PooledServer.IDLE:
-                    if (nowNanos - s.lastUsedNanos > checkDelayNanos) {
+                    if (nowNanos - s.checkedNanos > checkDelayNanos) {
                         used++;
                     } else {
                         idle++;

@@ -363,6 +363,53 @@ class PoolTimingRulesTest {
     }
 
     @Test
+    void theJanitorChecksAConnectionIdleForServerCheckDelayInTheBackground() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1).serverCheckDelay(Duration.ofSeconds(30))
+                .serverIdleTimeout(Duration.ofSeconds(100)));
+        Lease<Conn> first = now(pool.acquireAsync());
+        first.release();
+
+        clock.advance(Duration.ofSeconds(10));
+        registry.runJanitor();
+        assertEquals(0, first.connection().checks.get(), "checked only after server_check_delay");
+        clock.advance(Duration.ofSeconds(21));
+        registry.runJanitor();
+        assertEquals(1, first.connection().checks.get());
+        assertEquals(1, pool.getIdleConnections());
+
+        Lease<Conn> again = now(pool.acquireAsync());
+        assertSame(first.connection(), again.connection());
+        assertEquals(1, first.connection().checks.get(), "just checked: no second check at the borrow");
+        again.release();
+    }
+
+    @Test
+    void aBackgroundCheckLeavesServerIdleTimeoutCountingFromTheLastUse() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1).serverCheckDelay(Duration.ofSeconds(30))
+                .serverIdleTimeout(Duration.ofSeconds(50)));
+        Lease<Conn> first = now(pool.acquireAsync());
+        first.release();
+        clock.advance(Duration.ofSeconds(31));
+        registry.runJanitor();
+        assertEquals(1, first.connection().checks.get());
+        clock.advance(Duration.ofSeconds(20));
+        registry.runJanitor();
+        assertTrue(first.connection().closed, "idle 51 s since its last use, checked or not");
+    }
+
+    @Test
+    void anIdleConnectionFailingTheBackgroundCheckIsClosedBeforeAnyClientBorrowsIt() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1).serverCheckDelay(Duration.ofSeconds(30)));
+        Lease<Conn> first = now(pool.acquireAsync());
+        first.release();
+        connector.failChecks = true;
+        clock.advance(Duration.ofSeconds(31));
+        registry.runJanitor();
+        assertTrue(first.connection().closed);
+        assertEquals(0, pool.getTotalConnections());
+    }
+
+    @Test
     void aConnectionThatFailsItsCheckIsReplaced() {
         PoolConfig config = PoolConfig.jdbcDefaults().defaultPoolSize(1).serverCheckDelay(Duration.ZERO).build();
         registry = PoolRegistry.<Conn>builder().connector(connector).config(config).clock(clock)

@@ -66,13 +66,14 @@ class PoolViewTest {
         Lease<Conn> used = now(pool.acquireAsync());
         Lease<Conn> idle = now(pool.acquireAsync());
         used.release();
+        connector.holdLogins = true;
+        registry.reconfigure(config.toBuilder().minPoolSize(5).build());
+        registry.runJanitor();
+        // past server_check_delay, and no janitor run since to check it in the background
         clock.advance(Duration.ofSeconds(31));
         idle.release();
         connector.holdResets = true;
         resetting.release();
-        connector.holdLogins = true;
-        registry.reconfigure(config.toBuilder().minPoolSize(5).build());
-        registry.runJanitor();
 
         PoolSnapshot row = pool.view().snapshot();
         assertEquals(1, row.svActive);

@@ -44,6 +44,7 @@ class ServerSetTest {
         PooledServer<Conn> s = new PooledServer<>(owner, NOW);
         s.affinity = affinity;
         s.lastUsedNanos = NOW;
+        s.checkedNanos = NOW;
         s.setState(state);
         set.add(s);
         return s;
@@ -112,7 +113,7 @@ class ServerSetTest {
         member(PooledServer.ACTIVE);
         member(PooledServer.ACTIVE);
         member(PooledServer.IDLE);
-        member(PooledServer.IDLE).lastUsedNanos = NOW - CHECK_DELAY - 1;
+        member(PooledServer.IDLE).checkedNanos = NOW - CHECK_DELAY - 1;
         member(PooledServer.TESTED);
         member(PooledServer.LOGIN);
         member(PooledServer.LOGIN);

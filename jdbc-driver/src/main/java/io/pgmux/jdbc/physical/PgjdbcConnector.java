@@ -35,6 +35,10 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
      */
     private static final Set<String> UNAVAILABLE = Set.of("08001", "08006", "57P01", "57P02", "57P03");
     private static final int CHECK_TIMEOUT_SECONDS = 5;
+    /** SQLSTATE sqlclient_unable_to_establish_sqlconnection, also pgjdbc's "no host of the wanted type". */
+    private static final String UNABLE_TO_CONNECT = "08001";
+    private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
+    private static final long LONGEST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private static final Executor SHARED_EXECUTOR = newExecutor();
 
@@ -45,6 +49,10 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
     private final Executor executor;
     /** Whether logins use {@link ProbedSocketFactory}: only where the application chose no socket factory. */
     private final boolean probed;
+    /** Whether the URL asks for a kind of server (targetServerType other than any). */
+    private final boolean selectsServerType;
+    /** How long one login keeps looking for a server of that kind; 0 looks once. */
+    private final long searchNanos;
 
     /**
      * @param url        a {@code jdbc:postgresql:} URL
@@ -68,6 +76,19 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
      */
     public PgjdbcConnector(java.sql.Driver driver, String url, Properties properties, String connectionInitSql,
                            Executor executor) {
+        this(driver, url, properties, connectionInitSql, executor, 0);
+    }
+
+    /**
+     * @param searchNanos when the URL's targetServerType finds no host of its kind (a failover: the primary is
+     *                    gone and no standby is promoted yet), how long one login keeps trying the host list again,
+     *                    after pauses growing from 25 to 500 ms, before it fails with pgjdbc's error. Keep it below
+     *                    server_connect_timeout, after which the pool gives up on the login.
+     */
+    public PgjdbcConnector(java.sql.Driver driver, String url, Properties properties, String connectionInitSql,
+                           Executor executor, long searchNanos) {
+        this.searchNanos = searchNanos;
+        this.selectsServerType = selectsServerType(url, properties);
         this.driver = driver;
         this.url = url;
         this.properties = (Properties) properties.clone();
@@ -97,6 +118,12 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
         }
     }
 
+    private static boolean selectsServerType(String url, Properties properties) {
+        Properties parsed = Driver.parseURL(url, properties);
+        String type = parsed == null ? null : PGProperty.TARGET_SERVER_TYPE.getOrDefault(parsed);
+        return type != null && !type.equalsIgnoreCase("any");
+    }
+
     /** The daemon executor all connectors share unless given their own. */
     public static Executor sharedExecutor() {
         return SHARED_EXECUTOR;
@@ -117,36 +144,74 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
     public CompletionStage<PhysicalConnection> open(ServerHandle handle) {
         return CompletableFuture.supplyAsync(() -> {
             try {
-                Connection c;
-                Socket socket = null;
-                if (probed) {
-                    ProbedSocketFactory.Capture capture = ProbedSocketFactory.capture();
-                    try {
-                        c = driver.connect(url, properties);
-                    } finally {
-                        socket = ProbedSocketFactory.end(capture);
-                    }
-                } else {
-                    c = driver.connect(url, properties);
-                }
-                if (c == null) {
-                    throw new SQLException("not a jdbc:postgresql: URL: " + url, "08001");
-                }
-                try {
-                    if (connectionInitSql != null) {
-                        try (Statement st = c.createStatement()) {
-                            st.execute(connectionInitSql);
-                        }
-                    }
-                    return new PhysicalConnection(c.unwrap(BaseConnection.class), handle, connectionInitSql, socket);
-                } catch (SQLException | RuntimeException e) {
-                    c.close();
-                    throw e;
-                }
+                return login(handle);
             } catch (SQLException e) {
+                throw new CompletionException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
                 throw new CompletionException(e);
             }
         }, executor);
+    }
+
+    /**
+     * Logs in; while the URL's targetServerType finds no host of its kind, tries again within searchNanos,
+     * so that waiting clients are served by the promoted standby instead of failing with a refusal the pool
+     * would keep for server_login_retry.
+     */
+    private PhysicalConnection login(ServerHandle handle) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + searchNanos;
+        long pause = FIRST_PAUSE_NANOS;
+        for (;;) {
+            try {
+                return connect(handle);
+            } catch (SQLException e) {
+                if (!noServerOfWantedType(e) || System.nanoTime() + pause > deadline) {
+                    throw e;
+                }
+                log.debug("no server of the wanted targetServerType yet; trying again in {} ms",
+                        TimeUnit.NANOSECONDS.toMillis(pause));
+                TimeUnit.NANOSECONDS.sleep(pause);
+                pause = Math.min(LONGEST_PAUSE_NANOS, pause * 2);
+            }
+        }
+    }
+
+    /**
+     * pgjdbc's "Could not find a server with specified targetServerType": 08001 without a cause, where a host
+     * that could not be reached carries its socket's exception.
+     */
+    private boolean noServerOfWantedType(SQLException e) {
+        return selectsServerType && UNABLE_TO_CONNECT.equals(e.getSQLState()) && e.getCause() == null;
+    }
+
+    private PhysicalConnection connect(ServerHandle handle) throws SQLException {
+        Connection c;
+        Socket socket = null;
+        if (probed) {
+            ProbedSocketFactory.Capture capture = ProbedSocketFactory.capture();
+            try {
+                c = driver.connect(url, properties);
+            } finally {
+                socket = ProbedSocketFactory.end(capture);
+            }
+        } else {
+            c = driver.connect(url, properties);
+        }
+        if (c == null) {
+            throw new SQLException("not a jdbc:postgresql: URL: " + url, "08001");
+        }
+        try {
+            if (connectionInitSql != null) {
+                try (Statement st = c.createStatement()) {
+                    st.execute(connectionInitSql);
+                }
+            }
+            return new PhysicalConnection(c.unwrap(BaseConnection.class), handle, connectionInitSql, socket);
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
     }
 
     @Override

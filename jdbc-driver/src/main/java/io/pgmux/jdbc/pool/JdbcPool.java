@@ -62,8 +62,11 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
      */
     public JdbcPool(JdbcPoolSettings settings, java.sql.Driver driver) {
         this.settings = settings;
+        // A login looking for the targetServerType's kind through a failover leaves a quarter of
+        // server_connect_timeout to its last try before the pool gives up on it.
         PgjdbcConnector connector = new PgjdbcConnector(driver, settings.targetUrl, settings.driverProperties,
-                settings.connectionInitSql, PgjdbcConnector.sharedExecutor());
+                settings.connectionInitSql, PgjdbcConnector.sharedExecutor(),
+                settings.poolConfig.serverConnectTimeoutNanos() / 4 * 3);
         // Logical connections reset a server connection themselves, and only when the session changed
         // state the pool cannot track; the engine's reset-on-every-release is not needed here.
         PoolConfig engineConfig = settings.poolConfig.toBuilder().serverResetQuery("").build();

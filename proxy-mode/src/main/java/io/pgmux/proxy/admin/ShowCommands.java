@@ -224,7 +224,8 @@ final class ShowCommands {
                     .anyMatch(k -> ConfigKey.lookup(k) == ConfigKey.POOL_MODE) ? d.poolMode().configName() : null;
             t.row(name, target.host(), target.port(), target.dbname(), target.user(), d.defaultPoolSize(),
                     d.minPoolSize(), d.reservePoolSize(), TimeUnit.NANOSECONDS.toSeconds(d.serverLifetimeNanos()),
-                    poolMode, null, d.maxDbConnections(), console.registry().databaseConnections(name), 0,
+                    poolMode, target.hosts().size() > 1 ? target.loadBalanceHosts().configName() : null,
+                    d.maxDbConnections(), console.registry().databaseConnections(name), 0,
                     clientsByDatabase.getOrDefault(name, 0), console.isPaused(name) ? 1 : 0,
                     console.isDisabled(name) ? 1 : 0);
         });

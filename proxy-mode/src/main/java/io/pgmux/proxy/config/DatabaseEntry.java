@@ -2,14 +2,18 @@ package io.pgmux.proxy.config;
 
 import io.pgmux.proxy.client.PinSessionState;
 import io.pgmux.proxy.config.ProxySetting.Scope;
+import io.pgmux.proxy.server.LoadBalanceHosts;
 import io.pgmux.proxy.server.ServerTarget;
+import io.pgmux.proxy.server.TargetSessionAttrs;
 import io.pgmux.proxy.server.TlsMode;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * A {@code [databases]} entry of pgbouncer.ini, {@code host=… port=… dbname=… user=… password=… sslmode=…}
+ * (host a list {@code a,b,c} with one port or one per host, load_balance_hosts, pgmux's target_session_attrs)
  * and pool settings, values optionally single-quoted: where the database lives, and the pool settings of its
  * own under the names of the global settings they override (pool_size is default_pool_size; reserve_pool,
  * PgBouncer's alias, is reserve_pool_size), pgmux's pin_session_state, and auth_user, auth_query, auth_dbname.
@@ -19,7 +23,8 @@ import java.util.Map;
 public record DatabaseEntry(ServerTarget target, Map<String, String> poolSettings) {
 
     /**
-     * dbname defaults to {@code name}, host to 127.0.0.1, port to 5432, sslmode (also spelled server_tls_sslmode)
+     * dbname defaults to {@code name}, host to 127.0.0.1, port to 5432, load_balance_hosts to round-robin,
+     * target_session_attrs to any, sslmode (also spelled server_tls_sslmode)
      * to the proxy's server_tls_sslmode.
      *
      * @throws IllegalArgumentException for a key pgmux does not take there (PgBouncer keys pgmux does not
@@ -28,7 +33,9 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
     public static DatabaseEntry parse(String name, String connectString) {
         String owner = "database " + name;
         String host = ProxySetting.HOST.defaultText();
-        int port = Integer.parseInt(ProxySetting.PORT.defaultText());
+        String port = ProxySetting.PORT.defaultText();
+        LoadBalanceHosts loadBalance = LoadBalanceHosts.fromConfig(ProxySetting.LOAD_BALANCE_HOSTS.defaultText());
+        TargetSessionAttrs sessionAttrs = TargetSessionAttrs.fromConfig(ProxySetting.TARGET_SESSION_ATTRS.defaultText());
         String dbname = name;
         String user = null;
         String password = null;
@@ -39,18 +46,17 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
             String v = e.getValue();
             switch (setting) {
                 case HOST -> host = v;
-                case PORT -> {
-                    try {
-                        port = Integer.parseInt(v);
-                    } catch (NumberFormatException ex) {
-                        throw new IllegalArgumentException(owner + ": port must be a number");
-                    }
-                }
+                case PORT -> port = v;
+                case LOAD_BALANCE_HOSTS -> loadBalance = checked(owner, () -> LoadBalanceHosts.fromConfig(v));
+                case TARGET_SESSION_ATTRS -> sessionAttrs = checked(owner, () -> TargetSessionAttrs.fromConfig(v));
                 case DBNAME -> dbname = v;
                 case USER -> user = v;
                 case PASSWORD -> password = v;
                 case SSLMODE, SERVER_TLS_SSLMODE -> tls = TlsMode.fromConfig(v);
-                case PIN_SESSION_STATE -> poolSettings.put(setting.configName(), checkedPinSessionState(owner, v));
+                case PIN_SESSION_STATE -> poolSettings.put(setting.configName(), checked(owner, () -> {
+                    PinSessionState.fromConfig(v);
+                    return v;
+                }));
                 case AUTH_USER, AUTH_QUERY, AUTH_DBNAME -> poolSettings.put(setting.configName(), v);
                 default -> {
                     if (!ProxySetting.notSet(setting, v)) {
@@ -60,16 +66,17 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
                 }
             }
         }
-        return new DatabaseEntry(new ServerTarget(host, port, dbname, user, password, tls),
-                Collections.unmodifiableMap(poolSettings));
+        String hosts = host;
+        String ports = port;
+        return new DatabaseEntry(new ServerTarget(checked(owner, () -> ServerTarget.hostList(hosts, ports)), dbname,
+                user, password, tls, loadBalance, sessionAttrs), Collections.unmodifiableMap(poolSettings));
     }
 
-    private static String checkedPinSessionState(String owner, String value) {
+    private static <T> T checked(String owner, Supplier<T> parse) {
         try {
-            PinSessionState.fromConfig(value);
+            return parse.get();
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(owner + ": " + e.getMessage());
         }
-        return value;
     }
 }

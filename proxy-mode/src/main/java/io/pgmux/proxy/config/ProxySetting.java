@@ -38,11 +38,13 @@ import java.util.Set;
 public enum ProxySetting {
     // [databases] entries: where the database lives
     HOST("host", Type.TEXT, "127.0.0.1", RESTART, D, D),
-    PORT("port", Type.INT, "5432", RESTART, D, D),
+    PORT("port", Type.TEXT, "5432", RESTART, D, D),
     DBNAME("dbname", Type.TEXT, "", RESTART, D, D),
     USER("user", Type.TEXT, "", RESTART, D, GD),
     PASSWORD("password", Type.TEXT, "", RESTART, D, D),
     SSLMODE("sslmode", Type.TLS_MODE, "", RESTART, D, NONE),
+    LOAD_BALANCE_HOSTS("load_balance_hosts", Type.TEXT, "round-robin", RESTART, D, D),
+    TARGET_SESSION_ATTRS("target_session_attrs", Type.TEXT, "any", RESTART, D, NONE),
 
     // the proxy's own
     LISTEN_ADDR("listen_addr", Type.ADDRESS, "127.0.0.1", RESTART, G, G),
@@ -167,7 +169,6 @@ public enum ProxySetting {
     TCP_KEEPINTVL("tcp_keepintvl", G),
     TCP_USER_TIMEOUT("tcp_user_timeout", G),
     CONNECT_QUERY("connect_query", D),
-    LOAD_BALANCE_HOSTS("load_balance_hosts", D),
     CLIENT_ENCODING("client_encoding", D),
     DATESTYLE("datestyle", D),
     TIMEZONE("timezone", D);

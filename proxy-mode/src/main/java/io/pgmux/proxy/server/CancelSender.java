@@ -38,7 +38,7 @@ public final class CancelSender {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
         new Bootstrap()
                 .group(transport.group())
-                .channel(transport.socketChannel())
+                .channel(transport.channelFor(server))
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, waitMillis))
                 .handler(new ChannelInitializer<Channel>() {
                     @Override

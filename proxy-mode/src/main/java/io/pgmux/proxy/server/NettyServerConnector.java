@@ -13,14 +13,19 @@ import io.pgmux.proxy.protocol.BackendMessageDecoder;
 import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.transport.Transport;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
  * Opens {@link ServerConnection}s to one {@link ServerTarget} as one user, on the proxy's event loops, and runs
- * the pool's check and reset queries on them. Never blocks.
+ * the pool's check and reset queries on them. A target's host list is walked by a {@link HostSearch} per login.
+ * Never blocks: host names are looked up off the event loops.
  */
 public final class NettyServerConnector implements ServerConnector<ServerConnection> {
     /** PgBouncer's server_check_query value for "send an empty query". */
@@ -37,6 +42,8 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
     private final int connectTimeoutMillis;
     private final SslContext sslContext;
     private final int maxPreparedStatements;
+    /** round-robin: where the next login starts; disable: the host logins start at until one fails. */
+    private final AtomicInteger nextHost = new AtomicInteger();
 
     /**
      * @param user the user to log in as
@@ -63,25 +70,64 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
 
     @Override
     public CompletionStage<ServerConnection> open(ServerHandle handle) {
-        if (target.tlsMode() != TlsMode.ALLOW) {
-            return connect(handle, sslContext);
+        // three quarters of server_connect_timeout, so that the search ends before the pool gives up on it
+        long searchNanos = TimeUnit.MILLISECONDS.toNanos(connectTimeoutMillis) / 4 * 3;
+        return new HostSearch(this, target, handle, searchNanos).run();
+    }
+
+    /** The index of the host a new login tries first, as load_balance_hosts says. */
+    int firstHost() {
+        int hosts = target.hosts().size();
+        if (hosts == 1) {
+            return 0;
+        }
+        return Math.floorMod(target.loadBalanceHosts() == LoadBalanceHosts.ROUND_ROBIN
+                ? nextHost.getAndIncrement() : nextHost.get(), hosts);
+    }
+
+    /** A connection to that host failed: with load_balance_hosts = disable, later logins start at the next. */
+    void hostFailed(int index) {
+        if (target.loadBalanceHosts() == LoadBalanceHosts.DISABLE) {
+            int hosts = target.hosts().size();
+            nextHost.getAndUpdate(current -> Math.floorMod(current, hosts) == index ? index + 1 : current);
+        }
+    }
+
+    /** Runs {@code task} on an event loop after the pause. */
+    void schedule(Runnable task, long delayNanos) {
+        transport.group().next().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Opens and logs in one connection to {@code at}, a one-host narrowing of the target. */
+    CompletableFuture<ServerConnection> openAt(ServerHandle handle, ServerTarget at) {
+        ServerHost host = at.hosts().get(0);
+        if (host.isUnixSocket()) {
+            // PostgreSQL speaks no TLS on its Unix socket; libpq ignores sslmode there too
+            return connect(handle, at, null);
+        }
+        if (at.tlsMode() != TlsMode.ALLOW) {
+            return connect(handle, at, sslContext);
         }
         // libpq's allow: plain text first, TLS only for a server that refuses a plain-text login
-        return connect(handle, null).exceptionallyCompose(failure -> {
+        return connect(handle, at, null).exceptionallyCompose(failure -> {
             ServerErrorException refused = ServerErrorException.find(failure);
             return refused != null && refused.error().sqlState().startsWith(LOGIN_REFUSED_CLASS)
-                    ? connect(handle, sslContext) : CompletableFuture.failedStage(failure);
+                    ? connect(handle, at, sslContext) : CompletableFuture.failedStage(failure);
         });
     }
 
     /** @param tls the context to ask for TLS with, or null for plain TCP */
-    private CompletableFuture<ServerConnection> connect(ServerHandle handle, SslContext tls) {
-        ServerConnection server = new ServerConnection(target, user, secret.get(), handle, tls, maxPreparedStatements);
-        ChannelFuture connecting = new Bootstrap()
+    private CompletableFuture<ServerConnection> connect(ServerHandle handle, ServerTarget at, SslContext tls) {
+        ServerHost host = at.hosts().get(0);
+        return HostResolver.resolve(transport, host).thenCompose(address -> connect(handle, at, tls, address));
+    }
+
+    private CompletableFuture<ServerConnection> connect(ServerHandle handle, ServerTarget at, SslContext tls,
+            SocketAddress address) {
+        ServerConnection server = new ServerConnection(at, user, secret.get(), handle, tls, maxPreparedStatements);
+        Bootstrap bootstrap = new Bootstrap()
                 .group(transport.group())
-                .channel(transport.socketChannel())
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.SO_KEEPALIVE, true)
+                .channel(transport.channelFor(address))
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
@@ -90,8 +136,11 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
                         server.attach(ch, decoder);
                         ch.pipeline().addLast(MessageEncoder.INSTANCE, decoder, server);
                     }
-                })
-                .connect(target.host(), target.port());
+                });
+        if (address instanceof InetSocketAddress) {
+            bootstrap.option(ChannelOption.TCP_NODELAY, true).option(ChannelOption.SO_KEEPALIVE, true);
+        }
+        ChannelFuture connecting = bootstrap.connect(address);
         CompletableFuture<ServerConnection> result = new CompletableFuture<>();
         connecting.addListener(f -> {
             if (!f.isSuccess()) {

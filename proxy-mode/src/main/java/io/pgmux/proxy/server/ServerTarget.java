@@ -1,26 +1,83 @@
 package io.pgmux.proxy.server;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.stream.Collectors;
 
 /**
- * Where a database of the proxy lives, as one line of PgBouncer's {@code [databases]}: host, port, the real
- * database name and, optionally, the user and password the pooler logs in with (when absent, the client's
- * user and its secret from the auth file) and the sslmode of its server connections (when null, the proxy's
+ * Where a database of the proxy lives, as one line of PgBouncer's {@code [databases]}: its hosts (one, or a
+ * list tried in turn, with load_balance_hosts and target_session_attrs choosing among them), the real database
+ * name and, optionally, the user and password the pooler logs in with (when absent, the client's user and its
+ * secret from the auth file) and the sslmode of its server connections (when null, the proxy's
  * server_tls_sslmode).
  */
-public record ServerTarget(String host, int port, String dbname, String user, String password, TlsMode tlsMode) {
+public record ServerTarget(List<ServerHost> hosts, String dbname, String user, String password, TlsMode tlsMode,
+        LoadBalanceHosts loadBalanceHosts, TargetSessionAttrs targetSessionAttrs) {
 
     public ServerTarget {
-        Objects.requireNonNull(host, "host");
-        Objects.requireNonNull(dbname, "dbname");
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("port must be 1 to 65535, not " + port);
+        hosts = List.copyOf(hosts);
+        if (hosts.isEmpty()) {
+            throw new IllegalArgumentException("no host");
         }
+        Objects.requireNonNull(dbname, "dbname");
+        Objects.requireNonNull(loadBalanceHosts, "loadBalanceHosts");
+        Objects.requireNonNull(targetSessionAttrs, "targetSessionAttrs");
+    }
+
+    /** One host, round-robin (moot) and any server. */
+    public ServerTarget(String host, int port, String dbname, String user, String password, TlsMode tlsMode) {
+        this(List.of(new ServerHost(host, port)), dbname, user, password, tlsMode, LoadBalanceHosts.ROUND_ROBIN,
+                TargetSessionAttrs.ANY);
+    }
+
+    /**
+     * The hosts of {@code host=a,b,c port=p} or {@code port=p1,p2,p3}: one port for every host, or one per host,
+     * as libpq reads them.
+     *
+     * @throws IllegalArgumentException for an empty entry, a port that is not a number from 1 to 65535, or as
+     *     many ports as neither one nor the hosts
+     */
+    public static List<ServerHost> hostList(String hosts, String ports) {
+        String[] names = hosts.split(",", -1);
+        String[] numbers = ports.split(",", -1);
+        if (numbers.length != 1 && numbers.length != names.length) {
+            throw new IllegalArgumentException("port lists " + numbers.length + " ports for " + names.length
+                    + " hosts: give one port for all hosts or one per host");
+        }
+        List<ServerHost> list = new ArrayList<>(names.length);
+        for (int i = 0; i < names.length; i++) {
+            String number = numbers[numbers.length == 1 ? 0 : i].trim();
+            int port;
+            try {
+                port = Integer.parseInt(number);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("port must be a number, not \"" + number + "\"");
+            }
+            list.add(new ServerHost(names[i].trim(), port));
+        }
+        return list;
+    }
+
+    /** The hosts as written in a host list, {@code a,b,c}. */
+    public String host() {
+        return hosts.stream().map(ServerHost::host).collect(Collectors.joining(","));
+    }
+
+    /** The first host's port (SHOW DATABASES shows one). */
+    public int port() {
+        return hosts.get(0).port();
     }
 
     /** This target with {@code mode} when it names no sslmode of its own. */
     public ServerTarget withDefaultTlsMode(TlsMode mode) {
-        return tlsMode != null ? this : new ServerTarget(host, port, dbname, user, password, mode);
+        return tlsMode != null ? this
+                : new ServerTarget(hosts, dbname, user, password, mode, loadBalanceHosts, targetSessionAttrs);
+    }
+
+    /** This target narrowed to one of its hosts, for one server connection. */
+    ServerTarget at(ServerHost host) {
+        return new ServerTarget(List.of(host), dbname, user, password, tlsMode, loadBalanceHosts, targetSessionAttrs);
     }
 
     /** The user to log in as for a client logged in as {@code clientUser}. */
@@ -31,7 +88,11 @@ public record ServerTarget(String host, int port, String dbname, String user, St
     /** No password in the string form: it ends up in logs. */
     @Override
     public String toString() {
-        return "host=" + host + " port=" + port + " dbname=" + dbname + (user != null ? " user=" + user : "")
-                + (tlsMode != null ? " sslmode=" + tlsMode : "");
+        List<String> each = hosts.stream().map(h -> Integer.toString(h.port())).toList();
+        String ports = each.stream().distinct().count() == 1 ? each.get(0) : String.join(",", each);
+        return "host=" + host() + " port=" + ports + " dbname=" + dbname + (user != null ? " user=" + user : "")
+                + (tlsMode != null ? " sslmode=" + tlsMode : "")
+                + (hosts.size() > 1 ? " load_balance_hosts=" + loadBalanceHosts : "")
+                + (targetSessionAttrs != TargetSessionAttrs.ANY ? " target_session_attrs=" + targetSessionAttrs : "");
     }
 }

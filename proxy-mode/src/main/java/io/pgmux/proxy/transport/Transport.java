@@ -1,17 +1,23 @@
 package io.pgmux.proxy.transport;
 
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 
 /**
  * The event loops and channel types of one proxy: epoll when the native library loads (it is an optional
@@ -61,6 +67,19 @@ public final class Transport {
     }
 
     public Class<? extends SocketChannel> socketChannel() {
+        return socketChannel;
+    }
+
+    /** The address of a Unix socket file, in the form this transport's channels connect to. */
+    public SocketAddress unixSocketAddress(String path) {
+        return epoll ? new DomainSocketAddress(path) : UnixDomainSocketAddress.of(path);
+    }
+
+    /** The channel type that connects to {@code address}: a Unix socket's, or TCP's. */
+    public Class<? extends Channel> channelFor(SocketAddress address) {
+        if (address instanceof DomainSocketAddress || address instanceof UnixDomainSocketAddress) {
+            return epoll ? EpollDomainSocketChannel.class : NioDomainSocketChannel.class;
+        }
         return socketChannel;
     }
 

@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.proxy.PgMuxProxy;
+import io.pgmux.proxy.server.LoadBalanceHosts;
+import io.pgmux.proxy.server.ServerHost;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.ServerTargets;
+import io.pgmux.proxy.server.TargetSessionAttrs;
 import io.pgmux.proxy.server.TlsMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,6 +68,40 @@ class ProxyConfigLoaderTest {
         assertEquals(Map.of("reserve_pool_size", "3"),
                 DatabaseEntry.parse("app", "reserve_pool_size=3").poolSettings(), "PgBouncer's own spelling too");
         assertEquals("h", DatabaseEntry.parse("app", "host=h pool_size=5").target().host());
+    }
+
+    @Test
+    void aHostListTakesOnePortForAllHostsOrOnePerHost() {
+        assertEquals(List.of(new ServerHost("a", 6000), new ServerHost("b", 6000), new ServerHost("/run/pg", 6000)),
+                DatabaseEntry.parse("app", "host=a,b,/run/pg port=6000").target().hosts());
+        assertEquals(List.of(new ServerHost("a", 5432), new ServerHost("b", 5433)),
+                DatabaseEntry.parse("app", "host=a,b port=5432,5433").target().hosts());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DatabaseEntry.parse("app", "host=a,b,c port=5432,5433"));
+        assertEquals("database app: port lists 2 ports for 3 hosts: give one port for all hosts or one per host",
+                e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> DatabaseEntry.parse("app", "host=a,,c"));
+        assertEquals("database app: empty host name", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> DatabaseEntry.parse("app", "host=a port=x"));
+        assertEquals("database app: port must be a number, not \"x\"", e.getMessage());
+    }
+
+    @Test
+    void aDatabaseEntryTakesLoadBalanceHostsAndTargetSessionAttrs() {
+        ServerTarget t = DatabaseEntry.parse("app", "host=a,b load_balance_hosts=disable "
+                + "target_session_attrs=read-write").target();
+        assertEquals(LoadBalanceHosts.DISABLE, t.loadBalanceHosts());
+        assertEquals(TargetSessionAttrs.READ_WRITE, t.targetSessionAttrs());
+        ServerTarget defaults = DatabaseEntry.parse("app", "host=a,b").target();
+        assertEquals(LoadBalanceHosts.ROUND_ROBIN, defaults.loadBalanceHosts());
+        assertEquals(TargetSessionAttrs.ANY, defaults.targetSessionAttrs());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DatabaseEntry.parse("app", "load_balance_hosts=random"));
+        assertEquals("database app: unsupported load_balance_hosts \"random\": use round-robin or disable",
+                e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> DatabaseEntry.parse("app", "target_session_attrs=rw"));
+        assertEquals("database app: unsupported target_session_attrs \"rw\": use any, read-write, read-only, "
+                + "primary, standby or prefer-standby", e.getMessage());
     }
 
     @Test

@@ -100,8 +100,8 @@ class ProxySettingTest {
         assertNotNull(ProxySetting.named("logfile"));
         assertNull(ProxySetting.global("logfile"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> DatabaseEntry.parse("app", "load_balance_hosts=disable"));
-        assertTrue(e.getMessage().startsWith("database app: unsupported key \"load_balance_hosts\" (supported: "),
+                () -> DatabaseEntry.parse("app", "client_encoding=UTF8"));
+        assertTrue(e.getMessage().startsWith("database app: unsupported key \"client_encoding\" (supported: "),
                 e.getMessage());
     }
 
@@ -164,6 +164,7 @@ class ProxySettingTest {
             case POOL -> s.poolKey().type() == ConfigKey.Type.POOL_MODE ? "session" : "1";
             case TLS_MODE -> "disable";
             case PIN_SESSION_STATE -> "off";
+            case TEXT -> s.defaultText().isEmpty() ? "1" : "'" + s.defaultText().replace("'", "''") + "'";
             default -> "1";
         };
     }

@@ -62,7 +62,7 @@ class MalformedSslResponseTest {
         NettyServerConnector connector = new NettyServerConnector(transport, target, "u", (Secret) null,
                 ServerTls.of(EnumSet.of(TlsMode.PREFER), null, null, null, null), 5_000, 10);
         ExecutionException e = assertThrows(ExecutionException.class,
-                () -> connector.open(new NettyServerConnectorTest.RecordingHandle()).toCompletableFuture().get(10, TimeUnit.SECONDS));
+                () -> connector.open(new RecordingHandle()).toCompletableFuture().get(10, TimeUnit.SECONDS));
         return assertInstanceOf(ProtocolViolationException.class, e.getCause());
     }
 

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pgmux.core.pool.PoolKey;
-import io.pgmux.core.pool.ServerHandle;
 import io.pgmux.testing.Backends;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
@@ -24,7 +22,6 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.EnumSet;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -184,30 +181,5 @@ class NettyServerConnectorTest {
             connector.close(server);
         }
         assertEquals(0, db.awaitConnections(Backends.ofUser(scramUser.name()), 0, Duration.ofSeconds(5)));
-    }
-
-    /** A pool's handle on one server connection that records why the connection broke. */
-    static final class RecordingHandle implements ServerHandle {
-        final CompletableFuture<Throwable> broken = new CompletableFuture<>();
-
-        @Override
-        public long id() {
-            return 1;
-        }
-
-        @Override
-        public PoolKey poolKey() {
-            return new PoolKey("db", "user");
-        }
-
-        @Override
-        public void markBroken(Throwable cause) {
-            broken.complete(cause);
-        }
-
-        @Override
-        public long connectedAtNanos() {
-            return 0;
-        }
     }
 }

@@ -1,0 +1,65 @@
+package io.pgmux.proxy.server;
+
+import io.netty.util.NetUtil;
+import io.pgmux.proxy.transport.Transport;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Turns a {@link ServerHost} into the address a channel connects to. A host name is looked up on a thread of
+ * its own, never on an event loop, as the system resolver blocks; the JVM caches answers
+ * ({@code networkaddress.cache.ttl}). Addresses and socket directories need no lookup.
+ */
+final class HostResolver {
+    private static final int LOOKUP_THREADS = 4;
+    private static final Executor LOOKUPS = lookupThreads();
+
+    private HostResolver() {
+    }
+
+    /** Completes with the address, or fails with an UnknownHostException naming the host. */
+    static CompletableFuture<SocketAddress> resolve(Transport transport, ServerHost host) {
+        if (host.isUnixSocket()) {
+            return CompletableFuture.completedFuture(transport.unixSocketAddress(host.socketPath()));
+        }
+        byte[] literal = NetUtil.createByteArrayFromIpAddressString(host.host());
+        if (literal != null) {
+            try {
+                return CompletableFuture.completedFuture(
+                        new InetSocketAddress(InetAddress.getByAddress(host.host(), literal), host.port()));
+            } catch (UnknownHostException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return new InetSocketAddress(InetAddress.getByName(host.host()), host.port());
+            } catch (UnknownHostException e) {
+                throw new CompletionException(new UnknownHostException("could not resolve host name \""
+                        + host.host() + "\""));
+            }
+        }, LOOKUPS);
+    }
+
+    /** A few daemon threads, gone when idle: lookups beyond them queue rather than pile up threads. */
+    private static Executor lookupThreads() {
+        AtomicInteger n = new AtomicInteger();
+        ThreadPoolExecutor threads = new ThreadPoolExecutor(LOOKUP_THREADS, LOOKUP_THREADS, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "pgmux-dns-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        threads.allowCoreThreadTimeOut(true);
+        return threads;
+    }
+}

@@ -1,0 +1,346 @@
+package io.pgmux.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A PostgreSQL primary and a streaming standby of it ({@code pg_basebackup -R}), both on loopback with their own
+ * data directories, for failover tests: {@link #promoteStandby()} and {@link #stopPrimary()} are what an operator
+ * does. The installed PostgreSQL's binaries run them (the embedded server ships no pg_basebackup): those of
+ * {@code PGMUX_TEST_PG_BIN}, else of {@code pg_config --bindir}; without them the test is skipped, or fails under
+ * CI. Every host trusts loopback and the Unix socket, so any password logs in. Close it to stop both servers and
+ * delete their directories.
+ */
+public final class StandbyPair implements AutoCloseable {
+    private static final String HOST = "127.0.0.1";
+    private static final String SUPERUSER = "postgres";
+    private static final Duration COMMAND_WAIT = Duration.ofSeconds(60);
+    private static final Duration REPLICATION_WAIT = Duration.ofSeconds(30);
+    private static final Set<Integer> USED_PORTS = ConcurrentHashMap.newKeySet();
+
+    private final Path binaries;
+    private final Path root;
+    private final Path socketDirectory;
+    private final Node primary;
+    private final Node standby;
+
+    private record Node(Path data, int port) {
+    }
+
+    private StandbyPair(Path binaries, Path root) throws IOException {
+        this.binaries = binaries;
+        this.root = root;
+        this.socketDirectory = root.resolve("sockets");
+        Files.createDirectories(socketDirectory);
+        // as root the servers run as an unmapped user, which must be able to write here
+        Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.setPosixFilePermissions(socketDirectory, PosixFilePermissions.fromString("rwxrwxrwx"));
+        this.primary = new Node(root.resolve("primary"), freePort());
+        this.standby = new Node(root.resolve("standby"), freePort());
+    }
+
+    /** Creates the primary, clones it into a standby and starts both; returns once the standby streams. */
+    public static StandbyPair start() {
+        Path binaries = binaries();
+        StandbyPair pair;
+        try {
+            pair = new StandbyPair(binaries, Files.createTempDirectory("pgmux-standby-"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not create the directories of a primary and standby", e);
+        }
+        try {
+            pair.initPrimary();
+            pair.run("pg_basebackup", "-h", HOST, "-p", Integer.toString(pair.primary.port), "-U", SUPERUSER,
+                    "-D", pair.standby.data.toString(), "-R", "-X", "stream", "-c", "fast");
+            pair.startServer(pair.standby);
+            pair.awaitStreaming();
+            return pair;
+        } catch (RuntimeException e) {
+            pair.close();
+            throw e;
+        }
+    }
+
+    public String host() {
+        return HOST;
+    }
+
+    public int primaryPort() {
+        return primary.port;
+    }
+
+    public int standbyPort() {
+        return standby.port;
+    }
+
+    /** The directory of both servers' Unix sockets ({@code .s.PGSQL.<port>}). */
+    public Path socketDirectory() {
+        return socketDirectory;
+    }
+
+    public String superuser() {
+        return SUPERUSER;
+    }
+
+    /** {@code host:port} of the primary, then of the standby, as a pgjdbc URL's host list. */
+    public String hostList() {
+        return HOST + ":" + primary.port + "," + HOST + ":" + standby.port;
+    }
+
+    /** A new superuser connection to {@code database} on the server listening on {@code port}. */
+    public Connection connect(int port, String database) throws SQLException {
+        Properties properties = new Properties();
+        properties.setProperty("user", SUPERUSER);
+        return DriverManager.getConnection("jdbc:postgresql://" + HOST + ":" + port + "/" + database, properties);
+    }
+
+    /** Runs statements on the primary's {@code postgres} database (they reach the standby by replication). */
+    public void executeOnPrimary(String... statements) {
+        try (Connection c = connect(primary.port, "postgres"); Statement st = c.createStatement()) {
+            for (String sql : statements) {
+                st.execute(sql);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not run " + String.join("; ", statements) + " on the primary: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** Waits until the standby has replayed everything the primary has written so far. */
+    public void awaitStandbyCaughtUp() {
+        String lsn = queryOne(primary.port, "SELECT pg_current_wal_lsn()::text");
+        awaitTrue(standby.port, "SELECT pg_last_wal_replay_lsn() >= '" + lsn + "'::pg_lsn", REPLICATION_WAIT,
+                "the standby did not replay the primary's WAL up to " + lsn);
+    }
+
+    /**
+     * The logins the standby has authorized since it started ("connection authorized" lines of its log), the
+     * fixture's own included: compare two counts to see that a client reached it.
+     */
+    public int standbyLogins() {
+        Path log = logFile(standby);
+        try (Stream<String> lines = Files.lines(log, StandardCharsets.UTF_8)) {
+            return (int) lines.filter(line -> line.contains("connection authorized")).count();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not read " + log, e);
+        }
+    }
+
+    /**
+     * Waits until the standby has authorized a login beyond the {@code before} of {@link #standbyLogins()}
+     * (a client looking for the primary has tried it), or until {@code client} is done, whichever comes first.
+     */
+    public void awaitStandbyLogin(int before, Future<?> client) {
+        long deadline = System.nanoTime() + REPLICATION_WAIT.toNanos();
+        while (standbyLogins() == before && !client.isDone()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no login reached the standby within " + REPLICATION_WAIT.toSeconds()
+                        + " s");
+            }
+            PgServer.pause(Duration.ofMillis(20));
+        }
+    }
+
+    /** {@code pg_ctl promote}: returns once the standby accepts writes. */
+    public void promoteStandby() {
+        run("pg_ctl", "-D", standby.data.toString(), "-w", "-t", Long.toString(COMMAND_WAIT.toSeconds()), "promote");
+    }
+
+    /** Fast shutdown of the primary: its sessions are terminated, its port refuses connections. */
+    public void stopPrimary() {
+        stopServer(primary);
+    }
+
+    /** Starts the stopped primary again on its port (as a primary: nothing rewinds it). */
+    public void startPrimary() {
+        startServer(primary);
+    }
+
+    @Override
+    public void close() {
+        for (Node node : List.of(standby, primary)) {
+            if (Files.exists(node.data.resolve("postmaster.pid"))) {
+                try {
+                    stopServer(node);
+                } catch (RuntimeException e) {
+                    System.err.println("could not stop the server in " + node.data + ": " + e.getMessage());
+                }
+            }
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path path : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException e) {
+            System.err.println("could not delete " + root + ": " + e);
+        }
+    }
+
+    private void initPrimary() {
+        run("initdb", "-D", primary.data.toString(), "-U", SUPERUSER, "-A", "trust", "--no-sync", "-E", "UTF8",
+                "--locale=C");
+        try {
+            Files.writeString(primary.data.resolve("pg_hba.conf"), String.join("\n",
+                    "local all all trust",
+                    "host all all 127.0.0.1/32 trust",
+                    "local replication all trust",
+                    "host replication all 127.0.0.1/32 trust", ""));
+            Files.writeString(primary.data.resolve("postgresql.conf"), String.join("\n",
+                    "listen_addresses = '" + HOST + "'",
+                    "unix_socket_directories = '" + socketDirectory + "'",
+                    "max_connections = 300",
+                    "fsync = off",
+                    "synchronous_commit = off",
+                    "full_page_writes = off",
+                    "wal_level = replica",
+                    "max_wal_senders = 4",
+                    "hot_standby = on",
+                    "wal_receiver_status_interval = 1s",
+                    "log_connections = on",
+                    ""), java.nio.file.StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not configure the primary in " + primary.data, e);
+        }
+        startServer(primary);
+    }
+
+    private void startServer(Node node) {
+        run("pg_ctl", "-D", node.data.toString(), "-l", logFile(node).toString(),
+                "-w", "-t", Long.toString(COMMAND_WAIT.toSeconds()), "-o", "-p " + node.port, "start");
+    }
+
+    private Path logFile(Node node) {
+        return root.resolve(node.data.getFileName() + ".log");
+    }
+
+    private void stopServer(Node node) {
+        run("pg_ctl", "-D", node.data.toString(), "-m", "fast", "-w", "-t", Long.toString(COMMAND_WAIT.toSeconds()),
+                "stop");
+    }
+
+    private void awaitStreaming() {
+        awaitTrue(primary.port, "SELECT count(*) > 0 FROM pg_stat_replication WHERE state = 'streaming'",
+                REPLICATION_WAIT, "the standby did not start streaming from the primary");
+    }
+
+    private void awaitTrue(int port, String query, Duration timeout, String failure) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!"t".equals(queryOne(port, query))) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(failure + " within " + timeout.toSeconds() + " s");
+            }
+            PgServer.pause(Duration.ofMillis(20));
+        }
+    }
+
+    private String queryOne(int port, String query) {
+        try (Connection c = connect(port, "postgres"); Statement st = c.createStatement();
+             ResultSet row = st.executeQuery(query)) {
+            row.next();
+            return row.getString(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not run " + query + " on port " + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Runs one of PostgreSQL's programs; as root, in a user namespace where it is not uid 0, as PostgreSQL demands. */
+    private void run(String program, String... arguments) {
+        List<String> command = new ArrayList<>();
+        if (runningAsRoot()) {
+            command.add(Clients.executable("unshare", "install util-linux").toString());
+            command.add("-U");
+        }
+        command.add(binaries.resolve(program).toString());
+        command.addAll(List.of(arguments));
+        Path output = root.resolve(program + ".out");
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(output.toFile()).start();
+            if (!process.waitFor(COMMAND_WAIT.toSeconds(), TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new IllegalStateException(program + " did not finish within " + COMMAND_WAIT.toSeconds() + " s");
+            }
+            if (process.exitValue() != 0) {
+                throw new IllegalStateException(String.join(" ", command) + " failed (exit " + process.exitValue()
+                        + "): " + Files.readString(output, StandardCharsets.UTF_8).strip());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not run " + program, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while running " + program, e);
+        }
+    }
+
+    private static boolean runningAsRoot() {
+        return "root".equals(System.getProperty("user.name"));
+    }
+
+    /** The directory holding initdb, pg_ctl and pg_basebackup, or the end of the test as {@link Clients#missing} says. */
+    private static Path binaries() {
+        String configured = System.getenv("PGMUX_TEST_PG_BIN");
+        Path dir = configured != null && !configured.isBlank() ? Path.of(configured) : pgConfigBindir();
+        if (dir == null || !Stream.of("initdb", "pg_ctl", "pg_basebackup")
+                .allMatch(program -> Files.isExecutable(dir.resolve(program)))) {
+            Clients.missing("a primary and standby need PostgreSQL's initdb, pg_ctl and pg_basebackup: install the "
+                    + "PostgreSQL server package (pg_config on PATH) or set PGMUX_TEST_PG_BIN to their directory");
+        }
+        return dir;
+    }
+
+    private static Path pgConfigBindir() {
+        Path pgConfig = Clients.onPath("pg_config").orElse(null);
+        if (pgConfig == null) {
+            return null;
+        }
+        try {
+            Process process = new ProcessBuilder(pgConfig.toString(), "--bindir").redirectErrorStream(true).start();
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            return process.waitFor() == 0 && !out.isEmpty() ? Path.of(out) : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /**
+     * A port no pair of this JVM has used: pgjdbc remembers for hostRecheckSeconds whether a host:port was a
+     * primary, and a promoted standby's port reused by the next pair's standby would look like one.
+     */
+    private static int freePort() throws IOException {
+        for (;;) {
+            try (ServerSocket socket = new ServerSocket(0)) {
+                if (USED_PORTS.add(socket.getLocalPort())) {
+                    return socket.getLocalPort();
+                }
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "primary on " + HOST + ":" + primary.port + ", standby on " + HOST + ":" + standby.port + " (" + root + ")";
+    }
+}
