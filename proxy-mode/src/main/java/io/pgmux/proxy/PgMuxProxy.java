@@ -352,11 +352,12 @@ public final class PgMuxProxy implements AutoCloseable {
     }
 
     /**
-     * The databases with server_tls_sslmode applied; one whose TLS mode the proxy was not started with is left
-     * out (it takes a restart), and so logged.
+     * The databases with server_tls_sslmode applied. One whose TLS mode the proxy was not started with takes a
+     * restart, and is so logged: a new one is left out, a changed one keeps its target of now.
      */
     private Map<String, ServerTarget> resolve(Map<String, ServerTarget> configured, ProxySettings s) {
         TlsMode defaultMode = s.get(ProxySetting.SERVER_TLS_SSLMODE);
+        Map<String, ServerTarget> now = connectors.targets();
         Map<String, ServerTarget> running = new LinkedHashMap<>();
         configured.forEach((name, target) -> {
             ServerTarget resolved = target.withDefaultTlsMode(defaultMode);
@@ -365,6 +366,9 @@ public final class PgMuxProxy implements AutoCloseable {
             } else {
                 log.warn("RELOAD: database {} takes a restart: its sslmode {} was not in use at start", name,
                         resolved.tlsMode().configName());
+                if (now.containsKey(name)) {
+                    running.put(name, now.get(name));
+                }
             }
         });
         return Map.copyOf(running);

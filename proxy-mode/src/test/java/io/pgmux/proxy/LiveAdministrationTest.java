@@ -101,6 +101,33 @@ class LiveAdministrationTest {
     }
 
     @Test
+    void setAuthTypeTrustLetsAKnownUserInWithoutHisPassword() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console()) {
+            assertThrows(PSQLException.class, () -> connect("wrong").close());
+            console.createStatement().execute("SET auth_type = trust");
+            try (Connection trusted = connect("wrong")) {
+                assertEquals(1, selectOne(trusted));
+            }
+        }
+    }
+
+    @Test
+    void setAuthFileReadsTheNamedFileForNewLogins() throws Exception {
+        start("", PASSWORD);
+        Files.writeString(dir.resolve("other.txt"), "\"" + USER + "\" \"other-secret\"\n\"" + ADMIN + "\" \""
+                + ADMIN_PASSWORD + "\"\n");
+        try (Connection console = console()) {
+            console.createStatement().execute("SET auth_file = 'other.txt'");
+            assertEquals(dir.resolve("other.txt").toString(), config(console, "auth_file"));
+            assertThrows(PSQLException.class, () -> client().close());
+            try (Connection c = connect("other-secret")) {
+                assertEquals(1, selectOne(c));
+            }
+        }
+    }
+
+    @Test
     void setOfASettingThatTakesARestartFailsAndChangesNothing() throws Exception {
         start("", PASSWORD);
         try (Connection console = console()) {
@@ -139,7 +166,7 @@ class LiveAdministrationTest {
             console.createStatement().execute("RELOAD");
             PSQLException old = assertThrows(PSQLException.class, () -> client().close());
             assertEquals("password authentication failed", old.getServerErrorMessage().getMessage());
-            try (Connection after = ProxyFixture.connect(proxy, db.name(), USER, "new-secret", new Properties())) {
+            try (Connection after = connect("new-secret")) {
                 assertEquals(1, selectOne(after));
             }
             assertEquals(1, selectOne(before), "a client logged in before keeps its session");
@@ -222,6 +249,25 @@ class LiveAdministrationTest {
             console.createStatement().execute("RESUME");
             assertEquals(1, query.get(10, TimeUnit.SECONDS));
             assertEquals(Map.of("active", "yes", "paused", "no", "suspended", "no"), state(console));
+        }
+    }
+
+    @Test
+    void aSuspensionEndsWhenTheSessionThatRanItLeavesAsInPgBouncer() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            try (Connection suspending = console()) {
+                suspending.createStatement().execute("SUSPEND");
+                assertEquals("yes", state(console).get("suspended"));
+            }
+            await(() -> {
+                try {
+                    return "no".equals(state(console).get("suspended"));
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, "the suspension ends");
+            assertEquals(1, selectOne(app));
         }
     }
 
@@ -332,7 +378,11 @@ class LiveAdministrationTest {
     }
 
     private Connection client() throws SQLException {
-        return ProxyFixture.connect(proxy, db.name(), USER, PASSWORD, new Properties());
+        return connect(PASSWORD);
+    }
+
+    private Connection connect(String password) throws SQLException {
+        return ProxyFixture.connect(proxy, db.name(), USER, password, new Properties());
     }
 
     private Connection console() throws SQLException {

@@ -101,6 +101,8 @@ public final class AdminConsole implements AdminRoute {
     private final Set<String> disabled = ConcurrentHashMap.newKeySet();
     private volatile boolean pausedAll;
     private volatile boolean suspended;
+    /** The console session that ran SUSPEND: as in PgBouncer, the suspension ends when it leaves. */
+    private volatile AdminSession suspendedBy;
     /** WAIT_CLOSE commands waiting for their servers' close_needed to clear, checked on each janitor pass. */
     private final Map<CompletableFuture<List<EncodableMessage>>, String> waitingToClose = new ConcurrentHashMap<>();
 
@@ -133,6 +135,7 @@ public final class AdminConsole implements AdminRoute {
         paused.clear();
         pausedAll = false;
         suspended = false;
+        suspendedBy = null;
         registry().pools().forEach(Pool::resume);
     }
 
@@ -211,6 +214,10 @@ public final class AdminConsole implements AdminRoute {
 
     void sessionClosed(AdminSession session) {
         sessions.remove(session);
+        if (session == suspendedBy) {
+            log.info("the admin console session that ran SUSPEND left: resuming");
+            resume(null);
+        }
     }
 
     // ---------------------------------------------------------------- what the views read
@@ -288,7 +295,7 @@ public final class AdminConsole implements AdminRoute {
                 return command.name().isEmpty() ? reload() : done(invalid(command));
             }
             case "SUSPEND" -> {
-                return command.name().isEmpty() ? suspend() : done(invalid(command));
+                return command.name().isEmpty() ? suspend(session) : done(invalid(command));
             }
             case "KILL_CLIENT" -> {
                 return done(command.extra().isEmpty() ? killClient(command.name()) : invalid(command));
@@ -455,6 +462,7 @@ public final class AdminConsole implements AdminRoute {
             }
             pausedAll = false;
             suspended = false;
+            suspendedBy = null;
         } else if (!paused.remove(database)) {
             return List.of(error("database " + database + " is not paused"));
         }
@@ -467,15 +475,17 @@ public final class AdminConsole implements AdminRoute {
     }
 
     /**
-     * SUSPEND: no server is handed out any more, to clients connected or new, until RESUME; answered once every
-     * client's pending writes are flushed. Unlike PgBouncer it does not stop reading from the clients: a
-     * transaction holding a server goes on (pgmux has no online restart that would take the sockets over).
+     * SUSPEND: no server is handed out any more, to clients connected or new, until RESUME or until the session
+     * that ran it leaves (as in PgBouncer, where that session is the new process of an online restart); answered
+     * once every client's pending writes are flushed. Unlike PgBouncer it does not stop reading from the clients:
+     * a transaction holding a server goes on (pgmux has no online restart that would take the sockets over).
      */
-    private CompletionStage<List<EncodableMessage>> suspend() {
+    private CompletionStage<List<EncodableMessage>> suspend(AdminSession session) {
         if (pausedAll || suspended) {
             return done(List.of(error("already suspended/paused")));
         }
         suspended = true;
+        suspendedBy = session;
         pools(null).forEach(Pool::pause);
         List<CompletableFuture<Void>> flushed = new ArrayList<>();
         for (ClientConnection client : clients()) {
