@@ -1,6 +1,8 @@
 package io.pgmux.proxy.admin;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.pool.Pool;
@@ -30,6 +32,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -490,7 +493,7 @@ public final class AdminConsole implements AdminRoute {
         List<CompletableFuture<Void>> flushed = new ArrayList<>();
         for (ClientConnection client : clients()) {
             CompletableFuture<Void> written = new CompletableFuture<>();
-            client.info().channel().writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
+            client.info().channel().writeAndFlush(Unpooled.EMPTY_BUFFER)
                     .addListener(f -> written.complete(null));
             flushed.add(written);
         }
@@ -541,7 +544,7 @@ public final class AdminConsole implements AdminRoute {
         }
         for (AdminSession other : sessions) {
             if (other.id() == wanted) {
-                other.channel().writeAndFlush(forced).addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+                other.channel().writeAndFlush(forced).addListener(ChannelFutureListener.CLOSE);
                 return List.of(new CommandComplete("KILL_CLIENT"));
             }
         }
@@ -602,7 +605,7 @@ public final class AdminConsole implements AdminRoute {
 
     /** Runs {@code work} on a thread of its own, for what reads files or blocks. */
     private static CompletionStage<List<EncodableMessage>> offLoop(String name,
-            java.util.function.Supplier<List<EncodableMessage>> work) {
+            Supplier<List<EncodableMessage>> work) {
         CompletableFuture<List<EncodableMessage>> result = new CompletableFuture<>();
         Thread worker = new Thread(() -> result.complete(work.get()), name);
         worker.setDaemon(true);
