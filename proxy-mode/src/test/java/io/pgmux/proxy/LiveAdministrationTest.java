@@ -101,18 +101,6 @@ class LiveAdministrationTest {
     }
 
     @Test
-    void setAuthTypeTrustLetsAKnownUserInWithoutHisPassword() throws Exception {
-        start("", PASSWORD);
-        try (Connection console = console()) {
-            assertThrows(PSQLException.class, () -> connect("wrong").close());
-            console.createStatement().execute("SET auth_type = trust");
-            try (Connection trusted = connect("wrong")) {
-                assertEquals(1, selectOne(trusted));
-            }
-        }
-    }
-
-    @Test
     void setAuthFileReadsTheNamedFileForNewLogins() throws Exception {
         start("", PASSWORD);
         Files.writeString(dir.resolve("other.txt"), "\"" + USER + "\" \"other-secret\"\n\"" + ADMIN + "\" \""
