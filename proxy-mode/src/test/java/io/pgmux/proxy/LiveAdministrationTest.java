@@ -64,8 +64,11 @@ class LiveAdministrationTest {
     void setDefaultPoolSizeToOneMakesTheSecondClientWait() throws Exception {
         start("", PASSWORD);
         try (Connection console = console(); Connection holder = client(); Connection waiter = client()) {
+            assertEquals(1, selectOne(waiter));
             console.createStatement().execute("SET default_pool_size = 1");
             assertEquals("1", config(console, "default_pool_size"));
+            // servers over the new size close once idle, at the janitor's next pass
+            await(() -> ProxyFixture.existingPool(proxy, db.name(), USER).getTotalConnections() <= 1, "one server left");
             holder.setAutoCommit(false);
             holder.createStatement().execute("SELECT 1");
             CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> selectOne(waiter));
