@@ -405,7 +405,9 @@ public final class AdminConsole implements AdminRoute {
         if (!session.isAdmin()) {
             return done(List.of(error("admin access needed")));
         }
-        ProxySetting setting = ProxySetting.named(key);
+        // names are matched exactly, as PgBouncer's SET does (its ini reader ignores case)
+        ProxySetting found = ProxySetting.named(key);
+        ProxySetting setting = found != null && found.configName().equals(key) ? found : null;
         String refusal = null;
         if (setting == null || !setting.takenIn(ProxySetting.Scope.GLOBAL)
                 && !setting.pgbouncerTakesIn(ProxySetting.Scope.GLOBAL)) {
