@@ -19,6 +19,7 @@ import io.pgmux.proxy.admin.AdminConsole;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.auth.PlaintextSecret;
 import io.pgmux.proxy.auth.QueriedUsers;
+import io.pgmux.proxy.auth.ScramSecret;
 import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.auth.UserList;
 import io.pgmux.proxy.auth.UserSecrets;
@@ -37,6 +38,7 @@ import io.pgmux.proxy.protocol.FrontendMessageDecoder;
 import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.NettyServerConnector;
+import io.pgmux.proxy.server.ReloadableConnector;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.ServerTargets;
@@ -63,8 +65,10 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,11 +94,16 @@ public final class PgMuxProxy implements AutoCloseable {
     private final ChannelGroup clients;
     private final Duration drainTimeout;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
-    /** The [databases] targets as configured; RELOAD adds to them. */
+    /** The [databases] targets as configured; RELOAD adds, changes and removes them. */
     private Map<String, ServerTarget> databases;
-    /** The same with server_tls_sslmode applied, as the server connectors see them. */
-    private final AtomicReference<Map<String, ServerTarget>> targets;
-    private final ServerTls serverTls;
+    /** Every pool's connector, to the targets with server_tls_sslmode applied. */
+    private final Connectors connectors;
+    /** The users and secrets as read last, from the auth file or given in code. */
+    private UserSecrets users;
+    /** The client TLS that settings make (the builder's own SSL context, if it was given one). */
+    private final Function<ProxySettings, ClientTls> clientTlsOf;
+    /** Where SET resolves relative file names: the configuration file's directory. */
+    private final Path configDirectory;
     /** The [databases] entries' own pin_session_state; RELOAD adds those of new entries. */
     private Map<String, PinSessionState> pinSessionStateByDatabase;
     /** The settings it was started with, updated by RELOAD where a reload applies. */
@@ -108,12 +117,14 @@ public final class PgMuxProxy implements AutoCloseable {
     private PgMuxProxy(Transport transport, PoolRegistry<ServerConnection> registry, ProxyContext context,
             Channel listener, ChannelGroup clients, Duration drainTimeout, Map<String, ServerTarget> databases,
             Map<String, PinSessionState> pinSessionStateByDatabase, ProxySettings settings,
-            AdminConsole console, Callable<Builder> reloadFrom,
-            AtomicReference<Map<String, ServerTarget>> targets, ServerTls serverTls, PrometheusEndpoint metrics) {
+            AdminConsole console, Callable<Builder> reloadFrom, Connectors connectors, UserSecrets users,
+            Function<ProxySettings, ClientTls> clientTlsOf, Path configDirectory, PrometheusEndpoint metrics) {
+        this.configDirectory = configDirectory;
         this.reloadFrom = reloadFrom;
         this.metrics = metrics;
-        this.targets = targets;
-        this.serverTls = serverTls;
+        this.connectors = connectors;
+        this.users = users;
+        this.clientTlsOf = clientTlsOf;
         this.databases = databases;
         this.pinSessionStateByDatabase = pinSessionStateByDatabase;
         this.settings = settings;
@@ -225,6 +236,20 @@ public final class PgMuxProxy implements AutoCloseable {
         close();
     }
 
+    /** The admin console's SHUTDOWN, on a thread of its own: closing blocks. */
+    private void shutdown(AdminConsole.Shutdown mode) {
+        try {
+            switch (mode) {
+                case IMMEDIATE -> close();
+                case WAIT_FOR_SERVERS -> closeWaitForServers();
+                case WAIT_FOR_CLIENTS -> closeWaitForClients();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            close();
+        }
+    }
+
     /** The admin console's PAUSE for every database; completes once no server is in use. */
     public CompletionStage<Void> pause() {
         return console.pause();
@@ -249,9 +274,11 @@ public final class PgMuxProxy implements AutoCloseable {
     }
 
     /**
-     * RELOAD: applies what a running proxy can change from a freshly loaded configuration (databases added to
-     * [databases], the settings {@link ProxySetting} marks as reloadable, and the pool settings per database and
-     * per user) and warns about the rest, which takes a restart.
+     * RELOAD: applies what a running proxy can change from a freshly loaded configuration, as PgBouncer does:
+     * databases added, changed (new server connections go to the new target; those open close once released) and
+     * removed (their clients are disconnected with {@code database removed}), the users and secrets of the auth
+     * file, the settings {@link ProxySetting} marks as reloadable, and the pool settings per database and per user.
+     * The rest takes a restart, and is logged as such.
      */
     private void reload(Builder fresh) {
         ProxySettings next = fresh.settings.build();
@@ -262,57 +289,105 @@ public final class PgMuxProxy implements AutoCloseable {
 
     private synchronized void apply(Builder fresh, ProxySettings next, ClientTls clientTls) {
         PoolOverrides overrides = fresh.overrides.build();
+        overrides.validate(next.pool());
+        ProxySettings reloaded = settings.reloaded(next);
+        Map<String, ServerTarget> running = resolve(fresh.databases, reloaded);
         List<String> restartOnly = new ArrayList<>();
-        Map<String, ServerTarget> added = new LinkedHashMap<>(fresh.databases);
-        added.keySet().removeAll(databases.keySet());
-        Map<String, ServerTarget> kept = new LinkedHashMap<>(fresh.databases);
-        kept.keySet().removeAll(added.keySet());
-        Map<String, PinSessionState> keptPins = new LinkedHashMap<>(fresh.pinSessionStateByDatabase);
-        keptPins.keySet().removeAll(added.keySet());
-        if (!kept.equals(databases) || !keptPins.equals(pinSessionStateByDatabase)) {
-            restartOnly.add("[databases] entries changed or removed");
-        }
         settings.restartOnlyChanges(next).forEach(s -> restartOnly.add(s.configName()));
         if (!restartOnly.isEmpty()) {
             log.warn("RELOAD: changes to {} take effect only after a restart", String.join(", ", restartOnly));
         }
-        registry.reconfigure(next.pool(), overrides);
-        settings = settings.reloaded(next);
-        context.clientTls(clientTls);
-        console.reloaded(settings);
-        addDatabases(added, fresh.pinSessionStateByDatabase);
-    }
-
-    /** New [databases] entries, served at once unless they need a TLS mode the proxy was not started with. */
-    private void addDatabases(Map<String, ServerTarget> added, Map<String, PinSessionState> pins) {
-        if (added.isEmpty()) {
-            return;
-        }
-        TlsMode defaultMode = settings.get(ProxySetting.SERVER_TLS_SSLMODE);
-        Map<String, ServerTarget> configured = new LinkedHashMap<>(databases);
-        Map<String, ServerTarget> running = new LinkedHashMap<>(targets.get());
-        Map<String, PinSessionState> pinModes = new LinkedHashMap<>(pinSessionStateByDatabase);
-        added.forEach((name, target) -> {
-            ServerTarget resolved = target.withDefaultTlsMode(defaultMode);
-            if (serverTls.supports(resolved.tlsMode())) {
-                configured.put(name, target);
-                running.put(name, resolved);
-                if (pins.containsKey(name)) {
-                    pinModes.put(name, pins.get(name));
-                }
-                log.info("RELOAD: new database {}", name);
-            } else {
-                log.warn("RELOAD: new database {} takes a restart: its sslmode {} was not in use at start", name,
-                        resolved.tlsMode().configName());
-            }
-        });
-        databases = Map.copyOf(configured);
-        pinSessionStateByDatabase = Map.copyOf(pinModes);
-        context.pinSessionState(settings.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
+        Map<String, ServerTarget> before = connectors.targets();
+        pinSessionStateByDatabase = Map.copyOf(fresh.pinSessionStateByDatabase);
+        databases = Map.copyOf(fresh.databases);
+        users = carryKeys(users, fresh.users);
+        context.users(users);
+        applySettings(reloaded, overrides, clientTls);
         // the connectors first, so that a client finding the database finds its server too
-        targets.set(Map.copyOf(running));
+        connectors.update(running, users, reloaded);
         context.databases(running);
         console.databases(running);
+        before.forEach((name, target) -> {
+            ServerTarget now = running.get(name);
+            if (now == null) {
+                log.info("RELOAD: database {} removed", name);
+                console.databaseRemoved(name);
+                registry.removeDatabase(name);
+            } else if (!now.equals(target)) {
+                log.info("RELOAD: database {} changed: its server connections close once released", name);
+                registry.pools().stream().filter(p -> p.key().database().equals(name))
+                        .forEach(io.pgmux.core.pool.Pool::softEvictConnections);
+            }
+        });
+        running.keySet().stream().filter(name -> !before.containsKey(name))
+                .forEach(name -> log.info("RELOAD: new database {}", name));
+    }
+
+    /**
+     * The admin console's SET: one global setting changed at once, as RELOAD would change it.
+     *
+     * @throws IllegalArgumentException for a value the setting cannot take, or a file that cannot be read
+     */
+    public synchronized void set(ProxySetting setting, String value) throws IOException {
+        ProxySettings next = settings.with(setting, value, configDirectory);
+        ClientTls clientTls = setting.configName().startsWith("client_tls") ? clientTlsOf.apply(next) : null;
+        if (setting == ProxySetting.AUTH_FILE) {
+            Path file = next.get(ProxySetting.AUTH_FILE);
+            users = carryKeys(users, file == null ? UserSecrets.of(Map.of()) : UserList.load(file));
+            context.users(users);
+        }
+        applySettings(next, registry.overrides(), clientTls);
+        connectors.update(resolve(databases, next), users, next);
+    }
+
+    /** Puts the settings RELOAD and SET change into effect; a null {@code clientTls} keeps the one in use. */
+    private void applySettings(ProxySettings next, PoolOverrides overrides, ClientTls clientTls) {
+        registry.reconfigure(next.pool(), overrides);
+        settings = next;
+        if (clientTls != null) {
+            context.clientTls(clientTls);
+        }
+        context.pinSessionState(next.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
+        console.reloaded(next);
+    }
+
+    /**
+     * The databases with server_tls_sslmode applied. One whose TLS mode the proxy was not started with takes a
+     * restart, and is so logged: a new one is left out, a changed one keeps its target of now.
+     */
+    private Map<String, ServerTarget> resolve(Map<String, ServerTarget> configured, ProxySettings s) {
+        TlsMode defaultMode = s.get(ProxySetting.SERVER_TLS_SSLMODE);
+        Map<String, ServerTarget> now = connectors.targets();
+        Map<String, ServerTarget> running = new LinkedHashMap<>();
+        configured.forEach((name, target) -> {
+            ServerTarget resolved = target.withDefaultTlsMode(defaultMode);
+            if (connectors.serverTls.supports(resolved.tlsMode())) {
+                running.put(name, resolved);
+            } else {
+                log.warn("RELOAD: database {} takes a restart: its sslmode {} was not in use at start", name,
+                        resolved.tlsMode().configName());
+                if (now.containsKey(name)) {
+                    running.put(name, now.get(name));
+                }
+            }
+        });
+        return Map.copyOf(running);
+    }
+
+    /**
+     * {@code fresh}, the auth file read again, with the SCRAM passthrough keys clients left on an unchanged
+     * verifier kept.
+     */
+    private static UserSecrets carryKeys(UserSecrets previous, UserSecrets fresh) {
+        if (fresh instanceof UserList list) {
+            for (String user : list.users()) {
+                if (list.find(user).orElse(null) instanceof ScramSecret now
+                        && previous.find(user).orElse(null) instanceof ScramSecret before) {
+                    now.keepKeysOf(before);
+                }
+            }
+        }
+        return fresh;
     }
 
     /** Completes once the proxy is closed, by {@link #close()} or the admin console's SHUTDOWN. */
@@ -336,6 +411,7 @@ public final class PgMuxProxy implements AutoCloseable {
         private Duration statsPeriod = Duration.ofSeconds(60);
         private Duration drainTimeout = Duration.ofSeconds(10);
         private Callable<Builder> reloadFrom;
+        private Path configDirectory = Path.of("");
         private MetricsTrackerFactory metricsTrackerFactory;
         /** The MeterRegistry behind {@link #metricsTrackerFactory}, when it was given as one. */
         private Object meterRegistry;
@@ -396,6 +472,7 @@ public final class PgMuxProxy implements AutoCloseable {
          */
         public Builder set(String name, String value, Path base) {
             settings.set(name, value, base);
+            configDirectory = base;
             if (ProxySetting.global(name) == ProxySetting.AUTH_FILE) {
                 readAuthFile(settings.get(ProxySetting.AUTH_FILE));
             }
@@ -712,7 +789,6 @@ public final class PgMuxProxy implements AutoCloseable {
             TlsMode serverTlsSslMode = s.get(ProxySetting.SERVER_TLS_SSLMODE);
             databases.forEach((name, target) -> resolved.put(name, target.withDefaultTlsMode(serverTlsSslMode)));
             Map<String, ServerTarget> targets = Map.copyOf(resolved);
-            AtomicReference<Map<String, ServerTarget>> connectorTargets = new AtomicReference<>(targets);
             Set<TlsMode> tlsModes = EnumSet.noneOf(TlsMode.class);
             targets.values().forEach(target -> tlsModes.add(target.tlsMode()));
             ServerTls serverTls = ServerTls.of(tlsModes, s.get(ProxySetting.SERVER_TLS_CA_FILE),
@@ -726,6 +802,7 @@ public final class PgMuxProxy implements AutoCloseable {
             UserSecrets secrets = users;
             QueriedUsers queried = new QueriedUsers();
             int maxPrepared = s.get(ProxySetting.MAX_PREPARED_STATEMENTS);
+            Connectors connectors = new Connectors(transport, serverTls, maxPrepared, queried, targets, secrets, s);
             // no server takes more than PostgreSQL's limit; a length counts at least its own four bytes
             int maxMessageLength = Math.max(4, Math.min(s.<Integer>get(ProxySetting.MAX_PACKET_SIZE),
                     FrontendMessageDecoder.DEFAULT_MAX_MESSAGE_LENGTH));
@@ -735,13 +812,10 @@ public final class PgMuxProxy implements AutoCloseable {
                     limits(setting -> own.getOrDefault(setting, Duration.ZERO))));
             String host = s.get(ProxySetting.LISTEN_ADDR);
             int port = s.get(ProxySetting.LISTEN_PORT);
-            int connectTimeoutMillis = (int) Math.min(Integer.MAX_VALUE,
-                    Math.max(1, TimeUnit.NANOSECONDS.toMillis(config.serverConnectTimeoutNanos())));
             PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()
                     .config(config)
                     .overrides(poolOverrides)
-                    .connectors(key -> connector(transport, connectorTargets.get(), secrets, queried, serverTls, key,
-                            connectTimeoutMillis, maxPrepared))
+                    .connectors(connectors::create)
                     .janitorPeriod(janitorPeriod)
                     .statsPeriod(statsPeriod)
                     .metricsTrackerFactory(trackers)
@@ -763,8 +837,9 @@ public final class PgMuxProxy implements AutoCloseable {
             Callable<Builder> source = reloadFrom;
             AdminConsole console = new AdminConsole(context, targets, s,
                     () -> started.get() == null ? port : started.get().port(),
-                    () -> started.get().close(),
-                    source == null ? null : () -> started.get().reload(source.call()));
+                    mode -> started.get().shutdown(mode),
+                    source == null ? null : () -> started.get().reload(source.call()),
+                    (setting, value) -> started.get().set(setting, value));
             context.adminRoute(console);
             Channel listener;
             try {
@@ -793,8 +868,8 @@ public final class PgMuxProxy implements AutoCloseable {
                         new IOException(e.getMessage(), e));
             }
             PgMuxProxy proxy = new PgMuxProxy(transport, registry, context, listener, clients, drainTimeout,
-                    Map.copyOf(databases), Map.copyOf(pinSessionStateByDatabase), s, console, source, connectorTargets,
-                    serverTls, metrics);
+                    Map.copyOf(databases), Map.copyOf(pinSessionStateByDatabase), s, console, source, connectors,
+                    secrets, this::clientTls, configDirectory, metrics);
             started.set(proxy);
             return proxy;
         }
@@ -829,24 +904,70 @@ public final class PgMuxProxy implements AutoCloseable {
                     value.apply(ProxySetting.IDLE_TRANSACTION_TIMEOUT), value.apply(ProxySetting.QUERY_TIMEOUT),
                     value.apply(ProxySetting.TRANSACTION_TIMEOUT));
         }
+    }
 
-        private static NettyServerConnector connector(Transport transport, Map<String, ServerTarget> targets,
-                UserSecrets secrets, QueriedUsers queried, ServerTls serverTls, PoolKey key, int connectTimeoutMillis,
-                int maxPreparedStatements) {
-            ServerTarget target = targets.get(key.database());
+    /** Every pool's connector, made from the targets and secrets of now; RELOAD and SET rebuild them. */
+    private static final class Connectors {
+        private final Transport transport;
+        private final ServerTls serverTls;
+        private final int maxPreparedStatements;
+        /** The secrets auth_query found, for users not in the auth file. */
+        private final QueriedUsers queried;
+        private final Map<PoolKey, ReloadableConnector> byPool = new ConcurrentHashMap<>();
+        private volatile Map<String, ServerTarget> targets;
+        private volatile UserSecrets secrets;
+        private volatile int connectTimeoutMillis;
+
+        Connectors(Transport transport, ServerTls serverTls, int maxPreparedStatements, QueriedUsers queried,
+                Map<String, ServerTarget> targets, UserSecrets secrets, ProxySettings settings) {
+            this.queried = queried;
+            this.transport = transport;
+            this.serverTls = serverTls;
+            this.maxPreparedStatements = maxPreparedStatements;
+            this.targets = targets;
+            this.secrets = secrets;
+            this.connectTimeoutMillis = connectTimeoutMillis(settings);
+        }
+
+        Map<String, ServerTarget> targets() {
+            return targets;
+        }
+
+        ReloadableConnector create(PoolKey key) {
+            ReloadableConnector connector = new ReloadableConnector(build(key, targets.get(key.database())));
+            byPool.put(key, connector);
+            return connector;
+        }
+
+        /** New server connections go to these targets and log in with these secrets; a removed database's pools go. */
+        void update(Map<String, ServerTarget> targets, UserSecrets secrets, ProxySettings settings) {
+            this.targets = targets;
+            this.secrets = secrets;
+            this.connectTimeoutMillis = connectTimeoutMillis(settings);
+            byPool.keySet().removeIf(key -> !targets.containsKey(key.database()));
+            byPool.forEach((key, connector) -> connector.replace(build(key, targets.get(key.database()))));
+        }
+
+        private NettyServerConnector build(PoolKey key, ServerTarget target) {
             String loginUser = target.loginUser(key.user());
             Supplier<Secret> secret;
             if (target.password() != null) {
                 Secret configured = new PlaintextSecret(target.password());
                 secret = () -> configured;
             } else if (loginUser.equals(key.user())) {
-                // a user auth_query found has the secret it last returned, which a later login may replace
+                // a user auth_query found has the secret it last returned, which a later login may replace; the
+                // auth file's is read at each login, so a RELOAD's holds from then on
                 secret = () -> secrets.find(loginUser).orElseGet(() -> queried.find(key.database(), loginUser));
             } else {
                 secret = () -> null;
             }
             return new NettyServerConnector(transport, target, loginUser, secret, serverTls, connectTimeoutMillis,
                     maxPreparedStatements);
+        }
+
+        private static int connectTimeoutMillis(ProxySettings settings) {
+            return (int) Math.min(Integer.MAX_VALUE,
+                    Math.max(1, TimeUnit.NANOSECONDS.toMillis(settings.pool().serverConnectTimeoutNanos())));
         }
     }
 }

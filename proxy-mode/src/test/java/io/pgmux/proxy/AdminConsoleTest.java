@@ -512,17 +512,22 @@ class AdminConsoleTest {
     void showConfigListsEverySettingPgmuxTakesWithItsDefault() throws Exception {
         Map<String, String> defaults = new HashMap<>();
         Map<String, String> values = new HashMap<>();
+        Map<String, String> changeable = new HashMap<>();
         try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer");
              ResultSet rs = console.createStatement().executeQuery("SHOW CONFIG")) {
             while (rs.next()) {
                 defaults.put(rs.getString("key"), rs.getString("default"));
                 values.put(rs.getString("key"), rs.getString("value"));
-                assertEquals("no", rs.getString("changeable"), "the console has no SET of settings");
+                changeable.put(rs.getString("key"), rs.getString("changeable"));
             }
         }
         for (ProxySetting s : ProxySetting.all(ProxySetting.Scope.GLOBAL)) {
             assertEquals(s.defaultText(), defaults.get(s.configName()), s.configName());
+            assertEquals(s.change() == ProxySetting.Change.RELOAD ? "yes" : "no", changeable.get(s.configName()),
+                    s.configName());
         }
+        assertEquals("yes", changeable.get("default_pool_size"));
+        assertEquals("no", changeable.get("listen_port"));
         assertEquals(ProxySetting.all(ProxySetting.Scope.GLOBAL).size(), defaults.size());
         assertEquals("6432", defaults.get("listen_port"));
         assertEquals("session", defaults.get("pool_mode"));

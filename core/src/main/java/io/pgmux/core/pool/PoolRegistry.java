@@ -174,6 +174,21 @@ public final class PoolRegistry<S> implements AutoCloseable {
         return overrides;
     }
 
+    /**
+     * RELOAD removed {@code database}: its pools leave the registry and close now with every connection, in use
+     * or not; their clients are the owner's to disconnect. A pool made for the name later starts afresh.
+     */
+    public void removeDatabase(String database) {
+        for (Pool<S> pool : pools.values()) {
+            if (pool.key().database().equals(database) && pools.remove(pool.key(), pool)) {
+                pool.closeNow();
+                if (registerMbeans) {
+                    unregisterMBean(pool);
+                }
+            }
+        }
+    }
+
     public Collection<Pool<S>> pools() {
         return Collections.unmodifiableCollection(pools.values());
     }

@@ -1,6 +1,8 @@
 package io.pgmux.proxy.admin;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.pool.Pool;
@@ -28,7 +30,11 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,14 +56,36 @@ public final class AdminConsole implements AdminRoute {
     /** Parameters drivers SET at startup; accepted and ignored, as PgBouncer's console does. */
     private static final Set<String> HARMLESS_SETTINGS = Set.of("client_encoding", "default_transaction_isolation",
             "standard_conforming_strings", "datestyle", "timezone", "application_name", "extra_float_digits");
-    private static final Set<String> SHOW_UNSUPPORTED = Set.of("FDS", "SOCKETS", "ACTIVE_SOCKETS", "MEM",
-            "DNS_HOSTS", "DNS_ZONES", "PEERS", "PEER_POOLS", "STATE", "PREPARED_STATEMENTS");
-    private static final Set<String> UNSUPPORTED = Set.of("SUSPEND", "WAIT_CLOSE", "KILL_CLIENT");
+    private static final Set<String> SHOW_UNSUPPORTED = Set.of("DNS_HOSTS", "DNS_ZONES", "PEERS", "PEER_POOLS",
+            "PREPARED_STATEMENTS");
+    /**
+     * PgBouncer's SET: {@code SET key = word} or {@code SET key = 'string'} ('' for a quote), the key a word or
+     * a double-quoted name, case-insensitive; anything else is an invalid command.
+     */
+    private static final Pattern SET = Pattern.compile(
+            "set\\s+(\"(?:[^\"]|\"\")+\"|[0-9a-z_]+)\\s*=\\s*(?:'((?:[^']|'')*)'|(\"(?:[^\"]|\"\")+\"|[0-9a-z_]+))",
+            Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
 
     /** RELOAD: reads the configuration file again and applies it; throws what went wrong. */
     @FunctionalInterface
     public interface Reloader {
         void reload() throws Exception;
+    }
+
+    /** SET of a changeable setting: applies it at once; throws why the value cannot be taken. */
+    @FunctionalInterface
+    public interface Setter {
+        void set(ProxySetting setting, String value) throws Exception;
+    }
+
+    /** How SHUTDOWN ends the proxy. */
+    public enum Shutdown {
+        /** SHUTDOWN: close now. */
+        IMMEDIATE,
+        /** Stop accepting, fail waiting clients, let transactions finish. */
+        WAIT_FOR_SERVERS,
+        /** Stop accepting, close once every client has left. */
+        WAIT_FOR_CLIENTS
     }
 
     private final ProxyContext context;
@@ -66,27 +94,38 @@ public final class AdminConsole implements AdminRoute {
     private volatile Set<String> statsUsers;
     private volatile ProxySettings settings;
     private final IntSupplier port;
-    private final Runnable shutdown;
+    private final Consumer<Shutdown> shutdown;
     private final Reloader reloader;
+    private final Setter setter;
     private final ShowCommands show = new ShowCommands(this);
     private final Set<AdminSession> sessions = ConcurrentHashMap.newKeySet();
+    /** Databases paused (or killed) one by one; PAUSE without a name is {@link #pausedAll}. */
     private final Set<String> paused = ConcurrentHashMap.newKeySet();
     private final Set<String> disabled = ConcurrentHashMap.newKeySet();
+    private volatile boolean pausedAll;
+    private volatile boolean suspended;
+    /** The console session that ran SUSPEND: as in PgBouncer, the suspension ends when it leaves. */
+    private volatile AdminSession suspendedBy;
+    /** WAIT_CLOSE commands waiting for their servers' close_needed to clear, checked on each janitor pass. */
+    private final Map<CompletableFuture<List<EncodableMessage>>, String> waitingToClose = new ConcurrentHashMap<>();
 
     /**
      * @param settings who may log in (admin_users, stats_users) and what SHOW CONFIG shows
      * @param port     the proxy's listening port, for SHOW DATABASES' row of the console itself
-     * @param shutdown closes the proxy (SHUTDOWN); run on a thread of its own
+     * @param shutdown closes the proxy (SHUTDOWN and its WAIT_FOR_ forms); run on a thread of its own
      * @param reloader RELOAD, run on a thread of its own; null when the proxy was not started from a file
+     * @param setter   SET of a changeable setting, run on a thread of its own (it may read files)
      */
     public AdminConsole(ProxyContext context, Map<String, ServerTarget> databases, ProxySettings settings,
-            IntSupplier port, Runnable shutdown, Reloader reloader) {
+            IntSupplier port, Consumer<Shutdown> shutdown, Reloader reloader, Setter setter) {
         this.context = context;
         this.databases = Map.copyOf(databases);
         this.port = port;
         this.shutdown = shutdown;
         this.reloader = reloader;
+        this.setter = setter;
         reloaded(settings);
+        context.registry().addJanitorChore(this::checkWaitingToClose);
     }
 
     /** PAUSE of every database, as from the console (the standalone proxy's SIGUSR1); completes once paused. */
@@ -94,14 +133,30 @@ public final class AdminConsole implements AdminRoute {
         return pause(null).thenApply(done -> null);
     }
 
-    /** RESUME of every database, as from the console (the standalone proxy's SIGUSR2). */
+    /** RESUME of every database, paused together or one by one (the standalone proxy's SIGUSR2). */
     public void resume() {
-        resume(null);
+        paused.clear();
+        pausedAll = false;
+        suspended = false;
+        suspendedBy = null;
+        registry().pools().forEach(Pool::resume);
     }
 
-    /** After a RELOAD that added databases: every database, as SHOW DATABASES and PAUSE see them. */
+    /** After RELOAD: every database, as SHOW DATABASES and PAUSE see them. */
     public void databases(Map<String, ServerTarget> databases) {
         this.databases = Map.copyOf(databases);
+    }
+
+    /** RELOAD removed the database: its clients are disconnected with PgBouncer's {@code database removed}. */
+    public void databaseRemoved(String database) {
+        paused.remove(database);
+        disabled.remove(database);
+        ErrorResponse removed = PoolerError.fatal("database removed");
+        for (ClientConnection client : clients()) {
+            if (database.equals(client.info().database())) {
+                client.disconnect(removed);
+            }
+        }
     }
 
     /** After RELOAD: who may log in from now on, and what SHOW CONFIG shows. */
@@ -127,6 +182,25 @@ public final class AdminConsole implements AdminRoute {
         return paused.contains(database);
     }
 
+    /**
+     * A client logged in to the pool: a pool made after its database was paused, killed or suspended waits for
+     * RESUME too, as in PgBouncer.
+     */
+    @Override
+    public void clientJoins(Pool<ServerConnection> pool) {
+        if (pausedAll || suspended || paused.contains(pool.key().database())) {
+            pool.pause();
+        }
+    }
+
+    boolean isPausedAll() {
+        return pausedAll;
+    }
+
+    boolean isSuspended() {
+        return suspended;
+    }
+
     @Override
     public ErrorResponse admit(String user) {
         return adminUsers.contains(user) || statsUsers.contains(user) ? null : PoolerError.notAllowed();
@@ -143,6 +217,10 @@ public final class AdminConsole implements AdminRoute {
 
     void sessionClosed(AdminSession session) {
         sessions.remove(session);
+        if (session == suspendedBy) {
+            log.info("the admin console session that ran SUSPEND left: resuming");
+            resume(null);
+        }
     }
 
     // ---------------------------------------------------------------- what the views read
@@ -200,7 +278,7 @@ public final class AdminConsole implements AdminRoute {
                 return done(table.messages());
             }
             case "SET" -> {
-                return done(set(session, command));
+                return set(session, command);
             }
             default -> {
                 // process control below
@@ -212,14 +290,25 @@ public final class AdminConsole implements AdminRoute {
         if (!session.isAdmin()) {
             return done(List.of(error("admin access needed")));
         }
-        if (UNSUPPORTED.contains(command.verb())) {
-            return done(unsupported(command.verb()));
+        switch (command.verb()) {
+            case "SHUTDOWN" -> {
+                return done(shutdown(session, command));
+            }
+            case "RELOAD" -> {
+                return command.name().isEmpty() ? reload() : done(invalid(command));
+            }
+            case "SUSPEND" -> {
+                return command.name().isEmpty() ? suspend(session) : done(invalid(command));
+            }
+            case "KILL_CLIENT" -> {
+                return done(command.extra().isEmpty() ? killClient(command.name()) : invalid(command));
+            }
+            default -> {
+                // commands on one database or all below
+            }
         }
-        if (command.verb().equals("SHUTDOWN")) {
-            return done(shutdown(session, command));
-        }
-        if (command.verb().equals("RELOAD")) {
-            return command.name().isEmpty() ? reload() : done(invalid(command));
+        if (!command.extra().isEmpty()) {
+            return done(invalid(command));
         }
         String database = command.name().isEmpty() ? null : command.name();
         if (database != null && !databases.containsKey(database)) {
@@ -231,14 +320,16 @@ public final class AdminConsole implements AdminRoute {
             case "RECONNECT" -> done(reconnect(database));
             case "KILL" -> done(kill(database));
             case "DISABLE", "ENABLE" -> done(enable(command.verb(), database));
+            case "WAIT_CLOSE" -> waitClose(database);
             default -> done(invalid(command));
         };
     }
 
     private static boolean isControl(String verb) {
         return switch (verb) {
-            case "PAUSE", "RESUME", "RECONNECT", "KILL", "DISABLE", "ENABLE", "SHUTDOWN", "RELOAD" -> true;
-            default -> UNSUPPORTED.contains(verb);
+            case "PAUSE", "RESUME", "RECONNECT", "KILL", "DISABLE", "ENABLE", "SHUTDOWN", "RELOAD", "SUSPEND",
+                    "WAIT_CLOSE", "KILL_CLIENT" -> true;
+            default -> false;
         };
     }
 
@@ -259,6 +350,11 @@ public final class AdminConsole implements AdminRoute {
             case "LISTS" -> show.lists();
             case "CONFIG" -> show.config();
             case "VERSION" -> show.version();
+            case "STATE" -> show.state();
+            case "FDS" -> show.fds();
+            case "SOCKETS" -> show.sockets(false);
+            case "ACTIVE_SOCKETS" -> show.sockets(true);
+            case "MEM" -> show.mem();
             default -> null;
         };
     }
@@ -271,45 +367,91 @@ public final class AdminConsole implements AdminRoute {
     private static List<EncodableMessage> help() {
         String usage = String.join("\n",
                 "\tSHOW HELP|CONFIG|DATABASES|POOLS|CLIENTS|SERVERS|USERS|VERSION",
-                "\tSHOW LISTS",
+                "\tSHOW FDS|SOCKETS|ACTIVE_SOCKETS|LISTS|MEM|STATE",
                 "\tSHOW STATS|STATS_TOTALS|STATS_AVERAGES|TOTALS",
+                "\tSET key = arg",
+                "\tRELOAD",
                 "\tPAUSE [<db>]",
                 "\tRESUME [<db>]",
                 "\tDISABLE <db>",
                 "\tENABLE <db>",
                 "\tRECONNECT [<db>]",
                 "\tKILL [<db>]",
-                "\tSHUTDOWN");
+                "\tKILL_CLIENT <client_id>",
+                "\tSUSPEND",
+                "\tSHUTDOWN",
+                "\tSHUTDOWN WAIT_FOR_SERVERS|WAIT_FOR_CLIENTS",
+                "\tWAIT_CLOSE [<db>]");
         return List.of(NoticeResponse.notice("00000", "Console usage").withDetail(usage),
                 new CommandComplete("SHOW"));
     }
 
-    /** Only the settings drivers send at startup are accepted (and have no effect); others fail as in PgBouncer. */
-    private List<EncodableMessage> set(AdminSession session, AdminCommand command) {
-        if (command.text().indexOf(';') >= 0) {
-            return invalid(command);
+    /**
+     * PgBouncer's SET: a changeable setting changes at once, with the tag {@code SET key=value}. The session
+     * settings drivers send at startup are accepted and have no effect. An unknown key, a bad value, or a key that
+     * takes a restart fail with PgBouncer's {@code SET failed}, the DETAIL saying why (PgBouncer answers SET of a
+     * read-only key as if it had worked).
+     */
+    private CompletionStage<List<EncodableMessage>> set(AdminSession session, AdminCommand command) {
+        Matcher m = SET.matcher(command.text());
+        if (!m.matches()) {
+            return done(invalid(command));
         }
-        String rest = command.text().substring(3).strip();
-        int end = 0;
-        while (end < rest.length() && rest.charAt(end) != '=' && !Character.isWhitespace(rest.charAt(end))) {
-            end++;
-        }
-        String key = rest.substring(0, end).toLowerCase(Locale.ROOT);
-        if (HARMLESS_SETTINGS.contains(key)) {
-            return List.of(new CommandComplete("SET"));
+        String key = unquoteName(m.group(1));
+        String value = m.group(2) != null ? m.group(2).replace("''", "'") : unquoteName(m.group(3));
+        if (HARMLESS_SETTINGS.contains(key.toLowerCase(Locale.ROOT))) {
+            return done(List.of(new CommandComplete("SET")));
         }
         if (!session.isAdmin()) {
-            return List.of(error("admin access needed"));
+            return done(List.of(error("admin access needed")));
         }
-        return List.of(error("SET failed").withDetail("pgmux does not change settings at run time: \"" + key
-                + "\" can only be set in the configuration"));
+        // names are matched exactly, as PgBouncer's SET does (its ini reader ignores case)
+        ProxySetting found = ProxySetting.named(key);
+        ProxySetting setting = found != null && found.configName().equals(key) ? found : null;
+        String refusal = null;
+        if (setting == null || !setting.takenIn(ProxySetting.Scope.GLOBAL)
+                && !setting.pgbouncerTakesIn(ProxySetting.Scope.GLOBAL)) {
+            refusal = ProxySetting.unknownGlobal(key);
+        } else if (!setting.takenIn(ProxySetting.Scope.GLOBAL)) {
+            refusal = key + " is not supported by pgmux yet";
+        } else if (setting.change() != ProxySetting.Change.RELOAD) {
+            refusal = key + " cannot be changed at run time: it takes a restart (SHOW CONFIG's changeable column)";
+        }
+        if (refusal != null) {
+            log.info("admin SET {} refused: {}", key, refusal);
+            return done(List.of(setFailed(refusal)));
+        }
+        return offLoop("pgmux-admin-set", () -> {
+            try {
+                setter.set(setting, value);
+            } catch (Exception e) {
+                log.info("admin SET {} refused: {}", key, e.getMessage());
+                return List.of(setFailed(e.getMessage()));
+            }
+            log.info("admin SET {} = {}", key, value);
+            return List.of(new CommandComplete("SET " + key + "=" + value));
+        });
+    }
+
+    private static String unquoteName(String word) {
+        return word.startsWith("\"") ? word.substring(1, word.length() - 1).replace("\"\"", "\"") : word;
+    }
+
+    private static ErrorResponse setFailed(String why) {
+        return error("SET failed").withDetail(why);
     }
 
     private CompletionStage<List<EncodableMessage>> pause(String database) {
-        List<Pool<ServerConnection>> pools = pools(database);
-        paused.addAll(database == null ? databases.keySet() : Set.of(database));
+        if (database == null ? pausedAll || suspended : paused.contains(database)) {
+            return done(List.of(error("already suspended/paused")));
+        }
+        if (database == null) {
+            pausedAll = true;
+        } else {
+            paused.add(database);
+        }
         List<CompletableFuture<Void>> drained = new ArrayList<>();
-        for (Pool<ServerConnection> pool : pools) {
+        for (Pool<ServerConnection> pool : pools(database)) {
             // PgBouncer's PAUSE disconnects from the servers once none is in use
             drained.add(pool.pause().toCompletableFuture().thenRun(pool::softEvictConnections));
         }
@@ -317,14 +459,48 @@ public final class AdminConsole implements AdminRoute {
                 .thenApply(v -> List.of(new CommandComplete("PAUSE")));
     }
 
+    /** RESUME after PAUSE, KILL or SUSPEND of every database, or of one; a database paused on its own stays so. */
     private List<EncodableMessage> resume(String database) {
-        pools(database).forEach(Pool::resume);
         if (database == null) {
-            paused.clear();
-        } else {
-            paused.remove(database);
+            if (!pausedAll && !suspended) {
+                return List.of(error("pooler is not paused/suspended"));
+            }
+            pausedAll = false;
+            suspended = false;
+            suspendedBy = null;
+        } else if (!paused.remove(database)) {
+            return List.of(error("database " + database + " is not paused"));
+        }
+        for (Pool<ServerConnection> pool : pools(database)) {
+            if (!pausedAll && !suspended && !paused.contains(pool.key().database())) {
+                pool.resume();
+            }
         }
         return List.of(new CommandComplete("RESUME"));
+    }
+
+    /**
+     * SUSPEND: no server is handed out any more, to clients connected or new, until RESUME or until the session
+     * that ran it leaves (as in PgBouncer, where that session is the new process of an online restart); answered
+     * once every client's pending writes are flushed. Unlike PgBouncer it does not stop reading from the clients:
+     * a transaction holding a server goes on (pgmux has no online restart that would take the sockets over).
+     */
+    private CompletionStage<List<EncodableMessage>> suspend(AdminSession session) {
+        if (pausedAll || suspended) {
+            return done(List.of(error("already suspended/paused")));
+        }
+        suspended = true;
+        suspendedBy = session;
+        pools(null).forEach(Pool::pause);
+        List<CompletableFuture<Void>> flushed = new ArrayList<>();
+        for (ClientConnection client : clients()) {
+            CompletableFuture<Void> written = new CompletableFuture<>();
+            client.info().channel().writeAndFlush(Unpooled.EMPTY_BUFFER)
+                    .addListener(f -> written.complete(null));
+            flushed.add(written);
+        }
+        return CompletableFuture.allOf(flushed.toArray(new CompletableFuture<?>[0]))
+                .thenApply(v -> List.of(new CommandComplete("SUSPEND")));
     }
 
     private List<EncodableMessage> reconnect(String database) {
@@ -335,7 +511,11 @@ public final class AdminConsole implements AdminRoute {
     /** Drops the database's clients and servers now; new clients wait for RESUME, as in PgBouncer. */
     private List<EncodableMessage> kill(String database) {
         List<Pool<ServerConnection>> pools = pools(database);
-        paused.addAll(database == null ? databases.keySet() : Set.of(database));
+        if (database == null) {
+            pausedAll = true;
+        } else {
+            paused.add(database);
+        }
         pools.forEach(Pool::pause);
         for (ClientConnection client : clients()) {
             ClientInfo info = client.info();
@@ -346,6 +526,31 @@ public final class AdminConsole implements AdminRoute {
         // idle servers close now, those the killed clients held as their leases end
         pools.forEach(Pool::softEvictConnections);
         return List.of(new CommandComplete("KILL"));
+    }
+
+    /** KILL_CLIENT: the client of that SHOW CLIENTS id leaves with PgBouncer's {@code admin forced disconnect}. */
+    private List<EncodableMessage> killClient(String id) {
+        long wanted;
+        try {
+            wanted = Long.parseLong(id);
+        } catch (NumberFormatException e) {
+            return List.of(error("invalid client pointer supplied"));
+        }
+        ErrorResponse forced = PoolerError.fatal("admin forced disconnect");
+        for (ClientConnection client : clients()) {
+            if (client.info().processId() == wanted) {
+                log.info("KILL_CLIENT {}: client {} disconnected", id, client.info().channel().remoteAddress());
+                client.disconnect(forced);
+                return List.of(new CommandComplete("KILL_CLIENT"));
+            }
+        }
+        for (AdminSession other : sessions) {
+            if (other.id() == wanted) {
+                other.channel().writeAndFlush(forced).addListener(ChannelFutureListener.CLOSE);
+                return List.of(new CommandComplete("KILL_CLIENT"));
+            }
+        }
+        return List.of(error("client not found"));
     }
 
     private List<EncodableMessage> enable(String verb, String database) {
@@ -360,36 +565,71 @@ public final class AdminConsole implements AdminRoute {
         return List.of(new CommandComplete(verb));
     }
 
+    /** WAIT_CLOSE: answered once no server of the database (or of any) is marked close_needed any more. */
+    private CompletionStage<List<EncodableMessage>> waitClose(String database) {
+        CompletableFuture<List<EncodableMessage>> result = new CompletableFuture<>();
+        waitingToClose.put(result, database == null ? "" : database);
+        checkWaitingToClose();
+        return result;
+    }
+
+    /** A janitor chore: answers the WAIT_CLOSE commands whose servers have all closed or cleared close_needed. */
+    private void checkWaitingToClose() {
+        if (waitingToClose.isEmpty()) {
+            return;
+        }
+        waitingToClose.forEach((result, database) -> {
+            boolean closeNeeded = pools(database.isEmpty() ? null : database).stream()
+                    .anyMatch(pool -> pool.view().serverSnapshots().stream().anyMatch(s -> s.closeNeeded));
+            if (!closeNeeded && waitingToClose.remove(result, database)) {
+                result.complete(List.of(new CommandComplete("WAIT_CLOSE")));
+            }
+        });
+    }
+
     /** Reads the file on a thread of its own: file access has no place on an event loop. */
     private CompletionStage<List<EncodableMessage>> reload() {
         if (reloader == null) {
             return done(List.of(error("RELOAD is not supported: the proxy was not started from a configuration file")));
         }
-        CompletableFuture<List<EncodableMessage>> result = new CompletableFuture<>();
-        Thread worker = new Thread(() -> {
+        return offLoop("pgmux-admin-reload", () -> {
             try {
                 reloader.reload();
-                log.info("RELOAD from the admin console: configuration applied");
-                result.complete(List.of(new CommandComplete("RELOAD")));
             } catch (Exception | Error e) {
                 log.error("RELOAD failed: {}", e.getMessage(), e);
-                result.complete(List.of(ErrorResponse.error("F0000", "RELOAD failed, see logs for additional details")
-                        .withDetail(String.valueOf(e.getMessage()))));
+                return List.of(ErrorResponse.error("F0000", "RELOAD failed, see logs for additional details")
+                        .withDetail(String.valueOf(e.getMessage())));
             }
-        }, "pgmux-admin-reload");
+            log.info("RELOAD from the admin console: configuration applied");
+            return List.of(new CommandComplete("RELOAD"));
+        });
+    }
+
+    /** Runs {@code work} on a thread of its own, for what reads files or blocks. */
+    private static CompletionStage<List<EncodableMessage>> offLoop(String name,
+            Supplier<List<EncodableMessage>> work) {
+        CompletableFuture<List<EncodableMessage>> result = new CompletableFuture<>();
+        Thread worker = new Thread(() -> result.complete(work.get()), name);
         worker.setDaemon(true);
         worker.start();
         return result;
     }
 
     private List<EncodableMessage> shutdown(AdminSession session, AdminCommand command) {
-        if (!command.name().isEmpty()) {
-            return unsupported("SHUTDOWN " + command.argument());
+        Shutdown mode;
+        if (command.name().isEmpty()) {
+            mode = Shutdown.IMMEDIATE;
+        } else if (command.extra().isEmpty() && command.argument().equals("WAIT_FOR_SERVERS")) {
+            mode = Shutdown.WAIT_FOR_SERVERS;
+        } else if (command.extra().isEmpty() && command.argument().equals("WAIT_FOR_CLIENTS")) {
+            mode = Shutdown.WAIT_FOR_CLIENTS;
+        } else {
+            return invalid(command);
         }
-        log.info("SHUTDOWN from the admin console");
+        log.info("SHUTDOWN{} from the admin console", mode == Shutdown.IMMEDIATE ? "" : " " + mode);
         // queued behind this read, so the reply is written before closing begins; closing blocks, so not here
         session.channel().eventLoop().execute(() -> {
-            Thread stopper = new Thread(shutdown, "pgmux-admin-shutdown");
+            Thread stopper = new Thread(() -> shutdown.accept(mode), "pgmux-admin-shutdown");
             stopper.setDaemon(false);
             stopper.start();
         });

@@ -1,5 +1,11 @@
 package io.pgmux.proxy.admin;
 
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetric;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.unix.UnixChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.pgmux.core.config.ConfigKey;
 import io.pgmux.core.config.PoolConfig;
@@ -14,12 +20,15 @@ import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -138,29 +147,68 @@ final class ShowCommands {
 
     Table clients() {
         Table t = clientOrServerColumns();
+        clientRows().forEach(row -> t.row(row.values));
+        return t;
+    }
+
+    Table servers() {
+        Table t = clientOrServerColumns();
+        serverRows().forEach(row -> t.row(row.values));
+        return t;
+    }
+
+    /**
+     * SHOW SOCKETS: the rows of SHOW CLIENTS and SHOW SERVERS with PgBouncer's buffer columns. pgmux has no
+     * socket buffers of its own (Netty's are per read), so only send_remain has a figure: the bytes written to the
+     * socket and not yet taken by the kernel. ACTIVE_SOCKETS: the sockets in use (an active client or server),
+     * and those with bytes left to send.
+     */
+    Table sockets(boolean activeOnly) {
+        Table t = clientOrServerColumns().int4("recv_pos", "pkt_pos", "pkt_remain", "send_pos", "send_remain",
+                "pkt_avail", "send_avail");
+        List<Row> rows = new ArrayList<>(clientRows());
+        rows.addAll(serverRows());
+        for (Row row : rows) {
+            long pending = pendingBytes(row.channel);
+            if (!activeOnly || pending > 0 || "active".equals(row.values.get(4))) {
+                List<Object> values = new ArrayList<>(row.values);
+                values.addAll(List.of(0, 0, 0, 0, (int) Math.min(Integer.MAX_VALUE, pending), 0, 0));
+                t.row(values);
+            }
+        }
+        return t;
+    }
+
+    /** One SHOW CLIENTS or SHOW SERVERS row, with the socket it describes. */
+    private record Row(Channel channel, List<Object> values) {
+    }
+
+    private List<Row> clientRows() {
+        List<Row> rows = new ArrayList<>();
         List<ClientInfo> infos = new ArrayList<>();
         for (ClientConnection client : console.clients()) {
             infos.add(client.info());
         }
         infos.sort(Comparator.comparingLong(ClientInfo::connectedAtMillis));
         for (ClientInfo c : infos) {
-            t.row("C", c.user(), c.database(), "none", c.state(), host(c.channel().remoteAddress()),
+            rows.add(row(c.channel(), "C", c.user(), c.database(), "none", c.state(), host(c.channel().remoteAddress()),
                     port(c.channel().remoteAddress()), host(c.channel().localAddress()),
                     port(c.channel().localAddress()), timestamp(c.connectedAtMillis()), null, 0, 0, 0,
                     ptr(c.channel()), c.server() == null ? "" : ptr(c.server()), 0, tls(c.channel()),
-                    c.applicationName(), 0, c.processId());
+                    c.applicationName(), 0, c.processId()));
         }
         for (AdminSession s : console.sessions()) {
-            t.row("C", s.user(), AdminConsole.DATABASE, "none", "active", host(s.channel().remoteAddress()),
+            rows.add(row(s.channel(), "C", s.user(), AdminConsole.DATABASE, "none", "active",
+                    host(s.channel().remoteAddress()),
                     port(s.channel().remoteAddress()), host(s.channel().localAddress()),
                     port(s.channel().localAddress()), timestamp(s.connectedAtMillis()), null, 0, 0, 0,
-                    ptr(s.channel()), "", 0, tls(s.channel()), s.applicationName(), 0, s.id());
+                    ptr(s.channel()), "", 0, tls(s.channel()), s.applicationName(), 0, s.id()));
         }
-        return t;
+        return rows;
     }
 
-    Table servers() {
-        Table t = clientOrServerColumns();
+    private List<Row> serverRows() {
+        List<Row> rows = new ArrayList<>();
         Map<ServerConnection, ClientInfo> linked = new IdentityHashMap<>();
         for (ClientConnection client : console.clients()) {
             ClientInfo info = client.info();
@@ -184,17 +232,21 @@ final class ShowCommands {
                         : nowMillis - TimeUnit.NANOSECONDS.toMillis(poolNow - s.connectedAtNanos);
                 long usedAt = s.lastUsedNanos == 0 ? 0
                         : nowMillis - TimeUnit.NANOSECONDS.toMillis(poolNow - s.lastUsedNanos);
-                t.row("S", loginUser, pool.key().database(), "none", s.state.equals("login") ? "new" : s.state,
+                rows.add(row(c == null ? null : c.channel(), "S", loginUser, pool.key().database(), "none", s.state.equals("login") ? "new" : s.state,
                         host(remote), port(remote), host(local), port(local),
                         connectedAt == 0 ? null : timestamp(connectedAt), usedAt == 0 ? null : timestamp(usedAt),
                         0, 0, s.closeNeeded ? 1 : 0, c == null ? "" : ptr(c),
                         client == null ? "" : ptr(client.channel()),
                         c == null || c.backendKeyData() == null ? 0 : c.backendKeyData().processId(),
                         c == null ? "" : tls(c.channel()), client == null ? "" : client.applicationName(),
-                        c == null ? 0 : c.preparedStatements() == null ? 0 : c.preparedStatements().size(), s.id);
+                        c == null ? 0 : c.preparedStatements() == null ? 0 : c.preparedStatements().size(), s.id));
             }
         }
-        return t;
+        return rows;
+    }
+
+    private static Row row(Channel channel, Object... values) {
+        return new Row(channel, Arrays.asList(values));
     }
 
     private static Table clientOrServerColumns() {
@@ -287,13 +339,65 @@ final class ShowCommands {
         return t;
     }
 
-    /** Every setting pgmux takes in [pgbouncer]; none is changeable, the console having no SET of settings yet. */
+    /** Every setting pgmux takes in [pgbouncer]; changeable (by SET and RELOAD) as its RELOAD rule says. */
     Table config() {
         Table t = new Table().text("key", "value", "default", "changeable");
         ProxySettings settings = console.settings();
         for (ProxySetting s : ProxySetting.all(ProxySetting.Scope.GLOBAL)) {
-            t.row(s.configName(), settings.text(s), s.defaultText(), "no");
+            t.row(s.configName(), settings.text(s), s.defaultText(),
+                    s.change() == ProxySetting.Change.RELOAD ? "yes" : "no");
         }
+        return t;
+    }
+
+    /** SHOW STATE: active unless paused or suspended, as PgBouncer's (PAUSE of one database leaves it active). */
+    Table state() {
+        Table t = new Table().text("key", "value");
+        boolean paused = console.isPausedAll();
+        boolean suspended = console.isSuspended();
+        t.row("active", paused || suspended ? "no" : "yes");
+        t.row("paused", paused ? "yes" : "no");
+        t.row("suspended", suspended ? "yes" : "no");
+        return t;
+    }
+
+    /**
+     * SHOW FDS: one row per client and server socket, its file descriptor where the epoll transport has one (NULL
+     * on NIO). PgBouncer lists them for an online restart's takeover, which pgmux has not; so the session settings
+     * and secrets PgBouncer hands over are NULL here, never shown.
+     */
+    Table fds() {
+        Table t = new Table().int4("fd").text("task", "user", "database", "addr").int4("port").int8("cancel")
+                .int4("link").text("client_encoding", "std_strings", "datestyle", "timezone", "password",
+                        "scram_client_key", "scram_server_key");
+        for (Row row : clientRows()) {
+            List<Object> v = row.values;
+            t.row(fd(row.channel), "client", v.get(1), v.get(2), v.get(5), v.get(6), 0, linkFd(v.get(15)), null,
+                    null, null, null, null, null, null);
+        }
+        for (Row row : serverRows()) {
+            List<Object> v = row.values;
+            t.row(fd(row.channel), "server", v.get(1), v.get(2), v.get(5), v.get(6), 0, null, null, null, null,
+                    null, null, null, null);
+        }
+        return t;
+    }
+
+    /**
+     * SHOW MEM: PgBouncer's slab caches have no counterpart in a JVM; the rows are what the proxy's memory is:
+     * the heap, and Netty's pooled buffers (direct and heap), each with size 1 so that used, free and memtotal are
+     * bytes.
+     */
+    Table mem() {
+        Table t = new Table().text("name").int8("size", "used", "free", "memtotal");
+        MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        t.row("jvm_heap", 1, heap.getUsed(), heap.getCommitted() - heap.getUsed(), heap.getCommitted());
+        ByteBufAllocatorMetric buffers = ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider p
+                ? p.metric() : null;
+        long direct = buffers == null ? 0 : buffers.usedDirectMemory();
+        long onHeap = buffers == null ? 0 : buffers.usedHeapMemory();
+        t.row("netty_direct_buffers", 1, direct, 0, direct);
+        t.row("netty_heap_buffers", 1, onHeap, 0, onHeap);
         return t;
     }
 
@@ -301,6 +405,31 @@ final class ShowCommands {
         Table t = new Table().text("version");
         t.row(console.versionText());
         return t;
+    }
+
+    private static Integer fd(Channel channel) {
+        return channel instanceof UnixChannel unix && unix.isOpen() ? unix.fd().intValue() : null;
+    }
+
+    /** The fd of the server a client is linked to, found by the ptr SHOW CLIENTS links it with. */
+    private Integer linkFd(Object serverPtr) {
+        if (serverPtr == null || "".equals(serverPtr)) {
+            return null;
+        }
+        for (Row row : serverRows()) {
+            if (serverPtr.equals(row.values.get(14))) {
+                return fd(row.channel);
+            }
+        }
+        return null;
+    }
+
+    private static long pendingBytes(Channel channel) {
+        if (channel == null) {
+            return 0;
+        }
+        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+        return out == null ? 0 : out.totalPendingWriteBytes();
     }
 
     private static String[] prefixed(String prefix, String[] names) {
@@ -328,7 +457,7 @@ final class ShowCommands {
         return String.format("0x%08x", System.identityHashCode(o));
     }
 
-    private static String tls(io.netty.channel.Channel channel) {
+    private static String tls(Channel channel) {
         SslHandler ssl = channel.pipeline().get(SslHandler.class);
         if (ssl == null || ssl.engine().getSession() == null) {
             return "";

@@ -120,6 +120,18 @@ public final class ScramSecret implements Secret {
         }
     }
 
+    /**
+     * After RELOAD read the auth file again: the keys a client's login left on {@code previous}, the same verifier
+     * read before, stay usable, so passthrough logins go on without waiting for another client.
+     */
+    public void keepKeysOf(ScramSecret previous) {
+        if (previous.passthroughKeys != null && iterations == previous.iterations
+                && MessageDigest.isEqual(salt, previous.salt) && MessageDigest.isEqual(storedKey, previous.storedKey)
+                && MessageDigest.isEqual(serverKey, previous.serverKey)) {
+            rememberPassthroughKeys(previous.passthroughKeys);
+        }
+    }
+
     /** The keys of the first client that logged in by SCRAM against this verifier, or null before that. */
     ScramKeys passthroughKeys() {
         return passthroughKeys;

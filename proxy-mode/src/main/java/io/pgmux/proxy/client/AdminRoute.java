@@ -2,7 +2,9 @@ package io.pgmux.proxy.client;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
+import io.pgmux.core.pool.Pool;
 import io.pgmux.proxy.protocol.ErrorResponse;
+import io.pgmux.proxy.server.ServerConnection;
 import java.util.Map;
 
 /**
@@ -22,6 +24,11 @@ public interface AdminRoute {
         }
 
         @Override
+        public void clientJoins(Pool<ServerConnection> pool) {
+            // nothing is paused without a console
+        }
+
+        @Override
         public ErrorResponse admit(String user) {
             throw new IllegalStateException("no admin console");
         }
@@ -37,6 +44,9 @@ public interface AdminRoute {
 
     /** DISABLE refused new clients of the database. */
     boolean isDisabled(String database);
+
+    /** A client logged in to {@code pool}: a pool made after PAUSE, KILL or SUSPEND pauses too. */
+    void clientJoins(Pool<ServerConnection> pool);
 
     /** Null when {@code user} may use the console, otherwise the FATAL error to close with. */
     ErrorResponse admit(String user);

@@ -249,6 +249,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         try {
             pool = context.registry().pool(database, poolUser);
             admission = context.registry().admitClient(pool, false);
+            context.adminRoute().clientJoins(pool);
             return null;
         } catch (TooManyClientsException e) {
             return PoolerError.maxClientConn();
@@ -493,6 +494,15 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         ErrorResponse e = serverError.error();
         return e.isFatal() ? e : ErrorResponse.fatal(e.sqlState(), e.message());
+    }
+
+    /** From any thread: sends a FATAL error and closes (the admin console's KILL_CLIENT, a database RELOAD removed). */
+    public void disconnect(ErrorResponse error) {
+        channel.eventLoop().execute(() -> {
+            if (state != State.CLOSED) {
+                fatal(error);
+            }
+        });
     }
 
     /** Sends a FATAL error and closes, as PgBouncer's send_pooler_error does. */

@@ -28,8 +28,9 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ProxyContext {
     private final PoolRegistry<ServerConnection> registry;
     private volatile Map<String, ServerTarget> databases;
-    private final UserSecrets users;
-    private final AuthType authType;
+    /** Replaced by RELOAD and by SET auth_file: new logins check the new secrets. */
+    private volatile UserSecrets users;
+    private volatile AuthType authType;
     /** Replaced by RELOAD: new clients get the new certificates, connected ones keep theirs. */
     private volatile ClientTls clientTls;
     private final CancelSender cancelSender;
@@ -86,6 +87,11 @@ public final class ProxyContext {
 
     UserSecrets users() {
         return users;
+    }
+
+    /** After RELOAD or SET auth_file: the users and secrets logins are checked against from now on. */
+    public void users(UserSecrets users) {
+        this.users = java.util.Objects.requireNonNull(users, "users");
     }
 
     AuthType authType() {

@@ -50,7 +50,7 @@ public enum ProxySetting {
     LISTEN_ADDR("listen_addr", Type.ADDRESS, "127.0.0.1", RESTART, G, G),
     LISTEN_PORT("listen_port", Type.INT, "6432", RESTART, G, G),
     AUTH_TYPE("auth_type", Type.AUTH_TYPE, "md5", RESTART, G, G),
-    AUTH_FILE("auth_file", Type.FILE, "", RESTART, G, G),
+    AUTH_FILE("auth_file", Type.FILE, "", RELOAD, G, G),
     AUTH_HBA_FILE("auth_hba_file", Type.FILE, "", RESTART, G, G),
     AUTH_IDENT_FILE("auth_ident_file", Type.FILE, "", RESTART, G, G),
     AUTH_USER("auth_user", Type.TEXT, "", RESTART, GD, GD),
@@ -69,7 +69,7 @@ public enum ProxySetting {
     SUSPEND_TIMEOUT("suspend_timeout", Type.SECONDS, "10", RESTART, G, G),
     MAX_PREPARED_STATEMENTS("max_prepared_statements", Type.COUNT, "200", RESTART, G, G),
     THREADS("threads", Type.COUNT, "0", RESTART, G, NONE),
-    PIN_SESSION_STATE("pin_session_state", Type.PIN_SESSION_STATE, "on", RESTART, GD, NONE),
+    PIN_SESSION_STATE("pin_session_state", Type.PIN_SESSION_STATE, "on", RELOAD, GD, NONE),
     MAX_PACKET_SIZE("max_packet_size", Type.COUNT, "2147483647", RESTART, G, G),
     METRICS_LISTEN("metrics_listen", Type.HOST_PORT, "", RESTART, G, NONE),
     SERVER_TLS_SSLMODE("server_tls_sslmode", Type.TLS_MODE, "prefer", RESTART, GD, G),
@@ -336,6 +336,11 @@ public enum ProxySetting {
 
     private static List<String> namesTakenIn(Scope scope) {
         return all(scope).stream().map(ProxySetting::configName).toList();
+    }
+
+    /** "unknown setting 'name'", naming the nearest {@code [pgbouncer]} setting pgmux takes. */
+    public static String unknownGlobal(String name) {
+        return unknown("setting", name, Scope.GLOBAL);
     }
 
     /** "unknown {what} 'name'", naming the nearest key pgmux takes in {@code scope}. */

@@ -65,6 +65,22 @@ public final class ProxySettings {
         return changed;
     }
 
+    /**
+     * These settings with one global setting changed, as the admin console's SET changes it (file names relative to
+     * {@code base}).
+     *
+     * @throws IllegalArgumentException naming the key, for a value it cannot take
+     * @throws ConfigException for a pool setting that no longer fits the others
+     */
+    public ProxySettings with(ProxySetting setting, String value, Path base) {
+        if (setting.poolKey() != null) {
+            return new ProxySettings(values, pool.toBuilder().set(setting.configName(), value).build());
+        }
+        Map<ProxySetting, Object> next = new EnumMap<>(values);
+        next.put(setting, setting.checked(setting.parse(value, base)));
+        return new ProxySettings(Collections.unmodifiableMap(next), pool);
+    }
+
     /** These settings with the ones RELOAD applies taken from {@code fresh}. */
     public ProxySettings reloaded(ProxySettings fresh) {
         Map<ProxySetting, Object> next = new EnumMap<>(ProxySetting.class);

@@ -1,6 +1,7 @@
 package io.pgmux.proxy.oracle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.pgmux.proxy.PgMuxProxy;
 import io.pgmux.proxy.config.ProxyConfigLoader;
@@ -277,6 +278,92 @@ class PgBouncerDifferentialTest {
         assertSame(p, endpoint -> psql(endpoint, ADMIN, ADMIN_PASSWORD, command));
     }
 
+    /** Admin SET, the commands of live administration and their refusals: the same tag or error text. */
+    @ParameterizedTest
+    @ValueSource(strings = {"SET default_pool_size = 1", "SET default_pool_size=3", "SET pool_mode = 'session'",
+            "SET server_reset_query = 'DISCARD ALL; SELECT 1'", "SET default_pool_size = 'abc'",
+            "SET default_pool_size = -1", "SET default_pool_size", "SET pool_mode = bogus",
+            "set Default_Pool_Size = 4", "KILL_CLIENT 123456", "KILL_CLIENT abc", "WAIT_CLOSE", "WAIT_CLOSE app",
+            "WAIT_CLOSE nosuchdb", "SUSPEND", "RESUME", "RESUME app", "SHUTDOWN FOO", "SHOW STATE"})
+    void consoleAnswersLiveAdministrationAlike(String command) throws Exception {
+        Poolers p = start("");
+        assertSame(p, endpoint -> psql(endpoint, ADMIN, ADMIN_PASSWORD, command));
+    }
+
+    /** What SHOW CONFIG and SHOW STATE print after a SET or a PAUSE, SUSPEND, RESUME. */
+    @ParameterizedTest
+    @ValueSource(strings = {"SET default_pool_size = 7|SHOW CONFIG", "PAUSE|SHOW STATE", "SUSPEND|SHOW STATE",
+            "SUSPEND|PAUSE", "PAUSE|SUSPEND", "PAUSE app|SHOW STATE", "PAUSE app|RESUME", "PAUSE|RESUME|SHOW STATE",
+            "KILL app|RESUME", "SUSPEND|RESUME|SHOW STATE"})
+    void consoleSequencesEndAlike(String commands) throws Exception {
+        Poolers p = start("");
+        Scenario scenario = endpoint -> {
+            String[] each = commands.split("\\|");
+            for (int i = 0; i < each.length - 1; i++) {
+                psql(endpoint, ADMIN, ADMIN_PASSWORD, each[i]);
+            }
+            String last = psql(endpoint, ADMIN, ADMIN_PASSWORD, each[each.length - 1]);
+            if (last.startsWith("key|value|default|changeable")) {
+                last = last.lines().filter(l -> l.startsWith("default_pool_size|")).findFirst().orElse(last);
+            }
+            throw new IllegalStateException(last.strip().replace("\n", " / "));
+        };
+        assertEquals(seen(p.pgbouncer, scenario), seen(p.pgmux, scenario));
+    }
+
+    /**
+     * A deliberate difference: PgBouncer answers SET of a key it does not change at run time as if it had worked;
+     * pgmux refuses it, so that no setting is silently ignored.
+     */
+    @Test
+    void setOfAReadOnlyKeyIsRefusedByPgmux() throws Exception {
+        Poolers p = start("");
+        assertEquals("SET listen_port=7000", psql(p.pgbouncer, ADMIN, ADMIN_PASSWORD, "SET listen_port = 7000").strip());
+        IllegalStateException refused = assertThrows(IllegalStateException.class,
+                () -> psql(p.pgmux, ADMIN, ADMIN_PASSWORD, "SET listen_port = 7000"));
+        assertEquals("psql exit 1: ERROR:  08P01: SET failed", refused.getMessage().lines().findFirst().orElse(""));
+        // neither changed the port (pgmux's ini asks for port 0, any free one)
+        assertEquals("listen_port|PORT|6432|no", psql(p.pgbouncer, ADMIN, ADMIN_PASSWORD, "SHOW CONFIG").lines()
+                .filter(l -> l.startsWith("listen_port|")).findFirst().orElse(""));
+        assertEquals("listen_port|0|6432|no", psql(p.pgmux, ADMIN, ADMIN_PASSWORD, "SHOW CONFIG").lines()
+                .filter(l -> l.startsWith("listen_port|")).findFirst().orElse(""));
+    }
+
+    @Test
+    void killClientDisconnectsWithTheSameMessage() throws Exception {
+        Poolers p = start("");
+        assertSame(p, endpoint -> {
+            try (Connection victim = connect(endpoint, "app", USER, PASSWORD)) {
+                backendPid(victim);
+                String id = psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW CLIENTS").lines()
+                        .filter(l -> l.startsWith("C|" + USER + "|app|")).map(l -> l.substring(l.lastIndexOf('|') + 1))
+                        .findFirst().orElseThrow();
+                psql(endpoint, ADMIN, ADMIN_PASSWORD, "KILL_CLIENT " + id);
+                backendPid(victim);
+            }
+        });
+    }
+
+    @Test
+    void aDatabaseRemovedByReloadDisconnectsItsClientAndRefusesNewOnesAlike() throws Exception {
+        Poolers p = start("");
+        String entry = "app = host=";
+        Scenario removed = endpoint -> {
+            try (Connection client = connect(endpoint, "app", USER, PASSWORD)) {
+                backendPid(client);
+                if (endpoint == p.pgbouncer) {
+                    p.oracle.editIni(entry, "other = host=");
+                } else {
+                    Files.writeString(p.pgmuxIni, Files.readString(p.pgmuxIni).replace(entry, "other = host="));
+                }
+                psql(endpoint, ADMIN, ADMIN_PASSWORD, "RELOAD");
+                backendPid(client);
+            }
+        };
+        assertEquals(seen(p.pgbouncer, removed), seen(p.pgmux, removed));
+        assertSame(p, endpoint -> connect(endpoint, "app", USER, PASSWORD).close());
+    }
+
     @Test
     void disabledDatabaseRefusesNewClientsAlike() throws Exception {
         Poolers p = start("");
@@ -376,7 +463,7 @@ class PgBouncerDifferentialTest {
     /** The SHOW views' column names in order, as psql prints them and exporters read them (1.25's set). */
     @ParameterizedTest
     @ValueSource(strings = {"POOLS", "STATS", "STATS_TOTALS", "STATS_AVERAGES", "TOTALS", "CLIENTS", "SERVERS",
-            "DATABASES", "USERS", "LISTS", "CONFIG", "VERSION"})
+            "DATABASES", "USERS", "LISTS", "CONFIG", "VERSION", "STATE", "FDS", "SOCKETS", "ACTIVE_SOCKETS", "MEM"})
     void showViewsHaveTheOraclesColumns(String view) throws Exception {
         Assumptions.assumeTrue(version[0] > 1 || version[1] >= 25, "the oracle is PgBouncer " + version[0] + "."
                 + version[1] + "; pgmux's admin views follow 1.25's columns: set PGMUX_TEST_PGBOUNCER to a 1.25 build");
@@ -416,10 +503,11 @@ class PgBouncerDifferentialTest {
         Files.writeString(ini, body.replace("[pgbouncer]\n", "[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\n"));
         PgMuxProxy pgmux = ProxyConfigLoader.load(ini).start();
         started.add(pgmux);
-        return new Poolers(new Endpoint("PgBouncer", pgbouncer.port()), new Endpoint("pgmux", pgmux.port()));
+        return new Poolers(new Endpoint("PgBouncer", pgbouncer.port()), new Endpoint("pgmux", pgmux.port()),
+                pgbouncer, ini);
     }
 
-    private record Poolers(Endpoint pgbouncer, Endpoint pgmux) {
+    private record Poolers(Endpoint pgbouncer, Endpoint pgmux, PgBouncerProcess oracle, Path pgmuxIni) {
     }
 
     private record Endpoint(String name, int port) {

@@ -99,6 +99,12 @@ final class PgBouncerProcess implements AutoCloseable {
         return port;
     }
 
+    /** Replaces {@code from} by {@code to} in its pgbouncer.ini, for a RELOAD to read. */
+    void editIni(String from, String to) throws IOException {
+        Path ini = dir.resolve("pgbouncer.ini");
+        write(ini, Files.readString(ini).replace(from, to));
+    }
+
     String log() {
         return read(dir.resolve("pgbouncer.log"));
     }

@@ -206,6 +206,38 @@ class ProxyProcessIT {
     }
 
     @Test
+    void sighupAfterEditingTheIniAndTheAuthFileAppliesThePasswordRemovesTheDatabaseAndNamesRestartOnlyKeys()
+            throws Exception {
+        Path ini = ini();
+        try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
+            int port = proxy.awaitPort();
+            try (Connection before = connect(port, "app")) {
+                assertEquals("1", queryOne(before, "SELECT 1"));
+                Files.writeString(dir.resolve("userlist.txt"), "\"" + USER + "\" \"changed-secret\"\n");
+                Files.writeString(ini, Files.readString(ini).replace("app = host=", "moved = host=")
+                        + "max_prepared_statements = 100\n");
+                proxy.signal("HUP");
+                proxy.awaitStderr(Pattern.compile("LOG RELOAD: configuration applied"));
+                assertTrue(proxy.stderr().stream().anyMatch(l -> l.matches(".*WARNING RELOAD: changes to "
+                        + "max_prepared_statements take effect only after a restart")), String.join("\n", proxy.stderr()));
+                SQLException removed = assertThrows(SQLException.class, () -> queryOne(before, "SELECT 1"));
+                assertTrue(removed.getMessage().contains("database removed"), removed.getMessage());
+            }
+            SQLException oldPassword = assertThrows(SQLException.class, () -> connect(port, "moved").close());
+            assertTrue(oldPassword.getMessage().contains("SASL authentication failed"), oldPassword.getMessage());
+            Properties changed = new Properties();
+            changed.setProperty("user", USER);
+            changed.setProperty("password", "changed-secret");
+            try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/moved", changed)) {
+                assertEquals(db.name(), queryOne(c, "SELECT current_database()"));
+            }
+            SQLException gone = assertThrows(SQLException.class, () -> DriverManager.getConnection(
+                    "jdbc:postgresql://127.0.0.1:" + port + "/app", changed).close());
+            assertTrue(gone.getMessage().contains("no such database: app"), gone.getMessage());
+        }
+    }
+
+    @Test
     void aSighupWithABrokenIniKeepsTheProxyServing() throws Exception {
         Path ini = ini();
         try (ProxyJar proxy = ProxyJar.start(ini.toString())) {

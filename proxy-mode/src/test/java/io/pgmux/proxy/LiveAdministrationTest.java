@@ -1,0 +1,491 @@
+package io.pgmux.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.proxy.config.ProxyConfigLoader;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.postgresql.util.PSQLException;
+
+/**
+ * The admin console's live administration, on a proxy started from a pgbouncer.ini: SET of changeable settings,
+ * RELOAD of databases and the auth file, SUSPEND, WAIT_CLOSE, KILL_CLIENT, SHUTDOWN's waiting forms and the SHOW
+ * views of the process.
+ */
+@PostgresTest
+class LiveAdministrationTest {
+    private static final String USER = "app";
+    private static final String PASSWORD = "app-secret";
+    private static final String ADMIN = "boss";
+    private static final String ADMIN_PASSWORD = "boss-secret";
+
+    private final TestDatabase db;
+    private PgMuxProxy proxy;
+    @TempDir
+    Path dir;
+
+    LiveAdministrationTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    @AfterEach
+    void stop() {
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- SET
+
+    @Test
+    void setDefaultPoolSizeToOneMakesTheSecondClientWait() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection holder = client(); Connection waiter = client()) {
+            assertEquals(1, selectOne(waiter));
+            console.createStatement().execute("SET default_pool_size = 1");
+            assertEquals("1", config(console, "default_pool_size"));
+            // servers over the new size close once idle, at the janitor's next pass
+            await(() -> ProxyFixture.existingPool(proxy, db.name(), USER).getTotalConnections() <= 1, "one server left");
+            holder.setAutoCommit(false);
+            holder.createStatement().execute("SELECT 1");
+            CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> selectOne(waiter));
+            await(() -> "1".equals(poolRow(console).get("cl_waiting")), "the second client waits");
+            assertEquals("1", poolRow(console).get("sv_active"));
+            holder.commit();
+            assertEquals(1, waiting.get(10, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void setQueryWaitTimeoutFailsAWaitingClientAfterTheNewTimeout() throws Exception {
+        start("default_pool_size = 1\n", PASSWORD);
+        try (Connection console = console(); Connection holder = client(); Connection waiter = client()) {
+            console.createStatement().execute("SET query_wait_timeout = 1");
+            holder.setAutoCommit(false);
+            holder.createStatement().execute("SELECT 1");
+            PSQLException e = assertThrows(PSQLException.class, () -> waiter.createStatement().execute("SELECT 1"));
+            assertEquals("query_wait_timeout", e.getServerErrorMessage().getMessage());
+        }
+    }
+
+    @Test
+    void setStatsUsersLetsTheNamedUserIntoTheConsole() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console()) {
+            assertThrows(SQLException.class, () -> console(USER, PASSWORD).close());
+            console.createStatement().execute("SET stats_users = '" + USER + "'");
+            try (Connection watcher = console(USER, PASSWORD)) {
+                assertNotNull(poolRows(watcher));
+            }
+        }
+    }
+
+    @Test
+    void setAuthFileReadsTheNamedFileForNewLogins() throws Exception {
+        start("", PASSWORD);
+        Files.writeString(dir.resolve("other.txt"), "\"" + USER + "\" \"other-secret\"\n\"" + ADMIN + "\" \""
+                + ADMIN_PASSWORD + "\"\n");
+        try (Connection console = console()) {
+            console.createStatement().execute("SET auth_file = 'other.txt'");
+            assertEquals(dir.resolve("other.txt").toString(), config(console, "auth_file"));
+            assertThrows(PSQLException.class, () -> client().close());
+            try (Connection c = connect("other-secret")) {
+                assertEquals(1, selectOne(c));
+            }
+        }
+    }
+
+    @Test
+    void setOfASettingThatTakesARestartFailsAndChangesNothing() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console()) {
+            String port = config(console, "listen_port");
+            PSQLException e = assertThrows(PSQLException.class,
+                    () -> console.createStatement().execute("SET listen_port = 7000"));
+            assertEquals("08P01", e.getSQLState());
+            assertEquals("SET failed", e.getServerErrorMessage().getMessage());
+            assertTrue(e.getServerErrorMessage().getDetail().contains("takes a restart"), e.getMessage());
+            assertEquals(port, config(console, "listen_port"));
+        }
+    }
+
+    @Test
+    void setOfAnUnknownSettingOrABadValueFailsWithPgBouncersText() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console()) {
+            PSQLException unknown = assertThrows(PSQLException.class,
+                    () -> console.createStatement().execute("SET default_pool_sise = 3"));
+            assertEquals("SET failed", unknown.getServerErrorMessage().getMessage());
+            assertTrue(unknown.getServerErrorMessage().getDetail().contains("default_pool_size"), unknown.getMessage());
+            PSQLException bad = assertThrows(PSQLException.class,
+                    () -> console.createStatement().execute("SET default_pool_size = 'many'"));
+            assertEquals("SET failed", bad.getServerErrorMessage().getMessage());
+            assertEquals("20", config(console, "default_pool_size"));
+        }
+    }
+
+    // ---------------------------------------------------------------- RELOAD
+
+    @Test
+    void reloadAppliesAPasswordChangedInTheAuthFileToNewLogins() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection before = client()) {
+            writeUserlist("new-secret");
+            console.createStatement().execute("RELOAD");
+            PSQLException old = assertThrows(PSQLException.class, () -> client().close());
+            assertEquals("password authentication failed", old.getServerErrorMessage().getMessage());
+            try (Connection after = connect("new-secret")) {
+                assertEquals(1, selectOne(after));
+            }
+            assertEquals(1, selectOne(before), "a client logged in before keeps its session");
+        }
+    }
+
+    @Test
+    void reloadOfAChangedDatabaseSendsNewServersToTheNewTargetAndClosesTheOldOnesOnceReleased() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            app.setAutoCommit(false);
+            int oldServer = backendPid(app);
+            writeIni("", "postgres");
+            console.createStatement().execute("RELOAD");
+            assertEquals("1", serverRow(console, oldServer).get("close_needed"));
+            CompletableFuture<Void> waitClose = CompletableFuture.runAsync(() -> execute(console, "WAIT_CLOSE"));
+            assertEquals(db.name(), currentDatabase(app), "the transaction keeps its server");
+            assertFalse(waitClose.isDone(), "WAIT_CLOSE waits for the server in use");
+            app.commit();
+            waitClose.get(10, TimeUnit.SECONDS);
+            assertTrue(db.awaitBackendExit(oldServer, Duration.ofSeconds(5)), "the old server is closed");
+            assertEquals("postgres", currentDatabase(app));
+        }
+    }
+
+    @Test
+    void reloadOfARemovedDatabaseDisconnectsItsClientsAndRefusesNewOnes() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            assertEquals(1, selectOne(app));
+            Files.writeString(dir.resolve("pgmux.ini"), Files.readString(dir.resolve("pgmux.ini"))
+                    .replace(db.name() + " = ", "renamed = "));
+            console.createStatement().execute("RELOAD");
+            PSQLException gone = assertThrows(PSQLException.class, () -> app.createStatement().execute("SELECT 1"));
+            assertTrue(gone.getMessage().contains("database removed") || app.isClosed(), gone.getMessage());
+            PSQLException refused = assertThrows(PSQLException.class, () -> client().close());
+            assertEquals("no such database: " + db.name(), refused.getServerErrorMessage().getMessage());
+            assertTrue(proxy.registry().find(db.name(), USER).isEmpty(), "its pool is gone");
+            try (Connection renamed = ProxyFixture.connect(proxy, "renamed", USER, PASSWORD, new Properties())) {
+                assertEquals(1, selectOne(renamed));
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- process control
+
+    @Test
+    void pauseHoldsAPoolMadeAfterIt() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console()) {
+            console.createStatement().execute("PAUSE");
+            assertEquals(Map.of("active", "no", "paused", "yes", "suspended", "no"), state(console));
+            CompletableFuture<Integer> late = CompletableFuture.supplyAsync(() -> {
+                try (Connection c = client()) {
+                    return selectOne(c);
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            await(() -> "1".equals(poolRow(console).get("cl_waiting")), "the new pool's client waits");
+            assertTrue(proxy.registry().find(db.name(), USER).isPresent(), "the pool was made after PAUSE");
+            console.createStatement().execute("RESUME");
+            assertEquals(1, late.get(10, TimeUnit.SECONDS));
+            PSQLException again = assertThrows(PSQLException.class, () -> console.createStatement().execute("RESUME"));
+            assertEquals("pooler is not paused/suspended", again.getServerErrorMessage().getMessage());
+        }
+    }
+
+    @Test
+    void suspendHoldsNewTransactionsUntilResume() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            assertEquals(1, selectOne(app));
+            console.createStatement().execute("SUSPEND");
+            assertEquals(Map.of("active", "no", "paused", "no", "suspended", "yes"), state(console));
+            PSQLException twice = assertThrows(PSQLException.class, () -> console.createStatement().execute("SUSPEND"));
+            assertEquals("already suspended/paused", twice.getServerErrorMessage().getMessage());
+            CompletableFuture<Integer> query = CompletableFuture.supplyAsync(() -> selectOne(app));
+            await(() -> "1".equals(poolRow(console).get("cl_waiting")), "the client waits while suspended");
+            console.createStatement().execute("RESUME");
+            assertEquals(1, query.get(10, TimeUnit.SECONDS));
+            assertEquals(Map.of("active", "yes", "paused", "no", "suspended", "no"), state(console));
+        }
+    }
+
+    @Test
+    void aSuspensionEndsWhenTheSessionThatRanItLeavesAsInPgBouncer() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            try (Connection suspending = console()) {
+                suspending.createStatement().execute("SUSPEND");
+                assertEquals("yes", state(console).get("suspended"));
+            }
+            await(() -> {
+                try {
+                    return "no".equals(state(console).get("suspended"));
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, "the suspension ends");
+            assertEquals(1, selectOne(app));
+        }
+    }
+
+    @Test
+    void killClientDisconnectsThatClientWithPgBouncersMessage() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection victim = client(); Connection other = client()) {
+            assertEquals(1, selectOne(victim));
+            assertEquals(1, selectOne(other));
+            String id = null;
+            for (Map<String, String> row : rows(console, "SHOW CLIENTS")) {
+                if (db.name().equals(row.get("database"))) {
+                    id = row.get("id");
+                    break;
+                }
+            }
+            assertNotNull(id);
+            console.createStatement().execute("KILL_CLIENT " + id);
+            int left = 0;
+            for (Connection c : List.of(victim, other)) {
+                try {
+                    selectOne(c);
+                } catch (IllegalStateException e) {
+                    assertTrue(e.getCause().getMessage().contains("admin forced disconnect"), e.getMessage());
+                    left++;
+                }
+            }
+            assertEquals(1, left, "exactly one client was killed");
+            PSQLException unknown = assertThrows(PSQLException.class,
+                    () -> console.createStatement().execute("KILL_CLIENT 1"));
+            assertEquals("client not found", unknown.getServerErrorMessage().getMessage());
+        }
+    }
+
+    @Test
+    void shutdownWaitForClientsServesTheConnectedClientsUntilTheyLeave() throws Exception {
+        start("", PASSWORD);
+        Connection app = client();
+        try (Connection console = console()) {
+            console.createStatement().execute("SHUTDOWN WAIT_FOR_CLIENTS");
+        }
+        await(() -> {
+            try {
+                client().close();
+                return false;
+            } catch (SQLException refused) {
+                return true;
+            }
+        }, "new clients are refused");
+        assertEquals(1, selectOne(app), "the connected client is still served");
+        assertFalse(proxy.closeFuture().toCompletableFuture().isDone());
+        app.close();
+        proxy.closeFuture().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    // ---------------------------------------------------------------- SHOW
+
+    @Test
+    void showSocketsAndFdsListTheClientAndItsServer() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            app.setAutoCommit(false);
+            int server = backendPid(app);
+            List<Map<String, String>> sockets = rows(console, "SHOW SOCKETS");
+            assertTrue(sockets.stream().anyMatch(r -> "C".equals(r.get("type")) && db.name().equals(r.get("database"))),
+                    sockets.toString());
+            assertTrue(sockets.stream().anyMatch(r -> String.valueOf(server).equals(r.get("remote_pid"))),
+                    sockets.toString());
+            List<Map<String, String>> active = rows(console, "SHOW ACTIVE_SOCKETS");
+            assertTrue(active.stream().anyMatch(r -> String.valueOf(server).equals(r.get("remote_pid"))),
+                    "the server in a transaction is active: " + active);
+            List<Map<String, String>> fds = rows(console, "SHOW FDS").stream()
+                    .filter(r -> db.name().equals(r.get("database"))).toList();
+            assertEquals(List.of("client", "server"), fds.stream().map(r -> r.get("task")).sorted().toList());
+            if (proxy.isEpoll()) {
+                assertNotEquals(fds.get(0).get("fd"), fds.get(1).get("fd"));
+                assertNotNull(fds.get(0).get("fd"));
+            }
+            assertTrue(fds.stream().allMatch(r -> r.get("password") == null), "no secret is shown");
+            app.commit();
+            List<Map<String, String>> mem = rows(console, "SHOW MEM");
+            long heap = Long.parseLong(mem.get(0).get("used"));
+            assertEquals("jvm_heap", mem.get(0).get("name"));
+            assertTrue(heap > 0, mem.toString());
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private void start(String settings, String password) throws Exception {
+        writeUserlist(password);
+        writeIni(settings, db.name());
+        proxy = ProxyConfigLoader.load(dir.resolve("pgmux.ini")).janitorPeriod(Duration.ofMillis(50))
+                .drainTimeout(Duration.ofSeconds(2)).start();
+    }
+
+    private void writeUserlist(String password) throws Exception {
+        Files.writeString(dir.resolve("userlist.txt"), "\"" + USER + "\" \"" + password + "\"\n\"" + ADMIN + "\" \""
+                + ADMIN_PASSWORD + "\"\n");
+    }
+
+    private void writeIni(String settings, String dbname) throws Exception {
+        Files.writeString(dir.resolve("pgmux.ini"), "[databases]\n" + db.name() + " = host=" + db.host() + " port="
+                + db.port() + " dbname=" + dbname + " user=" + db.superuser() + " password="
+                + db.superuserPassword() + "\n[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\n"
+                + "auth_type = md5\nauth_file = userlist.txt\nadmin_users = " + ADMIN + "\n"
+                + "pool_mode = transaction\n" + settings);
+    }
+
+    private Connection client() throws SQLException {
+        return connect(PASSWORD);
+    }
+
+    private Connection connect(String password) throws SQLException {
+        return ProxyFixture.connect(proxy, db.name(), USER, password, new Properties());
+    }
+
+    private Connection console() throws SQLException {
+        return console(ADMIN, ADMIN_PASSWORD);
+    }
+
+    private Connection console(String user, String password) throws SQLException {
+        Properties simple = new Properties();
+        simple.setProperty("preferQueryMode", "simple");
+        return ProxyFixture.connect(proxy, "pgbouncer", user, password, simple);
+    }
+
+    private static int selectOne(Connection c) {
+        try (ResultSet rs = c.createStatement().executeQuery("SELECT 1")) {
+            rs.next();
+            return rs.getInt(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    private static void execute(Connection c, String sql) {
+        try {
+            c.createStatement().execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    private static int backendPid(Connection c) throws SQLException {
+        try (ResultSet rs = c.createStatement().executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    private static String currentDatabase(Connection c) throws SQLException {
+        try (ResultSet rs = c.createStatement().executeQuery("SELECT current_database()")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    private static String config(Connection console, String key) throws SQLException {
+        for (Map<String, String> row : rows(console, "SHOW CONFIG")) {
+            if (key.equals(row.get("key"))) {
+                return row.get("value");
+            }
+        }
+        throw new AssertionError("no setting " + key);
+    }
+
+    private List<Map<String, String>> clientsOf(Connection console) {
+        try {
+            return rows(console, "SHOW CLIENTS").stream().filter(r -> db.name().equals(r.get("database"))).toList();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Map<String, String> state(Connection console) throws SQLException {
+        Map<String, String> state = new HashMap<>();
+        rows(console, "SHOW STATE").forEach(r -> state.put(r.get("key"), r.get("value")));
+        return state;
+    }
+
+    private Map<String, String> poolRow(Connection console) {
+        try {
+            for (Map<String, String> row : poolRows(console)) {
+                if (db.name().equals(row.get("database"))) {
+                    return row;
+                }
+            }
+            return Map.of();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static List<Map<String, String>> poolRows(Connection console) throws SQLException {
+        return rows(console, "SHOW POOLS");
+    }
+
+    private static Map<String, String> serverRow(Connection console, int pid) throws SQLException {
+        for (Map<String, String> row : rows(console, "SHOW SERVERS")) {
+            if (String.valueOf(pid).equals(row.get("remote_pid"))) {
+                return row;
+            }
+        }
+        throw new AssertionError("no server " + pid);
+    }
+
+    private static List<Map<String, String>> rows(Connection console, String command) throws SQLException {
+        List<Map<String, String>> rows = new ArrayList<>();
+        try (ResultSet rs = console.createStatement().executeQuery(command)) {
+            ResultSetMetaData meta = rs.getMetaData();
+            while (rs.next()) {
+                Map<String, String> row = new HashMap<>();
+                for (int i = 1; i <= meta.getColumnCount(); i++) {
+                    row.put(meta.getColumnName(i), rs.getString(i));
+                }
+                rows.add(row);
+            }
+        }
+        return rows;
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "timed out: " + what);
+            Thread.sleep(20);
+        }
+    }
+}
