@@ -288,6 +288,30 @@ class AdminConsoleTest {
         }
     }
 
+    /** pgmux's own view: the pool's clients pinned by session state, per reason, now and since the start. */
+    @Test
+    void showPinsCountsPinnedClientsPerPoolAndReason() throws Exception {
+        try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            app.createStatement().execute("SELECT pg_advisory_lock(7070)");
+            // the pin is counted once the pooler's check after the statement returned
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            Map<String, String> pinned = Map.of();
+            while (!"1".equals(pinned.get("cl_pinned")) && System.nanoTime() < deadline) {
+                try {
+                    pinned = row(console, "SHOW PINS", "reason", "ADVISORY_LOCK");
+                } catch (AssertionError notYet) {
+                    pinned = Map.of();
+                }
+                Thread.sleep(10);
+            }
+            assertEquals(db.name(), pinned.get("database"));
+            assertEquals(ProxyFixture.USER, pinned.get("user"));
+            assertEquals("1", pinned.get("cl_pinned"));
+            assertEquals("1", pinned.get("pins_total"));
+            app.createStatement().execute("SELECT pg_advisory_unlock_all()");
+        }
+    }
+
     @Test
     void showHelpSendsTheCommandListAsANotice() throws Exception {
         try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer"); Statement s = console.createStatement()) {

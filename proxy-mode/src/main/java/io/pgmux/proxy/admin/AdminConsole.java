@@ -6,10 +6,12 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.pool.Pool;
+import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.PoolRegistry;
 import io.pgmux.proxy.client.AdminRoute;
 import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.client.ClientInfo;
+import io.pgmux.proxy.client.PinCounts;
 import io.pgmux.proxy.client.ProxyContext;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
@@ -225,6 +227,11 @@ public final class AdminConsole implements AdminRoute {
 
     // ---------------------------------------------------------------- what the views read
 
+    /** How the pool's clients are pinned to their servers by session state (pin_session_state). */
+    PinCounts pinCounts(PoolKey pool) {
+        return context.pinCounts(pool);
+    }
+
     PoolRegistry<ServerConnection> registry() {
         return context.registry();
     }
@@ -355,6 +362,7 @@ public final class AdminConsole implements AdminRoute {
             case "SOCKETS" -> show.sockets(false);
             case "ACTIVE_SOCKETS" -> show.sockets(true);
             case "MEM" -> show.mem();
+            case "PINS" -> show.pins();
             default -> null;
         };
     }

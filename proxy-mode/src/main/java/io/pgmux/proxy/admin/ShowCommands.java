@@ -18,6 +18,8 @@ import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.client.ClientInfo;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.client.PinCounts;
+import io.pgmux.proxy.client.PinReason;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
 import java.lang.management.ManagementFactory;
@@ -78,6 +80,27 @@ final class ShowCommands {
         for (PoolSnapshot s : rows) {
             t.row(s.database, s.user, s.clActive, s.clWaiting, 0, 0, s.svActive, 0, 0, s.svIdle, s.svUsed,
                     s.svTested, s.svLogin, s.maxwait, s.maxwaitUs, s.poolMode, null);
+        }
+        return t;
+    }
+
+    /**
+     * SHOW PINS, pgmux's own view (PgBouncer pins nothing): per pool and reason, the clients pinned to their server
+     * by session state now and how often a client was pinned since the start. Reasons never met are left out.
+     */
+    Table pins() {
+        Table t = new Table().text("database", "user", "reason").int4("cl_pinned").int8("pins_total");
+        List<Pool<ServerConnection>> pools = new ArrayList<>(console.registry().pools());
+        pools.sort(Comparator.comparing((Pool<ServerConnection> p) -> p.key().database())
+                .thenComparing(p -> p.key().user()));
+        for (Pool<ServerConnection> pool : pools) {
+            PinCounts counts = console.pinCounts(pool.key());
+            for (PinReason reason : PinReason.values()) {
+                if (counts.pinnedNow(reason) > 0 || counts.pinsTotal(reason) > 0) {
+                    t.row(pool.key().database(), pool.key().user(), reason.name(), counts.pinnedNow(reason),
+                            counts.pinsTotal(reason));
+                }
+            }
         }
         return t;
     }
