@@ -15,6 +15,7 @@ import io.pgmux.proxy.config.ProxySetting;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -510,6 +511,43 @@ class AdminConsoleTest {
                 assertEquals("F0000", e.getSQLState());
                 assertTrue(e.getMessage().contains("RELOAD failed, see logs for additional details"), e.getMessage());
                 assertEquals("4", configValue(console, "default_pool_size"));
+            } finally {
+                proxy = builtInCode;
+            }
+        }
+    }
+
+    /** A [users] pool size and max_client_conn changed in the file take effect on RELOAD, seen in behaviour. */
+    @Test
+    void reloadAppliesAUsersPoolSizeAndMaxClientConnToTheRunningProxy(@TempDir Path dir) throws Exception {
+        String user = ProxyFixture.USER;
+        Path ini = writeIni(dir, "pool_mode = transaction\nquery_wait_timeout = 30\n[users]\n" + user
+                + " = pool_size=1\n");
+        Files.writeString(dir.resolve("userlist.txt"), "\"" + user + "\" \"" + ProxyFixture.PASSWORD + "\"\n",
+                StandardOpenOption.APPEND);
+        try (PgMuxProxy fromFile = ProxyConfigLoader.load(ini).start()) {
+            PgMuxProxy builtInCode = proxy;
+            proxy = fromFile;
+            try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer");
+                    Connection holder = console(user, ProxyFixture.PASSWORD, db.name());
+                    Connection other = console(user, ProxyFixture.PASSWORD, db.name())) {
+                holder.setAutoCommit(false);
+                holder.createStatement().execute("SELECT 1");
+                assertEquals(1, ProxyFixture.existingPool(fromFile, db.name(), user).config().defaultPoolSize());
+                writeIni(dir, "pool_mode = transaction\nquery_wait_timeout = 30\nmax_client_conn = 2\n[users]\n"
+                        + user + " = pool_size=2\n");
+                Files.writeString(dir.resolve("userlist.txt"), "\"" + user + "\" \"" + ProxyFixture.PASSWORD
+                        + "\"\n", StandardOpenOption.APPEND);
+                console.createStatement().execute("RELOAD");
+                // the one server is held by the open transaction: the other client runs on the second
+                try (ResultSet rs = other.createStatement().executeQuery("SELECT 2")) {
+                    assertTrue(rs.next());
+                }
+                SQLException refused = assertThrows(SQLException.class,
+                        () -> console(user, ProxyFixture.PASSWORD, db.name()).close(), "two clients are the limit");
+                assertTrue(refused.getMessage().contains("no more connections allowed (max_client_conn)"),
+                        refused.getMessage());
+                holder.rollback();
             } finally {
                 proxy = builtInCode;
             }
