@@ -3,6 +3,7 @@ package io.pgmux.jdbc.physical;
 import io.pgmux.core.pool.ServerConnector;
 import io.pgmux.core.pool.ServerHandle;
 import java.net.Socket;
+import java.security.cert.CertificateException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -16,6 +17,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLException;
 import org.postgresql.Driver;
 import org.postgresql.PGProperty;
 import org.postgresql.core.BaseConnection;
@@ -255,6 +257,21 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
 
     @Override
     public boolean isTransientLoginFailure(Throwable failure) {
-        return failure instanceof SQLException e && UNAVAILABLE.contains(e.getSQLState());
+        return failure instanceof SQLException e && UNAVAILABLE.contains(e.getSQLState()) && !isTlsRefusal(e);
+    }
+
+    /**
+     * A TLS handshake or certificate check that failed (pgjdbc reports both as 08006): the server is up and this
+     * configuration will not get in, as with a wrong password, so waiting for it would only delay the error.
+     */
+    private static boolean isTlsRefusal(SQLException e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof SSLException || c instanceof CertificateException) {
+                return true;
+            }
+        }
+        // pgjdbc's verify-full refusal carries no cause
+        String message = e.getMessage();
+        return message != null && message.startsWith("The hostname ") && message.contains("could not be verified");
     }
 }
