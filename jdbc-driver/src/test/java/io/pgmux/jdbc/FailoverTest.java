@@ -28,6 +28,8 @@ class FailoverTest {
     void startPair() {
         pair = StandbyPair.start();
         pair.executeOnPrimary("CREATE TABLE ledger (n int)");
+        // a promotion before the standby replayed the table would lose it, which is not what the test is about
+        pair.awaitStandbyCaughtUp();
     }
 
     @AfterEach

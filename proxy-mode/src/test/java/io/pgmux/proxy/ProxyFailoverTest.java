@@ -33,6 +33,8 @@ class ProxyFailoverTest {
     void start() {
         pair = StandbyPair.start();
         pair.executeOnPrimary("CREATE TABLE ledger (n int)");
+        // a promotion before the standby replayed the table would lose it, which is not what the test is about
+        pair.awaitStandbyCaughtUp();
         // a failed login is not tried again for a minute: only the login's own search can serve the clients
         String ini = "[databases]\napp = host=" + pair.host() + "," + pair.host() + " port=" + pair.primaryPort() + ","
                 + pair.standbyPort() + " dbname=postgres user=" + pair.superuser()
