@@ -17,7 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -75,9 +74,6 @@ class ProxyFailoverTest {
     }
 
     @Test
-    @Disabled("intermittent when it runs after ClientTlsSettingsTest in one JVM: the transaction after the failover"
-            + " reached a server outside the pair (not in recovery, without the table, started during the run);"
-            + " cause not yet found, recorded in issue 12")
     void anIdleClientRunsItsNextTransactionOnThePromotedStandby() throws Exception {
         try (Connection c = connect()) {
             assertEquals(pair.primaryPort(), insertAndReadPort(c));

@@ -43,6 +43,8 @@ public final class StandbyPair implements AutoCloseable {
     private final Path socketDirectory;
     private final Node primary;
     private final Node standby;
+    /** The stopped primary's port, kept by the pair until the primary starts again; null while it runs. */
+    private PortHolder stoppedPrimaryPort;
 
     private record Node(Path data, int port) {
     }
@@ -166,18 +168,33 @@ public final class StandbyPair implements AutoCloseable {
         run("pg_ctl", "-D", standby.data.toString(), "-w", "-t", Long.toString(COMMAND_WAIT.toSeconds()), "promote");
     }
 
-    /** Fast shutdown of the primary: its sessions are terminated, its port refuses connections. */
+    /**
+     * Fast shutdown of the primary: its sessions are terminated, and its port refuses connections until
+     * {@link #startPrimary()}. The pair keeps the port itself meanwhile (each connection accepted is reset at once):
+     * on a machine where other servers start all the time, a port left free can be taken by another PostgreSQL
+     * within seconds, and a client looking for the primary would log in there.
+     */
     public void stopPrimary() {
         stopServer(primary);
+        stoppedPrimaryPort = PortHolder.hold(HOST, primary.port);
     }
 
     /** Starts the stopped primary again on its port (as a primary: nothing rewinds it). */
     public void startPrimary() {
+        releaseStoppedPrimaryPort();
         startServer(primary);
+    }
+
+    private void releaseStoppedPrimaryPort() {
+        if (stoppedPrimaryPort != null) {
+            stoppedPrimaryPort.close();
+            stoppedPrimaryPort = null;
+        }
     }
 
     @Override
     public void close() {
+        releaseStoppedPrimaryPort();
         for (Node node : List.of(standby, primary)) {
             if (Files.exists(node.data.resolve("postmaster.pid"))) {
                 try {
