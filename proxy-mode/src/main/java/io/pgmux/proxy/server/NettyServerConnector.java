@@ -138,7 +138,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
                     }
                 });
         if (address instanceof InetSocketAddress) {
-            bootstrap.option(ChannelOption.TCP_NODELAY, true).option(ChannelOption.SO_KEEPALIVE, true);
+            transport.tcpOptions(bootstrap);
         }
         ChannelFuture connecting = bootstrap.connect(address);
         CompletableFuture<ServerConnection> result = new CompletableFuture<>();
