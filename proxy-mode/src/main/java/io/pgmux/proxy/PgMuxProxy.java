@@ -31,6 +31,7 @@ import io.pgmux.proxy.client.ProxyContext;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.config.TlsProtocols;
+import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.log.StatsLog;
 import io.pgmux.proxy.metrics.PrometheusEndpoint;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
@@ -836,7 +837,9 @@ public final class PgMuxProxy implements AutoCloseable {
             UserSecrets secrets = users;
             QueriedUsers queried = new QueriedUsers();
             int maxPrepared = s.get(ProxySetting.MAX_PREPARED_STATEMENTS);
-            Connectors connectors = new Connectors(transport, serverTls, maxPrepared, queried, targets, secrets, s);
+            ConnectionLog connectionLog = new ConnectionLog();
+            Connectors connectors = new Connectors(transport, serverTls, maxPrepared, queried, targets, secrets, s,
+                    connectionLog);
             // no server takes more than PostgreSQL's limit; a length counts at least its own four bytes
             int maxMessageLength = Math.max(4, Math.min(s.<Integer>get(ProxySetting.MAX_PACKET_SIZE),
                     FrontendMessageDecoder.DEFAULT_MAX_MESSAGE_LENGTH));
@@ -865,7 +868,8 @@ public final class PgMuxProxy implements AutoCloseable {
             authentication.applyTo(context, queried);
             context.pinSessionState(s.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
             registry.addJanitorChore(context.clientTimeouts());
-            context.connectionLog().settings(s);
+            context.connectionLog(connectionLog);
+            connectionLog.settings(s);
             StatsLog statsLog = new StatsLog(registry, s.get(ProxySetting.STATS_PERIOD), s.get(ProxySetting.LOG_STATS));
             registry.addJanitorChore(statsLog);
             ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
@@ -946,14 +950,18 @@ public final class PgMuxProxy implements AutoCloseable {
         private final int maxPreparedStatements;
         /** The secrets auth_query found, for users not in the auth file. */
         private final QueriedUsers queried;
+        /** Where each connector logs the connections it opens and closes. */
+        private final ConnectionLog connectionLog;
         private final Map<PoolKey, ReloadableConnector> byPool = new ConcurrentHashMap<>();
         private volatile Map<String, ServerTarget> targets;
         private volatile UserSecrets secrets;
         private volatile int connectTimeoutMillis;
 
         Connectors(Transport transport, ServerTls serverTls, int maxPreparedStatements, QueriedUsers queried,
-                Map<String, ServerTarget> targets, UserSecrets secrets, ProxySettings settings) {
+                Map<String, ServerTarget> targets, UserSecrets secrets, ProxySettings settings,
+                ConnectionLog connectionLog) {
             this.queried = queried;
+            this.connectionLog = connectionLog;
             this.transport = transport;
             this.serverTls = serverTls;
             this.maxPreparedStatements = maxPreparedStatements;
@@ -995,7 +1003,7 @@ public final class PgMuxProxy implements AutoCloseable {
                 secret = () -> null;
             }
             return new NettyServerConnector(transport, target, loginUser, secret, serverTls, connectTimeoutMillis,
-                    maxPreparedStatements);
+                    maxPreparedStatements).logTo(connectionLog, key.database());
         }
 
         private static int connectTimeoutMillis(ProxySettings settings) {

@@ -54,7 +54,7 @@ public final class ProxyContext {
     private volatile int scramIterations = 4096;
     private volatile Set<String> ignoredStartupParameters = Set.of();
     private volatile boolean applicationNameAddHost;
-    private final ConnectionLog connectionLog = new ConnectionLog();
+    private volatile ConnectionLog connectionLog = new ConnectionLog();
     /** The uid owning the Unix socket, the process's own; -1 without a Unix socket. */
     private volatile int unixSocketOwnerUid = -1;
 
@@ -79,6 +79,11 @@ public final class ProxyContext {
     /** PgBouncer's lines about clients and servers (log_connections, log_disconnections, log_pooler_errors). */
     public ConnectionLog connectionLog() {
         return connectionLog;
+    }
+
+    /** The log the proxy's server connectors share, so that one RELOAD sets both. */
+    public void connectionLog(ConnectionLog log) {
+        this.connectionLog = java.util.Objects.requireNonNull(log, "log");
     }
 
     /** The uid owning the Unix socket (-1 for none): a client of that uid there may use the admin console. */

@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ConnectionLog {
     private static final Logger log = LoggerFactory.getLogger(ConnectionLog.class);
+    private static final AttributeKey<Long> CONNECTED_AT = AttributeKey.valueOf(ConnectionLog.class, "connectedAt");
     private static final AttributeKey<Integer> PEER_PID = AttributeKey.valueOf(ConnectionLog.class, "peerPid");
 
     private volatile boolean connections = true;
@@ -81,18 +82,19 @@ public final class ConnectionLog {
 
     /** {@code new connection to server (from 127.0.0.1:40404)} */
     public void serverConnected(Object server, Channel channel, String database, String user) {
+        channel.attr(CONNECTED_AT).set(System.nanoTime());
         if (connections) {
             log.info("{}new connection to server (from {})", prefix('S', server, channel, database, user),
                     address(channel, channel.localAddress()));
         }
     }
 
-    /** {@code closing because: server idle timeout (age=600s)} */
-    public void serverClosing(Object server, Channel channel, String database, String user, String reason,
-            long connectedAtNanos) {
-        if (disconnections) {
+    /** {@code closing because: server_idle_timeout reached (age=600s)}, for a server that logged in. */
+    public void serverClosing(Object server, Channel channel, String database, String user, String reason) {
+        Long connectedAt = channel.attr(CONNECTED_AT).get();
+        if (disconnections && connectedAt != null) {
             log.info("{}closing because: {} (age={}s)", prefix('S', server, channel, database, user),
-                    reason, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - connectedAtNanos));
+                    reason, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - connectedAt));
         }
     }
 

@@ -23,8 +23,11 @@ import java.util.Map;
  */
 public record TcpOptions(int backlog, boolean reusePort, boolean deferAccept, int socketBuffer, boolean keepalive,
         int keepCount, int keepIdleSeconds, int keepIntervalSeconds, int userTimeoutMillis) {
-    /** PgBouncer's config.md: "The actual value set if enabled is currently hardcoded to 45 seconds." */
-    public static final int DEFER_ACCEPT_SECONDS = 45;
+    /**
+     * What PgBouncer 1.25's pooler.c sets (its config.md says 45 seconds, its code 1): a client that connects and
+     * sends nothing reaches accept(2), and client_login_timeout, after a second or two instead of 45.
+     */
+    public static final int DEFER_ACCEPT_SECONDS = 1;
     /** PgBouncer's defaults, for a transport made without settings. */
     public static final TcpOptions DEFAULTS = new TcpOptions(128, false, true, 0, true, 0, 0, 0, 0);
 

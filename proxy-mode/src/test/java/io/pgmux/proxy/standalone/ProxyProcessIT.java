@@ -430,6 +430,12 @@ class ProxyProcessIT {
                     + " db=nosuch user=app tls=no replication=no$");
             assertLogged(lines, start + "WARNING " + client + "\\(nodb\\)/app@127\\.0\\.0\\.1:\\d+ pooler error:"
                     + " no such database: nosuch$");
+            String server = "LOG S-0x[0-9a-f]{8}: app/" + Pattern.quote(db.superuser()) + "@\\S+:" + db.port() + " ";
+            assertLogged(lines, start + server + "new connection to server \\(from \\S+:\\d+\\)$");
+            proxy.signal("INT");
+            assertEquals(0, proxy.awaitExit());
+            assertLogged(Files.readAllLines(logfile), start + server + "closing because: pool closing"
+                    + " \\(age=\\d+s\\)$");
         }
     }
 
