@@ -172,6 +172,11 @@ public final class PgMuxProxy implements AutoCloseable {
         return Optional.ofNullable(metrics).map(PrometheusEndpoint::address);
     }
 
+    /** Removes the Unix socket's file and lock without closing anything: for an exit that skips {@link #close()}. */
+    public void removeUnixSocket() {
+        listeners.removeUnixSocketFile();
+    }
+
     /** The pools, for SHOW POOLS-style monitoring and administration. */
     public PoolRegistry<ServerConnection> registry() {
         return registry;

@@ -195,6 +195,7 @@ public final class ProxyProcess {
         if (pidFile != null) {
             pidFile.remove();
         }
+        proxy.removeUnixSocket();
         System.exit(0);
     }
 }

@@ -173,6 +173,13 @@ public final class Listeners {
         return addresses;
     }
 
+    /** Removes the Unix socket's file and lock, for an exit that skips {@link #close()}. */
+    public void removeUnixSocketFile() {
+        if (unixFile != null) {
+            unixFile.remove();
+        }
+    }
+
     /** Stops accepting; the Unix socket's file and lock are removed. */
     public void close() {
         for (Channel channel : tcp) {

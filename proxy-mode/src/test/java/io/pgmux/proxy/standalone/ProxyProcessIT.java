@@ -46,7 +46,10 @@ class ProxyProcessIT {
         this.db = db;
     }
 
-    /** A pgbouncer.ini with database {@code app} on the fixture's server, plus {@code extra} [pgbouncer] lines. */
+    /**
+     * A pgbouncer.ini with database {@code app} on the fixture's server, its Unix socket in the test's directory
+     * (a killed process leaves it there, not in /tmp), plus {@code extra} [pgbouncer] lines, which win.
+     */
     private Path ini(String... extra) throws Exception {
         Files.writeString(dir.resolve("userlist.txt"), "\"" + USER + "\" \"" + PASSWORD + "\"\n");
         Path ini = dir.resolve("pgbouncer.ini");
@@ -55,6 +58,7 @@ class ProxyProcessIT {
                 + " user=" + db.superuser() + " password=" + db.superuserPassword() + "\n"
                 + "[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\npool_mode = transaction\n"
                 + "default_pool_size = 2\nauth_type = scram-sha-256\nauth_file = userlist.txt\n"
+                + "unix_socket_dir = " + dir + "\n"
                 + String.join("\n", extra) + "\n");
         return ini;
     }
