@@ -98,8 +98,10 @@ class ListeningTest {
             assertTrue(result.succeeded(), result.output());
             assertTrue(result.output().contains("PgBouncer"), result.output());
             // an admin command: the OS user has admin_users' rights, though admin_users is empty
-            Psql.Result paused = Psql.run(unixConnection(dir, proxy.port(), "pgbouncer", "pgbouncer"), "RESUME");
+            Psql.Result paused = Psql.run(unixConnection(dir, proxy.port(), "pgbouncer", "pgbouncer"), "PAUSE");
             assertTrue(paused.succeeded(), paused.output());
+            Psql.Result resumed = Psql.run(unixConnection(dir, proxy.port(), "pgbouncer", "pgbouncer"), "RESUME");
+            assertTrue(resumed.succeeded(), resumed.output());
         }
     }
 
