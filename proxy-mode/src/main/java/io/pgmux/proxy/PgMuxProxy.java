@@ -3,10 +3,8 @@ package io.pgmux.proxy;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.pgmux.core.config.PoolConfig;
@@ -33,6 +31,8 @@ import io.pgmux.proxy.client.ProxyContext;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.config.TlsProtocols;
+import io.pgmux.proxy.log.ConnectionLog;
+import io.pgmux.proxy.log.StatsLog;
 import io.pgmux.proxy.metrics.PrometheusEndpoint;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
 import io.pgmux.proxy.protocol.MessageEncoder;
@@ -44,6 +44,8 @@ import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.ServerTargets;
 import io.pgmux.proxy.server.ServerTls;
 import io.pgmux.proxy.server.TlsMode;
+import io.pgmux.proxy.transport.Listeners;
+import io.pgmux.proxy.transport.TcpOptions;
 import io.pgmux.proxy.transport.Transport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -90,7 +92,8 @@ public final class PgMuxProxy implements AutoCloseable {
     private final Transport transport;
     private final PoolRegistry<ServerConnection> registry;
     private final ProxyContext context;
-    private final Channel listener;
+    private final Listeners listeners;
+    private final StatsLog statsLog;
     private final ChannelGroup clients;
     private final Duration drainTimeout;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
@@ -115,7 +118,8 @@ public final class PgMuxProxy implements AutoCloseable {
     private final PrometheusEndpoint metrics;
 
     private PgMuxProxy(Transport transport, PoolRegistry<ServerConnection> registry, ProxyContext context,
-            Channel listener, ChannelGroup clients, Duration drainTimeout, Map<String, ServerTarget> databases,
+            Listeners listeners, StatsLog statsLog, ChannelGroup clients, Duration drainTimeout,
+            Map<String, ServerTarget> databases,
             Map<String, PinSessionState> pinSessionStateByDatabase, ProxySettings settings,
             AdminConsole console, Callable<Builder> reloadFrom, Connectors connectors, UserSecrets users,
             Function<ProxySettings, ClientTls> clientTlsOf, Path configDirectory, PrometheusEndpoint metrics) {
@@ -132,7 +136,8 @@ public final class PgMuxProxy implements AutoCloseable {
         this.transport = transport;
         this.registry = registry;
         this.context = context;
-        this.listener = listener;
+        this.listeners = listeners;
+        this.statsLog = statsLog;
         this.clients = clients;
         this.drainTimeout = drainTimeout;
     }
@@ -141,18 +146,35 @@ public final class PgMuxProxy implements AutoCloseable {
         return new Builder();
     }
 
-    /** The port the listener is bound to (useful after {@code listen(host, 0)}). */
+    /** The port the listeners are bound to (useful after {@code listen(host, 0)}). */
     public int port() {
-        return ((InetSocketAddress) listener.localAddress()).getPort();
+        return listeners.port();
     }
 
+    /** The first listen_addr's address, or null when only the Unix socket listens. */
     public String host() {
-        return ((InetSocketAddress) listener.localAddress()).getHostString();
+        InetSocketAddress first = listeners.firstTcpAddress();
+        return first == null ? null : first.getHostString();
+    }
+
+    /** Where it listens, as PgBouncer logs it: {@code 127.0.0.1:6432}, {@code [::1]:6432}, {@code unix:/tmp/.s.PGSQL.6432}. */
+    public List<String> listening() {
+        return listeners.describe();
+    }
+
+    /** The Unix socket's file ({@code <unix_socket_dir>/.s.PGSQL.<port>}), or null without one. */
+    public Path unixSocket() {
+        return listeners.unixSocket();
     }
 
     /** Where {@code metrics_listen} serves {@code /metrics}, with the port it bound; empty when it is off. */
     public Optional<InetSocketAddress> metricsAddress() {
         return Optional.ofNullable(metrics).map(PrometheusEndpoint::address);
+    }
+
+    /** Removes the Unix socket's file and lock without closing anything: for an exit that skips {@link #close()}. */
+    public void removeUnixSocket() {
+        listeners.removeUnixSocketFile();
     }
 
     /** The pools, for SHOW POOLS-style monitoring and administration. */
@@ -186,7 +208,7 @@ public final class PgMuxProxy implements AutoCloseable {
         if (closed.isDone()) {
             return;
         }
-        listener.close().syncUninterruptibly();
+        listeners.close();
         try {
             registry.closeGracefully().toCompletableFuture().get(drainTimeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -212,7 +234,7 @@ public final class PgMuxProxy implements AutoCloseable {
         if (closed.isDone()) {
             return;
         }
-        listener.close().syncUninterruptibly();
+        listeners.close();
         registry.closeGracefully().toCompletableFuture().join();
         close();
     }
@@ -227,7 +249,7 @@ public final class PgMuxProxy implements AutoCloseable {
         if (closed.isDone()) {
             return;
         }
-        listener.close().syncUninterruptibly();
+        listeners.close();
         while (!clients.isEmpty()) {
             for (Channel client : clients) {
                 client.closeFuture().await();
@@ -344,6 +366,8 @@ public final class PgMuxProxy implements AutoCloseable {
     private void applySettings(ProxySettings next, PoolOverrides overrides, ClientTls clientTls) {
         registry.reconfigure(next.pool(), overrides);
         settings = next;
+        context.connectionLog().settings(next);
+        statsLog.enabled(next.get(ProxySetting.LOG_STATS));
         if (clientTls != null) {
             context.clientTls(clientTls);
         }
@@ -408,7 +432,6 @@ public final class PgMuxProxy implements AutoCloseable {
         private UserSecrets users = UserSecrets.of(Map.of());
         private SslContext clientTlsContext;
         private Duration janitorPeriod = Duration.ofMillis(333);
-        private Duration statsPeriod = Duration.ofSeconds(60);
         private Duration drainTimeout = Duration.ofSeconds(10);
         private Callable<Builder> reloadFrom;
         private Path configDirectory = Path.of("");
@@ -418,12 +441,29 @@ public final class PgMuxProxy implements AutoCloseable {
         private boolean registerMbeans;
 
         private Builder() {
+            // in code, no Unix socket unless asked for: an application's proxy has no business in /tmp
+            settings.set(ProxySetting.UNIX_SOCKET_DIR, "");
         }
 
-        /** PgBouncer's listen_addr and listen_port; port 0 picks a free one. */
-        public Builder listen(String host, int port) {
-            settings.put(ProxySetting.LISTEN_ADDR, Objects.requireNonNull(host, "host"));
+        /**
+         * PgBouncer's listen_addr and listen_port; port 0 picks a free one. {@code hosts} may list several
+         * addresses, IPv4 or IPv6, separated by commas ({@code "127.0.0.1,::1"}); {@code *} is every address, and
+         * empty listens on the Unix socket only.
+         */
+        public Builder listen(String hosts, int port) {
+            settings.set(ProxySetting.LISTEN_ADDR, Objects.requireNonNull(hosts, "hosts"));
             settings.put(ProxySetting.LISTEN_PORT, port);
+            return this;
+        }
+
+        /**
+         * PgBouncer's unix_socket_dir: also listen on {@code <directory>/.s.PGSQL.<port>}, so that
+         * {@code psql -h directory -p port} connects (epoll only); null for none, the default in code (a
+         * pgbouncer.ini without the key gets PgBouncer's /tmp). The OS user running the proxy may then log in to
+         * the admin console there as user {@code pgbouncer} without a password.
+         */
+        public Builder unixSocketDir(Path directory) {
+            settings.set(ProxySetting.UNIX_SOCKET_DIR, directory == null ? "" : directory.toString());
             return this;
         }
 
@@ -678,11 +718,11 @@ public final class PgMuxProxy implements AutoCloseable {
         }
 
         /**
-         * The period whose per-second rates and mean times SHOW STATS_AVERAGES and SHOW STATS's avg_* columns
-         * report (PgBouncer's stats_period; default 60 s).
+         * The period whose per-second rates and mean times SHOW STATS_AVERAGES, SHOW STATS's avg_* columns and the
+         * log_stats line report (PgBouncer's stats_period; default 60 s).
          */
         public Builder statsPeriod(Duration period) {
-            this.statsPeriod = Objects.requireNonNull(period, "period");
+            settings.put(ProxySetting.STATS_PERIOD, Objects.requireNonNull(period, "period"));
             return this;
         }
 
@@ -798,11 +838,13 @@ public final class PgMuxProxy implements AutoCloseable {
             ClientTls clientTls = clientTls(s);
             PrometheusEndpoint metrics = startMetrics(s.get(ProxySetting.METRICS_LISTEN));
             MetricsTrackerFactory trackers = metrics != null ? metrics.trackers() : metricsTrackerFactory;
-            Transport transport = Transport.create(s.<Integer>get(ProxySetting.THREADS));
+            Transport transport = Transport.create(s.<Integer>get(ProxySetting.THREADS), TcpOptions.of(s));
             UserSecrets secrets = users;
             QueriedUsers queried = new QueriedUsers();
             int maxPrepared = s.get(ProxySetting.MAX_PREPARED_STATEMENTS);
-            Connectors connectors = new Connectors(transport, serverTls, maxPrepared, queried, targets, secrets, s);
+            ConnectionLog connectionLog = new ConnectionLog();
+            Connectors connectors = new Connectors(transport, serverTls, maxPrepared, queried, targets, secrets, s,
+                    connectionLog);
             // no server takes more than PostgreSQL's limit; a length counts at least its own four bytes
             int maxMessageLength = Math.max(4, Math.min(s.<Integer>get(ProxySetting.MAX_PACKET_SIZE),
                     FrontendMessageDecoder.DEFAULT_MAX_MESSAGE_LENGTH));
@@ -810,14 +852,13 @@ public final class PgMuxProxy implements AutoCloseable {
             Map<String, ClientTimeouts.Limits> userLimits = new LinkedHashMap<>();
             userTimeouts.forEach((user, own) -> userLimits.put(user,
                     limits(setting -> own.getOrDefault(setting, Duration.ZERO))));
-            String host = s.get(ProxySetting.LISTEN_ADDR);
             int port = s.get(ProxySetting.LISTEN_PORT);
             PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()
                     .config(config)
                     .overrides(poolOverrides)
                     .connectors(connectors::create)
                     .janitorPeriod(janitorPeriod)
-                    .statsPeriod(statsPeriod)
+                    .statsPeriod(s.get(ProxySetting.STATS_PERIOD))
                     .metricsTrackerFactory(trackers)
                     .registerMbeans(registerMbeans)
                     .build();
@@ -832,6 +873,10 @@ public final class PgMuxProxy implements AutoCloseable {
             authentication.applyTo(context, queried);
             context.pinSessionState(s.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
             registry.addJanitorChore(context.clientTimeouts());
+            context.connectionLog(connectionLog);
+            connectionLog.settings(s);
+            StatsLog statsLog = new StatsLog(registry, s.get(ProxySetting.STATS_PERIOD), s.get(ProxySetting.LOG_STATS));
+            registry.addJanitorChore(statsLog);
             ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
             AtomicReference<PgMuxProxy> started = new AtomicReference<>();
             Callable<Builder> source = reloadFrom;
@@ -841,33 +886,30 @@ public final class PgMuxProxy implements AutoCloseable {
                     source == null ? null : () -> started.get().reload(source.call()),
                     (setting, value) -> started.get().set(setting, value));
             context.adminRoute(console);
-            Channel listener;
+            Listeners listeners;
             try {
-                listener = new ServerBootstrap()
-                        .group(transport.group())
-                        .channel(transport.serverChannel())
-                        .childOption(ChannelOption.TCP_NODELAY, true)
-                        .childHandler(new ChannelInitializer<SocketChannel>() {
+                listeners = Listeners.bind(transport, s.get(ProxySetting.LISTEN_ADDR), port,
+                        s.get(ProxySetting.UNIX_SOCKET_DIR), s.get(ProxySetting.UNIX_SOCKET_MODE),
+                        s.get(ProxySetting.UNIX_SOCKET_GROUP), new ChannelInitializer<Channel>() {
                             @Override
-                            protected void initChannel(SocketChannel ch) {
+                            protected void initChannel(Channel ch) {
                                 clients.add(ch);
                                 FrontendMessageDecoder decoder = new FrontendMessageDecoder(maxMessageLength);
                                 ch.pipeline().addLast(MessageEncoder.INSTANCE, decoder,
                                         new ClientConnection(context, decoder));
                             }
-                        })
-                        .bind(host, port).syncUninterruptibly().channel();
-            } catch (Exception e) {
-                // syncUninterruptibly rethrows the bind failure (a checked exception) undeclared
+                        });
+            } catch (RuntimeException e) {
                 registry.close();
                 if (metrics != null) {
                     metrics.close();
                 }
                 transport.group().shutdownGracefully(0, 1, TimeUnit.SECONDS);
-                throw new UncheckedIOException("cannot listen on " + host + ":" + port,
-                        new IOException(e.getMessage(), e));
+                throw e;
             }
-            PgMuxProxy proxy = new PgMuxProxy(transport, registry, context, listener, clients, drainTimeout,
+            context.connectionLog().unixPort(listeners.port());
+            context.unixSocketOwnerUid(listeners.unixSocketOwnerUid());
+            PgMuxProxy proxy = new PgMuxProxy(transport, registry, context, listeners, statsLog, clients, drainTimeout,
                     Map.copyOf(databases), Map.copyOf(pinSessionStateByDatabase), s, console, source, connectors,
                     secrets, this::clientTls, configDirectory, metrics);
             started.set(proxy);
@@ -913,14 +955,18 @@ public final class PgMuxProxy implements AutoCloseable {
         private final int maxPreparedStatements;
         /** The secrets auth_query found, for users not in the auth file. */
         private final QueriedUsers queried;
+        /** Where each connector logs the connections it opens and closes. */
+        private final ConnectionLog connectionLog;
         private final Map<PoolKey, ReloadableConnector> byPool = new ConcurrentHashMap<>();
         private volatile Map<String, ServerTarget> targets;
         private volatile UserSecrets secrets;
         private volatile int connectTimeoutMillis;
 
         Connectors(Transport transport, ServerTls serverTls, int maxPreparedStatements, QueriedUsers queried,
-                Map<String, ServerTarget> targets, UserSecrets secrets, ProxySettings settings) {
+                Map<String, ServerTarget> targets, UserSecrets secrets, ProxySettings settings,
+                ConnectionLog connectionLog) {
             this.queried = queried;
+            this.connectionLog = connectionLog;
             this.transport = transport;
             this.serverTls = serverTls;
             this.maxPreparedStatements = maxPreparedStatements;
@@ -962,7 +1008,7 @@ public final class PgMuxProxy implements AutoCloseable {
                 secret = () -> null;
             }
             return new NettyServerConnector(transport, target, loginUser, secret, serverTls, connectTimeoutMillis,
-                    maxPreparedStatements);
+                    maxPreparedStatements).logTo(connectionLog, key.database());
         }
 
         private static int connectTimeoutMillis(ProxySettings settings) {

@@ -96,6 +96,19 @@ class HbaTest {
     }
 
     @Test
+    void localLinesDecideForClientsOfTheUnixSocketAndHostLinesForTcpClients() throws Exception {
+        Path hba = dir.resolve("hba.conf");
+        Files.writeString(hba, "local all all md5\nhost all all 0.0.0.0/0 reject\n");
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.unixSocketDir(dir)
+                .set("auth_type", "hba").set("auth_hba_file", hba.toString()));
+        Psql.Result unix = Psql.run("host=" + dir + " port=" + proxy.port() + " user=" + ProxyFixture.USER
+                + " dbname=" + db.name() + " password=" + ProxyFixture.PASSWORD, "SELECT 6 * 7");
+        assertTrue(unix.succeeded(), unix.output());
+        assertEquals("42", unix.output().strip());
+        assertEquals("login rejected", refusal(ProxyFixture.USER, ProxyFixture.PASSWORD));
+    }
+
+    @Test
     void hbaWithoutAnHbaFileIsRefusedAtStart() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.set("auth_type", "hba")));

@@ -585,7 +585,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         if (!s.cas(PooledServer.LOGIN, err == null ? PooledServer.ACTIVE : PooledServer.CLOSING)) {
             // server_connect_timeout already gave up on this login.
             if (conn != null) {
-                safeClose(conn);
+                safeClose(conn, "server_connect_timeout reached");
             }
             return;
         }
@@ -674,7 +674,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
         removeServer(s);
         if (conn != null) {
-            safeClose(conn);
+            safeClose(conn, reason);
         }
         if (state == CLOSING) {
             return;
@@ -696,9 +696,9 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
     }
 
-    private void safeClose(S conn) {
+    private void safeClose(S conn, String reason) {
         try {
-            connector.close(conn);
+            connector.close(conn, reason);
         } catch (RuntimeException e) {
             log.debug("pool {}: closing a server connection failed", name, e);
         }

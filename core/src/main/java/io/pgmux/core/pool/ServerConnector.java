@@ -25,6 +25,11 @@ public interface ServerConnector<S> {
     /** Closes the connection; must not throw. */
     void close(S server);
 
+    /** Closes the connection for {@code reason} (e.g. {@code server_idle_timeout reached}), to log; must not throw. */
+    default void close(S server, String reason) {
+        close(server);
+    }
+
     /**
      * What the connection is bound to, such as the event loop that runs it; clients that ask for the same
      * affinity get it in preference to others, so that a client and its server connection can share a thread.

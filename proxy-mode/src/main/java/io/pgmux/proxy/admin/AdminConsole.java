@@ -210,7 +210,18 @@ public final class AdminConsole implements AdminRoute {
 
     @Override
     public void open(Channel channel, ChannelHandler login, String user, Map<String, String> startupParameters) {
-        AdminSession session = new AdminSession(this, channel, user, adminUsers.contains(user), startupParameters);
+        open(channel, login, user, adminUsers.contains(user), startupParameters);
+    }
+
+    @Override
+    public void openForOwner(Channel channel, ChannelHandler login, String user,
+            Map<String, String> startupParameters) {
+        open(channel, login, user, true, startupParameters);
+    }
+
+    private void open(Channel channel, ChannelHandler login, String user, boolean admin,
+            Map<String, String> startupParameters) {
+        AdminSession session = new AdminSession(this, channel, user, admin, startupParameters);
         sessions.add(session);
         channel.pipeline().replace(login, "admin-session", session);
         log.info("admin console login: user {} from {}", user, channel.remoteAddress());

@@ -19,7 +19,8 @@ import java.util.Set;
  *       verify-ca or verify-full.</li>
  *   <li>{@code any}: no password and no user check; every database must name the user the pooler logs in as.</li>
  *   <li>{@code hba}: the method comes from the first matching line of auth_hba_file.</li>
- *   <li>{@code reject} and {@code peer}: hba methods only. pgmux listens on TCP only, so {@code peer} refuses.</li>
+ *   <li>{@code reject} and {@code peer}: hba methods only. {@code peer} refuses every client: pgmux does not map a
+ *   Unix socket client's uid to a user name.</li>
  * </ul>
  * PgBouncer's {@code pam} and {@code ldap} are refused when the configuration is read.
  */

@@ -127,7 +127,7 @@ public final class ClientAuthenticator {
             }
             case PEER -> {
                 state = State.DONE;
-                return AuthStep.failed(PoolerError.unixSocketLoginRejected(), "peer needs a Unix socket");
+                return AuthStep.failed(PoolerError.unixSocketLoginRejected(), "peer is not supported");
             }
             case PLAIN -> {
                 state = State.PASSWORD;

@@ -37,6 +37,12 @@ public interface AdminRoute {
         public void open(Channel channel, ChannelHandler login, String user, Map<String, String> startupParameters) {
             throw new IllegalStateException("no admin console");
         }
+
+        @Override
+        public void openForOwner(Channel channel, ChannelHandler login, String user,
+                Map<String, String> startupParameters) {
+            throw new IllegalStateException("no admin console");
+        }
     };
 
     /** The database name is the console's ({@code pgbouncer} or {@code pgmux}). */
@@ -53,4 +59,10 @@ public interface AdminRoute {
 
     /** Takes the logged-in channel over, replacing the {@code login} handler in its pipeline. */
     void open(Channel channel, ChannelHandler login, String user, Map<String, String> startupParameters);
+
+    /**
+     * As {@link #open}, with every right of an admin_users member, for the OS user running the pooler on the Unix
+     * socket, whatever admin_users says (PgBouncer's rule).
+     */
+    void openForOwner(Channel channel, ChannelHandler login, String user, Map<String, String> startupParameters);
 }

@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.pgmux.core.config.PoolMode;
@@ -21,6 +22,7 @@ import io.pgmux.proxy.auth.ClientAuthenticator;
 import io.pgmux.proxy.auth.HbaFile;
 import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.parameters.ClientParameters;
+import io.pgmux.proxy.protocol.Authentication;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.CancelRequest;
 import io.pgmux.proxy.protocol.EncodableMessage;
@@ -37,6 +39,7 @@ import io.pgmux.proxy.protocol.SslResponse;
 import io.pgmux.proxy.protocol.StartupMessage;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.util.Map;
@@ -52,6 +55,8 @@ import org.slf4j.LoggerFactory;
 public final class ClientConnection extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** The user the OS user running the pooler logs in to the console as, over the Unix socket. */
+    private static final String ADMIN_OWN_USER = "pgbouncer";
 
     private enum State {
         STARTUP,
@@ -86,9 +91,13 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     private String applicationName = "";
     /** The startup named the admin console's database: no pool, no max_client_conn slot, as in PgBouncer. */
     private boolean console;
+    /** The console's database name as the client wrote it ({@code pgbouncer} or {@code pgmux}). */
+    private String consoleDatabase;
     private Map<String, String> startupParameters;
     /** Why the client is refused once authenticated (unknown database, max_client_conn, …), or null. */
     private ErrorResponse refusal;
+    /** Why the pooler closes the client, for log_disconnections; null while it has not decided to. */
+    private String closeReason;
 
     public ClientConnection(ProxyContext context, FrontendMessageDecoder decoder) {
         this.context = context;
@@ -101,6 +110,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
         connectedAtMillis = System.currentTimeMillis();
+        // on the channel, not in channelInactive: an admin console session replaces this handler
+        channel.closeFuture().addListener(closed -> logClosing());
         startTimeout(ClientTimeouts.Timeout.LOGIN, System.nanoTime());
         context.clientTimeouts().loginStarted(this);
     }
@@ -163,7 +174,19 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         applicationName = startup.parameters().getOrDefault("application_name", "");
         if (context.adminRoute().isConsole(database)) {
             console = true;
+            consoleDatabase = database;
             startupParameters = startup.parameters();
+            if (isOwnUserOnUnixSocket()) {
+                context.connectionLog().consoleFromUnixSocket(channel, user);
+                context.connectionLog().loginAttempt(channel, database, database, user);
+                endLogin();
+                channel.write(Authentication.Ok.INSTANCE, channel.voidPromise());
+                state = State.CLOSED;
+                decoder.loginComplete();
+                context.adminRoute().openForOwner(channel, this, user, startupParameters);
+                return;
+            }
+            context.connectionLog().loginAttempt(channel, database, database, user);
             startLogin(context.users().find(user).orElse(null), database);
             return;
         }
@@ -200,6 +223,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         // Whatever the user and database, the client is refused only once authenticated: what it learns before
         // is the same for every name, so it cannot probe which users and databases exist.
         refusal = admit(startup.database(), startup, secret);
+        context.connectionLog().loginAttempt(channel, pool == null ? null : startup.database(), startup.database(),
+                user);
         startLogin(secret, startup.database());
     }
 
@@ -258,6 +283,22 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * PgBouncer's rule for the admin console: a client on the Unix socket whose peer credentials name the uid
+     * running the pooler may log in as user {@code pgbouncer} without a password.
+     */
+    private boolean isOwnUserOnUnixSocket() {
+        int owner = context.unixSocketOwnerUid();
+        if (owner < 0 || !ADMIN_OWN_USER.equals(user) || !(channel instanceof EpollDomainSocketChannel unix)) {
+            return false;
+        }
+        try {
+            return unix.peerCredentials().uid() == owner;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /** @param rule the client's hba line under auth_type hba, else null */
     private ClientAuthenticator authenticator(Secret secret, HbaFile.Rule rule) {
         AuthType type = rule != null ? rule.method() : context.authType();
@@ -276,7 +317,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     private void onPasswordMessage(FrontendMessage message) {
         try {
             if (message.type() == FrontendMessage.TERMINATE) {
-                channel.close();
+                terminate();
                 return;
             }
             onAuthStep(authenticator.onPasswordMessage(message.body()));
@@ -293,6 +334,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             case CONTINUE -> channel.flush();
             case FAILED -> {
                 log.info("client {} login failed for user {}: {}", channel.remoteAddress(), user, step.failureReason());
+                closeReason = failureMessage(step);
+                context.connectionLog().poolerError(channel, poolDatabase(), user, closeReason);
                 state = State.CLOSED;
                 channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             }
@@ -505,8 +548,20 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         });
     }
 
+    /** The client's Terminate: PgBouncer's "client close request". */
+    void terminate() {
+        if (closeReason == null) {
+            closeReason = "client close request";
+        }
+        channel.close();
+    }
+
     /** Sends a FATAL error and closes, as PgBouncer's send_pooler_error does. */
     void fatal(ErrorResponse error) {
+        if (closeReason == null) {
+            closeReason = error.message();
+            context.connectionLog().poolerError(channel, poolDatabase(), user, error.message());
+        }
         state = State.CLOSED;
         if (link != null) {
             link.close();
@@ -535,6 +590,29 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         return new ClientInfo(channel, user, pool == null ? null : pool.key().database(), shown, connectedAtMillis,
                 reported != null ? reported : applicationName, current == null ? null : current.server(),
                 ours == null ? 0 : ours.processId());
+    }
+
+    /** The text of the error a failed login was answered with. */
+    private static String failureMessage(AuthStep step) {
+        for (EncodableMessage m : step.messages()) {
+            if (m instanceof ErrorResponse error) {
+                return error.message();
+            }
+        }
+        return step.failureReason();
+    }
+
+    private String poolDatabase() {
+        return console ? consoleDatabase : pool == null ? null : pool.key().database();
+    }
+
+    private void logClosing() {
+        String reason = closeReason;
+        if (reason == null) {
+            // a console session ends on the client's Terminate; another client that sent none just went away
+            reason = console ? "client close request" : "client unexpected eof";
+        }
+        context.connectionLog().clientClosing(channel, poolDatabase(), user, reason, connectedAtMillis);
     }
 
     @Override

@@ -158,7 +158,7 @@ final class Link implements ServerLink {
                 // no server takes the rest of a message whose start went to the one lost meanwhile
                 if (message.type() == FrontendMessage.TERMINATE || message.type() == FrontendMessage.CONTINUATION) {
                     message.release();
-                    channel.close();
+                    client.terminate();
                     return;
                 }
                 ListenRequest request = listenRequest(message);
@@ -264,7 +264,7 @@ final class Link implements ServerLink {
             }
             case FrontendMessage.TERMINATE -> {
                 message.release();
-                channel.close();
+                client.terminate();
                 return;
             }
             default -> {
@@ -779,7 +779,7 @@ final class Link implements ServerLink {
         if (next == null) {
             client.quiet(TransactionStatus.IDLE, System.nanoTime());
         } else if (next.type() == FrontendMessage.TERMINATE) {
-            channel.close();
+            client.terminate();
         } else {
             ListenRequest request = listenRequest(next);
             if (request != null) {

@@ -10,6 +10,7 @@ import io.pgmux.proxy.auth.HbaFile;
 import io.pgmux.proxy.auth.IdentMap;
 import io.pgmux.proxy.auth.QueriedUsers;
 import io.pgmux.proxy.auth.UserSecrets;
+import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.parameters.WelcomeCache;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.server.CancelSender;
@@ -53,6 +54,9 @@ public final class ProxyContext {
     private volatile int scramIterations = 4096;
     private volatile Set<String> ignoredStartupParameters = Set.of();
     private volatile boolean applicationNameAddHost;
+    private volatile ConnectionLog connectionLog = new ConnectionLog();
+    /** The uid owning the Unix socket, the process's own; -1 without a Unix socket. */
+    private volatile int unixSocketOwnerUid = -1;
 
     /**
      * @param clientTls the listener's TLS, {@link ClientTls#DISABLED} for none
@@ -70,6 +74,25 @@ public final class ProxyContext {
         this.clientTls = clientTls;
         this.cancelSender = cancelSender;
         this.clientTimeouts = new ClientTimeouts(clientsByKey.values(), clientLoginTimeoutMillis);
+    }
+
+    /** PgBouncer's lines about clients and servers (log_connections, log_disconnections, log_pooler_errors). */
+    public ConnectionLog connectionLog() {
+        return connectionLog;
+    }
+
+    /** The log the proxy's server connectors share, so that one RELOAD sets both. */
+    public void connectionLog(ConnectionLog log) {
+        this.connectionLog = java.util.Objects.requireNonNull(log, "log");
+    }
+
+    /** The uid owning the Unix socket (-1 for none): a client of that uid there may use the admin console. */
+    public void unixSocketOwnerUid(int uid) {
+        this.unixSocketOwnerUid = uid;
+    }
+
+    int unixSocketOwnerUid() {
+        return unixSocketOwnerUid;
     }
 
     public PoolRegistry<ServerConnection> registry() {

@@ -53,6 +53,8 @@ public final class ProxyConfigLoader {
         });
         ini.section("users").forEach((user, value) ->
                 UserEntry.parse(user, value).poolSettings().forEach((key, v) -> builder.userSetting(user, key, v)));
+        // PgBouncer's default, which a builder in code does not share
+        builder.set(ProxySetting.UNIX_SOCKET_DIR.configName(), ProxySetting.UNIX_SOCKET_DIR.defaultText(), base);
         ini.section("pgbouncer").forEach((key, value) -> {
             if (ProxySetting.global(key) != null) {
                 builder.set(key, value, base);

@@ -49,6 +49,23 @@ public enum ProxySetting {
     // the proxy's own
     LISTEN_ADDR("listen_addr", Type.ADDRESS, "127.0.0.1", RESTART, G, G),
     LISTEN_PORT("listen_port", Type.INT, "6432", RESTART, G, G),
+    LISTEN_BACKLOG("listen_backlog", Type.COUNT, "128", RESTART, G, G),
+    UNIX_SOCKET_DIR("unix_socket_dir", Type.TEXT, "/tmp", RESTART, G, G),
+    UNIX_SOCKET_MODE("unix_socket_mode", Type.FILE_MODE, "0777", RESTART, G, G),
+    UNIX_SOCKET_GROUP("unix_socket_group", Type.TEXT, "", RESTART, G, G),
+    SO_REUSEPORT("so_reuseport", Type.SWITCH, "0", RESTART, G, G),
+    TCP_DEFER_ACCEPT("tcp_defer_accept", Type.SWITCH, "1", RESTART, G, G),
+    TCP_SOCKET_BUFFER("tcp_socket_buffer", Type.COUNT, "0", RESTART, G, G),
+    TCP_KEEPALIVE("tcp_keepalive", Type.SWITCH, "1", RESTART, G, G),
+    TCP_KEEPCNT("tcp_keepcnt", Type.COUNT, "0", RESTART, G, G),
+    TCP_KEEPIDLE("tcp_keepidle", Type.COUNT, "0", RESTART, G, G),
+    TCP_KEEPINTVL("tcp_keepintvl", Type.COUNT, "0", RESTART, G, G),
+    TCP_USER_TIMEOUT("tcp_user_timeout", Type.COUNT, "0", RESTART, G, G),
+    LOG_CONNECTIONS("log_connections", Type.SWITCH, "1", RELOAD, G, G),
+    LOG_DISCONNECTIONS("log_disconnections", Type.SWITCH, "1", RELOAD, G, G),
+    LOG_POOLER_ERRORS("log_pooler_errors", Type.SWITCH, "1", RELOAD, G, G),
+    LOG_STATS("log_stats", Type.SWITCH, "1", RELOAD, G, G),
+    STATS_PERIOD("stats_period", Type.SECONDS, "60", RESTART, G, G),
     AUTH_TYPE("auth_type", Type.AUTH_TYPE, "md5", RESTART, G, G),
     AUTH_FILE("auth_file", Type.FILE, "", RELOAD, G, G),
     AUTH_HBA_FILE("auth_hba_file", Type.FILE, "", RESTART, G, G),
@@ -132,9 +149,6 @@ public enum ProxySetting {
     // PgBouncer's, not taken by pgmux yet
     LOGFILE("logfile", G),
     PIDFILE("pidfile", G),
-    UNIX_SOCKET_DIR("unix_socket_dir", G),
-    UNIX_SOCKET_MODE("unix_socket_mode", G),
-    UNIX_SOCKET_GROUP("unix_socket_group", G),
     MAX_DB_CLIENT_CONNECTIONS("max_db_client_connections", GD),
     MAX_USER_CLIENT_CONNECTIONS("max_user_client_connections", GU),
     PEER_ID("peer_id", G),
@@ -142,15 +156,10 @@ public enum ProxySetting {
     CONFFILE("conffile", G),
     SERVICE_NAME("service_name", G),
     JOB_NAME("job_name", G),
-    STATS_PERIOD("stats_period", G),
     AUTH_LDAP_OPTIONS("auth_ldap_options", G),
     SYSLOG("syslog", G),
     SYSLOG_IDENT("syslog_ident", G),
     SYSLOG_FACILITY("syslog_facility", G),
-    LOG_CONNECTIONS("log_connections", G),
-    LOG_DISCONNECTIONS("log_disconnections", G),
-    LOG_POOLER_ERRORS("log_pooler_errors", G),
-    LOG_STATS("log_stats", G),
     VERBOSE("verbose", G),
     SERVER_FAST_CLOSE("server_fast_close", G),
     AUTODB_IDLE_TIMEOUT("autodb_idle_timeout", G),
@@ -159,15 +168,6 @@ public enum ProxySetting {
     LOGIN_NOTIFY_MESSAGE("login_notify_message", G),
     SERVER_TLS_CIPHERS("server_tls_ciphers", G),
     SERVER_TLS13_CIPHERS("server_tls13_ciphers", G),
-    LISTEN_BACKLOG("listen_backlog", G),
-    SO_REUSEPORT("so_reuseport", G),
-    TCP_DEFER_ACCEPT("tcp_defer_accept", G),
-    TCP_SOCKET_BUFFER("tcp_socket_buffer", G),
-    TCP_KEEPALIVE("tcp_keepalive", G),
-    TCP_KEEPCNT("tcp_keepcnt", G),
-    TCP_KEEPIDLE("tcp_keepidle", G),
-    TCP_KEEPINTVL("tcp_keepintvl", G),
-    TCP_USER_TIMEOUT("tcp_user_timeout", G),
     CONNECT_QUERY("connect_query", D),
     CLIENT_ENCODING("client_encoding", D),
     DATESTYLE("datestyle", D),
@@ -188,8 +188,12 @@ public enum ProxySetting {
         /** Whole seconds. */
         SECONDS,
         TEXT,
-        /** A host name or address; {@code *} is every IPv4 address. */
+        /** Comma-separated host names or addresses, IPv4 or IPv6; {@code *} is every address (see {@link ListenAddresses}). */
         ADDRESS,
+        /** 0 (off) or 1 (on), as PgBouncer writes its switches. */
+        SWITCH,
+        /** A file mode in octal, as chmod takes it ({@code 0777}). */
+        FILE_MODE,
         /** A file name, relative to the configuration file; empty is "not set". */
         FILE,
         /**
@@ -443,7 +447,9 @@ public enum ProxySetting {
             case COUNT -> checked(whole(text));
             case SECONDS -> seconds(text);
             case TEXT -> text;
-            case ADDRESS -> text.equals("*") ? "0.0.0.0" : text;
+            case ADDRESS -> ListenAddresses.normalized(configName, text);
+            case SWITCH -> switchValue(text);
+            case FILE_MODE -> fileMode(text);
             case FILE -> text.isBlank() ? null : base.resolve(text.strip());
             case HOST_PORT -> hostPort(text);
             case USERS, NAMES -> users(text);
@@ -479,6 +485,8 @@ public enum ProxySetting {
         }
         return switch (type) {
             case SECONDS -> formatSeconds((Duration) value);
+            case SWITCH -> (Boolean) value ? "1" : "0";
+            case FILE_MODE -> "0" + Integer.toOctalString((Integer) value);
             case HOST_PORT -> {
                 InetSocketAddress address = (InetSocketAddress) value;
                 String host = address.getHostString();
@@ -544,6 +552,28 @@ public enum ProxySetting {
                     + " not \"" + text + "\"");
         }
         return InetSocketAddress.createUnresolved(host.equals("*") ? "0.0.0.0" : host, port);
+    }
+
+    /** PgBouncer reads its switches as numbers: 0 is off, any other number on. */
+    private boolean switchValue(String text) {
+        try {
+            return Integer.parseInt(text.strip()) != 0;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(configName + " must be 0 or 1, not \"" + text + "\"");
+        }
+    }
+
+    private int fileMode(String text) {
+        try {
+            int mode = Integer.parseInt(text.strip(), 8);
+            if (mode >= 0 && mode <= 0777) {
+                return mode;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new IllegalArgumentException(configName + " must be a file mode in octal (0000 to 0777), not \"" + text
+                + "\"");
     }
 
     private static List<String> users(String commaSeparated) {

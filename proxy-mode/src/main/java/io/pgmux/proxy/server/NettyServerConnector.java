@@ -9,6 +9,7 @@ import io.netty.handler.ssl.SslContext;
 import io.pgmux.core.pool.ServerConnector;
 import io.pgmux.core.pool.ServerHandle;
 import io.pgmux.proxy.auth.Secret;
+import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.protocol.BackendMessageDecoder;
 import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.protocol.ReadyForQuery;
@@ -44,6 +45,8 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
     private final int maxPreparedStatements;
     /** round-robin: where the next login starts; disable: the host logins start at until one fails. */
     private final AtomicInteger nextHost = new AtomicInteger();
+    private ConnectionLog connectionLog;
+    private String poolDatabase;
 
     /**
      * @param user the user to log in as
@@ -66,6 +69,16 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
         this.secret = secret;
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.sslContext = tls.context(this.target.tlsMode());
+    }
+
+    /**
+     * Logs each connection it opens and closes (log_connections, log_disconnections) with PgBouncer's
+     * {@code S-0x…} prefix, under the pool's database name; before the first {@link #open}.
+     */
+    public NettyServerConnector logTo(ConnectionLog log, String database) {
+        this.connectionLog = log;
+        this.poolDatabase = database;
+        return this;
     }
 
     @Override
@@ -138,7 +151,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
                     }
                 });
         if (address instanceof InetSocketAddress) {
-            bootstrap.option(ChannelOption.TCP_NODELAY, true).option(ChannelOption.SO_KEEPALIVE, true);
+            transport.tcpOptions(bootstrap);
         }
         ChannelFuture connecting = bootstrap.connect(address);
         CompletableFuture<ServerConnection> result = new CompletableFuture<>();
@@ -151,6 +164,9 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
             if (err != null) {
                 result.completeExceptionally(err);
             } else {
+                if (connectionLog != null) {
+                    connectionLog.serverConnected(s, s.channel(), poolDatabase, user);
+                }
                 result.complete(s);
             }
         });
@@ -190,6 +206,14 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
 
     @Override
     public void close(ServerConnection server) {
+        server.close();
+    }
+
+    @Override
+    public void close(ServerConnection server, String reason) {
+        if (connectionLog != null && server.channel() != null) {
+            connectionLog.serverClosing(server, server.channel(), poolDatabase, user, reason);
+        }
         server.close();
     }
 

@@ -45,6 +45,11 @@ public final class ReloadableConnector implements ServerConnector<ServerConnecti
     }
 
     @Override
+    public void close(ServerConnection server, String reason) {
+        current.close(server, reason);
+    }
+
+    @Override
     public Object affinity(ServerConnection server) {
         return current.affinity(server);
     }

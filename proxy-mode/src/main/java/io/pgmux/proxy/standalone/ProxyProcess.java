@@ -60,12 +60,13 @@ public final class ProxyProcess {
             }
             return 1;
         }
-        // before "listening on", which tells an operator (or a script) that signals are answered
+        // before "process up", which tells an operator (or a script) that signals are answered
         installSignals();
+        for (String address : proxy.listening()) {
+            ProcessLog.write(Level.LOG, "listening on " + address, null);
+        }
         ProcessLog.write(Level.LOG, "process up: " + version().replace(System.lineSeparator(), ", ") + ", pid "
-                + ProcessHandle.current().pid(), null);
-        ProcessLog.write(Level.LOG, "listening on " + proxy.host() + ":" + proxy.port()
-                + (proxy.isEpoll() ? " (epoll)" : " (nio)"), null);
+                + ProcessHandle.current().pid() + (proxy.isEpoll() ? ", epoll" : ", nio"), null);
         proxy.metricsAddress().ifPresent(address -> ProcessLog.write(Level.LOG, "metrics_listen: serving http://"
                 + address.getHostString() + ":" + address.getPort() + "/metrics", null));
         proxy.closeFuture().toCompletableFuture().join();
@@ -194,6 +195,7 @@ public final class ProxyProcess {
         if (pidFile != null) {
             pidFile.remove();
         }
+        proxy.removeUnixSocket();
         System.exit(0);
     }
 }

@@ -1,6 +1,8 @@
 package io.pgmux.proxy.transport;
 
+import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -18,19 +20,26 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The event loops and channel types of one proxy: epoll when the native library loads (it is an optional
- * dependency), NIO otherwise. Clients and server connections share the loops.
+ * dependency), NIO otherwise. Clients and server connections share the loops, and the TCP socket options.
  */
 public final class Transport {
+    private static final Logger log = LoggerFactory.getLogger(Transport.class);
     private final EventLoopGroup group;
     private final Class<? extends SocketChannel> socketChannel;
     private final Class<? extends ServerChannel> serverChannel;
     private final boolean epoll;
+    private final TcpOptions tcp;
 
-    private Transport(int threads, boolean epoll) {
+    private Transport(int threads, boolean epoll, TcpOptions tcp) {
         this.epoll = epoll;
+        this.tcp = tcp;
         IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.group = new MultiThreadIoEventLoopGroup(threads, factory);
         this.socketChannel = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
@@ -41,8 +50,24 @@ public final class Transport {
      * @param threads event loop threads; 0 means {@link #defaultThreads()}
      */
     public static Transport create(int threads) {
+        return create(threads, TcpOptions.DEFAULTS);
+    }
+
+    /**
+     * @param threads event loop threads; 0 means {@link #defaultThreads()}
+     * @throws IllegalStateException for an option that cannot be had without epoll (so_reuseport)
+     */
+    public static Transport create(int threads, TcpOptions tcp) {
         int n = threads > 0 ? threads : defaultThreads();
-        return new Transport(n, epollAvailable());
+        boolean epoll = epollAvailable();
+        if (!epoll) {
+            List<String> notApplied = tcp.notAppliedWithoutEpoll();
+            if (!notApplied.isEmpty()) {
+                log.warn("{} not applied: they need Netty's epoll transport (Linux x86_64), which could not be"
+                        + " loaded here", String.join(", ", notApplied));
+            }
+        }
+        return new Transport(n, epoll, tcp);
     }
 
     /**
@@ -85,6 +110,21 @@ public final class Transport {
 
     public Class<? extends ServerChannel> serverChannel() {
         return serverChannel;
+    }
+
+    /** The options of each TCP connection to a server. */
+    public Bootstrap tcpOptions(Bootstrap bootstrap) {
+        tcp.connection(epoll).forEach((option, value) -> bootstrap.option(unchecked(option), value));
+        return bootstrap;
+    }
+
+    TcpOptions tcp() {
+        return tcp;
+    }
+
+    @SuppressWarnings("unchecked")
+    static ChannelOption<Object> unchecked(ChannelOption<?> option) {
+        return (ChannelOption<Object>) option;
     }
 
     public boolean isEpoll() {

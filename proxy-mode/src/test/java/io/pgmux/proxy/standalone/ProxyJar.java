@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
 final class ProxyJar implements AutoCloseable {
     /** Generous: a bound on how long a JVM may take to start or stop on a busy machine, never a race's judge. */
     private static final long TIMEOUT_SECONDS = 60;
-    private static final Pattern LISTENING = Pattern.compile("LOG listening on [^:]+:(\\d+) ");
+    private static final Pattern LISTENING = Pattern.compile("LOG listening on (?:\\[[^\\]]+\\]|[^:\\[]+):(\\d+)$");
 
     private final Process process;
     private final List<String> stdout = new ArrayList<>();

@@ -46,7 +46,10 @@ class ProxyProcessIT {
         this.db = db;
     }
 
-    /** A pgbouncer.ini with database {@code app} on the fixture's server, plus {@code extra} [pgbouncer] lines. */
+    /**
+     * A pgbouncer.ini with database {@code app} on the fixture's server, its Unix socket in the test's directory
+     * (a killed process leaves it there, not in /tmp), plus {@code extra} [pgbouncer] lines, which win.
+     */
     private Path ini(String... extra) throws Exception {
         Files.writeString(dir.resolve("userlist.txt"), "\"" + USER + "\" \"" + PASSWORD + "\"\n");
         Path ini = dir.resolve("pgbouncer.ini");
@@ -55,6 +58,7 @@ class ProxyProcessIT {
                 + " user=" + db.superuser() + " password=" + db.superuserPassword() + "\n"
                 + "[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\npool_mode = transaction\n"
                 + "default_pool_size = 2\nauth_type = scram-sha-256\nauth_file = userlist.txt\n"
+                + "unix_socket_dir = " + dir + "\n"
                 + String.join("\n", extra) + "\n");
         return ini;
     }
@@ -118,15 +122,15 @@ class ProxyProcessIT {
     void theLogfileIsAppendedToInPgBouncersLineFormatWithIgnoredSettingsNamed() throws Exception {
         Path logfile = dir.resolve("pgmux.log");
         Files.writeString(logfile, "an earlier run's line\n");
-        try (ProxyJar proxy = ProxyJar.start(ini("logfile = pgmux.log", "log_stats = 0").toString())) {
+        try (ProxyJar proxy = ProxyJar.start(ini("logfile = pgmux.log", "peer_id = 0").toString())) {
             int port = proxy.awaitPort();
             List<String> lines = Files.readAllLines(logfile);
             assertEquals("an earlier run's line", lines.get(0));
             String start = String.format(LINE_START, proxy.pid());
             assertTrue(lines.stream().anyMatch(Pattern.compile(start + "LOG listening on 127\\.0\\.0\\.1:" + port
-                    + " ").asPredicate()), String.join("\n", lines));
+                    + "$").asPredicate()), String.join("\n", lines));
             assertTrue(lines.stream().anyMatch(Pattern.compile(start
-                    + "WARNING pgbouncer.ini setting log_stats is not supported by pgmux yet and is ignored$")
+                    + "WARNING pgbouncer.ini setting peer_id is not supported by pgmux yet and is ignored$")
                     .asPredicate()), String.join("\n", lines));
             assertTrue(lines.stream().skip(1).allMatch(Pattern.compile(start).asPredicate()),
                     String.join("\n", lines));
@@ -344,6 +348,110 @@ class ProxyProcessIT {
             try (Connection c = connect(port, "app")) {
                 assertEquals("1", queryOne(c, "SELECT 1"));
             }
+        }
+    }
+
+    /** psql as an operator runs it; aborts the test where psql is not installed. */
+    private static String psql(String connection, String command) throws Exception {
+        Process psql;
+        try {
+            psql = new ProcessBuilder("psql", "-X", "-A", "-t", "-c", command, connection).redirectErrorStream(true)
+                    .start();
+        } catch (IOException e) {
+            Clients.missing("psql cannot be started (" + e.getMessage() + "): install the PostgreSQL client tools to"
+                    + " run this test");
+            throw e;
+        }
+        assertTrue(psql.waitFor(60, TimeUnit.SECONDS), "psql did not finish");
+        return new String(psql.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip()
+                + (psql.exitValue() == 0 ? "" : " (exit " + psql.exitValue() + ")");
+    }
+
+    private static void assertLogged(List<String> lines, String regex) {
+        assertTrue(lines.stream().anyMatch(Pattern.compile(regex).asPredicate()), "no line matching " + regex
+                + " in\n" + String.join("\n", lines));
+    }
+
+    @Test
+    void psqlReachesEveryListenAddrAndTheUnixSocketWhichIsRemovedAtExit() throws Exception {
+        Path sockets = Files.createDirectory(dir.resolve("sockets"));
+        try (ProxyJar proxy = ProxyJar.start(ini("listen_addr = 127.0.0.1, ::1", "unix_socket_dir = " + sockets,
+                "logfile = pgmux.log").toString())) {
+            int port = proxy.awaitPort();
+            String login = " port=" + port + " dbname=app user=" + USER + " password=" + PASSWORD;
+            assertEquals("4", psql("host=127.0.0.1 sslmode=disable" + login, "SELECT 2 + 2"));
+            assertEquals("6", psql("host=::1 sslmode=disable" + login, "SELECT 3 + 3"));
+            assertEquals("8", psql("host=" + sockets + login, "SELECT 4 + 4"));
+            Path socket = sockets.resolve(".s.PGSQL." + port);
+            List<String> lines = Files.readAllLines(dir.resolve("pgmux.log"));
+            String start = String.format(LINE_START, proxy.pid());
+            assertLogged(lines, start + "LOG listening on 127\\.0\\.0\\.1:" + port + "$");
+            assertLogged(lines, start + "LOG listening on \\[::1\\]:" + port + "$");
+            assertLogged(lines, start + "LOG listening on unix:" + Pattern.quote(socket.toString()) + "$");
+            proxy.signal("INT");
+            assertEquals(0, proxy.awaitExit());
+            assertFalse(Files.exists(socket), "the socket file is left behind");
+            assertFalse(Files.exists(Path.of(socket + ".lock")), "the lock file is left behind");
+        }
+    }
+
+    @Test
+    void theOsUserRunningThePoolerUsesTheAdminConsoleOnTheUnixSocketWithoutAPassword() throws Exception {
+        Path sockets = Files.createDirectory(dir.resolve("sockets"));
+        try (ProxyJar proxy = ProxyJar.start(ini("unix_socket_dir = " + sockets, "logfile = pgmux.log")
+                .toString())) {
+            int port = proxy.awaitPort();
+            String version = psql("host=" + sockets + " port=" + port + " dbname=pgbouncer user=pgbouncer",
+                    "SHOW VERSION");
+            assertTrue(version.startsWith("PgBouncer"), version);
+            await(() -> contains(dir.resolve("pgmux.log"), "pgbouncer access from unix socket"),
+                    "the console login in the logfile");
+            assertLogged(Files.readAllLines(dir.resolve("pgmux.log")), String.format(LINE_START, proxy.pid())
+                    + "LOG C-0x[0-9a-f]{8}: \\(nodb\\)/pgbouncer@unix\\(\\d+\\):" + port
+                    + " pgbouncer access from unix socket$");
+        }
+    }
+
+    @Test
+    void connectionsDisconnectionsAndPoolerErrorsAreLoggedWithPgBouncersPrefix() throws Exception {
+        Path logfile = dir.resolve("pgmux.log");
+        try (ProxyJar proxy = ProxyJar.start(ini("logfile = pgmux.log").toString())) {
+            int port = proxy.awaitPort();
+            String login = "host=127.0.0.1 sslmode=disable port=" + port + " user=" + USER + " password=" + PASSWORD;
+            assertEquals("1", psql(login + " dbname=app", "SELECT 1"));
+            assertTrue(psql(login + " dbname=nosuch", "SELECT 1").contains("no such database: nosuch"));
+            await(() -> contains(logfile, "closing because: no such database: nosuch"), "the refusal in the logfile");
+            await(() -> contains(logfile, "app/app@127.0.0.1:") && contains(logfile, "client close request"),
+                    "the first client's disconnection in the logfile");
+            List<String> lines = Files.readAllLines(logfile);
+            String start = String.format(LINE_START, proxy.pid());
+            String client = "C-0x[0-9a-f]{8}: ";
+            assertLogged(lines, start + "LOG " + client + "app/app@127\\.0\\.0\\.1:\\d+ login attempt: db=app"
+                    + " user=app tls=no replication=no$");
+            assertLogged(lines, start + "LOG " + client + "app/app@127\\.0\\.0\\.1:\\d+ closing because: client"
+                    + " close request \\(age=\\d+s\\)$");
+            assertLogged(lines, start + "LOG " + client + "\\(nodb\\)/app@127\\.0\\.0\\.1:\\d+ login attempt:"
+                    + " db=nosuch user=app tls=no replication=no$");
+            assertLogged(lines, start + "WARNING " + client + "\\(nodb\\)/app@127\\.0\\.0\\.1:\\d+ pooler error:"
+                    + " no such database: nosuch$");
+            String server = "LOG S-0x[0-9a-f]{8}: app/" + Pattern.quote(db.superuser()) + "@\\S+:" + db.port() + " ";
+            assertLogged(lines, start + server + "new connection to server \\(from \\S+:\\d+\\)$");
+            proxy.signal("INT");
+            assertEquals(0, proxy.awaitExit());
+            assertLogged(Files.readAllLines(logfile), start + server + "closing because: pool closing"
+                    + " \\(age=\\d+s\\)$");
+        }
+    }
+
+    @Test
+    void logStatsWritesPgBouncersStatsLineEveryStatsPeriod() throws Exception {
+        Path logfile = dir.resolve("pgmux.log");
+        try (ProxyJar proxy = ProxyJar.start(ini("logfile = pgmux.log", "stats_period = 1").toString())) {
+            proxy.awaitPort();
+            await(() -> contains(logfile, "LOG stats: "), "a stats line in the logfile");
+            assertLogged(Files.readAllLines(logfile), String.format(LINE_START, proxy.pid()) + "LOG stats: \\d+"
+                    + " xacts/s, \\d+ queries/s, 0 client parses/s, 0 server parses/s, 0 binds/s, 0 client logins/s,"
+                    + " in \\d+ B/s, out \\d+ B/s, xact \\d+ us, query \\d+ us, wait \\d+ us$");
         }
     }
 

@@ -1,0 +1,152 @@
+package io.pgmux.proxy.log;
+
+import io.netty.channel.Channel;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.AttributeKey;
+import io.netty.util.NetUtil;
+import io.pgmux.proxy.config.ProxySetting;
+import io.pgmux.proxy.config.ProxySettings;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * PgBouncer's lines about clients and servers, with its prefix: {@code C-0x1a2b3c4d: app/bob@127.0.0.1:51234 } for a
+ * client, {@code S-0x…: app/bob@127.0.0.1:5432 } for a server, where the hexadecimal number is the one SHOW CLIENTS
+ * and SHOW SERVERS print as {@code ptr}, and a Unix socket client is {@code unix(pid):port}. log_connections,
+ * log_disconnections and log_pooler_errors turn each kind on or off; RELOAD changes them.
+ */
+public final class ConnectionLog {
+    private static final Logger log = LoggerFactory.getLogger(ConnectionLog.class);
+    private static final AttributeKey<Long> CONNECTED_AT = AttributeKey.valueOf(ConnectionLog.class, "connectedAt");
+    private static final AttributeKey<Integer> PEER_PID = AttributeKey.valueOf(ConnectionLog.class, "peerPid");
+
+    private volatile boolean connections = true;
+    private volatile boolean disconnections = true;
+    private volatile boolean poolerErrors = true;
+    /** The listen port, which PgBouncer prints as a Unix socket client's port. */
+    private volatile int unixPort;
+
+    /** log_connections, log_disconnections and log_pooler_errors, at start and after RELOAD. */
+    public void settings(ProxySettings settings) {
+        connections = settings.get(ProxySetting.LOG_CONNECTIONS);
+        disconnections = settings.get(ProxySetting.LOG_DISCONNECTIONS);
+        poolerErrors = settings.get(ProxySetting.LOG_POOLER_ERRORS);
+    }
+
+    public void unixPort(int port) {
+        this.unixPort = port;
+    }
+
+    /** {@code login attempt: db=app user=bob tls=no replication=no} */
+    public void loginAttempt(Channel client, String pool, String database, String user) {
+        if (connections) {
+            log.info("{}login attempt: db={} user={} tls={} replication=no", clientPrefix(client, pool, user),
+                    database, user, tls(client));
+        }
+    }
+
+    /** {@code login failed: db=app user=bob} */
+    public void loginFailed(Channel client, String pool, String database, String user) {
+        if (connections) {
+            log.info("{}login failed: db={} user={}", clientPrefix(client, pool, user), database, user);
+        }
+    }
+
+    /** The OS user running the pooler reached the admin console over the Unix socket, without a password. */
+    public void consoleFromUnixSocket(Channel client, String user) {
+        if (connections) {
+            log.info("{}pgbouncer access from unix socket", clientPrefix(client, null, user));
+        }
+    }
+
+    /** {@code closing because: client close request (age=12s)} */
+    public void clientClosing(Channel client, String pool, String user, String reason, long connectedAtMillis) {
+        if (disconnections) {
+            log.info("{}closing because: {} (age={}s)", clientPrefix(client, pool, user), reason,
+                    TimeUnit.MILLISECONDS.toSeconds(System.currentTimeMillis() - connectedAtMillis));
+        }
+    }
+
+    /** The FATAL or ERROR text the pooler itself sent a client, as a WARNING line. */
+    public void poolerError(Channel client, String pool, String user, String message) {
+        if (poolerErrors) {
+            log.warn("{}pooler error: {}", clientPrefix(client, pool, user), message);
+        }
+    }
+
+    /** {@code new connection to server (from 127.0.0.1:40404)} */
+    public void serverConnected(Object server, Channel channel, String database, String user) {
+        channel.attr(CONNECTED_AT).set(System.nanoTime());
+        if (connections) {
+            log.info("{}new connection to server (from {})", prefix('S', server, channel, database, user),
+                    address(channel, channel.localAddress()));
+        }
+    }
+
+    /** {@code closing because: server_idle_timeout reached (age=600s)}, for a server that logged in. */
+    public void serverClosing(Object server, Channel channel, String database, String user, String reason) {
+        Long connectedAt = channel.attr(CONNECTED_AT).get();
+        if (disconnections && connectedAt != null) {
+            log.info("{}closing because: {} (age={}s)", prefix('S', server, channel, database, user),
+                    reason, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - connectedAt));
+        }
+    }
+
+    private String clientPrefix(Channel client, String pool, String user) {
+        return prefix('C', client, client, pool, user);
+    }
+
+    /** PgBouncer's log_socket_prefix: {@code C-0x1a2b3c4d: db/user@host:port }. */
+    private String prefix(char type, Object id, Channel channel, String database, String user) {
+        return type + "-" + String.format("0x%08x", System.identityHashCode(id)) + ": "
+                + (database == null ? "(nodb)" : database) + "/" + (user == null ? "(nouser)" : user) + "@"
+                + address(channel, channel.remoteAddress()) + " ";
+    }
+
+    /** {@code 127.0.0.1:5432}, {@code [::1]:5432}, or for a Unix socket peer {@code unix(pid):port}. */
+    private String address(Channel channel, SocketAddress address) {
+        if (address instanceof InetSocketAddress inet) {
+            String host = inet.getAddress() == null ? inet.getHostString() : NetUtil.toAddressString(inet.getAddress());
+            return (host.contains(":") ? "[" + host + "]" : host) + ":" + inet.getPort();
+        }
+        int pid = peerPid(channel);
+        return (pid > 0 ? "unix(" + pid + ")" : "unix") + ":" + unixPort;
+    }
+
+    private String tls(Channel client) {
+        SslHandler tls = client.pipeline().get(SslHandler.class);
+        if (tls == null) {
+            return "no";
+        }
+        SSLSession session = tls.engine().getSession();
+        return session.getProtocol() + "/" + session.getCipherSuite();
+    }
+
+    /**
+     * The pid of a Unix socket client, for its prefix; 0 when unknown. Read once, while the socket is open, and kept
+     * on the channel for its closing line.
+     */
+    private static int peerPid(Channel channel) {
+        if (!(channel instanceof EpollDomainSocketChannel unix)) {
+            return 0;
+        }
+        Integer known = channel.attr(PEER_PID).get();
+        if (known != null) {
+            return known;
+        }
+        int pid;
+        try {
+            pid = unix.peerCredentials().pid();
+        } catch (IOException e) {
+            pid = 0;
+        }
+        channel.attr(PEER_PID).set(pid);
+        return pid;
+    }
+}

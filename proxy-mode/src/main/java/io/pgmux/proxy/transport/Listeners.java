@@ -1,0 +1,193 @@
+package io.pgmux.proxy.transport;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.util.NetUtil;
+import io.pgmux.proxy.config.ListenAddresses;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The proxy's listening sockets, as PgBouncer's pooler.c opens them: one TCP socket per listen_addr entry, all on
+ * the same port (the one the first bound, when listen_port is 0), and the Unix socket
+ * {@code <unix_socket_dir>/.s.PGSQL.<port>} (epoll only). Every socket hands its clients to the same handler.
+ */
+public final class Listeners {
+    private static final Logger log = LoggerFactory.getLogger(Listeners.class);
+
+    private final List<Channel> tcp;
+    private final Channel unix;
+    private final UnixSocketFile unixFile;
+    private final int port;
+    private final int unixOwnerUid;
+
+    private Listeners(List<Channel> tcp, Channel unix, UnixSocketFile unixFile, int port, int unixOwnerUid) {
+        this.tcp = tcp;
+        this.unix = unix;
+        this.unixFile = unixFile;
+        this.port = port;
+        this.unixOwnerUid = unixOwnerUid;
+    }
+
+    /**
+     * @param listenAddr PgBouncer's listen_addr as kept ({@link ListenAddresses})
+     * @param unixSocketDir PgBouncer's unix_socket_dir; empty for no Unix socket
+     * @param unixSocketMode PgBouncer's unix_socket_mode
+     * @param unixSocketGroup PgBouncer's unix_socket_group; empty keeps the process's group
+     * @throws UncheckedIOException when an address cannot be bound; whatever was bound is closed again
+     * @throws IllegalStateException when there is nowhere to listen, or the Unix socket is in use
+     */
+    public static Listeners bind(Transport transport, String listenAddr, int listenPort, String unixSocketDir,
+            int unixSocketMode, String unixSocketGroup, ChannelHandler clientInitializer) {
+        List<Channel> tcp = new ArrayList<>();
+        int port = listenPort;
+        try {
+            ServerBootstrap tcpBootstrap = new ServerBootstrap().group(transport.group())
+                    .channel(transport.serverChannel()).childHandler(clientInitializer);
+            transport.tcp().listener(transport.isEpoll())
+                    .forEach((option, value) -> tcpBootstrap.option(Transport.unchecked(option), value));
+            transport.tcp().connection(transport.isEpoll())
+                    .forEach((option, value) -> tcpBootstrap.childOption(Transport.unchecked(option), value));
+            for (String host : ListenAddresses.hosts(listenAddr)) {
+                Channel channel = bindTcp(tcpBootstrap, host, port);
+                tcp.add(channel);
+                port = ((InetSocketAddress) channel.localAddress()).getPort();
+            }
+            boolean wantsUnix = !unixSocketDir.isEmpty();
+            if (wantsUnix && !transport.isEpoll()) {
+                log.warn("unix_socket_dir {}: Unix sockets need Netty's epoll transport (Linux x86_64), which could"
+                        + " not be loaded here; listening on TCP only", unixSocketDir);
+                wantsUnix = false;
+            }
+            if (!wantsUnix) {
+                if (tcp.isEmpty()) {
+                    throw new IllegalStateException("nowhere to listen on: listen_addr is empty and there is no"
+                            + " Unix socket");
+                }
+                return new Listeners(List.copyOf(tcp), null, null, port, -1);
+            }
+            if (port == 0) {
+                throw new IllegalStateException("listen_port = 0 needs a listen_addr: the Unix socket is named after"
+                        + " the port");
+            }
+            return withUnixSocket(transport, tcp, port, Path.of(unixSocketDir), unixSocketMode, unixSocketGroup,
+                    clientInitializer);
+        } catch (RuntimeException e) {
+            tcp.forEach(channel -> channel.close().syncUninterruptibly());
+            throw e;
+        }
+    }
+
+    private static Listeners withUnixSocket(Transport transport, List<Channel> tcp, int port, Path directory,
+            int mode, String group, ChannelHandler clientInitializer) {
+        UnixSocketFile file;
+        try {
+            file = UnixSocketFile.claim(directory, port);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot lock the unix socket in " + directory + ": " + e.getMessage(), e);
+        }
+        Channel unix = null;
+        try {
+            unix = new ServerBootstrap().group(transport.group()).channel(EpollServerDomainSocketChannel.class)
+                    .childHandler(clientInitializer)
+                    .bind(new DomainSocketAddress(file.socket().toFile())).syncUninterruptibly().channel();
+            file.setModeAndGroup(mode, group);
+            return new Listeners(List.copyOf(tcp), unix, file, port, file.ownerUid());
+        } catch (IllegalStateException e) {
+            close(unix, file);
+            throw e;
+        } catch (Exception e) {
+            close(unix, file);
+            // syncUninterruptibly rethrows the bind failure (a checked exception) undeclared
+            throw new UncheckedIOException("cannot listen on unix:" + file.socket(),
+                    e instanceof IOException io ? io : new IOException(e.getMessage(), e));
+        }
+    }
+
+    private static void close(Channel unix, UnixSocketFile file) {
+        if (unix != null) {
+            unix.close().syncUninterruptibly();
+        }
+        file.remove();
+    }
+
+    private static Channel bindTcp(ServerBootstrap bootstrap, String host, int port) {
+        try {
+            return bootstrap.bind(host, port).syncUninterruptibly().channel();
+        } catch (Exception e) {
+            if (host.equals(ListenAddresses.EVERY_ADDRESS)) {
+                // a host without IPv6: every IPv4 address is what * can still mean
+                log.info("listen_addr *: no IPv6 here ({}), listening on every IPv4 address", e.getMessage());
+                return bindTcp(bootstrap, ListenAddresses.EVERY_IPV4_ADDRESS, port);
+            }
+            // syncUninterruptibly rethrows the bind failure (a checked exception) undeclared
+            throw new UncheckedIOException("cannot listen on " + hostAndPort(host, port),
+                    new IOException(e.getMessage(), e));
+        }
+    }
+
+    /** {@code 127.0.0.1:6432}, {@code [::1]:6432}, as PgBouncer writes them. */
+    static String hostAndPort(String host, int port) {
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+    }
+
+    /** The port every socket listens on (the Unix socket's name has it too). */
+    public int port() {
+        return port;
+    }
+
+    /** The first TCP address, or null when only the Unix socket listens. */
+    public InetSocketAddress firstTcpAddress() {
+        return tcp.isEmpty() ? null : (InetSocketAddress) tcp.get(0).localAddress();
+    }
+
+    /** The Unix socket's file, or null without one. */
+    public Path unixSocket() {
+        return unixFile == null ? null : unixFile.socket();
+    }
+
+    /** The uid owning the Unix socket (this process's), or -1 without one. */
+    public int unixSocketOwnerUid() {
+        return unixOwnerUid;
+    }
+
+    /** As PgBouncer logs them: {@code 127.0.0.1:6432}, {@code [::1]:6432}, {@code unix:/tmp/.s.PGSQL.6432}. */
+    public List<String> describe() {
+        List<String> addresses = new ArrayList<>();
+        for (Channel channel : tcp) {
+            InetSocketAddress address = (InetSocketAddress) channel.localAddress();
+            addresses.add(hostAndPort(NetUtil.toAddressString(address.getAddress()), address.getPort()));
+        }
+        if (unixFile != null) {
+            addresses.add("unix:" + unixFile.socket());
+        }
+        return addresses;
+    }
+
+    /** Removes the Unix socket's file and lock, for an exit that skips {@link #close()}. */
+    public void removeUnixSocketFile() {
+        if (unixFile != null) {
+            unixFile.remove();
+        }
+    }
+
+    /** Stops accepting; the Unix socket's file and lock are removed. */
+    public void close() {
+        for (Channel channel : tcp) {
+            channel.close().syncUninterruptibly();
+        }
+        if (unix != null) {
+            unix.close().syncUninterruptibly();
+            unixFile.remove();
+        }
+    }
+}
