@@ -6,6 +6,7 @@ import io.pgmux.core.pool.Pool;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -114,20 +115,14 @@ final class Pinning {
         if (!gone) {
             counts.changed(held, found);
             if (held == 0 && found != 0) {
-                List<String> reasons = new ArrayList<>();
-                for (PinReason reason : PinReason.values()) {
-                    if ((found & reason.bit()) != 0) {
-                        reasons.add(reason.name());
-                    }
-                }
-                pool.clientPinned(reasons.toArray(new String[0]));
+                pool.clientPinned(names(found, PinReason::name).toArray(new String[0]));
             } else if (held != 0 && found == 0) {
                 pool.clientUnpinned();
             }
         }
         if (found != 0 && !logged) {
             logged = true;
-            log.info("client {} pinned to its server: {}", client, String.join(", ", names(found)));
+            log.info("client {} pinned to its server: {}", client, String.join(", ", names(found, PinReason::toString)));
         }
         held = found;
     }
@@ -145,22 +140,18 @@ final class Pinning {
 
     /** pin_session_state = error's refusal: {@code LISTEN is not supported in transaction pooling mode (…)}. */
     static String refusal(int found, String poolMode) {
-        List<String> features = new ArrayList<>();
-        for (PinReason reason : PinReason.values()) {
-            if ((found & reason.bit()) != 0) {
-                features.add(reason.feature());
-            }
-        }
+        List<String> features = names(found, PinReason::feature);
         String named = String.join(", ", features);
         return named + (features.size() == 1 && !named.endsWith("s") ? " is" : " are")
                 + " not supported in " + poolMode + " pooling mode (pin_session_state = error)";
     }
 
-    private static List<String> names(int mask) {
+    /** The reasons in {@code mask}, each as {@code name} gives it: for the log, the metrics or the refusal. */
+    private static List<String> names(int mask, Function<PinReason, String> name) {
         List<String> names = new ArrayList<>();
         for (PinReason reason : PinReason.values()) {
             if ((mask & reason.bit()) != 0) {
-                names.add(reason.toString());
+                names.add(name.apply(reason));
             }
         }
         return names;
