@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
@@ -20,7 +21,7 @@ import io.pgmux.testing.TestUser;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import java.util.function.BooleanSupplier;
 import java.util.function.DoubleSupplier;
 import org.junit.jupiter.api.Test;
@@ -59,12 +60,8 @@ class MicrometerMetricsTest {
         assertEquals(expected, actual.getAsDouble(), what);
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, what);
-            Thread.sleep(20);
-        }
+    private static void await(BooleanSupplier condition, String what) {
+        Await.until(condition::getAsBoolean, Duration.ofSeconds(10), what);
     }
 
     @Test

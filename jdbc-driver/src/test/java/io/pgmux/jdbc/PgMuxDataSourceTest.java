@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.stats.PgMuxPoolMXBean;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.Backends;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
@@ -250,12 +251,8 @@ class PgMuxDataSourceTest {
             ds.evictConnection(c);
             assertTrue(c.isClosed());
             try (Connection admin = database.connect()) {
-                long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-                while (!"0".equals(queryString(admin, "SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid))
-                        && System.nanoTime() < deadline) {
-                    Thread.sleep(10);
-                }
-                assertEquals("0", queryString(admin, "SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid));
+                Await.equal("0", () -> queryString(admin, "SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid),
+                        Duration.ofSeconds(5), "backends with the closed connection's pid");
             }
             try (Connection next = ds.getConnection()) {
                 assertTrue(!pid.equals(queryString(next, "SELECT pg_backend_pid()")));

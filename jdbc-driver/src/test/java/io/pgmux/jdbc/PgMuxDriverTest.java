@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.Backends;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
@@ -141,12 +142,8 @@ class PgMuxDriverTest {
      * A server connection given back in session mode is reset (DISCARD ALL) before it is idle again; the
      * pool is closed only once that is done, so that the drain finds it idle.
      */
-    private static void awaitResetDone(JdbcPool pool) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (pool.pool().getServersTested() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertEquals(0, pool.pool().getServersTested());
+    private static void awaitResetDone(JdbcPool pool) {
+        Await.equal(0, pool.pool()::getServersTested, Duration.ofSeconds(5), "servers being reset");
     }
 
     @Test

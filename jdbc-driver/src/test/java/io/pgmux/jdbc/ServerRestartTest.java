@@ -1,5 +1,6 @@
 package io.pgmux.jdbc;
 
+import static io.pgmux.testing.Sql.backendPid;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -9,16 +10,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.stats.PgMuxPoolMXBean;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
-import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -78,7 +80,7 @@ class ServerRestartTest {
         try (Connection c = ds.getConnection()) {
             backendPid(c);
             db.server().stop();
-            CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> unchecked(() -> backendPid(c)));
+            CompletableFuture<Integer> waiting = Sql.async(() -> backendPid(c));
             awaitWaiting(ds.getPoolMXBean(), 1);
             assertFalse(waiting.isDone());
             db.server().start();
@@ -93,11 +95,11 @@ class ServerRestartTest {
             backendPid(warm);
         }
         db.server().stop();
-        CompletableFuture<Integer> arriving = CompletableFuture.supplyAsync(() -> unchecked(() -> {
+        CompletableFuture<Integer> arriving = Sql.async(() -> {
             try (Connection c = ds.getConnection()) {
                 return backendPid(c);
             }
-        }));
+        });
         awaitWaiting(ds.getPoolMXBean(), 1);
         db.server().start();
         assertTrue(arriving.get(30, TimeUnit.SECONDS) > 0);
@@ -156,31 +158,7 @@ class ServerRestartTest {
         }
     }
 
-    private static void awaitWaiting(PgMuxPoolMXBean pool, int expected) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (pool.getThreadsAwaitingConnection() != expected) {
-            assertTrue(System.nanoTime() < deadline, "waiting: " + pool.getThreadsAwaitingConnection());
-            Thread.sleep(10);
-        }
-    }
-
-    private static int backendPid(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
-            rs.next();
-            return rs.getInt(1);
-        }
-    }
-
-    @FunctionalInterface
-    private interface SqlCall<T> {
-        T call() throws SQLException;
-    }
-
-    private static <T> T unchecked(SqlCall<T> call) {
-        try {
-            return call.call();
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+    private static void awaitWaiting(PgMuxPoolMXBean pool, int expected) {
+        Await.equal(expected, pool::getThreadsAwaitingConnection, Duration.ofSeconds(10), "borrowers waiting");
     }
 }

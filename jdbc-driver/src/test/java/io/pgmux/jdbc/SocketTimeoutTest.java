@@ -1,5 +1,6 @@
 package io.pgmux.jdbc;
 
+import static io.pgmux.testing.Sql.backendPid;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,7 +10,6 @@ import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -41,13 +41,6 @@ class SocketTimeoutTest {
         return DriverManager.getConnection(url, database.superuser(), database.superuserPassword());
     }
 
-    private static int pid(Connection c) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
-            rs.next();
-            return rs.getInt(1);
-        }
-    }
-
     private static SQLException sleepFails(Connection c, int seconds) {
         return assertThrows(SQLException.class, () -> {
             try (Statement st = c.createStatement()) {
@@ -63,12 +56,12 @@ class SocketTimeoutTest {
             direct = sleepFails(plain, 10);
         }
         try (Connection c = connect("jdbc:pgmux:", "socketTimeout=2&maximumPoolSize=1")) {
-            int before = pid(c);
+            int before = backendPid(c);
             SQLException pooled = sleepFails(c, 10);
             assertEquals(direct.getSQLState(), pooled.getSQLState(), pooled.toString());
             assertEquals(direct.getMessage(), pooled.getMessage());
 
-            int after = pid(c);
+            int after = backendPid(c);
             assertNotEquals(before, after, "the broken server connection is replaced");
             c.setAutoCommit(false);
             try (Statement st = c.createStatement()) {
@@ -94,7 +87,7 @@ class SocketTimeoutTest {
     void setNetworkTimeoutHoldsForItsLogicalConnectionOnly() throws SQLException {
         try (Connection first = connect("jdbc:pgmux:", "socketTimeout=2&maximumPoolSize=1")) {
             first.setNetworkTimeout(Runnable::run, 7000);
-            int shared = pid(first);
+            int shared = backendPid(first);
             assertEquals(7000, first.getNetworkTimeout());
             try (Connection second = connect("jdbc:pgmux:", "socketTimeout=2&maximumPoolSize=1")) {
                 assertEquals(2000, second.getNetworkTimeout());

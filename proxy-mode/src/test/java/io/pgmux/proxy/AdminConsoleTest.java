@@ -1,5 +1,6 @@
 package io.pgmux.proxy;
 
+import static io.pgmux.testing.Sql.backendPid;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -7,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.Clients;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
@@ -295,16 +297,13 @@ class AdminConsoleTest {
         try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
             app.createStatement().execute("SELECT pg_advisory_lock(7070)");
             // the pin is counted once the pooler's check after the statement returned
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            Map<String, String> pinned = Map.of();
-            while (!"1".equals(pinned.get("cl_pinned")) && System.nanoTime() < deadline) {
+            Map<String, String> pinned = Await.value(() -> {
                 try {
-                    pinned = row(console, "SHOW PINS", "reason", "ADVISORY_LOCK");
+                    return row(console, "SHOW PINS", "reason", "ADVISORY_LOCK");
                 } catch (AssertionError notYet) {
-                    pinned = Map.of();
+                    return Map.<String, String>of();
                 }
-                Thread.sleep(10);
-            }
+            }, row -> "1".equals(row.get("cl_pinned")), Duration.ofSeconds(10));
             assertEquals(db.name(), pinned.get("database"));
             assertEquals(ProxyFixture.USER, pinned.get("user"));
             assertEquals("1", pinned.get("cl_pinned"));
@@ -399,11 +398,7 @@ class AdminConsoleTest {
                     throw new IllegalStateException(e);
                 }
             });
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!"1".equals(poolRow(console).get("cl_waiting"))) {
-                assertTrue(System.nanoTime() < deadline, "the query never waited: " + poolRow(console));
-                Thread.sleep(10);
-            }
+            Await.equal("1", () -> poolRow(console).get("cl_waiting"), Duration.ofSeconds(10), "the query waits");
             assertFalse(query.isDone(), "held while paused");
             console.createStatement().execute("RESUME " + db.name());
             assertEquals(42, query.get(10, TimeUnit.SECONDS));
@@ -433,12 +428,6 @@ class AdminConsoleTest {
     }
 
     /** The pid of the backend the client's query ran on. */
-    private static int backendPid(Connection client) throws SQLException {
-        try (Statement s = client.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
-            rs.next();
-            return rs.getInt(1);
-        }
-    }
 
     @Test
     void disableRefusesNewClientsUntilEnable() throws Exception {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.io.StringReader;
@@ -71,12 +72,8 @@ class DrainAndCopyTest {
                 assertEquals(3, copy.copyIn("COPY copied_in_tx FROM STDIN", new StringReader("1\n2\n3\n")));
                 CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> count(other));
                 // the other client waits for the only server, which the open transaction keeps
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (ProxyFixture.pool(proxy, db).getThreadsAwaitingConnection() == 0
-                        && System.nanoTime() < deadline) {
-                    Thread.sleep(10);
-                }
-                assertEquals(1, ProxyFixture.pool(proxy, db).getThreadsAwaitingConnection());
+                Await.equal(1, ProxyFixture.pool(proxy, db)::getThreadsAwaitingConnection, Duration.ofSeconds(10),
+                        "clients waiting");
                 assertEquals(3, copy.copyIn("COPY copied_in_tx FROM STDIN", new StringReader("4\n5\n6\n")));
                 copier.commit();
                 assertEquals(6, waiting.get(30, TimeUnit.SECONDS), "it sees the whole transaction, after it");

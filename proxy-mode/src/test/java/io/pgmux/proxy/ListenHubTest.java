@@ -9,13 +9,16 @@ import io.pgmux.core.pool.Pool;
 import io.pgmux.proxy.client.PinCounts;
 import io.pgmux.proxy.client.PinReason;
 import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -96,7 +99,7 @@ class ListenHubTest {
         try (Connection listener = connect(); Connection notifier = connect()) {
             execute(listener, "LISTEN in_transaction_channel");
             listener.setAutoCommit(false);
-            query(listener, "SELECT 1");
+            Sql.value(listener, "SELECT 1");
             execute(notifier, "NOTIFY in_transaction_channel, 'later'");
             // wait until the hub has received it: a marker the listener's own transaction cannot see
             execute(notifier, "NOTIFY in_transaction_channel, 'marker'");
@@ -136,7 +139,7 @@ class ListenHubTest {
             assertEquals(0, ProxyFixture.awaitActive(pool, 0));
             try (Connection next = ProxyFixture.connect(oneServer, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD,
                     simple)) {
-                assertEquals("0", query(next, "SELECT count(*) FROM pg_listening_channels()"),
+                assertEquals("0", Sql.value(next, "SELECT count(*) FROM pg_listening_channels()"),
                         "the only server went back without the hub's channels");
                 assertEquals(1, pool.getTotalConnections());
             }
@@ -164,7 +167,7 @@ class ListenHubTest {
     void aLostListeningServerIsReplacedAndItsClientsAreWarned() throws Exception {
         try (Connection listener = connect(); Connection notifier = connect(); Connection direct = db.connect()) {
             execute(listener, "LISTEN survives");
-            String hubPid = query(direct, "SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN \"survives\"'");
+            String hubPid = Sql.value(direct, "SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN \"survives\"'");
             assertNotNull(hubPid);
             execute(direct, "SELECT pg_terminate_backend(" + hubPid + ", 5000)");
             // the warning comes as a notice; pgjdbc reads it with the next statement's results
@@ -208,11 +211,7 @@ class ListenHubTest {
             execute(notifier, "NOTIFY pinned_anyway, 'direct'");
             assertEquals("direct", awaitNotification(listener).getParameter());
             // counted once the pooler's check after the transaction returned, which may be after the notification
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (pins().pinsTotal(PinReason.LISTEN) == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            assertEquals(1, pins().pinsTotal(PinReason.LISTEN));
+            Await.equal(1L, () -> pins().pinsTotal(PinReason.LISTEN), Duration.ofSeconds(5), "LISTEN pins");
         }
     }
 
@@ -250,12 +249,6 @@ class ListenHubTest {
     private static void execute(Connection c, String sql) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute(sql);
-        }
-    }
-
-    private static String query(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            return rs.next() ? rs.getString(1) : null;
         }
     }
 }

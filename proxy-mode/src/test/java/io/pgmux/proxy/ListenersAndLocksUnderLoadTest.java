@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.proxy.client.PinCounts;
 import io.pgmux.proxy.client.PinReason;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.sql.Connection;
@@ -112,11 +113,8 @@ class ListenersAndLocksUnderLoadTest {
                 execute(c, "SELECT pg_advisory_unlock_all()");
             }
             // the check that unpins runs after the unlock's ReadyForQuery went to the client
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (pins.pinnedNow(PinReason.ADVISORY_LOCK) > 0 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            assertEquals(0, pins.pinnedNow(PinReason.ADVISORY_LOCK), "unlocked clients are transaction-pooled again");
+            Await.equal(0, () -> pins.pinnedNow(PinReason.ADVISORY_LOCK), Duration.ofSeconds(10),
+                    "unlocked clients are transaction-pooled again");
         } finally {
             threads.shutdownNow();
             for (Connection c : all) {

@@ -1,5 +1,6 @@
 package io.pgmux.proxy;
 
+import static io.pgmux.testing.Sql.backendPid;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -8,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.proxy.config.ProxyConfigLoader;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.nio.file.Files;
@@ -403,13 +405,6 @@ class LiveAdministrationTest {
         }
     }
 
-    private static int backendPid(Connection c) throws SQLException {
-        try (ResultSet rs = c.createStatement().executeQuery("SELECT pg_backend_pid()")) {
-            rs.next();
-            return rs.getInt(1);
-        }
-    }
-
     private static String currentDatabase(Connection c) throws SQLException {
         try (ResultSet rs = c.createStatement().executeQuery("SELECT current_database()")) {
             rs.next();
@@ -481,11 +476,7 @@ class LiveAdministrationTest {
         return rows;
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "timed out: " + what);
-            Thread.sleep(20);
-        }
+    private static void await(BooleanSupplier condition, String what) {
+        Await.until(condition::getAsBoolean, Duration.ofSeconds(10), what);
     }
 }

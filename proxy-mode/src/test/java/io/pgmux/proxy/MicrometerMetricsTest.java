@@ -11,11 +11,12 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.Statement;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import java.util.function.DoubleSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -34,12 +35,8 @@ class MicrometerMetricsTest {
     }
 
     /** The registry reads figures cached for up to a second: polled until they match. */
-    private static void awaitValue(double expected, DoubleSupplier actual, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (actual.getAsDouble() != expected && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertEquals(expected, actual.getAsDouble(), what);
+    private static void awaitValue(double expected, DoubleSupplier actual, String what) {
+        Await.equal(expected, actual::getAsDouble, Duration.ofSeconds(10), what);
     }
 
     @Test

@@ -1,10 +1,12 @@
 package io.pgmux.proxy;
 
+import static io.pgmux.testing.Sql.backendPid;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.proxy.config.IniFile;
@@ -142,11 +144,8 @@ class PerDatabaseAndUserPoolTest {
         }
         assertEquals("3", databaseRow("shared").get("min_pool_size"));
         io.pgmux.core.pool.Pool<?> batch = ProxyFixture.existingPool(proxy, "shared", BATCH);
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (batch.getTotalConnections() < 2 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertEquals(2, batch.getTotalConnections(), "min_pool_size=3 fills the user's pool up to its size, 2");
+        Await.equal(2, batch::getTotalConnections, Duration.ofSeconds(10),
+                "min_pool_size=3 fills the user's pool up to its size, 2");
     }
 
     @Test
@@ -221,13 +220,6 @@ class PerDatabaseAndUserPoolTest {
 
     private Connection connectAs(String user, String password, String database) throws SQLException {
         return ProxyFixture.connect(proxy, database, user, password, new Properties());
-    }
-
-    private static int backendPid(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
-            rs.next();
-            return rs.getInt(1);
-        }
     }
 
     private Map<String, String> databaseRow(String name) throws SQLException {

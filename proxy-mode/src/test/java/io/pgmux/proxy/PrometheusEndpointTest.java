@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.io.UncheckedIOException;
@@ -65,12 +66,7 @@ class PrometheusEndpointTest {
     /** Scrapes until {@code name} satisfies {@code condition}: the figures are cached for up to a second. */
     private double awaitSample(PgMuxProxy proxy, String name, java.util.function.DoublePredicate condition)
             throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        double value = sample(proxy, name);
-        while (!condition.test(value) && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-            value = sample(proxy, name);
-        }
+        double value = Await.value(() -> sample(proxy, name), condition::test, Duration.ofSeconds(30));
         assertTrue(condition.test(value), name + " is " + value);
         return value;
     }

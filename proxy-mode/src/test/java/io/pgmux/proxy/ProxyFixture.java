@@ -2,6 +2,7 @@ package io.pgmux.proxy;
 
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Pool;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.server.ServerConnection;
@@ -80,13 +81,7 @@ final class ProxyFixture {
     }
 
     /** Waits until the pool's server connections are all back (leases end asynchronously). */
-    static int awaitActive(Pool<ServerConnection> pool, int expected) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        int active = pool.getActiveConnections();
-        while (active != expected && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-            active = pool.getActiveConnections();
-        }
-        return active;
+    static int awaitActive(Pool<ServerConnection> pool, int expected) {
+        return Await.value(pool::getActiveConnections, active -> active == expected, Duration.ofSeconds(5));
     }
 }

@@ -5,12 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.Statement;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import javax.management.openmbean.TabularData;
@@ -31,14 +32,8 @@ class ProxyMxBeanTest {
         return new ObjectName("io.pgmux:type=Pool,name=" + ObjectName.quote(db.name() + "/" + ProxyFixture.USER));
     }
 
-    private static Object awaitAttribute(ObjectName name, String attribute, Object expected) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        Object value = SERVER.getAttribute(name, attribute);
-        while (!expected.equals(value) && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-            value = SERVER.getAttribute(name, attribute);
-        }
-        return value;
+    private static Object awaitAttribute(ObjectName name, String attribute, Object expected) {
+        return Await.value(() -> SERVER.getAttribute(name, attribute), expected::equals, Duration.ofSeconds(10));
     }
 
     @Test

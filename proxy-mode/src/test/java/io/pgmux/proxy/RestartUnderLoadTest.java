@@ -4,16 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.Clients;
 import io.pgmux.testing.OutageWatch;
 import io.pgmux.testing.PgbenchTables;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -78,18 +78,9 @@ class RestartUnderLoadTest {
 
     /** Waits until pgbench has committed this many transactions: the restart hits a running load. */
     private void awaitTransactions(int count) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        try (Connection c = db.connect(); Statement s = c.createStatement()) {
-            while (true) {
-                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM pgbench_history")) {
-                    rs.next();
-                    if (rs.getLong(1) >= count) {
-                        return;
-                    }
-                }
-                assertTrue(System.nanoTime() < deadline, "pgbench committed fewer than " + count + " transactions");
-                Thread.sleep(20);
-            }
+        try (Connection c = db.connect()) {
+            Await.until(() -> Long.parseLong(Sql.value(c, "SELECT count(*) FROM pgbench_history")) >= count,
+                    Duration.ofSeconds(60), "pgbench commits " + count + " transactions");
         }
     }
 

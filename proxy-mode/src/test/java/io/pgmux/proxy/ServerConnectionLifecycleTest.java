@@ -1,5 +1,6 @@
 package io.pgmux.proxy;
 
+import static io.pgmux.testing.Sql.backendPid;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,7 +10,6 @@ import io.pgmux.testing.Backends;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -100,13 +100,6 @@ class ServerConnectionLifecycleTest {
             assertNotEquals(held, reserve, "a second server although the pool's size is 1");
             assertEquals(held, backendPid(holder), "the first client kept its server meanwhile");
             holder.commit();
-        }
-    }
-
-    private static int backendPid(Connection client) throws SQLException {
-        try (Statement s = client.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
-            rs.next();
-            return rs.getInt(1);
         }
     }
 }

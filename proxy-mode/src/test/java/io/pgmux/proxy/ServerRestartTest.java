@@ -1,5 +1,6 @@
 package io.pgmux.proxy;
 
+import static io.pgmux.testing.Sql.backendPid;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -9,13 +10,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.Backends;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -64,7 +65,7 @@ class ServerRestartTest {
         try (Connection c = ProxyFixture.connect(proxy, db)) {
             backendPid(c);
             db.server().stop();
-            CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> unchecked(() -> backendPid(c)));
+            CompletableFuture<Integer> waiting = Sql.async(() -> backendPid(c));
             awaitWaitingClients(1);
             assertFalse(waiting.isDone());
             db.server().start();
@@ -82,11 +83,11 @@ class ServerRestartTest {
             backendPid(warm);
         }
         db.server().stop();
-        CompletableFuture<Integer> arriving = CompletableFuture.supplyAsync(() -> unchecked(() -> {
+        CompletableFuture<Integer> arriving = Sql.async(() -> {
             try (Connection c = ProxyFixture.connect(proxy, db)) {
                 return backendPid(c);
             }
-        }));
+        });
         awaitWaitingClients(1);
         db.server().start();
         assertTrue(arriving.get(30, TimeUnit.SECONDS) > 0);
@@ -115,32 +116,8 @@ class ServerRestartTest {
         }
     }
 
-    private void awaitWaitingClients(int expected) throws InterruptedException {
+    private void awaitWaitingClients(int expected) {
         Pool<ServerConnection> pool = ProxyFixture.pool(proxy, db);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (pool.getThreadsAwaitingConnection() != expected) {
-            assertTrue(System.nanoTime() < deadline, "clients waiting: " + pool.getThreadsAwaitingConnection());
-            Thread.sleep(10);
-        }
-    }
-
-    private static int backendPid(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
-            rs.next();
-            return rs.getInt(1);
-        }
-    }
-
-    @FunctionalInterface
-    private interface SqlCall<T> {
-        T call() throws SQLException;
-    }
-
-    private static <T> T unchecked(SqlCall<T> call) {
-        try {
-            return call.call();
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        Await.equal(expected, pool::getThreadsAwaitingConnection, Duration.ofSeconds(10), "clients waiting");
     }
 }

@@ -12,6 +12,7 @@ import io.pgmux.proxy.client.PinCounts;
 import io.pgmux.proxy.client.PinReason;
 import io.pgmux.proxy.client.PinSessionState;
 import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.sql.Connection;
@@ -289,12 +290,8 @@ class SessionPinningTest {
         assertEquals(1, pool().getActiveConnections(), "the pinned client keeps its server while idle");
     }
 
-    private static int awaitPinned(PinCounts counts, PinReason reason) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (counts.pinnedNow(reason) != 1 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        return counts.pinnedNow(reason);
+    private static int awaitPinned(PinCounts counts, PinReason reason) {
+        return Await.value(() -> counts.pinnedNow(reason), pinned -> pinned == 1, Duration.ofSeconds(5));
     }
 
     /** The pool of the class's proxy; a client of the test has made it. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Pool;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.proxy.auth.AuthType;
@@ -13,8 +14,8 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -104,10 +105,7 @@ class SettingsReplayTest {
             execute(direct, "SELECT pg_terminate_backend(" + pid + ", 5000)");
         }
         Pool<ServerConnection> pool = ProxyFixture.pool(oneServer, db);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (pool.getTotalConnections() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        Await.value(pool::getTotalConnections, total -> total == 0, Duration.ofSeconds(5));
         assertNotEquals(pid, show(c, "pg_backend_pid()"));
     }
 

@@ -14,10 +14,9 @@ import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.jdbc.pool.JdbcPool;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -65,25 +64,6 @@ class CancelAndTimeoutTest {
         return outcome;
     }
 
-    /** Waits until the server shows the query running. */
-    private void awaitRunning(String sql) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        try (Connection admin = db.connect();
-             PreparedStatement ps = admin.prepareStatement(
-                     "SELECT count(*) FROM pg_stat_activity WHERE query = ? AND state = 'active'")) {
-            ps.setString(1, sql);
-            while (System.nanoTime() < deadline) {
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    if (rs.getInt(1) > 0) {
-                        return;
-                    }
-                }
-                Thread.sleep(20);
-            }
-        }
-        throw new AssertionError(sql + " never showed up as running");
-    }
 
     @Test
     void cancelFromAnotherThreadStopsTheRunningStatementAndTheBackendIsReused() throws Exception {
@@ -92,7 +72,7 @@ class CancelAndTimeoutTest {
             int backend = pid(c);
             long start = System.nanoTime();
             CompletableFuture<SQLException> outcome = runAsync(st, SLEEP_10);
-            awaitRunning(SLEEP_10);
+            db.awaitRunningQuery(SLEEP_10, Duration.ofSeconds(10));
             st.cancel();
             SQLException e = outcome.get(8, TimeUnit.SECONDS);
             assertEquals("57014", e == null ? "completed" : e.getSQLState());
@@ -113,7 +93,7 @@ class CancelAndTimeoutTest {
             int backend = pid(first);
             assertEquals(backend, pid(next), "a pool of one: the next user gets the same backend");
             CompletableFuture<SQLException> outcome = runAsync(sleeping, "SELECT pg_sleep(1)");
-            awaitRunning("SELECT pg_sleep(1)");
+            db.awaitRunningQuery("SELECT pg_sleep(1)", Duration.ofSeconds(10));
             finished.cancel();
             assertNull(outcome.get(8, TimeUnit.SECONDS), "the other connection's statement completed");
         }
@@ -140,7 +120,7 @@ class CancelAndTimeoutTest {
             c.setAutoCommit(false);
             int backend = pid(c);
             CompletableFuture<SQLException> outcome = runAsync(st, SLEEP_10);
-            awaitRunning(SLEEP_10);
+            db.awaitRunningQuery(SLEEP_10, Duration.ofSeconds(10));
             st.cancel();
             assertEquals("57014", outcome.get(8, TimeUnit.SECONDS).getSQLState());
             assertEquals(backend, logical(c).currentBackendPid(), "the failed transaction keeps its backend");
@@ -157,7 +137,7 @@ class CancelAndTimeoutTest {
         JdbcPool pool = poolOfOne();
         try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
             CompletableFuture<SQLException> outcome = runAsync(st, SLEEP_10);
-            awaitRunning(SLEEP_10);
+            db.awaitRunningQuery(SLEEP_10, Duration.ofSeconds(10));
             st.cancel();
             assertEquals("57014", outcome.get(8, TimeUnit.SECONDS).getSQLState());
             assertTrue(st.execute("SELECT pg_sleep(0.1)"), "the same statement runs to completion");

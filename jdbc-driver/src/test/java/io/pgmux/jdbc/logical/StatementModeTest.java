@@ -20,6 +20,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -77,7 +78,7 @@ class StatementModeTest {
                     throw new IllegalStateException(e);
                 }
             });
-            awaitActive("SELECT pg_sleep(2)");
+            db.awaitRunningQuery("SELECT pg_sleep(2)", Duration.ofSeconds(10));
             assertNotEquals(first, pid(c), "the only open backend was busy, so the next statement went elsewhere");
             sleeping.get(10, TimeUnit.SECONDS);
         }
@@ -123,22 +124,4 @@ class StatementModeTest {
         }
     }
 
-    private void awaitActive(String sql) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        try (Connection admin = db.connect();
-             PreparedStatement ps = admin.prepareStatement(
-                     "SELECT count(*) FROM pg_stat_activity WHERE query = ? AND state = 'active'")) {
-            ps.setString(1, sql);
-            while (System.nanoTime() < deadline) {
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    if (rs.getInt(1) > 0) {
-                        return;
-                    }
-                }
-                Thread.sleep(20);
-            }
-        }
-        throw new AssertionError(sql + " never showed up as running");
-    }
 }

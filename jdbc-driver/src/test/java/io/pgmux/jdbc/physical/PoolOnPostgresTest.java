@@ -11,6 +11,7 @@ import io.pgmux.core.pool.Lease;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolRegistry;
 import io.pgmux.core.pool.ServerLoginException;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.Backends;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
@@ -158,11 +159,8 @@ class PoolOnPostgresTest {
         Lease<PhysicalConnection> first = pool.acquire();
         first.connection().schema("pg_catalog");
         first.release();
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (pool.view().snapshot().svTested > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        assertEquals(0, pool.view().snapshot().svTested, "the reset of the first lease never finished");
+        Await.equal(0, () -> pool.view().snapshot().svTested, Duration.ofSeconds(10),
+                "the reset of the first lease never finished");
 
         Lease<PhysicalConnection> second = pool.acquire();
         second.connection().schema("pg_catalog");

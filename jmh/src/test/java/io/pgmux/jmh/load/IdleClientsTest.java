@@ -7,9 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.proxy.PgMuxProxy;
 import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.testing.Await;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -91,11 +93,7 @@ class IdleClientsTest {
                     "--threads", "2"))) {
                 assertEquals(3, proxy.clientCount());
             }
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            while (proxy.clientCount() > 0 && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            assertEquals(0, proxy.clientCount());
+            Await.equal(0, proxy::clientCount, Duration.ofSeconds(10), "clients still connected");
         }
     }
 }

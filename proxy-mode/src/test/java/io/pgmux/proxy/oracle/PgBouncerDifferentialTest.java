@@ -1,5 +1,6 @@
 package io.pgmux.proxy.oracle;
 
+import static io.pgmux.testing.Sql.backendPid;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -579,13 +580,6 @@ class PgBouncerDifferentialTest {
             throw new IllegalStateException("psql exit " + process.exitValue() + ": " + out.strip());
         }
         return out;
-    }
-
-    private static int backendPid(Connection c) throws SQLException {
-        try (ResultSet rs = c.createStatement().executeQuery("SELECT pg_backend_pid()")) {
-            rs.next();
-            return rs.getInt(1);
-        }
     }
 
     private static String header(Endpoint endpoint, String view) throws Exception {

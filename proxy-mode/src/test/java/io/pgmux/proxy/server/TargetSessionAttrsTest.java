@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.proxy.auth.PlaintextSecret;
 import io.pgmux.proxy.transport.Transport;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.StandbyPair;
 import java.net.InetSocketAddress;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -152,13 +154,7 @@ class TargetSessionAttrsTest {
         }
     }
 
-    private String awaitStandbyBackends(String expected) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        String now = standbyBackends();
-        while (!now.equals(expected) && System.nanoTime() < deadline) {
-            TimeUnit.MILLISECONDS.sleep(20);
-            now = standbyBackends();
-        }
-        return now;
+    private String awaitStandbyBackends(String expected) {
+        return Await.value(this::standbyBackends, expected::equals, Duration.ofSeconds(5));
     }
 }

@@ -3,6 +3,7 @@ package io.pgmux.proxy.standalone;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.net.InetAddress;
@@ -17,7 +18,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -72,12 +72,7 @@ class MetricsEndpointIT {
                 for (int i = 0; i < 5; i++) {
                     st.execute("SELECT " + i);
                 }
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                String body = scrape(http, url);
-                while (!(transactions(body) >= 5) && System.nanoTime() < deadline) {
-                    Thread.sleep(100);
-                    body = scrape(http, url);
-                }
+                String body = Await.value(() -> scrape(http, url), b -> transactions(b) >= 5, Duration.ofSeconds(30));
                 assertTrue(transactions(body) >= 5, "pgmux_transactions_total after 5 transactions:\n" + body);
                 assertTrue(body.contains("pgmux_clients_active{"), body);
             }

@@ -10,11 +10,13 @@ import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.stats.PgMuxPoolMXBean;
 import io.pgmux.jdbc.PgMuxDataSource;
 import io.pgmux.spring.boot.AccountService.ServerTransaction;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.Backends;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -83,12 +85,8 @@ class PgMuxSpringBootTest {
         return ((PgMuxDataSource) dataSource).getPoolMXBean();
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, what);
-            Thread.sleep(20);
-        }
+    private static void await(BooleanSupplier condition, String what) {
+        Await.until(condition::getAsBoolean, Duration.ofSeconds(10), what);
     }
 
     @Test
