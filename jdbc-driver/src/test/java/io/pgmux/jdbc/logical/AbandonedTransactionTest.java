@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolConfig;
+import io.pgmux.core.config.PoolMode;
 import io.pgmux.jdbc.pool.JdbcPool;
 import io.pgmux.jdbc.pool.JdbcPoolSettings;
 import io.pgmux.testing.PostgresTest;
@@ -60,7 +61,15 @@ class AbandonedTransactionTest {
 
     /** Opens a transaction that locks the row and returns the backend pid, keeping no reference to it. */
     private static int lockRowAndForget(JdbcPool pool) throws SQLException {
+        return lockRowAndForget(pool, null);
+    }
+
+    /** As {@link #lockRowAndForget(JdbcPool)}, running {@code sessionSql} first when it is not null. */
+    private static int lockRowAndForget(JdbcPool pool, String sessionSql) throws SQLException {
         Connection c = pool.getConnection();
+        if (sessionSql != null) {
+            execute(c, sessionSql);
+        }
         c.setAutoCommit(false);
         execute(c, "UPDATE accounts SET balance = balance - 10 WHERE id = 1");
         return pid(c);
@@ -112,6 +121,27 @@ class AbandonedTransactionTest {
         assertEquals(0, pool.pool().getClientsActive(), "the forgotten client is counted out");
         try (Connection next = pool.getConnection()) {
             assertEquals(pid, pid(next), "and lent to the next client");
+        }
+    }
+
+    @Test
+    void aGarbageCollectedSessionModeConnectionIsRolledBackResetAndItsServerConnectionReturned() throws Exception {
+        JdbcPool pool = pools.open("abandoned-session", JdbcPoolSettings.builder()
+                .poolConfig(PoolConfig.jdbcDefaults().poolName("abandoned-session").poolMode(PoolMode.SESSION)
+                        .defaultPoolSize(1).build()), new Properties());
+        int pid = lockRowAndForget(pool, "SET work_mem = '7MB'");
+
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (!rowIsFree()) {
+            assertTrue(System.nanoTime() < deadline, "the row is still locked after " + PATIENCE);
+            System.gc();
+            Thread.sleep(50);
+        }
+        assertEquals("100", balance(), "rolled back");
+        try (Connection next = pool.getConnection()) {
+            assertEquals(pid, pid(next), "the server connection is lent to the next client");
+            assertEquals("4MB", one(next, "SHOW work_mem"), "with the session state reset");
+            assertEquals(1, pool.pool().getClientsActive(), "the forgotten client is counted out");
         }
     }
 
