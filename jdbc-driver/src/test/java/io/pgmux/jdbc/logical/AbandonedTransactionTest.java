@@ -11,6 +11,7 @@ import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.jdbc.pool.JdbcPool;
 import io.pgmux.jdbc.pool.JdbcPoolSettings;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.sql.Connection;
@@ -75,6 +76,12 @@ class AbandonedTransactionTest {
         return pid(c);
     }
 
+    /** Asks for a collection, then tells whether the row is free: the reclaimer acts on collected connections. */
+    private boolean collectedAndRowFree() throws SQLException {
+        System.gc();
+        return rowIsFree();
+    }
+
     /** Whether another session can lock the row now, without waiting for it. */
     private boolean rowIsFree() throws SQLException {
         try (Connection other = db.connect()) {
@@ -110,12 +117,7 @@ class AbandonedTransactionTest {
         int pid = lockRowAndForget(pool);
         assertEquals("idle in transaction", stateOf(pid));
 
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (!rowIsFree()) {
-            assertTrue(System.nanoTime() < deadline, "the row is still locked after " + PATIENCE);
-            System.gc();
-            Thread.sleep(50);
-        }
+        Await.until(this::collectedAndRowFree, PATIENCE, "the forgotten transaction's row lock is released");
         assertEquals("100", balance(), "rolled back");
         assertEquals("idle", stateOf(pid), "the server connection is kept, not closed");
         assertEquals(0, pool.pool().getClientsActive(), "the forgotten client is counted out");
@@ -131,12 +133,7 @@ class AbandonedTransactionTest {
                         .defaultPoolSize(1).build()), new Properties());
         int pid = lockRowAndForget(pool, "SET work_mem = '7MB'");
 
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (!rowIsFree()) {
-            assertTrue(System.nanoTime() < deadline, "the row is still locked after " + PATIENCE);
-            System.gc();
-            Thread.sleep(50);
-        }
+        Await.until(this::collectedAndRowFree, PATIENCE, "the forgotten transaction's row lock is released");
         assertEquals("100", balance(), "rolled back");
         try (Connection next = pool.getConnection()) {
             assertEquals(pid, pid(next), "the server connection is lent to the next client");
