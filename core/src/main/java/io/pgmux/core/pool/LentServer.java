@@ -17,6 +17,12 @@ public interface LentServer<S> extends ServerHandle {
     /** Whether the connection is lent to {@code client} right now. */
     boolean isLentTo(Object client);
 
+    /**
+     * Moves the loan from {@code from} to {@code to}, if it is lent to {@code from}: from then on only
+     * {@code to} can end it. False (and nothing changed) if it was not lent to {@code from}.
+     */
+    boolean transfer(Object from, Object to);
+
     /** Gives the connection back for reuse, if it is lent to {@code client}; false if it was not. */
     boolean release(Object client);
 

@@ -129,6 +129,11 @@ final class PooledServer<S> implements LentServer<S> {
     }
 
     @Override
+    public boolean transfer(Object from, Object to) {
+        return from != null && to != null && CLIENT.compareAndSet(this, from, to);
+    }
+
+    @Override
     public boolean release(Object c) {
         if (c == null || !CLIENT.compareAndSet(this, c, null)) {
             return false;

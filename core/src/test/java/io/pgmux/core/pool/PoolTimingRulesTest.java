@@ -501,6 +501,22 @@ class PoolTimingRulesTest {
     }
 
     @Test
+    void aLoanTransferredToAnotherClientIsEndedOnlyByThatOne() throws InterruptedException {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
+        Object first = new Object();
+        Object second = new Object();
+        LentServer<Conn> lent = pool.acquireFor(first);
+        assertFalse(lent.transfer(second, first), "only the client it is lent to can pass it on");
+
+        assertTrue(lent.transfer(first, second));
+        assertFalse(lent.release(first));
+        assertTrue(lent.isLentTo(second));
+        assertTrue(lent.release(second));
+        assertFalse(lent.transfer(second, first), "nor after the loan ended");
+        assertEquals(1, pool.getIdleConnections());
+    }
+
+    @Test
     void aClientWaitingForAServerIsLentTheReleasedOne() throws Exception {
         Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
         Lease<Conn> busy = now(pool.acquireAsync());

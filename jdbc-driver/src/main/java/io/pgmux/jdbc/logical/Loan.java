@@ -1,92 +1,121 @@
 package io.pgmux.jdbc.logical;
 
+import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.ClientAdmission;
 import io.pgmux.core.pool.LentServer;
 import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.sql.PinReason;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
 import java.sql.SQLException;
-import java.util.concurrent.TimeUnit;
 import org.postgresql.core.TransactionState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A logical connection's hold on server connections: the client the pool lends them to, and what giving
- * one back needs. The pool refers to a loan while it lends it a server connection; the loan refers to its
- * logical connection only weakly, so that a logical connection the application dropped without close()
- * can still be collected; the {@link Reclaimer} then rolls back and gives back what it held.
- * Created at the logical connection's first borrow and kept for all its later ones.
+ * The JDBC layer's record of one server connection's loans: whom it is lent to now and what giving it
+ * back needs. Made at the connection's first loan and reused by every later one, so that borrowing
+ * allocates nothing.
+ *
+ * <p>The pool lends the server connection to the logical connection itself. So that a logical connection
+ * the application dropped without close() can still be collected, the {@link Reclaimer} moves every loan
+ * it finds (at most a round old) to the connection's {@link WeakBorrower}; once the collector has cleared
+ * that, the reclaimer rolls back and gives back what the connection held. Short loans, the common case,
+ * end before any round sees them and never make the weak reference.
  */
-final class Loan extends WeakReference<LogicalConnection> {
+final class Loan {
     private static final Logger log = LoggerFactory.getLogger(Loan.class);
-    /**
-     * A server connection idle this long is probed before it is used: the probe (one system call and the
-     * JDK socket's uncontended monitor, well under a microsecond) is then a tiny fraction of the time the
-     * connection was not needed, and connections in steady use are never probed.
-     */
-    private static final long PROBE_AFTER_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final VarHandle BORROWER;
+
+    static {
+        try {
+            BORROWER = MethodHandles.lookup().findVarHandle(Loan.class, "borrower", Object.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     final ServerPool pool;
-    final ClientAdmission admission;
-    /** The server connection lent to this loan now, or null. */
-    LentServer<PhysicalConnection> server;
-    /** Why the logical connection keeps its server connection until close(), or null. */
+    final LentServer<PhysicalConnection> server;
+    /**
+     * Whom the server connection is lent to: the logical connection, then its {@link WeakBorrower} once the
+     * reclaimer has moved the loan; null between loans. Written with release stores (no fence on the
+     * borrowing path) and read by the reclaimer, which may see it late: it acts only through the pool's own
+     * record of the loan, which a CAS checks.
+     */
+    private Object borrower;
+    /** How the pool counted the borrower, to count it out if the reclaimer must. */
+    ClientAdmission admission;
+    /** Why the borrower keeps the server connection until close(), or null. */
     PinReason pin;
-    /** Session mode: a statement changed session state, so the server connection is reset at close. */
-    boolean sessionDirty;
-    /** Uses of the server connection so far; the reclaimer compares it between two of its rounds. */
+    /** A transaction is open on the server (SHOW STATS counts it when it ends); it began at xactStartNanos. */
+    boolean inTransaction;
+    long xactStartNanos;
+    /** Uses of the server connection in this loan; the reclaimer compares it between two of its rounds. */
     int uses;
     /** The reclaimer's bookkeeping: {@link #uses} at its last round, and since when it has not changed. */
     int usesSeen;
     long unchangedSinceNanos;
-    /** The logical connection closed (or was reclaimed): the pool no longer counts it as a client. */
-    boolean left;
 
-    Loan(LogicalConnection connection, ServerPool pool, ClientAdmission admission) {
-        super(connection);
+    private Loan(ServerPool pool, LentServer<PhysicalConnection> server) {
         this.pool = pool;
+        this.server = server;
+    }
+
+    /** The record of {@code server}'s loans, made at its first. */
+    static Loan of(ServerPool pool, LentServer<PhysicalConnection> server) {
+        PhysicalConnection p = server.connection();
+        Object known = p.borrower();
+        if (known instanceof Loan l) {
+            return l;
+        }
+        Loan l = new Loan(pool, server);
+        p.borrower(l);
+        return l;
+    }
+
+    /** The loan just began, for {@code borrower} (the identity the pool lent it to). */
+    void begin(Object borrower, ClientAdmission admission) {
         this.admission = admission;
+        this.pin = null;
+        this.inTransaction = false;
+        this.uses = 0;
+        this.usesSeen = 0;
+        BORROWER.setRelease(this, borrower);
+    }
+
+    PhysicalConnection connection() {
+        return server.connection();
+    }
+
+    /** Gives the server connection back for reuse as it is; only the logical connection holding it calls this. */
+    void release(LogicalConnection c) {
+        unpin();
+        BORROWER.setRelease(this, null);
+        if (!server.release(c)) {
+            WeakBorrower w = c.weakBorrower();
+            if (w != null) {
+                server.release(w);
+            }
+        }
     }
 
     /**
-     * Takes a server connection for this loan, never one whose server ended the session while it sat
-     * idle: such a one is closed (the pool replaces it) and another taken.
+     * Closes the server connection instead of reusing it, if {@code c} still holds it; the pool replaces it.
+     * Another thread may call this (abort): the pool's check of the holder comes first, and a discarded
+     * server connection is never lent again, so the cleaning after it touches no later loan.
      */
-    PhysicalConnection borrow() throws SQLException {
-        while (true) {
-            LentServer<PhysicalConnection> lent = pool.borrowFor(this);
-            PhysicalConnection p = lent.connection();
-            if (lent.idleNanos() >= PROBE_AFTER_IDLE_NANOS && p.serverSpokeUnasked()) {
-                log.debug("backend {} ended its session while idle in the pool; closing it", p.backendPid());
-                lent.discard(this, new SQLException("the server ended the session while it was idle", "08006"));
-                continue;
+    boolean discard(LogicalConnection c, Throwable cause) {
+        if (!server.discard(c, cause)) {
+            WeakBorrower w = c.weakBorrower();
+            if (w == null || !server.discard(w, cause)) {
+                return false;
             }
-            p.borrower(this);
-            server = lent;
-            return p;
         }
-    }
-
-    /** Gives the server connection back for reuse as it is. */
-    void release() {
-        LentServer<PhysicalConnection> lent = server;
-        server = null;
-        if (lent != null) {
-            lent.connection().borrower(null);
-            lent.release(this);
-        }
-    }
-
-    /** Closes the server connection instead of reusing it; the pool replaces it. */
-    void discard(Throwable cause) {
-        LentServer<PhysicalConnection> lent = server;
-        server = null;
-        if (lent != null) {
-            lent.connection().borrower(null);
-            lent.discard(this, cause);
-        }
+        BORROWER.setRelease(this, null);
         unpin();
+        return true;
     }
 
     void unpin() {
@@ -97,52 +126,84 @@ final class Loan extends WeakReference<LogicalConnection> {
     }
 
     /**
-     * Gives the server connection back clean: no transaction, no session state of this client's. A
+     * Gives the server connection back clean: no transaction, no session state of the borrower's. A
      * connection that cannot be cleaned is closed instead.
+     *
+     * @param sessionDirty session mode: a statement of the borrower changed session state
      */
-    void giveBack() {
-        LentServer<PhysicalConnection> lent = server;
-        if (lent == null) {
-            unpin();
+    void giveBack(LogicalConnection c, boolean sessionDirty) {
+        try {
+            clean(sessionDirty);
+        } catch (SQLException | RuntimeException e) {
+            discard(c, e);
             return;
         }
-        PhysicalConnection p = lent.connection();
-        try {
-            if (pin != null || sessionDirty) {
-                p.discardAll();
-            } else if (p.transactionState() != TransactionState.IDLE) {
-                p.rollback();
-            }
-            release();
-        } catch (SQLException | RuntimeException e) {
-            discard(e);
-        } finally {
-            unpin();
-        }
+        release(c);
     }
 
-    /** Counts the logical connection out of the pool, once. */
-    void leave() {
-        if (!left) {
-            left = true;
-            pool.clientLeft(admission);
+    private void clean(boolean sessionDirty) throws SQLException {
+        PhysicalConnection p = connection();
+        if (pin != null || sessionDirty) {
+            p.discardAll();
+        } else if (p.transactionState() != TransactionState.IDLE) {
+            p.rollback();
         }
     }
 
     /**
-     * The logical connection of {@code loan} was collected: if the loan still holds {@code p}, rolls back,
-     * gives it back and counts the client out. Only the reclaimer calls this; nobody else can reach the
-     * loan any more.
+     * The reclaimer's look at a loan in progress: moves one lent to a logical connection itself to that
+     * connection's weak reference, so that the connection can be collected; and if a weak reference's
+     * connection was collected, rolls back, gives the server connection back and counts the client out.
+     *
+     * @return the logical connection holding the loan, or null if there is none (any more)
      */
-    static void reclaimIfAbandoned(Loan loan, PhysicalConnection p) {
-        LentServer<PhysicalConnection> lent = loan.server;
-        if (lent == null || lent.connection() != p || !lent.isLentTo(loan)) {
-            return;
+    LogicalConnection weaken() {
+        Object b = BORROWER.getAcquire(this);
+        if (b instanceof LogicalConnection c) {
+            WeakBorrower w = c.weakBorrowerMade();
+            if (server.transfer(c, w)) {
+                BORROWER.compareAndSet(this, c, w);
+            }
+            return c;
         }
+        if (!(b instanceof WeakBorrower w)) {
+            return null;
+        }
+        LogicalConnection c = w.get();
+        if (c == null && server.isLentTo(w)) {
+            reclaimAbandoned(w);
+        }
+        return c;
+    }
+
+    /** The logical connection behind {@code w} was collected while it held the server connection. */
+    private void reclaimAbandoned(WeakBorrower w) {
+        PhysicalConnection p = connection();
         log.warn("a logical connection was garbage-collected without close() while it held backend {}{};"
                         + " rolling back and returning it to the pool", p.backendPid(),
                 p.transactionState() != TransactionState.IDLE ? " inside a transaction" : "");
-        loan.giveBack();
-        loan.leave();
+        ClientAdmission counted = admission;
+        try {
+            // Whether a session-mode client changed session state died with it: reset as if it had.
+            clean(pool.poolMode() == PoolMode.SESSION);
+            unpin();
+            BORROWER.setRelease(this, null);
+            server.release(w);
+        } catch (SQLException | RuntimeException e) {
+            unpin();
+            BORROWER.setRelease(this, null);
+            server.discard(w, e);
+        }
+        pool.clientLeft(counted);
+    }
+
+    /**
+     * A logical connection's identity for the loans the reclaimer has moved to it: refers to the connection
+     * only weakly. Made once per logical connection, at the first round that finds it holding a server.
+     */
+    static final class WeakBorrower extends WeakReference<LogicalConnection> {
+        WeakBorrower(LogicalConnection c) {
+            super(c);
+        }
     }
 }

@@ -2,6 +2,7 @@ package io.pgmux.jdbc.logical;
 
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.ClientAdmission;
+import io.pgmux.core.pool.LentServer;
 import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.sql.Classification;
@@ -51,6 +52,12 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private static final Logger log = LoggerFactory.getLogger(LogicalConnection.class);
     private static final String SQLSTATE_FEATURE_NOT_SUPPORTED = "0A000";
     private static final String SQLSTATE_CONNECTION_DOES_NOT_EXIST = "08003";
+    /**
+     * A server connection idle this long is probed before it is used: the probe (one system call and the
+     * JDK socket's uncontended monitor, well under a microsecond) is then a tiny fraction of the time the
+     * connection was not needed, and connections in steady use are never probed.
+     */
+    private static final long PROBE_AFTER_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private static final VarHandle CLOSED;
 
@@ -63,7 +70,6 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     }
 
     private final ServerPool pool;
-    private final TrafficStats traffic;
     private final boolean timed;
     private final PoolMode mode;
     /** How the pool counted this client, to count it out the same way. */
@@ -72,24 +78,23 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private boolean autoCommit;
     private boolean readOnly;
     private Integer isolation;
-    /** pgjdbc's socketTimeout of the pool's URL: the network timeout until setNetworkTimeout changes it. */
-    private final int defaultNetworkTimeout;
     /** Created on first use: most connections never set any of it. */
     private Settings settings;
 
-    /** The client of this connection's server loans, from its first borrow on; null before. */
+    /** The loan of the server connection held now, or null. */
     private Loan loan;
-    /** The server connection lent to {@link #loan} now, or null. */
+    /** The server connection of {@link #loan}, or null. */
     private PhysicalConnection physical;
+    /** Session mode: a statement changed session state, so the server connection is reset at close. */
+    private boolean sessionDirty;
+    /** What the reclaimer moved this connection's loans to, so that it can be collected; made at its first look. */
+    private volatile Loan.WeakBorrower weakBorrower;
     /** Statements whose results (open result set, generated keys, OUT parameters) still need the server. */
     private int holds;
     /** Newest open statement, heading a list linked through the statements themselves: no list object. */
     private LogicalStatement openStatements;
     /** The server connection died inside a transaction: only rollback() or close() may follow. */
     private boolean transactionLost;
-    /** A transaction is open on the server; it began at xactStartNanos. */
-    private boolean inTransaction;
-    private long xactStartNanos;
     /** Set once, by a CAS, by whichever of close() and abort() comes first; that one also leaves the pool. */
     private volatile boolean closed;
     /** Why the pool closed this connection, when it did; written before {@link #closed}. */
@@ -98,7 +103,6 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     /** A client the pool admitted as {@code admission}. */
     public LogicalConnection(ServerPool pool, ClientAdmission admission) throws SQLException {
         this.pool = pool;
-        this.traffic = pool.traffic();
         this.timed = pool.timesStatements();
         this.mode = pool.poolMode();
         this.admission = admission;
@@ -106,7 +110,6 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         this.autoCommit = d.autoCommit;
         this.readOnly = d.readOnly;
         this.isolation = d.isolation;
-        this.defaultNetworkTimeout = d.networkTimeoutMillis;
         if (d.catalog != null || d.schema != null) {
             Settings st = settings();
             st.catalog = d.catalog;
@@ -139,11 +142,16 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         SQLWarning warnings;
     }
 
+    /** pgjdbc's socketTimeout of the pool's URL: the network timeout until setNetworkTimeout changes it. */
+    private int defaultNetworkTimeout() {
+        return pool.sessionDefaults().networkTimeoutMillis;
+    }
+
     private Settings settings() {
         Settings st = settings;
         if (st == null) {
             st = new Settings();
-            st.networkTimeoutMillis = defaultNetworkTimeout;
+            st.networkTimeoutMillis = defaultNetworkTimeout();
             settings = st;
         }
         return st;
@@ -162,26 +170,57 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             throw new SQLNonTransientConnectionException("the server connection was lost during the transaction;"
                     + " call rollback() to start over", "08007");
         }
-        Loan l = loan;
         PhysicalConnection p = physical;
         if (p != null) {
-            l.uses++;
+            loan.uses++;
             return p;
         }
-        if (l == null) {
-            l = new Loan(this, pool, admission);
-            loan = l;
-        }
-        p = l.borrow();
+        Loan l = borrow();
+        p = l.connection();
         try {
             applyState(p);
         } catch (SQLException e) {
-            l.discard(e);
+            l.discard(this, e);
             throw e;
         }
+        loan = l;
         physical = p;
         l.uses++;
         return p;
+    }
+
+    /**
+     * Takes a server connection, never one whose server ended the session while it sat idle: such a one is
+     * closed (the pool replaces it) and another taken.
+     */
+    private Loan borrow() throws SQLException {
+        while (true) {
+            LentServer<PhysicalConnection> lent = pool.borrowFor(this);
+            PhysicalConnection p = lent.connection();
+            if (lent.idleNanos() >= PROBE_AFTER_IDLE_NANOS && p.serverSpokeUnasked()) {
+                log.debug("backend {} ended its session while idle in the pool; closing it", p.backendPid());
+                lent.discard(this, new SQLException("the server ended the session while it was idle", "08006"));
+                continue;
+            }
+            Loan l = Loan.of(pool, lent);
+            l.begin(this, admission);
+            return l;
+        }
+    }
+
+    /** The weak reference the reclaimer moved this connection's loans to, or null if it has not yet. */
+    Loan.WeakBorrower weakBorrower() {
+        return weakBorrower;
+    }
+
+    /** The reclaimer's: {@link #weakBorrower()}, made now if it was not yet. */
+    Loan.WeakBorrower weakBorrowerMade() {
+        Loan.WeakBorrower w = weakBorrower;
+        if (w == null) {
+            w = new Loan.WeakBorrower(this);
+            weakBorrower = w;
+        }
+        return w;
     }
 
     /** A call used the server connection held without attach() (reading a result set's rows). */
@@ -200,7 +239,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         if (st == null) {
             p.schema(p.openedSchema());
             p.applicationName(p.openedApplicationName());
-            p.networkTimeout(null, defaultNetworkTimeout);
+            p.networkTimeout(null, defaultNetworkTimeout());
             p.holdability(p.openedHoldability());
             p.typeMap(null);
             return;
@@ -236,8 +275,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         }
         if (c.pins()) {
             if (mode == PoolMode.SESSION) {
-                // A session-mode connection borrowed at getConnection(), so its loan exists.
-                loan.sessionDirty = true;
+                sessionDirty = true;
             } else {
                 pinTo(c.pinReason());
             }
@@ -248,7 +286,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     void pinTo(PinReason reason) throws SQLException {
         PhysicalConnection p = attach();
         if (mode == PoolMode.SESSION) {
-            loan.sessionDirty = true;
+            sessionDirty = true;
         } else if (loan.pin == null) {
             loan.pin = reason;
             pool.pinned(reason, p.backendPid());
@@ -281,13 +319,17 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
 
     void statementDone(long startNanos) {
         long now = timed ? System.nanoTime() : 0;
+        TrafficStats traffic = pool.traffic();
         traffic.recordQuery(now - startNanos);
-        if (physical == null || physical.transactionState() == TransactionState.IDLE) {
-            traffic.recordTransaction(now - (inTransaction ? xactStartNanos : startNanos));
-            inTransaction = false;
-        } else if (!inTransaction) {
-            inTransaction = true;
-            xactStartNanos = startNanos;
+        Loan l = loan;
+        if (l == null || physical.transactionState() == TransactionState.IDLE) {
+            traffic.recordTransaction(now - (l != null && l.inTransaction ? l.xactStartNanos : startNanos));
+            if (l != null) {
+                l.inTransaction = false;
+            }
+        } else if (!l.inTransaction) {
+            l.inTransaction = true;
+            l.xactStartNanos = startNanos;
         }
     }
 
@@ -316,23 +358,27 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     }
 
     private void releaseServer() {
+        Loan l = loan;
         physical = null;
+        loan = null;
         for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
             s.dropPhysical();
         }
-        loan.release();
+        l.release(this);
     }
 
     /** A statement failed: if the server connection is gone, give it up so the pool replaces it. */
     SQLException failed(SQLException e) {
         if (physical != null && isConnectionLoss(e)) {
             boolean inTransaction = !autoCommit || physical.transactionState() != TransactionState.IDLE;
+            Loan l = loan;
             physical = null;
+            loan = null;
             for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
                 s.forgetPhysical();
             }
             holds = 0;
-            loan.discard(e);
+            l.discard(this, e);
             transactionLost = inTransaction;
         }
         return e;
@@ -558,7 +604,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
                 } catch (SQLException e) {
                     throw failed(e);
                 }
-                if (inTransaction) {
+                if (loan.inTransaction) {
                     statementDone(start);
                 }
                 releaseIfIdle();
@@ -899,7 +945,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         if (milliseconds < 0) {
             throw new SQLException("Network timeout must be a value greater than or equal to 0.", "HY024");
         }
-        if (executor != null || milliseconds != defaultNetworkTimeout || settings != null) {
+        if (executor != null || milliseconds != defaultNetworkTimeout() || settings != null) {
             Settings st = settings();
             st.networkTimeoutExecutor = executor;
             st.networkTimeoutMillis = milliseconds;
@@ -912,7 +958,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     @Override
     public int getNetworkTimeout() throws SQLException {
         checkOpen();
-        return settings == null ? defaultNetworkTimeout : settings.networkTimeoutMillis;
+        return settings == null ? defaultNetworkTimeout() : settings.networkTimeoutMillis;
     }
 
     @Override
@@ -1082,19 +1128,16 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
 
     /** Gives the server connection back clean: no transaction, no session state of ours. */
     private void returnServerConnection() {
+        Loan l = loan;
         physical = null;
-        if (loan != null) {
-            loan.giveBack();
+        loan = null;
+        if (l != null) {
+            l.giveBack(this, sessionDirty);
         }
     }
 
     private void leavePool() {
-        Loan l = loan;
-        if (l != null) {
-            l.leave();
-        } else {
-            pool.clientLeft(admission);
-        }
+        pool.clientLeft(admission);
     }
 
     /**
@@ -1112,7 +1155,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             if (l == null) {
                 return;
             }
-            if (closed || p == null || p.transactionState() == TransactionState.IDLE || l.uses != l.usesSeen) {
+            if (closed || p.transactionState() == TransactionState.IDLE || l.uses != l.usesSeen) {
                 l.usesSeen = l.uses;
                 l.unchangedSinceNanos = nowNanos;
                 return;
@@ -1144,8 +1187,9 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         }
         Loan l = loan;
         if (l != null) {
-            // A loan this connection already ended is left alone: only its own loan can be discarded.
-            l.discard(new SQLException("connection aborted", "08003"));
+            // Read without the lock, so it may be a loan this connection already ended: the pool then refuses
+            // the discard, as only the holder of a loan can end it.
+            l.discard(this, new SQLException("connection aborted", "08003"));
         }
         leavePool();
     }

@@ -46,10 +46,9 @@ public final class Reclaimer {
             long now = System.nanoTime();
             for (ServerSnapshot<PhysicalConnection> s : pool.view().serverSnapshots()) {
                 PhysicalConnection p = s.connection;
-                // read once: the borrower may give the connection back between two reads
-                Object borrower = p == null ? null : p.borrower();
-                if ("active".equals(s.state) && borrower instanceof Loan loan) {
-                    check(loan, p, now);
+                Object loans = p == null ? null : p.borrower();
+                if ("active".equals(s.state) && loans instanceof Loan loan) {
+                    check(loan, now);
                 }
             }
         } catch (RuntimeException e) {
@@ -58,11 +57,9 @@ public final class Reclaimer {
         }
     }
 
-    private void check(Loan loan, PhysicalConnection p, long now) {
-        LogicalConnection c = loan.get();
-        if (c == null) {
-            Loan.reclaimIfAbandoned(loan, p);
-        } else if (idleTransactionTimeoutNanos > 0) {
+    private void check(Loan loan, long now) {
+        LogicalConnection c = loan.weaken();
+        if (c != null && idleTransactionTimeoutNanos > 0) {
             c.reclaimIfIdleInTransaction(now, idleTransactionTimeoutNanos);
         }
     }

@@ -46,8 +46,8 @@ public final class PhysicalConnection {
     private boolean schemaUncertain;
     private boolean applicationNameUncertain;
     /**
-     * Whom the connection is lent to by the JDBC layer, or null: set and cleared by that borrower only, and
-     * read by the pool's reclaimer, which checks the loan itself before acting on it.
+     * The JDBC layer's record of this connection's loans, set at its first loan and kept: read by each
+     * borrower and by the pool's reclaimer, which checks the loan itself before acting on it.
      */
     private Object borrower;
 

@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolConfig;
+import io.pgmux.core.config.PoolMode;
 import io.pgmux.jdbc.pool.JdbcPool;
 import io.pgmux.jdbc.pool.JdbcPoolSettings;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.sql.Connection;
@@ -60,10 +62,24 @@ class AbandonedTransactionTest {
 
     /** Opens a transaction that locks the row and returns the backend pid, keeping no reference to it. */
     private static int lockRowAndForget(JdbcPool pool) throws SQLException {
+        return lockRowAndForget(pool, null);
+    }
+
+    /** As {@link #lockRowAndForget(JdbcPool)}, running {@code sessionSql} first when it is not null. */
+    private static int lockRowAndForget(JdbcPool pool, String sessionSql) throws SQLException {
         Connection c = pool.getConnection();
+        if (sessionSql != null) {
+            execute(c, sessionSql);
+        }
         c.setAutoCommit(false);
         execute(c, "UPDATE accounts SET balance = balance - 10 WHERE id = 1");
         return pid(c);
+    }
+
+    /** Asks for a collection, then tells whether the row is free: the reclaimer acts on collected connections. */
+    private boolean collectedAndRowFree() throws SQLException {
+        System.gc();
+        return rowIsFree();
     }
 
     /** Whether another session can lock the row now, without waiting for it. */
@@ -101,17 +117,28 @@ class AbandonedTransactionTest {
         int pid = lockRowAndForget(pool);
         assertEquals("idle in transaction", stateOf(pid));
 
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (!rowIsFree()) {
-            assertTrue(System.nanoTime() < deadline, "the row is still locked after " + PATIENCE);
-            System.gc();
-            Thread.sleep(50);
-        }
+        Await.until(this::collectedAndRowFree, PATIENCE, "the forgotten transaction's row lock is released");
         assertEquals("100", balance(), "rolled back");
         assertEquals("idle", stateOf(pid), "the server connection is kept, not closed");
         assertEquals(0, pool.pool().getClientsActive(), "the forgotten client is counted out");
         try (Connection next = pool.getConnection()) {
             assertEquals(pid, pid(next), "and lent to the next client");
+        }
+    }
+
+    @Test
+    void aGarbageCollectedSessionModeConnectionIsRolledBackResetAndItsServerConnectionReturned() throws Exception {
+        JdbcPool pool = pools.open("abandoned-session", JdbcPoolSettings.builder()
+                .poolConfig(PoolConfig.jdbcDefaults().poolName("abandoned-session").poolMode(PoolMode.SESSION)
+                        .defaultPoolSize(1).build()), new Properties());
+        int pid = lockRowAndForget(pool, "SET work_mem = '7MB'");
+
+        Await.until(this::collectedAndRowFree, PATIENCE, "the forgotten transaction's row lock is released");
+        assertEquals("100", balance(), "rolled back");
+        try (Connection next = pool.getConnection()) {
+            assertEquals(pid, pid(next), "the server connection is lent to the next client");
+            assertEquals("4MB", one(next, "SHOW work_mem"), "with the session state reset");
+            assertEquals(1, pool.pool().getClientsActive(), "the forgotten client is counted out");
         }
     }
 

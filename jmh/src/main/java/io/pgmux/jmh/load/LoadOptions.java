@@ -5,8 +5,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Command-line options of the load harnesses: {@code --name value} pairs. The login defaults to
- * libpq's environment variables, so that {@code --user} and {@code --password} can be left out.
+ * Command-line options of the load harnesses: {@code --name value} pairs, and flags that take no value.
+ * The login defaults to libpq's environment variables, so that {@code --user} and {@code --password} can
+ * be left out.
  */
 final class LoadOptions {
     private final Map<String, String> values = new HashMap<>();
@@ -15,11 +16,22 @@ final class LoadOptions {
     }
 
     static LoadOptions parse(String[] args, Set<String> known) {
+        return parse(args, known, Set.of());
+    }
+
+    /** @param flags options that take no value; {@link #has} tells whether they were given */
+    static LoadOptions parse(String[] args, Set<String> known, Set<String> flags) {
         LoadOptions o = new LoadOptions();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
-            if (!a.startsWith("--") || !known.contains(a.substring(2))) {
-                throw new IllegalArgumentException("unknown option " + a + "; known: --" + String.join(", --", known));
+            String name = a.startsWith("--") ? a.substring(2) : "";
+            if (flags.contains(name)) {
+                o.values.put(name, "");
+                continue;
+            }
+            if (!known.contains(name)) {
+                throw new IllegalArgumentException("unknown option " + a + "; known: --" + String.join(", --", known)
+                        + (flags.isEmpty() ? "" : ", --" + String.join(", --", flags)));
             }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(a + " needs a value");

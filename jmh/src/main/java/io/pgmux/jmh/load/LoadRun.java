@@ -14,9 +14,6 @@ import java.util.concurrent.atomic.AtomicReference;
  * the connection (queueing for it included) to giving it back.
  */
 final class LoadRun {
-    /** Small stacks, so that a thousand load threads fit beside the server on a small machine. */
-    static final long STACK_BYTES = 256 * 1024;
-
     private final Contender contender;
     private final int warmupSeconds;
     private final int measureSeconds;
@@ -34,14 +31,14 @@ final class LoadRun {
     RoundResult run() throws SQLException, InterruptedException {
         int n = contender.threads();
         try (Variant variant = contender.variant().create()) {
+            warmClasses(variant);
             List<Worker> workers = new ArrayList<>(n);
             CountDownLatch ready = new CountDownLatch(n);
             CountDownLatch go = new CountDownLatch(1);
             AtomicReference<Throwable> setupFailure = new AtomicReference<>();
             for (int i = 0; i < n; i++) {
                 Worker w = new Worker(variant, ready, go, setupFailure);
-                w.thread = new Thread(null, w, "load-" + i, STACK_BYTES);
-                w.thread.setDaemon(true);
+                w.thread = contender.kind().make(w, "load-" + i);
                 workers.add(w);
                 w.thread.start();
             }
@@ -60,6 +57,17 @@ final class LoadRun {
             stopped = true;
             join(workers);
             return result(workers);
+        }
+    }
+
+    /**
+     * Runs one request on this (platform) thread before the load starts, so that the classes it needs are
+     * loaded and initialised here: thousands of virtual threads meeting a class's first use at once would
+     * each wait for its loading, pinning their carrier threads, which says nothing about the pool.
+     */
+    private void warmClasses(Variant variant) throws SQLException, InterruptedException {
+        try (Borrower borrower = variant.borrower()) {
+            contender.workload().request(borrower, ThreadLocalRandom.current());
         }
     }
 

@@ -1,7 +1,9 @@
 package io.pgmux.jmh.load;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -24,6 +26,14 @@ class LoadOptionsTest {
     @Test
     void refusesAnOptionWithoutItsValue() {
         assertThrows(IllegalArgumentException.class, () -> LoadOptions.parse(new String[] {"--seconds"}, KNOWN));
+    }
+
+    @Test
+    void aFlagTakesNoValue() {
+        LoadOptions o = LoadOptions.parse(new String[] {"--virtual", "--seconds", "7"}, KNOWN, Set.of("virtual"));
+        assertTrue(o.has("virtual"));
+        assertEquals(7, o.integer("seconds", 30));
+        assertFalse(LoadOptions.parse(new String[0], KNOWN, Set.of("virtual")).has("virtual"));
     }
 
     @Test
