@@ -97,8 +97,8 @@ class ProxySettingTest {
 
     @Test
     void aKeyOfPgBouncersThatPgmuxDoesNotTakeIsKnownButNotTaken() {
-        assertNotNull(ProxySetting.named("logfile"));
-        assertNull(ProxySetting.global("logfile"));
+        assertNotNull(ProxySetting.named("auth_ldap_options"));
+        assertNull(ProxySetting.global("auth_ldap_options"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> DatabaseEntry.parse("app", "client_encoding=UTF8"));
         assertTrue(e.getMessage().startsWith("database app: unsupported key \"client_encoding\" (supported: "),
