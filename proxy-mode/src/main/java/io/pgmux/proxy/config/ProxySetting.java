@@ -305,7 +305,22 @@ public enum ProxySetting {
 
     /** The default as SHOW CONFIG prints it. */
     public String defaultText() {
-        return poolKey == null ? defaultText : PoolDefaults.TEXT.get(poolKey.pgbouncerName());
+        return poolKey == null ? defaultText : poolText(PoolDefaults.TEXT.get(poolKey.pgbouncerName()));
+    }
+
+    /**
+     * A pool setting's value, as core describes it, the way PgBouncer's SHOW CONFIG prints it: durations in seconds
+     * ({@code 3600}, {@code 0.5}) rather than core's {@code 3600s}, switches as 1 or 0.
+     */
+    String poolText(String described) {
+        if (described == null) {
+            return null;
+        }
+        return switch (poolKey.type()) {
+            case DURATION -> formatSeconds(Durations.parse(described, true));
+            case BOOLEAN -> Boolean.parseBoolean(described) ? "1" : "0";
+            default -> described;
+        };
     }
 
     /** The key of this name, in any case (PgBouncer's own parser knows only lower case), or null. */
