@@ -69,8 +69,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -116,6 +117,8 @@ public final class PgMuxProxy implements AutoCloseable {
     private final Callable<Builder> reloadFrom;
     /** metrics_listen's endpoint; null when off. */
     private final PrometheusEndpoint metrics;
+    /** Told of the settings each RELOAD and SET leaves in effect: the standalone process's logging. */
+    private volatile Consumer<ProxySettings> settingsApplied = applied -> { };
 
     private PgMuxProxy(Transport transport, PoolRegistry<ServerConnection> registry, ProxyContext context,
             Listeners listeners, StatsLog statsLog, ChannelGroup clients, Duration drainTimeout,
@@ -307,6 +310,7 @@ public final class PgMuxProxy implements AutoCloseable {
         // Certificate files are read first, outside the lock; one that cannot be used fails RELOAD as a whole.
         ClientTls clientTls = fresh.clientTls(settings.reloaded(next));
         apply(fresh, next, clientTls);
+        settingsApplied.accept(settings);
     }
 
     private synchronized void apply(Builder fresh, ProxySettings next, ClientTls clientTls) {
@@ -350,7 +354,12 @@ public final class PgMuxProxy implements AutoCloseable {
      *
      * @throws IllegalArgumentException for a value the setting cannot take, or a file that cannot be read
      */
-    public synchronized void set(ProxySetting setting, String value) throws IOException {
+    public void set(ProxySetting setting, String value) throws IOException {
+        applySet(setting, value);
+        settingsApplied.accept(settings);
+    }
+
+    private synchronized void applySet(ProxySetting setting, String value) throws IOException {
         ProxySettings next = settings.with(setting, value, configDirectory);
         ClientTls clientTls = setting.configName().startsWith("client_tls") ? clientTlsOf.apply(next) : null;
         if (setting == ProxySetting.AUTH_FILE) {
@@ -360,6 +369,14 @@ public final class PgMuxProxy implements AutoCloseable {
         }
         applySettings(next, registry.overrides(), clientTls);
         connectors.update(resolve(databases, next), users, next);
+    }
+
+    /**
+     * Calls {@code listener} with the settings each RELOAD and SET leaves in effect, from then on, on the thread
+     * that ran them and outside the proxy's lock (the listener may open files).
+     */
+    public void onSettingsApplied(Consumer<ProxySettings> listener) {
+        this.settingsApplied = Objects.requireNonNull(listener, "listener");
     }
 
     /** Puts the settings RELOAD and SET change into effect; a null {@code clientTls} keeps the one in use. */

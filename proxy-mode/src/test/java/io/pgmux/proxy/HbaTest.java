@@ -160,6 +160,64 @@ class HbaTest {
         }
     }
 
+    /** The OS user running the tests, the peer of every Unix socket client they start. */
+    private static final String OS_USER = System.getProperty("user.name");
+
+    /** auth_type hba with {@code lines}, the OS user and the fixture's user known, and the Unix socket in dir. */
+    private void startPeer(String lines, String identMap) throws Exception {
+        Path hba = dir.resolve("hba.conf");
+        Files.writeString(hba, lines);
+        Path ident = dir.resolve("ident.conf");
+        Files.writeString(ident, identMap);
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.unixSocketDir(dir)
+                .users(Map.of(OS_USER, "unused", ProxyFixture.USER, ProxyFixture.PASSWORD))
+                .set("auth_type", "hba").set("auth_hba_file", hba.toString())
+                .set("auth_ident_file", ident.toString()));
+    }
+
+    private Psql.Result psqlOverTheUnixSocket(String user) throws Exception {
+        return Psql.run("host=" + dir + " port=" + proxy.port() + " user=" + user + " dbname=" + db.name(),
+                "SELECT 6 * 7");
+    }
+
+    @Test
+    void peerLetsTheOsUserOfAUnixSocketClientLogInAsItselfWithoutAPassword() throws Exception {
+        startPeer("local all all peer\n", "");
+        Psql.Result psql = psqlOverTheUnixSocket(OS_USER);
+        assertTrue(psql.succeeded(), psql.output());
+        assertEquals("42", psql.output().strip());
+    }
+
+    @Test
+    void peerRefusesAUnixSocketClientAskingForAnotherUserWithPgBouncersText() throws Exception {
+        startPeer("local all all peer\n", "");
+        Psql.Result psql = psqlOverTheUnixSocket(ProxyFixture.USER);
+        assertFalse(psql.succeeded(), psql.output());
+        assertTrue(psql.output().contains("unix socket login rejected"), psql.output());
+    }
+
+    @Test
+    void peerWithAMapLetsTheOsUserLogInAsTheUserTheMapNames() throws Exception {
+        startPeer("local all all peer map=os\n", "os " + OS_USER + " " + ProxyFixture.USER + "\n");
+        Psql.Result mapped = psqlOverTheUnixSocket(ProxyFixture.USER);
+        assertTrue(mapped.succeeded(), mapped.output());
+        assertEquals("42", mapped.output().strip());
+        Psql.Result itself = psqlOverTheUnixSocket(OS_USER);
+        assertFalse(itself.succeeded(), "the map lets the OS user be app only: " + itself.output());
+        assertTrue(itself.output().contains("unix socket login rejected"), itself.output());
+    }
+
+    @Test
+    void peerRefusesAnOsUserTheAuthFileDoesNotKnow() throws Exception {
+        Path hba = dir.resolve("hba.conf");
+        Files.writeString(hba, "local all all peer\n");
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.unixSocketDir(dir)
+                .set("auth_type", "hba").set("auth_hba_file", hba.toString()));
+        Psql.Result psql = psqlOverTheUnixSocket(OS_USER);
+        assertFalse(psql.succeeded(), psql.output());
+        assertTrue(psql.output().contains("unix socket login rejected"), psql.output());
+    }
+
     private void startHba() throws Exception {
         scram = db.createUser(PasswordMethod.SCRAM_SHA_256);
         password = db.createUser(PasswordMethod.MD5);

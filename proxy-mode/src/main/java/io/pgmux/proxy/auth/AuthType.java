@@ -19,8 +19,9 @@ import java.util.Set;
  *       verify-ca or verify-full.</li>
  *   <li>{@code any}: no password and no user check; every database must name the user the pooler logs in as.</li>
  *   <li>{@code hba}: the method comes from the first matching line of auth_hba_file.</li>
- *   <li>{@code reject} and {@code peer}: hba methods only. {@code peer} refuses every client: pgmux does not map a
- *   Unix socket client's uid to a user name.</li>
+ *   <li>{@code reject} and {@code peer}: hba methods only, as in PgBouncer. {@code peer} takes a Unix socket client
+ *   whose uid's name in /etc/passwd is the user name (or maps to it through the line's {@code map=}), and the user
+ *   must still be known.</li>
  * </ul>
  * PgBouncer's {@code pam} and {@code ldap} are refused when the configuration is read.
  */
@@ -60,8 +61,9 @@ public enum AuthType {
             throw new IllegalArgumentException("auth_type \"" + name + "\" is not supported by pgmux: it has no "
                     + name.toUpperCase(Locale.ROOT) + " client; use hba, scram-sha-256, md5, cert, plain, trust or any");
         }
+        String peer = name.equals("peer") ? " (peer is a method of auth_hba_file's local lines, as in PgBouncer)" : "";
         throw new IllegalArgumentException("unsupported auth_type \"" + value
-                + "\": use trust, plain, md5, scram-sha-256, cert, any or hba");
+                + "\": use trust, plain, md5, scram-sha-256, cert, any or hba" + peer);
     }
 
     /** Parses the method of an hba line ({@code password} is {@code plain}); null for one pgmux does not take. */

@@ -47,8 +47,12 @@ public final class ClientAuthenticator {
     private final AuthType method;
     private final String user;
     private final Secret secret;
-    /** The CN of the client's TLS certificate, for {@code cert}; null without one. */
-    private final String certificateName;
+    /**
+     * Who the client is to the system: the CN of its TLS certificate for {@code cert}, the OS user of its Unix
+     * socket's peer for {@code peer} (either replaced by the database user an hba line's map lets it be); null
+     * without one.
+     */
+    private final String systemUser;
     private final int scramIterations;
     private final SecureRandom random;
     private State state = State.START;
@@ -60,18 +64,22 @@ public final class ClientAuthenticator {
         this(authType, user, secret, null);
     }
 
-    /** @param certificateName the common name of the client's TLS certificate, or null without one */
-    public ClientAuthenticator(AuthType authType, String user, Secret secret, String certificateName) {
-        this(authType, user, secret, certificateName, Scram.DEFAULT_ITERATIONS, DEFAULT_RANDOM);
+    /**
+     * @param systemUser the common name of the client's TLS certificate under cert, the OS user of its Unix
+     *     socket's peer under peer; null without one
+     */
+    public ClientAuthenticator(AuthType authType, String user, Secret secret, String systemUser) {
+        this(authType, user, secret, systemUser, Scram.DEFAULT_ITERATIONS, DEFAULT_RANDOM);
     }
 
     /**
-     * @param certificateName the name the client's TLS certificate stands for, or null without one
+     * @param systemUser the name the client's TLS certificate (cert) or its Unix socket's peer (peer) stands for,
+     *     or null without one
      * @param scramIterations PgBouncer's scram_iterations, for verifiers derived from plaintext secrets
      */
-    public ClientAuthenticator(AuthType authType, String user, Secret secret, String certificateName,
+    public ClientAuthenticator(AuthType authType, String user, Secret secret, String systemUser,
             int scramIterations) {
-        this(authType, user, secret, certificateName, scramIterations, DEFAULT_RANDOM);
+        this(authType, user, secret, systemUser, scramIterations, DEFAULT_RANDOM);
     }
 
     /**
@@ -83,7 +91,7 @@ public final class ClientAuthenticator {
         this(authType, user, secret, null, scramIterations, random);
     }
 
-    private ClientAuthenticator(AuthType authType, String user, Secret secret, String certificateName,
+    private ClientAuthenticator(AuthType authType, String user, Secret secret, String systemUser,
             int scramIterations, SecureRandom random) {
         if (scramIterations < 1) {
             throw new IllegalArgumentException("scramIterations must be positive, not " + scramIterations);
@@ -91,7 +99,7 @@ public final class ClientAuthenticator {
         this.method = authType.effectiveFor(secret);
         this.user = user;
         this.secret = secret;
-        this.certificateName = certificateName;
+        this.systemUser = systemUser;
         this.scramIterations = scramIterations;
         this.random = random;
     }
@@ -127,7 +135,7 @@ public final class ClientAuthenticator {
             }
             case PEER -> {
                 state = State.DONE;
-                return AuthStep.failed(PoolerError.unixSocketLoginRejected(), "peer is not supported");
+                return peerLogin();
             }
             case PLAIN -> {
                 state = State.PASSWORD;
@@ -153,11 +161,21 @@ public final class ClientAuthenticator {
     /** PgBouncer's login_via_cert: every failure gets the same error, the reason goes to the log. */
     private AuthStep certificateLogin() {
         String reason = secret == null ? "no such user"
-                : certificateName == null ? "no client certificate with a common name"
-                : !certificateName.equals(user) ? "certificate name \"" + certificateName + "\" is not the user name"
+                : systemUser == null ? "no client certificate with a common name"
+                : !systemUser.equals(user) ? "certificate name \"" + systemUser + "\" is not the user name"
                 : null;
         return reason == null ? AuthStep.authenticated(List.of(Authentication.Ok.INSTANCE))
                 : AuthStep.failed(PoolerError.certificateAuthenticationFailed(), reason);
+    }
+
+    /** PgBouncer's login_as_unix_peer: every failure gets the same error, the reason goes to the log. */
+    private AuthStep peerLogin() {
+        String reason = secret == null ? "no such user"
+                : systemUser == null ? "not a Unix socket client whose uid names an OS user"
+                : !systemUser.equals(user) ? "peer \"" + systemUser + "\" is not the user name"
+                : null;
+        return reason == null ? AuthStep.authenticated(List.of(Authentication.Ok.INSTANCE))
+                : AuthStep.failed(PoolerError.unixSocketLoginRejected(), reason);
     }
 
     /**

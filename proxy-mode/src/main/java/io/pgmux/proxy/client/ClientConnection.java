@@ -20,6 +20,7 @@ import io.pgmux.proxy.auth.AuthStep;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.auth.ClientAuthenticator;
 import io.pgmux.proxy.auth.HbaFile;
+import io.pgmux.proxy.auth.PasswdFile;
 import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.protocol.Authentication;
@@ -43,6 +44,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -242,8 +244,72 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                 return;
             }
         }
-        authenticator = authenticator(secret, rule);
+        if ((rule != null ? rule.method() : context.authType()) == AuthType.PEER) {
+            lookUpPeer(secret, rule);
+            return;
+        }
+        authenticate(authenticator(secret, rule));
+    }
+
+    private void authenticate(ClientAuthenticator chosen) {
+        authenticator = chosen;
         onAuthStep(authenticator.start());
+    }
+
+    /**
+     * peer: the OS user of the Unix socket's peer, its uid's name in /etc/passwd, read off the event loop while the
+     * client's reads wait. With the hba line's map= it is the user the map lets it be.
+     */
+    private void lookUpPeer(Secret secret, HbaFile.Rule rule) {
+        int uid = peerUid();
+        if (uid < 0) {
+            authenticate(new ClientAuthenticator(AuthType.PEER, user, secret, null));
+            return;
+        }
+        channel.config().setAutoRead(false);
+        CompletableFuture.supplyAsync(() -> osUser(uid)).whenComplete((name, failure) ->
+                channel.eventLoop().execute(() -> {
+                    if (state == State.CLOSED) {
+                        return;
+                    }
+                    channel.config().setAutoRead(true);
+                    String systemUser = name;
+                    if (name != null && rule.map() != null) {
+                        boolean mapped = context.identMap().allows(rule.map(), name, user);
+                        if (!mapped) {
+                            log.info("client {}: ident map {} cannot be matched for {} as user {}",
+                                    channel.remoteAddress(), rule.map(), name, user);
+                        }
+                        systemUser = mapped ? user : null;
+                    }
+                    authenticate(new ClientAuthenticator(AuthType.PEER, user, secret, systemUser));
+                }));
+    }
+
+    /** getpwuid's name of {@code uid}, from /etc/passwd; null, said in the log, when it names nobody. */
+    private static String osUser(int uid) {
+        try {
+            String name = PasswdFile.userName(PasswdFile.SYSTEM, uid);
+            if (name == null) {
+                log.warn("peer authentication: uid {} has no entry in {}", uid, PasswdFile.SYSTEM);
+            }
+            return name;
+        } catch (IOException e) {
+            log.warn("peer authentication: cannot read {}: {}", PasswdFile.SYSTEM, e.toString());
+            return null;
+        }
+    }
+
+    /** The uid of a Unix socket client's peer, from its credentials; -1 for a TCP client. */
+    private int peerUid() {
+        if (!(channel instanceof EpollDomainSocketChannel unix)) {
+            return -1;
+        }
+        try {
+            return unix.peerCredentials().uid();
+        } catch (IOException e) {
+            return -1;
+        }
     }
 
     /** Finds the client's pool and takes its max_client_conn slot; returns why it is refused, or null. */
@@ -289,14 +355,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
      */
     private boolean isOwnUserOnUnixSocket() {
         int owner = context.unixSocketOwnerUid();
-        if (owner < 0 || !ADMIN_OWN_USER.equals(user) || !(channel instanceof EpollDomainSocketChannel unix)) {
-            return false;
-        }
-        try {
-            return unix.peerCredentials().uid() == owner;
-        } catch (IOException e) {
-            return false;
-        }
+        return owner >= 0 && ADMIN_OWN_USER.equals(user) && peerUid() == owner;
     }
 
     /** @param rule the client's hba line under auth_type hba, else null */

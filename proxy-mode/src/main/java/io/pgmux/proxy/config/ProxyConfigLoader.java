@@ -12,8 +12,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Configures a proxy from a pgbouncer.ini-shaped file: {@code [databases]} entries ({@link DatabaseEntry}),
  * {@code [users]} entries ({@link UserEntry}) and the {@code [pgbouncer]} settings {@link ProxySetting} lists as
- * taken globally. logfile, pidfile, verbose and syslog are the standalone process's ({@link #loadForProcess},
- * {@link #processSettings}). Other PgBouncer settings are logged and ignored. {@code %include file} reads another file in place (see
+ * taken globally. logfile, pidfile, verbose and the syslog keys are the standalone process's ({@link #loadForProcess},
+ * {@link #processSettings}). Other PgBouncer settings are logged and ignored; auth_ldap_options and peering are
+ * refused. {@code %include file} reads another file in place (see
  * {@link IniFile}). Relative file names (auth_file, server_tls_*_file, logfile, pidfile) are resolved against the
  * file's directory.
  */
@@ -24,24 +25,25 @@ public final class ProxyConfigLoader {
     }
 
     public static PgMuxProxy.Builder load(Path file) throws IOException {
-        return load(file, Set.of());
+        return load(file, false);
     }
 
-    private static PgMuxProxy.Builder load(Path file, Set<String> takenElsewhere) throws IOException {
+    private static PgMuxProxy.Builder load(Path file, boolean standalone) throws IOException {
         IniFile ini = IniFile.load(file);
         Path base = file.toAbsolutePath().getParent();
-        return configure(ini, base, takenElsewhere).reloadFrom(() -> load(file, takenElsewhere));
+        return configure(ini, base, standalone).reloadFrom(() -> load(file, standalone));
     }
 
     /** @param base where relative file names (auth_file, server_tls_*_file) are looked up */
     public static PgMuxProxy.Builder configure(IniFile ini, Path base) {
-        return configure(ini, base, Set.of());
+        return configure(ini, base, false);
     }
 
-    /** @param takenElsewhere [pgbouncer] keys that another part reads, so not to be reported as ignored */
-    private static PgMuxProxy.Builder configure(IniFile ini, Path base, Set<String> takenElsewhere) {
+    /** @param standalone whether the standalone process takes the {@link #PROCESS_KEYS} */
+    private static PgMuxProxy.Builder configure(IniFile ini, Path base, boolean standalone) {
         PgMuxProxy.Builder builder = PgMuxProxy.builder();
         refusePeers(ini);
+        refuseLdap(ini);
         Map<String, String> databases = ini.section("databases");
         if (databases.isEmpty()) {
             throw new IllegalArgumentException("the [databases] section is missing or empty");
@@ -56,10 +58,12 @@ public final class ProxyConfigLoader {
         // PgBouncer's default, which a builder in code does not share
         builder.set(ProxySetting.UNIX_SOCKET_DIR.configName(), ProxySetting.UNIX_SOCKET_DIR.defaultText(), base);
         ini.section("pgbouncer").forEach((key, value) -> {
-            if (ProxySetting.global(key) != null) {
+            if (ProxySetting.named(key) == ProxySetting.USER) {
+                requireOwnUser(key, value);
+            } else if (!standalone && PROCESS_KEYS.contains(ProxySetting.named(key))) {
+                log.warn("pgbouncer.ini setting {} is the standalone proxy's and is ignored by an embedded proxy", key);
+            } else if (ProxySetting.global(key) != null) {
                 builder.set(key, value, base);
-            } else if (takenElsewhere.contains(key)) {
-                return;
             } else if (ProxySetting.named(key) != null) {
                 log.warn("pgbouncer.ini setting {} is not supported by pgmux yet and is ignored", key);
             } else {
@@ -67,6 +71,32 @@ public final class ProxyConfigLoader {
             }
         });
         return builder;
+    }
+
+    /**
+     * PgBouncer's {@code user} switches to that OS user at start; a JVM cannot, so any other user than the one running
+     * pgmux is refused (as {@code -u} is), and that one taken as it is.
+     */
+    private static void requireOwnUser(String key, String value) {
+        String wanted = value.strip();
+        String running = System.getProperty("user.name");
+        if (!wanted.isEmpty() && !wanted.equals(running)) {
+            throw new IllegalArgumentException(key + " = " + wanted + " is not supported by pgmux: a JVM cannot switch"
+                    + " its user; start pgmux as " + wanted + " (systemd User=), not as " + running);
+        }
+    }
+
+    /**
+     * auth_ldap_options configures PgBouncer's LDAP client, which pgmux does not have (auth_type ldap and hba ldap
+     * lines are refused as well); an ini that sets them means LDAP to be used, so it is refused rather than ignored.
+     */
+    private static void refuseLdap(IniFile ini) {
+        ini.section("pgbouncer").forEach((key, value) -> {
+            if (ProxySetting.named(key) == ProxySetting.AUTH_LDAP_OPTIONS && !value.isBlank()) {
+                throw new IllegalArgumentException(key + " is not supported by pgmux: it has no LDAP client (remove"
+                        + " auth_ldap_options; authenticate with scram-sha-256, md5, cert or hba instead)");
+            }
+        });
     }
 
     /**
@@ -89,40 +119,32 @@ public final class ProxyConfigLoader {
 
     // ---------------------------------------------------------------- the standalone process's settings
 
-    /** Read by {@link #processSettings}, for the process rather than the proxy. */
-    private static final Set<String> PROCESS_KEYS = Set.of("logfile", "pidfile", "verbose", "syslog");
+    /** The standalone process's keys: an embedded proxy reports them as ignored. */
+    private static final Set<ProxySetting> PROCESS_KEYS = Set.of(ProxySetting.LOGFILE, ProxySetting.PIDFILE,
+            ProxySetting.VERBOSE, ProxySetting.SYSLOG, ProxySetting.SYSLOG_IDENT, ProxySetting.SYSLOG_FACILITY);
 
     /**
-     * As {@link #load(Path)}, for the standalone process, which takes logfile, pidfile, verbose and syslog itself
+     * As {@link #load(Path)}, for the standalone process, which takes logfile, pidfile, verbose and syslog
      * ({@link #processSettings}); embedded, they are reported as ignored.
      */
     public static PgMuxProxy.Builder loadForProcess(Path file) throws IOException {
-        return load(file, PROCESS_KEYS);
+        return load(file, true);
     }
 
     /**
-     * The standalone process's settings: logfile and pidfile (relative to {@code base}), verbose, and syslog,
-     * which is refused when on: pgmux logs to stderr and the logfile only.
+     * The standalone process's settings, read before the proxy is configured so that its warnings reach the
+     * logfile: logfile and pidfile (relative to {@code base}), verbose and syslog.
+     *
+     * @throws IllegalArgumentException naming the key, for a value it cannot take
      */
     public static ProcessSettings processSettings(IniFile ini, Path base) {
-        Map<String, String> settings = ini.section("pgbouncer");
-        String syslog = settings.getOrDefault("syslog", "0").strip();
-        if (!syslog.equals("0")) {
-            throw new IllegalArgumentException("syslog = " + syslog + " is not supported by pgmux: it logs to stderr"
-                    + " and to the logfile (set syslog = 0 or remove it)");
-        }
-        String verbose = settings.getOrDefault("verbose", "0").strip();
-        if (!verbose.matches("\\d{1,9}")) {
-            throw new IllegalArgumentException("verbose must be 0 or more, not \"" + verbose + "\"");
-        }
-        return new ProcessSettings(file(settings, "logfile", base), file(settings, "pidfile", base),
-                Integer.parseInt(verbose));
-    }
-
-    /** A file setting, relative to {@code base}; null when absent or empty (PgBouncer's "not set"). */
-    private static Path file(Map<String, String> settings, String key, Path base) {
-        String value = settings.get(key);
-        return value == null || value.isBlank() ? null : base.resolve(value.strip());
+        ProxySettings.Builder settings = ProxySettings.builder();
+        ini.section("pgbouncer").forEach((key, value) -> {
+            if (PROCESS_KEYS.contains(ProxySetting.named(key))) {
+                settings.set(key, value, base);
+            }
+        });
+        return ProcessSettings.of(settings.build());
     }
 
     // ---------------------------------------------------------------- end of the standalone process's settings

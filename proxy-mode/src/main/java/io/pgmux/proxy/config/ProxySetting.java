@@ -18,6 +18,7 @@ import io.pgmux.core.config.UnknownSetting;
 import io.pgmux.proxy.auth.AuthQuery;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.client.PinSessionState;
+import io.pgmux.proxy.log.SyslogFacility;
 import io.pgmux.proxy.server.TlsMode;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -108,6 +109,15 @@ public enum ProxySetting {
     /** Not 0: the client's address is added to the application_name its servers see. */
     APPLICATION_NAME_ADD_HOST("application_name_add_host", Type.INT, "0", RESTART, G, G),
 
+    // the standalone process's (an embedded proxy reports them as ignored)
+    LOGFILE("logfile", Type.FILE, "", RELOAD, G, G),
+    PIDFILE("pidfile", Type.FILE, "", RESTART, G, G),
+    SYSLOG("syslog", Type.SWITCH, "0", RELOAD, G, G),
+    SYSLOG_IDENT("syslog_ident", Type.TEXT, "pgbouncer", RELOAD, G, G),
+    SYSLOG_FACILITY("syslog_facility", Type.SYSLOG_FACILITY, "daemon", RELOAD, G, G),
+    /** Added to the command line's {@code -v} count. */
+    VERBOSE("verbose", Type.COUNT, "0", RELOAD, G, G),
+
     // PgBouncer's, taken with no effect in pgmux (docs/configuration.md says why)
     /** pgmux follows every parameter a client sets, whatever this lists. */
     TRACK_EXTRA_PARAMETERS("track_extra_parameters", Type.NAMES, "IntervalStyle", RESTART, G, G),
@@ -147,8 +157,6 @@ public enum ProxySetting {
     POOL_NAME(ConfigKey.POOL_NAME, G, NONE),
 
     // PgBouncer's, not taken by pgmux yet
-    LOGFILE("logfile", G),
-    PIDFILE("pidfile", G),
     MAX_DB_CLIENT_CONNECTIONS("max_db_client_connections", GD),
     MAX_USER_CLIENT_CONNECTIONS("max_user_client_connections", GU),
     PEER_ID("peer_id", G),
@@ -157,10 +165,6 @@ public enum ProxySetting {
     SERVICE_NAME("service_name", G),
     JOB_NAME("job_name", G),
     AUTH_LDAP_OPTIONS("auth_ldap_options", G),
-    SYSLOG("syslog", G),
-    SYSLOG_IDENT("syslog_ident", G),
-    SYSLOG_FACILITY("syslog_facility", G),
-    VERBOSE("verbose", G),
     SERVER_FAST_CLOSE("server_fast_close", G),
     AUTODB_IDLE_TIMEOUT("autodb_idle_timeout", G),
     POOL_IDLE_TIMEOUT("pool_idle_timeout", G),
@@ -211,6 +215,8 @@ public enum ProxySetting {
         TLS_PROTOCOLS,
         /** pgmux's pin_session_state: on, off or error. */
         PIN_SESSION_STATE,
+        /** auth, authpriv, daemon, user, local0 to local7. */
+        SYSLOG_FACILITY,
         POOL
     }
 
@@ -299,7 +305,22 @@ public enum ProxySetting {
 
     /** The default as SHOW CONFIG prints it. */
     public String defaultText() {
-        return poolKey == null ? defaultText : PoolDefaults.TEXT.get(poolKey.pgbouncerName());
+        return poolKey == null ? defaultText : poolText(PoolDefaults.TEXT.get(poolKey.pgbouncerName()));
+    }
+
+    /**
+     * A pool setting's value, as core describes it, the way PgBouncer's SHOW CONFIG prints it: durations in seconds
+     * ({@code 3600}, {@code 0.5}) rather than core's {@code 3600s}, switches as 1 or 0.
+     */
+    String poolText(String described) {
+        if (described == null) {
+            return null;
+        }
+        return switch (poolKey.type()) {
+            case DURATION -> formatSeconds(Durations.parse(described, true));
+            case BOOLEAN -> Boolean.parseBoolean(described) ? "1" : "0";
+            default -> described;
+        };
     }
 
     /** The key of this name, in any case (PgBouncer's own parser knows only lower case), or null. */
@@ -466,6 +487,7 @@ public enum ProxySetting {
                 yield text;
             }
             case PIN_SESSION_STATE -> PinSessionState.fromConfig(text);
+            case SYSLOG_FACILITY -> SyslogFacility.fromConfig(text);
             case POOL -> throw new IllegalStateException(configName + " is core's to parse");
         };
     }
@@ -500,6 +522,7 @@ public enum ProxySetting {
             case AUTH_TYPE -> ((AuthType) value).configName();
             case TLS_MODE -> ((TlsMode) value).configName();
             case PIN_SESSION_STATE -> ((PinSessionState) value).configName();
+            case SYSLOG_FACILITY -> ((SyslogFacility) value).configName();
             default -> String.valueOf(value);
         };
     }

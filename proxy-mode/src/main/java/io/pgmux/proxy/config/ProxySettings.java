@@ -50,7 +50,7 @@ public final class ProxySettings {
 
     /** The value of a global setting as SHOW CONFIG prints it. */
     public String text(ProxySetting setting) {
-        return setting.poolKey() != null ? pool.describe().get(setting.poolKey().pgbouncerName())
+        return setting.poolKey() != null ? setting.poolText(pool.describe().get(setting.poolKey().pgbouncerName()))
                 : setting.format(get(setting));
     }
 

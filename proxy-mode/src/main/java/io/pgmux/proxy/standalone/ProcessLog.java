@@ -1,5 +1,7 @@
 package io.pgmux.proxy.standalone;
 
+import io.pgmux.proxy.log.Syslog;
+import io.pgmux.proxy.log.SyslogFacility;
 import java.io.FileNotFoundException;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -10,13 +12,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Where the standalone proxy's log lines go, in PgBouncer's format
  * ({@code 2025-01-01 12:00:00.000 UTC [1234] LOG message}): stderr unless {@code -q}, and the {@code logfile},
  * opened for appending and opened again on SIGHUP so that a rotated file is let go. Verbosity is PgBouncer's:
  * 0 logs LOG and above, 1 ({@code -v} or {@code verbose=1}) adds DEBUG, 2 adds NOISE. A logged exception shows as
- * its message; its stack trace is written from verbosity 1 on only.
+ * its message; its stack trace is written from verbosity 1 on only. With {@code syslog = 1} the lines of level LOG
+ * and above also go to the local syslog ({@link Syslog}), without timestamp, pid and level, which syslog adds, as
+ * PgBouncer sends them: FATAL as crit, ERROR as err, WARNING as warning, LOG as info.
  */
 public final class ProcessLog {
     /** PgBouncer's level names, most severe first. */
@@ -30,6 +35,11 @@ public final class ProcessLog {
     private static volatile boolean quiet;
     private static volatile int verbosity;
     private static volatile PrintStream file;
+    private static volatile Syslog syslog;
+    /** Why syslog could not be opened last, so that a RELOAD does not repeat it. */
+    private static String syslogTrouble;
+    /** A start and RELOADs (a signal's, the console's) may change syslog at once; opening it waits for a socket. */
+    private static final ReentrantLock SYSLOG_CHANGE = new ReentrantLock();
     private static final PrintStream STDERR = System.err;
 
     private ProcessLog() {
@@ -68,21 +78,64 @@ public final class ProcessLog {
         }
     }
 
+    /**
+     * syslog, syslog_ident and syslog_facility, as set at start and by each RELOAD: opens the socket anew when they
+     * changed. Where there is no syslog socket the lines go to stderr and the logfile only, which is said once.
+     */
+    public static void syslog(boolean on, String ident, SyslogFacility facility) {
+        SYSLOG_CHANGE.lock();
+        try {
+            changeSyslog(on, ident, facility);
+        } finally {
+            SYSLOG_CHANGE.unlock();
+        }
+    }
+
+    private static void changeSyslog(boolean on, String ident, SyslogFacility facility) {
+        Syslog current = syslog;
+        if (current != null && on && current.ident().equals(ident) && current.facility() == facility) {
+            return;
+        }
+        syslog = null;
+        if (current != null) {
+            current.close();
+        }
+        if (!on) {
+            syslogTrouble = null;
+            return;
+        }
+        Path socket = Syslog.socket();
+        try {
+            syslog = Syslog.open(socket, ident, facility);
+            syslogTrouble = null;
+        } catch (IOException e) {
+            if (!e.getMessage().equals(syslogTrouble)) {
+                syslogTrouble = e.getMessage();
+                write(Level.WARNING, "syslog = 1, but there is no syslog to write to (" + e.getMessage()
+                        + "): log lines go to stderr and the logfile only", null);
+            }
+        }
+    }
+
     public static void write(Level level, String message, Throwable thrown) {
         if (!enabled(level)) {
             return;
         }
+        if (thrown != null && verbosity == 0
+                && (thrown.getMessage() == null || !message.contains(thrown.getMessage()))) {
+            message = message + ": " + thrown;
+        }
+        Syslog toSyslog = syslog;
+        if (toSyslog != null && level.ordinal() <= Level.LOG.ordinal()) {
+            toSyslog.send(severity(level), message);
+        }
         StringBuilder line = new StringBuilder(64 + message.length())
                 .append(TIMESTAMP.format(ZonedDateTime.now())).append(" [").append(PID).append("] ")
                 .append(level.name()).append(' ').append(message);
-        if (thrown != null) {
-            if (verbosity > 0) {
-                StringWriter trace = new StringWriter();
-                thrown.printStackTrace(new PrintWriter(trace));
-                line.append(System.lineSeparator()).append(trace.toString().stripTrailing());
-            } else if (thrown.getMessage() == null || !message.contains(thrown.getMessage())) {
-                line.append(": ").append(thrown);
-            }
+        if (thrown != null && verbosity > 0) {
+            StringWriter trace = new StringWriter();
+            thrown.printStackTrace(new PrintWriter(trace));
+            line.append(System.lineSeparator()).append(trace.toString().stripTrailing());
         }
         String text = line.toString();
         PrintStream out = file;
@@ -92,5 +145,16 @@ public final class ProcessLog {
         if (!quiet) {
             STDERR.println(text);
         }
+    }
+
+    /** syslog(3)'s severity of a level, as PgBouncer maps them. */
+    private static int severity(Level level) {
+        return switch (level) {
+            case FATAL -> 2;
+            case ERROR -> 3;
+            case WARNING -> 4;
+            case LOG -> 6;
+            case DEBUG, NOISE -> 7;
+        };
     }
 }

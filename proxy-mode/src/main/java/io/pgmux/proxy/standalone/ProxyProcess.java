@@ -53,6 +53,7 @@ public final class ProxyProcess {
                 pidFile = PidFile.write(settings.pidfile());
             }
             proxy = builder.registerMbeans(true).start();
+            proxy.onSettingsApplied(applied -> applyProcessSettings(ProcessSettings.of(applied)));
         } catch (IOException | RuntimeException e) {
             ProcessLog.write(Level.FATAL, startFailure(config, e), null);
             if (pidFile != null) {
@@ -77,13 +78,31 @@ public final class ProxyProcess {
         return 0;
     }
 
-    /** verbose adds to -v, as PgBouncer's "-v -v" is verbose=2; the logfile is opened (again) for appending. */
     private ProcessSettings applyProcessSettings(Path config) throws IOException {
         ProcessSettings settings = ProxyConfigLoader.processSettings(IniFile.load(config),
                 config.toAbsolutePath().getParent());
-        ProcessLog.verbosity(line.verbose() + settings.verbose());
         ProcessLog.logfile(settings.logfile());
+        applyLogLevels(settings);
         return settings;
+    }
+
+    /**
+     * A RELOAD's or SET's values: the logfile is opened again for appending (a rotated one let go), as PgBouncer
+     * does on every RELOAD. A logfile that cannot be opened keeps the one in use, which says so.
+     */
+    private void applyProcessSettings(ProcessSettings settings) {
+        try {
+            ProcessLog.logfile(settings.logfile());
+        } catch (IOException e) {
+            ProcessLog.write(Level.ERROR, e.getMessage() + "; the logfile in use is kept", null);
+        }
+        applyLogLevels(settings);
+    }
+
+    /** verbose adds to -v, as PgBouncer's "-v -v" is verbose=2. */
+    private void applyLogLevels(ProcessSettings settings) {
+        ProcessLog.verbosity(line.verbose() + settings.verbose());
+        ProcessLog.syslog(settings.syslog(), settings.syslogIdent(), settings.syslogFacility());
     }
 
     /** One line, no stack trace: what could not be loaded or started, and why. */
@@ -156,7 +175,6 @@ public final class ProxyProcess {
         ProcessLog.write(Level.LOG, "got SIGHUP, re-reading config", null);
         Thread worker = new Thread(() -> {
             try {
-                applyProcessSettings(line.config());
                 proxy.reload();
                 ProcessLog.write(Level.LOG, "RELOAD: configuration applied", null);
             } catch (Exception e) {

@@ -252,6 +252,8 @@ class ClientAuthenticatorTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> AuthType.fromConfig("peer"));
         assertTrue(e.getMessage().contains("unsupported auth_type"));
+        assertTrue(e.getMessage().endsWith("(peer is a method of auth_hba_file's local lines, as in PgBouncer)"),
+                e.getMessage());
     }
 
     @Test
@@ -277,6 +279,22 @@ class ClientAuthenticatorTest {
         assertEquals(List.of(PoolerError.loginRejected()), rejected.messages());
         AuthStep peer = new ClientAuthenticator(AuthType.PEER, "u", new PlaintextSecret("x")).start();
         assertEquals(List.of(PoolerError.unixSocketLoginRejected()), peer.messages());
+    }
+
+    @Test
+    void peerLogsInTheUserWhoseNameIsThePeersOsUser() {
+        AuthStep step = new ClientAuthenticator(AuthType.PEER, "alice", new PlaintextSecret("x"), "alice").start();
+        assertEquals(AuthStep.Outcome.AUTHENTICATED, step.outcome());
+    }
+
+    @Test
+    void peerRefusesAnotherOsUserAndAnUnknownUserWithTheSameText() {
+        AuthStep other = new ClientAuthenticator(AuthType.PEER, "alice", new PlaintextSecret("x"), "bob").start();
+        assertEquals(List.of(PoolerError.unixSocketLoginRejected()), other.messages());
+        assertEquals("peer \"bob\" is not the user name", other.failureReason());
+        AuthStep unknown = new ClientAuthenticator(AuthType.PEER, "alice", null, "alice").start();
+        assertEquals(List.of(PoolerError.unixSocketLoginRejected()), unknown.messages());
+        assertEquals("no such user", unknown.failureReason());
     }
 
     @Test

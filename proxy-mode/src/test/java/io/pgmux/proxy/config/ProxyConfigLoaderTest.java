@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.proxy.PgMuxProxy;
+import io.pgmux.proxy.log.SyslogFacility;
 import io.pgmux.proxy.server.LoadBalanceHosts;
 import io.pgmux.proxy.server.ServerHost;
 import io.pgmux.proxy.server.ServerTarget;
@@ -266,5 +267,41 @@ class ProxyConfigLoaderTest {
         assertTrue(e.getMessage().startsWith("peer_id = 1 is not supported by pgmux"), e.getMessage());
         ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h\n[pgbouncer]\npeer_id = 0\n"),
                 Path.of("."));
+    }
+
+    @Test
+    void authLdapOptionsIsRefusedAtStartupAndEmptyIsNone() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.configure(
+                IniFile.parse("[databases]\na = host=h\n[pgbouncer]\nauth_ldap_options = ldapurl=\"ldap://x\"\n"),
+                Path.of(".")));
+        assertTrue(e.getMessage().startsWith("auth_ldap_options is not supported by pgmux: it has no LDAP client"),
+                e.getMessage());
+        ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h\n[pgbouncer]\nauth_ldap_options =\n"),
+                Path.of("."));
+    }
+
+    @Test
+    void theProcessSettingsAreReadWithTheirDefaultsAndAnUnknownFacilityIsRefused() {
+        ProcessSettings defaults = ProxyConfigLoader.processSettings(IniFile.parse("[databases]\na = host=h\n"),
+                Path.of("/etc/pgmux"));
+        assertEquals(new ProcessSettings(null, null, 0, false, "pgbouncer", SyslogFacility.DAEMON), defaults);
+        ProcessSettings set = ProxyConfigLoader.processSettings(IniFile.parse("[pgbouncer]\nlogfile = p.log\n"
+                + "syslog = 1\nsyslog_ident = pool\nsyslog_facility = local4\nverbose = 2\n"), Path.of("/etc/pgmux"));
+        assertEquals(new ProcessSettings(Path.of("/etc/pgmux/p.log"), null, 2, true, "pool", SyslogFacility.LOCAL4),
+                set);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () ->
+                ProxyConfigLoader.processSettings(IniFile.parse("[pgbouncer]\nsyslog_facility = kern\n"),
+                        Path.of(".")));
+        assertTrue(e.getMessage().startsWith("syslog_facility must be"), e.getMessage());
+    }
+
+    @Test
+    void userIsTakenWhenItNamesTheOsUserRunningPgmuxAndRefusedOtherwise() {
+        ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h\n[pgbouncer]\nuser = "
+                + System.getProperty("user.name") + "\n"), Path.of("."));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.configure(
+                IniFile.parse("[databases]\na = host=h\n[pgbouncer]\nuser = no-such-os-user\n"), Path.of(".")));
+        assertTrue(e.getMessage().startsWith("user = no-such-os-user is not supported by pgmux: a JVM cannot switch"
+                + " its user"), e.getMessage());
     }
 }

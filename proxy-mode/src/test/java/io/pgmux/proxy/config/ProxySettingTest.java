@@ -97,8 +97,8 @@ class ProxySettingTest {
 
     @Test
     void aKeyOfPgBouncersThatPgmuxDoesNotTakeIsKnownButNotTaken() {
-        assertNotNull(ProxySetting.named("logfile"));
-        assertNull(ProxySetting.global("logfile"));
+        assertNotNull(ProxySetting.named("auth_ldap_options"));
+        assertNull(ProxySetting.global("auth_ldap_options"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> DatabaseEntry.parse("app", "client_encoding=UTF8"));
         assertTrue(e.getMessage().startsWith("database app: unsupported key \"client_encoding\" (supported: "),
@@ -109,7 +109,11 @@ class ProxySettingTest {
     void poolSettingsAreKnownUnderCoresOtherNamesToo() {
         assertEquals(ProxySetting.DEFAULT_POOL_SIZE, ProxySetting.global("maximumPoolSize"));
         ProxySettings settings = ProxySettings.builder().set("serverIdleTimeout", "1500", BASE).build();
-        assertEquals("1500ms", settings.text(ProxySetting.SERVER_IDLE_TIMEOUT), "milliseconds under a camelCase name");
+        assertEquals("1.5", settings.text(ProxySetting.SERVER_IDLE_TIMEOUT),
+                "milliseconds under a camelCase name, shown in seconds as PgBouncer's SHOW CONFIG does");
+        assertEquals("1", ProxySettings.builder().set("server_reset_query_always", "1", BASE).build()
+                .text(ProxySetting.SERVER_RESET_QUERY_ALWAYS), "a switch as 1 or 0");
+        assertEquals("3600", ProxySetting.SERVER_LIFETIME.defaultText());
     }
 
     @Test

@@ -1,7 +1,6 @@
 package io.pgmux.proxy.standalone;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -68,16 +67,5 @@ class CommandLineIT {
         assertEquals(1, jar.stderr().size(), String.join("\n", jar.stderr()));
         assertTrue(jar.stderr().get(0).endsWith("FATAL cannot load config file: " + ini.toAbsolutePath().normalize()
                 + " line 3: expected key = value"), jar.stderr().get(0));
-    }
-
-    @Test
-    void syslogIsRefusedByName(@TempDir Path dir) throws Exception {
-        Path ini = dir.resolve("pgbouncer.ini");
-        Files.writeString(ini, "[databases]\napp = host=127.0.0.1\n[pgbouncer]\nsyslog = 1\n");
-        ProxyJar jar = ProxyJar.run(ini.toString());
-        assertEquals(1, jar.awaitExit());
-        assertEquals(1, jar.stderr().size(), String.join("\n", jar.stderr()));
-        assertTrue(jar.stderr().get(0).contains("syslog = 1 is not supported by pgmux"), jar.stderr().get(0));
-        assertFalse(jar.stderr().get(0).contains("Exception"), jar.stderr().get(0));
     }
 }

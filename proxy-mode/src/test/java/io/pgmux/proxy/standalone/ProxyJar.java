@@ -47,8 +47,15 @@ final class ProxyJar implements AutoCloseable {
     }
 
     static ProxyJar start(String... arguments) throws IOException {
+        return start(List.of(), arguments);
+    }
+
+    /** With {@code jvmOptions} ({@code -Dname=value}) before {@code -jar}. */
+    static ProxyJar start(List<String> jvmOptions, String... arguments) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-jar", jar().toString()));
+                .toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar().toString()));
         command.addAll(List.of(arguments));
         return new ProxyJar(new ProcessBuilder(command).start());
     }
