@@ -36,6 +36,7 @@ import io.pgmux.proxy.log.StatsLog;
 import io.pgmux.proxy.metrics.PrometheusEndpoint;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
 import io.pgmux.proxy.protocol.MessageEncoder;
+import io.pgmux.proxy.server.AutoDatabases;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.NettyServerConnector;
 import io.pgmux.proxy.server.ReloadableConnector;
@@ -313,7 +314,8 @@ public final class PgMuxProxy implements AutoCloseable {
         PoolOverrides overrides = fresh.overrides.build();
         overrides.validate(next.pool());
         ProxySettings reloaded = settings.reloaded(next);
-        Map<String, ServerTarget> running = resolve(fresh.databases, reloaded);
+        Map<String, ServerTarget> configured = resolve(fresh.databases, reloaded);
+        Map<String, ServerTarget> running = AutoDatabases.listed(configured);
         List<String> restartOnly = new ArrayList<>();
         settings.restartOnlyChanges(next).forEach(s -> restartOnly.add(s.configName()));
         if (!restartOnly.isEmpty()) {
@@ -325,10 +327,13 @@ public final class PgMuxProxy implements AutoCloseable {
         users = carryKeys(users, fresh.users);
         context.users(users);
         applySettings(reloaded, overrides, clientTls);
+        Set<String> autoMoved = context.autoDatabases().reloaded(configured);
         // the connectors first, so that a client finding the database finds its server too
         connectors.update(running, users, reloaded);
         context.databases(running);
         console.databases(running);
+        autoMoved.forEach(name -> softEvict(name, "RELOAD: auto-database {} changed: its server connections close"
+                + " once released"));
         before.forEach((name, target) -> {
             ServerTarget now = running.get(name);
             if (now == null) {
@@ -336,13 +341,18 @@ public final class PgMuxProxy implements AutoCloseable {
                 console.databaseRemoved(name);
                 registry.removeDatabase(name);
             } else if (!now.equals(target)) {
-                log.info("RELOAD: database {} changed: its server connections close once released", name);
-                registry.pools().stream().filter(p -> p.key().database().equals(name))
-                        .forEach(io.pgmux.core.pool.Pool::softEvictConnections);
+                softEvict(name, "RELOAD: database {} changed: its server connections close once released");
             }
         });
         running.keySet().stream().filter(name -> !before.containsKey(name))
                 .forEach(name -> log.info("RELOAD: new database {}", name));
+    }
+
+    /** The servers of {@code database}'s pools close once released, logged with {@code message}. */
+    private void softEvict(String database, String message) {
+        log.info(message, database);
+        registry.pools().stream().filter(p -> p.key().database().equals(database))
+                .forEach(io.pgmux.core.pool.Pool::softEvictConnections);
     }
 
     /**
@@ -359,7 +369,9 @@ public final class PgMuxProxy implements AutoCloseable {
             context.users(users);
         }
         applySettings(next, registry.overrides(), clientTls);
-        connectors.update(resolve(databases, next), users, next);
+        Map<String, ServerTarget> configured = resolve(databases, next);
+        context.autoDatabases().reloaded(configured);
+        connectors.update(AutoDatabases.listed(configured), users, next);
     }
 
     /** Puts the settings RELOAD and SET change into effect; a null {@code clientTls} keeps the one in use. */
@@ -372,6 +384,7 @@ public final class PgMuxProxy implements AutoCloseable {
             context.clientTls(clientTls);
         }
         context.pinSessionState(next.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
+        context.autoDatabases().idleTimeout(next.get(ProxySetting.AUTODB_IDLE_TIMEOUT));
         console.reloaded(next);
     }
 
@@ -828,9 +841,10 @@ public final class PgMuxProxy implements AutoCloseable {
             Map<String, ServerTarget> resolved = new LinkedHashMap<>();
             TlsMode serverTlsSslMode = s.get(ProxySetting.SERVER_TLS_SSLMODE);
             databases.forEach((name, target) -> resolved.put(name, target.withDefaultTlsMode(serverTlsSslMode)));
-            Map<String, ServerTarget> targets = Map.copyOf(resolved);
             Set<TlsMode> tlsModes = EnumSet.noneOf(TlsMode.class);
-            targets.values().forEach(target -> tlsModes.add(target.tlsMode()));
+            resolved.values().forEach(target -> tlsModes.add(target.tlsMode()));
+            AutoDatabases autoDatabases = new AutoDatabases(resolved, s.get(ProxySetting.AUTODB_IDLE_TIMEOUT));
+            Map<String, ServerTarget> targets = AutoDatabases.listed(Map.copyOf(resolved));
             ServerTls serverTls = ServerTls.of(tlsModes, s.get(ProxySetting.SERVER_TLS_CA_FILE),
                     s.get(ProxySetting.SERVER_TLS_CERT_FILE), s.get(ProxySetting.SERVER_TLS_KEY_FILE),
                     TlsProtocols.parse(ProxySetting.SERVER_TLS_PROTOCOLS.configName(),
@@ -843,8 +857,8 @@ public final class PgMuxProxy implements AutoCloseable {
             QueriedUsers queried = new QueriedUsers();
             int maxPrepared = s.get(ProxySetting.MAX_PREPARED_STATEMENTS);
             ConnectionLog connectionLog = new ConnectionLog();
-            Connectors connectors = new Connectors(transport, serverTls, maxPrepared, queried, targets, secrets, s,
-                    connectionLog);
+            Connectors connectors = new Connectors(transport, serverTls, maxPrepared, queried, targets, autoDatabases,
+                    secrets, s, connectionLog);
             // no server takes more than PostgreSQL's limit; a length counts at least its own four bytes
             int maxMessageLength = Math.max(4, Math.min(s.<Integer>get(ProxySetting.MAX_PACKET_SIZE),
                     FrontendMessageDecoder.DEFAULT_MAX_MESSAGE_LENGTH));
@@ -853,18 +867,24 @@ public final class PgMuxProxy implements AutoCloseable {
             userTimeouts.forEach((user, own) -> userLimits.put(user,
                     limits(setting -> own.getOrDefault(setting, Duration.ZERO))));
             int port = s.get(ProxySetting.LISTEN_PORT);
+            AtomicReference<PoolRegistry<ServerConnection>> self = new AtomicReference<>();
             PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()
                     .config(config)
                     .overrides(poolOverrides)
+                    // an auto-database's pools take the settings of the * entry
+                    .configs(key -> self.get().overrides().apply(self.get().config(),
+                            autoDatabases.entryName(key.database()), key.user()))
                     .connectors(connectors::create)
                     .janitorPeriod(janitorPeriod)
                     .statsPeriod(s.get(ProxySetting.STATS_PERIOD))
                     .metricsTrackerFactory(trackers)
                     .registerMbeans(registerMbeans)
                     .build();
+            self.set(registry);
+            registry.addJanitorChore(() -> autoDatabases.dropIdle(registry, connectors::forget));
             Duration clientLoginTimeout = s.get(ProxySetting.CLIENT_LOGIN_TIMEOUT);
             ClientAuthentication authentication = ClientAuthentication.of(s, authByDatabase);
-            ProxyContext context = new ProxyContext(registry, targets, secrets, s.get(ProxySetting.AUTH_TYPE),
+            ProxyContext context = new ProxyContext(registry, targets, autoDatabases, secrets, s.get(ProxySetting.AUTH_TYPE),
                     clientTls, new CancelSender(transport, s.get(ProxySetting.CANCEL_WAIT_TIMEOUT)),
                     clientLoginTimeout.toMillis(), maxPrepared);
             context.clientTimeouts().limits(globalLimits, userLimits);
@@ -959,12 +979,14 @@ public final class PgMuxProxy implements AutoCloseable {
         private final ConnectionLog connectionLog;
         private final Map<PoolKey, ReloadableConnector> byPool = new ConcurrentHashMap<>();
         private volatile Map<String, ServerTarget> targets;
+        private final AutoDatabases autoDatabases;
         private volatile UserSecrets secrets;
         private volatile int connectTimeoutMillis;
 
         Connectors(Transport transport, ServerTls serverTls, int maxPreparedStatements, QueriedUsers queried,
-                Map<String, ServerTarget> targets, UserSecrets secrets, ProxySettings settings,
-                ConnectionLog connectionLog) {
+                Map<String, ServerTarget> targets, AutoDatabases autoDatabases, UserSecrets secrets,
+                ProxySettings settings, ConnectionLog connectionLog) {
+            this.autoDatabases = autoDatabases;
             this.queried = queried;
             this.connectionLog = connectionLog;
             this.transport = transport;
@@ -979,8 +1001,14 @@ public final class PgMuxProxy implements AutoCloseable {
             return targets;
         }
 
+        /** The listed database {@code name}, or the auto-database the * entry makes of it. */
+        private ServerTarget target(String name) {
+            ServerTarget listed = targets.get(name);
+            return listed != null ? listed : autoDatabases.target(name);
+        }
+
         ReloadableConnector create(PoolKey key) {
-            ReloadableConnector connector = new ReloadableConnector(build(key, targets.get(key.database())));
+            ReloadableConnector connector = new ReloadableConnector(build(key, target(key.database())));
             byPool.put(key, connector);
             return connector;
         }
@@ -990,8 +1018,13 @@ public final class PgMuxProxy implements AutoCloseable {
             this.targets = targets;
             this.secrets = secrets;
             this.connectTimeoutMillis = connectTimeoutMillis(settings);
-            byPool.keySet().removeIf(key -> !targets.containsKey(key.database()));
-            byPool.forEach((key, connector) -> connector.replace(build(key, targets.get(key.database()))));
+            byPool.keySet().removeIf(key -> target(key.database()) == null);
+            byPool.forEach((key, connector) -> connector.replace(build(key, target(key.database()))));
+        }
+
+        /** The auto-database {@code database} was dropped with its pools. */
+        void forget(String database) {
+            byPool.keySet().removeIf(key -> key.database().equals(database));
         }
 
         private NettyServerConnector build(PoolKey key, ServerTarget target) {

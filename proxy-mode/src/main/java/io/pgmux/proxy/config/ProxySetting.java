@@ -82,6 +82,8 @@ public enum ProxySetting {
     QUERY_TIMEOUT("query_timeout", Type.SECONDS, "0", RESTART, GU, GU),
     TRANSACTION_TIMEOUT("transaction_timeout", Type.SECONDS, "0", RESTART, GU, GU),
     CANCEL_WAIT_TIMEOUT("cancel_wait_timeout", Type.SECONDS, "10", RESTART, G, G),
+    /** How long an auto-database (made from the {@code *} entry) stays unused before it is dropped. */
+    AUTODB_IDLE_TIMEOUT("autodb_idle_timeout", Type.SECONDS, "3600", RELOAD, G, G),
     /** Taken for SUSPEND, which bounds its wait with it. */
     SUSPEND_TIMEOUT("suspend_timeout", Type.SECONDS, "10", RESTART, G, G),
     MAX_PREPARED_STATEMENTS("max_prepared_statements", Type.COUNT, "200", RESTART, G, G),
@@ -162,7 +164,6 @@ public enum ProxySetting {
     SYSLOG_FACILITY("syslog_facility", G),
     VERBOSE("verbose", G),
     SERVER_FAST_CLOSE("server_fast_close", G),
-    AUTODB_IDLE_TIMEOUT("autodb_idle_timeout", G),
     POOL_IDLE_TIMEOUT("pool_idle_timeout", G),
     QUERY_WAIT_NOTIFY("query_wait_notify", G),
     LOGIN_NOTIFY_MESSAGE("login_notify_message", G),
