@@ -30,6 +30,7 @@ import io.pgmux.proxy.client.PinSessionState;
 import io.pgmux.proxy.client.ProxyContext;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.config.TlsCipherSuites;
 import io.pgmux.proxy.config.TlsProtocols;
 import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.log.StatsLog;
@@ -848,7 +849,9 @@ public final class PgMuxProxy implements AutoCloseable {
             ServerTls serverTls = ServerTls.of(tlsModes, s.get(ProxySetting.SERVER_TLS_CA_FILE),
                     s.get(ProxySetting.SERVER_TLS_CERT_FILE), s.get(ProxySetting.SERVER_TLS_KEY_FILE),
                     TlsProtocols.parse(ProxySetting.SERVER_TLS_PROTOCOLS.configName(),
-                            s.get(ProxySetting.SERVER_TLS_PROTOCOLS)));
+                            s.get(ProxySetting.SERVER_TLS_PROTOCOLS)),
+                    TlsCipherSuites.parse("server", s.get(ProxySetting.SERVER_TLS_CIPHERS),
+                            s.get(ProxySetting.SERVER_TLS13_CIPHERS)));
             ClientTls clientTls = clientTls(s);
             PrometheusEndpoint metrics = startMetrics(s.get(ProxySetting.METRICS_LISTEN));
             MetricsTrackerFactory trackers = metrics != null ? metrics.trackers() : metricsTrackerFactory;
@@ -888,6 +891,7 @@ public final class PgMuxProxy implements AutoCloseable {
                     clientTls, new CancelSender(transport, s.get(ProxySetting.CANCEL_WAIT_TIMEOUT)),
                     clientLoginTimeout.toMillis(), maxPrepared);
             context.clientTimeouts().limits(globalLimits, userLimits);
+            context.disablePqexec(s.get(ProxySetting.DISABLE_PQEXEC));
             context.startupParameters(Set.copyOf(s.<List<String>>get(ProxySetting.IGNORE_STARTUP_PARAMETERS)),
                     s.<Integer>get(ProxySetting.APPLICATION_NAME_ADD_HOST) != 0);
             authentication.applyTo(context, queried);

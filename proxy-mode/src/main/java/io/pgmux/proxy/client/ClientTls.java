@@ -11,6 +11,7 @@ import io.netty.handler.ssl.SslProvider;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.config.TlsCipherSuites;
 import io.pgmux.proxy.config.TlsProtocols;
 import io.pgmux.proxy.server.TlsMode;
 import java.io.IOException;
@@ -84,7 +85,7 @@ public final class ClientTls {
         requireAuto(settings, ProxySetting.CLIENT_TLS_DHEPARAMS);
         List<String> protocols = TlsProtocols.parse(ProxySetting.CLIENT_TLS_PROTOCOLS.configName(),
                 settings.get(ProxySetting.CLIENT_TLS_PROTOCOLS));
-        List<String> ciphers = TlsCipherSuites.parse(settings.get(ProxySetting.CLIENT_TLS_CIPHERS),
+        List<String> ciphers = TlsCipherSuites.parse("client", settings.get(ProxySetting.CLIENT_TLS_CIPHERS),
                 settings.get(ProxySetting.CLIENT_TLS13_CIPHERS));
         if (settings.get(ProxySetting.AUTH_TYPE) == AuthType.CERT && !mode.verifiesCertificate()) {
             throw new IllegalArgumentException("auth_type cert takes the user name from the client certificate:"

@@ -56,6 +56,7 @@ public final class ProxyContext {
     private volatile int scramIterations = 4096;
     private volatile Set<String> ignoredStartupParameters = Set.of();
     private volatile boolean applicationNameAddHost;
+    private volatile boolean disablePqexec;
     private volatile ConnectionLog connectionLog = new ConnectionLog();
     /** The uid owning the Unix socket, the process's own; -1 without a Unix socket. */
     private volatile int unixSocketOwnerUid = -1;
@@ -216,6 +217,15 @@ public final class ProxyContext {
 
     public PinCounts pinCounts(PoolKey pool) {
         return pinCounts.computeIfAbsent(pool, k -> new PinCounts());
+    }
+
+    /** disable_pqexec: whether a client's simple-protocol Query closes it. */
+    public void disablePqexec(boolean disable) {
+        this.disablePqexec = disable;
+    }
+
+    boolean disablePqexec() {
+        return disablePqexec;
     }
 
     /**
