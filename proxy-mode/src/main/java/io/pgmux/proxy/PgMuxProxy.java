@@ -115,7 +115,7 @@ public final class PgMuxProxy implements AutoCloseable {
     private volatile ProxySettings settings;
     private final AdminConsole console;
     /** Where RELOAD loads the configuration from; null when built in code. */
-    private final Callable<Builder> reloadFrom;
+    private final ConfigSource reloadFrom;
     /** metrics_listen's endpoint; null when off. */
     private final PrometheusEndpoint metrics;
 
@@ -123,7 +123,7 @@ public final class PgMuxProxy implements AutoCloseable {
             Listeners listeners, StatsLog statsLog, ChannelGroup clients, Duration drainTimeout,
             Map<String, ServerTarget> databases,
             Map<String, PinSessionState> pinSessionStateByDatabase, ProxySettings settings,
-            AdminConsole console, Callable<Builder> reloadFrom, Connectors connectors, UserSecrets users,
+            AdminConsole console, ConfigSource reloadFrom, Connectors connectors, UserSecrets users,
             Function<ProxySettings, ClientTls> clientTlsOf, Path configDirectory, PrometheusEndpoint metrics) {
         this.configDirectory = configDirectory;
         this.reloadFrom = reloadFrom;
@@ -294,7 +294,18 @@ public final class PgMuxProxy implements AutoCloseable {
         if (reloadFrom == null) {
             throw new IllegalStateException("the proxy was not started from a configuration file");
         }
-        reload(reloadFrom.call());
+        reload(reloadFrom.load(settings.get(ProxySetting.CONFFILE)));
+    }
+
+    /** Where RELOAD loads the configuration from. */
+    @FunctionalInterface
+    public interface ConfigSource {
+        /**
+         * A fresh builder.
+         *
+         * @param conffile the conffile setting of now: the file to read, null when the proxy was built in code
+         */
+        Builder load(Path conffile) throws Exception;
     }
 
     /**
@@ -447,7 +458,7 @@ public final class PgMuxProxy implements AutoCloseable {
         private SslContext clientTlsContext;
         private Duration janitorPeriod = Duration.ofMillis(333);
         private Duration drainTimeout = Duration.ofSeconds(10);
-        private Callable<Builder> reloadFrom;
+        private ConfigSource reloadFrom;
         private Path configDirectory = Path.of("");
         private MetricsTrackerFactory metricsTrackerFactory;
         /** The MeterRegistry behind {@link #metricsTrackerFactory}, when it was given as one. */
@@ -775,6 +786,15 @@ public final class PgMuxProxy implements AutoCloseable {
          * from the file this one came from ({@link io.pgmux.proxy.config.ProxyConfigLoader#load} sets it).
          */
         public Builder reloadFrom(Callable<Builder> source) {
+            this.reloadFrom = conffile -> source.call();
+            return this;
+        }
+
+        /**
+         * Makes the admin console's RELOAD read the file its conffile setting names at that time, as PgBouncer
+         * does: the file the proxy was loaded from, unless the file or SET conffile named another.
+         */
+        public Builder reloadFromFile(ConfigSource source) {
             this.reloadFrom = source;
             return this;
         }
@@ -903,11 +923,11 @@ public final class PgMuxProxy implements AutoCloseable {
             registry.addJanitorChore(statsLog);
             ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
             AtomicReference<PgMuxProxy> started = new AtomicReference<>();
-            Callable<Builder> source = reloadFrom;
+            ConfigSource source = reloadFrom;
             AdminConsole console = new AdminConsole(context, targets, s,
                     () -> started.get() == null ? port : started.get().port(),
                     mode -> started.get().shutdown(mode),
-                    source == null ? null : () -> started.get().reload(source.call()),
+                    source == null ? null : () -> started.get().reload(),
                     (setting, value) -> started.get().set(setting, value));
             context.adminRoute(console);
             Listeners listeners;

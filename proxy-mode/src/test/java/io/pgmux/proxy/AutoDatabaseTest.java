@@ -115,13 +115,14 @@ class AutoDatabaseTest {
     @Test
     void anAutoDatabaseUnusedForAutodbIdleTimeoutIsDropped() throws Exception {
         start(starEntry(""), "autodb_idle_timeout = 1\nserver_idle_timeout = 1\n");
-        try (Connection c = connect(other)) {
-            assertEquals(other, currentDatabase(c));
-        }
         try (Connection console = console()) {
-            assertTrue(databaseRows(console).containsKey(other));
-            await(() -> !databaseRows(console).containsKey(other), "the auto-database dropped");
-            assertTrue(poolRows(console).stream().noneMatch(r -> other.equals(r.get("database"))));
+            try (Connection c = connect(other)) {
+                assertEquals(other, currentDatabase(c));
+                assertTrue(databaseRows(console).containsKey(other), "listed while in use");
+            }
+            await(() -> poolRows(console).stream().noneMatch(r -> other.equals(r.get("database"))),
+                    "the auto-database dropped with its pools");
+            assertFalse(databaseRows(console).containsKey(other));
         }
         // asked for again, it is made anew
         try (Connection c = connect(other)) {
@@ -216,8 +217,12 @@ class AutoDatabaseTest {
         return byName;
     }
 
-    private static List<Map<String, String>> poolRows(Connection console) throws SQLException {
-        return rows(console, "SHOW POOLS");
+    private static List<Map<String, String>> poolRows(Connection console) {
+        try {
+            return rows(console, "SHOW POOLS");
+        } catch (SQLException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
     }
 
     private static List<Map<String, String>> rows(Connection console, String command) throws SQLException {

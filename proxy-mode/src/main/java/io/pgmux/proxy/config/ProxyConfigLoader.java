@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ProxyConfigLoader {
     private static final Logger log = LoggerFactory.getLogger(ProxyConfigLoader.class);
+    private static final Set<ProxySetting> WINDOWS_ONLY = Set.of(ProxySetting.JOB_NAME, ProxySetting.SERVICE_NAME);
 
     private ProxyConfigLoader() {
     }
@@ -30,16 +31,20 @@ public final class ProxyConfigLoader {
     private static PgMuxProxy.Builder load(Path file, Set<String> takenElsewhere) throws IOException {
         IniFile ini = IniFile.load(file);
         Path base = file.toAbsolutePath().getParent();
-        return configure(ini, base, takenElsewhere).reloadFrom(() -> load(file, takenElsewhere));
+        PgMuxProxy.Builder builder = configure(ini, base, takenElsewhere, file.toAbsolutePath());
+        return builder.reloadFromFile(conffile -> load(conffile, takenElsewhere));
     }
 
     /** @param base where relative file names (auth_file, server_tls_*_file) are looked up */
     public static PgMuxProxy.Builder configure(IniFile ini, Path base) {
-        return configure(ini, base, Set.of());
+        return configure(ini, base, Set.of(), null);
     }
 
-    /** @param takenElsewhere [pgbouncer] keys that another part reads, so not to be reported as ignored */
-    private static PgMuxProxy.Builder configure(IniFile ini, Path base, Set<String> takenElsewhere) {
+    /**
+     * @param takenElsewhere [pgbouncer] keys that another part reads, so not to be reported as ignored
+     * @param file the file read, conffile's default; null when the ini was not read from a file
+     */
+    private static PgMuxProxy.Builder configure(IniFile ini, Path base, Set<String> takenElsewhere, Path file) {
         PgMuxProxy.Builder builder = PgMuxProxy.builder();
         refusePeers(ini);
         Map<String, String> databases = ini.section("databases");
@@ -55,9 +60,16 @@ public final class ProxyConfigLoader {
                 UserEntry.parse(user, value).poolSettings().forEach((key, v) -> builder.userSetting(user, key, v)));
         // PgBouncer's default, which a builder in code does not share
         builder.set(ProxySetting.UNIX_SOCKET_DIR.configName(), ProxySetting.UNIX_SOCKET_DIR.defaultText(), base);
+        if (file != null) {
+            builder.set(ProxySetting.CONFFILE.configName(), file.toString(), base);
+        }
         ini.section("pgbouncer").forEach((key, value) -> {
             if (ProxySetting.global(key) != null) {
                 builder.set(key, value, base);
+                if (WINDOWS_ONLY.contains(ProxySetting.named(key))) {
+                    log.info("pgbouncer.ini setting {} names PgBouncer's Windows service and has no effect in pgmux",
+                            key);
+                }
             } else if (takenElsewhere.contains(key)) {
                 return;
             } else if (ProxySetting.named(key) != null) {
@@ -70,21 +82,15 @@ public final class ProxyConfigLoader {
     }
 
     /**
-     * PgBouncer's peering (a {@code [peers]} section, a {@code peer_id} other than 0) forwards cancel requests
-     * between poolers sharing a port; pgmux does not take part in it, and a pooler silently outside its peer group
-     * would lose cancels, so the configuration is refused.
+     * PgBouncer's peering (a {@code [peers]} section, a {@code peer_id} other than 0, which {@link ProxySetting}
+     * refuses) forwards cancel requests between poolers sharing a port; pgmux does not take part in it, and a
+     * pooler silently outside its peer group would lose cancels, so the configuration is refused.
      */
     private static void refusePeers(IniFile ini) {
         if (!ini.section("peers").isEmpty()) {
             throw new IllegalArgumentException("[peers] is not supported by pgmux: it cannot forward cancel requests "
                     + "to or from PgBouncer peers (remove the [peers] section)");
         }
-        ini.section("pgbouncer").forEach((key, value) -> {
-            if (ProxySetting.named(key) == ProxySetting.PEER_ID && !value.strip().equals("0")) {
-                throw new IllegalArgumentException(key + " = " + value.strip() + " is not supported by pgmux: it cannot"
-                        + " take part in PgBouncer's peering (set peer_id = 0 or remove it)");
-            }
-        });
     }
 
     // ---------------------------------------------------------------- the standalone process's settings

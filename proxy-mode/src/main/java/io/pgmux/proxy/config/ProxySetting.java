@@ -68,6 +68,8 @@ public enum ProxySetting {
     STATS_PERIOD("stats_period", Type.SECONDS, "60", RESTART, G, G),
     AUTH_TYPE("auth_type", Type.AUTH_TYPE, "md5", RESTART, G, G),
     AUTH_FILE("auth_file", Type.FILE, "", RELOAD, G, G),
+    /** The file RELOAD reads: the one the proxy was loaded from unless set to another. */
+    CONFFILE("conffile", Type.FILE, "", RELOAD, G, G),
     AUTH_HBA_FILE("auth_hba_file", Type.FILE, "", RESTART, G, G),
     AUTH_IDENT_FILE("auth_ident_file", Type.FILE, "", RESTART, G, G),
     AUTH_USER("auth_user", Type.TEXT, "", RESTART, GD, GD),
@@ -128,6 +130,11 @@ public enum ProxySetting {
     DNS_NXDOMAIN_TTL("dns_nxdomain_ttl", Type.SECONDS, "15", RESTART, G, G),
     DNS_ZONE_CHECK_PERIOD("dns_zone_check_period", Type.SECONDS, "0", RESTART, G, G),
     RESOLV_CONF("resolv_conf", Type.TEXT, "", RESTART, G, G),
+    /** The name of PgBouncer's Windows service; service_name is its alias, which PgBouncer takes on Windows only. */
+    JOB_NAME("job_name", Type.TEXT, "pgbouncer", RESTART, G, G),
+    SERVICE_NAME("service_name", Type.TEXT, "pgbouncer", RESTART, G, NONE),
+    /** pgmux takes no part in PgBouncer's peering: 0 (none) only, another value is refused. */
+    PEER_ID("peer_id", Type.INT, "0", RELOAD, G, G),
 
     // the pool settings, parsed by core's ConfigKey
     POOL_MODE(ConfigKey.POOL_MODE, GDU, GDU),
@@ -157,10 +164,6 @@ public enum ProxySetting {
     PIDFILE("pidfile", G),
     MAX_DB_CLIENT_CONNECTIONS("max_db_client_connections", GD),
     MAX_USER_CLIENT_CONNECTIONS("max_user_client_connections", GU),
-    PEER_ID("peer_id", G),
-    CONFFILE("conffile", G),
-    SERVICE_NAME("service_name", G),
-    JOB_NAME("job_name", G),
     AUTH_LDAP_OPTIONS("auth_ldap_options", G),
     SYSLOG("syslog", G),
     SYSLOG_IDENT("syslog_ident", G),
@@ -445,7 +448,7 @@ public enum ProxySetting {
      */
     Object parse(String text, Path base) {
         return switch (type) {
-            case INT -> whole(text);
+            case INT -> checked(whole(text));
             case COUNT -> checked(whole(text));
             case SECONDS -> seconds(text);
             case TEXT -> text;
@@ -476,6 +479,10 @@ public enum ProxySetting {
     Object checked(Object value) {
         if (type == Type.COUNT && (Integer) value < 0) {
             throw new IllegalArgumentException(configName + " must be 0 or more, not " + value);
+        }
+        if (this == PEER_ID && (Integer) value != 0) {
+            throw new IllegalArgumentException(configName + " = " + value + " is not supported by pgmux: it cannot"
+                    + " take part in PgBouncer's peering (set peer_id = 0 or remove it)");
         }
         return value;
     }

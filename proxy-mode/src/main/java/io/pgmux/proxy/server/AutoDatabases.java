@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * from the {@code *} entry, as if the entry were written under the name asked for (its dbname, unless the entry
  * sets one, is that name). Such a database is dropped, pools and statistics, once none of its pools has had a
  * client or a server connection for autodb_idle_timeout. Its pool settings, auth_query and pin_session_state are
- * the {@code *} entry's.
+ * the {@code *} entry's. As in PgBouncer, SHOW DATABASES lists an auto-database while it is in use: from the
+ * first janitor pass that finds none of its pools with a client or a server connection, it is idle and not listed.
  */
 public final class AutoDatabases {
     /** The name of the fallback entry in {@code [databases]}. */
@@ -33,6 +34,8 @@ public final class AutoDatabases {
     private volatile long idleTimeoutNanos;
     /** Each auto-database by name, with when it was last seen in use (System.nanoTime()). */
     private final Map<String, Long> lastUsed = new ConcurrentHashMap<>();
+    /** The auto-databases the last janitor pass found unused. */
+    private final Set<String> idle = ConcurrentHashMap.newKeySet();
 
     /** @param configured the [databases] entries, with server_tls_sslmode applied, the {@code *} entry among them */
     public AutoDatabases(Map<String, ServerTarget> configured, Duration idleTimeout) {
@@ -69,6 +72,7 @@ public final class AutoDatabases {
         listed = Set.copyOf(configured.keySet());
         for (String name : lastUsed.keySet()) {
             if (listed.contains(name) && lastUsed.remove(name) != null) {
+                idle.remove(name);
                 changed.add(name);
             }
         }
@@ -97,6 +101,7 @@ public final class AutoDatabases {
         if (lastUsed.put(name, System.nanoTime()) == null) {
             log.info("registered new auto-database: {}", name);
         }
+        idle.remove(name);
         return named(template, name);
     }
 
@@ -121,7 +126,7 @@ public final class AutoDatabases {
         return fallback == null || listed.contains(database) ? database : FALLBACK;
     }
 
-    /** {@code listed} with the auto-databases added, as SHOW DATABASES lists them. */
+    /** {@code listed} with the auto-databases in use added, as SHOW DATABASES lists them. */
     public Map<String, ServerTarget> withAuto(Map<String, ServerTarget> listed) {
         ServerTarget template = fallback;
         if (template == null || lastUsed.isEmpty()) {
@@ -129,20 +134,23 @@ public final class AutoDatabases {
         }
         Map<String, ServerTarget> all = new LinkedHashMap<>(listed);
         for (String name : lastUsed.keySet()) {
-            all.putIfAbsent(name, named(template, name));
+            if (!idle.contains(name)) {
+                all.putIfAbsent(name, named(template, name));
+            }
         }
         return all;
     }
 
     /**
-     * A janitor pass: an auto-database whose pools have a client or a server connection is in use now; one that
-     * has had none for autodb_idle_timeout is dropped, its pools closed, and {@code dropped} told its name.
+     * A janitor pass: an auto-database whose pools have a client or a server connection is in use now, another is
+     * idle; one idle for autodb_idle_timeout (when above 0) is dropped, its pools closed, and {@code dropped} told
+     * its name.
      */
     public void dropIdle(PoolRegistry<?> registry, Consumer<String> dropped) {
-        long timeout = idleTimeoutNanos;
-        if (timeout <= 0 || lastUsed.isEmpty()) {
+        if (lastUsed.isEmpty()) {
             return;
         }
+        long timeout = idleTimeoutNanos;
         long now = System.nanoTime();
         Set<String> inUse = new HashSet<>();
         for (Pool<?> pool : registry.pools()) {
@@ -156,8 +164,13 @@ public final class AutoDatabases {
         for (String name : lastUsed.keySet()) {
             if (inUse.contains(name)) {
                 lastUsed.put(name, now);
-            } else if (now - lastUsed.getOrDefault(name, now) > timeout
+                idle.remove(name);
+                continue;
+            }
+            idle.add(name);
+            if (timeout > 0 && now - lastUsed.getOrDefault(name, now) > timeout
                     && lastUsed.computeIfPresent(name, (n, at) -> now - at > timeout ? null : at) == null) {
+                idle.remove(name);
                 log.warn("dropping database '{}' as it does not exist anymore or inactive auto-database", name);
                 registry.removeDatabase(name);
                 dropped.accept(name);
