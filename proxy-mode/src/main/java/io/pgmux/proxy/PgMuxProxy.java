@@ -25,6 +25,7 @@ import io.pgmux.proxy.client.ClientAuthentication;
 import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.client.ClientTimeouts;
 import io.pgmux.proxy.client.ClientTls;
+import io.pgmux.proxy.client.DirectTls;
 import io.pgmux.proxy.client.PinCounts;
 import io.pgmux.proxy.client.PinSessionState;
 import io.pgmux.proxy.client.ProxyContext;
@@ -939,7 +940,7 @@ public final class PgMuxProxy implements AutoCloseable {
                             protected void initChannel(Channel ch) {
                                 clients.add(ch);
                                 FrontendMessageDecoder decoder = new FrontendMessageDecoder(maxMessageLength);
-                                ch.pipeline().addLast(MessageEncoder.INSTANCE, decoder,
+                                ch.pipeline().addLast(new DirectTls(context), MessageEncoder.INSTANCE, decoder,
                                         new ClientConnection(context, decoder));
                             }
                         });

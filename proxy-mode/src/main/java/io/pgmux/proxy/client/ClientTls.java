@@ -2,6 +2,7 @@ package io.pgmux.proxy.client;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.IdentityCipherSuiteFilter;
 import io.netty.handler.ssl.SslContext;
@@ -109,7 +110,11 @@ public final class ClientTls {
         SslContextBuilder builder = SslContextBuilder.forServer(key, chain)
                 .sslProvider(SslProvider.JDK)
                 .protocols(protocols)
-                .ciphers(ciphers, IdentityCipherSuiteFilter.INSTANCE);
+                .ciphers(ciphers, IdentityCipherSuiteFilter.INSTANCE)
+                // as PostgreSQL: a client offering ALPN protocols but not postgresql is refused
+                .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+                        ApplicationProtocolConfig.SelectorFailureBehavior.FATAL_ALERT,
+                        ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, DirectTls.ALPN_PROTOCOL));
         if (mode.verifiesCertificate()) {
             builder.clientAuth(ClientAuth.REQUIRE);
             Path caFile = settings.get(ProxySetting.CLIENT_TLS_CA_FILE);
