@@ -6,23 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.proxy.config.ProxyConfigLoader;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -40,6 +37,7 @@ class AutoDatabaseTest {
     private static final String PASSWORD = "app-secret";
     private static final String ADMIN = "boss";
     private static final String ADMIN_PASSWORD = "boss-secret";
+    private static final Duration WAIT = Duration.ofSeconds(10);
 
     private final TestDatabase db;
     /** A second database of the server, which no [databases] entry names. */
@@ -120,8 +118,8 @@ class AutoDatabaseTest {
                 assertEquals(other, currentDatabase(c));
                 assertTrue(databaseRows(console).containsKey(other), "listed while in use");
             }
-            await(() -> poolRows(console).stream().noneMatch(r -> other.equals(r.get("database"))),
-                    "the auto-database dropped with its pools");
+            Await.until(() -> poolRows(console).stream().noneMatch(r -> other.equals(r.get("database"))),
+                    WAIT, "the auto-database dropped with its pools");
             assertFalse(databaseRows(console).containsKey(other));
         }
         // asked for again, it is made anew
@@ -138,7 +136,7 @@ class AutoDatabaseTest {
             writeIni(starEntry(""), "");
             console.createStatement().execute("RELOAD");
             // transaction mode: the next transaction gets a server of the changed entry
-            await(() -> other.equals(currentDatabaseOrNull(c)), "the auto-database on its own name");
+            Await.until(() -> other.equals(currentDatabase(c)), WAIT, "the auto-database on its own name");
             assertEquals(other, databaseRows(console).get(other).get("database"));
         }
     }
@@ -151,7 +149,7 @@ class AutoDatabaseTest {
             writeIni(starEntry("") + "\n" + other + " = host=" + db.host() + " port=" + db.port() + " dbname="
                     + db.name() + " user=" + db.superuser() + " password=" + db.superuserPassword(), "");
             console.createStatement().execute("RELOAD");
-            await(() -> db.name().equals(currentDatabaseOrNull(c)), "the listed entry's database");
+            Await.until(() -> db.name().equals(currentDatabase(c)), WAIT, "the listed entry's database");
             assertEquals(db.name(), databaseRows(console).get(other).get("database"));
         }
     }
@@ -193,24 +191,13 @@ class AutoDatabaseTest {
     }
 
     private static String currentDatabase(Connection c) throws SQLException {
-        try (ResultSet rs = c.createStatement().executeQuery("SELECT current_database()")) {
-            rs.next();
-            return rs.getString(1);
-        }
-    }
-
-    private static String currentDatabaseOrNull(Connection c) {
-        try {
-            return currentDatabase(c);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e.getMessage(), e);
-        }
+        return Sql.value(c, "SELECT current_database()");
     }
 
     private static Map<String, Map<String, String>> databaseRows(Connection console) {
         Map<String, Map<String, String>> byName = new HashMap<>();
         try {
-            rows(console, "SHOW DATABASES").forEach(r -> byName.put(r.get("name"), r));
+            ProxyFixture.rows(console, "SHOW DATABASES").forEach(r -> byName.put(r.get("name"), r));
         } catch (SQLException e) {
             throw new IllegalStateException(e.getMessage(), e);
         }
@@ -219,32 +206,9 @@ class AutoDatabaseTest {
 
     private static List<Map<String, String>> poolRows(Connection console) {
         try {
-            return rows(console, "SHOW POOLS");
+            return ProxyFixture.rows(console, "SHOW POOLS");
         } catch (SQLException e) {
             throw new IllegalStateException(e.getMessage(), e);
-        }
-    }
-
-    private static List<Map<String, String>> rows(Connection console, String command) throws SQLException {
-        List<Map<String, String>> rows = new ArrayList<>();
-        try (ResultSet rs = console.createStatement().executeQuery(command)) {
-            ResultSetMetaData meta = rs.getMetaData();
-            while (rs.next()) {
-                Map<String, String> row = new HashMap<>();
-                for (int i = 1; i <= meta.getColumnCount(); i++) {
-                    row.put(meta.getColumnName(i), rs.getString(i));
-                }
-                rows.add(row);
-            }
-        }
-        return rows;
-    }
-
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "timed out: " + what);
-            Thread.sleep(20);
         }
     }
 }

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.proxy.config.ProxyConfigLoader;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Properties;
@@ -65,7 +65,7 @@ class ConffileTest {
             console.createStatement().execute("RELOAD");
         }
         try (Connection c = connect("added")) {
-            assertEquals(1, selectOne(c));
+            assertEquals("1", selectOne(c));
         }
     }
 
@@ -78,7 +78,7 @@ class ConffileTest {
             console.createStatement().execute("RELOAD");
         }
         try (Connection c = connect("added")) {
-            assertEquals(1, selectOne(c));
+            assertEquals("1", selectOne(c));
         }
     }
 
@@ -88,7 +88,7 @@ class ConffileTest {
         try (Connection console = console(); Connection c = connect(db.name())) {
             assertEquals("pooler", config(console, "job_name"));
             assertEquals("pooler-service", config(console, "service_name"));
-            assertEquals(1, selectOne(c));
+            assertEquals("1", selectOne(c));
         }
     }
 
@@ -120,21 +120,12 @@ class ConffileTest {
         return ProxyFixture.connect(proxy, "pgbouncer", ADMIN, ADMIN_PASSWORD, simple);
     }
 
-    private static int selectOne(Connection c) throws SQLException {
-        try (ResultSet rs = c.createStatement().executeQuery("SELECT 1")) {
-            rs.next();
-            return rs.getInt(1);
-        }
+    private static String selectOne(Connection c) throws SQLException {
+        return Sql.value(c, "SELECT 1");
     }
 
     private static String config(Connection console, String key) throws SQLException {
-        try (ResultSet rs = console.createStatement().executeQuery("SHOW CONFIG")) {
-            while (rs.next()) {
-                if (key.equals(rs.getString("key"))) {
-                    return rs.getString("value");
-                }
-            }
-        }
-        throw new AssertionError("no setting " + key);
+        return ProxyFixture.rows(console, "SHOW CONFIG").stream().filter(r -> key.equals(r.get("key")))
+                .map(r -> r.get("value")).findFirst().orElseThrow(() -> new AssertionError("no setting " + key));
     }
 }
