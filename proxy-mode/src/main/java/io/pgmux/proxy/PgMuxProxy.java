@@ -25,17 +25,20 @@ import io.pgmux.proxy.client.ClientAuthentication;
 import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.client.ClientTimeouts;
 import io.pgmux.proxy.client.ClientTls;
+import io.pgmux.proxy.client.DirectTls;
 import io.pgmux.proxy.client.PinCounts;
 import io.pgmux.proxy.client.PinSessionState;
 import io.pgmux.proxy.client.ProxyContext;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.config.TlsCipherSuites;
 import io.pgmux.proxy.config.TlsProtocols;
 import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.log.StatsLog;
 import io.pgmux.proxy.metrics.PrometheusEndpoint;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
 import io.pgmux.proxy.protocol.MessageEncoder;
+import io.pgmux.proxy.server.AutoDatabases;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.NettyServerConnector;
 import io.pgmux.proxy.server.ReloadableConnector;
@@ -114,7 +117,7 @@ public final class PgMuxProxy implements AutoCloseable {
     private volatile ProxySettings settings;
     private final AdminConsole console;
     /** Where RELOAD loads the configuration from; null when built in code. */
-    private final Callable<Builder> reloadFrom;
+    private final ConfigSource reloadFrom;
     /** metrics_listen's endpoint; null when off. */
     private final PrometheusEndpoint metrics;
     /** Told of the settings each RELOAD and SET leaves in effect: the standalone process's logging. */
@@ -124,7 +127,7 @@ public final class PgMuxProxy implements AutoCloseable {
             Listeners listeners, StatsLog statsLog, ChannelGroup clients, Duration drainTimeout,
             Map<String, ServerTarget> databases,
             Map<String, PinSessionState> pinSessionStateByDatabase, ProxySettings settings,
-            AdminConsole console, Callable<Builder> reloadFrom, Connectors connectors, UserSecrets users,
+            AdminConsole console, ConfigSource reloadFrom, Connectors connectors, UserSecrets users,
             Function<ProxySettings, ClientTls> clientTlsOf, Path configDirectory, PrometheusEndpoint metrics) {
         this.configDirectory = configDirectory;
         this.reloadFrom = reloadFrom;
@@ -295,7 +298,18 @@ public final class PgMuxProxy implements AutoCloseable {
         if (reloadFrom == null) {
             throw new IllegalStateException("the proxy was not started from a configuration file");
         }
-        reload(reloadFrom.call());
+        reload(reloadFrom.load(settings.get(ProxySetting.CONFFILE)));
+    }
+
+    /** Where RELOAD loads the configuration from. */
+    @FunctionalInterface
+    public interface ConfigSource {
+        /**
+         * A fresh builder.
+         *
+         * @param conffile the conffile setting of now: the file to read, null when the proxy was built in code
+         */
+        Builder load(Path conffile) throws Exception;
     }
 
     /**
@@ -317,7 +331,8 @@ public final class PgMuxProxy implements AutoCloseable {
         PoolOverrides overrides = fresh.overrides.build();
         overrides.validate(next.pool());
         ProxySettings reloaded = settings.reloaded(next);
-        Map<String, ServerTarget> running = resolve(fresh.databases, reloaded);
+        Map<String, ServerTarget> configured = resolve(fresh.databases, reloaded);
+        Map<String, ServerTarget> running = AutoDatabases.listed(configured);
         List<String> restartOnly = new ArrayList<>();
         settings.restartOnlyChanges(next).forEach(s -> restartOnly.add(s.configName()));
         if (!restartOnly.isEmpty()) {
@@ -329,10 +344,13 @@ public final class PgMuxProxy implements AutoCloseable {
         users = carryKeys(users, fresh.users);
         context.users(users);
         applySettings(reloaded, overrides, clientTls);
+        Set<String> autoMoved = context.autoDatabases().reloaded(configured);
         // the connectors first, so that a client finding the database finds its server too
         connectors.update(running, users, reloaded);
         context.databases(running);
         console.databases(running);
+        autoMoved.forEach(name -> softEvict(name, "RELOAD: auto-database {} changed: its server connections close"
+                + " once released"));
         before.forEach((name, target) -> {
             ServerTarget now = running.get(name);
             if (now == null) {
@@ -340,13 +358,18 @@ public final class PgMuxProxy implements AutoCloseable {
                 console.databaseRemoved(name);
                 registry.removeDatabase(name);
             } else if (!now.equals(target)) {
-                log.info("RELOAD: database {} changed: its server connections close once released", name);
-                registry.pools().stream().filter(p -> p.key().database().equals(name))
-                        .forEach(io.pgmux.core.pool.Pool::softEvictConnections);
+                softEvict(name, "RELOAD: database {} changed: its server connections close once released");
             }
         });
         running.keySet().stream().filter(name -> !before.containsKey(name))
                 .forEach(name -> log.info("RELOAD: new database {}", name));
+    }
+
+    /** The servers of {@code database}'s pools close once released, logged with {@code message}. */
+    private void softEvict(String database, String message) {
+        log.info(message, database);
+        registry.pools().stream().filter(p -> p.key().database().equals(database))
+                .forEach(io.pgmux.core.pool.Pool::softEvictConnections);
     }
 
     /**
@@ -368,7 +391,9 @@ public final class PgMuxProxy implements AutoCloseable {
             context.users(users);
         }
         applySettings(next, registry.overrides(), clientTls);
-        connectors.update(resolve(databases, next), users, next);
+        Map<String, ServerTarget> configured = resolve(databases, next);
+        context.autoDatabases().reloaded(configured);
+        connectors.update(AutoDatabases.listed(configured), users, next);
     }
 
     /**
@@ -389,6 +414,7 @@ public final class PgMuxProxy implements AutoCloseable {
             context.clientTls(clientTls);
         }
         context.pinSessionState(next.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
+        context.autoDatabases().idleTimeout(next.get(ProxySetting.AUTODB_IDLE_TIMEOUT));
         console.reloaded(next);
     }
 
@@ -450,7 +476,7 @@ public final class PgMuxProxy implements AutoCloseable {
         private SslContext clientTlsContext;
         private Duration janitorPeriod = Duration.ofMillis(333);
         private Duration drainTimeout = Duration.ofSeconds(10);
-        private Callable<Builder> reloadFrom;
+        private ConfigSource reloadFrom;
         private Path configDirectory = Path.of("");
         private MetricsTrackerFactory metricsTrackerFactory;
         /** The MeterRegistry behind {@link #metricsTrackerFactory}, when it was given as one. */
@@ -778,6 +804,15 @@ public final class PgMuxProxy implements AutoCloseable {
          * from the file this one came from ({@link io.pgmux.proxy.config.ProxyConfigLoader#load} sets it).
          */
         public Builder reloadFrom(Callable<Builder> source) {
+            this.reloadFrom = conffile -> source.call();
+            return this;
+        }
+
+        /**
+         * Makes the admin console's RELOAD read the file its conffile setting names at that time, as PgBouncer
+         * does: the file the proxy was loaded from, unless the file or SET conffile named another.
+         */
+        public Builder reloadFromFile(ConfigSource source) {
             this.reloadFrom = source;
             return this;
         }
@@ -845,13 +880,16 @@ public final class PgMuxProxy implements AutoCloseable {
             Map<String, ServerTarget> resolved = new LinkedHashMap<>();
             TlsMode serverTlsSslMode = s.get(ProxySetting.SERVER_TLS_SSLMODE);
             databases.forEach((name, target) -> resolved.put(name, target.withDefaultTlsMode(serverTlsSslMode)));
-            Map<String, ServerTarget> targets = Map.copyOf(resolved);
             Set<TlsMode> tlsModes = EnumSet.noneOf(TlsMode.class);
-            targets.values().forEach(target -> tlsModes.add(target.tlsMode()));
+            resolved.values().forEach(target -> tlsModes.add(target.tlsMode()));
+            AutoDatabases autoDatabases = new AutoDatabases(resolved, s.get(ProxySetting.AUTODB_IDLE_TIMEOUT));
+            Map<String, ServerTarget> targets = AutoDatabases.listed(Map.copyOf(resolved));
             ServerTls serverTls = ServerTls.of(tlsModes, s.get(ProxySetting.SERVER_TLS_CA_FILE),
                     s.get(ProxySetting.SERVER_TLS_CERT_FILE), s.get(ProxySetting.SERVER_TLS_KEY_FILE),
                     TlsProtocols.parse(ProxySetting.SERVER_TLS_PROTOCOLS.configName(),
-                            s.get(ProxySetting.SERVER_TLS_PROTOCOLS)));
+                            s.get(ProxySetting.SERVER_TLS_PROTOCOLS)),
+                    TlsCipherSuites.parse("server", s.get(ProxySetting.SERVER_TLS_CIPHERS),
+                            s.get(ProxySetting.SERVER_TLS13_CIPHERS)));
             ClientTls clientTls = clientTls(s);
             PrometheusEndpoint metrics = startMetrics(s.get(ProxySetting.METRICS_LISTEN));
             MetricsTrackerFactory trackers = metrics != null ? metrics.trackers() : metricsTrackerFactory;
@@ -860,8 +898,8 @@ public final class PgMuxProxy implements AutoCloseable {
             QueriedUsers queried = new QueriedUsers();
             int maxPrepared = s.get(ProxySetting.MAX_PREPARED_STATEMENTS);
             ConnectionLog connectionLog = new ConnectionLog();
-            Connectors connectors = new Connectors(transport, serverTls, maxPrepared, queried, targets, secrets, s,
-                    connectionLog);
+            Connectors connectors = new Connectors(transport, serverTls, maxPrepared, queried, targets, autoDatabases,
+                    secrets, s, connectionLog);
             // no server takes more than PostgreSQL's limit; a length counts at least its own four bytes
             int maxMessageLength = Math.max(4, Math.min(s.<Integer>get(ProxySetting.MAX_PACKET_SIZE),
                     FrontendMessageDecoder.DEFAULT_MAX_MESSAGE_LENGTH));
@@ -870,21 +908,28 @@ public final class PgMuxProxy implements AutoCloseable {
             userTimeouts.forEach((user, own) -> userLimits.put(user,
                     limits(setting -> own.getOrDefault(setting, Duration.ZERO))));
             int port = s.get(ProxySetting.LISTEN_PORT);
+            AtomicReference<PoolRegistry<ServerConnection>> self = new AtomicReference<>();
             PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()
                     .config(config)
                     .overrides(poolOverrides)
+                    // an auto-database's pools take the settings of the * entry
+                    .configs(key -> self.get().overrides().apply(self.get().config(),
+                            autoDatabases.entryName(key.database()), key.user()))
                     .connectors(connectors::create)
                     .janitorPeriod(janitorPeriod)
                     .statsPeriod(s.get(ProxySetting.STATS_PERIOD))
                     .metricsTrackerFactory(trackers)
                     .registerMbeans(registerMbeans)
                     .build();
+            self.set(registry);
+            registry.addJanitorChore(() -> autoDatabases.dropIdle(registry, connectors::forget));
             Duration clientLoginTimeout = s.get(ProxySetting.CLIENT_LOGIN_TIMEOUT);
             ClientAuthentication authentication = ClientAuthentication.of(s, authByDatabase);
-            ProxyContext context = new ProxyContext(registry, targets, secrets, s.get(ProxySetting.AUTH_TYPE),
+            ProxyContext context = new ProxyContext(registry, targets, autoDatabases, secrets, s.get(ProxySetting.AUTH_TYPE),
                     clientTls, new CancelSender(transport, s.get(ProxySetting.CANCEL_WAIT_TIMEOUT)),
                     clientLoginTimeout.toMillis(), maxPrepared);
             context.clientTimeouts().limits(globalLimits, userLimits);
+            context.disablePqexec(s.get(ProxySetting.DISABLE_PQEXEC));
             context.startupParameters(Set.copyOf(s.<List<String>>get(ProxySetting.IGNORE_STARTUP_PARAMETERS)),
                     s.<Integer>get(ProxySetting.APPLICATION_NAME_ADD_HOST) != 0);
             authentication.applyTo(context, queried);
@@ -896,11 +941,11 @@ public final class PgMuxProxy implements AutoCloseable {
             registry.addJanitorChore(statsLog);
             ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
             AtomicReference<PgMuxProxy> started = new AtomicReference<>();
-            Callable<Builder> source = reloadFrom;
+            ConfigSource source = reloadFrom;
             AdminConsole console = new AdminConsole(context, targets, s,
                     () -> started.get() == null ? port : started.get().port(),
                     mode -> started.get().shutdown(mode),
-                    source == null ? null : () -> started.get().reload(source.call()),
+                    source == null ? null : () -> started.get().reload(),
                     (setting, value) -> started.get().set(setting, value));
             context.adminRoute(console);
             Listeners listeners;
@@ -912,7 +957,7 @@ public final class PgMuxProxy implements AutoCloseable {
                             protected void initChannel(Channel ch) {
                                 clients.add(ch);
                                 FrontendMessageDecoder decoder = new FrontendMessageDecoder(maxMessageLength);
-                                ch.pipeline().addLast(MessageEncoder.INSTANCE, decoder,
+                                ch.pipeline().addLast(new DirectTls(context), MessageEncoder.INSTANCE, decoder,
                                         new ClientConnection(context, decoder));
                             }
                         });
@@ -976,12 +1021,14 @@ public final class PgMuxProxy implements AutoCloseable {
         private final ConnectionLog connectionLog;
         private final Map<PoolKey, ReloadableConnector> byPool = new ConcurrentHashMap<>();
         private volatile Map<String, ServerTarget> targets;
+        private final AutoDatabases autoDatabases;
         private volatile UserSecrets secrets;
         private volatile int connectTimeoutMillis;
 
         Connectors(Transport transport, ServerTls serverTls, int maxPreparedStatements, QueriedUsers queried,
-                Map<String, ServerTarget> targets, UserSecrets secrets, ProxySettings settings,
-                ConnectionLog connectionLog) {
+                Map<String, ServerTarget> targets, AutoDatabases autoDatabases, UserSecrets secrets,
+                ProxySettings settings, ConnectionLog connectionLog) {
+            this.autoDatabases = autoDatabases;
             this.queried = queried;
             this.connectionLog = connectionLog;
             this.transport = transport;
@@ -996,8 +1043,14 @@ public final class PgMuxProxy implements AutoCloseable {
             return targets;
         }
 
+        /** The listed database {@code name}, or the auto-database the * entry makes of it. */
+        private ServerTarget target(String name) {
+            ServerTarget listed = targets.get(name);
+            return listed != null ? listed : autoDatabases.target(name);
+        }
+
         ReloadableConnector create(PoolKey key) {
-            ReloadableConnector connector = new ReloadableConnector(build(key, targets.get(key.database())));
+            ReloadableConnector connector = new ReloadableConnector(build(key, target(key.database())));
             byPool.put(key, connector);
             return connector;
         }
@@ -1007,8 +1060,13 @@ public final class PgMuxProxy implements AutoCloseable {
             this.targets = targets;
             this.secrets = secrets;
             this.connectTimeoutMillis = connectTimeoutMillis(settings);
-            byPool.keySet().removeIf(key -> !targets.containsKey(key.database()));
-            byPool.forEach((key, connector) -> connector.replace(build(key, targets.get(key.database()))));
+            byPool.keySet().removeIf(key -> target(key.database()) == null);
+            byPool.forEach((key, connector) -> connector.replace(build(key, target(key.database()))));
+        }
+
+        /** The auto-database {@code database} was dropped with its pools. */
+        void forget(String database) {
+            byPool.keySet().removeIf(key -> key.database().equals(database));
         }
 
         private NettyServerConnector build(PoolKey key, ServerTarget target) {

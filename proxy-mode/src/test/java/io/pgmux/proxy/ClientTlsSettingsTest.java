@@ -10,10 +10,15 @@ import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestCertificates;
 import io.pgmux.testing.TestDatabase;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -21,6 +26,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Properties;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -243,6 +253,86 @@ class ClientTlsSettingsTest {
                 result.output());
     }
 
+    @Test
+    void pgjdbcWithDirectTlsNegotiationIsServedOverTls() throws Exception {
+        start("require", "md5");
+        try (Connection c = pgjdbc("verify-ca", USER, PASSWORD, null, direct()); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT 8")) {
+            rs.next();
+            assertEquals(8, rs.getInt(1));
+        }
+    }
+
+    @Test
+    void directTlsToAProxyWithoutClientTlsIsClosed() {
+        start("disable", "md5");
+        SQLException e = assertThrows(SQLException.class,
+                () -> pgjdbc("require", USER, PASSWORD, null, direct()).close());
+        // closed in the handshake, not answered with a plaintext error
+        assertEquals("08006", e.getSQLState(), e.getMessage());
+        assertTrue(e.getMessage().contains("Remote host terminated the handshake"), e.getMessage());
+    }
+
+    @Test
+    void directTlsWithoutAlpnIsClosedAfterTheHandshake() throws Exception {
+        start("require", "md5");
+        try (SSLSocket socket = directTlsSocket()) {
+            socket.startHandshake();
+            socket.getOutputStream().write(startupPacket());
+            socket.getOutputStream().flush();
+            assertEquals(-1, readOrEnd(socket), "closed without an answer, as PostgreSQL does");
+        }
+    }
+
+    @Test
+    void directTlsOfferingOnlyAnotherAlpnProtocolFailsTheHandshake() throws Exception {
+        start("require", "md5");
+        try (SSLSocket socket = directTlsSocket()) {
+            SSLParameters parameters = socket.getSSLParameters();
+            parameters.setApplicationProtocols(new String[] {"http/1.1"});
+            socket.setSSLParameters(parameters);
+            SSLException e = assertThrows(SSLException.class, socket::startHandshake);
+            assertTrue(e.getMessage().contains("no_application_protocol"), e.getMessage());
+        }
+    }
+
+    private static Properties direct() {
+        Properties p = new Properties();
+        p.setProperty("sslNegotiation", "direct");
+        return p;
+    }
+
+    /** A JDK TLS socket to the proxy trusting its CA, which starts with the TLS handshake: direct TLS. */
+    private SSLSocket directTlsSocket() throws Exception {
+        KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
+        trusted.load(null, null);
+        try (InputStream in = Files.newInputStream(authority.caCertificate())) {
+            trusted.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(trusted);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, trust.getTrustManagers(), null);
+        SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", proxy.port());
+        socket.setSoTimeout(10_000);
+        return socket;
+    }
+
+    /** A protocol 3.0 startup packet for {@link #USER} and the test database. */
+    private byte[] startupPacket() {
+        byte[] pairs = ("user\0" + USER + "\0database\0" + db.name() + "\0\0").getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(8 + pairs.length).putInt(8 + pairs.length).putInt(196608).put(pairs).array();
+    }
+
+    /** The next byte, or -1 when the proxy closed the connection (also when it reset it). */
+    private static int readOrEnd(SSLSocket socket) throws IOException {
+        try {
+            return socket.getInputStream().read();
+        } catch (SSLException | java.net.SocketException e) {
+            return -1;
+        }
+    }
+
     private void start(String sslmode, String authType) {
         start(sslmode, authType, "");
     }
@@ -303,7 +393,13 @@ class ClientTlsSettingsTest {
     /** pgjdbc to 127.0.0.1 with {@code ssl=true&sslmode=…}, trusting the proxy's CA, with a client certificate or not. */
     private Connection pgjdbc(String sslmode, String user, String password, TestCertificates.Issued client)
             throws Exception {
+        return pgjdbc(sslmode, user, password, client, new Properties());
+    }
+
+    private Connection pgjdbc(String sslmode, String user, String password, TestCertificates.Issued client,
+            Properties extra) throws Exception {
         Properties p = new Properties();
+        p.putAll(extra);
         p.setProperty("user", user);
         if (password != null) {
             p.setProperty("password", password);

@@ -8,8 +8,13 @@ import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.server.ServerConnection;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.Consumer;
@@ -83,5 +88,21 @@ final class ProxyFixture {
     /** Waits until the pool's server connections are all back (leases end asynchronously). */
     static int awaitActive(Pool<ServerConnection> pool, int expected) {
         return Await.value(pool::getActiveConnections, active -> active == expected, Duration.ofSeconds(5));
+    }
+
+    /** The rows an admin console command (SHOW …) returns, each by column name. */
+    static List<Map<String, String>> rows(Connection console, String command) throws SQLException {
+        List<Map<String, String>> rows = new ArrayList<>();
+        try (ResultSet rs = console.createStatement().executeQuery(command)) {
+            ResultSetMetaData meta = rs.getMetaData();
+            while (rs.next()) {
+                Map<String, String> row = new HashMap<>();
+                for (int i = 1; i <= meta.getColumnCount(); i++) {
+                    row.put(meta.getColumnName(i), rs.getString(i));
+                }
+                rows.add(row);
+            }
+        }
+        return rows;
     }
 }

@@ -179,6 +179,20 @@ class ServerTlsTest {
     }
 
     @Test
+    void serverTls13CiphersChooseTheSuiteOfTheServerConnections() throws Exception {
+        // PostgreSQL prefers its own order, whose first TLS 1.3 suite is TLS_AES_256_GCM_SHA384
+        start(db.superuser(), "127.0.0.1", "require", b -> b.set("server_tls13_ciphers", "TLS_AES_128_GCM_SHA256"));
+        assertEquals("TLS_AES_128_GCM_SHA256", query("SELECT cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
+    }
+
+    @Test
+    void serverTlsCiphersTheJdkCannotHonourAreRefusedAtStartNamingTheKey() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> start(db.superuser(), "127.0.0.1", "require", b -> b.set("server_tls_ciphers", "HIGH:!aNULL")));
+        assertTrue(e.getMessage().startsWith("server_tls_ciphers: \"HIGH\" is no cipher suite name"), e.getMessage());
+    }
+
+    @Test
     void iniServerTlsSettingsApplyUnlessTheDatabaseNamesItsOwnSslmode() throws Exception {
         Files.copy(certificates.caCertificate(), directory.resolve("root.crt"));
         String server = "host=127.0.0.1 port=" + db.port() + " dbname=" + db.name() + " user=" + db.superuser()

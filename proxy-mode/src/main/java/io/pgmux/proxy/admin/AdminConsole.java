@@ -255,8 +255,14 @@ public final class AdminConsole implements AdminRoute {
         return sessions;
     }
 
+    /** The databases listed and the auto-databases made from the {@code *} entry. */
     Map<String, ServerTarget> databases() {
-        return databases;
+        return context.autoDatabases().withAuto(databases);
+    }
+
+    /** The [databases] entry whose settings {@code database} has: the {@code *} entry's for an auto-database. */
+    String entryName(String database) {
+        return context.autoDatabases().entryName(database);
     }
 
     PoolConfig config() {
@@ -329,7 +335,7 @@ public final class AdminConsole implements AdminRoute {
             return done(invalid(command));
         }
         String database = command.name().isEmpty() ? null : command.name();
-        if (database != null && !databases.containsKey(database)) {
+        if (database != null && !databases().containsKey(database)) {
             return done(List.of(error("no such database: " + database)));
         }
         return switch (command.verb()) {

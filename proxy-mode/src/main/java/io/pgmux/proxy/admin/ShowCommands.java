@@ -293,9 +293,10 @@ final class ShowCommands {
         }
         PoolOverrides overrides = console.registry().overrides();
         new TreeMap<>(console.databases()).forEach((name, target) -> {
-            PoolConfig d = overrides.forDatabase(c, name);
+            String entry = console.entryName(name);
+            PoolConfig d = overrides.forDatabase(c, entry);
             // as PgBouncer: pool_mode is the database's own, NULL when the global one applies
-            String poolMode = overrides.database(name).keySet().stream()
+            String poolMode = overrides.database(entry).keySet().stream()
                     .anyMatch(k -> ConfigKey.lookup(k) == ConfigKey.POOL_MODE) ? d.poolMode().configName() : null;
             t.row(name, target.host(), target.port(), target.dbname(), target.user(), d.defaultPoolSize(),
                     d.minPoolSize(), d.reservePoolSize(), TimeUnit.NANOSECONDS.toSeconds(d.serverLifetimeNanos()),

@@ -487,6 +487,12 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (timeout != null) {
             timeout = null;
         }
+        if (message.type() == FrontendMessage.QUERY && context.disablePqexec() && state != State.CLOSED) {
+            message.release();
+            log.error("client {} used \"Query\" packet type", channel.remoteAddress());
+            fatal(PoolerError.pqexecDisallowed());
+            return;
+        }
         switch (state) {
             case READY -> link.onClientMessage(message);
             case WELCOME -> link.hold(message);

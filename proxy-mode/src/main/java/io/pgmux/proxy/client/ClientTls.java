@@ -2,6 +2,7 @@ package io.pgmux.proxy.client;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.IdentityCipherSuiteFilter;
 import io.netty.handler.ssl.SslContext;
@@ -11,6 +12,7 @@ import io.netty.handler.ssl.SslProvider;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.config.TlsCipherSuites;
 import io.pgmux.proxy.config.TlsProtocols;
 import io.pgmux.proxy.server.TlsMode;
 import java.io.IOException;
@@ -84,7 +86,7 @@ public final class ClientTls {
         requireAuto(settings, ProxySetting.CLIENT_TLS_DHEPARAMS);
         List<String> protocols = TlsProtocols.parse(ProxySetting.CLIENT_TLS_PROTOCOLS.configName(),
                 settings.get(ProxySetting.CLIENT_TLS_PROTOCOLS));
-        List<String> ciphers = TlsCipherSuites.parse(settings.get(ProxySetting.CLIENT_TLS_CIPHERS),
+        List<String> ciphers = TlsCipherSuites.parse("client", settings.get(ProxySetting.CLIENT_TLS_CIPHERS),
                 settings.get(ProxySetting.CLIENT_TLS13_CIPHERS));
         if (settings.get(ProxySetting.AUTH_TYPE) == AuthType.CERT && !mode.verifiesCertificate()) {
             throw new IllegalArgumentException("auth_type cert takes the user name from the client certificate:"
@@ -108,7 +110,11 @@ public final class ClientTls {
         SslContextBuilder builder = SslContextBuilder.forServer(key, chain)
                 .sslProvider(SslProvider.JDK)
                 .protocols(protocols)
-                .ciphers(ciphers, IdentityCipherSuiteFilter.INSTANCE);
+                .ciphers(ciphers, IdentityCipherSuiteFilter.INSTANCE)
+                // as PostgreSQL: a client offering ALPN protocols but not postgresql is refused
+                .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+                        ApplicationProtocolConfig.SelectorFailureBehavior.FATAL_ALERT,
+                        ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, DirectTls.ALPN_PROTOCOL));
         if (mode.verifiesCertificate()) {
             builder.clientAuth(ClientAuth.REQUIRE);
             Path caFile = settings.get(ProxySetting.CLIENT_TLS_CA_FILE);

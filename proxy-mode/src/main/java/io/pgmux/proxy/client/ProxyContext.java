@@ -13,6 +13,7 @@ import io.pgmux.proxy.auth.UserSecrets;
 import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.parameters.WelcomeCache;
 import io.pgmux.proxy.protocol.BackendKeyData;
+import io.pgmux.proxy.server.AutoDatabases;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
@@ -29,6 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ProxyContext {
     private final PoolRegistry<ServerConnection> registry;
     private volatile Map<String, ServerTarget> databases;
+    private final AutoDatabases autoDatabases;
     /** Replaced by RELOAD and by SET auth_file: new logins check the new secrets. */
     private volatile UserSecrets users;
     private volatile AuthType authType;
@@ -54,21 +56,24 @@ public final class ProxyContext {
     private volatile int scramIterations = 4096;
     private volatile Set<String> ignoredStartupParameters = Set.of();
     private volatile boolean applicationNameAddHost;
+    private volatile boolean disablePqexec;
     private volatile ConnectionLog connectionLog = new ConnectionLog();
     /** The uid owning the Unix socket, the process's own; -1 without a Unix socket. */
     private volatile int unixSocketOwnerUid = -1;
 
     /**
+     * @param databases the databases [databases] lists, not the {@code *} entry, which {@code autoDatabases} holds
      * @param clientTls the listener's TLS, {@link ClientTls#DISABLED} for none
      * @param clientLoginTimeoutMillis PgBouncer's client_login_timeout; 0 means none
      * @param maxPreparedStatements PgBouncer's max_prepared_statements; 0 passes named statements through
      */
     public ProxyContext(PoolRegistry<ServerConnection> registry, Map<String, ServerTarget> databases,
-            UserSecrets users, AuthType authType, ClientTls clientTls, CancelSender cancelSender,
+            AutoDatabases autoDatabases, UserSecrets users, AuthType authType, ClientTls clientTls, CancelSender cancelSender,
             long clientLoginTimeoutMillis, int maxPreparedStatements) {
         this.maxPreparedStatements = maxPreparedStatements;
         this.registry = registry;
         this.databases = Map.copyOf(databases);
+        this.autoDatabases = autoDatabases;
         this.users = users;
         this.authType = authType;
         this.clientTls = clientTls;
@@ -99,8 +104,14 @@ public final class ProxyContext {
         return registry;
     }
 
+    /** The database {@code name}: listed, or an auto-database made from the {@code *} entry; null when neither. */
     ServerTarget database(String name) {
-        return databases.get(name);
+        ServerTarget listed = databases.get(name);
+        return listed != null ? listed : autoDatabases.register(name);
+    }
+
+    public AutoDatabases autoDatabases() {
+        return autoDatabases;
     }
 
     /** After RELOAD: the databases clients may connect to from now on. */
@@ -133,7 +144,7 @@ public final class ProxyContext {
 
     /** How users of {@code database} missing from the auth file are looked up, or null when they are not. */
     AuthQuery authQuery(String database) {
-        return authQueries.getOrDefault(database, globalAuthQuery);
+        return authQueries.getOrDefault(autoDatabases.entryName(database), globalAuthQuery);
     }
 
     QueriedUsers queriedUsers() {
@@ -195,7 +206,7 @@ public final class ProxyContext {
     }
 
     PinSessionState pinSessionState(String database) {
-        return pinSessionStateByDatabase.getOrDefault(database, pinSessionState);
+        return pinSessionStateByDatabase.getOrDefault(autoDatabases.entryName(database), pinSessionState);
     }
 
     /** The pool's clients pinned to their server by session state; made at a client's login, never per query. */
@@ -206,6 +217,15 @@ public final class ProxyContext {
 
     public PinCounts pinCounts(PoolKey pool) {
         return pinCounts.computeIfAbsent(pool, k -> new PinCounts());
+    }
+
+    /** disable_pqexec: whether a client's simple-protocol Query closes it. */
+    public void disablePqexec(boolean disable) {
+        this.disablePqexec = disable;
+    }
+
+    boolean disablePqexec() {
+        return disablePqexec;
     }
 
     /**

@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ProxyConfigLoader {
     private static final Logger log = LoggerFactory.getLogger(ProxyConfigLoader.class);
+    private static final Set<ProxySetting> WINDOWS_ONLY = Set.of(ProxySetting.JOB_NAME, ProxySetting.SERVICE_NAME);
 
     private ProxyConfigLoader() {
     }
@@ -31,16 +32,20 @@ public final class ProxyConfigLoader {
     private static PgMuxProxy.Builder load(Path file, boolean standalone) throws IOException {
         IniFile ini = IniFile.load(file);
         Path base = file.toAbsolutePath().getParent();
-        return configure(ini, base, standalone).reloadFrom(() -> load(file, standalone));
+        PgMuxProxy.Builder builder = configure(ini, base, standalone, file.toAbsolutePath());
+        return builder.reloadFromFile(conffile -> load(conffile, standalone));
     }
 
     /** @param base where relative file names (auth_file, server_tls_*_file) are looked up */
     public static PgMuxProxy.Builder configure(IniFile ini, Path base) {
-        return configure(ini, base, false);
+        return configure(ini, base, false, null);
     }
 
-    /** @param standalone whether the standalone process takes the {@link #PROCESS_KEYS} */
-    private static PgMuxProxy.Builder configure(IniFile ini, Path base, boolean standalone) {
+    /**
+     * @param standalone whether the standalone process takes the {@link #PROCESS_KEYS}
+     * @param file the file read, conffile's default; null when the ini was not read from a file
+     */
+    private static PgMuxProxy.Builder configure(IniFile ini, Path base, boolean standalone, Path file) {
         PgMuxProxy.Builder builder = PgMuxProxy.builder();
         refusePeers(ini);
         refuseLdap(ini);
@@ -57,6 +62,9 @@ public final class ProxyConfigLoader {
                 UserEntry.parse(user, value).poolSettings().forEach((key, v) -> builder.userSetting(user, key, v)));
         // PgBouncer's default, which a builder in code does not share
         builder.set(ProxySetting.UNIX_SOCKET_DIR.configName(), ProxySetting.UNIX_SOCKET_DIR.defaultText(), base);
+        if (file != null) {
+            builder.set(ProxySetting.CONFFILE.configName(), file.toString(), base);
+        }
         ini.section("pgbouncer").forEach((key, value) -> {
             if (ProxySetting.named(key) == ProxySetting.USER) {
                 requireOwnUser(key, value);
@@ -64,6 +72,10 @@ public final class ProxyConfigLoader {
                 log.warn("pgbouncer.ini setting {} is the standalone proxy's and is ignored by an embedded proxy", key);
             } else if (ProxySetting.global(key) != null) {
                 builder.set(key, value, base);
+                if (WINDOWS_ONLY.contains(ProxySetting.named(key))) {
+                    log.info("pgbouncer.ini setting {} names PgBouncer's Windows service and has no effect in pgmux",
+                            key);
+                }
             } else if (ProxySetting.named(key) != null) {
                 log.warn("pgbouncer.ini setting {} is not supported by pgmux yet and is ignored", key);
             } else {
@@ -100,21 +112,15 @@ public final class ProxyConfigLoader {
     }
 
     /**
-     * PgBouncer's peering (a {@code [peers]} section, a {@code peer_id} other than 0) forwards cancel requests
-     * between poolers sharing a port; pgmux does not take part in it, and a pooler silently outside its peer group
-     * would lose cancels, so the configuration is refused.
+     * PgBouncer's peering (a {@code [peers]} section, a {@code peer_id} other than 0, which {@link ProxySetting}
+     * refuses) forwards cancel requests between poolers sharing a port; pgmux does not take part in it, and a
+     * pooler silently outside its peer group would lose cancels, so the configuration is refused.
      */
     private static void refusePeers(IniFile ini) {
         if (!ini.section("peers").isEmpty()) {
             throw new IllegalArgumentException("[peers] is not supported by pgmux: it cannot forward cancel requests "
                     + "to or from PgBouncer peers (remove the [peers] section)");
         }
-        ini.section("pgbouncer").forEach((key, value) -> {
-            if (ProxySetting.named(key) == ProxySetting.PEER_ID && !value.strip().equals("0")) {
-                throw new IllegalArgumentException(key + " = " + value.strip() + " is not supported by pgmux: it cannot"
-                        + " take part in PgBouncer's peering (set peer_id = 0 or remove it)");
-            }
-        });
     }
 
     // ---------------------------------------------------------------- the standalone process's settings

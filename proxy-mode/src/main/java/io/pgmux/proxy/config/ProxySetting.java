@@ -69,6 +69,8 @@ public enum ProxySetting {
     STATS_PERIOD("stats_period", Type.SECONDS, "60", RESTART, G, G),
     AUTH_TYPE("auth_type", Type.AUTH_TYPE, "md5", RESTART, G, G),
     AUTH_FILE("auth_file", Type.FILE, "", RELOAD, G, G),
+    /** The file RELOAD reads: the one the proxy was loaded from unless set to another. */
+    CONFFILE("conffile", Type.FILE, "", RELOAD, G, G),
     AUTH_HBA_FILE("auth_hba_file", Type.FILE, "", RESTART, G, G),
     AUTH_IDENT_FILE("auth_ident_file", Type.FILE, "", RESTART, G, G),
     AUTH_USER("auth_user", Type.TEXT, "", RESTART, GD, GD),
@@ -83,18 +85,24 @@ public enum ProxySetting {
     QUERY_TIMEOUT("query_timeout", Type.SECONDS, "0", RESTART, GU, GU),
     TRANSACTION_TIMEOUT("transaction_timeout", Type.SECONDS, "0", RESTART, GU, GU),
     CANCEL_WAIT_TIMEOUT("cancel_wait_timeout", Type.SECONDS, "10", RESTART, G, G),
+    /** How long an auto-database (made from the {@code *} entry) stays unused before it is dropped. */
+    AUTODB_IDLE_TIMEOUT("autodb_idle_timeout", Type.SECONDS, "3600", RELOAD, G, G),
     /** Taken for SUSPEND, which bounds its wait with it. */
     SUSPEND_TIMEOUT("suspend_timeout", Type.SECONDS, "10", RESTART, G, G),
     MAX_PREPARED_STATEMENTS("max_prepared_statements", Type.COUNT, "200", RESTART, G, G),
     THREADS("threads", Type.COUNT, "0", RESTART, G, NONE),
     PIN_SESSION_STATE("pin_session_state", Type.PIN_SESSION_STATE, "on", RELOAD, GD, NONE),
     MAX_PACKET_SIZE("max_packet_size", Type.COUNT, "2147483647", RESTART, G, G),
+    /** On: a client's simple-protocol Query closes it with PgBouncer's {@code PQexec disallowed}. */
+    DISABLE_PQEXEC("disable_pqexec", Type.SWITCH, "0", RESTART, G, G),
     METRICS_LISTEN("metrics_listen", Type.HOST_PORT, "", RESTART, G, NONE),
     SERVER_TLS_SSLMODE("server_tls_sslmode", Type.TLS_MODE, "prefer", RESTART, GD, G),
     SERVER_TLS_CA_FILE("server_tls_ca_file", Type.FILE, "", RESTART, G, G),
     SERVER_TLS_CERT_FILE("server_tls_cert_file", Type.FILE, "", RESTART, G, G),
     SERVER_TLS_KEY_FILE("server_tls_key_file", Type.FILE, "", RESTART, G, G),
     SERVER_TLS_PROTOCOLS("server_tls_protocols", Type.TLS_PROTOCOLS, "secure", RESTART, G, G),
+    SERVER_TLS_CIPHERS("server_tls_ciphers", Type.TEXT, "default", RESTART, G, G),
+    SERVER_TLS13_CIPHERS("server_tls13_ciphers", Type.TEXT, "", RESTART, G, G),
     CLIENT_TLS_SSLMODE("client_tls_sslmode", Type.TLS_MODE, "disable", RELOAD, G, G),
     CLIENT_TLS_KEY_FILE("client_tls_key_file", Type.FILE, "", RELOAD, G, G),
     CLIENT_TLS_CERT_FILE("client_tls_cert_file", Type.FILE, "", RELOAD, G, G),
@@ -132,6 +140,11 @@ public enum ProxySetting {
     DNS_NXDOMAIN_TTL("dns_nxdomain_ttl", Type.SECONDS, "15", RESTART, G, G),
     DNS_ZONE_CHECK_PERIOD("dns_zone_check_period", Type.SECONDS, "0", RESTART, G, G),
     RESOLV_CONF("resolv_conf", Type.TEXT, "", RESTART, G, G),
+    /** The name of PgBouncer's Windows service; service_name is its alias, which PgBouncer takes on Windows only. */
+    JOB_NAME("job_name", Type.TEXT, "pgbouncer", RESTART, G, G),
+    SERVICE_NAME("service_name", Type.TEXT, "pgbouncer", RESTART, G, NONE),
+    /** pgmux takes no part in PgBouncer's peering: 0 (none) only, another value is refused. */
+    PEER_ID("peer_id", Type.INT, "0", RELOAD, G, G),
 
     // the pool settings, parsed by core's ConfigKey
     POOL_MODE(ConfigKey.POOL_MODE, GDU, GDU),
@@ -159,19 +172,11 @@ public enum ProxySetting {
     // PgBouncer's, not taken by pgmux yet
     MAX_DB_CLIENT_CONNECTIONS("max_db_client_connections", GD),
     MAX_USER_CLIENT_CONNECTIONS("max_user_client_connections", GU),
-    PEER_ID("peer_id", G),
-    DISABLE_PQEXEC("disable_pqexec", G),
-    CONFFILE("conffile", G),
-    SERVICE_NAME("service_name", G),
-    JOB_NAME("job_name", G),
     AUTH_LDAP_OPTIONS("auth_ldap_options", G),
     SERVER_FAST_CLOSE("server_fast_close", G),
-    AUTODB_IDLE_TIMEOUT("autodb_idle_timeout", G),
     POOL_IDLE_TIMEOUT("pool_idle_timeout", G),
     QUERY_WAIT_NOTIFY("query_wait_notify", G),
     LOGIN_NOTIFY_MESSAGE("login_notify_message", G),
-    SERVER_TLS_CIPHERS("server_tls_ciphers", G),
-    SERVER_TLS13_CIPHERS("server_tls13_ciphers", G),
     CONNECT_QUERY("connect_query", D),
     CLIENT_ENCODING("client_encoding", D),
     DATESTYLE("datestyle", D),
@@ -464,7 +469,7 @@ public enum ProxySetting {
      */
     Object parse(String text, Path base) {
         return switch (type) {
-            case INT -> whole(text);
+            case INT -> checked(whole(text));
             case COUNT -> checked(whole(text));
             case SECONDS -> seconds(text);
             case TEXT -> text;
@@ -496,6 +501,10 @@ public enum ProxySetting {
     Object checked(Object value) {
         if (type == Type.COUNT && (Integer) value < 0) {
             throw new IllegalArgumentException(configName + " must be 0 or more, not " + value);
+        }
+        if (this == PEER_ID && (Integer) value != 0) {
+            throw new IllegalArgumentException(configName + " = " + value + " is not supported by pgmux: it cannot"
+                    + " take part in PgBouncer's peering (set peer_id = 0 or remove it)");
         }
         return value;
     }

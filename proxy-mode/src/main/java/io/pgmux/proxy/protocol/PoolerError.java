@@ -41,6 +41,7 @@ public final class PoolerError {
     private static final ErrorResponse NO_AUTHENTICATION_METHOD = fatal("no authentication method is found");
     private static final ErrorResponse UNIX_SOCKET_LOGIN_REJECTED = fatal("unix socket login rejected");
     private static final ErrorResponse OLD_V2_PROTOCOL = fatal("old V2 protocol not supported");
+    private static final ErrorResponse PQEXEC_DISALLOWED = fatal("PQexec disallowed");
 
     private PoolerError() {
     }
@@ -157,6 +158,11 @@ public final class PoolerError {
     }
 
     /** statement pooling mode and the client opened a transaction. */
+    /** disable_pqexec: the client sent a simple-protocol Query. */
+    public static ErrorResponse pqexecDisallowed() {
+        return PQEXEC_DISALLOWED;
+    }
+
     public static ErrorResponse transactionBlocksNotAllowed() {
         return TRANSACTION_BLOCKS_NOT_ALLOWED;
     }

@@ -1,5 +1,6 @@
 package io.pgmux.proxy.server;
 
+import io.netty.handler.ssl.IdentityCipherSuiteFilter;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
@@ -14,7 +15,7 @@ import javax.net.ssl.SSLException;
 
 /**
  * The TLS contexts of the pooler's connections to servers, from PgBouncer's server_tls_ca_file,
- * server_tls_cert_file, server_tls_key_file and server_tls_protocols: one per kind of check (none; the
+ * server_tls_cert_file, server_tls_key_file, server_tls_protocols, server_tls_ciphers and server_tls13_ciphers: one per kind of check (none; the
  * certificate chain; the chain and the host name), built once per proxy for the sslmodes in use, so that
  * opening a connection reads no file and builds no context. Files are read here, and a missing or malformed
  * one is refused here, naming the setting.
@@ -32,9 +33,12 @@ public final class ServerTls {
      * @param certFile PEM certificate chain presented to servers that ask for one, or null; needs keyFile
      * @param keyFile unencrypted PKCS#8 PEM private key of certFile, or null
      * @param protocols JDK protocol names, or null for TLS 1.2 and 1.3 (PgBouncer's {@code secure})
+     * @param ciphers JDK cipher suite names (see {@link io.pgmux.proxy.config.TlsCipherSuites}), or null for the
+     *     JDK's defaults
      * @throws IllegalArgumentException naming the setting whose file cannot be used
      */
-    public static ServerTls of(Set<TlsMode> modes, Path caFile, Path certFile, Path keyFile, List<String> protocols) {
+    public static ServerTls of(Set<TlsMode> modes, Path caFile, Path certFile, Path keyFile, List<String> protocols,
+            List<String> ciphers) {
         if ((certFile == null) != (keyFile == null)) {
             throw new IllegalArgumentException("server_tls_cert_file and server_tls_key_file go together:"
                     + " set both or neither");
@@ -51,13 +55,14 @@ public final class ServerTls {
                 }
                 case ALLOW, PREFER, REQUIRE -> {
                     if (unverified == null) {
-                        unverified = build(Check.NONE, caFile, certFile, keyFile, protocols);
+                        unverified = build(Check.NONE, caFile, certFile, keyFile, protocols, ciphers);
                     }
                     contexts.put(mode, unverified);
                 }
-                case VERIFY_CA -> contexts.put(mode, build(Check.CHAIN, caFile, certFile, keyFile, protocols));
+                case VERIFY_CA -> contexts.put(mode, build(Check.CHAIN, caFile, certFile, keyFile, protocols,
+                        ciphers));
                 case VERIFY_FULL -> contexts.put(mode, build(Check.CHAIN_AND_HOST, caFile, certFile, keyFile,
-                        protocols));
+                        protocols, ciphers));
             }
         }
         return new ServerTls(contexts);
@@ -79,9 +84,11 @@ public final class ServerTls {
 
     private enum Check { NONE, CHAIN, CHAIN_AND_HOST }
 
-    private static SslContext build(Check check, Path caFile, Path certFile, Path keyFile, List<String> protocols) {
+    private static SslContext build(Check check, Path caFile, Path certFile, Path keyFile, List<String> protocols,
+            List<String> ciphers) {
         SslContextBuilder builder = SslContextBuilder.forClient()
                 .protocols(protocols == null ? TlsProtocols.SECURE : protocols)
+                .ciphers(ciphers, IdentityCipherSuiteFilter.INSTANCE)
                 // Netty checks host names unless told otherwise; libpq does only for verify-full.
                 .endpointIdentificationAlgorithm(check == Check.CHAIN_AND_HOST ? "HTTPS" : null);
         String using = "the server_tls_* settings";

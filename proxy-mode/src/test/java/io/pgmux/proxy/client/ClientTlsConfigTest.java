@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.config.TlsCipherSuites;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -67,21 +68,21 @@ class ClientTlsConfigTest {
     void cipherListTakesOpenSslAndJdkNamesWithTls13First() {
         assertEquals(List.of("TLS_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
                         "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"),
-                TlsCipherSuites.parse("ECDHE-ECDSA-AES128-GCM-SHA256:TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+                TlsCipherSuites.parse("client", "ECDHE-ECDSA-AES128-GCM-SHA256:TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
                         "TLS_AES_128_GCM_SHA256"));
     }
 
     @Test
     void openSslKeywordsAreRefusedNamingTheKey() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> TlsCipherSuites.parse("HIGH:!aNULL", ""));
+                () -> TlsCipherSuites.parse("client", "HIGH:!aNULL", ""));
         assertTrue(e.getMessage().startsWith("client_tls_ciphers: \"HIGH\" is no cipher suite name"), e.getMessage());
     }
 
     @Test
     void tls13SuiteTheJdkLacksIsRefusedNamingTheKey() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> TlsCipherSuites.parse("default", "TLS_AES_128_CCM_8_SHA256"));
+                () -> TlsCipherSuites.parse("client", "default", "TLS_AES_128_CCM_8_SHA256"));
         assertEquals("client_tls13_ciphers: cipher suite TLS_AES_128_CCM_8_SHA256 is not supported by this JVM",
                 e.getMessage());
     }
@@ -89,7 +90,7 @@ class ClientTlsConfigTest {
     @Test
     void tls12SuiteInTls13CiphersIsRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> TlsCipherSuites.parse("default", "ECDHE-ECDSA-AES128-GCM-SHA256"));
+                () -> TlsCipherSuites.parse("client", "default", "ECDHE-ECDSA-AES128-GCM-SHA256"));
         assertEquals("client_tls13_ciphers: TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 is no TLS 1.3 cipher suite",
                 e.getMessage());
     }

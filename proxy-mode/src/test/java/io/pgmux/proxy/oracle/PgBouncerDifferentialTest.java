@@ -1,6 +1,7 @@
 package io.pgmux.proxy.oracle;
 
 import static io.pgmux.testing.Sql.backendPid;
+import static io.pgmux.testing.Sql.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -362,6 +363,25 @@ class PgBouncerDifferentialTest {
             }
         };
         assertEquals(seen(p.pgbouncer, removed), seen(p.pgmux, removed));
+        assertSame(p, endpoint -> connect(endpoint, "app", USER, PASSWORD).close());
+    }
+
+    @Test
+    void anUnlistedDatabaseIsServedFromTheStarEntryAlike() throws Exception {
+        Poolers p = startEntry(" user=" + db.superuser() + " password=" + db.superuserPassword() + "\n* = host="
+                + db.host() + " port=" + db.port() + " user=" + db.superuser() + " password="
+                + db.superuserPassword(), "pool_mode = transaction\nauth_type = md5\n");
+        assertSame(p, endpoint -> {
+            try (Connection client = connect(endpoint, db.name(), USER, PASSWORD)) {
+                throw new IllegalStateException(value(client, "SELECT current_database()"));
+            }
+        });
+    }
+
+    @Test
+    void disablePqexecRefusesASimpleQueryAlike() throws Exception {
+        // pgjdbc sets extra_float_digits with a simple Query at connect
+        Poolers p = start("disable_pqexec = 1\n");
         assertSame(p, endpoint -> connect(endpoint, "app", USER, PASSWORD).close());
     }
 

@@ -136,6 +136,14 @@ class EveryKeyIT {
         GLOBAL.put("tcp_keepidle", "30");
         GLOBAL.put("tcp_keepintvl", "10");
         GLOBAL.put("tcp_user_timeout", "30000");
+        // 1 would close psql, whose every query is a simple Query (DisablePqexecTest covers 1)
+        GLOBAL.put("disable_pqexec", "0");
+        GLOBAL.put("conffile", "{dir}/pgbouncer.ini");
+        GLOBAL.put("service_name", "pgmux-every-key");
+        GLOBAL.put("job_name", "pgmux-every-key");
+        GLOBAL.put("autodb_idle_timeout", "600");
+        GLOBAL.put("server_tls_ciphers", "TLS_AES_256_GCM_SHA384:ECDHE-RSA-AES256-GCM-SHA384");
+        GLOBAL.put("server_tls13_ciphers", "TLS_AES_128_GCM_SHA256");
     }
 
     /** [pgbouncer] keys pgmux refuses with another value than their default, by design, and why. */
@@ -151,9 +159,7 @@ class EveryKeyIT {
      * a non-default value; {@link #pendingKeysAreStillNotTakenByPgmux} fails once pgmux takes one.
      */
     private static final Set<String> PENDING = Set.of("max_db_client_connections", "max_user_client_connections",
-            "disable_pqexec", "conffile", "service_name", "job_name", "server_fast_close", "autodb_idle_timeout",
-            "pool_idle_timeout", "query_wait_notify", "login_notify_message", "server_tls_ciphers",
-            "server_tls13_ciphers");
+            "server_fast_close", "pool_idle_timeout", "query_wait_notify", "login_notify_message");
     private static final Set<String> PENDING_DATABASE = Set.of("connect_query", "max_db_client_connections",
             "client_encoding", "datestyle", "timezone");
     private static final Set<String> PENDING_USER = Set.of("max_user_client_connections");

@@ -1,4 +1,4 @@
-package io.pgmux.proxy.client;
+package io.pgmux.proxy.config;
 
 import io.netty.handler.ssl.CipherSuiteConverter;
 import java.security.NoSuchAlgorithmException;
@@ -11,7 +11,8 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 
 /**
- * PgBouncer's client_tls_ciphers and client_tls13_ciphers as the JDK's cipher suite names. client_tls_ciphers
+ * PgBouncer's client_tls_ciphers and client_tls13_ciphers (and server_tls_ciphers, server_tls13_ciphers, read
+ * alike) as the JDK's cipher suite names. client_tls_ciphers
  * takes the shortcuts {@code default}, {@code secure}, {@code fast}, {@code normal} (the JDK's defaults, as
  * PgBouncer takes OpenSSL's) and {@code all} (every suite the JDK supports), or a list of suite names separated
  * by colons, commas or spaces, in OpenSSL's spelling ({@code ECDHE-ECDSA-AES256-GCM-SHA384}) or the JDK's.
@@ -19,9 +20,7 @@ import javax.net.ssl.SSLParameters;
  * are refused, as is a suite the JDK does not support: a list is never filtered silently. client_tls13_ciphers
  * lists TLS 1.3 suites; left empty, TLS 1.3 takes the shortcut's suites, or the TLS 1.3 names in the list.
  */
-final class TlsCipherSuites {
-    private static final String CIPHERS = "client_tls_ciphers";
-    private static final String TLS13_CIPHERS = "client_tls13_ciphers";
+public final class TlsCipherSuites {
     private static final Set<String> JDK_DEFAULT_SHORTCUTS = Set.of("default", "secure", "fast", "normal");
 
     private TlsCipherSuites() {
@@ -30,9 +29,13 @@ final class TlsCipherSuites {
     /**
      * The suites to enable, TLS 1.3's first.
      *
+     * @param side {@code client} or {@code server}: whose {@code <side>_tls_ciphers} and
+     *     {@code <side>_tls13_ciphers} these are
      * @throws IllegalArgumentException naming the setting and the value the JDK cannot honour
      */
-    static List<String> parse(String ciphers, String tls13Ciphers) {
+    public static List<String> parse(String side, String ciphers, String tls13Ciphers) {
+        String ciphersKey = side + "_tls_ciphers";
+        String tls13Key = side + "_tls13_ciphers";
         SSLParameters defaults;
         SSLParameters supported;
         try {
@@ -50,19 +53,19 @@ final class TlsCipherSuites {
         } else if (shortcut.equals("all")) {
             listed = supportedNames;
         } else {
-            listed = named(CIPHERS, ciphers, supportedNames);
+            listed = named(ciphersKey, ciphers, supportedNames);
         }
         List<String> tls13 = tls13Ciphers.isBlank() ? listed.stream().filter(TlsCipherSuites::isTls13).toList()
-                : named(TLS13_CIPHERS, tls13Ciphers, supportedNames);
+                : named(tls13Key, tls13Ciphers, supportedNames);
         for (String suite : tls13) {
             if (!isTls13(suite)) {
-                throw new IllegalArgumentException(TLS13_CIPHERS + ": " + suite + " is no TLS 1.3 cipher suite");
+                throw new IllegalArgumentException(tls13Key + ": " + suite + " is no TLS 1.3 cipher suite");
             }
         }
         List<String> suites = new ArrayList<>(tls13);
         listed.stream().filter(s -> !isTls13(s)).forEach(suites::add);
         if (suites.isEmpty()) {
-            throw new IllegalArgumentException(CIPHERS + " \"" + ciphers + "\" and " + TLS13_CIPHERS + " \""
+            throw new IllegalArgumentException(ciphersKey + " \"" + ciphers + "\" and " + tls13Key + " \""
                     + tls13Ciphers + "\" leave no cipher suite");
         }
         return List.copyOf(suites);
