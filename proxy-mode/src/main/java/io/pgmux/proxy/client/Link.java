@@ -317,12 +317,12 @@ final class Link implements ServerLink {
     /** Whether the hub may answer the batch that {@code message} begins: the Parse of a LISTEN or UNLISTEN. */
     private boolean startsListenBatch(FrontendMessage message) {
         return hub != null && message.type() == FrontendMessage.PARSE
-                && ListenRequest.parseUnnamed(message.body()) != null;
+                && ListenRequest.parseUnnamed(message) != null;
     }
 
     /** What the hub can answer instead of a server: a Query that is one LISTEN or UNLISTEN; else null. */
     private ListenRequest listenRequest(FrontendMessage message) {
-        return hub != null && message.type() == FrontendMessage.QUERY ? ListenRequest.parse(message.body()) : null;
+        return hub != null && message.type() == FrontendMessage.QUERY ? ListenRequest.parse(message) : null;
     }
 
     /** Answers a LISTEN or UNLISTEN outside a transaction through the hub; what the client sends meanwhile waits. */
@@ -408,7 +408,7 @@ final class Link implements ServerLink {
         }
         listenBatch.add(message);
         if (message.type() == FrontendMessage.SYNC) {
-            listen(ListenRequest.parseUnnamed(listenBatch.peekFirst().body()));
+            listen(ListenRequest.parseUnnamed(listenBatch.peekFirst()));
         }
     }
 
@@ -605,7 +605,7 @@ final class Link implements ServerLink {
     }
 
     private void onReadyForQuery(BackendMessage message) {
-        TransactionStatus status = ReadyForQuery.decode(message.body()).status();
+        TransactionStatus status = ReadyForQuery.statusOf(message);
         if (poolMode == PoolMode.STATEMENT && status != TransactionStatus.IDLE) {
             refuseTransactionBlock(message);
             return;
