@@ -5,7 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.channel.unix.PeerCredentials;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.pgmux.core.config.PoolMode;
@@ -39,6 +39,7 @@ import io.pgmux.proxy.protocol.SslResponse;
 import io.pgmux.proxy.protocol.StartupMessage;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
+import io.pgmux.proxy.transport.Transport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
@@ -289,11 +290,12 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
      */
     private boolean isOwnUserOnUnixSocket() {
         int owner = context.unixSocketOwnerUid();
-        if (owner < 0 || !ADMIN_OWN_USER.equals(user) || !(channel instanceof EpollDomainSocketChannel unix)) {
+        if (owner < 0 || !ADMIN_OWN_USER.equals(user)) {
             return false;
         }
         try {
-            return unix.peerCredentials().uid() == owner;
+            PeerCredentials credentials = Transport.peerCredentials(channel);
+            return credentials != null && credentials.uid() == owner;
         } catch (IOException e) {
             return false;
         }

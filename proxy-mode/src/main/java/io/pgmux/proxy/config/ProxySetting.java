@@ -19,6 +19,7 @@ import io.pgmux.proxy.auth.AuthQuery;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.client.PinSessionState;
 import io.pgmux.proxy.server.TlsMode;
+import io.pgmux.proxy.transport.TransportKind;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -86,6 +87,7 @@ public enum ProxySetting {
     SUSPEND_TIMEOUT("suspend_timeout", Type.SECONDS, "10", RESTART, G, G),
     MAX_PREPARED_STATEMENTS("max_prepared_statements", Type.COUNT, "200", RESTART, G, G),
     THREADS("threads", Type.COUNT, "0", RESTART, G, NONE),
+    TRANSPORT("transport", Type.TRANSPORT, "epoll", RESTART, G, NONE),
     PIN_SESSION_STATE("pin_session_state", Type.PIN_SESSION_STATE, "on", RELOAD, GD, NONE),
     MAX_PACKET_SIZE("max_packet_size", Type.COUNT, "2147483647", RESTART, G, G),
     METRICS_LISTEN("metrics_listen", Type.HOST_PORT, "", RESTART, G, NONE),
@@ -211,6 +213,8 @@ public enum ProxySetting {
         TLS_PROTOCOLS,
         /** pgmux's pin_session_state: on, off or error. */
         PIN_SESSION_STATE,
+        /** pgmux's transport: epoll, io_uring or nio. */
+        TRANSPORT,
         POOL
     }
 
@@ -466,6 +470,7 @@ public enum ProxySetting {
                 yield text;
             }
             case PIN_SESSION_STATE -> PinSessionState.fromConfig(text);
+            case TRANSPORT -> TransportKind.fromConfig(text);
             case POOL -> throw new IllegalStateException(configName + " is core's to parse");
         };
     }
@@ -500,6 +505,7 @@ public enum ProxySetting {
             case AUTH_TYPE -> ((AuthType) value).configName();
             case TLS_MODE -> ((TlsMode) value).configName();
             case PIN_SESSION_STATE -> ((PinSessionState) value).configName();
+            case TRANSPORT -> ((TransportKind) value).configName();
             default -> String.valueOf(value);
         };
     }
