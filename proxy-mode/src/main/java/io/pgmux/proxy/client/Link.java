@@ -97,6 +97,11 @@ final class Link implements ServerLink {
     private ArrayDeque<Object> notifications;
     private final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
     private int pendingBytes;
+    /**
+     * A message of the client's read is acquiring a server: one linked now gets the rest of the read's messages
+     * too, and the read's end flushes them all with one write instead of one for the first and one for the rest.
+     */
+    private boolean acquiringInRead;
 
     private State state = State.IDLE;
     /** The client is gone or being closed: nothing more reaches it, and a server acquired now goes back. */
@@ -181,7 +186,12 @@ final class Link implements ServerLink {
                     return;
                 }
                 hold(message);
-                acquire();
+                acquiringInRead = true;
+                try {
+                    acquire();
+                } finally {
+                    acquiringInRead = false;
+                }
             }
             default -> hold(message);
         }
@@ -565,7 +575,7 @@ final class Link implements ServerLink {
                 client.fatal(violation.toErrorResponse());
             }
         }
-        if (server != null) {
+        if (server != null && !acquiringInRead) {
             server.flush();
         }
         channel.config().setAutoRead(true);
