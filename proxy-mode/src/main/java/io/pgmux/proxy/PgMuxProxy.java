@@ -50,6 +50,7 @@ import io.pgmux.proxy.server.TlsMode;
 import io.pgmux.proxy.transport.Listeners;
 import io.pgmux.proxy.transport.TcpOptions;
 import io.pgmux.proxy.transport.Transport;
+import io.pgmux.proxy.transport.TransportKind;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -203,6 +204,11 @@ public final class PgMuxProxy implements AutoCloseable {
 
     public boolean isEpoll() {
         return transport.isEpoll();
+    }
+
+    /** The transport the event loops run (pgmux's transport setting, or NIO where epoll could not load). */
+    public TransportKind transport() {
+        return transport.kind();
     }
 
     /**
@@ -893,7 +899,8 @@ public final class PgMuxProxy implements AutoCloseable {
             ClientTls clientTls = clientTls(s);
             PrometheusEndpoint metrics = startMetrics(s.get(ProxySetting.METRICS_LISTEN));
             MetricsTrackerFactory trackers = metrics != null ? metrics.trackers() : metricsTrackerFactory;
-            Transport transport = Transport.create(s.<Integer>get(ProxySetting.THREADS), TcpOptions.of(s));
+            Transport transport = Transport.create(s.<Integer>get(ProxySetting.THREADS),
+                    s.<TransportKind>get(ProxySetting.TRANSPORT), TcpOptions.of(s));
             UserSecrets secrets = users;
             QueriedUsers queried = new QueriedUsers();
             int maxPrepared = s.get(ProxySetting.MAX_PREPARED_STATEMENTS);

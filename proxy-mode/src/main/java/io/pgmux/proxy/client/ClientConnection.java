@@ -5,7 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.channel.unix.PeerCredentials;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.pgmux.core.config.PoolMode;
@@ -40,6 +40,7 @@ import io.pgmux.proxy.protocol.SslResponse;
 import io.pgmux.proxy.protocol.StartupMessage;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
+import io.pgmux.proxy.transport.Transport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
@@ -302,11 +303,9 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     /** The uid of a Unix socket client's peer, from its credentials; -1 for a TCP client. */
     private int peerUid() {
-        if (!(channel instanceof EpollDomainSocketChannel unix)) {
-            return -1;
-        }
         try {
-            return unix.peerCredentials().uid();
+            PeerCredentials credentials = Transport.peerCredentials(channel);
+            return credentials == null ? -1 : credentials.uid();
         } catch (IOException e) {
             return -1;
         }

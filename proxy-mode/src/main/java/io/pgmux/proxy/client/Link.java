@@ -97,6 +97,11 @@ final class Link implements ServerLink {
     private ArrayDeque<Object> notifications;
     private final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
     private int pendingBytes;
+    /**
+     * A message of the client's read is acquiring a server: one linked now gets the rest of the read's messages
+     * too, and the read's end flushes them all with one write instead of one for the first and one for the rest.
+     */
+    private boolean acquiringInRead;
 
     private State state = State.IDLE;
     /** The client is gone or being closed: nothing more reaches it, and a server acquired now goes back. */
@@ -181,7 +186,12 @@ final class Link implements ServerLink {
                     return;
                 }
                 hold(message);
-                acquire();
+                acquiringInRead = true;
+                try {
+                    acquire();
+                } finally {
+                    acquiringInRead = false;
+                }
             }
             default -> hold(message);
         }
@@ -317,12 +327,12 @@ final class Link implements ServerLink {
     /** Whether the hub may answer the batch that {@code message} begins: the Parse of a LISTEN or UNLISTEN. */
     private boolean startsListenBatch(FrontendMessage message) {
         return hub != null && message.type() == FrontendMessage.PARSE
-                && ListenRequest.parseUnnamed(message.body()) != null;
+                && ListenRequest.parseUnnamed(message) != null;
     }
 
     /** What the hub can answer instead of a server: a Query that is one LISTEN or UNLISTEN; else null. */
     private ListenRequest listenRequest(FrontendMessage message) {
-        return hub != null && message.type() == FrontendMessage.QUERY ? ListenRequest.parse(message.body()) : null;
+        return hub != null && message.type() == FrontendMessage.QUERY ? ListenRequest.parse(message) : null;
     }
 
     /** Answers a LISTEN or UNLISTEN outside a transaction through the hub; what the client sends meanwhile waits. */
@@ -408,7 +418,7 @@ final class Link implements ServerLink {
         }
         listenBatch.add(message);
         if (message.type() == FrontendMessage.SYNC) {
-            listen(ListenRequest.parseUnnamed(listenBatch.peekFirst().body()));
+            listen(ListenRequest.parseUnnamed(listenBatch.peekFirst()));
         }
     }
 
@@ -565,7 +575,7 @@ final class Link implements ServerLink {
                 client.fatal(violation.toErrorResponse());
             }
         }
-        if (server != null) {
+        if (server != null && !acquiringInRead) {
             server.flush();
         }
         channel.config().setAutoRead(true);
@@ -605,7 +615,7 @@ final class Link implements ServerLink {
     }
 
     private void onReadyForQuery(BackendMessage message) {
-        TransactionStatus status = ReadyForQuery.decode(message.body()).status();
+        TransactionStatus status = ReadyForQuery.statusOf(message);
         if (poolMode == PoolMode.STATEMENT && status != TransactionStatus.IDLE) {
             refuseTransactionBlock(message);
             return;

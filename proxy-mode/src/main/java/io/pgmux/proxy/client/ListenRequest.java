@@ -1,6 +1,7 @@
 package io.pgmux.proxy.client;
 
 import io.netty.buffer.ByteBuf;
+import io.pgmux.proxy.protocol.FrontendMessage;
 
 /**
  * A simple Query that is one {@code LISTEN channel}, {@code UNLISTEN channel} or {@code UNLISTEN *} and nothing
@@ -31,11 +32,15 @@ record ListenRequest(boolean listen, String channel) {
 
     /** Reads a Query message's body (the SQL text and its terminating zero byte); null if it is not one of these. */
     static ListenRequest parse(ByteBuf body) {
-        int end = body.writerIndex() - 1;
-        if (end < body.readerIndex() || body.getByte(end) != 0) {
-            return null;
-        }
-        return parse(body, body.readerIndex(), end);
+        return query(body, body.readerIndex(), body.writerIndex());
+    }
+
+    /**
+     * Reads a Query message where it lies, without a view of its body: an idle client's every Query is asked.
+     */
+    static ListenRequest parse(FrontendMessage query) {
+        ByteBuf frame = query.content();
+        return query(frame, frame.readerIndex() + FrontendMessage.HEADER_LENGTH, frame.writerIndex());
     }
 
     /**
@@ -43,15 +48,34 @@ record ListenRequest(boolean listen, String channel) {
      * else null.
      */
     static ListenRequest parseUnnamed(ByteBuf body) {
-        int start = body.readerIndex();
-        if (body.writerIndex() - start < 4 || body.getByte(start) != 0) {
+        return unnamed(body, body.readerIndex(), body.writerIndex());
+    }
+
+    /** Reads a Parse message where it lies, as {@link #parse(FrontendMessage)} a Query. */
+    static ListenRequest parseUnnamed(FrontendMessage parse) {
+        ByteBuf frame = parse.content();
+        return unnamed(frame, frame.readerIndex() + FrontendMessage.HEADER_LENGTH, frame.writerIndex());
+    }
+
+    /** The Query body between {@code start} and {@code end}. */
+    private static ListenRequest query(ByteBuf in, int start, int end) {
+        int zero = end - 1;
+        if (zero < start || in.getByte(zero) != 0) {
             return null;
         }
-        int end = body.indexOf(start + 1, body.writerIndex(), (byte) 0);
-        if (end < 0 || end + 3 != body.writerIndex() || body.getShort(end + 1) != 0) {
+        return parse(in, start, zero);
+    }
+
+    /** The Parse body between {@code start} and {@code end}. */
+    private static ListenRequest unnamed(ByteBuf in, int start, int end) {
+        if (end - start < 4 || in.getByte(start) != 0) {
             return null;
         }
-        return parse(body, start + 1, end);
+        int zero = in.indexOf(start + 1, end, (byte) 0);
+        if (zero < 0 || zero + 3 != end || in.getShort(zero + 1) != 0) {
+            return null;
+        }
+        return parse(in, start + 1, zero);
     }
 
     /** The text between {@code at} and {@code end} (its zero byte). */

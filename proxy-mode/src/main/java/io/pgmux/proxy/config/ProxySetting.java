@@ -20,6 +20,7 @@ import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.client.PinSessionState;
 import io.pgmux.proxy.log.SyslogFacility;
 import io.pgmux.proxy.server.TlsMode;
+import io.pgmux.proxy.transport.TransportKind;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -91,6 +92,7 @@ public enum ProxySetting {
     SUSPEND_TIMEOUT("suspend_timeout", Type.SECONDS, "10", RESTART, G, G),
     MAX_PREPARED_STATEMENTS("max_prepared_statements", Type.COUNT, "200", RESTART, G, G),
     THREADS("threads", Type.COUNT, "0", RESTART, G, NONE),
+    TRANSPORT("transport", Type.TRANSPORT, "epoll", RESTART, G, NONE),
     PIN_SESSION_STATE("pin_session_state", Type.PIN_SESSION_STATE, "on", RELOAD, GD, NONE),
     MAX_PACKET_SIZE("max_packet_size", Type.COUNT, "2147483647", RESTART, G, G),
     /** On: a client's simple-protocol Query closes it with PgBouncer's {@code PQexec disallowed}. */
@@ -222,6 +224,8 @@ public enum ProxySetting {
         PIN_SESSION_STATE,
         /** auth, authpriv, daemon, user, local0 to local7. */
         SYSLOG_FACILITY,
+        /** pgmux's transport: epoll, io_uring or nio. */
+        TRANSPORT,
         POOL
     }
 
@@ -493,6 +497,7 @@ public enum ProxySetting {
             }
             case PIN_SESSION_STATE -> PinSessionState.fromConfig(text);
             case SYSLOG_FACILITY -> SyslogFacility.fromConfig(text);
+            case TRANSPORT -> TransportKind.fromConfig(text);
             case POOL -> throw new IllegalStateException(configName + " is core's to parse");
         };
     }
@@ -532,6 +537,7 @@ public enum ProxySetting {
             case TLS_MODE -> ((TlsMode) value).configName();
             case PIN_SESSION_STATE -> ((PinSessionState) value).configName();
             case SYSLOG_FACILITY -> ((SyslogFacility) value).configName();
+            case TRANSPORT -> ((TransportKind) value).configName();
             default -> String.valueOf(value);
         };
     }

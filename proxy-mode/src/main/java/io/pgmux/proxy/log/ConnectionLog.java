@@ -1,12 +1,14 @@
 package io.pgmux.proxy.log;
 
 import io.netty.channel.Channel;
-import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.channel.unix.DomainSocketChannel;
+import io.netty.channel.unix.PeerCredentials;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AttributeKey;
 import io.netty.util.NetUtil;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.transport.Transport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -133,7 +135,7 @@ public final class ConnectionLog {
      * on the channel for its closing line.
      */
     private static int peerPid(Channel channel) {
-        if (!(channel instanceof EpollDomainSocketChannel unix)) {
+        if (!(channel instanceof DomainSocketChannel)) {
             return 0;
         }
         Integer known = channel.attr(PEER_PID).get();
@@ -142,7 +144,8 @@ public final class ConnectionLog {
         }
         int pid;
         try {
-            pid = unix.peerCredentials().pid();
+            PeerCredentials credentials = Transport.peerCredentials(channel);
+            pid = credentials == null ? 0 : credentials.pid();
         } catch (IOException e) {
             pid = 0;
         }

@@ -177,9 +177,12 @@ public final class ClientParameters {
     public String replayFor(ServerParameters server) {
         StringBuilder resets = null;
         Map<String, String> serverUnreported = server.unreported();
-        for (String name : serverUnreported.keySet()) {
-            if (!asksFor(name)) {
-                resets = start(resets).append("RESET ").append(name).append(';');
+        // asked at every acquire: a server whose session nobody SET has nothing to walk (nor an iterator to make)
+        if (!serverUnreported.isEmpty()) {
+            for (String name : serverUnreported.keySet()) {
+                if (!asksFor(name)) {
+                    resets = start(resets).append("RESET ").append(name).append(';');
+                }
             }
         }
         StringBuilder sets = null;

@@ -77,6 +77,10 @@ public final class NamedStatements {
     }
 
     private void onParse(FrontendMessage message) {
+        if (Parse.isUnnamed(message)) {
+            send(message, PendingRequests.Kind.PARSE);
+            return;
+        }
         Parse parse = Parse.decode(message.body());
         String name = parse.statementName();
         if (name.isEmpty()) {
@@ -108,6 +112,10 @@ public final class NamedStatements {
     }
 
     private void onBind(FrontendMessage message) {
+        if (Bind.bindsUnnamedStatement(message)) {
+            send(message, PendingRequests.Kind.BIND);
+            return;
+        }
         StatementKey key = statements.get(Bind.decode(message.body()).statementName());
         if (key == null) {
             // the unnamed statement, or an unknown name the server refuses with PostgreSQL's own error
@@ -121,6 +129,12 @@ public final class NamedStatements {
     }
 
     private void onDescribe(FrontendMessage message) {
+        StatementOrPortal plain = Describe.passingThrough(message);
+        if (plain != null) {
+            send(message, plain == StatementOrPortal.PORTAL ? PendingRequests.Kind.DESCRIBE_PORTAL
+                    : PendingRequests.Kind.DESCRIBE_STATEMENT);
+            return;
+        }
         Describe describe = Describe.decode(message.body());
         if (describe.target() == StatementOrPortal.PORTAL) {
             send(message, PendingRequests.Kind.DESCRIBE_PORTAL);

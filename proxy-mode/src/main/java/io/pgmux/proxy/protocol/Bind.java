@@ -9,6 +9,14 @@ import io.netty.buffer.ByteBufAllocator;
  */
 public record Bind(String portal, String statementName) {
 
+    /** Whether {@code bind} binds the unnamed statement, read where it lies (its portal name is skipped). */
+    public static boolean bindsUnnamedStatement(FrontendMessage bind) {
+        ByteBuf frame = bind.content();
+        int end = frame.writerIndex();
+        int portalEnd = frame.indexOf(frame.readerIndex() + Wire.HEADER_LENGTH, end, (byte) 0);
+        return portalEnd >= 0 && portalEnd + 1 < end && frame.getByte(portalEnd + 1) == 0;
+    }
+
     public static Bind decode(ByteBuf body) {
         String portal = Wire.readCString(body, "portal name");
         String statement = Wire.readCString(body, "statement name");

@@ -30,6 +30,8 @@ public final class FrontendMessage extends DefaultByteBufHolder {
      * (see {@link FrontendMessageDecoder}); {@link #body()} means nothing for it.
      */
     public static final byte CONTINUATION = 0;
+    /** The type byte and the int32 length in front of a message's body. */
+    public static final int HEADER_LENGTH = Wire.HEADER_LENGTH;
 
     private final byte type;
 

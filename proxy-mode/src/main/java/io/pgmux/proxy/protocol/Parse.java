@@ -19,6 +19,21 @@ public final class Parse implements EncodableMessage {
         this.parameterTypes = parameterTypes.clone();
     }
 
+    /**
+     * Whether {@code parse} is a well-formed Parse of the unnamed statement, read where it lies: most drivers' one-shot
+     * statements are, and they pass through unchanged without their text decoded into a String.
+     */
+    public static boolean isUnnamed(FrontendMessage parse) {
+        ByteBuf frame = parse.content();
+        int at = frame.readerIndex() + Wire.HEADER_LENGTH;
+        int end = frame.writerIndex();
+        if (at >= end || frame.getByte(at) != 0) {
+            return false;
+        }
+        int queryEnd = frame.indexOf(at + 1, end, (byte) 0);
+        return queryEnd >= 0 && end - queryEnd >= 3 && end - queryEnd - 3 == frame.getUnsignedShort(queryEnd + 1) * 4;
+    }
+
     public static Parse decode(ByteBuf body) {
         String name = Wire.readCString(body, "statement name");
         String query = Wire.readCString(body, "query string");

@@ -45,6 +45,25 @@ public final class ReadyForQuery implements EncodableMessage {
     public static ReadyForQuery decode(ByteBuf body) {
         byte code = Wire.readByte(body, "transaction status");
         Wire.expectEnd(body, "ReadyForQuery");
+        return of(code);
+    }
+
+    /**
+     * The status of a relayed ReadyForQuery (the last message of {@code message}), read where it lies: the relay
+     * asks it of every transaction, and a {@link BackendMessage#body()} view would be an object each time.
+     */
+    public static TransactionStatus statusOf(BackendMessage message) {
+        ByteBuf frames = message.content();
+        int at = frames.readerIndex() + message.lastOffset() + Wire.HEADER_LENGTH;
+        int length = frames.writerIndex() - at;
+        if (length != 1) {
+            throw new ProtocolViolationException(length < 1 ? "invalid message format: truncated transaction status"
+                    : "invalid message format: trailing bytes in ReadyForQuery");
+        }
+        return of(frames.getByte(at)).status;
+    }
+
+    private static ReadyForQuery of(byte code) {
         return switch (code) {
             case 'I' -> IDLE;
             case 'T' -> IN_TRANSACTION;

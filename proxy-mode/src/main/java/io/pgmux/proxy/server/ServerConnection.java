@@ -321,7 +321,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     private void onLinkedMessage(BackendMessage message) {
         byte type = message.type();
         if (type == BackendMessage.READY_FOR_QUERY) {
-            transactionStatus = ReadyForQuery.decode(message.body()).status();
+            transactionStatus = ReadyForQuery.statusOf(message);
         } else if (type == BackendMessage.PARAMETER_STATUS) {
             onParameterStatus(message);
         }

@@ -67,7 +67,7 @@ public final class ProxyProcess {
             ProcessLog.write(Level.LOG, "listening on " + address, null);
         }
         ProcessLog.write(Level.LOG, "process up: " + version().replace(System.lineSeparator(), ", ") + ", pid "
-                + ProcessHandle.current().pid() + (proxy.isEpoll() ? ", epoll" : ", nio"), null);
+                + ProcessHandle.current().pid() + ", " + proxy.transport(), null);
         proxy.metricsAddress().ifPresent(address -> ProcessLog.write(Level.LOG, "metrics_listen: serving http://"
                 + address.getHostString() + ":" + address.getPort() + "/metrics", null));
         proxy.closeFuture().toCompletableFuture().join();

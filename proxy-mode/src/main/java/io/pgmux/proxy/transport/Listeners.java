@@ -3,7 +3,6 @@ package io.pgmux.proxy.transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.util.NetUtil;
 import io.pgmux.proxy.config.ListenAddresses;
@@ -19,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The proxy's listening sockets, as PgBouncer's pooler.c opens them: one TCP socket per listen_addr entry, all on
  * the same port (the one the first bound, when listen_port is 0), and the Unix socket
- * {@code <unix_socket_dir>/.s.PGSQL.<port>} (epoll only). Every socket hands its clients to the same handler.
+ * {@code <unix_socket_dir>/.s.PGSQL.<port>} (epoll and io_uring only). Every socket hands its clients to the same handler.
  */
 public final class Listeners {
     private static final Logger log = LoggerFactory.getLogger(Listeners.class);
@@ -53,9 +52,9 @@ public final class Listeners {
         try {
             ServerBootstrap tcpBootstrap = new ServerBootstrap().group(transport.group())
                     .channel(transport.serverChannel()).childHandler(clientInitializer);
-            transport.tcp().listener(transport.isEpoll())
+            transport.tcp().listener(transport.kind())
                     .forEach((option, value) -> tcpBootstrap.option(Transport.unchecked(option), value));
-            transport.tcp().connection(transport.isEpoll())
+            transport.tcp().connection(transport.kind())
                     .forEach((option, value) -> tcpBootstrap.childOption(Transport.unchecked(option), value));
             for (String host : ListenAddresses.hosts(listenAddr)) {
                 Channel channel = bindTcp(tcpBootstrap, host, port);
@@ -63,9 +62,9 @@ public final class Listeners {
                 port = ((InetSocketAddress) channel.localAddress()).getPort();
             }
             boolean wantsUnix = !unixSocketDir.isEmpty();
-            if (wantsUnix && !transport.isEpoll()) {
-                log.warn("unix_socket_dir {}: Unix sockets need Netty's epoll transport (Linux x86_64), which could"
-                        + " not be loaded here; listening on TCP only", unixSocketDir);
+            if (wantsUnix && !transport.isNative()) {
+                log.warn("unix_socket_dir {}: Unix sockets need Netty's epoll or io_uring transport (Linux x86_64),"
+                        + " which could not be loaded here; listening on TCP only", unixSocketDir);
                 wantsUnix = false;
             }
             if (!wantsUnix) {
@@ -97,7 +96,7 @@ public final class Listeners {
         }
         Channel unix = null;
         try {
-            unix = new ServerBootstrap().group(transport.group()).channel(EpollServerDomainSocketChannel.class)
+            unix = new ServerBootstrap().group(transport.group()).channel(transport.serverDomainSocketChannel())
                     .childHandler(clientInitializer)
                     .bind(new DomainSocketAddress(file.socket().toFile())).syncUninterruptibly().channel();
             file.setModeAndGroup(mode, group);

@@ -3,6 +3,7 @@ package io.pgmux.proxy.transport;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.unix.UnixChannelOption;
+import io.netty.channel.uring.IoUringChannelOption;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import java.util.ArrayList;
@@ -13,8 +14,8 @@ import java.util.Map;
 /**
  * PgBouncer's socket settings: listen_backlog, so_reuseport and tcp_defer_accept on the TCP listeners, and
  * tcp_keepalive, tcp_keepcnt, tcp_keepidle, tcp_keepintvl, tcp_user_timeout and tcp_socket_buffer on every TCP
- * connection, the clients' and the servers' alike (PgBouncer's tune_socket). The Linux-only ones need the epoll
- * transport: without it so_reuseport is refused, as PgBouncer refuses it where the OS lacks it, and the others are
+ * connection, the clients' and the servers' alike (PgBouncer's tune_socket). The Linux-only ones need the epoll or
+ * io_uring transport: without either so_reuseport is refused, as PgBouncer refuses it where the OS lacks it, and the others are
  * named in a warning at startup; tcp_defer_accept's default, on, is Linux's only, so off elsewhere goes unsaid.
  *
  * @param deferAccept whether TCP_DEFER_ACCEPT is set, to {@link #DEFER_ACCEPT_SECONDS}
@@ -43,10 +44,10 @@ public record TcpOptions(int backlog, boolean reusePort, boolean deferAccept, in
      *
      * @throws IllegalStateException for so_reuseport, which cannot be done without
      */
-    List<String> notAppliedWithoutEpoll() {
+    List<String> notAppliedWithoutNative() {
         if (reusePort) {
-            throw new IllegalStateException("so_reuseport = 1 needs Netty's epoll transport (Linux x86_64), which"
-                    + " could not be loaded here");
+            throw new IllegalStateException("so_reuseport = 1 needs Netty's epoll or io_uring transport (Linux"
+                    + " x86_64), which could not be loaded here");
         }
         List<String> names = new ArrayList<>();
         if (keepCount > 0) {
@@ -65,18 +66,19 @@ public record TcpOptions(int backlog, boolean reusePort, boolean deferAccept, in
     }
 
     /** The options of a TCP listening socket. */
-    Map<ChannelOption<?>, Object> listener(boolean epoll) {
+    Map<ChannelOption<?>, Object> listener(TransportKind kind) {
         Map<ChannelOption<?>, Object> options = new LinkedHashMap<>();
         options.put(ChannelOption.SO_BACKLOG, backlog);
-        if (epoll) {
+        if (kind != TransportKind.NIO) {
             options.put(UnixChannelOption.SO_REUSEPORT, reusePort);
-            options.put(EpollChannelOption.TCP_DEFER_ACCEPT, deferAccept ? DEFER_ACCEPT_SECONDS : 0);
+            options.put(kind == TransportKind.EPOLL ? EpollChannelOption.TCP_DEFER_ACCEPT
+                    : IoUringChannelOption.TCP_DEFER_ACCEPT, deferAccept ? DEFER_ACCEPT_SECONDS : 0);
         }
         return options;
     }
 
     /** The options of each TCP connection, accepted or opened. */
-    Map<ChannelOption<?>, Object> connection(boolean epoll) {
+    Map<ChannelOption<?>, Object> connection(TransportKind kind) {
         Map<ChannelOption<?>, Object> options = new LinkedHashMap<>();
         options.put(ChannelOption.TCP_NODELAY, true);
         options.put(ChannelOption.SO_KEEPALIVE, keepalive);
@@ -84,11 +86,16 @@ public record TcpOptions(int backlog, boolean reusePort, boolean deferAccept, in
             options.put(ChannelOption.SO_SNDBUF, socketBuffer);
             options.put(ChannelOption.SO_RCVBUF, socketBuffer);
         }
-        if (epoll) {
+        if (kind == TransportKind.EPOLL) {
             putIfSet(options, EpollChannelOption.TCP_KEEPCNT, keepCount);
             putIfSet(options, EpollChannelOption.TCP_KEEPIDLE, keepIdleSeconds);
             putIfSet(options, EpollChannelOption.TCP_KEEPINTVL, keepIntervalSeconds);
             putIfSet(options, EpollChannelOption.TCP_USER_TIMEOUT, userTimeoutMillis);
+        } else if (kind == TransportKind.IO_URING) {
+            putIfSet(options, IoUringChannelOption.TCP_KEEPCNT, keepCount);
+            putIfSet(options, IoUringChannelOption.TCP_KEEPIDLE, keepIdleSeconds);
+            putIfSet(options, IoUringChannelOption.TCP_KEEPINTVL, keepIntervalSeconds);
+            putIfSet(options, IoUringChannelOption.TCP_USER_TIMEOUT, userTimeoutMillis);
         }
         return options;
     }

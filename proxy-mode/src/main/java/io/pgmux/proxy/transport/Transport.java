@@ -10,6 +10,7 @@ import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
@@ -18,6 +19,14 @@ import io.netty.channel.socket.nio.NioDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.channel.unix.PeerCredentials;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringDomainSocketChannel;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerDomainSocketChannel;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.netty.channel.uring.IoUringSocketChannel;
+import java.io.IOException;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.util.List;
@@ -26,48 +35,70 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The event loops and channel types of one proxy: epoll when the native library loads (it is an optional
- * dependency), NIO otherwise. Clients and server connections share the loops, and the TCP socket options.
+ * The event loops and channel types of one proxy: epoll (the default) or io_uring when asked for and its native
+ * library loads (both are optional dependencies), NIO otherwise. Clients and server connections share the loops,
+ * and the TCP socket options.
  */
 public final class Transport {
     private static final Logger log = LoggerFactory.getLogger(Transport.class);
+    private final TransportKind kind;
     private final EventLoopGroup group;
     private final Class<? extends SocketChannel> socketChannel;
     private final Class<? extends ServerChannel> serverChannel;
-    private final boolean epoll;
     private final TcpOptions tcp;
 
-    private Transport(int threads, boolean epoll, TcpOptions tcp) {
-        this.epoll = epoll;
+    private Transport(int threads, TransportKind kind, TcpOptions tcp) {
+        this.kind = kind;
         this.tcp = tcp;
-        IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        IoHandlerFactory factory = switch (kind) {
+            case EPOLL -> EpollIoHandler.newFactory();
+            case IO_URING -> IoUringIoHandler.newFactory();
+            case NIO -> NioIoHandler.newFactory();
+        };
         this.group = new MultiThreadIoEventLoopGroup(threads, factory);
-        this.socketChannel = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
-        this.serverChannel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        this.socketChannel = switch (kind) {
+            case EPOLL -> EpollSocketChannel.class;
+            case IO_URING -> IoUringSocketChannel.class;
+            case NIO -> NioSocketChannel.class;
+        };
+        this.serverChannel = switch (kind) {
+            case EPOLL -> EpollServerSocketChannel.class;
+            case IO_URING -> IoUringServerSocketChannel.class;
+            case NIO -> NioServerSocketChannel.class;
+        };
     }
 
     /**
      * @param threads event loop threads; 0 means {@link #defaultThreads()}
      */
     public static Transport create(int threads) {
-        return create(threads, TcpOptions.DEFAULTS);
+        return create(threads, TransportKind.EPOLL, TcpOptions.DEFAULTS);
     }
 
     /**
      * @param threads event loop threads; 0 means {@link #defaultThreads()}
-     * @throws IllegalStateException for an option that cannot be had without epoll (so_reuseport)
+     * @param kind the transport asked for: epoll falls back to NIO where it cannot load, io_uring does not
+     * @throws IllegalStateException for io_uring where it cannot run, and for an option that cannot be had
+     *     without epoll or io_uring (so_reuseport)
      */
-    public static Transport create(int threads, TcpOptions tcp) {
+    public static Transport create(int threads, TransportKind kind, TcpOptions tcp) {
         int n = threads > 0 ? threads : defaultThreads();
-        boolean epoll = epollAvailable();
-        if (!epoll) {
-            List<String> notApplied = tcp.notAppliedWithoutEpoll();
+        TransportKind used = kind;
+        if (kind == TransportKind.IO_URING && !ioUringAvailable()) {
+            throw new IllegalStateException("transport = io_uring: not available here (" + ioUringUnavailability()
+                    + "); set transport = epoll");
+        }
+        if (kind == TransportKind.EPOLL && !epollAvailable()) {
+            used = TransportKind.NIO;
+        }
+        if (used == TransportKind.NIO) {
+            List<String> notApplied = tcp.notAppliedWithoutNative();
             if (!notApplied.isEmpty()) {
-                log.warn("{} not applied: they need Netty's epoll transport (Linux x86_64), which could not be"
-                        + " loaded here", String.join(", ", notApplied));
+                log.warn("{} not applied: they need Netty's epoll or io_uring transport (Linux x86_64), which"
+                        + " could not be loaded here", String.join(", ", notApplied));
             }
         }
-        return new Transport(n, epoll, tcp);
+        return new Transport(n, used, tcp);
     }
 
     /**
@@ -87,6 +118,39 @@ public final class Transport {
         }
     }
 
+    private static boolean ioUringAvailable() {
+        try {
+            return IoUring.isAvailable();
+        } catch (LinkageError e) {
+            return false;
+        }
+    }
+
+    private static String ioUringUnavailability() {
+        try {
+            Throwable cause = IoUring.unavailabilityCause();
+            return cause == null ? "unknown cause" : cause.getMessage();
+        } catch (LinkageError e) {
+            return "netty-transport-native-io_uring is not on the class path";
+        }
+    }
+
+    /**
+     * The credentials of a Unix socket client, or null for any other channel: what the admin console's rule for
+     * the pooler's own OS user reads.
+     *
+     * @throws IOException when the socket cannot tell them
+     */
+    public static PeerCredentials peerCredentials(Channel channel) throws IOException {
+        if (channel instanceof EpollDomainSocketChannel epoll) {
+            return epoll.peerCredentials();
+        }
+        if (channel instanceof IoUringDomainSocketChannel uring) {
+            return uring.peerCredentials();
+        }
+        return null;
+    }
+
     public EventLoopGroup group() {
         return group;
     }
@@ -97,13 +161,17 @@ public final class Transport {
 
     /** The address of a Unix socket file, in the form this transport's channels connect to. */
     public SocketAddress unixSocketAddress(String path) {
-        return epoll ? new DomainSocketAddress(path) : UnixDomainSocketAddress.of(path);
+        return isNative() ? new DomainSocketAddress(path) : UnixDomainSocketAddress.of(path);
     }
 
     /** The channel type that connects to {@code address}: a Unix socket's, or TCP's. */
     public Class<? extends Channel> channelFor(SocketAddress address) {
         if (address instanceof DomainSocketAddress || address instanceof UnixDomainSocketAddress) {
-            return epoll ? EpollDomainSocketChannel.class : NioDomainSocketChannel.class;
+            return switch (kind) {
+                case EPOLL -> EpollDomainSocketChannel.class;
+                case IO_URING -> IoUringDomainSocketChannel.class;
+                case NIO -> NioDomainSocketChannel.class;
+            };
         }
         return socketChannel;
     }
@@ -112,9 +180,15 @@ public final class Transport {
         return serverChannel;
     }
 
+    /** The listening Unix socket's channel type; epoll and io_uring only. */
+    Class<? extends ServerChannel> serverDomainSocketChannel() {
+        return kind == TransportKind.IO_URING ? IoUringServerDomainSocketChannel.class
+                : EpollServerDomainSocketChannel.class;
+    }
+
     /** The options of each TCP connection to a server. */
     public Bootstrap tcpOptions(Bootstrap bootstrap) {
-        tcp.connection(epoll).forEach((option, value) -> bootstrap.option(unchecked(option), value));
+        tcp.connection(kind).forEach((option, value) -> bootstrap.option(unchecked(option), value));
         return bootstrap;
     }
 
@@ -127,7 +201,17 @@ public final class Transport {
         return (ChannelOption<Object>) option;
     }
 
+    /** The transport the loops run: the one asked for, or NIO where epoll could not load. */
+    public TransportKind kind() {
+        return kind;
+    }
+
     public boolean isEpoll() {
-        return epoll;
+        return kind == TransportKind.EPOLL;
+    }
+
+    /** epoll or io_uring: the Unix socket, peer credentials and the Linux-only TCP options are there. */
+    public boolean isNative() {
+        return kind != TransportKind.NIO;
     }
 }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.core.config.ConfigException;
 import io.pgmux.core.config.ConfigKey;
 import io.pgmux.proxy.config.ProxySetting.Scope;
+import io.pgmux.proxy.transport.TransportKind;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
@@ -144,6 +145,18 @@ class ProxySettingTest {
         assertEquals("listen_port must be a whole number, not \"many\"", e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> ProxySettings.builder().set("threads", "-1", BASE));
         assertEquals("threads must be 0 or more, not -1", e.getMessage());
+    }
+
+    @Test
+    void transportIsEpollByDefaultAndTakesIoUringOrNio() {
+        assertEquals(TransportKind.EPOLL, ProxySettings.builder().build().get(ProxySetting.TRANSPORT));
+        assertEquals(TransportKind.IO_URING,
+                ProxySettings.builder().set("transport", "io_uring", BASE).build().get(ProxySetting.TRANSPORT));
+        assertEquals(TransportKind.NIO,
+                ProxySettings.builder().set("transport", "NIO", BASE).build().get(ProxySetting.TRANSPORT));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ProxySettings.builder().set("transport", "kqueue", BASE));
+        assertEquals("transport must be epoll, io_uring or nio, not \"kqueue\"", e.getMessage());
     }
 
     @Test

@@ -15,6 +15,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 class MessageCodecTest {
@@ -197,6 +198,44 @@ class MessageCodecTest {
         ByteBuf body = Bytes.of().cstring("").cstring("SELECT 1").int16(3).int32(23).body();
         assertThrows(ProtocolViolationException.class, () -> Parse.decode(body));
         body.release();
+    }
+
+    @Test
+    void theUnnamedStatementsParseIsToldWithoutDecodingAndOnlyWhenWellFormed() {
+        Function<FrontendMessage, Boolean> unnamed = Parse::isUnnamed;
+        assertTrue(read('P', Bytes.of().cstring("").cstring("SELECT $1").int16(1).int32(23), unnamed));
+        assertTrue(read('P', Bytes.of().cstring("").cstring("SELECT 1").int16(0), unnamed));
+        assertFalse(read('P', Bytes.of().cstring("s1").cstring("SELECT 1").int16(0), unnamed));
+        assertFalse(read('P', Bytes.of().cstring("").cstring("SELECT 1").int16(3).int32(23), unnamed));
+        assertFalse(read('P', Bytes.of().cstring("").raw(new byte[] {'S', 'E'}), unnamed));
+    }
+
+    @Test
+    void aBindOfTheUnnamedStatementIsToldWhateverItsPortal() {
+        Function<FrontendMessage, Boolean> unnamed = Bind::bindsUnnamedStatement;
+        assertTrue(read('B', Bytes.of().cstring("p1").cstring("").int16(0).int16(0).int16(0), unnamed));
+        assertFalse(read('B', Bytes.of().cstring("").cstring("s1").int16(0).int16(0).int16(0), unnamed));
+        assertFalse(read('B', Bytes.of().raw(new byte[] {'p'}), unnamed));
+    }
+
+    @Test
+    void aDescribeOfAPortalOrOfTheUnnamedStatementPassesThrough() {
+        Function<FrontendMessage, StatementOrPortal> passing = Describe::passingThrough;
+        assertSame(StatementOrPortal.PORTAL, read('D', Bytes.of().byte1('P').cstring("p1"), passing));
+        assertSame(StatementOrPortal.STATEMENT, read('D', Bytes.of().byte1('S').cstring(""), passing));
+        assertNull(read('D', Bytes.of().byte1('S').cstring("s1"), passing));
+        assertNull(read('D', Bytes.of().byte1('X').cstring(""), passing));
+        assertNull(read('D', Bytes.of().byte1('P').cstring("p1").byte1(0), passing));
+    }
+
+    /** What {@code read} tells of a frontend message as the decoder passes it on. */
+    private static <T> T read(char type, Bytes body, Function<FrontendMessage, T> read) {
+        FrontendMessage message = new FrontendMessage((byte) type, body.message(type));
+        try {
+            return read.apply(message);
+        } finally {
+            message.release();
+        }
     }
 
     @Test
