@@ -527,7 +527,10 @@ public final class AdminConsole implements AdminRoute {
         return List.of(new CommandComplete("RECONNECT"));
     }
 
-    /** Drops the database's clients and servers now; new clients wait for RESUME, as in PgBouncer. */
+    /**
+     * Drops the database's clients, with PgBouncer's {@code database removed}, and its servers now; new clients wait
+     * for RESUME, as in PgBouncer.
+     */
     private List<EncodableMessage> kill(String database) {
         List<Pool<ServerConnection>> pools = pools(database);
         if (database == null) {
@@ -536,10 +539,11 @@ public final class AdminConsole implements AdminRoute {
             paused.add(database);
         }
         pools.forEach(Pool::pause);
+        ErrorResponse removed = PoolerError.fatal("database removed");
         for (ClientConnection client : clients()) {
             ClientInfo info = client.info();
             if (info.database() != null && (database == null || database.equals(info.database()))) {
-                info.channel().close();
+                client.disconnect(removed);
             }
         }
         // idle servers close now, those the killed clients held as their leases end

@@ -17,7 +17,7 @@ public final class StatsLog implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(StatsLog.class);
 
     private final PoolRegistry<?> registry;
-    private final long periodNanos;
+    private volatile long periodNanos;
     private volatile boolean enabled;
     private long periodStart = System.nanoTime();
     private Totals atPeriodStart;
@@ -27,6 +27,11 @@ public final class StatsLog implements Runnable {
         this.periodNanos = Math.max(1, period.toNanos());
         this.enabled = enabled;
         this.atPeriodStart = totals();
+    }
+
+    /** stats_period, which RELOAD and SET may change: the period running now ends once the new length passed. */
+    public void period(Duration period) {
+        this.periodNanos = Math.max(1, period.toNanos());
     }
 
     /** log_stats, which RELOAD may change. */

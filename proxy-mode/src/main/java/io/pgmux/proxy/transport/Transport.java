@@ -35,7 +35,8 @@ public final class Transport {
     private final Class<? extends SocketChannel> socketChannel;
     private final Class<? extends ServerChannel> serverChannel;
     private final boolean epoll;
-    private final TcpOptions tcp;
+    /** Replaced by RELOAD and SET: sockets accepted or opened afterwards get the new options, as in PgBouncer. */
+    private volatile TcpOptions tcp;
 
     private Transport(int threads, boolean epoll, TcpOptions tcp) {
         this.epoll = epoll;
@@ -118,8 +119,23 @@ public final class Transport {
         return bootstrap;
     }
 
+    /**
+     * The options of a client's TCP connection, just accepted; set here rather than as the listener's child
+     * options, which are fixed when it binds.
+     */
+    public void tuneAccepted(Channel channel) {
+        if (channel instanceof SocketChannel) {
+            tcp.connection(epoll).forEach((option, value) -> channel.config().setOption(unchecked(option), value));
+        }
+    }
+
     TcpOptions tcp() {
         return tcp;
+    }
+
+    /** The TCP options from now on; the listeners' own are {@link Listeners#tune}'s to change. */
+    public void tcp(TcpOptions options) {
+        this.tcp = java.util.Objects.requireNonNull(options, "options");
     }
 
     @SuppressWarnings("unchecked")

@@ -21,7 +21,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -346,6 +348,33 @@ class PgBouncerDifferentialTest {
     }
 
     @Test
+    void killOfADatabaseDisconnectsItsClientWithTheSameMessage() throws Exception {
+        Poolers p = start("");
+        assertSame(p, endpoint -> {
+            try (Connection victim = connect(endpoint, "app", USER, PASSWORD)) {
+                backendPid(victim);
+                psql(endpoint, ADMIN, ADMIN_PASSWORD, "KILL app");
+                backendPid(victim);
+            }
+        });
+    }
+
+    /** The keys PgBouncer's RELOAD and SET change at run time are pgmux's too, and the others take a restart in both. */
+    @Test
+    void showConfigsChangeableColumnIsTheOraclesForEveryKeyBothTake() throws Exception {
+        Poolers p = start("");
+        Map<String, String> oracle = changeable(p.pgbouncer);
+        Map<String, String> differing = new TreeMap<>();
+        changeable(p.pgmux).forEach((key, ours) -> {
+            String theirs = oracle.get(key);
+            if (theirs != null && !theirs.equals(ours)) {
+                differing.put(key, "pgmux " + ours + ", PgBouncer " + theirs);
+            }
+        });
+        assertEquals(Map.of(), differing);
+    }
+
+    @Test
     void aDatabaseRemovedByReloadDisconnectsItsClientAndRefusesNewOnesAlike() throws Exception {
         Poolers p = start("");
         String entry = "app = host=";
@@ -580,6 +609,14 @@ class PgBouncerDifferentialTest {
             throw new IllegalStateException("psql exit " + process.exitValue() + ": " + out.strip());
         }
         return out;
+    }
+
+    /** SHOW CONFIG's changeable column by key. */
+    private static Map<String, String> changeable(Endpoint endpoint) throws Exception {
+        Map<String, String> byKey = new TreeMap<>();
+        psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW CONFIG").lines().skip(1).map(l -> l.split("\\|", -1))
+                .filter(columns -> columns.length == 4).forEach(columns -> byKey.put(columns[0], columns[3]));
+        return byKey;
     }
 
     private static String header(Endpoint endpoint, String view) throws Exception {

@@ -219,11 +219,11 @@ class ProxyProcessIT {
                 assertEquals("1", queryOne(before, "SELECT 1"));
                 Files.writeString(dir.resolve("userlist.txt"), "\"" + USER + "\" \"changed-secret\"\n");
                 Files.writeString(ini, Files.readString(ini).replace("app = host=", "moved = host=")
-                        + "max_prepared_statements = 100\n");
+                        + "listen_backlog = 100\n");
                 proxy.signal("HUP");
                 proxy.awaitStderr(Pattern.compile("LOG RELOAD: configuration applied"));
                 assertTrue(proxy.stderr().stream().anyMatch(l -> l.matches(".*WARNING RELOAD: changes to "
-                        + "max_prepared_statements take effect only after a restart")), String.join("\n", proxy.stderr()));
+                        + "listen_backlog take effect only after a restart")), String.join("\n", proxy.stderr()));
                 SQLException removed = assertThrows(SQLException.class, () -> queryOne(before, "SELECT 1"));
                 assertTrue(removed.getMessage().contains("database removed"), removed.getMessage());
             }
