@@ -936,6 +936,7 @@ public final class PgMuxProxy implements AutoCloseable {
             }
             context.connectionLog().unixPort(listeners.port());
             context.unixSocketOwnerUid(listeners.unixSocketOwnerUid());
+            console.listening(listeners.channels());
             PgMuxProxy proxy = new PgMuxProxy(transport, registry, context, listeners, statsLog, clients, drainTimeout,
                     Map.copyOf(databases), Map.copyOf(pinSessionStateByDatabase), s, console, source, connectors,
                     secrets, this::clientTls, configDirectory, metrics, Map.copyOf(authByDatabase), userLimits);

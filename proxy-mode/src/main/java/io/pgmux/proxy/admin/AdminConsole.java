@@ -108,6 +108,7 @@ public final class AdminConsole implements AdminRoute {
     private volatile boolean suspended;
     /** The console session that ran SUSPEND: as in PgBouncer, the suspension ends when it leaves. */
     private volatile AdminSession suspendedBy;
+    private volatile List<Channel> listening = List.of();
     /** WAIT_CLOSE commands waiting for their servers' close_needed to clear, checked on each janitor pass. */
     private final Map<CompletableFuture<List<EncodableMessage>>, String> waitingToClose = new ConcurrentHashMap<>();
 
@@ -142,6 +143,15 @@ public final class AdminConsole implements AdminRoute {
         suspended = false;
         suspendedBy = null;
         registry().pools().forEach(Pool::resume);
+    }
+
+    /** The listening sockets, once bound, for SHOW FDS. */
+    public void listening(List<Channel> channels) {
+        this.listening = List.copyOf(channels);
+    }
+
+    List<Channel> listening() {
+        return listening;
     }
 
     /** After RELOAD: every database, as SHOW DATABASES and PAUSE see them. */

@@ -371,6 +371,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                                 pool.config().poolMode() != PoolMode.SESSION, context.pinCounts(pool.key()), pool,
                                 channel.remoteAddress()),
                         context.listenerHub(pool, channel.eventLoop()));
+                pool.traffic().recordClientLogin();
                 welcome();
             }
         }
