@@ -45,6 +45,7 @@ import io.pgmux.proxy.server.ServerTargets;
 import io.pgmux.proxy.server.ServerTls;
 import io.pgmux.proxy.server.TlsMode;
 import io.pgmux.proxy.transport.Listeners;
+import io.pgmux.proxy.transport.ReadGate;
 import io.pgmux.proxy.transport.TcpOptions;
 import io.pgmux.proxy.transport.Transport;
 import java.io.IOException;
@@ -921,6 +922,7 @@ public final class PgMuxProxy implements AutoCloseable {
                             protected void initChannel(Channel ch) {
                                 clients.add(ch);
                                 transport.tuneAccepted(ch);
+                                ch.pipeline().addLast(ReadGate.NAME, transport.readGate().newHandler());
                                 FrontendMessageDecoder decoder = new FrontendMessageDecoder(context.maxMessageLength());
                                 ch.pipeline().addLast(MessageEncoder.INSTANCE, decoder,
                                         new ClientConnection(context, decoder));
@@ -936,7 +938,7 @@ public final class PgMuxProxy implements AutoCloseable {
             }
             context.connectionLog().unixPort(listeners.port());
             context.unixSocketOwnerUid(listeners.unixSocketOwnerUid());
-            console.listening(listeners.channels());
+            console.listening(listeners.channels(), transport.readGate());
             PgMuxProxy proxy = new PgMuxProxy(transport, registry, context, listeners, statsLog, clients, drainTimeout,
                     Map.copyOf(databases), Map.copyOf(pinSessionStateByDatabase), s, console, source, connectors,
                     secrets, this::clientTls, configDirectory, metrics, Map.copyOf(authByDatabase), userLimits);

@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -351,7 +352,7 @@ class LiveAdministrationTest {
     }
 
     @Test
-    void suspendHoldsNewTransactionsUntilResume() throws Exception {
+    void suspendStopsReadingAQuerySentDuringItUntilResume() throws Exception {
         start("", PASSWORD);
         try (Connection console = console(); Connection app = client()) {
             assertEquals(1, selectOne(app));
@@ -360,10 +361,45 @@ class LiveAdministrationTest {
             PSQLException twice = assertThrows(PSQLException.class, () -> console.createStatement().execute("SUSPEND"));
             assertEquals("already suspended/paused", twice.getServerErrorMessage().getMessage());
             CompletableFuture<Integer> query = CompletableFuture.supplyAsync(() -> selectOne(app));
-            await(() -> "1".equals(poolRow(console).get("cl_waiting")), "the client waits while suspended");
+            assertThrows(TimeoutException.class, () -> query.get(1, TimeUnit.SECONDS));
+            assertEquals("0", poolRow(console).get("cl_waiting"), "the query is not even read: no client waits");
             console.createStatement().execute("RESUME");
             assertEquals(1, query.get(10, TimeUnit.SECONDS));
             assertEquals(Map.of("active", "yes", "paused", "no", "suspended", "no"), state(console));
+        }
+    }
+
+    @Test
+    void suspendHoldsATransactionInFlightOnItsServerUntilResume() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            app.setAutoCommit(false);
+            assertEquals(1, selectOne(app));
+            console.createStatement().execute("SUSPEND");
+            CompletableFuture<Integer> query = CompletableFuture.supplyAsync(() -> selectOne(app));
+            assertThrows(TimeoutException.class, () -> query.get(1, TimeUnit.SECONDS));
+            console.createStatement().execute("RESUME");
+            assertEquals(1, query.get(10, TimeUnit.SECONDS));
+            app.commit();
+        }
+    }
+
+    @Test
+    void suspendStopsAcceptingNewClientsUntilResume() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console()) {
+            console.createStatement().execute("SUSPEND");
+            CompletableFuture<Integer> late = CompletableFuture.supplyAsync(() -> {
+                try (Connection c = client()) {
+                    return selectOne(c);
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            assertThrows(TimeoutException.class, () -> late.get(1, TimeUnit.SECONDS));
+            assertTrue(clientsOf(console).isEmpty(), "the new client is not logged in while suspended");
+            console.createStatement().execute("RESUME");
+            assertEquals(1, late.get(10, TimeUnit.SECONDS));
         }
     }
 

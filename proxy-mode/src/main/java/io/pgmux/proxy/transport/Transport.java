@@ -35,6 +35,7 @@ public final class Transport {
     private final Class<? extends SocketChannel> socketChannel;
     private final Class<? extends ServerChannel> serverChannel;
     private final boolean epoll;
+    private final ReadGate readGate = new ReadGate();
     /** Replaced by RELOAD and SET: sockets accepted or opened afterwards get the new options, as in PgBouncer. */
     private volatile TcpOptions tcp;
 
@@ -127,6 +128,11 @@ public final class Transport {
         if (channel instanceof SocketChannel) {
             tcp.connection(epoll).forEach((option, value) -> channel.config().setOption(unchecked(option), value));
         }
+    }
+
+    /** SUSPEND's gate, which every client and server socket of this transport has in its pipeline. */
+    public ReadGate readGate() {
+        return readGate;
     }
 
     TcpOptions tcp() {
