@@ -319,6 +319,26 @@ class LiveAdministrationTest {
     }
 
     @Test
+    void setStatsPeriodEndsThePeriodRunningOnceTheNewLengthPassed() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            for (int i = 0; i < 5; i++) {
+                assertEquals(1, selectOne(app));
+            }
+            console.createStatement().execute("SET stats_period = 1");
+            // at the default 60 s, no period would end within the wait
+            await(() -> {
+                try {
+                    return rows(console, "SHOW STATS_AVERAGES").stream().anyMatch(
+                            r -> db.name().equals(r.get("database")) && Long.parseLong(r.get("xact_count")) > 0);
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, "the averages of a period of one second");
+        }
+    }
+
+    @Test
     void reloadOfAKeyThatTakesARestartKeepsItsValue() throws Exception {
         start("", PASSWORD);
         try (Connection console = console()) {

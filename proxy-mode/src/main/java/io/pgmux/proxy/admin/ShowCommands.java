@@ -387,8 +387,9 @@ final class ShowCommands {
 
     /**
      * SHOW FDS: one row per listening socket (task {@code pooler}, as PgBouncer's), client and server socket, its
-     * file descriptor where the epoll transport has one (NULL on NIO). PgBouncer lists them for an online restart's takeover, which pgmux has not; so the session settings
-     * and secrets PgBouncer hands over are NULL here, never shown.
+     * file descriptor where the epoll transport has one (NULL on NIO). PgBouncer lists them for an online restart's
+     * takeover, which pgmux has not; so the session settings and secrets PgBouncer hands over are NULL here, never
+     * shown.
      */
     Table fds() {
         Table t = new Table().int4("fd").text("task", "user", "database", "addr").int4("port").int8("cancel")

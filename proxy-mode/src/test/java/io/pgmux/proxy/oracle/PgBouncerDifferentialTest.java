@@ -402,7 +402,7 @@ class PgBouncerDifferentialTest {
         assertEquals(oracle, tcpPoolerRows(p.pgmux));
     }
 
-    /** The keys PgBouncer's RELOAD and SET change at run time are pgmux's too, and the others take a restart in both. */
+    /** The keys PgBouncer's RELOAD and SET change at run time are pgmux's too; the others take a restart in both. */
     @Test
     void showConfigsChangeableColumnIsTheOraclesForEveryKeyBothTake() throws Exception {
         Poolers p = start("");
