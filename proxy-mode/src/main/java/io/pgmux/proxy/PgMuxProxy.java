@@ -48,6 +48,7 @@ import io.pgmux.proxy.server.ServerTargets;
 import io.pgmux.proxy.server.ServerTls;
 import io.pgmux.proxy.server.TlsMode;
 import io.pgmux.proxy.transport.Listeners;
+import io.pgmux.proxy.transport.ReadGate;
 import io.pgmux.proxy.transport.TcpOptions;
 import io.pgmux.proxy.transport.Transport;
 import io.pgmux.proxy.transport.TransportKind;
@@ -123,13 +124,20 @@ public final class PgMuxProxy implements AutoCloseable {
     private final PrometheusEndpoint metrics;
     /** Told of the settings each RELOAD and SET leaves in effect: the standalone process's logging. */
     private volatile Consumer<ProxySettings> settingsApplied = applied -> { };
+    /** The [databases] entries' own auth_user, auth_query and auth_dbname, as read last. */
+    private Map<String, Map<ProxySetting, String>> authByDatabase;
+    /** The [users] entries' own client timeouts, as read last. */
+    private Map<String, ClientTimeouts.Limits> userLimits;
 
     private PgMuxProxy(Transport transport, PoolRegistry<ServerConnection> registry, ProxyContext context,
             Listeners listeners, StatsLog statsLog, ChannelGroup clients, Duration drainTimeout,
             Map<String, ServerTarget> databases,
             Map<String, PinSessionState> pinSessionStateByDatabase, ProxySettings settings,
             AdminConsole console, ConfigSource reloadFrom, Connectors connectors, UserSecrets users,
-            Function<ProxySettings, ClientTls> clientTlsOf, Path configDirectory, PrometheusEndpoint metrics) {
+            Function<ProxySettings, ClientTls> clientTlsOf, Path configDirectory, PrometheusEndpoint metrics,
+            Map<String, Map<ProxySetting, String>> authByDatabase, Map<String, ClientTimeouts.Limits> userLimits) {
+        this.authByDatabase = authByDatabase;
+        this.userLimits = userLimits;
         this.configDirectory = configDirectory;
         this.reloadFrom = reloadFrom;
         this.metrics = metrics;
@@ -327,13 +335,20 @@ public final class PgMuxProxy implements AutoCloseable {
      */
     private void reload(Builder fresh) {
         ProxySettings next = fresh.settings.build();
-        // Certificate files are read first, outside the lock; one that cannot be used fails RELOAD as a whole.
-        ClientTls clientTls = fresh.clientTls(settings.reloaded(next));
-        apply(fresh, next, clientTls);
+        // Certificate, hba and ident files are read first, outside the lock; one that cannot be used fails RELOAD
+        // as a whole.
+        ProxySettings reloaded = settings.reloaded(next);
+        FromFiles files = new FromFiles(fresh.clientTls(reloaded), serverTls(reloaded, fresh.databases),
+                ClientAuthentication.of(reloaded, fresh.authByDatabase));
+        apply(fresh, next, files);
         settingsApplied.accept(settings);
     }
 
-    private synchronized void apply(Builder fresh, ProxySettings next, ClientTls clientTls) {
+    /** What RELOAD and SET read from files, each null when it did not change. */
+    private record FromFiles(ClientTls clientTls, ServerTls serverTls, ClientAuthentication authentication) {
+    }
+
+    private synchronized void apply(Builder fresh, ProxySettings next, FromFiles files) {
         PoolOverrides overrides = fresh.overrides.build();
         overrides.validate(next.pool());
         ProxySettings reloaded = settings.reloaded(next);
@@ -349,10 +364,12 @@ public final class PgMuxProxy implements AutoCloseable {
         databases = Map.copyOf(fresh.databases);
         users = carryKeys(users, fresh.users);
         context.users(users);
-        applySettings(reloaded, overrides, clientTls);
+        authByDatabase = Map.copyOf(fresh.authByDatabase);
+        userLimits = fresh.userLimits();
+        applySettings(reloaded, overrides, files);
         Set<String> autoMoved = context.autoDatabases().reloaded(configured);
         // the connectors first, so that a client finding the database finds its server too
-        connectors.update(running, users, reloaded);
+        connectors.update(running, users, reloaded, files.serverTls());
         context.databases(running);
         console.databases(running);
         autoMoved.forEach(name -> softEvict(name, "RELOAD: auto-database {} changed: its server connections close"
@@ -390,16 +407,20 @@ public final class PgMuxProxy implements AutoCloseable {
 
     private synchronized void applySet(ProxySetting setting, String value) throws IOException {
         ProxySettings next = settings.with(setting, value, configDirectory);
-        ClientTls clientTls = setting.configName().startsWith("client_tls") ? clientTlsOf.apply(next) : null;
+        String name = setting.configName();
+        FromFiles files = new FromFiles(name.startsWith("client_tls") ? clientTlsOf.apply(next) : null,
+                name.startsWith("server_tls") ? serverTls(next, databases) : null,
+                name.startsWith("auth_") || setting == ProxySetting.SCRAM_ITERATIONS
+                        ? ClientAuthentication.of(next, authByDatabase) : null);
         if (setting == ProxySetting.AUTH_FILE) {
             Path file = next.get(ProxySetting.AUTH_FILE);
             users = carryKeys(users, file == null ? UserSecrets.of(Map.of()) : UserList.load(file));
             context.users(users);
         }
-        applySettings(next, registry.overrides(), clientTls);
+        applySettings(next, registry.overrides(), files);
         Map<String, ServerTarget> configured = resolve(databases, next);
         context.autoDatabases().reloaded(configured);
-        connectors.update(AutoDatabases.listed(configured), users, next);
+        connectors.update(AutoDatabases.listed(configured), users, next, files.serverTls());
     }
 
     /**
@@ -410,41 +431,61 @@ public final class PgMuxProxy implements AutoCloseable {
         this.settingsApplied = Objects.requireNonNull(listener, "listener");
     }
 
-    /** Puts the settings RELOAD and SET change into effect; a null {@code clientTls} keeps the one in use. */
-    private void applySettings(ProxySettings next, PoolOverrides overrides, ClientTls clientTls) {
+    /**
+     * Puts the settings RELOAD and SET change into effect, each where PgBouncer reads it: the client timeouts for
+     * every client from the janitor's next pass, the rest for the clients, server connections and sockets that
+     * come afterwards. What {@code files} holds as null is kept as it is.
+     */
+    private void applySettings(ProxySettings next, PoolOverrides overrides, FromFiles files) {
         registry.reconfigure(next.pool(), overrides);
         settings = next;
         context.connectionLog().settings(next);
         statsLog.enabled(next.get(ProxySetting.LOG_STATS));
-        if (clientTls != null) {
-            context.clientTls(clientTls);
+        statsLog.period(next.get(ProxySetting.STATS_PERIOD));
+        registry.statsPeriod(next.get(ProxySetting.STATS_PERIOD));
+        if (files.clientTls() != null) {
+            context.clientTls(files.clientTls());
         }
+        if (files.authentication() != null) {
+            files.authentication().applyTo(context, connectors.queried);
+        }
+        context.clientTimeouts().loginTimeout(next.get(ProxySetting.CLIENT_LOGIN_TIMEOUT));
+        context.clientTimeouts().limits(Builder.limits(next::get), userLimits);
+        context.cancelSender().waitTimeout(next.get(ProxySetting.CANCEL_WAIT_TIMEOUT));
+        context.startupParameters(Set.copyOf(next.<List<String>>get(ProxySetting.IGNORE_STARTUP_PARAMETERS)),
+                next.<Integer>get(ProxySetting.APPLICATION_NAME_ADD_HOST) != 0);
+        context.maxPreparedStatements(next.get(ProxySetting.MAX_PREPARED_STATEMENTS));
+        context.maxMessageLength(Builder.maxMessageLength(next));
+        TcpOptions tcp = TcpOptions.of(next);
+        transport.tcp(tcp);
+        listeners.tune(tcp, transport.kind());
         context.pinSessionState(next.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
         context.autoDatabases().idleTimeout(next.get(ProxySetting.AUTODB_IDLE_TIMEOUT));
         console.reloaded(next);
     }
 
-    /**
-     * The databases with server_tls_sslmode applied. One whose TLS mode the proxy was not started with takes a
-     * restart, and is so logged: a new one is left out, a changed one keeps its target of now.
-     */
-    private Map<String, ServerTarget> resolve(Map<String, ServerTarget> configured, ProxySettings s) {
+    /** The databases with server_tls_sslmode applied. */
+    private static Map<String, ServerTarget> resolve(Map<String, ServerTarget> configured, ProxySettings s) {
         TlsMode defaultMode = s.get(ProxySetting.SERVER_TLS_SSLMODE);
-        Map<String, ServerTarget> now = connectors.targets();
         Map<String, ServerTarget> running = new LinkedHashMap<>();
-        configured.forEach((name, target) -> {
-            ServerTarget resolved = target.withDefaultTlsMode(defaultMode);
-            if (connectors.serverTls.supports(resolved.tlsMode())) {
-                running.put(name, resolved);
-            } else {
-                log.warn("RELOAD: database {} takes a restart: its sslmode {} was not in use at start", name,
-                        resolved.tlsMode().configName());
-                if (now.containsKey(name)) {
-                    running.put(name, now.get(name));
-                }
-            }
-        });
+        configured.forEach((name, target) -> running.put(name, target.withDefaultTlsMode(defaultMode)));
         return Map.copyOf(running);
+    }
+
+    /**
+     * The server TLS of the server_tls_* settings, for the sslmodes {@code databases} use with server_tls_sslmode
+     * applied; its files are read now.
+     *
+     * @throws IllegalArgumentException naming the setting whose file cannot be used
+     */
+    private static ServerTls serverTls(ProxySettings s, Map<String, ServerTarget> databases) {
+        Set<TlsMode> modes = EnumSet.noneOf(TlsMode.class);
+        resolve(databases, s).values().forEach(target -> modes.add(target.tlsMode()));
+        return ServerTls.of(modes, s.get(ProxySetting.SERVER_TLS_CA_FILE), s.get(ProxySetting.SERVER_TLS_CERT_FILE),
+                s.get(ProxySetting.SERVER_TLS_KEY_FILE), TlsProtocols.parse(
+                        ProxySetting.SERVER_TLS_PROTOCOLS.configName(), s.get(ProxySetting.SERVER_TLS_PROTOCOLS)),
+                TlsCipherSuites.parse("server", s.get(ProxySetting.SERVER_TLS_CIPHERS),
+                        s.get(ProxySetting.SERVER_TLS13_CIPHERS)));
     }
 
     /**
@@ -883,19 +924,10 @@ public final class PgMuxProxy implements AutoCloseable {
             PoolConfig config = s.pool();
             PoolOverrides poolOverrides = overrides.build();
             poolOverrides.validate(config);
-            Map<String, ServerTarget> resolved = new LinkedHashMap<>();
-            TlsMode serverTlsSslMode = s.get(ProxySetting.SERVER_TLS_SSLMODE);
-            databases.forEach((name, target) -> resolved.put(name, target.withDefaultTlsMode(serverTlsSslMode)));
-            Set<TlsMode> tlsModes = EnumSet.noneOf(TlsMode.class);
-            resolved.values().forEach(target -> tlsModes.add(target.tlsMode()));
+            Map<String, ServerTarget> resolved = resolve(databases, s);
             AutoDatabases autoDatabases = new AutoDatabases(resolved, s.get(ProxySetting.AUTODB_IDLE_TIMEOUT));
-            Map<String, ServerTarget> targets = AutoDatabases.listed(Map.copyOf(resolved));
-            ServerTls serverTls = ServerTls.of(tlsModes, s.get(ProxySetting.SERVER_TLS_CA_FILE),
-                    s.get(ProxySetting.SERVER_TLS_CERT_FILE), s.get(ProxySetting.SERVER_TLS_KEY_FILE),
-                    TlsProtocols.parse(ProxySetting.SERVER_TLS_PROTOCOLS.configName(),
-                            s.get(ProxySetting.SERVER_TLS_PROTOCOLS)),
-                    TlsCipherSuites.parse("server", s.get(ProxySetting.SERVER_TLS_CIPHERS),
-                            s.get(ProxySetting.SERVER_TLS13_CIPHERS)));
+            Map<String, ServerTarget> targets = AutoDatabases.listed(resolved);
+            ServerTls serverTls = serverTls(s, databases);
             ClientTls clientTls = clientTls(s);
             PrometheusEndpoint metrics = startMetrics(s.get(ProxySetting.METRICS_LISTEN));
             MetricsTrackerFactory trackers = metrics != null ? metrics.trackers() : metricsTrackerFactory;
@@ -907,13 +939,8 @@ public final class PgMuxProxy implements AutoCloseable {
             ConnectionLog connectionLog = new ConnectionLog();
             Connectors connectors = new Connectors(transport, serverTls, maxPrepared, queried, targets, autoDatabases,
                     secrets, s, connectionLog);
-            // no server takes more than PostgreSQL's limit; a length counts at least its own four bytes
-            int maxMessageLength = Math.max(4, Math.min(s.<Integer>get(ProxySetting.MAX_PACKET_SIZE),
-                    FrontendMessageDecoder.DEFAULT_MAX_MESSAGE_LENGTH));
             ClientTimeouts.Limits globalLimits = limits(s::get);
-            Map<String, ClientTimeouts.Limits> userLimits = new LinkedHashMap<>();
-            userTimeouts.forEach((user, own) -> userLimits.put(user,
-                    limits(setting -> own.getOrDefault(setting, Duration.ZERO))));
+            Map<String, ClientTimeouts.Limits> userLimits = userLimits();
             int port = s.get(ProxySetting.LISTEN_PORT);
             AtomicReference<PoolRegistry<ServerConnection>> self = new AtomicReference<>();
             PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()
@@ -937,6 +964,7 @@ public final class PgMuxProxy implements AutoCloseable {
                     clientLoginTimeout.toMillis(), maxPrepared);
             context.clientTimeouts().limits(globalLimits, userLimits);
             context.disablePqexec(s.get(ProxySetting.DISABLE_PQEXEC));
+            context.maxMessageLength(maxMessageLength(s));
             context.startupParameters(Set.copyOf(s.<List<String>>get(ProxySetting.IGNORE_STARTUP_PARAMETERS)),
                     s.<Integer>get(ProxySetting.APPLICATION_NAME_ADD_HOST) != 0);
             authentication.applyTo(context, queried);
@@ -963,7 +991,9 @@ public final class PgMuxProxy implements AutoCloseable {
                             @Override
                             protected void initChannel(Channel ch) {
                                 clients.add(ch);
-                                FrontendMessageDecoder decoder = new FrontendMessageDecoder(maxMessageLength);
+                                transport.tuneAccepted(ch);
+                                ch.pipeline().addLast(ReadGate.NAME, transport.readGate().newHandler());
+                                FrontendMessageDecoder decoder = new FrontendMessageDecoder(context.maxMessageLength());
                                 ch.pipeline().addLast(new DirectTls(context), MessageEncoder.INSTANCE, decoder,
                                         new ClientConnection(context, decoder));
                             }
@@ -978,9 +1008,10 @@ public final class PgMuxProxy implements AutoCloseable {
             }
             context.connectionLog().unixPort(listeners.port());
             context.unixSocketOwnerUid(listeners.unixSocketOwnerUid());
+            console.listening(listeners.channels(), transport.readGate());
             PgMuxProxy proxy = new PgMuxProxy(transport, registry, context, listeners, statsLog, clients, drainTimeout,
                     Map.copyOf(databases), Map.copyOf(pinSessionStateByDatabase), s, console, source, connectors,
-                    secrets, this::clientTls, configDirectory, metrics);
+                    secrets, this::clientTls, configDirectory, metrics, Map.copyOf(authByDatabase), userLimits);
             started.set(proxy);
             return proxy;
         }
@@ -1010,6 +1041,20 @@ public final class PgMuxProxy implements AutoCloseable {
             return PrometheusEndpoint.start(address, meterRegistry);
         }
 
+        /** The [users] entries' own client timeouts. */
+        private Map<String, ClientTimeouts.Limits> userLimits() {
+            Map<String, ClientTimeouts.Limits> userLimits = new LinkedHashMap<>();
+            userTimeouts.forEach((user, own) -> userLimits.put(user,
+                    limits(setting -> own.getOrDefault(setting, Duration.ZERO))));
+            return Map.copyOf(userLimits);
+        }
+
+        /** max_packet_size, within PostgreSQL's limit; a length counts at least its own four bytes. */
+        private static int maxMessageLength(ProxySettings s) {
+            return Math.max(4, Math.min(s.<Integer>get(ProxySetting.MAX_PACKET_SIZE),
+                    FrontendMessageDecoder.DEFAULT_MAX_MESSAGE_LENGTH));
+        }
+
         private static ClientTimeouts.Limits limits(java.util.function.Function<ProxySetting, Duration> value) {
             return new ClientTimeouts.Limits(value.apply(ProxySetting.CLIENT_IDLE_TIMEOUT),
                     value.apply(ProxySetting.IDLE_TRANSACTION_TIMEOUT), value.apply(ProxySetting.QUERY_TIMEOUT),
@@ -1020,8 +1065,8 @@ public final class PgMuxProxy implements AutoCloseable {
     /** Every pool's connector, made from the targets and secrets of now; RELOAD and SET rebuild them. */
     private static final class Connectors {
         private final Transport transport;
-        private final ServerTls serverTls;
-        private final int maxPreparedStatements;
+        private volatile ServerTls serverTls;
+        private volatile int maxPreparedStatements;
         /** The secrets auth_query found, for users not in the auth file. */
         private final QueriedUsers queried;
         /** Where each connector logs the connections it opens and closes. */
@@ -1062,11 +1107,19 @@ public final class PgMuxProxy implements AutoCloseable {
             return connector;
         }
 
-        /** New server connections go to these targets and log in with these secrets; a removed database's pools go. */
-        void update(Map<String, ServerTarget> targets, UserSecrets secrets, ProxySettings settings) {
+        /**
+         * New server connections go to these targets, log in with these secrets and use this TLS (null keeps the
+         * one in use); a removed database's pools go.
+         */
+        void update(Map<String, ServerTarget> targets, UserSecrets secrets, ProxySettings settings,
+                ServerTls serverTls) {
             this.targets = targets;
             this.secrets = secrets;
             this.connectTimeoutMillis = connectTimeoutMillis(settings);
+            this.maxPreparedStatements = settings.get(ProxySetting.MAX_PREPARED_STATEMENTS);
+            if (serverTls != null) {
+                this.serverTls = serverTls;
+            }
             byPool.keySet().removeIf(key -> target(key.database()) == null);
             byPool.forEach((key, connector) -> connector.replace(build(key, target(key.database()))));
         }

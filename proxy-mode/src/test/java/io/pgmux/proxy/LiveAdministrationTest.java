@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -204,6 +205,148 @@ class LiveAdministrationTest {
         }
     }
 
+    // ---------------------------------------------------------------- keys PgBouncer changes at run time
+
+    @Test
+    void reloadOfClientIdleTimeoutEndsAClientThatLoggedInBefore() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection idle = client()) {
+            assertEquals(1, selectOne(idle));
+            reload(console, "client_idle_timeout = 1\n");
+            assertEquals("1", config(console, "client_idle_timeout"));
+            await(() -> clientsOf(console).isEmpty(), "the idle client is disconnected");
+            PSQLException e = assertThrows(PSQLException.class, () -> idle.createStatement().execute("SELECT 1"));
+            assertTrue(e.getMessage().contains("client_idle_timeout"), e.getMessage());
+        }
+    }
+
+    @Test
+    void setQueryTimeoutEndsALongQueryOfAClientThatLoggedInBefore() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            assertEquals(1, selectOne(app));
+            console.createStatement().execute("SET query_timeout = 1");
+            PSQLException e = assertThrows(PSQLException.class,
+                    () -> app.createStatement().execute("SELECT pg_sleep(10)"));
+            assertEquals("query timeout", e.getServerErrorMessage().getMessage());
+        }
+    }
+
+    @Test
+    void reloadOfAuthTypeTrustLetsANewClientInWithAnyPassword() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console()) {
+            assertThrows(PSQLException.class, () -> connect("wrong").close());
+            reload(console, "auth_type = trust\n");
+            assertEquals("trust", config(console, "auth_type"));
+            try (Connection trusted = connect("wrong")) {
+                assertEquals(1, selectOne(trusted));
+            }
+        }
+    }
+
+    @Test
+    void reloadOfAuthTypeHbaWithANewHbaFileAppliesItsRejectLine() throws Exception {
+        start("", PASSWORD);
+        Files.writeString(dir.resolve("hba.conf"), "host all " + USER + " 127.0.0.1/32 reject\n"
+                + "host all all 127.0.0.1/32 md5\n");
+        try (Connection console = console(); Connection before = client()) {
+            reload(console, "auth_type = hba\nauth_hba_file = hba.conf\n");
+            PSQLException refused = assertThrows(PSQLException.class, () -> client().close());
+            assertEquals("login rejected", refused.getServerErrorMessage().getMessage());
+            assertEquals(1, selectOne(before), "a client logged in before keeps its session");
+        }
+    }
+
+    @Test
+    void reloadOfAnUnreadableHbaFileFailsAndKeepsServing() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console()) {
+            Files.writeString(dir.resolve("pgmux.ini"), Files.readString(dir.resolve("pgmux.ini"))
+                    + "auth_type = hba\nauth_hba_file = missing.conf\n");
+            PSQLException failed = assertThrows(PSQLException.class, () -> console.createStatement().execute("RELOAD"));
+            assertTrue(failed.getServerErrorMessage().getDetail().contains("missing.conf"), failed.getMessage());
+            assertEquals("md5", config(console, "auth_type"));
+            try (Connection c = client()) {
+                assertEquals(1, selectOne(c));
+            }
+        }
+    }
+
+    @Test
+    void setMaxPacketSizeEndsANewClientWhoseMessageIsLonger() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection before = client()) {
+            console.createStatement().execute("SET max_packet_size = 2000");
+            String longQuery = "SELECT '" + "x".repeat(4000) + "'";
+            assertTrue(before.createStatement().execute(longQuery), "a client connected before keeps its limit");
+            try (Connection after = client()) {
+                PSQLException e = assertThrows(PSQLException.class, () -> after.createStatement().execute(longQuery));
+                assertEquals("08P01", e.getSQLState(), e.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void reloadOfApplicationNameAddHostNamesANewClientsAddressToItsServer() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console()) {
+            reload(console, "application_name_add_host = 1\n");
+            Properties inStartup = new Properties();
+            // pgjdbc sends application_name in its startup packet, where PgBouncer adds to it, only so
+            inStartup.setProperty("assumeMinServerVersion", "10");
+            try (Connection c = ProxyFixture.connect(proxy, db.name(), USER, PASSWORD, inStartup);
+                 ResultSet rs = c.createStatement()
+                    .executeQuery("SELECT current_setting('application_name')")) {
+                rs.next();
+                assertTrue(rs.getString(1).contains(" - 127.0.0.1:"), rs.getString(1));
+            }
+        }
+    }
+
+    @Test
+    void setServerTlsSslmodeRequireAppliesToNewServerConnections() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console()) {
+            console.createStatement().execute("SET server_tls_sslmode = require");
+            PSQLException e = assertThrows(PSQLException.class, () -> {
+                try (Connection c = client()) {
+                    c.createStatement().execute("SELECT 1");
+                }
+            });
+            assertTrue(e.getMessage().contains("server refused TLS (sslmode require)"), e.getMessage());
+        }
+    }
+
+    @Test
+    void setStatsPeriodEndsThePeriodRunningOnceTheNewLengthPassed() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            for (int i = 0; i < 5; i++) {
+                assertEquals(1, selectOne(app));
+            }
+            console.createStatement().execute("SET stats_period = 1");
+            // at the default 60 s, no period would end within the wait
+            await(() -> {
+                try {
+                    return rows(console, "SHOW STATS_AVERAGES").stream().anyMatch(
+                            r -> db.name().equals(r.get("database")) && Long.parseLong(r.get("xact_count")) > 0);
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, "the averages of a period of one second");
+        }
+    }
+
+    @Test
+    void reloadOfAKeyThatTakesARestartKeepsItsValue() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console()) {
+            reload(console, "listen_backlog = 7\n");
+            assertEquals("128", config(console, "listen_backlog"));
+        }
+    }
+
     // ---------------------------------------------------------------- process control
 
     @Test
@@ -229,7 +372,7 @@ class LiveAdministrationTest {
     }
 
     @Test
-    void suspendHoldsNewTransactionsUntilResume() throws Exception {
+    void suspendStopsReadingAQuerySentDuringItUntilResume() throws Exception {
         start("", PASSWORD);
         try (Connection console = console(); Connection app = client()) {
             assertEquals(1, selectOne(app));
@@ -238,10 +381,45 @@ class LiveAdministrationTest {
             PSQLException twice = assertThrows(PSQLException.class, () -> console.createStatement().execute("SUSPEND"));
             assertEquals("already suspended/paused", twice.getServerErrorMessage().getMessage());
             CompletableFuture<Integer> query = CompletableFuture.supplyAsync(() -> selectOne(app));
-            await(() -> "1".equals(poolRow(console).get("cl_waiting")), "the client waits while suspended");
+            assertThrows(TimeoutException.class, () -> query.get(1, TimeUnit.SECONDS));
+            assertEquals("0", poolRow(console).get("cl_waiting"), "the query is not even read: no client waits");
             console.createStatement().execute("RESUME");
             assertEquals(1, query.get(10, TimeUnit.SECONDS));
             assertEquals(Map.of("active", "yes", "paused", "no", "suspended", "no"), state(console));
+        }
+    }
+
+    @Test
+    void suspendHoldsATransactionInFlightOnItsServerUntilResume() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            app.setAutoCommit(false);
+            assertEquals(1, selectOne(app));
+            console.createStatement().execute("SUSPEND");
+            CompletableFuture<Integer> query = CompletableFuture.supplyAsync(() -> selectOne(app));
+            assertThrows(TimeoutException.class, () -> query.get(1, TimeUnit.SECONDS));
+            console.createStatement().execute("RESUME");
+            assertEquals(1, query.get(10, TimeUnit.SECONDS));
+            app.commit();
+        }
+    }
+
+    @Test
+    void suspendStopsAcceptingNewClientsUntilResume() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console()) {
+            console.createStatement().execute("SUSPEND");
+            CompletableFuture<Integer> late = CompletableFuture.supplyAsync(() -> {
+                try (Connection c = client()) {
+                    return selectOne(c);
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            assertThrows(TimeoutException.class, () -> late.get(1, TimeUnit.SECONDS));
+            assertTrue(clientsOf(console).isEmpty(), "the new client is not logged in while suspended");
+            console.createStatement().execute("RESUME");
+            assertEquals(1, late.get(10, TimeUnit.SECONDS));
         }
     }
 
@@ -355,6 +533,13 @@ class LiveAdministrationTest {
         writeIni(settings, db.name());
         proxy = ProxyConfigLoader.load(dir.resolve("pgmux.ini")).janitorPeriod(Duration.ofMillis(50))
                 .drainTimeout(Duration.ofSeconds(2)).start();
+    }
+
+    /** Adds {@code settings} to the ini file and runs RELOAD. */
+    private void reload(Connection console, String settings) throws Exception {
+        Path ini = dir.resolve("pgmux.ini");
+        Files.writeString(ini, Files.readString(ini) + settings);
+        console.createStatement().execute("RELOAD");
     }
 
     private void writeUserlist(String password) throws Exception {

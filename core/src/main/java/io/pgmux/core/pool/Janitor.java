@@ -20,7 +20,7 @@ final class Janitor implements Runnable {
 
     private final PoolRegistry<?> registry;
     private final PoolClock clock;
-    private final long statsPeriodNanos;
+    private volatile long statsPeriodNanos;
     private long statsPeriodStart;
     private final List<Runnable> chores = new CopyOnWriteArrayList<>();
     private final ReentrantLock running = new ReentrantLock();
@@ -32,6 +32,11 @@ final class Janitor implements Runnable {
         this.clock = clock;
         this.statsPeriodNanos = statsPeriodNanos;
         this.statsPeriodStart = clock.nanoTime();
+    }
+
+    /** A new stats period length, from the period running now on. */
+    void statsPeriod(long nanos) {
+        this.statsPeriodNanos = nanos;
     }
 
     void schedule(ScheduledExecutorService executor, long periodNanos) {

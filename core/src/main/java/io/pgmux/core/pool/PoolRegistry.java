@@ -319,6 +319,14 @@ public final class PoolRegistry<S> implements AutoCloseable {
     }
 
     /**
+     * PgBouncer's stats_period changed at run time (RELOAD, SET): the period running now ends when the new length
+     * has passed since it began.
+     */
+    public void statsPeriod(Duration period) {
+        janitor.statsPeriod(period.toNanos());
+    }
+
+    /**
      * Runs {@code chore} at the end of every janitor pass, on the janitor's thread: the owner's periodic work
      * (the proxy checks its clients' timeouts there, as PgBouncer's janitor does), so that one clock drives it
      * all. A chore must not block.

@@ -17,6 +17,10 @@ public final class TrafficStats {
     private final LongAdder xactNanos = new LongAdder();
     private final LongAdder queryNanos = new LongAdder();
     private final LongAdder waitNanos = new LongAdder();
+    private final LongAdder clientParseCount = new LongAdder();
+    private final LongAdder serverParseCount = new LongAdder();
+    private final LongAdder bindCount = new LongAdder();
+    private final LongAdder clientLoginCount = new LongAdder();
 
     /** Assignments counted elsewhere (by the pool's server connections) and added to the totals. */
     private final LongSupplier countedElsewhere;
@@ -74,6 +78,26 @@ public final class TrafficStats {
         }
     }
 
+    /** A client prepared a named statement (PgBouncer's prepared statement tracking, max_prepared_statements). */
+    public void recordClientParse() {
+        clientParseCount.increment();
+    }
+
+    /** The pooler prepared a named statement on a server for a client. */
+    public void recordServerParse() {
+        serverParseCount.increment();
+    }
+
+    /** A client bound a named statement the pooler tracks, and the Bind went to a server. */
+    public void recordBind() {
+        bindCount.increment();
+    }
+
+    /** A client logged in to the pool. */
+    public void recordClientLogin() {
+        clientLoginCount.increment();
+    }
+
     /** Transactions so far; reads one counter, unlike {@link #totals()}. */
     public long transactionCount() {
         return xactCount.sum();
@@ -92,7 +116,8 @@ public final class TrafficStats {
     public Totals totals() {
         long assignments = serverAssignmentCount.sum() + countedElsewhere.getAsLong();
         return new Totals(xactCount.sum(), queryCount.sum(), assignments, bytesReceived.sum(),
-                bytesSent.sum(), micros(xactNanos.sum()), micros(queryNanos.sum()), micros(waitNanos.sum()));
+                bytesSent.sum(), micros(xactNanos.sum()), micros(queryNanos.sum()), micros(waitNanos.sum()),
+                clientParseCount.sum(), serverParseCount.sum(), bindCount.sum(), clientLoginCount.sum());
     }
 
     /** Closes a stats period of {@code periodNanos}; the averages then describe it. */
@@ -113,7 +138,7 @@ public final class TrafficStats {
 
     /** Totals since the pool was created; times in microseconds, as SHOW STATS prints them. */
     public static final class Totals {
-        public static final Totals ZERO = new Totals(0, 0, 0, 0, 0, 0, 0, 0);
+        public static final Totals ZERO = new Totals(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
         public final long xactCount;
         public final long queryCount;
@@ -123,9 +148,18 @@ public final class TrafficStats {
         public final long xactTimeMicros;
         public final long queryTimeMicros;
         public final long waitTimeMicros;
+        public final long clientParseCount;
+        public final long serverParseCount;
+        public final long bindCount;
+        public final long clientLoginCount;
 
         public Totals(long xactCount, long queryCount, long serverAssignmentCount, long received, long sent,
-                      long xactTimeMicros, long queryTimeMicros, long waitTimeMicros) {
+                      long xactTimeMicros, long queryTimeMicros, long waitTimeMicros, long clientParseCount,
+                      long serverParseCount, long bindCount, long clientLoginCount) {
+            this.clientParseCount = clientParseCount;
+            this.serverParseCount = serverParseCount;
+            this.bindCount = bindCount;
+            this.clientLoginCount = clientLoginCount;
             this.xactCount = xactCount;
             this.queryCount = queryCount;
             this.serverAssignmentCount = serverAssignmentCount;
@@ -142,7 +176,7 @@ public final class TrafficStats {
      * (microseconds) of what finished in it.
      */
     public static final class Averages {
-        static final Averages ZERO = new Averages(0, 0, 0, 0, 0, 0, 0, 0);
+        static final Averages ZERO = new Averages(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
         public final long xactCount;
         public final long queryCount;
@@ -152,9 +186,18 @@ public final class TrafficStats {
         public final long xactTimeMicros;
         public final long queryTimeMicros;
         public final long waitTimeMicros;
+        public final long clientParseCount;
+        public final long serverParseCount;
+        public final long bindCount;
+        public final long clientLoginCount;
 
         Averages(long xactCount, long queryCount, long serverAssignmentCount, long received, long sent,
-                 long xactTimeMicros, long queryTimeMicros, long waitTimeMicros) {
+                 long xactTimeMicros, long queryTimeMicros, long waitTimeMicros, long clientParseCount,
+                 long serverParseCount, long bindCount, long clientLoginCount) {
+            this.clientParseCount = clientParseCount;
+            this.serverParseCount = serverParseCount;
+            this.bindCount = bindCount;
+            this.clientLoginCount = clientLoginCount;
             this.xactCount = xactCount;
             this.queryCount = queryCount;
             this.serverAssignmentCount = serverAssignmentCount;
@@ -178,7 +221,11 @@ public final class TrafficStats {
                     Math.round((b.sent - a.sent) / seconds),
                     xacts == 0 ? 0 : (b.xactTimeMicros - a.xactTimeMicros) / xacts,
                     queries == 0 ? 0 : (b.queryTimeMicros - a.queryTimeMicros) / queries,
-                    assignments == 0 ? 0 : (b.waitTimeMicros - a.waitTimeMicros) / assignments);
+                    assignments == 0 ? 0 : (b.waitTimeMicros - a.waitTimeMicros) / assignments,
+                    Math.round((b.clientParseCount - a.clientParseCount) / seconds),
+                    Math.round((b.serverParseCount - a.serverParseCount) / seconds),
+                    Math.round((b.bindCount - a.bindCount) / seconds),
+                    Math.round((b.clientLoginCount - a.clientLoginCount) / seconds));
         }
     }
 }

@@ -23,6 +23,8 @@ import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.SqlState;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
+import io.pgmux.proxy.transport.ReadGate;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -32,6 +34,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
@@ -108,6 +111,8 @@ public final class AdminConsole implements AdminRoute {
     private volatile boolean suspended;
     /** The console session that ran SUSPEND: as in PgBouncer, the suspension ends when it leaves. */
     private volatile AdminSession suspendedBy;
+    private volatile List<Channel> listening = List.of();
+    private volatile ReadGate readGate = new ReadGate();
     /** WAIT_CLOSE commands waiting for their servers' close_needed to clear, checked on each janitor pass. */
     private final Map<CompletableFuture<List<EncodableMessage>>, String> waitingToClose = new ConcurrentHashMap<>();
 
@@ -139,9 +144,26 @@ public final class AdminConsole implements AdminRoute {
     public void resume() {
         paused.clear();
         pausedAll = false;
+        endSuspension();
+        registry().pools().forEach(Pool::resume);
+    }
+
+    /** The sockets read again and the listeners accept again; what arrived meanwhile goes on in order. */
+    private void endSuspension() {
         suspended = false;
         suspendedBy = null;
-        registry().pools().forEach(Pool::resume);
+        readGate.open();
+        listening.forEach(listener -> listener.config().setAutoRead(true));
+    }
+
+    /** The listening sockets, once bound, for SHOW FDS and SUSPEND; the gate SUSPEND closes on every socket. */
+    public void listening(List<Channel> channels, ReadGate gate) {
+        this.listening = List.copyOf(channels);
+        this.readGate = gate;
+    }
+
+    List<Channel> listening() {
+        return listening;
     }
 
     /** After RELOAD: every database, as SHOW DATABASES and PAUSE see them. */
@@ -223,6 +245,10 @@ public final class AdminConsole implements AdminRoute {
             Map<String, String> startupParameters) {
         AdminSession session = new AdminSession(this, channel, user, admin, startupParameters);
         sessions.add(session);
+        if (channel.pipeline().get(ReadGate.NAME) != null) {
+            // the console is read during SUSPEND too, as PgBouncer's: RESUME comes through it
+            channel.pipeline().remove(ReadGate.NAME);
+        }
         channel.pipeline().replace(login, "admin-session", session);
         log.info("admin console login: user {} from {}", user, channel.remoteAddress());
         session.welcome();
@@ -491,8 +517,7 @@ public final class AdminConsole implements AdminRoute {
                 return List.of(error("pooler is not paused/suspended"));
             }
             pausedAll = false;
-            suspended = false;
-            suspendedBy = null;
+            endSuspension();
         } else if (!paused.remove(database)) {
             return List.of(error("database " + database + " is not paused"));
         }
@@ -505,10 +530,10 @@ public final class AdminConsole implements AdminRoute {
     }
 
     /**
-     * SUSPEND: no server is handed out any more, to clients connected or new, until RESUME or until the session
-     * that ran it leaves (as in PgBouncer, where that session is the new process of an online restart); answered
-     * once every client's pending writes are flushed. Unlike PgBouncer it does not stop reading from the clients:
-     * a transaction holding a server goes on (pgmux has no online restart that would take the sockets over).
+     * SUSPEND, as PgBouncer's: the listeners stop accepting, every client and server socket stops reading (what it
+     * had read is held until RESUME) and no server is handed out, until RESUME or until the session that ran it
+     * leaves (in PgBouncer that session is the new process of an online restart); answered once every client's
+     * pending writes are flushed. A client whose writes are not flushed within suspend_timeout is closed.
      */
     private CompletionStage<List<EncodableMessage>> suspend(AdminSession session) {
         if (pausedAll || suspended) {
@@ -516,12 +541,24 @@ public final class AdminConsole implements AdminRoute {
         }
         suspended = true;
         suspendedBy = session;
+        listening.forEach(listener -> listener.config().setAutoRead(false));
+        readGate.close();
         pools(null).forEach(Pool::pause);
+        long timeoutNanos = settings.<Duration>get(ProxySetting.SUSPEND_TIMEOUT).toNanos();
         List<CompletableFuture<Void>> flushed = new ArrayList<>();
         for (ClientConnection client : clients()) {
+            Channel channel = client.info().channel();
             CompletableFuture<Void> written = new CompletableFuture<>();
-            client.info().channel().writeAndFlush(Unpooled.EMPTY_BUFFER)
-                    .addListener(f -> written.complete(null));
+            channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> written.complete(null));
+            if (timeoutNanos > 0) {
+                channel.eventLoop().schedule(() -> {
+                    if (!written.isDone()) {
+                        log.info("SUSPEND: client {} not flushed within suspend_timeout: closing it",
+                                channel.remoteAddress());
+                        channel.close();
+                    }
+                }, timeoutNanos, TimeUnit.NANOSECONDS);
+            }
             flushed.add(written);
         }
         return CompletableFuture.allOf(flushed.toArray(new CompletableFuture<?>[0]))
@@ -533,7 +570,10 @@ public final class AdminConsole implements AdminRoute {
         return List.of(new CommandComplete("RECONNECT"));
     }
 
-    /** Drops the database's clients and servers now; new clients wait for RESUME, as in PgBouncer. */
+    /**
+     * Drops the database's clients, with PgBouncer's {@code database removed}, and its servers now; new clients wait
+     * for RESUME, as in PgBouncer.
+     */
     private List<EncodableMessage> kill(String database) {
         List<Pool<ServerConnection>> pools = pools(database);
         if (database == null) {
@@ -542,10 +582,11 @@ public final class AdminConsole implements AdminRoute {
             paused.add(database);
         }
         pools.forEach(Pool::pause);
+        ErrorResponse removed = PoolerError.fatal("database removed");
         for (ClientConnection client : clients()) {
             ClientInfo info = client.info();
             if (info.database() != null && (database == null || database.equals(info.database()))) {
-                info.channel().close();
+                client.disconnect(removed);
             }
         }
         // idle servers close now, those the killed clients held as their leases end

@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.unix.UnixChannel;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.util.NetUtil;
 import io.pgmux.core.config.ConfigKey;
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolOverrides;
@@ -386,14 +387,21 @@ final class ShowCommands {
     }
 
     /**
-     * SHOW FDS: one row per client and server socket, its file descriptor where the epoll transport has one (NULL
-     * on NIO). PgBouncer lists them for an online restart's takeover, which pgmux has not; so the session settings
-     * and secrets PgBouncer hands over are NULL here, never shown.
+     * SHOW FDS: one row per listening socket (task {@code pooler}, as PgBouncer's), client and server socket, its
+     * file descriptor where the epoll transport has one (NULL on NIO). PgBouncer lists them for an online restart's
+     * takeover, which pgmux has not; so the session settings and secrets PgBouncer hands over are NULL here, never
+     * shown.
      */
     Table fds() {
         Table t = new Table().int4("fd").text("task", "user", "database", "addr").int4("port").int8("cancel")
                 .int4("link").text("client_encoding", "std_strings", "datestyle", "timezone", "password",
                         "scram_client_key", "scram_server_key");
+        for (Channel listener : console.listening()) {
+            String addr = listener.localAddress() instanceof InetSocketAddress inet
+                    ? NetUtil.toAddressString(inet.getAddress()) : "unix";
+            t.row(fd(listener), "pooler", null, null, addr, console.port(), 0, 0, null, null, null, null, null, null,
+                    null);
+        }
         for (Row row : clientRows()) {
             List<Object> v = row.values;
             t.row(fd(row.channel), "client", v.get(1), v.get(2), v.get(5), v.get(6), 0, linkFd(v.get(15)), null,
@@ -491,14 +499,16 @@ final class ShowCommands {
 
     /** The figures of SHOW STATS for some pools; averages add up per second, times are weighted by counts. */
     private static final class Stats {
-        private final long[] totals = new long[8];
+        private final long[] totals = new long[12];
         private final long[] rates = new long[5];
+        private final long[] preparedAndLoginRates = new long[4];
         private final double[] weightedTimes = new double[3];
 
         void add(TrafficStats traffic) {
             TrafficStats.Totals t = traffic.totals();
             long[] tv = {t.serverAssignmentCount, t.xactCount, t.queryCount, t.received, t.sent, t.xactTimeMicros,
-                t.queryTimeMicros, t.waitTimeMicros};
+                t.queryTimeMicros, t.waitTimeMicros, t.clientParseCount, t.serverParseCount, t.bindCount,
+                t.clientLoginCount};
             for (int i = 0; i < tv.length; i++) {
                 totals[i] += tv[i];
             }
@@ -508,6 +518,10 @@ final class ShowCommands {
             rates[2] += a.queryCount;
             rates[3] += a.received;
             rates[4] += a.sent;
+            preparedAndLoginRates[0] += a.clientParseCount;
+            preparedAndLoginRates[1] += a.serverParseCount;
+            preparedAndLoginRates[2] += a.bindCount;
+            preparedAndLoginRates[3] += a.clientLoginCount;
             weightedTimes[0] += (double) a.xactTimeMicros * a.xactCount;
             weightedTimes[1] += (double) a.queryTimeMicros * a.queryCount;
             weightedTimes[2] += (double) a.waitTimeMicros * a.serverAssignmentCount;
@@ -518,7 +532,6 @@ final class ShowCommands {
             for (long v : totals) {
                 out.add(v);
             }
-            out.addAll(List.of(0L, 0L, 0L, 0L));
             return out;
         }
 
@@ -530,7 +543,9 @@ final class ShowCommands {
             out.add(mean(weightedTimes[0], rates[1]));
             out.add(mean(weightedTimes[1], rates[2]));
             out.add(mean(weightedTimes[2], rates[0]));
-            out.addAll(List.of(0L, 0L, 0L, 0L));
+            for (long v : preparedAndLoginRates) {
+                out.add(v);
+            }
             return out;
         }
 

@@ -12,19 +12,21 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * How clients are authenticated beyond auth_type and the auth file, read and checked once when the proxy starts:
- * auth_query with its auth_user and auth_dbname (globally and per database, a database's own winning), the hba
- * and ident files of auth_type hba, and scram_iterations.
+ * How clients are authenticated beyond the auth file, read and checked when the proxy starts and at each RELOAD or
+ * SET of one of them: auth_type, auth_query with its auth_user and auth_dbname (globally and per database, a
+ * database's own winning), the hba and ident files of auth_type hba, and scram_iterations.
  */
 public final class ClientAuthentication {
+    private final AuthType authType;
     private final AuthQuery global;
     private final Map<String, AuthQuery> byDatabase;
     private final HbaFile hba;
     private final IdentMap identMap;
     private final int scramIterations;
 
-    private ClientAuthentication(AuthQuery global, Map<String, AuthQuery> byDatabase, HbaFile hba,
-            IdentMap identMap, int scramIterations) {
+    private ClientAuthentication(AuthType authType, AuthQuery global, Map<String, AuthQuery> byDatabase,
+            HbaFile hba, IdentMap identMap, int scramIterations) {
+        this.authType = authType;
         this.global = global;
         this.byDatabase = byDatabase;
         this.hba = hba;
@@ -50,7 +52,8 @@ public final class ClientAuthentication {
         });
         HbaFile hba = null;
         IdentMap identMap = IdentMap.EMPTY;
-        if (settings.<AuthType>get(ProxySetting.AUTH_TYPE) == AuthType.HBA) {
+        AuthType authType = settings.get(ProxySetting.AUTH_TYPE);
+        if (authType == AuthType.HBA) {
             Path hbaFile = settings.get(ProxySetting.AUTH_HBA_FILE);
             if (hbaFile == null) {
                 throw new IllegalArgumentException("auth_type = hba needs auth_hba_file");
@@ -61,7 +64,7 @@ public final class ClientAuthentication {
                 identMap = IdentMap.load(identFile);
             }
         }
-        return new ClientAuthentication(authQuery(settings, Map.of()), Map.copyOf(queries), hba, identMap,
+        return new ClientAuthentication(authType, authQuery(settings, Map.of()), Map.copyOf(queries), hba, identMap,
                 iterations);
     }
 
@@ -79,12 +82,16 @@ public final class ClientAuthentication {
         return new AuthQuery(user, query, dbname.isEmpty() ? null : dbname);
     }
 
-    /** Puts these settings in force for the clients of {@code context}; auth_query's finds go to {@code queried}. */
+    /**
+     * Puts these settings in force for the clients that log in from now on; auth_query's finds go to
+     * {@code queried}.
+     */
     public void applyTo(ProxyContext context, QueriedUsers queried) {
         context.authQueries(global, byDatabase, queried);
         if (hba != null) {
             context.hba(hba, identMap);
         }
+        context.authType(authType);
         context.scramIterations(scramIterations);
     }
 }

@@ -89,7 +89,12 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     /** Since when {@link #timeout} runs; written before it. */
     private volatile long timeoutSinceNanos;
     /** The user's timeouts, set at login before the janitor can see the client. */
-    private ClientTimeouts.Limits limits = ClientTimeouts.Limits.NONE;
+    private volatile ClientTimeouts.Limits limits = ClientTimeouts.Limits.NONE;
+    /** The {@link ClientTimeouts#version()} {@link #limits} were taken at: RELOAD and SET change them for all. */
+    private volatile int limitsVersion;
+    /** The users {@link #limits} are of: the client's own, and the one its servers log in as. */
+    private String limitsUser;
+    private String limitsLoginUser;
     private long connectedAtMillis;
     private String applicationName = "";
     /** The startup named the admin console's database: no pool, no max_client_conn slot, as in PgBouncer. */
@@ -415,13 +420,16 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                 }
                 decoder.loginComplete();
                 decoder.streamLargeMessages();
-                limits = context.clientTimeouts().forUser(user,
-                        context.database(pool.key().database()).loginUser(user));
+                limitsUser = user;
+                limitsLoginUser = context.database(pool.key().database()).loginUser(user);
+                limitsVersion = context.clientTimeouts().version();
+                limits = context.clientTimeouts().forUser(limitsUser, limitsLoginUser);
                 link = new Link(this, channel, pool, parameters, context.maxPreparedStatements(),
                         new Pinning(context.pinSessionState(pool.key().database()),
                                 pool.config().poolMode() != PoolMode.SESSION, context.pinCounts(pool.key()), pool,
                                 channel.remoteAddress()),
                         context.listenerHub(pool, channel.eventLoop()));
+                pool.traffic().recordClientLogin();
                 welcome();
             }
         }
@@ -538,6 +546,12 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
      */
     void checkTimeout(long now, ClientTimeouts timeouts) {
         Link current = link;
+        int version = timeouts.version();
+        if (current != null && version != limitsVersion) {
+            limits = timeouts.forUser(limitsUser, limitsLoginUser);
+            limitsVersion = version;
+        }
+        ClientTimeouts.Limits limits = this.limits;
         if (current != null && current.expired(now, limits, timeouts.waitingQueryNanos()) != null) {
             channel.eventLoop().execute(() -> {
                 ErrorResponse expired = current.expired(System.nanoTime(), limits, timeouts.waitingQueryNanos());

@@ -64,7 +64,9 @@ public final class ClientTimeouts implements Runnable {
     /** Clients between connecting and their welcome; those logged in are in {@link #loggedIn}. */
     private final Set<ClientConnection> loggingIn = ConcurrentHashMap.newKeySet();
     private final Collection<ClientConnection> loggedIn;
-    private final long loginNanos;
+    private volatile long loginNanos;
+    /** Counts the changes of the limits, so that each client takes the new ones on the next pass. */
+    private volatile int version;
     private volatile Limits global = Limits.NONE;
     /** The limits {@code [users]} entries set, each user's own (0: not set). */
     private volatile Map<String, Limits> usersOwn = Map.of();
@@ -80,7 +82,10 @@ public final class ClientTimeouts implements Runnable {
         this.loginNanos = Duration.ofMillis(loginMillis).toNanos();
     }
 
-    /** The global limits and the users' own; clients that log in afterwards get them. */
+    /**
+     * The global limits and the users' own; as in PgBouncer, whose janitor reads the settings of now, they apply
+     * to the clients logged in already from the next pass on.
+     */
     public void limits(Limits global, Map<String, Limits> usersOwn) {
         boolean any = global.any();
         for (Limits own : usersOwn.values()) {
@@ -89,6 +94,16 @@ public final class ClientTimeouts implements Runnable {
         this.usersOwn = Map.copyOf(usersOwn);
         this.global = global;
         this.anyLimit = any;
+        version++;
+    }
+
+    /** client_login_timeout ({@code 0}: none), for the clients logging in now and later. */
+    public void loginTimeout(Duration timeout) {
+        this.loginNanos = timeout.toNanos();
+    }
+
+    int version() {
+        return version;
     }
 
     /** The limits of a client of {@code user} whose server connections log in as {@code loginUser}. */

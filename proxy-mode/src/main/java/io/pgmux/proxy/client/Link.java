@@ -129,7 +129,7 @@ final class Link implements ServerLink {
         this.poolMode = pool.config().poolMode();
         this.parameters = parameters;
         this.namedStatements = poolMode != PoolMode.SESSION && maxPreparedStatements > 0
-                ? new NamedStatements(maxPreparedStatements) : null;
+                ? new NamedStatements(maxPreparedStatements, pool.traffic()) : null;
         this.traffic = new ClientTraffic(pool.traffic());
         this.pinning = pinning;
         this.filter = new ResponseFilter(channel, traffic, parameters, namedStatements,

@@ -37,7 +37,10 @@ public final class ProxyContext {
     /** Replaced by RELOAD: new clients get the new certificates, connected ones keep theirs. */
     private volatile ClientTls clientTls;
     private final CancelSender cancelSender;
-    private final int maxPreparedStatements;
+    /** Replaced by RELOAD and SET: clients that log in afterwards get the new value. */
+    private volatile int maxPreparedStatements;
+    /** max_packet_size within PostgreSQL's limit, for the clients that connect from now on. */
+    private volatile int maxMessageLength = Integer.MAX_VALUE;
     private final Map<BackendKeyData, ClientConnection> clientsByKey = new ConcurrentHashMap<>();
     private final ClientTimeouts clientTimeouts;
     private final WelcomeCache welcomeCache = new WelcomeCache();
@@ -132,6 +135,11 @@ public final class ProxyContext {
         return authType;
     }
 
+    /** After RELOAD or SET auth_type: how logins are checked from now on. */
+    public void authType(AuthType type) {
+        this.authType = java.util.Objects.requireNonNull(type, "type");
+    }
+
     /**
      * auth_query: {@code global} (null without auth_user) for databases not in {@code byDatabase}; what it finds
      * goes to {@code queried}, where the server connectors look for the secrets of users not in the auth file.
@@ -183,12 +191,27 @@ public final class ProxyContext {
         this.clientTls = tls;
     }
 
-    CancelSender cancelSender() {
+    public CancelSender cancelSender() {
         return cancelSender;
     }
 
     int maxPreparedStatements() {
         return maxPreparedStatements;
+    }
+
+    /** The longest message a client connecting now may send (max_packet_size). */
+    public int maxMessageLength() {
+        return maxMessageLength;
+    }
+
+    /** After RELOAD or SET max_packet_size: for clients that connect from now on. */
+    public void maxMessageLength(int bytes) {
+        this.maxMessageLength = bytes;
+    }
+
+    /** After RELOAD or SET max_prepared_statements: for clients that log in from now on. */
+    public void maxPreparedStatements(int max) {
+        this.maxPreparedStatements = max;
     }
 
     Map<BackendKeyData, ClientConnection> clientsByKey() {

@@ -10,14 +10,13 @@ import org.slf4j.LoggerFactory;
 /**
  * PgBouncer's log_stats: every stats_period, one line of the averages over it, summed over every pool, in PgBouncer
  * 1.25's words ({@code stats: 12 xacts/s, 30 queries/s, …, wait 0 us}). A janitor chore: it runs on the
- * registry's periodic task and does its work once a period has passed. pgmux counts neither parses, binds nor logins
- * per pool (SHOW STATS prints them as 0), so neither does this line.
+ * registry's periodic task and does its work once a period has passed.
  */
 public final class StatsLog implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(StatsLog.class);
 
     private final PoolRegistry<?> registry;
-    private final long periodNanos;
+    private volatile long periodNanos;
     private volatile boolean enabled;
     private long periodStart = System.nanoTime();
     private Totals atPeriodStart;
@@ -27,6 +26,11 @@ public final class StatsLog implements Runnable {
         this.periodNanos = Math.max(1, period.toNanos());
         this.enabled = enabled;
         this.atPeriodStart = totals();
+    }
+
+    /** stats_period, which RELOAD and SET may change: the period running now ends once the new length passed. */
+    public void period(Duration period) {
+        this.periodNanos = Math.max(1, period.toNanos());
     }
 
     /** log_stats, which RELOAD may change. */
@@ -57,6 +61,10 @@ public final class StatsLog implements Runnable {
         long xactMicros = 0;
         long queryMicros = 0;
         long waitMicros = 0;
+        long clientParses = 0;
+        long serverParses = 0;
+        long binds = 0;
+        long logins = 0;
         for (Pool<?> pool : registry.pools()) {
             Totals t = pool.traffic().totals();
             xacts += t.xactCount;
@@ -67,8 +75,13 @@ public final class StatsLog implements Runnable {
             xactMicros += t.xactTimeMicros;
             queryMicros += t.queryTimeMicros;
             waitMicros += t.waitTimeMicros;
+            clientParses += t.clientParseCount;
+            serverParses += t.serverParseCount;
+            binds += t.bindCount;
+            logins += t.clientLoginCount;
         }
-        return new Totals(xacts, queries, assignments, received, sent, xactMicros, queryMicros, waitMicros);
+        return new Totals(xacts, queries, assignments, received, sent, xactMicros, queryMicros, waitMicros,
+                clientParses, serverParses, binds, logins);
     }
 
     /** Rates per second over the period; times as the mean of what finished in it, as SHOW STATS_AVERAGES. */
@@ -78,7 +91,10 @@ public final class StatsLog implements Runnable {
         long queries = b.queryCount - a.queryCount;
         long assignments = b.serverAssignmentCount - a.serverAssignmentCount;
         return "stats: " + perSecond(xacts, seconds) + " xacts/s, " + perSecond(queries, seconds) + " queries/s, "
-                + "0 client parses/s, 0 server parses/s, 0 binds/s, 0 client logins/s, "
+                + perSecond(b.clientParseCount - a.clientParseCount, seconds) + " client parses/s, "
+                + perSecond(b.serverParseCount - a.serverParseCount, seconds) + " server parses/s, "
+                + perSecond(b.bindCount - a.bindCount, seconds) + " binds/s, "
+                + perSecond(b.clientLoginCount - a.clientLoginCount, seconds) + " client logins/s, "
                 + "in " + perSecond(b.received - a.received, seconds) + " B/s, "
                 + "out " + perSecond(b.sent - a.sent, seconds) + " B/s, "
                 + "xact " + mean(b.xactTimeMicros - a.xactTimeMicros, xacts) + " us, "

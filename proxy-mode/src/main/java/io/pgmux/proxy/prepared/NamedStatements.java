@@ -2,6 +2,7 @@ package io.pgmux.proxy.prepared;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.Bind;
 import io.pgmux.proxy.protocol.Close;
@@ -40,11 +41,16 @@ public final class NamedStatements {
     private final PendingRequests requests = new PendingRequests();
     private final Map<String, StatementKey> statements = new HashMap<>();
     private final int maxPerClient;
+    private final TrafficStats traffic;
     private ServerConnection server;
     private Channel client;
 
-    /** @param maxPreparedStatements max_prepared_statements, above 0 */
-    public NamedStatements(int maxPreparedStatements) {
+    /**
+     * @param maxPreparedStatements max_prepared_statements, above 0
+     * @param traffic the pool's stats, which count the client's Parses and Binds and the servers' Parses
+     */
+    public NamedStatements(int maxPreparedStatements, TrafficStats traffic) {
+        this.traffic = traffic;
         this.maxPerClient = (int) Math.min(Integer.MAX_VALUE, (long) PER_CLIENT_FACTOR * maxPreparedStatements);
     }
 
@@ -99,6 +105,7 @@ public final class NamedStatements {
         }
         StatementKey key = new StatementKey(parse);
         statements.put(name, key);
+        traffic.recordClientParse();
         PreparedStatementCache cache = server.preparedStatements();
         if (cache.get(key) != null) {
             message.release();
@@ -123,6 +130,7 @@ public final class NamedStatements {
             return;
         }
         String serverName = ensureOnServer(key);
+        traffic.recordBind();
         requests.add(PendingRequests.Kind.BIND);
         server.write(Bind.renameStatement(client.alloc(), message, serverName));
         message.release();
@@ -180,6 +188,7 @@ public final class NamedStatements {
             requests.add(PendingRequests.Kind.CLOSE_ADDED);
             server.write(new Close(StatementOrPortal.STATEMENT, evicted));
         }
+        traffic.recordServerParse();
         return cache.add(key);
     }
 

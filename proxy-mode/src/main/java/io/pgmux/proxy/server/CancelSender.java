@@ -23,8 +23,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class CancelSender {
     private final Transport transport;
-    /** cancel_wait_timeout; 0 waits as long as it takes. */
-    private final long waitMillis;
+    /** cancel_wait_timeout; 0 waits as long as it takes. RELOAD and SET change it for the cancels sent afterwards. */
+    private volatile long waitMillis;
 
     /** @param wait PgBouncer's cancel_wait_timeout: how long a cancel may take; zero disables the limit */
     public CancelSender(Transport transport, Duration wait) {
@@ -32,9 +32,15 @@ public final class CancelSender {
         this.waitMillis = wait.toMillis();
     }
 
+    /** cancel_wait_timeout from now on; zero disables the limit. */
+    public void waitTimeout(Duration wait) {
+        this.waitMillis = wait.toMillis();
+    }
+
     /** Sends the cancel; the stage completes (never exceptionally) when the cancel connection has closed. */
     public CompletableFuture<Void> send(SocketAddress server, io.pgmux.proxy.protocol.BackendKeyData key) {
         CompletableFuture<Void> done = new CompletableFuture<>();
+        long waitMillis = this.waitMillis;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
         new Bootstrap()
                 .group(transport.group())

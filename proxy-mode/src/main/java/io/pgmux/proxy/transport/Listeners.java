@@ -3,6 +3,8 @@ package io.pgmux.proxy.transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.uring.IoUringChannelOption;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.util.NetUtil;
 import io.pgmux.proxy.config.ListenAddresses;
@@ -54,8 +56,6 @@ public final class Listeners {
                     .channel(transport.serverChannel()).childHandler(clientInitializer);
             transport.tcp().listener(transport.kind())
                     .forEach((option, value) -> tcpBootstrap.option(Transport.unchecked(option), value));
-            transport.tcp().connection(transport.kind())
-                    .forEach((option, value) -> tcpBootstrap.childOption(Transport.unchecked(option), value));
             for (String host : ListenAddresses.hosts(listenAddr)) {
                 Channel channel = bindTcp(tcpBootstrap, host, port);
                 tcp.add(channel);
@@ -170,6 +170,33 @@ public final class Listeners {
             addresses.add("unix:" + unixFile.socket());
         }
         return addresses;
+    }
+
+    /** The listening sockets, TCP first, then the Unix socket's (SHOW FDS lists them as PgBouncer does). */
+    public List<Channel> channels() {
+        List<Channel> channels = new ArrayList<>(tcp);
+        if (unix != null) {
+            channels.add(unix);
+        }
+        return channels;
+    }
+
+    /**
+     * RELOAD's tcp_defer_accept, on the TCP listeners bound now (listen_backlog and so_reuseport only take effect
+     * when a socket binds, so they take a restart).
+     */
+    public void tune(TcpOptions options, TransportKind kind) {
+        if (kind == TransportKind.NIO) {
+            return;
+        }
+        int seconds = options.deferAccept() ? TcpOptions.DEFER_ACCEPT_SECONDS : 0;
+        for (Channel channel : tcp) {
+            if (kind == TransportKind.EPOLL) {
+                channel.config().setOption(EpollChannelOption.TCP_DEFER_ACCEPT, seconds);
+            } else {
+                channel.config().setOption(IoUringChannelOption.TCP_DEFER_ACCEPT, seconds);
+            }
+        }
     }
 
     /** Removes the Unix socket's file and lock, for an exit that skips {@link #close()}. */

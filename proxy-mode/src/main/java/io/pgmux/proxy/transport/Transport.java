@@ -45,7 +45,9 @@ public final class Transport {
     private final EventLoopGroup group;
     private final Class<? extends SocketChannel> socketChannel;
     private final Class<? extends ServerChannel> serverChannel;
-    private final TcpOptions tcp;
+    private final ReadGate readGate = new ReadGate();
+    /** Replaced by RELOAD and SET: sockets accepted or opened afterwards get the new options, as in PgBouncer. */
+    private volatile TcpOptions tcp;
 
     private Transport(int threads, TransportKind kind, TcpOptions tcp) {
         this.kind = kind;
@@ -192,8 +194,28 @@ public final class Transport {
         return bootstrap;
     }
 
+    /**
+     * The options of a client's TCP connection, just accepted; set here rather than as the listener's child
+     * options, which are fixed when it binds.
+     */
+    public void tuneAccepted(Channel channel) {
+        if (channel instanceof SocketChannel) {
+            tcp.connection(kind).forEach((option, value) -> channel.config().setOption(unchecked(option), value));
+        }
+    }
+
+    /** SUSPEND's gate, which every client and server socket of this transport has in its pipeline. */
+    public ReadGate readGate() {
+        return readGate;
+    }
+
     TcpOptions tcp() {
         return tcp;
+    }
+
+    /** The TCP options from now on; the listeners' own are {@link Listeners#tune}'s to change. */
+    public void tcp(TcpOptions options) {
+        this.tcp = java.util.Objects.requireNonNull(options, "options");
     }
 
     @SuppressWarnings("unchecked")

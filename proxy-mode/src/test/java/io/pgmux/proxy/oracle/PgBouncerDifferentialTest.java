@@ -22,8 +22,12 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -347,6 +351,74 @@ class PgBouncerDifferentialTest {
     }
 
     @Test
+    void killOfADatabaseDisconnectsItsClientWithTheSameMessage() throws Exception {
+        Poolers p = start("");
+        assertSame(p, endpoint -> {
+            try (Connection victim = connect(endpoint, "app", USER, PASSWORD)) {
+                backendPid(victim);
+                psql(endpoint, ADMIN, ADMIN_PASSWORD, "KILL app");
+                backendPid(victim);
+            }
+        });
+    }
+
+    /**
+     * SHOW STATS counts a client's login, its Parse of a named statement and each Bind of it (prepared statement
+     * tracking, max_prepared_statements at its default) as PgBouncer does.
+     */
+    @Test
+    void showStatsCountsLoginsParsesAndBindsAlike() throws Exception {
+        Poolers p = start("");
+        Scenario scenario = endpoint -> {
+            Properties named = new Properties();
+            named.setProperty("prepareThreshold", "1");
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD, named);
+                 java.sql.PreparedStatement ps = c.prepareStatement("SELECT ?::int")) {
+                for (int i = 0; i < 3; i++) {
+                    ps.setInt(1, i);
+                    ps.executeQuery().close();
+                }
+            }
+            String header = psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW STATS").lines().findFirst().orElseThrow();
+            List<String> columns = List.of(header.split("\\|"));
+            String row = psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW STATS").lines()
+                    .filter(l -> l.startsWith("app|")).findFirst().orElseThrow();
+            List<String> values = List.of(row.split("\\|"));
+            throw new IllegalStateException(Stream.of("total_client_parse_count", "total_bind_count",
+                    "total_client_login_count").map(c -> c + "=" + values.get(columns.indexOf(c)))
+                    .collect(Collectors.joining(" ")));
+        };
+        String oracle = seen(p.pgbouncer, scenario);
+        assertEquals("IllegalStateException: total_client_parse_count=1 total_bind_count=3 total_client_login_count=1",
+                oracle);
+        assertEquals(oracle, seen(p.pgmux, scenario));
+    }
+
+    /** SHOW FDS lists the TCP listening socket as a {@code pooler} row, as PgBouncer does (its fd aside). */
+    @Test
+    void showFdsListsTheTcpListenerAlike() throws Exception {
+        Poolers p = start("");
+        List<String> oracle = tcpPoolerRows(p.pgbouncer);
+        assertEquals(List.of("pooler|||127.0.0.1|PORT|0|0|||||||"), oracle);
+        assertEquals(oracle, tcpPoolerRows(p.pgmux));
+    }
+
+    /** The keys PgBouncer's RELOAD and SET change at run time are pgmux's too; the others take a restart in both. */
+    @Test
+    void showConfigsChangeableColumnIsTheOraclesForEveryKeyBothTake() throws Exception {
+        Poolers p = start("");
+        Map<String, String> oracle = changeable(p.pgbouncer);
+        Map<String, String> differing = new TreeMap<>();
+        changeable(p.pgmux).forEach((key, ours) -> {
+            String theirs = oracle.get(key);
+            if (theirs != null && !theirs.equals(ours)) {
+                differing.put(key, "pgmux " + ours + ", PgBouncer " + theirs);
+            }
+        });
+        assertEquals(Map.of(), differing);
+    }
+
+    @Test
     void aDatabaseRemovedByReloadDisconnectsItsClientAndRefusesNewOnesAlike() throws Exception {
         Poolers p = start("");
         String entry = "app = host=";
@@ -568,7 +640,13 @@ class PgBouncerDifferentialTest {
 
     private static Connection connect(Endpoint endpoint, String database, String user, String password)
             throws SQLException {
+        return connect(endpoint, database, user, password, new Properties());
+    }
+
+    private static Connection connect(Endpoint endpoint, String database, String user, String password,
+            Properties extra) throws SQLException {
         Properties props = new Properties();
+        props.putAll(extra);
         props.setProperty("user", user);
         props.setProperty("password", password);
         props.setProperty("connectTimeout", "10");
@@ -600,6 +678,20 @@ class PgBouncerDifferentialTest {
             throw new IllegalStateException("psql exit " + process.exitValue() + ": " + out.strip());
         }
         return out;
+    }
+
+    /** SHOW FDS's pooler rows of TCP sockets, without their fd. */
+    private static List<String> tcpPoolerRows(Endpoint endpoint) throws Exception {
+        return psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW FDS").lines().filter(l -> l.contains("|pooler|"))
+                .filter(l -> !l.contains("|unix|")).map(l -> l.substring(l.indexOf('|') + 1)).toList();
+    }
+
+    /** SHOW CONFIG's changeable column by key. */
+    private static Map<String, String> changeable(Endpoint endpoint) throws Exception {
+        Map<String, String> byKey = new TreeMap<>();
+        psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW CONFIG").lines().skip(1).map(l -> l.split("\\|", -1))
+                .filter(columns -> columns.length == 4).forEach(columns -> byKey.put(columns[0], columns[3]));
+        return byKey;
     }
 
     private static String header(Endpoint endpoint, String view) throws Exception {
