@@ -109,6 +109,8 @@ public final class PgMuxProxy implements AutoCloseable {
     private final Path configDirectory;
     /** The [databases] entries' own pin_session_state; RELOAD adds those of new entries. */
     private Map<String, PinSessionState> pinSessionStateByDatabase;
+    /** The entries' own max_db_client_connections and max_user_client_connections, as RELOAD read them last. */
+    private EntryLimits clientLimits;
     /** The settings it was started with, updated by RELOAD where a reload applies. */
     private volatile ProxySettings settings;
     private final AdminConsole console;
@@ -120,7 +122,7 @@ public final class PgMuxProxy implements AutoCloseable {
     private PgMuxProxy(Transport transport, PoolRegistry<ServerConnection> registry, ProxyContext context,
             Listeners listeners, StatsLog statsLog, ChannelGroup clients, Duration drainTimeout,
             Map<String, ServerTarget> databases,
-            Map<String, PinSessionState> pinSessionStateByDatabase, ProxySettings settings,
+            Map<String, PinSessionState> pinSessionStateByDatabase, EntryLimits clientLimits, ProxySettings settings,
             AdminConsole console, Callable<Builder> reloadFrom, Connectors connectors, UserSecrets users,
             Function<ProxySettings, ClientTls> clientTlsOf, Path configDirectory, PrometheusEndpoint metrics) {
         this.configDirectory = configDirectory;
@@ -131,6 +133,7 @@ public final class PgMuxProxy implements AutoCloseable {
         this.clientTlsOf = clientTlsOf;
         this.databases = databases;
         this.pinSessionStateByDatabase = pinSessionStateByDatabase;
+        this.clientLimits = clientLimits;
         this.settings = settings;
         this.console = console;
         this.transport = transport;
@@ -321,6 +324,7 @@ public final class PgMuxProxy implements AutoCloseable {
         }
         Map<String, ServerTarget> before = connectors.targets();
         pinSessionStateByDatabase = Map.copyOf(fresh.pinSessionStateByDatabase);
+        clientLimits = fresh.clientLimits.copy();
         databases = Map.copyOf(fresh.databases);
         users = carryKeys(users, fresh.users);
         context.users(users);
@@ -372,6 +376,7 @@ public final class PgMuxProxy implements AutoCloseable {
             context.clientTls(clientTls);
         }
         context.pinSessionState(next.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
+        clientLimits.applyTo(context, next);
         console.reloaded(next);
     }
 
@@ -423,6 +428,7 @@ public final class PgMuxProxy implements AutoCloseable {
     public static final class Builder {
         private final Map<String, ServerTarget> databases = new LinkedHashMap<>();
         private final Map<String, PinSessionState> pinSessionStateByDatabase = new LinkedHashMap<>();
+        private final EntryLimits clientLimits = new EntryLimits(new LinkedHashMap<>(), new LinkedHashMap<>());
         /** The auth_user, auth_query and auth_dbname of [databases] entries that set their own. */
         private final Map<String, Map<ProxySetting, String>> authByDatabase = new LinkedHashMap<>();
         private final ProxySettings.Builder settings = ProxySettings.builder();
@@ -533,6 +539,11 @@ public final class PgMuxProxy implements AutoCloseable {
                         d -> new EnumMap<>(ProxySetting.class)).put(named, Objects.requireNonNull(value, "value"));
                 return this;
             }
+            if (named == ProxySetting.MAX_DB_CLIENT_CONNECTIONS) {
+                clientLimits.byDatabase.put(Objects.requireNonNull(database, "database"),
+                        entryCount(named, "database " + database, value));
+                return this;
+            }
             if (named == ProxySetting.PIN_SESSION_STATE) {
                 try {
                     pinSessionStateByDatabase.put(Objects.requireNonNull(database, "database"),
@@ -565,6 +576,10 @@ public final class PgMuxProxy implements AutoCloseable {
          */
         public Builder userSetting(String user, String name, String value) {
             ProxySetting own = ProxySetting.named(name);
+            if (own == ProxySetting.MAX_USER_CLIENT_CONNECTIONS) {
+                clientLimits.byUser.put(Objects.requireNonNull(user, "user"), entryCount(own, "user " + user, value));
+                return this;
+            }
             if (own != null && own.poolKey() == null && own.takenIn(ProxySetting.Scope.USER)) {
                 Duration timeout;
                 try {
@@ -578,6 +593,18 @@ public final class PgMuxProxy implements AutoCloseable {
             }
             overrides.user(user, name, value);
             return this;
+        }
+
+        /** An entry's whole number of 0 or more; -1, as 0, leaves the global value in force. */
+        private static int entryCount(ProxySetting setting, String owner, String value) {
+            if (value.strip().equals("-1")) {
+                return 0;
+            }
+            try {
+                return (Integer) setting.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(owner + ": " + e.getMessage(), e);
+            }
         }
 
         public Builder authType(AuthType type) {
@@ -872,6 +899,8 @@ public final class PgMuxProxy implements AutoCloseable {
                     s.<Integer>get(ProxySetting.APPLICATION_NAME_ADD_HOST) != 0);
             authentication.applyTo(context, queried);
             context.pinSessionState(s.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
+            EntryLimits entryLimits = clientLimits.copy();
+            entryLimits.applyTo(context, s);
             registry.addJanitorChore(context.clientTimeouts());
             context.connectionLog(connectionLog);
             connectionLog.settings(s);
@@ -910,7 +939,7 @@ public final class PgMuxProxy implements AutoCloseable {
             context.connectionLog().unixPort(listeners.port());
             context.unixSocketOwnerUid(listeners.unixSocketOwnerUid());
             PgMuxProxy proxy = new PgMuxProxy(transport, registry, context, listeners, statsLog, clients, drainTimeout,
-                    Map.copyOf(databases), Map.copyOf(pinSessionStateByDatabase), s, console, source, connectors,
+                    Map.copyOf(databases), Map.copyOf(pinSessionStateByDatabase), entryLimits, s, console, source, connectors,
                     secrets, this::clientTls, configDirectory, metrics);
             started.set(proxy);
             return proxy;
@@ -945,6 +974,18 @@ public final class PgMuxProxy implements AutoCloseable {
             return new ClientTimeouts.Limits(value.apply(ProxySetting.CLIENT_IDLE_TIMEOUT),
                     value.apply(ProxySetting.IDLE_TRANSACTION_TIMEOUT), value.apply(ProxySetting.QUERY_TIMEOUT),
                     value.apply(ProxySetting.TRANSACTION_TIMEOUT));
+        }
+    }
+
+    /** The [databases] and [users] entries' own max_db_client_connections and max_user_client_connections. */
+    private record EntryLimits(Map<String, Integer> byDatabase, Map<String, Integer> byUser) {
+        EntryLimits copy() {
+            return new EntryLimits(Map.copyOf(byDatabase), Map.copyOf(byUser));
+        }
+
+        void applyTo(ProxyContext context, ProxySettings settings) {
+            context.clientLimits().configure(settings.get(ProxySetting.MAX_DB_CLIENT_CONNECTIONS), byDatabase,
+                    settings.get(ProxySetting.MAX_USER_CLIENT_CONNECTIONS), byUser);
         }
     }
 

@@ -12,6 +12,7 @@ import io.pgmux.proxy.client.AdminRoute;
 import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.client.ClientInfo;
 import io.pgmux.proxy.client.PinCounts;
+import io.pgmux.proxy.client.ClientLimits;
 import io.pgmux.proxy.client.ProxyContext;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
@@ -241,6 +242,10 @@ public final class AdminConsole implements AdminRoute {
     /** How the pool's clients are pinned to their servers by session state (pin_session_state). */
     PinCounts pinCounts(PoolKey pool) {
         return context.pinCounts(pool);
+    }
+
+    ClientLimits clientLimits() {
+        return context.clientLimits();
     }
 
     PoolRegistry<ServerConnection> registry() {

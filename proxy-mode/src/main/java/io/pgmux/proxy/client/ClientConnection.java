@@ -246,7 +246,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         onAuthStep(authenticator.start());
     }
 
-    /** Finds the client's pool and takes its max_client_conn slot; returns why it is refused, or null. */
+    /**
+     * Finds the client's pool and takes its max_client_conn, max_db_client_connections and
+     * max_user_client_connections slots; returns why it is refused, or null.
+     */
     private ErrorResponse admit(String database, StartupMessage startup, Secret secret) {
         if (context.adminRoute().isDisabled(database)) {
             return PoolerError.databaseDisabled(database);
@@ -272,8 +275,15 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             return null;
         }
         try {
-            pool = context.registry().pool(database, poolUser);
-            admission = context.registry().admitClient(pool, false);
+            Pool<ServerConnection> joined = context.registry().pool(database, poolUser);
+            ClientAdmission admitted = context.registry().admitClient(joined, false);
+            ErrorResponse limited = context.clientLimits().admit(database, poolUser);
+            if (limited != null) {
+                context.registry().clientLeaves(joined, admitted);
+                return limited;
+            }
+            pool = joined;
+            admission = admitted;
             context.adminRoute().clientJoins(pool);
             return null;
         } catch (TooManyClientsException e) {
@@ -627,6 +637,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         if (admission != null) {
             context.registry().clientLeaves(pool, admission);
+            context.clientLimits().leave(pool.key().database(), pool.key().user());
         }
     }
 }

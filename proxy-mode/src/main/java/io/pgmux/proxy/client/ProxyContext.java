@@ -39,6 +39,7 @@ public final class ProxyContext {
     private final Map<BackendKeyData, ClientConnection> clientsByKey = new ConcurrentHashMap<>();
     private final ClientTimeouts clientTimeouts;
     private final WelcomeCache welcomeCache = new WelcomeCache();
+    private final ClientLimits clientLimits = new ClientLimits();
     private final Map<PoolKey, PinCounts> pinCounts = new ConcurrentHashMap<>();
     /** By pool object: a pool rebuilt by RELOAD gets a hub of its own. */
     private final Map<Pool<ServerConnection>, ListenerHub> listenerHubs = new ConcurrentHashMap<>();
@@ -182,6 +183,11 @@ public final class ProxyContext {
 
     Map<BackendKeyData, ClientConnection> clientsByKey() {
         return clientsByKey;
+    }
+
+    /** max_db_client_connections and max_user_client_connections, and the counts they limit. */
+    public ClientLimits clientLimits() {
+        return clientLimits;
     }
 
     WelcomeCache welcomeCache() {

@@ -58,6 +58,11 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
                     return v;
                 }));
                 case AUTH_USER, AUTH_QUERY, AUTH_DBNAME -> poolSettings.put(setting.configName(), v);
+                case MAX_DB_CLIENT_CONNECTIONS -> {
+                    if (!ProxySetting.notSet(setting, v)) {
+                        poolSettings.put(setting.configName(), setting.checkedEntryValue(owner, v));
+                    }
+                }
                 default -> {
                     if (!ProxySetting.notSet(setting, v)) {
                         String checked = setting.checkedEntryValue(owner, v);

@@ -107,6 +107,10 @@ public enum ProxySetting {
     IGNORE_STARTUP_PARAMETERS("ignore_startup_parameters", Type.NAMES, "", RESTART, G, G),
     /** Not 0: the client's address is added to the application_name its servers see. */
     APPLICATION_NAME_ADD_HOST("application_name_add_host", Type.INT, "0", RESTART, G, G),
+    /** Clients of one database at once; an entry's own value above 0 wins. */
+    MAX_DB_CLIENT_CONNECTIONS("max_db_client_connections", Type.COUNT, "0", RELOAD, GD, GD),
+    /** Clients of one user at once; an entry's own value above 0 wins. */
+    MAX_USER_CLIENT_CONNECTIONS("max_user_client_connections", Type.COUNT, "0", RELOAD, GU, GU),
 
     // PgBouncer's, taken with no effect in pgmux (docs/configuration.md says why)
     /** pgmux follows every parameter a client sets, whatever this lists. */
@@ -149,8 +153,6 @@ public enum ProxySetting {
     // PgBouncer's, not taken by pgmux yet
     LOGFILE("logfile", G),
     PIDFILE("pidfile", G),
-    MAX_DB_CLIENT_CONNECTIONS("max_db_client_connections", GD),
-    MAX_USER_CLIENT_CONNECTIONS("max_user_client_connections", GU),
     PEER_ID("peer_id", G),
     DISABLE_PQEXEC("disable_pqexec", G),
     CONFFILE("conffile", G),
@@ -246,11 +248,12 @@ public enum ProxySetting {
     }
 
     /**
-     * An entry's {@code -1}, which PgBouncer reads as "not set" for query_wait_timeout: the database's or global
-     * value applies.
+     * An entry's {@code -1}, which PgBouncer reads as "not set" for query_wait_timeout and the client limits: the
+     * database's or global value applies.
      */
     static boolean notSet(ProxySetting setting, String value) {
-        return setting == QUERY_WAIT_TIMEOUT && value.strip().equals("-1");
+        return (setting == QUERY_WAIT_TIMEOUT || setting == MAX_DB_CLIENT_CONNECTIONS
+                || setting == MAX_USER_CLIENT_CONNECTIONS) && value.strip().equals("-1");
     }
 
     /** A key of PgBouncer's that pgmux does not take yet. */
@@ -368,8 +371,6 @@ public enum ProxySetting {
             refusal = unknown("key", name, scope);
         } else if (scope == Scope.DATABASE) {
             refusal = "unsupported key \"" + name + "\"";
-        } else if (setting.pgbouncerTakesIn(scope)) {
-            refusal = "key \"" + name + "\" is not supported by pgmux yet";
         } else {
             refusal = "unknown key \"" + name + "\"";
         }

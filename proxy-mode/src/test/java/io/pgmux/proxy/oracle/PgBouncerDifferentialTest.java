@@ -126,6 +126,29 @@ class PgBouncerDifferentialTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the two clients only have to stay connected
+    void maxDbClientConnectionsRefusesTheClientOverTheDatabasesLimitAlike() throws Exception {
+        Poolers p = start("max_db_client_connections = 5\n", "max_db_client_connections=2");
+        assertSame(p, endpoint -> {
+            try (Connection a = connect(endpoint, "app", USER, PASSWORD);
+                 Connection b = connect(endpoint, "app", USER, PASSWORD)) {
+                connect(endpoint, "app", USER, PASSWORD).close();
+            }
+        });
+    }
+
+    @Test
+    @SuppressWarnings("try") // the client only has to stay connected
+    void maxUserClientConnectionsRefusesTheUsersClientOverItsLimitAlike() throws Exception {
+        Poolers p = start("max_user_client_connections = 5\n[users]\n" + USER + " = max_user_client_connections=1\n");
+        assertSame(p, endpoint -> {
+            try (Connection a = connect(endpoint, "app", USER, PASSWORD)) {
+                connect(endpoint, "app", USER, PASSWORD).close();
+            }
+        });
+    }
+
+    @Test
     void queryWaitTimeoutFailsTheWaitingClientAlike() throws Exception {
         Poolers p = start("default_pool_size = 1\nquery_wait_timeout = 1\n");
         assertSame(p, endpoint -> {
