@@ -377,6 +377,7 @@ public final class PgMuxProxy implements AutoCloseable {
         }
         context.pinSessionState(next.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
         clientLimits.applyTo(context, next);
+        context.notices(next.get(ProxySetting.LOGIN_NOTIFY_MESSAGE), next.get(ProxySetting.QUERY_WAIT_NOTIFY));
         console.reloaded(next);
     }
 
@@ -901,6 +902,7 @@ public final class PgMuxProxy implements AutoCloseable {
             context.pinSessionState(s.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
             EntryLimits entryLimits = clientLimits.copy();
             entryLimits.applyTo(context, s);
+            context.notices(s.get(ProxySetting.LOGIN_NOTIFY_MESSAGE), s.get(ProxySetting.QUERY_WAIT_NOTIFY));
             registry.addJanitorChore(context.clientTimeouts());
             context.connectionLog(connectionLog);
             connectionLog.settings(s);

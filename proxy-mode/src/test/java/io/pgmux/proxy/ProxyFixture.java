@@ -80,6 +80,17 @@ final class ProxyFixture {
                 .orElseThrow(() -> new AssertionError("no pool of database " + database + " and user " + user));
     }
 
+    /** Waits until at least {@code clients} of the fixture's user's pool of {@code database} wait for a server. */
+    static void awaitWaiting(PgMuxProxy proxy, String database, int clients) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (existingPool(proxy, database, USER).view().snapshot().clWaiting < clients) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no " + clients + " clients waiting in " + database);
+            }
+            Thread.sleep(10);
+        }
+    }
+
     /** Waits until the pool's server connections are all back (leases end asynchronously). */
     static int awaitActive(Pool<ServerConnection> pool, int expected) {
         return Await.value(pool::getActiveConnections, active -> active == expected, Duration.ofSeconds(5));

@@ -29,6 +29,7 @@ import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
+import io.pgmux.proxy.protocol.NoticeResponse;
 import io.pgmux.proxy.protocol.GssEncRequest;
 import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.protocol.PoolerError;
@@ -427,6 +428,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         } while (context.clientsByKey().putIfAbsent(ours, this) != null);
         key = ours;
         channel.write(ours, channel.voidPromise());
+        NoticeResponse notice = context.loginNotice();
+        if (notice != null) {
+            channel.write(notice, channel.voidPromise());
+        }
         channel.writeAndFlush(ReadyForQuery.IDLE, channel.voidPromise());
         state = State.READY;
         startTimeout(ClientTimeouts.Timeout.IDLE, System.nanoTime());
@@ -484,6 +489,14 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
      */
     void checkTimeout(long now, ClientTimeouts timeouts) {
         Link current = link;
+        int notify = timeouts.waitNotifySeconds();
+        if (current != null && notify > 0 && current.waitNoticeDue(now, notify)) {
+            channel.eventLoop().execute(() -> {
+                if (state != State.CLOSED && current.waitNoticeDue(System.nanoTime(), notify)) {
+                    current.noticeWaiting();
+                }
+            });
+        }
         if (current != null && current.expired(now, limits, timeouts.waitingQueryNanos()) != null) {
             channel.eventLoop().execute(() -> {
                 ErrorResponse expired = current.expired(System.nanoTime(), limits, timeouts.waitingQueryNanos());

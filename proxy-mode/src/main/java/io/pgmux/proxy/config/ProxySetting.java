@@ -45,6 +45,12 @@ public enum ProxySetting {
     SSLMODE("sslmode", Type.TLS_MODE, "", RESTART, D, NONE),
     LOAD_BALANCE_HOSTS("load_balance_hosts", Type.TEXT, "round-robin", RESTART, D, D),
     TARGET_SESSION_ATTRS("target_session_attrs", Type.TEXT, "any", RESTART, D, NONE),
+    /** Run once on each new server connection after its login, before any client uses it. */
+    CONNECT_QUERY("connect_query", Type.TEXT, "", RESTART, D, D),
+    /** Startup parameters of each new server connection. */
+    CLIENT_ENCODING("client_encoding", Type.TEXT, "", RESTART, D, D),
+    DATESTYLE("datestyle", Type.TEXT, "", RESTART, D, D),
+    TIMEZONE("timezone", Type.TEXT, "", RESTART, D, D),
 
     // the proxy's own
     LISTEN_ADDR("listen_addr", Type.ADDRESS, "127.0.0.1", RESTART, G, G),
@@ -111,6 +117,10 @@ public enum ProxySetting {
     MAX_DB_CLIENT_CONNECTIONS("max_db_client_connections", Type.COUNT, "0", RELOAD, GD, GD),
     /** Clients of one user at once; an entry's own value above 0 wins. */
     MAX_USER_CLIENT_CONNECTIONS("max_user_client_connections", Type.COUNT, "0", RELOAD, GU, GU),
+    /** Whole seconds a client waits for a server before a NOTICE tells it so; 0 for none. */
+    QUERY_WAIT_NOTIFY("query_wait_notify", Type.COUNT, "5", RELOAD, G, G),
+    /** A NOTICE every client gets once logged in; empty for none. */
+    LOGIN_NOTIFY_MESSAGE("login_notify_message", Type.TEXT, "", RELOAD, G, G),
 
     // PgBouncer's, taken with no effect in pgmux (docs/configuration.md says why)
     /** pgmux follows every parameter a client sets, whatever this lists. */
@@ -166,14 +176,8 @@ public enum ProxySetting {
     SERVER_FAST_CLOSE("server_fast_close", G),
     AUTODB_IDLE_TIMEOUT("autodb_idle_timeout", G),
     POOL_IDLE_TIMEOUT("pool_idle_timeout", G),
-    QUERY_WAIT_NOTIFY("query_wait_notify", G),
-    LOGIN_NOTIFY_MESSAGE("login_notify_message", G),
     SERVER_TLS_CIPHERS("server_tls_ciphers", G),
-    SERVER_TLS13_CIPHERS("server_tls13_ciphers", G),
-    CONNECT_QUERY("connect_query", D),
-    CLIENT_ENCODING("client_encoding", D),
-    DATESTYLE("datestyle", D),
-    TIMEZONE("timezone", D);
+    SERVER_TLS13_CIPHERS("server_tls13_ciphers", G);
 
     /** Where a key is written: the {@code [pgbouncer]} section, a {@code [databases]} or a {@code [users]} entry. */
     public enum Scope { GLOBAL, DATABASE, USER }

@@ -149,6 +149,48 @@ class PgBouncerDifferentialTest {
     }
 
     @Test
+    void aDatabasesDateStyleAndTimeZoneMeetPgjdbcsOwnAlike() throws Exception {
+        Poolers p = start("", "datestyle=German timezone=Europe/Paris");
+        assertSame(p, endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                throw new IllegalStateException(text(c, "SELECT current_setting('DateStyle') || ' ' "
+                        + "|| current_setting('TimeZone')"));
+            }
+        });
+    }
+
+    @Test
+    void whatConnectQuerySetsIsFoundAlike() throws Exception {
+        Poolers p = start("", "connect_query='SELECT set_config(''pgmux.greeting'', ''hello'', false)'");
+        assertSame(p, endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                throw new IllegalStateException(text(c, "SELECT current_setting('pgmux.greeting')"));
+            }
+        });
+    }
+
+    @Test
+    void aFailingConnectQueryLeavesTheConnectionInUseAlike() throws Exception {
+        Poolers p = start("", "connect_query='SELECT no_such_column'");
+        assertSame(p, endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                throw new IllegalStateException(text(c, "SELECT 'served'"));
+            }
+        });
+    }
+
+    @Test
+    void loginNotifyMessageIsTheSameNoticeAlike() throws Exception {
+        Poolers p = start("login_notify_message = Welcome to the pooler\n");
+        assertSame(p, endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                java.sql.SQLWarning w = c.getWarnings();
+                throw new IllegalStateException(w.getSQLState() + " " + w.getMessage() + " " + w.getNextWarning());
+            }
+        });
+    }
+
+    @Test
     void queryWaitTimeoutFailsTheWaitingClientAlike() throws Exception {
         Poolers p = start("default_pool_size = 1\nquery_wait_timeout = 1\n");
         assertSame(p, endpoint -> {
@@ -603,6 +645,13 @@ class PgBouncerDifferentialTest {
             throw new IllegalStateException("psql exit " + process.exitValue() + ": " + out.strip());
         }
         return out;
+    }
+
+    private static String text(Connection c, String sql) throws SQLException {
+        try (ResultSet rs = c.createStatement().executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
     }
 
     private static String header(Endpoint endpoint, String view) throws Exception {
