@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.proxy.config.ProxyConfigLoader;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.nio.file.Files;
@@ -14,6 +15,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -206,12 +208,9 @@ class ClientLimitsTest {
     }
 
     /** The proxy counts a client out when it sees its connection close, which may come after close() returns. */
-    private void awaitNoClients(String database) throws Exception {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-        while (!row("SHOW DATABASES", database).get("current_client_connections").equals("0")) {
-            assertTrue(System.nanoTime() < deadline, "the client that left is still counted");
-            Thread.sleep(20);
-        }
+    private void awaitNoClients(String database) {
+        Await.equal("0", () -> row("SHOW DATABASES", database).get("current_client_connections"),
+                Duration.ofSeconds(10), "the clients of " + database + " counted");
     }
 
     private Map<String, String> row(String command, String name) throws SQLException {

@@ -81,14 +81,9 @@ final class ProxyFixture {
     }
 
     /** Waits until at least {@code clients} of the fixture's user's pool of {@code database} wait for a server. */
-    static void awaitWaiting(PgMuxProxy proxy, String database, int clients) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (existingPool(proxy, database, USER).view().snapshot().clWaiting < clients) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("no " + clients + " clients waiting in " + database);
-            }
-            Thread.sleep(10);
-        }
+    static void awaitWaiting(PgMuxProxy proxy, String database, int clients) {
+        io.pgmux.testing.Await.until(() -> existingPool(proxy, database, USER).view().snapshot().clWaiting >= clients,
+                Duration.ofSeconds(10), clients + " clients waiting in " + database);
     }
 
     /** Waits until the pool's server connections are all back (leases end asynchronously). */
