@@ -1,11 +1,13 @@
 """psycopg 3 through the proxy: run by Psycopg3Test, see harness.py for the conventions."""
 import asyncio
 import select
+import threading
 
 import psycopg
 from psycopg import errors
 
-from harness import POOL_MODE, TRANSACTIONS, cancelled, check, in_threads, main, one_line, refused, scenario
+from harness import (POOL_MODE, TRANSACTIONS, cancelled, check, in_threads, main, named_scenario, one_line, refused,
+                     scenario)
 
 
 def connect(**kwargs):
@@ -280,6 +282,29 @@ def cancel():
         after = c.execute("SELECT 1").fetchone()[0]
         return f"sqlstate={state} after={after}"
 
+
+
+@named_scenario
+def pooler_notices():
+    """Run with a pool of one server and query_wait_notify = 1: the second client is told it is queued."""
+    queued = threading.Event()
+    with connect() as holder, connect() as waiter:
+        holder.autocommit = False
+        holder.execute("SELECT 1")
+        notices = []
+
+        def heard(diag):
+            notices.append(f"{diag.severity} {diag.sqlstate}: {diag.message_primary}")
+            queued.set()
+        waiter.add_notice_handler(heard)
+        result = []
+        t = threading.Thread(target=lambda: result.append(waiter.execute("SELECT 2").fetchone()[0]))
+        t.start()
+        check(queued.wait(30), "no notice while queued")
+        holder.rollback()
+        t.join(30)
+        check(result == [2], f"the waiter got {result}")
+        return "notice=" + notices[0]
 
 if __name__ == "__main__":
     main()

@@ -115,6 +115,8 @@ public final class PgMuxProxy implements AutoCloseable {
     private final Path configDirectory;
     /** The [databases] entries' own pin_session_state; RELOAD adds those of new entries. */
     private Map<String, PinSessionState> pinSessionStateByDatabase;
+    /** The entries' own max_db_client_connections and max_user_client_connections, as RELOAD read them last. */
+    private EntryLimits clientLimits;
     /** The settings it was started with, updated by RELOAD where a reload applies. */
     private volatile ProxySettings settings;
     private final AdminConsole console;
@@ -132,7 +134,7 @@ public final class PgMuxProxy implements AutoCloseable {
     private PgMuxProxy(Transport transport, PoolRegistry<ServerConnection> registry, ProxyContext context,
             Listeners listeners, StatsLog statsLog, ChannelGroup clients, Duration drainTimeout,
             Map<String, ServerTarget> databases,
-            Map<String, PinSessionState> pinSessionStateByDatabase, ProxySettings settings,
+            Map<String, PinSessionState> pinSessionStateByDatabase, EntryLimits clientLimits, ProxySettings settings,
             AdminConsole console, ConfigSource reloadFrom, Connectors connectors, UserSecrets users,
             Function<ProxySettings, ClientTls> clientTlsOf, Path configDirectory, PrometheusEndpoint metrics,
             Map<String, Map<ProxySetting, String>> authByDatabase, Map<String, ClientTimeouts.Limits> userLimits) {
@@ -146,6 +148,7 @@ public final class PgMuxProxy implements AutoCloseable {
         this.clientTlsOf = clientTlsOf;
         this.databases = databases;
         this.pinSessionStateByDatabase = pinSessionStateByDatabase;
+        this.clientLimits = clientLimits;
         this.settings = settings;
         this.console = console;
         this.transport = transport;
@@ -361,6 +364,7 @@ public final class PgMuxProxy implements AutoCloseable {
         }
         Map<String, ServerTarget> before = connectors.targets();
         pinSessionStateByDatabase = Map.copyOf(fresh.pinSessionStateByDatabase);
+        clientLimits = fresh.clientLimits.copy();
         databases = Map.copyOf(fresh.databases);
         users = carryKeys(users, fresh.users);
         context.users(users);
@@ -461,6 +465,8 @@ public final class PgMuxProxy implements AutoCloseable {
         listeners.tune(tcp, transport.kind());
         context.pinSessionState(next.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
         context.autoDatabases().idleTimeout(next.get(ProxySetting.AUTODB_IDLE_TIMEOUT));
+        clientLimits.applyTo(context, next);
+        context.notices(next.get(ProxySetting.LOGIN_NOTIFY_MESSAGE), next.get(ProxySetting.QUERY_WAIT_NOTIFY));
         console.reloaded(next);
     }
 
@@ -513,6 +519,7 @@ public final class PgMuxProxy implements AutoCloseable {
     public static final class Builder {
         private final Map<String, ServerTarget> databases = new LinkedHashMap<>();
         private final Map<String, PinSessionState> pinSessionStateByDatabase = new LinkedHashMap<>();
+        private final EntryLimits clientLimits = new EntryLimits(new LinkedHashMap<>(), new LinkedHashMap<>());
         /** The auth_user, auth_query and auth_dbname of [databases] entries that set their own. */
         private final Map<String, Map<ProxySetting, String>> authByDatabase = new LinkedHashMap<>();
         private final ProxySettings.Builder settings = ProxySettings.builder();
@@ -623,6 +630,11 @@ public final class PgMuxProxy implements AutoCloseable {
                         d -> new EnumMap<>(ProxySetting.class)).put(named, Objects.requireNonNull(value, "value"));
                 return this;
             }
+            if (named == ProxySetting.MAX_DB_CLIENT_CONNECTIONS) {
+                clientLimits.byDatabase.put(Objects.requireNonNull(database, "database"),
+                        entryCount(named, "database " + database, value));
+                return this;
+            }
             if (named == ProxySetting.PIN_SESSION_STATE) {
                 try {
                     pinSessionStateByDatabase.put(Objects.requireNonNull(database, "database"),
@@ -655,6 +667,10 @@ public final class PgMuxProxy implements AutoCloseable {
          */
         public Builder userSetting(String user, String name, String value) {
             ProxySetting own = ProxySetting.named(name);
+            if (own == ProxySetting.MAX_USER_CLIENT_CONNECTIONS) {
+                clientLimits.byUser.put(Objects.requireNonNull(user, "user"), entryCount(own, "user " + user, value));
+                return this;
+            }
             if (own != null && own.poolKey() == null && own.takenIn(ProxySetting.Scope.USER)) {
                 Duration timeout;
                 try {
@@ -668,6 +684,18 @@ public final class PgMuxProxy implements AutoCloseable {
             }
             overrides.user(user, name, value);
             return this;
+        }
+
+        /** An entry's whole number of 0 or more; -1, as 0, leaves the global value in force. */
+        private static int entryCount(ProxySetting setting, String owner, String value) {
+            if (value.strip().equals("-1")) {
+                return 0;
+            }
+            try {
+                return (Integer) setting.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(owner + ": " + e.getMessage(), e);
+            }
         }
 
         public Builder authType(AuthType type) {
@@ -969,6 +997,9 @@ public final class PgMuxProxy implements AutoCloseable {
                     s.<Integer>get(ProxySetting.APPLICATION_NAME_ADD_HOST) != 0);
             authentication.applyTo(context, queried);
             context.pinSessionState(s.get(ProxySetting.PIN_SESSION_STATE), pinSessionStateByDatabase);
+            EntryLimits entryLimits = clientLimits.copy();
+            entryLimits.applyTo(context, s);
+            context.notices(s.get(ProxySetting.LOGIN_NOTIFY_MESSAGE), s.get(ProxySetting.QUERY_WAIT_NOTIFY));
             registry.addJanitorChore(context.clientTimeouts());
             context.connectionLog(connectionLog);
             connectionLog.settings(s);
@@ -1010,8 +1041,9 @@ public final class PgMuxProxy implements AutoCloseable {
             context.unixSocketOwnerUid(listeners.unixSocketOwnerUid());
             console.listening(listeners.channels(), transport.readGate());
             PgMuxProxy proxy = new PgMuxProxy(transport, registry, context, listeners, statsLog, clients, drainTimeout,
-                    Map.copyOf(databases), Map.copyOf(pinSessionStateByDatabase), s, console, source, connectors,
-                    secrets, this::clientTls, configDirectory, metrics, Map.copyOf(authByDatabase), userLimits);
+                    Map.copyOf(databases), Map.copyOf(pinSessionStateByDatabase), entryLimits, s, console, source,
+                    connectors, secrets, this::clientTls, configDirectory, metrics, Map.copyOf(authByDatabase),
+                    userLimits);
             started.set(proxy);
             return proxy;
         }
@@ -1059,6 +1091,18 @@ public final class PgMuxProxy implements AutoCloseable {
             return new ClientTimeouts.Limits(value.apply(ProxySetting.CLIENT_IDLE_TIMEOUT),
                     value.apply(ProxySetting.IDLE_TRANSACTION_TIMEOUT), value.apply(ProxySetting.QUERY_TIMEOUT),
                     value.apply(ProxySetting.TRANSACTION_TIMEOUT));
+        }
+    }
+
+    /** The [databases] and [users] entries' own max_db_client_connections and max_user_client_connections. */
+    private record EntryLimits(Map<String, Integer> byDatabase, Map<String, Integer> byUser) {
+        EntryLimits copy() {
+            return new EntryLimits(Map.copyOf(byDatabase), Map.copyOf(byUser));
+        }
+
+        void applyTo(ProxyContext context, ProxySettings settings) {
+            context.clientLimits().configure(settings.get(ProxySetting.MAX_DB_CLIENT_CONNECTIONS), byDatabase,
+                    settings.get(ProxySetting.MAX_USER_CLIENT_CONNECTIONS), byUser);
         }
     }
 

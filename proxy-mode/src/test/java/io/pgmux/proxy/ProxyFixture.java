@@ -85,6 +85,12 @@ final class ProxyFixture {
                 .orElseThrow(() -> new AssertionError("no pool of database " + database + " and user " + user));
     }
 
+    /** Waits until at least {@code clients} of the fixture's user's pool of {@code database} wait for a server. */
+    static void awaitWaiting(PgMuxProxy proxy, String database, int clients) {
+        io.pgmux.testing.Await.until(() -> existingPool(proxy, database, USER).view().snapshot().clWaiting >= clients,
+                Duration.ofSeconds(10), clients + " clients waiting in " + database);
+    }
+
     /** Waits until the pool's server connections are all back (leases end asynchronously). */
     static int awaitActive(Pool<ServerConnection> pool, int expected) {
         return Await.value(pool::getActiveConnections, active -> active == expected, Duration.ofSeconds(5));

@@ -12,6 +12,8 @@ import io.pgmux.proxy.client.AdminRoute;
 import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.client.ClientInfo;
 import io.pgmux.proxy.client.PinCounts;
+import io.pgmux.proxy.client.ClientLimits;
+import io.pgmux.proxy.protocol.NoticeResponse;
 import io.pgmux.proxy.client.ProxyContext;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
@@ -267,6 +269,14 @@ public final class AdminConsole implements AdminRoute {
     /** How the pool's clients are pinned to their servers by session state (pin_session_state). */
     PinCounts pinCounts(PoolKey pool) {
         return context.pinCounts(pool);
+    }
+
+    NoticeResponse loginNotice() {
+        return context.loginNotice();
+    }
+
+    ClientLimits clientLimits() {
+        return context.clientLimits();
     }
 
     PoolRegistry<ServerConnection> registry() {

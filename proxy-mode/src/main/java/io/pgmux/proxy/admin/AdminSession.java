@@ -6,6 +6,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import io.pgmux.proxy.protocol.BackendKeyData;
+import io.pgmux.proxy.protocol.NoticeResponse;
 import io.pgmux.proxy.protocol.EmptyQueryResponse;
 import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
@@ -92,6 +93,10 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
         byte[] secret = new byte[BackendKeyData.KEY_LENGTH_3_0];
         ThreadLocalRandom.current().nextBytes(secret);
         channel.write(new BackendKeyData(id, secret), channel.voidPromise());
+        NoticeResponse notice = console.loginNotice();
+        if (notice != null) {
+            channel.write(notice, channel.voidPromise());
+        }
         channel.writeAndFlush(ReadyForQuery.IDLE, channel.voidPromise());
     }
 

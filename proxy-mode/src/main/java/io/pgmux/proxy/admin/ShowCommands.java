@@ -17,6 +17,7 @@ import io.pgmux.core.stats.ServerSnapshot;
 import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.client.ClientInfo;
+import io.pgmux.proxy.client.ClientLimits;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.client.PinCounts;
@@ -287,11 +288,7 @@ final class ShowCommands {
                 .int4("max_connections", "current_connections", "max_client_connections",
                         "current_client_connections", "paused", "disabled");
         PoolConfig c = console.config();
-        Map<String, Integer> clientsByDatabase = new HashMap<>();
-        for (Pool<ServerConnection> pool : console.registry().pools()) {
-            PoolSnapshot s = pool.view().snapshot();
-            clientsByDatabase.merge(pool.key().database(), s.clActive + s.clWaiting, Integer::sum);
-        }
+        ClientLimits limits = console.clientLimits();
         PoolOverrides overrides = console.registry().overrides();
         new TreeMap<>(console.databases()).forEach((name, target) -> {
             String entry = console.entryName(name);
@@ -302,12 +299,12 @@ final class ShowCommands {
             t.row(name, target.host(), target.port(), target.dbname(), target.user(), d.defaultPoolSize(),
                     d.minPoolSize(), d.reservePoolSize(), TimeUnit.NANOSECONDS.toSeconds(d.serverLifetimeNanos()),
                     poolMode, target.hosts().size() > 1 ? target.loadBalanceHosts().configName() : null,
-                    d.maxDbConnections(), console.registry().databaseConnections(name), 0,
-                    clientsByDatabase.getOrDefault(name, 0), console.isPaused(name) ? 1 : 0,
+                    d.maxDbConnections(), console.registry().databaseConnections(name), limits.databaseMax(name),
+                    limits.databaseClients(name), console.isPaused(name) ? 1 : 0,
                     console.isDisabled(name) ? 1 : 0);
         });
         t.row(AdminConsole.DATABASE, null, console.port(), AdminConsole.DATABASE, AdminConsole.DATABASE, 2, 0, 0,
-                0, "statement", null, 0, 0, 0, console.sessions().size(), 0, 0);
+                0, "statement", null, 0, 0, limits.databaseMax(AdminConsole.DATABASE), console.sessions().size(), 0, 0);
         return t;
     }
 
@@ -316,12 +313,12 @@ final class ShowCommands {
                 .int4("max_user_connections", "current_connections", "max_user_client_connections",
                         "current_client_connections");
         TreeSet<String> names = new TreeSet<>();
-        Map<String, Integer> clientsByUser = new HashMap<>();
         for (Pool<ServerConnection> pool : console.registry().pools()) {
             names.add(pool.key().user());
-            PoolSnapshot s = pool.view().snapshot();
-            clientsByUser.merge(pool.key().user(), s.clActive + s.clWaiting, Integer::sum);
         }
+        ClientLimits limits = console.clientLimits();
+        Map<String, Integer> consoleClients = new HashMap<>();
+        console.sessions().forEach(session -> consoleClients.merge(session.user(), 1, Integer::sum));
         names.addAll(console.adminUsers());
         names.addAll(console.statsUsers());
         PoolOverrides overrides = console.registry().overrides();
@@ -334,7 +331,8 @@ final class ShowCommands {
             t.row(name, own.contains(ConfigKey.DEFAULT_POOL_SIZE) ? u.defaultPoolSize() : null,
                     own.contains(ConfigKey.RESERVE_POOL_SIZE) ? u.reservePoolSize() : null,
                     own.contains(ConfigKey.POOL_MODE) ? u.poolMode().configName() : null, u.maxUserConnections(),
-                    console.registry().userConnections(name), 0, clientsByUser.getOrDefault(name, 0));
+                    console.registry().userConnections(name), limits.userMax(name),
+                    limits.userClients(name) + consoleClients.getOrDefault(name, 0));
         }
         return t;
     }

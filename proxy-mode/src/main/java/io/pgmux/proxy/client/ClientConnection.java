@@ -30,6 +30,7 @@ import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
+import io.pgmux.proxy.protocol.NoticeResponse;
 import io.pgmux.proxy.protocol.GssEncRequest;
 import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.protocol.PoolerError;
@@ -316,7 +317,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Finds the client's pool and takes its max_client_conn slot; returns why it is refused, or null. */
+    /**
+     * Finds the client's pool and takes its max_client_conn, max_db_client_connections and
+     * max_user_client_connections slots; returns why it is refused, or null.
+     */
     private ErrorResponse admit(String database, StartupMessage startup, Secret secret) {
         if (context.adminRoute().isDisabled(database)) {
             return PoolerError.databaseDisabled(database);
@@ -342,8 +346,15 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             return null;
         }
         try {
-            pool = context.registry().pool(database, poolUser);
-            admission = context.registry().admitClient(pool, false);
+            Pool<ServerConnection> joined = context.registry().pool(database, poolUser);
+            ClientAdmission admitted = context.registry().admitClient(joined, false);
+            ErrorResponse limited = context.clientLimits().admit(database, poolUser);
+            if (limited != null) {
+                context.registry().clientLeaves(joined, admitted);
+                return limited;
+            }
+            pool = joined;
+            admission = admitted;
             context.adminRoute().clientJoins(pool);
             return null;
         } catch (TooManyClientsException e) {
@@ -483,6 +494,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         } while (context.clientsByKey().putIfAbsent(ours, this) != null);
         key = ours;
         channel.write(ours, channel.voidPromise());
+        NoticeResponse notice = context.loginNotice();
+        if (notice != null) {
+            channel.write(notice, channel.voidPromise());
+        }
         channel.writeAndFlush(ReadyForQuery.IDLE, channel.voidPromise());
         state = State.READY;
         startTimeout(ClientTimeouts.Timeout.IDLE, System.nanoTime());
@@ -552,6 +567,14 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             limitsVersion = version;
         }
         ClientTimeouts.Limits limits = this.limits;
+        int notify = timeouts.waitNotifySeconds();
+        if (current != null && notify > 0 && current.waitNoticeDue(now, notify)) {
+            channel.eventLoop().execute(() -> {
+                if (state != State.CLOSED && current.waitNoticeDue(System.nanoTime(), notify)) {
+                    current.noticeWaiting();
+                }
+            });
+        }
         if (current != null && current.expired(now, limits, timeouts.waitingQueryNanos()) != null) {
             channel.eventLoop().execute(() -> {
                 ErrorResponse expired = current.expired(System.nanoTime(), limits, timeouts.waitingQueryNanos());
@@ -705,6 +728,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         if (admission != null) {
             context.registry().clientLeaves(pool, admission);
+            context.clientLimits().leave(pool.key().database(), pool.key().user());
         }
     }
 }

@@ -72,6 +72,8 @@ public final class ClientTimeouts implements Runnable {
     private volatile Map<String, Limits> usersOwn = Map.of();
     /** Whether any logged-in client can have a limit: else the pass skips them. */
     private volatile boolean anyLimit;
+    /** query_wait_notify in whole seconds; 0 sends no notice. */
+    private volatile int waitNotifySeconds = 5;
 
     /**
      * @param loggedIn the logged-in clients, live
@@ -112,6 +114,15 @@ public final class ClientTimeouts implements Runnable {
         return own.getOrDefault(user, Limits.NONE).over(own.getOrDefault(loginUser, Limits.NONE).over(global));
     }
 
+    /** query_wait_notify: a client waiting for a server longer than this many whole seconds is told so; 0 never. */
+    void waitNotifySeconds(int seconds) {
+        this.waitNotifySeconds = seconds;
+    }
+
+    int waitNotifySeconds() {
+        return waitNotifySeconds;
+    }
+
     /** The global query_timeout, which PgBouncer also applies to a client still waiting for a server. */
     long waitingQueryNanos() {
         return global.queryNanos();
@@ -137,7 +148,7 @@ public final class ClientTimeouts implements Runnable {
                 client.checkTimeout(now, this);
             }
         }
-        if (anyLimit) {
+        if (anyLimit || waitNotifySeconds > 0) {
             for (ClientConnection client : loggedIn) {
                 client.checkTimeout(now, this);
             }

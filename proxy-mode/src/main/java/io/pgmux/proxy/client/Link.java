@@ -117,6 +117,10 @@ final class Link implements ServerLink {
      * 0 when none runs. Written on the client's loop, read by the janitor for query_timeout.
      */
     private volatile long queryStartNanos;
+    /** When the client started waiting for a server, 0 while it does not; read by the janitor for query_wait_notify. */
+    private volatile long waitStartNanos;
+    /** The client was told it waits (query_wait_notify), once per wait. */
+    private volatile boolean waitNoticeSent;
     /** When the open transaction's first request started (xact_start), 0 when none is open; transaction_timeout. */
     private volatile long transactionStartNanos;
 
@@ -143,6 +147,21 @@ final class Link implements ServerLink {
 
     boolean isWaiting() {
         return state == State.WAITING;
+    }
+
+    /**
+     * Whether the client has waited for a server longer than {@code notifySeconds} in whole seconds (PgBouncer's
+     * test) without being told; from any thread.
+     */
+    boolean waitNoticeDue(long now, int notifySeconds) {
+        long since = waitStartNanos;
+        return since != 0 && !waitNoticeSent && (now - since) / 1_000_000_000L > notifySeconds;
+    }
+
+    /** query_wait_notify's NOTICE: the client waits on; on the client's loop. */
+    void noticeWaiting() {
+        waitNoticeSent = true;
+        channel.writeAndFlush(PoolerError.clientBeingQueued(), channel.voidPromise());
     }
 
     // ---------------------------------------------------------------- client to server
@@ -482,6 +501,8 @@ final class Link implements ServerLink {
             return;
         }
         state = State.WAITING;
+        waitNoticeSent = false;
+        waitStartNanos = System.nanoTime();
         pool.acquireAsync(loop).whenComplete((acquired, failure) -> {
             // Handed over on this client's own loop (a server of its loop released): link at once. Queued
             // behind the rest of the loop's ready sockets instead, the server would sit idle meanwhile.
@@ -494,6 +515,7 @@ final class Link implements ServerLink {
     }
 
     private void onWaitOver(Lease<ServerConnection> acquired, Throwable failure) {
+        waitStartNanos = 0;
         if (failure != null) {
             state = State.IDLE;
             client.failAcquire(failure);

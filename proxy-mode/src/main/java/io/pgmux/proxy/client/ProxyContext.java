@@ -13,6 +13,8 @@ import io.pgmux.proxy.auth.UserSecrets;
 import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.parameters.WelcomeCache;
 import io.pgmux.proxy.protocol.BackendKeyData;
+import io.pgmux.proxy.protocol.NoticeResponse;
+import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.server.AutoDatabases;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ServerConnection;
@@ -44,6 +46,9 @@ public final class ProxyContext {
     private final Map<BackendKeyData, ClientConnection> clientsByKey = new ConcurrentHashMap<>();
     private final ClientTimeouts clientTimeouts;
     private final WelcomeCache welcomeCache = new WelcomeCache();
+    private final ClientLimits clientLimits = new ClientLimits();
+    /** login_notify_message's notice, null when it is empty. */
+    private volatile NoticeResponse loginNotice;
     private final Map<PoolKey, PinCounts> pinCounts = new ConcurrentHashMap<>();
     /** By pool object: a pool rebuilt by RELOAD gets a hub of its own. */
     private final Map<Pool<ServerConnection>, ListenerHub> listenerHubs = new ConcurrentHashMap<>();
@@ -216,6 +221,25 @@ public final class ProxyContext {
 
     Map<BackendKeyData, ClientConnection> clientsByKey() {
         return clientsByKey;
+    }
+
+    /** max_db_client_connections and max_user_client_connections, and the counts they limit. */
+    public ClientLimits clientLimits() {
+        return clientLimits;
+    }
+
+    /**
+     * login_notify_message (empty for none), sent as a NOTICE to every client once logged in, and query_wait_notify,
+     * after which (in whole seconds, as PgBouncer counts) a client still waiting for a server is told so once.
+     */
+    public void notices(String loginMessage, int queryWaitNotifySeconds) {
+        this.loginNotice = loginMessage.isEmpty() ? null : PoolerError.loginNotice(loginMessage);
+        clientTimeouts.waitNotifySeconds(queryWaitNotifySeconds);
+    }
+
+    /** login_notify_message's NOTICE, or null. */
+    public NoticeResponse loginNotice() {
+        return loginNotice;
     }
 
     WelcomeCache welcomeCache() {

@@ -3,6 +3,7 @@ package io.pgmux.proxy.config;
 import io.pgmux.proxy.client.PinSessionState;
 import io.pgmux.proxy.config.ProxySetting.Scope;
 import io.pgmux.proxy.server.LoadBalanceHosts;
+import io.pgmux.proxy.server.ServerSetup;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.TargetSessionAttrs;
 import io.pgmux.proxy.server.TlsMode;
@@ -16,7 +17,9 @@ import java.util.function.Supplier;
  * (host a list {@code a,b,c} with one port or one per host, load_balance_hosts, pgmux's target_session_attrs)
  * and pool settings, values optionally single-quoted: where the database lives, and the pool settings of its
  * own under the names of the global settings they override (pool_size is default_pool_size; reserve_pool,
- * PgBouncer's alias, is reserve_pool_size), pgmux's pin_session_state, and auth_user, auth_query, auth_dbname.
+ * PgBouncer's alias, is reserve_pool_size), pgmux's pin_session_state, auth_user, auth_query, auth_dbname,
+ * max_db_client_connections, and what each new server connection gets: client_encoding, datestyle and timezone as
+ * startup parameters, connect_query run after its login.
  *
  * @param poolSettings setting name to value as written, for {@code PgMuxProxy.Builder.databaseSetting}
  */
@@ -40,6 +43,8 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
         String user = null;
         String password = null;
         TlsMode tls = null;
+        Map<String, String> startupParameters = new LinkedHashMap<>();
+        String connectQuery = null;
         Map<String, String> poolSettings = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : ConnectString.parse(owner, connectString).entrySet()) {
             ProxySetting setting = ProxySetting.entryKey(Scope.DATABASE, owner, e.getKey());
@@ -53,11 +58,18 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
                 case USER -> user = v;
                 case PASSWORD -> password = v;
                 case SSLMODE, SERVER_TLS_SSLMODE -> tls = TlsMode.fromConfig(v);
+                case CLIENT_ENCODING, DATESTYLE, TIMEZONE -> startupParameters.put(setting.configName(), v);
+                case CONNECT_QUERY -> connectQuery = v;
                 case PIN_SESSION_STATE -> poolSettings.put(setting.configName(), checked(owner, () -> {
                     PinSessionState.fromConfig(v);
                     return v;
                 }));
                 case AUTH_USER, AUTH_QUERY, AUTH_DBNAME -> poolSettings.put(setting.configName(), v);
+                case MAX_DB_CLIENT_CONNECTIONS -> {
+                    if (!ProxySetting.notSet(setting, v)) {
+                        poolSettings.put(setting.configName(), setting.checkedEntryValue(owner, v));
+                    }
+                }
                 default -> {
                     if (!ProxySetting.notSet(setting, v)) {
                         String checked = setting.checkedEntryValue(owner, v);
@@ -69,7 +81,8 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
         String hosts = host;
         String ports = port;
         return new DatabaseEntry(new ServerTarget(checked(owner, () -> ServerTarget.hostList(hosts, ports)), dbname,
-                user, password, tls, loadBalance, sessionAttrs), Collections.unmodifiableMap(poolSettings));
+                user, password, tls, loadBalance, sessionAttrs, new ServerSetup(startupParameters, connectQuery)),
+                Collections.unmodifiableMap(poolSettings));
     }
 
     private static <T> T checked(String owner, Supplier<T> parse) {

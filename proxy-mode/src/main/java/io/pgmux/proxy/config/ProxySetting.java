@@ -47,6 +47,12 @@ public enum ProxySetting {
     SSLMODE("sslmode", Type.TLS_MODE, "", RESTART, D, NONE),
     LOAD_BALANCE_HOSTS("load_balance_hosts", Type.TEXT, "round-robin", RESTART, D, D),
     TARGET_SESSION_ATTRS("target_session_attrs", Type.TEXT, "any", RESTART, D, NONE),
+    /** Run once on each new server connection after its login, before any client uses it. */
+    CONNECT_QUERY("connect_query", Type.TEXT, "", RESTART, D, D),
+    /** Startup parameters of each new server connection. */
+    CLIENT_ENCODING("client_encoding", Type.TEXT, "", RESTART, D, D),
+    DATESTYLE("datestyle", Type.TEXT, "", RESTART, D, D),
+    TIMEZONE("timezone", Type.TEXT, "", RESTART, D, D),
 
     // the proxy's own
     LISTEN_ADDR("listen_addr", Type.ADDRESS, "127.0.0.1", RESTART, G, G),
@@ -118,6 +124,14 @@ public enum ProxySetting {
     IGNORE_STARTUP_PARAMETERS("ignore_startup_parameters", Type.NAMES, "", RELOAD, G, G),
     /** Not 0: the client's address is added to the application_name its servers see. */
     APPLICATION_NAME_ADD_HOST("application_name_add_host", Type.INT, "0", RELOAD, G, G),
+    /** Clients of one database at once; an entry's own value above 0 wins. */
+    MAX_DB_CLIENT_CONNECTIONS("max_db_client_connections", Type.COUNT, "0", RELOAD, GD, GD),
+    /** Clients of one user at once; an entry's own value above 0 wins. */
+    MAX_USER_CLIENT_CONNECTIONS("max_user_client_connections", Type.COUNT, "0", RELOAD, GU, GU),
+    /** Whole seconds a client waits for a server before a NOTICE tells it so; 0 for none. */
+    QUERY_WAIT_NOTIFY("query_wait_notify", Type.COUNT, "5", RELOAD, G, G),
+    /** A NOTICE every client gets once logged in; empty for none. */
+    LOGIN_NOTIFY_MESSAGE("login_notify_message", Type.TEXT, "", RELOAD, G, G),
 
     // the standalone process's (an embedded proxy reports them as ignored)
     LOGFILE("logfile", Type.FILE, "", RELOAD, G, G),
@@ -172,17 +186,9 @@ public enum ProxySetting {
     POOL_NAME(ConfigKey.POOL_NAME, G, NONE),
 
     // PgBouncer's, not taken by pgmux yet
-    MAX_DB_CLIENT_CONNECTIONS("max_db_client_connections", GD),
-    MAX_USER_CLIENT_CONNECTIONS("max_user_client_connections", GU),
     AUTH_LDAP_OPTIONS("auth_ldap_options", G),
     SERVER_FAST_CLOSE("server_fast_close", G),
-    POOL_IDLE_TIMEOUT("pool_idle_timeout", G),
-    QUERY_WAIT_NOTIFY("query_wait_notify", G),
-    LOGIN_NOTIFY_MESSAGE("login_notify_message", G),
-    CONNECT_QUERY("connect_query", D),
-    CLIENT_ENCODING("client_encoding", D),
-    DATESTYLE("datestyle", D),
-    TIMEZONE("timezone", D);
+    POOL_IDLE_TIMEOUT("pool_idle_timeout", G);
 
     /** Where a key is written: the {@code [pgbouncer]} section, a {@code [databases]} or a {@code [users]} entry. */
     public enum Scope { GLOBAL, DATABASE, USER }
@@ -261,11 +267,12 @@ public enum ProxySetting {
     }
 
     /**
-     * An entry's {@code -1}, which PgBouncer reads as "not set" for query_wait_timeout: the database's or global
-     * value applies.
+     * An entry's {@code -1}, which PgBouncer reads as "not set" for query_wait_timeout and the client limits: the
+     * database's or global value applies.
      */
     static boolean notSet(ProxySetting setting, String value) {
-        return setting == QUERY_WAIT_TIMEOUT && value.strip().equals("-1");
+        return (setting == QUERY_WAIT_TIMEOUT || setting == MAX_DB_CLIENT_CONNECTIONS
+                || setting == MAX_USER_CLIENT_CONNECTIONS) && value.strip().equals("-1");
     }
 
     /** A key of PgBouncer's that pgmux does not take yet. */
@@ -398,8 +405,6 @@ public enum ProxySetting {
             refusal = unknown("key", name, scope);
         } else if (scope == Scope.DATABASE) {
             refusal = "unsupported key \"" + name + "\"";
-        } else if (setting.pgbouncerTakesIn(scope)) {
-            refusal = "key \"" + name + "\" is not supported by pgmux yet";
         } else {
             refusal = "unknown key \"" + name + "\"";
         }

@@ -42,6 +42,8 @@ public final class PoolerError {
     private static final ErrorResponse UNIX_SOCKET_LOGIN_REJECTED = fatal("unix socket login rejected");
     private static final ErrorResponse OLD_V2_PROTOCOL = fatal("old V2 protocol not supported");
     private static final ErrorResponse PQEXEC_DISALLOWED = fatal("PQexec disallowed");
+    private static final NoticeResponse CLIENT_BEING_QUEUED = NoticeResponse.notice(SqlState.SUCCESSFUL_COMPLETION,
+            "No server connection available in postgres backend, client being queued");
 
     private PoolerError() {
     }
@@ -209,6 +211,16 @@ public final class PoolerError {
     /** A new client within server_login_retry of a failed server login gets the cached error. */
     public static ErrorResponse serverLoginRetry(String cachedMessage) {
         return fatal("server login has been failing, cached error: " + cachedMessage + " (server_login_retry)");
+    }
+
+    /** query_wait_notify: the client has waited that long for a server and waits on. */
+    public static NoticeResponse clientBeingQueued() {
+        return CLIENT_BEING_QUEUED;
+    }
+
+    /** login_notify_message, sent to every client once logged in. */
+    public static NoticeResponse loginNotice(String message) {
+        return NoticeResponse.notice(SqlState.SUCCESSFUL_COMPLETION, message);
     }
 
     /** A client's Parse of one named statement more than it may keep (not fatal). */

@@ -4,6 +4,8 @@ package io.pgmux.proxy.protocol;
 public final class SqlState {
     /** 08P01: what PgBouncer uses for every pooler-generated error. */
     public static final String PROTOCOL_VIOLATION = "08P01";
+    /** successful_completion, the code of the pooler's own notices. */
+    public static final String SUCCESSFUL_COMPLETION = "00000";
     /** 26000: a Bind, Describe or Execute named a prepared statement that does not exist. */
     public static final String INVALID_SQL_STATEMENT_NAME = "26000";
     /** 42P05: a Parse reused the name of an existing prepared statement. */

@@ -35,6 +35,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One logged-in connection to PostgreSQL (PgBouncer's server socket): the last handler of its channel. It logs
@@ -42,6 +44,7 @@ import javax.net.ssl.SSLException;
  * a client, to which it passes every message unparsed. All state changes happen on the channel's event loop.
  */
 public final class ServerConnection extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(ServerConnection.class);
     private enum State { CONNECTING, TLS, LOGIN, IDLE, QUERY, LINKED, CLOSED }
 
     private final ServerTarget target;
@@ -60,6 +63,8 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     /** The last cancel forwarded to this backend, until the server has closed its cancel connection. */
     private volatile CompletableFuture<Void> cancelInFlight;
     private ServerLink link;
+    /** The login's ReadyForQuery came and the database's connect_query runs: the login ends at the next one. */
+    private boolean connectQueryRunning;
     private CompletableFuture<ErrorResponse> query;
     private ErrorResponse queryError;
     private List<String[]> queryRows;
@@ -265,6 +270,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         Map<String, String> startup = new LinkedHashMap<>();
         startup.put("user", user);
         startup.put("database", target.dbname());
+        startup.putAll(target.setup().startupParameters());
         channel.writeAndFlush(new StartupMessage(StartupMessage.PROTOCOL_3_0, startup));
     }
 
@@ -377,8 +383,16 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
                             Authentication.decode(message.body()));
                     answer.ifPresent(channel::writeAndFlush);
                 }
-                case BackendMessage.ERROR_RESPONSE -> failLogin(new ServerErrorException(
-                        ErrorResponse.decode(message.body())));
+                case BackendMessage.ERROR_RESPONSE -> {
+                    ErrorResponse error = ErrorResponse.decode(message.body());
+                    if (connectQueryRunning) {
+                        // as PgBouncer: logged, and the connection serves clients all the same
+                        log.error("server {}: error while executing exec_on_query: {} {}", handle.id(),
+                                error.severity(), error.message());
+                    } else {
+                        failLogin(new ServerErrorException(error));
+                    }
+                }
                 case BackendMessage.PARAMETER_STATUS -> {
                     onParameterStatus(message);
                 }
@@ -389,6 +403,13 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
                                 "ReadyForQuery before AuthenticationOk")));
                         return;
                     }
+                    String connectQuery = target.setup().connectQuery();
+                    if (connectQuery != null && !connectQueryRunning) {
+                        connectQueryRunning = true;
+                        channel.writeAndFlush(new Query(connectQuery));
+                        return;
+                    }
+                    connectQueryRunning = false;
                     state = State.IDLE;
                     opened.complete(this);
                 }

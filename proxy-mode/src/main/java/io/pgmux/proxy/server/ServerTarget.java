@@ -13,7 +13,7 @@ import java.util.stream.Collectors;
  * server_tls_sslmode).
  */
 public record ServerTarget(List<ServerHost> hosts, String dbname, String user, String password, TlsMode tlsMode,
-        LoadBalanceHosts loadBalanceHosts, TargetSessionAttrs targetSessionAttrs) {
+        LoadBalanceHosts loadBalanceHosts, TargetSessionAttrs targetSessionAttrs, ServerSetup setup) {
 
     public ServerTarget {
         hosts = List.copyOf(hosts);
@@ -23,6 +23,13 @@ public record ServerTarget(List<ServerHost> hosts, String dbname, String user, S
         Objects.requireNonNull(dbname, "dbname");
         Objects.requireNonNull(loadBalanceHosts, "loadBalanceHosts");
         Objects.requireNonNull(targetSessionAttrs, "targetSessionAttrs");
+        Objects.requireNonNull(setup, "setup");
+    }
+
+    /** Nothing asked of a server beyond the login. */
+    public ServerTarget(List<ServerHost> hosts, String dbname, String user, String password, TlsMode tlsMode,
+            LoadBalanceHosts loadBalanceHosts, TargetSessionAttrs targetSessionAttrs) {
+        this(hosts, dbname, user, password, tlsMode, loadBalanceHosts, targetSessionAttrs, ServerSetup.NONE);
     }
 
     /** One host, round-robin (moot) and any server. */
@@ -72,12 +79,13 @@ public record ServerTarget(List<ServerHost> hosts, String dbname, String user, S
     /** This target with {@code mode} when it names no sslmode of its own. */
     public ServerTarget withDefaultTlsMode(TlsMode mode) {
         return tlsMode != null ? this
-                : new ServerTarget(hosts, dbname, user, password, mode, loadBalanceHosts, targetSessionAttrs);
+                : new ServerTarget(hosts, dbname, user, password, mode, loadBalanceHosts, targetSessionAttrs, setup);
     }
 
     /** This target narrowed to one of its hosts, for one server connection. */
     ServerTarget at(ServerHost host) {
-        return new ServerTarget(List.of(host), dbname, user, password, tlsMode, loadBalanceHosts, targetSessionAttrs);
+        return new ServerTarget(List.of(host), dbname, user, password, tlsMode, loadBalanceHosts, targetSessionAttrs,
+                setup);
     }
 
     /** The user to log in as for a client logged in as {@code clientUser}. */

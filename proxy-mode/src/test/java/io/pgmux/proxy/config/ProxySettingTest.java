@@ -92,7 +92,8 @@ class ProxySettingTest {
                 + "(supported: host, port, dbname, user, password, sslmode, "), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> UserEntry.parse("bob", "pool_mdoe=session"));
         assertEquals("user bob: unknown key 'pool_mdoe'; did you mean 'pool_mode'? (supported: client_idle_timeout, "
-                + "idle_transaction_timeout, query_timeout, transaction_timeout, pool_mode, pool_size, "
+                + "idle_transaction_timeout, query_timeout, transaction_timeout, max_user_client_connections, pool_mode, "
+                + "pool_size, "
                 + "reserve_pool_size, query_wait_timeout, max_user_connections)", e.getMessage());
     }
 
@@ -101,8 +102,8 @@ class ProxySettingTest {
         assertNotNull(ProxySetting.named("auth_ldap_options"));
         assertNull(ProxySetting.global("auth_ldap_options"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> DatabaseEntry.parse("app", "client_encoding=UTF8"));
-        assertTrue(e.getMessage().startsWith("database app: unsupported key \"client_encoding\" (supported: "),
+                () -> DatabaseEntry.parse("app", "pidfile=pgbouncer.pid"));
+        assertTrue(e.getMessage().startsWith("database app: unsupported key \"pidfile\" (supported: "),
                 e.getMessage());
     }
 

@@ -131,6 +131,71 @@ class PgBouncerDifferentialTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the two clients only have to stay connected
+    void maxDbClientConnectionsRefusesTheClientOverTheDatabasesLimitAlike() throws Exception {
+        Poolers p = start("max_db_client_connections = 5\n", "max_db_client_connections=2");
+        assertSame(p, endpoint -> {
+            try (Connection a = connect(endpoint, "app", USER, PASSWORD);
+                 Connection b = connect(endpoint, "app", USER, PASSWORD)) {
+                connect(endpoint, "app", USER, PASSWORD).close();
+            }
+        });
+    }
+
+    @Test
+    @SuppressWarnings("try") // the client only has to stay connected
+    void maxUserClientConnectionsRefusesTheUsersClientOverItsLimitAlike() throws Exception {
+        Poolers p = start("max_user_client_connections = 5\n[users]\n" + USER + " = max_user_client_connections=1\n");
+        assertSame(p, endpoint -> {
+            try (Connection a = connect(endpoint, "app", USER, PASSWORD)) {
+                connect(endpoint, "app", USER, PASSWORD).close();
+            }
+        });
+    }
+
+    @Test
+    void aDatabasesDateStyleAndTimeZoneMeetPgjdbcsOwnAlike() throws Exception {
+        Poolers p = start("", "datestyle=German timezone=Europe/Paris");
+        assertSame(p, endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                throw new IllegalStateException(text(c, "SELECT current_setting('DateStyle') || ' ' "
+                        + "|| current_setting('TimeZone')"));
+            }
+        });
+    }
+
+    @Test
+    void whatConnectQuerySetsIsFoundAlike() throws Exception {
+        Poolers p = start("", "connect_query='SELECT set_config(''pgmux.greeting'', ''hello'', false)'");
+        assertSame(p, endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                throw new IllegalStateException(text(c, "SELECT current_setting('pgmux.greeting')"));
+            }
+        });
+    }
+
+    @Test
+    void aFailingConnectQueryLeavesTheConnectionInUseAlike() throws Exception {
+        Poolers p = start("", "connect_query='SELECT no_such_column'");
+        assertSame(p, endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                throw new IllegalStateException(text(c, "SELECT 'served'"));
+            }
+        });
+    }
+
+    @Test
+    void loginNotifyMessageIsTheSameNoticeAlike() throws Exception {
+        Poolers p = start("login_notify_message = Welcome to the pooler\n");
+        assertSame(p, endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                java.sql.SQLWarning w = c.getWarnings();
+                throw new IllegalStateException(w.getSQLState() + " " + w.getMessage() + " " + w.getNextWarning());
+            }
+        });
+    }
+
+    @Test
     void queryWaitTimeoutFailsTheWaitingClientAlike() throws Exception {
         Poolers p = start("default_pool_size = 1\nquery_wait_timeout = 1\n");
         assertSame(p, endpoint -> {
@@ -692,6 +757,13 @@ class PgBouncerDifferentialTest {
         psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW CONFIG").lines().skip(1).map(l -> l.split("\\|", -1))
                 .filter(columns -> columns.length == 4).forEach(columns -> byKey.put(columns[0], columns[3]));
         return byKey;
+    }
+
+    private static String text(Connection c, String sql) throws SQLException {
+        try (ResultSet rs = c.createStatement().executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
     }
 
     private static String header(Endpoint endpoint, String view) throws Exception {

@@ -142,6 +142,10 @@ class EveryKeyIT {
         GLOBAL.put("service_name", "pgmux-every-key");
         GLOBAL.put("job_name", "pgmux-every-key");
         GLOBAL.put("autodb_idle_timeout", "600");
+        GLOBAL.put("max_db_client_connections", "40");
+        GLOBAL.put("max_user_client_connections", "30");
+        GLOBAL.put("query_wait_notify", "3");
+        GLOBAL.put("login_notify_message", "every-key-welcome");
         GLOBAL.put("server_tls_ciphers", "TLS_AES_256_GCM_SHA384:ECDHE-RSA-AES256-GCM-SHA384");
         GLOBAL.put("server_tls13_ciphers", "TLS_AES_128_GCM_SHA256");
     }
@@ -158,11 +162,9 @@ class EveryKeyIT {
      * Keys being implemented on other branches: whoever merges one moves it to {@link #GLOBAL} (or the entries) with
      * a non-default value; {@link #pendingKeysAreStillNotTakenByPgmux} fails once pgmux takes one.
      */
-    private static final Set<String> PENDING = Set.of("max_db_client_connections", "max_user_client_connections",
-            "server_fast_close", "pool_idle_timeout", "query_wait_notify", "login_notify_message");
-    private static final Set<String> PENDING_DATABASE = Set.of("connect_query", "max_db_client_connections",
-            "client_encoding", "datestyle", "timezone");
-    private static final Set<String> PENDING_USER = Set.of("max_user_client_connections");
+    private static final Set<String> PENDING = Set.of("server_fast_close", "pool_idle_timeout");
+    private static final Set<String> PENDING_DATABASE = Set.of();
+    private static final Set<String> PENDING_USER = Set.of();
 
     /** The [databases] entry's keys; {@code {host}} and the like are the fixture's server. */
     private static final Map<String, String> DATABASE = new LinkedHashMap<>();
@@ -184,6 +186,11 @@ class EveryKeyIT {
         DATABASE.put("load_balance_hosts", "disable");
         DATABASE.put("max_db_connections", "8");
         DATABASE.put("server_lifetime", "1200");
+        DATABASE.put("connect_query", "'SELECT 1'");
+        DATABASE.put("max_db_client_connections", "20");
+        DATABASE.put("client_encoding", "UTF8");
+        DATABASE.put("datestyle", "ISO");
+        DATABASE.put("timezone", "Europe/Paris");
     }
 
     /** The [users] entry's keys. */
@@ -199,6 +206,7 @@ class EveryKeyIT {
         USER_ENTRY.put("idle_transaction_timeout", "300");
         USER_ENTRY.put("transaction_timeout", "400");
         USER_ENTRY.put("client_idle_timeout", "500");
+        USER_ENTRY.put("max_user_client_connections", "10");
     }
 
     private final TestDatabase db;
@@ -328,14 +336,16 @@ class EveryKeyIT {
 
                 List<String> database = rows(console, "SHOW DATABASES", "name", "host", "port", "database",
                         "force_user", "pool_size", "min_pool_size", "reserve_pool_size", "server_lifetime",
-                        "pool_mode", "max_connections").get("app");
+                        "pool_mode", "max_connections", "max_client_connections").get("app");
                 assertEquals(List.of(db.host(), String.valueOf(db.port()), db.name(), db.superuser(), "4", "1", "2",
-                        "1200", "session", "8"), database, "SHOW DATABASES: host, port, database, force_user,"
-                        + " pool_size, min_pool_size, reserve_pool_size, server_lifetime, pool_mode, max_connections");
+                        "1200", "session", "8", "20"), database, "SHOW DATABASES: host, port, database, force_user,"
+                        + " pool_size, min_pool_size, reserve_pool_size, server_lifetime, pool_mode, max_connections,"
+                        + " max_client_connections");
                 List<String> user = rows(console, "SHOW USERS", "name", "pool_size", "reserve_pool_size",
-                        "pool_mode", "max_user_connections").get(USER);
-                assertEquals(List.of("2", "1", "session", "6"), user,
-                        "SHOW USERS: pool_size, reserve_pool_size, pool_mode, max_user_connections");
+                        "pool_mode", "max_user_connections", "max_user_client_connections").get(USER);
+                assertEquals(List.of("2", "1", "session", "6", "10"), user,
+                        "SHOW USERS: pool_size, reserve_pool_size, pool_mode, max_user_connections,"
+                        + " max_user_client_connections");
             }
 
             Process psql = new ProcessBuilder("psql", "-X", "-A", "-t", "-c", "SELECT 6 * 7", "host=127.0.0.1 port="
@@ -344,7 +354,9 @@ class EveryKeyIT {
             assertTrue(psql.waitFor(60, TimeUnit.SECONDS), "psql did not finish");
             String output = new String(psql.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertEquals(0, psql.exitValue(), output);
-            assertEquals("42", output.strip());
+            List<String> lines = output.strip().lines().toList();
+            assertEquals("42", lines.get(lines.size() - 1), output);
+            assertTrue(output.contains("every-key-welcome"), "login_notify_message reached psql: " + output);
             assertNotEquals(List.of(), Files.readAllLines(dir.resolve("pgmux.log")), "the logfile is empty");
         }
     }

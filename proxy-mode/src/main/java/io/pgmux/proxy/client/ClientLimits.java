@@ -1,0 +1,97 @@
+package io.pgmux.proxy.client;
+
+import io.pgmux.proxy.protocol.ErrorResponse;
+import io.pgmux.proxy.protocol.PoolerError;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * PgBouncer's max_db_client_connections and max_user_client_connections: the clients of each database (the name
+ * the client connected to) and of each user (the name it logged in as), counted from admission until they leave,
+ * each limited by its entry's own value when above 0, else the global one (0 = unlimited). RELOAD sets new limits;
+ * clients already in keep their slot, as in PgBouncer.
+ */
+public final class ClientLimits {
+    private final Map<String, AtomicInteger> byDatabase = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> byUser = new ConcurrentHashMap<>();
+    private volatile Limits limits = new Limits(0, Map.of(), 0, Map.of());
+
+    private record Limits(int database, Map<String, Integer> databases, int user, Map<String, Integer> users) {
+    }
+
+    /**
+     * @param databaseMax the global max_db_client_connections
+     * @param databases the [databases] entries' own values
+     * @param userMax the global max_user_client_connections
+     * @param users the [users] entries' own values
+     */
+    public void configure(int databaseMax, Map<String, Integer> databases, int userMax, Map<String, Integer> users) {
+        limits = new Limits(databaseMax, Map.copyOf(databases), userMax, Map.copyOf(users));
+    }
+
+    /** The limit of {@code database}'s clients, as SHOW DATABASES shows it (0 = unlimited). */
+    public int databaseMax(String database) {
+        Limits l = limits;
+        return effective(l.databases.get(database), l.database);
+    }
+
+    /** The limit of {@code user}'s clients, as SHOW USERS shows it (0 = unlimited). */
+    public int userMax(String user) {
+        Limits l = limits;
+        return effective(l.users.get(user), l.user);
+    }
+
+    public int databaseClients(String database) {
+        AtomicInteger count = byDatabase.get(database);
+        return count == null ? 0 : count.get();
+    }
+
+    public int userClients(String user) {
+        AtomicInteger count = byUser.get(user);
+        return count == null ? 0 : count.get();
+    }
+
+    /**
+     * Counts a client of {@code database} logged in as {@code user}, or refuses it with PgBouncer's error when
+     * either is at its limit (the database checked first, as PgBouncer does); a client counted must be
+     * {@link #leave}-d once.
+     */
+    ErrorResponse admit(String database, String user) {
+        AtomicInteger clients = byDatabase.computeIfAbsent(database, k -> new AtomicInteger());
+        if (!tryTake(clients, databaseMax(database))) {
+            return PoolerError.maxDbClientConnections();
+        }
+        if (!tryTake(byUser.computeIfAbsent(user, k -> new AtomicInteger()), userMax(user))) {
+            clients.decrementAndGet();
+            return PoolerError.maxUserClientConnections();
+        }
+        return null;
+    }
+
+    /** A client {@link #admit}-ted left. */
+    void leave(String database, String user) {
+        byDatabase.get(database).decrementAndGet();
+        byUser.get(user).decrementAndGet();
+    }
+
+    private static int effective(Integer own, int global) {
+        return own != null && own > 0 ? own : global;
+    }
+
+    private static boolean tryTake(AtomicInteger count, int max) {
+        if (max <= 0) {
+            count.incrementAndGet();
+            return true;
+        }
+        for (;;) {
+            int c = count.get();
+            if (c >= max) {
+                return false;
+            }
+            if (count.compareAndSet(c, c + 1)) {
+                return true;
+            }
+        }
+    }
+}

@@ -1,0 +1,233 @@
+package io.pgmux.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.proxy.config.ProxyConfigLoader;
+import io.pgmux.testing.Await;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.postgresql.util.PSQLException;
+
+/**
+ * max_db_client_connections and max_user_client_connections, global and per entry, on a proxy started from a
+ * pgbouncer.ini in front of a real server: the client over a limit gets PgBouncer's FATAL, SHOW DATABASES and SHOW
+ * USERS show the limits and the counts, RELOAD changes them.
+ */
+@PostgresTest
+class ClientLimitsTest {
+    private static final String ADMIN = "boss";
+    private static final String ADMIN_PASSWORD = "boss-secret";
+    private static final String BATCH = "batch";
+    private static final String BATCH_PASSWORD = "batch-secret";
+    private static final String DB_FULL = "FATAL 08P01: client connections exceeded (max_db_client_connections)";
+    private static final String USER_FULL = "FATAL 08P01: client connections exceeded (max_user_client_connections)";
+
+    private final TestDatabase db;
+    private PgMuxProxy proxy;
+    @TempDir
+    Path dir;
+
+    ClientLimitsTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    @AfterEach
+    void stop() {
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    @Test
+    void theGlobalLimitRefusesTheClientOverItInEachDatabase() throws Exception {
+        proxy = start("one = " + target() + "\ntwo = " + target() + "\n", "max_db_client_connections = 2\n");
+        try (Connection a = connect("one", ProxyFixture.USER); Connection b = connect("one", ProxyFixture.USER)) {
+            assertEquals(DB_FULL, refusal(() -> connect("one", ProxyFixture.USER)));
+            try (Connection other = connect("two", ProxyFixture.USER)) {
+                assertTrue(other.isValid(5), "another database counts its own clients");
+            }
+        }
+    }
+
+    @Test
+    void aDatabasesOwnLimitWinsOverTheGlobalOneAndMinusOneLeavesTheGlobalOne() throws Exception {
+        proxy = start("own = " + target() + " max_db_client_connections=1\nglobal = " + target()
+                + " max_db_client_connections=-1\n", "max_db_client_connections = 3\n");
+        try (Connection a = connect("own", ProxyFixture.USER)) {
+            assertEquals(DB_FULL, refusal(() -> connect("own", ProxyFixture.USER)));
+        }
+        try (Connection a = connect("global", ProxyFixture.USER); Connection b = connect("global", ProxyFixture.USER);
+             Connection c = connect("global", ProxyFixture.USER)) {
+            assertEquals(DB_FULL, refusal(() -> connect("global", ProxyFixture.USER)));
+        }
+    }
+
+    @Test
+    void aUsersLimitCountsItsClientsAcrossDatabases() throws Exception {
+        proxy = start("one = " + target() + "\ntwo = " + target() + "\n",
+                "max_user_client_connections = 5\n[users]\n" + BATCH + " = max_user_client_connections=2\n");
+        try (Connection a = connect("one", BATCH); Connection b = connect("two", BATCH)) {
+            assertEquals(USER_FULL, refusal(() -> connect("one", BATCH)));
+            try (Connection other = connect("one", ProxyFixture.USER)) {
+                assertTrue(other.isValid(5), "another user counts its own clients");
+            }
+        }
+    }
+
+    @Test
+    void aClientThatLeftFreesItsSlot() throws Exception {
+        proxy = start("one = " + target() + "\n", "max_db_client_connections = 1\n");
+        try (Connection a = connect("one", ProxyFixture.USER)) {
+            assertEquals(DB_FULL, refusal(() -> connect("one", ProxyFixture.USER)));
+        }
+        awaitNoClients("one");
+        try (Connection again = connect("one", ProxyFixture.USER)) {
+            assertTrue(again.isValid(5));
+        }
+    }
+
+    @Test
+    void psqlOverTheLimitPrintsPgBouncersMessage() throws Exception {
+        proxy = start("one = " + target() + "\n", "[users]\n" + BATCH + " = max_user_client_connections=1\n");
+        try (Connection a = connect("one", BATCH)) {
+            Psql.Result psql = Psql.run("host=127.0.0.1 port=" + proxy.port() + " dbname=one user=" + BATCH
+                    + " password=" + BATCH_PASSWORD, "SELECT 1");
+            assertFalse(psql.succeeded(), psql.output());
+            assertTrue(psql.output().contains("FATAL:  client connections exceeded (max_user_client_connections)"),
+                    psql.output());
+        }
+    }
+
+    @Test
+    void showDatabasesAndUsersShowTheLimitsInForceAndTheClientsCounted() throws Exception {
+        proxy = start("own = " + target() + " max_db_client_connections=4\nglobal = " + target() + "\n",
+                "max_db_client_connections = 7\nmax_user_client_connections = 8\n[users]\n" + BATCH
+                        + " = max_user_client_connections=3\n");
+        try (Connection a = connect("own", BATCH); Connection b = connect("own", ProxyFixture.USER)) {
+            Map<String, String> own = row("SHOW DATABASES", "own");
+            assertEquals("4", own.get("max_client_connections"));
+            assertEquals("2", own.get("current_client_connections"));
+            assertEquals("7", row("SHOW DATABASES", "global").get("max_client_connections"));
+            assertEquals("7", row("SHOW DATABASES", "pgbouncer").get("max_client_connections"));
+            Map<String, String> batch = row("SHOW USERS", BATCH);
+            assertEquals("3", batch.get("max_user_client_connections"));
+            assertEquals("1", batch.get("current_client_connections"));
+            assertEquals("8", row("SHOW USERS", ADMIN).get("max_user_client_connections"));
+            assertEquals("1", row("SHOW USERS", ADMIN).get("current_client_connections"), "the console itself");
+        }
+    }
+
+    @Test
+    void reloadLowersALimitForNewClientsAndKeepsThoseConnected() throws Exception {
+        proxy = start("one = " + target() + "\n", "");
+        try (Connection a = connect("one", ProxyFixture.USER); Connection b = connect("one", ProxyFixture.USER)) {
+            writeIni("one = " + target() + " max_db_client_connections=1\n", "");
+            proxy.reload();
+            assertEquals(DB_FULL, refusal(() -> connect("one", ProxyFixture.USER)));
+            assertTrue(a.isValid(5) && b.isValid(5), "clients already in keep their place");
+            assertEquals("1", row("SHOW DATABASES", "one").get("max_client_connections"));
+        }
+        writeIni("one = " + target() + "\n", "max_user_client_connections = 1\n");
+        proxy.reload();
+        try (Connection a = connect("one", ProxyFixture.USER)) {
+            assertEquals(USER_FULL, refusal(() -> connect("one", ProxyFixture.USER)));
+        }
+    }
+
+    @Test
+    void aBadValueIsAConfigErrorNamingTheKey() {
+        IllegalArgumentException global = assertThrows(IllegalArgumentException.class,
+                () -> start("one = " + target() + "\n", "max_db_client_connections = many\n"));
+        assertTrue(global.getMessage().contains("max_db_client_connections must be a whole number, not \"many\""),
+                global.getMessage());
+        IllegalArgumentException entry = assertThrows(IllegalArgumentException.class,
+                () -> start("one = " + target() + " max_db_client_connections=-5\n", ""));
+        assertTrue(entry.getMessage().contains("database one: max_db_client_connections must be 0 or more, not -5"),
+                entry.getMessage());
+        IllegalArgumentException user = assertThrows(IllegalArgumentException.class,
+                () -> start("one = " + target() + "\n", "[users]\n" + BATCH + " = max_user_client_connections=x\n"));
+        assertTrue(user.getMessage().contains("user batch: max_user_client_connections must be a whole number, not"
+                + " \"x\""), user.getMessage());
+    }
+
+    private PgMuxProxy start(String databases, String settings) throws Exception {
+        return ProxyConfigLoader.load(writeIni(databases, settings)).start();
+    }
+
+    /** {@code settings} may end with a [users] section. */
+    private Path writeIni(String databases, String settings) throws Exception {
+        Files.writeString(dir.resolve("userlist.txt"), "\"" + ProxyFixture.USER + "\" \"" + ProxyFixture.PASSWORD
+                + "\"\n\"" + BATCH + "\" \"" + BATCH_PASSWORD + "\"\n\"" + ADMIN + "\" \"" + ADMIN_PASSWORD + "\"\n");
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\n" + databases + "[pgbouncer]\nlisten_addr = 127.0.0.1\n"
+                + "listen_port = " + (proxy == null ? 0 : proxy.port()) + "\nunix_socket_dir =\nauth_type = md5\n"
+                + "auth_file = userlist.txt\nadmin_users = " + ADMIN + "\npool_mode = transaction\n" + settings);
+        return ini;
+    }
+
+    private String target() {
+        return "host=" + db.host() + " port=" + db.port() + " dbname=" + db.name() + " user=" + db.superuser()
+                + " password='" + db.superuserPassword() + "'";
+    }
+
+    private Connection connect(String database, String user) throws SQLException {
+        Connection c = ProxyFixture.connect(proxy, database, user, user.equals(BATCH) ? BATCH_PASSWORD
+                : ProxyFixture.PASSWORD, new Properties());
+        try (Statement s = c.createStatement()) {
+            s.execute("SELECT 1");
+        }
+        return c;
+    }
+
+    @FunctionalInterface
+    private interface Login {
+        Connection open() throws SQLException;
+    }
+
+    /** What the refused login saw: severity, SQLSTATE and message. */
+    private static String refusal(Login login) {
+        PSQLException e = assertThrows(PSQLException.class, () -> login.open().close());
+        return e.getServerErrorMessage().getSeverity() + " " + e.getSQLState() + ": "
+                + e.getServerErrorMessage().getMessage();
+    }
+
+    /** The proxy counts a client out when it sees its connection close, which may come after close() returns. */
+    private void awaitNoClients(String database) {
+        Await.equal("0", () -> row("SHOW DATABASES", database).get("current_client_connections"),
+                Duration.ofSeconds(10), "the clients of " + database + " counted");
+    }
+
+    private Map<String, String> row(String command, String name) throws SQLException {
+        Properties simple = new Properties();
+        simple.setProperty("preferQueryMode", "simple");
+        try (Connection console = ProxyFixture.connect(proxy, "pgbouncer", ADMIN, ADMIN_PASSWORD, simple);
+             Statement s = console.createStatement(); ResultSet rs = s.executeQuery(command)) {
+            while (rs.next()) {
+                if (name.equals(rs.getString("name"))) {
+                    Map<String, String> row = new HashMap<>();
+                    for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                        row.put(rs.getMetaData().getColumnName(i), rs.getString(i));
+                    }
+                    return row;
+                }
+            }
+        }
+        throw new AssertionError("no " + command + " row for " + name);
+    }
+}

@@ -1,0 +1,149 @@
+package io.pgmux.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.proxy.config.ProxyConfigLoader;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.postgresql.util.PSQLException;
+
+/**
+ * A [databases] entry's connect_query, client_encoding, datestyle and timezone: what each new server connection of
+ * the database gets, and what clients (psql, which asks for none of them, and pgjdbc, which asks for its own) see.
+ */
+@PostgresTest
+class ServerSetupTest {
+    private final TestDatabase db;
+    private PgMuxProxy proxy;
+    @TempDir
+    Path dir;
+
+    ServerSetupTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    @AfterEach
+    void stop() {
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    @Test
+    void psqlSeesTheDatabasesEncodingDateStyleAndTimeZone() throws Exception {
+        proxy = start("client_encoding=LATIN1 datestyle='German' timezone=Europe/Paris", "session");
+        assertEquals("LATIN1\n", Psql.run(connectionString(), "\\encoding").output(),
+                "the client_encoding the server reported at login");
+        assertEquals("German, DMY Europe/Paris\n", Psql.run(connectionString(),
+                "SELECT current_setting('DateStyle') || ' ' || current_setting('TimeZone')").output());
+    }
+
+    @Test
+    void pgjdbcsOwnSettingsWinOverTheDatabasesOnEveryServer() throws Exception {
+        proxy = start("datestyle=German timezone=Europe/Paris", "transaction");
+        String jvmZone = java.util.TimeZone.getDefault().getID();
+        try (Connection c = connect()) {
+            for (int i = 0; i < 3; i++) {
+                assertEquals(jvmZone + " ISO, DMY", text(c, "SELECT current_setting('TimeZone') || ' ' "
+                        + "|| current_setting('DateStyle')"), "pgjdbc asks for ISO and its JVM's zone");
+            }
+        }
+    }
+
+    @Test
+    void connectQueryRunsOnceOnEachNewServerConnectionBeforeAnyClient() throws Exception {
+        try (Connection admin = db.connect(); Statement s = admin.createStatement()) {
+            s.execute("CREATE TABLE server_logins (pid int)");
+            s.execute("GRANT INSERT, SELECT ON server_logins TO PUBLIC");
+        }
+        proxy = start("connect_query='INSERT INTO server_logins VALUES (pg_backend_pid())'", "session");
+        try (Connection a = connect(); Connection b = connect()) {
+            assertEquals("1", text(a, "SELECT count(*) FROM server_logins WHERE pid = pg_backend_pid()"));
+            assertEquals("1", text(b, "SELECT count(*) FROM server_logins WHERE pid = pg_backend_pid()"));
+        }
+        try (Connection again = connect()) {
+            assertEquals("2", text(again, "SELECT count(*) FROM server_logins"), "a server used again runs none");
+        }
+    }
+
+    @Test
+    void whatConnectQuerySetsIsTheSessionsClientsFind() throws Exception {
+        proxy = start("connect_query='SELECT set_config(''pgmux.greeting'', ''hello'', false)'", "transaction");
+        try (Connection c = connect()) {
+            assertEquals("hello", text(c, "SELECT current_setting('pgmux.greeting')"));
+        }
+        Psql.Result psql = Psql.run(connectionString(), "SELECT current_setting('pgmux.greeting')");
+        assertEquals("hello\n", psql.output());
+    }
+
+    /** As PgBouncer 1.25: the error is logged, and the connection serves clients all the same. */
+    @Test
+    void aFailingConnectQueryIsLoggedAndTheConnectionIsUsed() throws Exception {
+        proxy = start("connect_query='SELECT no_such_column'", "session");
+        try (Connection c = connect()) {
+            assertEquals("1", text(c, "SELECT 1"));
+        }
+    }
+
+    @Test
+    void aTimeZoneTheServerRejectsFailsTheLoginWithTheServersError() throws Exception {
+        proxy = start("timezone=Nowhere/Nothing", "session");
+        PSQLException e = org.junit.jupiter.api.Assertions.assertThrows(PSQLException.class, () -> connect().close());
+        assertTrue(e.getMessage().contains("invalid value for parameter \"TimeZone\": \"Nowhere/Nothing\""),
+                e.getMessage());
+    }
+
+    @Test
+    void reloadOfAChangedConnectQueryGivesNewServersTheNewOne() throws Exception {
+        proxy = start("connect_query='SELECT set_config(''pgmux.greeting'', ''before'', false)'", "transaction");
+        try (Connection c = connect()) {
+            assertEquals("before", text(c, "SELECT current_setting('pgmux.greeting')"));
+            writeIni("connect_query='SELECT set_config(''pgmux.greeting'', ''after'', false)'", "transaction");
+            proxy.reload();
+            assertEquals("after", text(c, "SELECT current_setting('pgmux.greeting')"),
+                    "the server of before closes once released; the next transaction gets a new one");
+        }
+    }
+
+    private PgMuxProxy start(String entryKeys, String poolMode) throws Exception {
+        return ProxyConfigLoader.load(writeIni(entryKeys, poolMode)).start();
+    }
+
+    private Path writeIni(String entryKeys, String poolMode) throws Exception {
+        Files.writeString(dir.resolve("userlist.txt"), "\"" + ProxyFixture.USER + "\" \"" + ProxyFixture.PASSWORD
+                + "\"\n");
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\napp = host=" + db.host() + " port=" + db.port() + " dbname=" + db.name()
+                + " user=" + db.superuser() + " password='" + db.superuserPassword() + "' " + entryKeys
+                + "\n[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = " + (proxy == null ? 0 : proxy.port())
+                + "\nunix_socket_dir =\nauth_type = md5\nauth_file = userlist.txt\npool_mode = " + poolMode + "\n");
+        return ini;
+    }
+
+    private Connection connect() throws SQLException {
+        return ProxyFixture.connect(proxy, "app", ProxyFixture.USER, ProxyFixture.PASSWORD, new Properties());
+    }
+
+    private String connectionString() {
+        return "host=127.0.0.1 port=" + proxy.port() + " dbname=app user=" + ProxyFixture.USER + " password="
+                + ProxyFixture.PASSWORD + " sslmode=disable";
+    }
+
+    private static String text(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+}
