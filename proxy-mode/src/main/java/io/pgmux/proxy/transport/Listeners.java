@@ -3,6 +3,7 @@ package io.pgmux.proxy.transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.util.NetUtil;
@@ -52,7 +53,8 @@ public final class Listeners {
         int port = listenPort;
         try {
             ServerBootstrap tcpBootstrap = new ServerBootstrap().group(transport.group())
-                    .channel(transport.serverChannel()).childHandler(clientInitializer);
+                    .channel(transport.serverChannel()).childHandler(clientInitializer)
+                    .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transport.RECEIVE_BUFFERS);
             transport.tcp().listener(transport.isEpoll())
                     .forEach((option, value) -> tcpBootstrap.option(Transport.unchecked(option), value));
             transport.tcp().connection(transport.isEpoll())
@@ -99,6 +101,7 @@ public final class Listeners {
         try {
             unix = new ServerBootstrap().group(transport.group()).channel(EpollServerDomainSocketChannel.class)
                     .childHandler(clientInitializer)
+                    .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transport.RECEIVE_BUFFERS)
                     .bind(new DomainSocketAddress(file.socket().toFile())).syncUninterruptibly().channel();
             file.setModeAndGroup(mode, group);
             return new Listeners(List.copyOf(tcp), unix, file, port, file.ownerUid());
