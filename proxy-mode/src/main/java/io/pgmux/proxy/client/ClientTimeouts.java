@@ -50,6 +50,10 @@ public final class ClientTimeouts implements Runnable {
 
         /** These (a user's own) where above 0, else {@code global}'s. */
         Limits over(Limits global) {
+            if (!any()) {
+                // most users set none: their clients share the global limits rather than a copy each
+                return global;
+            }
             return new Limits(idleNanos > 0 ? idleNanos : global.idleNanos,
                     idleTransactionNanos > 0 ? idleTransactionNanos : global.idleTransactionNanos,
                     queryNanos > 0 ? queryNanos : global.queryNanos,

@@ -95,7 +95,8 @@ final class Link implements ServerLink {
     private byte listenBatchDescribe;
     /** Notifications (and warnings that some were lost) waiting for the client to have no server. */
     private ArrayDeque<Object> notifications;
-    private final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
+    /** Sized on first use rather than 16 slots up front: most idle clients never wait for a server. */
+    private final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>(0);
     private int pendingBytes;
     /**
      * A message of the client's read is acquiring a server: one linked now gets the rest of the read's messages

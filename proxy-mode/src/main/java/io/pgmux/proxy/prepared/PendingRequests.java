@@ -50,7 +50,8 @@ final class PendingRequests {
         }
     }
 
-    private final ArrayDeque<Request> queue = new ArrayDeque<>();
+    /** Sized on first use rather than 16 slots up front, for the clients that stay idle. */
+    private final ArrayDeque<Request> queue = new ArrayDeque<>(0);
 
     void add(Kind kind) {
         queue.add(PLAIN[kind.ordinal()]);

@@ -3,9 +3,10 @@ package io.pgmux.proxy.transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.epoll.EpollChannelOption;
-import io.netty.channel.uring.IoUringChannelOption;
 import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.channel.uring.IoUringChannelOption;
 import io.netty.util.NetUtil;
 import io.pgmux.proxy.config.ListenAddresses;
 import java.io.IOException;
@@ -53,7 +54,8 @@ public final class Listeners {
         int port = listenPort;
         try {
             ServerBootstrap tcpBootstrap = new ServerBootstrap().group(transport.group())
-                    .channel(transport.serverChannel()).childHandler(clientInitializer);
+                    .channel(transport.serverChannel()).childHandler(clientInitializer)
+                    .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transport.RECEIVE_BUFFERS);
             transport.tcp().listener(transport.kind())
                     .forEach((option, value) -> tcpBootstrap.option(Transport.unchecked(option), value));
             for (String host : ListenAddresses.hosts(listenAddr)) {
@@ -98,6 +100,7 @@ public final class Listeners {
         try {
             unix = new ServerBootstrap().group(transport.group()).channel(transport.serverDomainSocketChannel())
                     .childHandler(clientInitializer)
+                    .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transport.RECEIVE_BUFFERS)
                     .bind(new DomainSocketAddress(file.socket().toFile())).syncUninterruptibly().channel();
             file.setModeAndGroup(mode, group);
             return new Listeners(List.copyOf(tcp), unix, file, port, file.ownerUid());

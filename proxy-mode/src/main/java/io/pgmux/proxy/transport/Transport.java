@@ -1,11 +1,13 @@
 package io.pgmux.proxy.transport;
 
 import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
@@ -41,6 +43,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class Transport {
     private static final Logger log = LoggerFactory.getLogger(Transport.class);
+    /**
+     * Every client channel's receive-buffer sizing, one instance for all: Netty's default makes one per channel,
+     * though only the handle it gives each channel holds state.
+     */
+    static final RecvByteBufAllocator RECEIVE_BUFFERS = new AdaptiveRecvByteBufAllocator();
     private final TransportKind kind;
     private final EventLoopGroup group;
     private final Class<? extends SocketChannel> socketChannel;
