@@ -1,8 +1,10 @@
 package io.pgmux.proxy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.testing.PostgresTest;
@@ -127,6 +129,24 @@ class ServerGoingAwayTest {
             assertEquals("57P01", e.getSQLState(), e.toString());
         }
         assertEquals(2, adminCount("SELECT last_value FROM attempts"));
+    }
+
+    @Test
+    void aSessionClientWhoseServerIsTerminatedGetsTheServersErrorAndTheNextClientIsServed() throws Exception {
+        try (PgMuxProxy session = ProxyFixture.start(db, PoolMode.SESSION, b -> b.defaultPoolSize(1));
+             Connection c = ProxyFixture.connect(session, db)) {
+            int before = backendPid(c);
+            terminate(before);
+
+            // the session's state died with its server: the client learns it at its next statement (the server's
+            // FATAL, or the closed connection after it) and is disconnected, as PgBouncer disconnects it
+            SQLException e = assertThrows(SQLException.class, () -> backendPid(c));
+            assertTrue(e.getSQLState().equals("57P01") || e.getSQLState().startsWith("08"), e.toString());
+            assertFalse(c.isValid(5));
+            try (Connection next = ProxyFixture.connect(session, db)) {
+                assertNotEquals(before, backendPid(next));
+            }
+        }
     }
 
     @Test
