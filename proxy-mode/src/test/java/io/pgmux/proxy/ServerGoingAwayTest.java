@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -59,9 +59,8 @@ class ServerGoingAwayTest {
     }
 
     private long adminCount(String query) throws SQLException {
-        try (Connection c = db.connect(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(query)) {
-            rs.next();
-            return rs.getLong(1);
+        try (Connection c = db.connect()) {
+            return Long.parseLong(Sql.value(c, query));
         }
     }
 
@@ -70,13 +69,6 @@ class ServerGoingAwayTest {
         Properties simple = new Properties();
         simple.setProperty("preferQueryMode", "simple");
         return ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, simple);
-    }
-
-    private static int backendPid(Connection c) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
-            rs.next();
-            return rs.getInt(1);
-        }
     }
 
     private void terminate(int pid) throws SQLException {
@@ -88,11 +80,9 @@ class ServerGoingAwayTest {
         String waitsForTheGate = "DO $$BEGIN WHILE NOT EXISTS (SELECT FROM gate) LOOP PERFORM pg_sleep(0.05); END LOOP;"
                 + " INSERT INTO runs VALUES (pg_backend_pid()); END$$";
         try (Connection c = simpleClient()) {
-            CompletableFuture<Void> request = CompletableFuture.runAsync(() -> {
+            CompletableFuture<Boolean> request = Sql.async(() -> {
                 try (Statement st = c.createStatement()) {
-                    st.execute(waitsForTheGate);
-                } catch (SQLException e) {
-                    throw new IllegalStateException(e);
+                    return st.execute(waitsForTheGate);
                 }
             });
             int first = db.awaitRunningQuery(waitsForTheGate, WAIT);
@@ -110,11 +100,11 @@ class ServerGoingAwayTest {
         try (Connection c = ProxyFixture.connect(proxy, db)) {
             c.setAutoCommit(false);
             for (int round = 0; round < ROUNDS; round++) {
-                int before = backendPid(c);
+                int before = Sql.backendPid(c);
                 c.commit();
                 terminate(before);
 
-                int after = backendPid(c);
+                int after = Sql.backendPid(c);
                 c.commit();
                 assertNotEquals(before, after, "round " + round);
             }
@@ -135,16 +125,16 @@ class ServerGoingAwayTest {
     void aSessionClientWhoseServerIsTerminatedGetsTheServersErrorAndTheNextClientIsServed() throws Exception {
         try (PgMuxProxy session = ProxyFixture.start(db, PoolMode.SESSION, b -> b.defaultPoolSize(1));
              Connection c = ProxyFixture.connect(session, db)) {
-            int before = backendPid(c);
+            int before = Sql.backendPid(c);
             terminate(before);
 
             // the session's state died with its server: the client learns it at its next statement (the server's
             // FATAL, or the closed connection after it) and is disconnected, as PgBouncer disconnects it
-            SQLException e = assertThrows(SQLException.class, () -> backendPid(c));
+            SQLException e = assertThrows(SQLException.class, () -> Sql.backendPid(c));
             assertTrue(e.getSQLState().equals("57P01") || e.getSQLState().startsWith("08"), e.toString());
             assertFalse(c.isValid(5));
             try (Connection next = ProxyFixture.connect(session, db)) {
-                assertNotEquals(before, backendPid(next));
+                assertNotEquals(before, Sql.backendPid(next));
             }
         }
     }
