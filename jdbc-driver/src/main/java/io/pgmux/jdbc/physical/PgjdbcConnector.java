@@ -209,7 +209,13 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
                     st.execute(connectionInitSql);
                 }
             }
-            return new PhysicalConnection(c.unwrap(BaseConnection.class), handle, connectionInitSql, socket);
+            BaseConnection base = c.unwrap(BaseConnection.class);
+            if (log.isDebugEnabled()) {
+                // which host of a list the login reached: pgjdbc's URL names them all
+                log.debug("server connection {} logged in to {} (backend {})", handle.id(),
+                        base.getQueryExecutor().getHostSpec(), base.getBackendPID());
+            }
+            return new PhysicalConnection(base, handle, connectionInitSql, socket);
         } catch (SQLException | RuntimeException e) {
             c.close();
             throw e;

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
@@ -175,7 +176,9 @@ class FailoverBenchmarkTest {
             acknowledged.add(acked);
             int id = client;
             Thread thread = new Thread(() -> {
-                Connection c = warmUp(way, id, ready);
+                // the statement of the transaction running when an error came: read, update, insert or commit
+                String[] step = new String[1];
+                Connection c = warmUp(way, id, ready, step);
                 acked.add(0);
                 awaitQuietly(go);
                 long end = window[1];
@@ -189,7 +192,8 @@ class FailoverBenchmarkTest {
                             c = way.connect();
                             c.setAutoCommit(false);
                         }
-                        transaction(c, id, seq);
+                        step[0] = "connect";
+                        transaction(c, id, seq, step);
                         acked.add(seq);
                         long now = System.nanoTime();
                         long before = lastCommit.getAndAccumulate(now, Math::max);
@@ -198,7 +202,8 @@ class FailoverBenchmarkTest {
                         }
                     } catch (SQLException e) {
                         errors.increment();
-                        errorKinds.merge(e.getSQLState() + " " + firstLine(e.getMessage()), 1L, Long::sum);
+                        errorKinds.merge("at " + step[0] + ": " + e.getSQLState() + " " + firstLine(e.getMessage()),
+                                1L, Long::sum);
                         c = recover(c);
                     }
                     pause(THINK_MILLIS);
@@ -230,7 +235,7 @@ class FailoverBenchmarkTest {
     }
 
     /** Connects and commits one transaction (sequence 0, retried until it works); counts down when done. */
-    private static Connection warmUp(Way way, int client, CountDownLatch ready) {
+    private static Connection warmUp(Way way, int client, CountDownLatch ready, String[] step) {
         Connection c = null;
         while (true) {
             try {
@@ -238,7 +243,7 @@ class FailoverBenchmarkTest {
                     c = way.connect();
                     c.setAutoCommit(false);
                 }
-                transaction(c, client, 0);
+                transaction(c, client, 0, step);
                 ready.countDown();
                 return c;
             } catch (SQLException e) {
@@ -256,7 +261,8 @@ class FailoverBenchmarkTest {
         }
     }
 
-    private static void transaction(Connection c, int client, int seq) throws SQLException {
+    /** One transaction; {@code step} names the statement running, for the report of an error. */
+    private static void transaction(Connection c, int client, int seq, String[] step) throws SQLException {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         int account = random.nextInt(1, ACCOUNTS + 1);
         int delta = random.nextInt(-5000, 5001);
@@ -265,17 +271,21 @@ class FailoverBenchmarkTest {
                      "UPDATE accounts SET balance = balance + ? WHERE id = ?");
              PreparedStatement record = c.prepareStatement("INSERT INTO history VALUES (?, ?, ?, ?)")) {
             read.setInt(1, account);
+            step[0] = "read";
             try (ResultSet rs = read.executeQuery()) {
                 rs.next();
             }
             update.setInt(1, delta);
             update.setInt(2, account);
+            step[0] = "update";
             update.executeUpdate();
             record.setInt(1, client);
             record.setInt(2, seq);
             record.setInt(3, account);
             record.setInt(4, delta);
+            step[0] = "insert";
             record.executeUpdate();
+            step[0] = "commit";
             c.commit();
         }
     }
@@ -358,8 +368,10 @@ class FailoverBenchmarkTest {
         }
         b.append('\n');
         for (Outcome o : outcomes) {
-            b.append(o.way()).append(" errors: ").append(o.errorKinds().isEmpty() ? "none" : o.errorKinds())
-                    .append('\n');
+            b.append(o.way()).append(" errors by statement, SQLSTATE and message:")
+                    .append(o.errorKinds().isEmpty() ? " none" : "").append('\n');
+            new TreeMap<>(o.errorKinds()).forEach((kind, count) -> b.append("- ").append(count).append(" × ")
+                    .append(kind).append('\n'));
         }
         return b.toString();
     }

@@ -31,6 +31,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,6 +54,13 @@ final class Link implements ServerLink {
      * epoll_ctl calls to pause and resume reads, yet a client streaming COPY data cannot pile up memory.
      */
     private static final int PENDING_BYTES_LIMIT = 64 * 1024;
+    /**
+     * A server's FATAL that says it is going away, not that the request failed: admin_shutdown (a fast shutdown,
+     * pg_terminate_backend), crash_shutdown, cannot_connect_now and idle_session_timeout.
+     */
+    private static final Set<String> GOING_AWAY = Set.of("57P01", "57P02", "57P03", "57P05");
+    /** The fifth byte of a message: the first of its body. */
+    private static final int BODY = 5;
 
     private enum State {
         /** No server. */
@@ -103,6 +111,18 @@ final class Link implements ServerLink {
      * too, and the read's end flushes them all with one write instead of one for the first and one for the rest.
      */
     private boolean acquiringInRead;
+    /**
+     * What was forwarded to a server linked outside a transaction, kept while the server has not answered any of it
+     * ({@link #keeping}): should the server's first answer be a FATAL saying it is going away, none of it can have
+     * taken effect, and it goes to another server instead of failing the client.
+     */
+    private final ArrayDeque<FrontendMessage> unanswered = new ArrayDeque<>(4);
+    private int unansweredBytes;
+    private boolean keeping;
+    /** The server linked now sent such a FATAL: its close sends {@link #unanswered} to another server. */
+    private boolean serverGoingAway;
+    /** The requests were sent again once already: the next server's failure reaches the client. */
+    private boolean sentAgain;
 
     private State state = State.IDLE;
     /** The client is gone or being closed: nothing more reaches it, and a server acquired now goes back. */
@@ -301,11 +321,46 @@ final class Link implements ServerLink {
                 // COPY data and the rest of a streamed message flow through; their ReadyForQuery is counted
             }
         }
+        if (keeping) {
+            keep(message);
+        }
         traffic.received(message.content().readableBytes());
         if (namedStatements != null) {
             namedStatements.forward(message, server, channel);
         } else {
             server.write(message.content());
+        }
+    }
+
+    /**
+     * Keeps a copy of a message forwarded before the server answered anything: not for a named Parse or Close, which
+     * change the client's statements as they pass (sent twice, the Parse would find its name taken), nor beyond
+     * what a client may have waiting for a server.
+     */
+    private void keep(FrontendMessage message) {
+        ByteBuf content = message.content();
+        int bytes = content.readableBytes();
+        boolean named = namedStatements != null && bytes > BODY + 1 && switch (message.type()) {
+            case FrontendMessage.PARSE -> content.getByte(content.readerIndex() + BODY) != 0;
+            case FrontendMessage.CLOSE -> content.getByte(content.readerIndex() + BODY) == 'S'
+                    && content.getByte(content.readerIndex() + BODY + 1) != 0;
+            default -> false;
+        };
+        if (named || unansweredBytes + bytes > PENDING_BYTES_LIMIT) {
+            forgetUnanswered();
+            return;
+        }
+        unanswered.add(message.retainedDuplicate());
+        unansweredBytes += bytes;
+    }
+
+    private void forgetUnanswered() {
+        keeping = false;
+        serverGoingAway = false;
+        unansweredBytes = 0;
+        FrontendMessage kept;
+        while ((kept = unanswered.poll()) != null) {
+            kept.release();
         }
     }
 
@@ -519,6 +574,7 @@ final class Link implements ServerLink {
         waitStartNanos = 0;
         if (failure != null) {
             state = State.IDLE;
+            sentAgain = false;
             client.failAcquire(failure);
         } else {
             onAcquired(acquired);
@@ -578,6 +634,9 @@ final class Link implements ServerLink {
 
     private void link() {
         state = State.LINKED;
+        // a session keeps what it set on its server: only a new transaction can move to another one
+        keeping = poolMode != PoolMode.SESSION && !sentAgain && server.transactionStatus() == TransactionStatus.IDLE;
+        sentAgain = false;
         server.link(this);
         forwardPending();
     }
@@ -626,6 +685,9 @@ final class Link implements ServerLink {
             }
             return;
         }
+        if (keeping && goingAway(message)) {
+            return;
+        }
         BackendMessage rest = filter.inspect(message, server);
         if (rest == null) {
             return;
@@ -635,6 +697,25 @@ final class Link implements ServerLink {
         } else {
             filter.relay(rest);
         }
+    }
+
+    /**
+     * The server's first answer to what was kept: when it is a FATAL saying the server is going away, it is kept from
+     * the client, and the close that follows sends the requests to another server; anything else ends the keeping.
+     */
+    private boolean goingAway(BackendMessage message) {
+        if (!message.isRun() && message.type() == BackendMessage.ERROR_RESPONSE) {
+            ErrorResponse error = ErrorResponse.decode(message.body());
+            if (error.isFatal() && GOING_AWAY.contains(error.sqlState())) {
+                log.debug("client {}: server going away before it answered ({} {}); sending the request to another",
+                        channel.remoteAddress(), error.sqlState(), error.message());
+                message.release();
+                serverGoingAway = true;
+                return true;
+            }
+        }
+        forgetUnanswered();
+        return false;
     }
 
     private void onReadyForQuery(BackendMessage message) {
@@ -863,11 +944,27 @@ final class Link implements ServerLink {
     @Override
     public void onServerClosed(Throwable cause) {
         channel.eventLoop().execute(() -> {
+            if (serverGoingAway && lease != null && !closed) {
+                sendAgain(cause);
+                return;
+            }
             drop(cause);
             if (!closed) {
                 client.fatal(PoolerError.serverConnCrashed());
             }
         });
+    }
+
+    /** The server went away before answering: what it was sent waits for another server, ahead of anything newer. */
+    private void sendAgain(Throwable cause) {
+        FrontendMessage kept;
+        while ((kept = unanswered.pollLast()) != null) {
+            pending.addFirst(kept);
+            pendingBytes += kept.content().readableBytes();
+        }
+        drop(cause);
+        sentAgain = true;
+        acquire();
     }
 
     // ---------------------------------------------------------------- release, drop
@@ -899,6 +996,7 @@ final class Link implements ServerLink {
         while ((message = pending.poll()) != null) {
             message.release();
         }
+        forgetUnanswered();
         if (lease == null || state == State.REPLAYING || state == State.READING_SETTINGS
                 || state == State.CHECKING_SESSION_STATE) {
             return;
@@ -976,6 +1074,7 @@ final class Link implements ServerLink {
         server = null;
         readyPending = 0;
         syncPending = false;
+        forgetUnanswered();
         if (namedStatements != null) {
             namedStatements.serverGone();
         }
