@@ -37,6 +37,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.postgresql.util.PSQLException;
 
 /** The admin console: PgBouncer's SHOW views and commands on the virtual database pgbouncer (alias pgmux). */
 @PostgresTest
@@ -496,9 +497,11 @@ class AdminConsoleTest {
             proxy = fromFile;
             try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
                 writeIni(dir, "default_pool_size = many\n");
-                SQLException e = assertThrows(SQLException.class, () -> console.createStatement().execute("RELOAD"));
+                PSQLException e = assertThrows(PSQLException.class, () -> console.createStatement().execute("RELOAD"));
                 assertEquals("F0000", e.getSQLState());
                 assertTrue(e.getMessage().contains("RELOAD failed, see logs for additional details"), e.getMessage());
+                String detail = e.getServerErrorMessage().getDetail();
+                assertTrue(detail.startsWith(ini.toAbsolutePath().normalize() + " line 9: default_pool_size"), detail);
                 assertEquals("4", configValue(console, "default_pool_size"));
             } finally {
                 proxy = builtInCode;

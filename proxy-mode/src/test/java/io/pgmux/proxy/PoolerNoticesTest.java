@@ -140,10 +140,10 @@ class PoolerNoticesTest {
     }
 
     @Test
-    void aBadQueryWaitNotifyIsAConfigErrorNamingTheKey() {
+    void aBadQueryWaitNotifyIsAConfigErrorNamingItsLineAndKey() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> start("query_wait_notify = soon\n"));
-        assertEquals("query_wait_notify must be a whole number, not \"soon\"", e.getMessage());
+        assertEquals("line 7: query_wait_notify must be a whole number, not \"soon\"", e.getMessage());
     }
 
     private Connection connect() throws Exception {

@@ -29,9 +29,12 @@ public final class IniFile {
     private static final String INCLUDE = "%include";
 
     private final Map<String, Map<String, String>> sections = new LinkedHashMap<>();
+    /** Per section and key, where its value was set ({@link #place}), so that a bad value can be pointed at. */
+    private final Map<String, Map<String, String>> places = new LinkedHashMap<>();
     /** The files being read, outermost first, to refuse an include cycle. */
     private final Deque<Path> reading = new ArrayDeque<>();
     private Map<String, String> current;
+    private Map<String, String> currentPlaces;
 
     private IniFile() {
     }
@@ -91,6 +94,7 @@ public final class IniFile {
                 }
                 String name = line.substring(1, line.length() - 1).strip().toLowerCase(Locale.ROOT);
                 current = sections.computeIfAbsent(name, k -> new LinkedHashMap<>());
+                currentPlaces = places.computeIfAbsent(name, k -> new LinkedHashMap<>());
                 continue;
             }
             int eq = line.indexOf('=');
@@ -100,7 +104,9 @@ public final class IniFile {
             if (current == null) {
                 throw error(file, number, "setting outside of a section");
             }
-            current.put(line.substring(0, eq).strip(), line.substring(eq + 1).strip());
+            String key = line.substring(0, eq).strip();
+            current.put(key, line.substring(eq + 1).strip());
+            currentPlaces.put(key, place(file, number));
         }
     }
 
@@ -124,7 +130,21 @@ public final class IniFile {
     }
 
     private static IllegalArgumentException error(Path file, int number, String message) {
-        return new IllegalArgumentException((file == null ? "" : file + " ") + "line " + number + ": " + message);
+        return new IllegalArgumentException(place(file, number) + ": " + message);
+    }
+
+    private static String place(Path file, int number) {
+        return (file == null ? "" : file + " ") + "line " + number;
+    }
+
+    /**
+     * Where {@code key} of section {@code name} was set, as this file's own errors name it: the file (an included
+     * one where the value came from there) and line, {@code "/etc/pgbouncer/pgbouncer.ini line 7"}, or only the line
+     * for an ini not read from a file; null when the key is not set.
+     */
+    public String place(String name, String key) {
+        Map<String, String> section = places.get(name.toLowerCase(Locale.ROOT));
+        return section == null ? null : section.get(key);
     }
 
     /** The settings of {@code name}, in file order; empty when the section is absent. */

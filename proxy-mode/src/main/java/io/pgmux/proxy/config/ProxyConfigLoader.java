@@ -3,6 +3,7 @@ package io.pgmux.proxy.config;
 import io.pgmux.proxy.PgMuxProxy;
 import io.pgmux.proxy.config.ProxySetting.Scope;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
@@ -16,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * {@link #processSettings}). Other PgBouncer settings are logged and ignored; auth_ldap_options and peering are
  * refused. {@code %include file} reads another file in place (see
  * {@link IniFile}). Relative file names (auth_file, server_tls_*_file, logfile, pidfile) are resolved against the
- * file's directory.
+ * file's directory. A value that cannot be used is refused naming the file and line that set it, as {@link IniFile}
+ * names a malformed line.
  */
 public final class ProxyConfigLoader {
     private static final Logger log = LoggerFactory.getLogger(ProxyConfigLoader.class);
@@ -53,13 +55,13 @@ public final class ProxyConfigLoader {
         if (databases.isEmpty()) {
             throw new IllegalArgumentException("the [databases] section is missing or empty");
         }
-        databases.forEach((name, value) -> {
+        databases.forEach((name, value) -> at(ini, "databases", name, () -> {
             DatabaseEntry entry = DatabaseEntry.parse(name, value);
             builder.database(name, entry.target());
             entry.poolSettings().forEach((key, v) -> builder.databaseSetting(name, key, v));
-        });
-        ini.section("users").forEach((user, value) ->
-                UserEntry.parse(user, value).poolSettings().forEach((key, v) -> builder.userSetting(user, key, v)));
+        }));
+        ini.section("users").forEach((user, value) -> at(ini, "users", user, () ->
+                UserEntry.parse(user, value).poolSettings().forEach((key, v) -> builder.userSetting(user, key, v))));
         // PgBouncer's default, which a builder in code does not share
         builder.set(ProxySetting.UNIX_SOCKET_DIR.configName(), ProxySetting.UNIX_SOCKET_DIR.defaultText(), base);
         if (file != null) {
@@ -67,11 +69,11 @@ public final class ProxyConfigLoader {
         }
         ini.section("pgbouncer").forEach((key, value) -> {
             if (ProxySetting.named(key) == ProxySetting.USER) {
-                requireOwnUser(key, value);
+                at(ini, "pgbouncer", key, () -> requireOwnUser(key, value));
             } else if (!standalone && PROCESS_KEYS.contains(ProxySetting.named(key))) {
                 log.warn("pgbouncer.ini setting {} is the standalone proxy's and is ignored by an embedded proxy", key);
             } else if (ProxySetting.global(key) != null) {
-                builder.set(key, value, base);
+                at(ini, "pgbouncer", key, () -> builder.set(key, value, base));
                 if (WINDOWS_ONLY.contains(ProxySetting.named(key))) {
                     log.info("pgbouncer.ini setting {} names PgBouncer's Windows service and has no effect in pgmux",
                             key);
@@ -83,6 +85,20 @@ public final class ProxyConfigLoader {
             }
         });
         return builder;
+    }
+
+    /**
+     * Applies the value of {@code key} in {@code section}; what it refuses, or an auth_file it cannot read, is
+     * reported at the file and line that set the value.
+     */
+    private static void at(IniFile ini, String section, String key, Runnable apply) {
+        try {
+            apply.run();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(ini.place(section, key) + ": " + e.getMessage(), e);
+        } catch (UncheckedIOException e) {
+            throw new UncheckedIOException(ini.place(section, key) + ": " + e.getMessage(), e.getCause());
+        }
     }
 
     /**
@@ -105,8 +121,9 @@ public final class ProxyConfigLoader {
     private static void refuseLdap(IniFile ini) {
         ini.section("pgbouncer").forEach((key, value) -> {
             if (ProxySetting.named(key) == ProxySetting.AUTH_LDAP_OPTIONS && !value.isBlank()) {
-                throw new IllegalArgumentException(key + " is not supported by pgmux: it has no LDAP client (remove"
-                        + " auth_ldap_options; authenticate with scram-sha-256, md5, cert or hba instead)");
+                throw new IllegalArgumentException(ini.place("pgbouncer", key) + ": " + key + " is not supported by"
+                        + " pgmux: it has no LDAP client (remove auth_ldap_options; authenticate with scram-sha-256, md5,"
+                        + " cert or hba instead)");
             }
         });
     }
@@ -117,9 +134,11 @@ public final class ProxyConfigLoader {
      * pooler silently outside its peer group would lose cancels, so the configuration is refused.
      */
     private static void refusePeers(IniFile ini) {
-        if (!ini.section("peers").isEmpty()) {
-            throw new IllegalArgumentException("[peers] is not supported by pgmux: it cannot forward cancel requests "
-                    + "to or from PgBouncer peers (remove the [peers] section)");
+        Map<String, String> peers = ini.section("peers");
+        if (!peers.isEmpty()) {
+            String first = peers.keySet().iterator().next();
+            throw new IllegalArgumentException(ini.place("peers", first) + ": [peers] is not supported by pgmux: it"
+                    + " cannot forward cancel requests to or from PgBouncer peers (remove the [peers] section)");
         }
     }
 
@@ -141,13 +160,13 @@ public final class ProxyConfigLoader {
      * The standalone process's settings, read before the proxy is configured so that its warnings reach the
      * logfile: logfile and pidfile (relative to {@code base}), verbose and syslog.
      *
-     * @throws IllegalArgumentException naming the key, for a value it cannot take
+     * @throws IllegalArgumentException naming the file, line and key, for a value it cannot take
      */
     public static ProcessSettings processSettings(IniFile ini, Path base) {
         ProxySettings.Builder settings = ProxySettings.builder();
         ini.section("pgbouncer").forEach((key, value) -> {
             if (PROCESS_KEYS.contains(ProxySetting.named(key))) {
-                settings.set(key, value, base);
+                at(ini, "pgbouncer", key, () -> settings.set(key, value, base));
             }
         });
         return ProcessSettings.of(settings.build());

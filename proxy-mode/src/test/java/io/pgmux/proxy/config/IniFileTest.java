@@ -31,6 +31,17 @@ class IniFileTest {
     }
 
     @Test
+    void eachValueKeepsTheFileAndLineThatSetItLast() throws Exception {
+        Path extra = write("extra.ini", "\ndefault_pool_size = 7\n");
+        Path main = write("main.ini", "[pgbouncer]\npool_mode = session\n%include " + extra
+                + "\npool_mode = statement\n");
+        IniFile ini = IniFile.load(main);
+        assertEquals(extra.toAbsolutePath().normalize() + " line 2", ini.place("pgbouncer", "default_pool_size"));
+        assertEquals(main.toAbsolutePath().normalize() + " line 4", ini.place("PGBOUNCER", "pool_mode"));
+        assertEquals("line 2", IniFile.parse("[users]\nbob = pool_size=1\n").place("users", "bob"));
+    }
+
+    @Test
     void includedFileContinuesTheSectionItIsIncludedIn() throws Exception {
         Path dbs = write("dbs.ini", "b = host=hb\n");
         IniFile ini = IniFile.load(write("main.ini", "[databases]\na = host=ha\n%include " + dbs + "\n"));

@@ -13,6 +13,7 @@ import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.ServerTargets;
 import io.pgmux.proxy.server.TargetSessionAttrs;
 import io.pgmux.proxy.server.TlsMode;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -136,14 +137,14 @@ class ProxyConfigLoaderTest {
     void usersKeyNobodyKnowsIsRefusedByName() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.configure(
                 IniFile.parse("[databases]\na = host=h\n[users]\nbob = max_db_connections=5\n"), Path.of(".")));
-        assertTrue(e.getMessage().startsWith("user bob: unknown key \"max_db_connections\""), e.getMessage());
+        assertTrue(e.getMessage().startsWith("line 4: user bob: unknown key \"max_db_connections\""), e.getMessage());
     }
 
     @Test
     void usersValueThatIsNoNumberIsRefusedAsWritten() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.configure(
                 IniFile.parse("[databases]\na = host=h\n[users]\nbob = max_user_connections=-1\n"), Path.of(".")));
-        assertEquals("user bob: max_user_connections must be a whole number of 0 or more, not \"-1\"",
+        assertEquals("line 4: user bob: max_user_connections must be a whole number of 0 or more, not \"-1\"",
                 e.getMessage());
     }
 
@@ -248,14 +249,14 @@ class ProxyConfigLoaderTest {
     void aPeersSectionIsRefusedAtStartup() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.configure(
                 IniFile.parse("[databases]\na = host=h\n[peers]\n1 = host=10.0.0.2\n"), Path.of(".")));
-        assertTrue(e.getMessage().startsWith("[peers] is not supported by pgmux"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("line 4: [peers] is not supported by pgmux"), e.getMessage());
     }
 
     @Test
     void aPeerIdIsRefusedAtStartupAndZeroIsNone() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.configure(
                 IniFile.parse("[databases]\na = host=h\n[pgbouncer]\npeer_id = 1\n"), Path.of(".")));
-        assertTrue(e.getMessage().startsWith("peer_id = 1 is not supported by pgmux"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("line 4: peer_id = 1 is not supported by pgmux"), e.getMessage());
         ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h\n[pgbouncer]\npeer_id = 0\n"),
                 Path.of("."));
     }
@@ -265,7 +266,8 @@ class ProxyConfigLoaderTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.configure(
                 IniFile.parse("[databases]\na = host=h\n[pgbouncer]\nauth_ldap_options = ldapurl=\"ldap://x\"\n"),
                 Path.of(".")));
-        assertTrue(e.getMessage().startsWith("auth_ldap_options is not supported by pgmux: it has no LDAP client"),
+        assertTrue(e.getMessage().startsWith("line 4: auth_ldap_options is not supported by pgmux: it has no LDAP"
+                + " client"),
                 e.getMessage());
         ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h\n[pgbouncer]\nauth_ldap_options =\n"),
                 Path.of("."));
@@ -283,7 +285,7 @@ class ProxyConfigLoaderTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () ->
                 ProxyConfigLoader.processSettings(IniFile.parse("[pgbouncer]\nsyslog_facility = kern\n"),
                         Path.of(".")));
-        assertTrue(e.getMessage().startsWith("syslog_facility must be"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("line 2: syslog_facility must be"), e.getMessage());
     }
 
     @Test
@@ -292,7 +294,85 @@ class ProxyConfigLoaderTest {
                 + System.getProperty("user.name") + "\n"), Path.of("."));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.configure(
                 IniFile.parse("[databases]\na = host=h\n[pgbouncer]\nuser = no-such-os-user\n"), Path.of(".")));
-        assertTrue(e.getMessage().startsWith("user = no-such-os-user is not supported by pgmux: a JVM cannot switch"
+        assertTrue(e.getMessage().startsWith("line 4: user = no-such-os-user is not supported by pgmux: a JVM cannot"
+                + " switch"
                 + " its user"), e.getMessage());
+    }
+
+    // ---------------------------------------------------------------- a bad value names the file and line
+
+    private static IllegalArgumentException refused(Path ini) {
+        return assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.load(ini));
+    }
+
+    @Test
+    void aGlobalValueThatCannotBeUsedNamesFileLineAndKey(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\na = host=h\n[pgbouncer]\nlisten_port = 0\ndefault_pool_size = abc\n");
+        IllegalArgumentException e = refused(ini);
+        assertTrue(e.getMessage().startsWith(ini.toAbsolutePath().normalize() + " line 5: "), e.getMessage());
+        assertTrue(e.getMessage().contains("default_pool_size"), e.getMessage());
+        assertEquals(1, e.getMessage().lines().count(), e.getMessage());
+    }
+
+    @Test
+    void aDatabaseEntryValueThatCannotBeUsedNamesFileLineDatabaseAndKey(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\na = host=h\nb = host=h pool_size=abc\n");
+        assertEquals(ini.toAbsolutePath().normalize() + " line 3: database b: pool_size must be a whole"
+                + " number of 0 or more, not \"abc\"", refused(ini).getMessage());
+    }
+
+    @Test
+    void anUnknownKeyInAnEntryNamesFileAndLine(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\na = host=h colour=blue\n");
+        IllegalArgumentException e = refused(ini);
+        assertTrue(e.getMessage().startsWith(ini.toAbsolutePath().normalize() + " line 2: database a: "), e.getMessage());
+        assertTrue(e.getMessage().contains("colour"), e.getMessage());
+    }
+
+    @Test
+    void aUserEntryValueThatCannotBeUsedNamesFileLineUserAndKey(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\na = host=h\n\n[users]\nbob = pool_mode=bogus\n");
+        assertEquals(ini.toAbsolutePath().normalize() + " line 5: user bob: pool_mode must be one of session,"
+                + " transaction, statement, not \"bogus\"", refused(ini).getMessage());
+    }
+
+    @Test
+    void aValueFromAnIncludedFileNamesTheIncludedFileAndItsLine(@TempDir Path dir) throws Exception {
+        Path included = dir.resolve("pools.ini").toAbsolutePath().normalize();
+        Files.writeString(included, "; pools\nmin_pool_size = few\n");
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\na = host=h\n[pgbouncer]\n%include " + included + "\nlisten_port = 0\n");
+        IllegalArgumentException e = refused(ini);
+        assertTrue(e.getMessage().startsWith(included + " line 2: "), e.getMessage());
+        assertTrue(e.getMessage().contains("min_pool_size"), e.getMessage());
+    }
+
+    @Test
+    void aKeyGivenTwiceIsReportedAtTheLineWhoseValueCounts(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\na = host=h\n[pgbouncer]\nmax_client_conn = 10\nmax_client_conn = x\n");
+        assertTrue(refused(ini).getMessage().startsWith(ini.toAbsolutePath().normalize() + " line 5: "));
+    }
+
+    @Test
+    void anAuthFileThatCannotBeReadNamesTheLineThatSetsIt(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\na = host=h\n[pgbouncer]\nauth_file = missing.txt\n");
+        UncheckedIOException e = assertThrows(UncheckedIOException.class, () -> ProxyConfigLoader.load(ini));
+        assertEquals(ini.toAbsolutePath().normalize() + " line 4: cannot read auth_file " + dir.resolve("missing.txt")
+                .toAbsolutePath(), e.getMessage());
+    }
+
+    @Test
+    void aProcessSettingThatCannotBeUsedNamesFileAndLine(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\na = host=h\n[pgbouncer]\nverbose = loud\n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ProxyConfigLoader.processSettings(IniFile.load(ini), dir));
+        assertTrue(e.getMessage().startsWith(ini.toAbsolutePath().normalize() + " line 4: verbose"), e.getMessage());
     }
 }

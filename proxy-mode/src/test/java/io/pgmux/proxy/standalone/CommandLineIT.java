@@ -68,4 +68,16 @@ class CommandLineIT {
         assertTrue(jar.stderr().get(0).endsWith("FATAL cannot load config file: " + ini.toAbsolutePath().normalize()
                 + " line 3: expected key = value"), jar.stderr().get(0));
     }
+
+    @Test
+    void aValueThatCannotBeUsedIsOneLineNamingFileLineAndKeyWithExitOne(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\napp = host=127.0.0.1\n[pgbouncer]\nlisten_port = 0\n"
+                + "default_pool_size = abc\n");
+        ProxyJar jar = ProxyJar.run(ini.toString());
+        assertEquals(1, jar.awaitExit());
+        assertEquals(1, jar.stderr().size(), String.join("\n", jar.stderr()));
+        assertTrue(jar.stderr().get(0).contains("FATAL cannot load config file: " + ini.toAbsolutePath().normalize()
+                + " line 5: default_pool_size"), jar.stderr().get(0));
+    }
 }
