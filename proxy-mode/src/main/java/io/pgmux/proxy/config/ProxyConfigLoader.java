@@ -70,7 +70,7 @@ public final class ProxyConfigLoader {
         ini.section("pgbouncer").forEach((key, value) -> {
             if (ProxySetting.named(key) == ProxySetting.USER) {
                 at(ini, "pgbouncer", key, () -> requireOwnUser(key, value));
-            } else if (!standalone && PROCESS_KEYS.contains(ProxySetting.named(key))) {
+            } else if (!standalone && isProcessKey(key)) {
                 log.warn("pgbouncer.ini setting {} is the standalone proxy's and is ignored by an embedded proxy", key);
             } else if (ProxySetting.global(key) != null) {
                 at(ini, "pgbouncer", key, () -> builder.set(key, value, base));
@@ -148,6 +148,12 @@ public final class ProxyConfigLoader {
     private static final Set<ProxySetting> PROCESS_KEYS = Set.of(ProxySetting.LOGFILE, ProxySetting.PIDFILE,
             ProxySetting.VERBOSE, ProxySetting.SYSLOG, ProxySetting.SYSLOG_IDENT, ProxySetting.SYSLOG_FACILITY);
 
+    /** Whether {@code key} is one of {@link #PROCESS_KEYS}; an unknown key is not (Set.of refuses null). */
+    private static boolean isProcessKey(String key) {
+        ProxySetting setting = ProxySetting.named(key);
+        return setting != null && PROCESS_KEYS.contains(setting);
+    }
+
     /**
      * As {@link #load(Path)}, for the standalone process, which takes logfile, pidfile, verbose and syslog
      * ({@link #processSettings}); embedded, they are reported as ignored.
@@ -165,7 +171,7 @@ public final class ProxyConfigLoader {
     public static ProcessSettings processSettings(IniFile ini, Path base) {
         ProxySettings.Builder settings = ProxySettings.builder();
         ini.section("pgbouncer").forEach((key, value) -> {
-            if (PROCESS_KEYS.contains(ProxySetting.named(key))) {
+            if (isProcessKey(key)) {
                 at(ini, "pgbouncer", key, () -> settings.set(key, value, base));
             }
         });

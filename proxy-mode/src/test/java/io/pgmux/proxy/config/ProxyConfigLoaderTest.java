@@ -2,6 +2,7 @@ package io.pgmux.proxy.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -271,6 +272,14 @@ class ProxyConfigLoaderTest {
                 e.getMessage());
         ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h\n[pgbouncer]\nauth_ldap_options =\n"),
                 Path.of("."));
+    }
+
+    @Test
+    void anUnknownKeyIsIgnoredByAnEmbeddedProxyAndByTheProcessSettings() {
+        IniFile ini = IniFile.parse("[databases]\na = host=h\n[pgbouncer]\nlisten_adress = 127.0.0.1\n");
+        assertNotNull(ProxyConfigLoader.configure(ini, Path.of(".")));
+        assertEquals(new ProcessSettings(null, null, 0, false, "pgbouncer", SyslogFacility.DAEMON),
+                ProxyConfigLoader.processSettings(ini, Path.of(".")));
     }
 
     @Test
