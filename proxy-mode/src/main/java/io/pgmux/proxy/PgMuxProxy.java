@@ -467,6 +467,7 @@ public final class PgMuxProxy implements AutoCloseable {
         context.autoDatabases().idleTimeout(next.get(ProxySetting.AUTODB_IDLE_TIMEOUT));
         clientLimits.applyTo(context, next);
         context.notices(next.get(ProxySetting.LOGIN_NOTIFY_MESSAGE), next.get(ProxySetting.QUERY_WAIT_NOTIFY));
+        context.serverFastClose(next.get(ProxySetting.SERVER_FAST_CLOSE));
         console.reloaded(next);
     }
 
@@ -1000,6 +1001,7 @@ public final class PgMuxProxy implements AutoCloseable {
             EntryLimits entryLimits = clientLimits.copy();
             entryLimits.applyTo(context, s);
             context.notices(s.get(ProxySetting.LOGIN_NOTIFY_MESSAGE), s.get(ProxySetting.QUERY_WAIT_NOTIFY));
+            context.serverFastClose(s.get(ProxySetting.SERVER_FAST_CLOSE));
             registry.addJanitorChore(context.clientTimeouts());
             context.connectionLog(connectionLog);
             connectionLog.settings(s);

@@ -237,6 +237,14 @@ public final class ProxyContext {
         clientTimeouts.waitNotifySeconds(queryWaitNotifySeconds);
     }
 
+    /**
+     * server_fast_close: in session mode too, a server marked close_needed closes as soon as its transaction
+     * ended, and its client with it, rather than when the client leaves.
+     */
+    public void serverFastClose(boolean on) {
+        clientTimeouts.fastClose(on);
+    }
+
     /** login_notify_message's NOTICE, or null. */
     public NoticeResponse loginNotice() {
         return loginNotice;

@@ -92,6 +92,8 @@ public enum ProxySetting {
     QUERY_TIMEOUT("query_timeout", Type.SECONDS, "0", RELOAD, GU, GU),
     TRANSACTION_TIMEOUT("transaction_timeout", Type.SECONDS, "0", RELOAD, GU, GU),
     CANCEL_WAIT_TIMEOUT("cancel_wait_timeout", Type.SECONDS, "10", RELOAD, G, G),
+    /** On: a close_needed server closes once its transaction ended, session mode too, and its client with it. */
+    SERVER_FAST_CLOSE("server_fast_close", Type.SWITCH, "0", RELOAD, G, G),
     /** How long an auto-database (made from the {@code *} entry) stays unused before it is dropped. */
     AUTODB_IDLE_TIMEOUT("autodb_idle_timeout", Type.SECONDS, "3600", RELOAD, G, G),
     /** Taken for SUSPEND, which bounds its wait with it. */
@@ -187,7 +189,6 @@ public enum ProxySetting {
 
     // PgBouncer's, not taken by pgmux yet
     AUTH_LDAP_OPTIONS("auth_ldap_options", G),
-    SERVER_FAST_CLOSE("server_fast_close", G),
     POOL_IDLE_TIMEOUT("pool_idle_timeout", G);
 
     /** Where a key is written: the {@code [pgbouncer]} section, a {@code [databases]} or a {@code [users]} entry. */
