@@ -365,6 +365,22 @@ class LiveAdministrationTest {
         }
     }
 
+    @Test
+    void poolIdleTimeoutFreesAPoolLeftWithoutClientsAndServers() throws Exception {
+        start("pool_idle_timeout = 1\nserver_idle_timeout = 1\n", PASSWORD);
+        try (Connection console = console()) {
+            assertEquals("1", config(console, "pool_idle_timeout"));
+            try (Connection client = client()) {
+                assertEquals(1, selectOne(client));
+                assertFalse(poolRow(console).isEmpty(), "the client's pool is listed");
+            }
+            await(() -> poolRow(console).isEmpty(), "the pool freed once its server closed too");
+            try (Connection again = client()) {
+                assertEquals(1, selectOne(again), "a client asking for it later gets it anew");
+            }
+        }
+    }
+
     // ---------------------------------------------------------------- process control
 
     @Test
