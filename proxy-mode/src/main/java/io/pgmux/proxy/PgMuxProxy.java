@@ -467,6 +467,8 @@ public final class PgMuxProxy implements AutoCloseable {
         context.autoDatabases().idleTimeout(next.get(ProxySetting.AUTODB_IDLE_TIMEOUT));
         clientLimits.applyTo(context, next);
         context.notices(next.get(ProxySetting.LOGIN_NOTIFY_MESSAGE), next.get(ProxySetting.QUERY_WAIT_NOTIFY));
+        context.serverFastClose(next.get(ProxySetting.SERVER_FAST_CLOSE));
+        context.idlePools().timeout(next.get(ProxySetting.POOL_IDLE_TIMEOUT));
         console.reloaded(next);
     }
 
@@ -1000,6 +1002,9 @@ public final class PgMuxProxy implements AutoCloseable {
             EntryLimits entryLimits = clientLimits.copy();
             entryLimits.applyTo(context, s);
             context.notices(s.get(ProxySetting.LOGIN_NOTIFY_MESSAGE), s.get(ProxySetting.QUERY_WAIT_NOTIFY));
+            context.serverFastClose(s.get(ProxySetting.SERVER_FAST_CLOSE));
+            context.idlePools().timeout(s.get(ProxySetting.POOL_IDLE_TIMEOUT));
+            registry.addJanitorChore(context.idlePools());
             registry.addJanitorChore(context.clientTimeouts());
             context.connectionLog(connectionLog);
             connectionLog.settings(s);

@@ -347,6 +347,40 @@ class LiveAdministrationTest {
         }
     }
 
+    @Test
+    void serverFastCloseEndsASessionOnceItsTransactionAfterReconnectEnds() throws Exception {
+        start("pool_mode = session\nserver_fast_close = 1\n", PASSWORD);
+        try (Connection console = console(); Connection client = client()) {
+            assertEquals("1", config(console, "server_fast_close"));
+            int pid = backendPid(client);
+            client.setAutoCommit(false);
+            client.createStatement().execute("SELECT 1");
+            console.createStatement().execute("RECONNECT " + db.name());
+            assertEquals(pid, backendPid(client), "the open transaction keeps its server");
+            client.commit();
+            await(() -> clientsOf(console).isEmpty(), "the session closed with its server");
+            assertThrows(SQLException.class, () -> client.createStatement().execute("SELECT 1"));
+            assertTrue(rows(console, "SHOW SERVERS").stream().noneMatch(r -> String.valueOf(pid).equals(
+                    r.get("remote_pid"))), "the server is closed");
+        }
+    }
+
+    @Test
+    void poolIdleTimeoutFreesAPoolLeftWithoutClientsAndServers() throws Exception {
+        start("pool_idle_timeout = 1\nserver_idle_timeout = 1\n", PASSWORD);
+        try (Connection console = console()) {
+            assertEquals("1", config(console, "pool_idle_timeout"));
+            try (Connection client = client()) {
+                assertEquals(1, selectOne(client));
+                assertFalse(poolRow(console).isEmpty(), "the client's pool is listed");
+            }
+            await(() -> poolRow(console).isEmpty(), "the pool freed once its server closed too");
+            try (Connection again = client()) {
+                assertEquals(1, selectOne(again), "a client asking for it later gets it anew");
+            }
+        }
+    }
+
     // ---------------------------------------------------------------- process control
 
     @Test

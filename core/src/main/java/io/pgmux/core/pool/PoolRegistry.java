@@ -180,13 +180,27 @@ public final class PoolRegistry<S> implements AutoCloseable {
      */
     public void removeDatabase(String database) {
         for (Pool<S> pool : pools.values()) {
-            if (pool.key().database().equals(database) && pools.remove(pool.key(), pool)) {
-                pool.closeNow();
-                if (registerMbeans) {
-                    unregisterMBean(pool);
-                }
+            if (pool.key().database().equals(database)) {
+                removePool(pool);
             }
         }
+    }
+
+    /**
+     * pool_idle_timeout: {@code pool} leaves the registry, if it is still the one registered under its key, and
+     * closes now with every connection. A pool made for the key later starts afresh, statistics included.
+     *
+     * @return whether {@code pool} was registered
+     */
+    public boolean removePool(Pool<S> pool) {
+        if (!pools.remove(pool.key(), pool)) {
+            return false;
+        }
+        pool.closeNow();
+        if (registerMbeans) {
+            unregisterMBean(pool);
+        }
+        return true;
     }
 
     public Collection<Pool<S>> pools() {

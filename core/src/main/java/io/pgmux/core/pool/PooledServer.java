@@ -168,6 +168,11 @@ final class PooledServer<S> implements LentServer<S> {
     }
 
     @Override
+    public boolean closeNeeded() {
+        return evicted;
+    }
+
+    @Override
     public void markBroken(Throwable cause) {
         brokenCause = cause != null ? cause : new PoolException("server connection broken");
         if (cas(IDLE, CLOSING)) {

@@ -16,4 +16,10 @@ public interface ServerHandle {
 
     /** Nanoseconds (pool clock) at which the connection was opened. */
     long connectedAtNanos();
+
+    /**
+     * PgBouncer's close_needed: RECONNECT or a RELOAD that changed the database marked the connection to close
+     * once its client gives it back.
+     */
+    boolean closeNeeded();
 }

@@ -575,6 +575,16 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                 }
             });
         }
+        if (current != null && timeouts.fastClose() && current.fastCloseDue()) {
+            channel.eventLoop().execute(() -> {
+                if (state != State.CLOSED && current.fastCloseDue()) {
+                    ErrorResponse changed = PoolerError.databaseConfigurationChanged();
+                    current.abort(changed.message(), context.cancelSender());
+                    fatal(changed);
+                }
+            });
+            return;
+        }
         if (current != null && current.expired(now, limits, timeouts.waitingQueryNanos()) != null) {
             channel.eventLoop().execute(() -> {
                 ErrorResponse expired = current.expired(System.nanoTime(), limits, timeouts.waitingQueryNanos());

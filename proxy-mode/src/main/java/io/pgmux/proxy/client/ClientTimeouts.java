@@ -76,6 +76,8 @@ public final class ClientTimeouts implements Runnable {
     private volatile Map<String, Limits> usersOwn = Map.of();
     /** Whether any logged-in client can have a limit: else the pass skips them. */
     private volatile boolean anyLimit;
+    /** server_fast_close: a client's close_needed server is closed, and the client with it, once ready. */
+    private volatile boolean fastClose;
     /** query_wait_notify in whole seconds; 0 sends no notice. */
     private volatile int waitNotifySeconds = 5;
 
@@ -127,6 +129,15 @@ public final class ClientTimeouts implements Runnable {
         return waitNotifySeconds;
     }
 
+    /** server_fast_close, from the next pass on. */
+    void fastClose(boolean on) {
+        this.fastClose = on;
+    }
+
+    boolean fastClose() {
+        return fastClose;
+    }
+
     /** The global query_timeout, which PgBouncer also applies to a client still waiting for a server. */
     long waitingQueryNanos() {
         return global.queryNanos();
@@ -152,7 +163,7 @@ public final class ClientTimeouts implements Runnable {
                 client.checkTimeout(now, this);
             }
         }
-        if (anyLimit || waitNotifySeconds > 0) {
+        if (anyLimit || waitNotifySeconds > 0 || fastClose) {
             for (ClientConnection client : loggedIn) {
                 client.checkTimeout(now, this);
             }

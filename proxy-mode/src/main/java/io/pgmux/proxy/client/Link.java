@@ -271,6 +271,16 @@ final class Link implements ServerLink {
     }
 
     /**
+     * server_fast_close: the linked server is marked close_needed and is ready (PgBouncer's word: no request
+     * outstanding, no transaction open); from any thread, so possibly a moment old.
+     */
+    boolean fastCloseDue() {
+        Lease<ServerConnection> held = lease;
+        return held != null && state == State.LINKED && queryStartNanos == 0 && transactionStartNanos == 0
+                && readyPending == 0 && !syncPending && held.server().closeNeeded();
+    }
+
+    /**
      * A timeout ends the client: its server is closed whatever runs there (it may never answer: a hung backend),
      * as PgBouncer's janitor disconnects the server, and nothing more is relayed. A query still running there is
      * cancelled first: a backend notices a closed socket only when it next writes, so it would otherwise run on.

@@ -17,10 +17,12 @@ import io.pgmux.proxy.protocol.NoticeResponse;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.server.AutoDatabases;
 import io.pgmux.proxy.server.CancelSender;
+import io.pgmux.proxy.server.IdlePools;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -33,6 +35,7 @@ public final class ProxyContext {
     private final PoolRegistry<ServerConnection> registry;
     private volatile Map<String, ServerTarget> databases;
     private final AutoDatabases autoDatabases;
+    private final IdlePools<ServerConnection> idlePools;
     /** Replaced by RELOAD and by SET auth_file: new logins check the new secrets. */
     private volatile UserSecrets users;
     private volatile AuthType authType;
@@ -87,6 +90,7 @@ public final class ProxyContext {
         this.clientTls = clientTls;
         this.cancelSender = cancelSender;
         this.clientTimeouts = new ClientTimeouts(clientsByKey.values(), clientLoginTimeoutMillis);
+        this.idlePools = new IdlePools<>(registry, Duration.ZERO);
     }
 
     /** PgBouncer's lines about clients and servers (log_connections, log_disconnections, log_pooler_errors). */
@@ -120,6 +124,11 @@ public final class ProxyContext {
 
     public AutoDatabases autoDatabases() {
         return autoDatabases;
+    }
+
+    /** pool_idle_timeout's janitor chore; {@link IdlePools#timeout} sets it. */
+    public IdlePools<ServerConnection> idlePools() {
+        return idlePools;
     }
 
     /** After RELOAD: the databases clients may connect to from now on. */
@@ -235,6 +244,14 @@ public final class ProxyContext {
     public void notices(String loginMessage, int queryWaitNotifySeconds) {
         this.loginNotice = loginMessage.isEmpty() ? null : PoolerError.loginNotice(loginMessage);
         clientTimeouts.waitNotifySeconds(queryWaitNotifySeconds);
+    }
+
+    /**
+     * server_fast_close: in session mode too, a server marked close_needed closes as soon as its transaction
+     * ended, and its client with it, rather than when the client leaves.
+     */
+    public void serverFastClose(boolean on) {
+        clientTimeouts.fastClose(on);
     }
 
     /** login_notify_message's NOTICE, or null. */

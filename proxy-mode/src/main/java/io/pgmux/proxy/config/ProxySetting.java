@@ -92,8 +92,12 @@ public enum ProxySetting {
     QUERY_TIMEOUT("query_timeout", Type.SECONDS, "0", RELOAD, GU, GU),
     TRANSACTION_TIMEOUT("transaction_timeout", Type.SECONDS, "0", RELOAD, GU, GU),
     CANCEL_WAIT_TIMEOUT("cancel_wait_timeout", Type.SECONDS, "10", RELOAD, G, G),
+    /** On: a close_needed server closes once its transaction ended, session mode too, and its client with it. */
+    SERVER_FAST_CLOSE("server_fast_close", Type.SWITCH, "0", RELOAD, G, G),
     /** How long an auto-database (made from the {@code *} entry) stays unused before it is dropped. */
     AUTODB_IDLE_TIMEOUT("autodb_idle_timeout", Type.SECONDS, "3600", RELOAD, G, G),
+    /** How long a pool (database, user) stays without clients and servers before it is freed; 0 keeps it. */
+    POOL_IDLE_TIMEOUT("pool_idle_timeout", Type.SECONDS, "0", RELOAD, G, G),
     /** Taken for SUSPEND, which bounds its wait with it. */
     SUSPEND_TIMEOUT("suspend_timeout", Type.SECONDS, "10", RELOAD, G, G),
     MAX_PREPARED_STATEMENTS("max_prepared_statements", Type.COUNT, "200", RELOAD, G, G),
@@ -186,9 +190,7 @@ public enum ProxySetting {
     POOL_NAME(ConfigKey.POOL_NAME, G, NONE),
 
     // PgBouncer's, not taken by pgmux yet
-    AUTH_LDAP_OPTIONS("auth_ldap_options", G),
-    SERVER_FAST_CLOSE("server_fast_close", G),
-    POOL_IDLE_TIMEOUT("pool_idle_timeout", G);
+    AUTH_LDAP_OPTIONS("auth_ldap_options", G);
 
     /** Where a key is written: the {@code [pgbouncer]} section, a {@code [databases]} or a {@code [users]} entry. */
     public enum Scope { GLOBAL, DATABASE, USER }

@@ -42,6 +42,7 @@ public final class PoolerError {
     private static final ErrorResponse UNIX_SOCKET_LOGIN_REJECTED = fatal("unix socket login rejected");
     private static final ErrorResponse OLD_V2_PROTOCOL = fatal("old V2 protocol not supported");
     private static final ErrorResponse PQEXEC_DISALLOWED = fatal("PQexec disallowed");
+    private static final ErrorResponse DATABASE_CONFIGURATION_CHANGED = fatal("database configuration changed");
     private static final NoticeResponse CLIENT_BEING_QUEUED = NoticeResponse.notice(SqlState.SUCCESSFUL_COMPLETION,
             "No server connection available in postgres backend, client being queued");
 
@@ -192,6 +193,11 @@ public final class PoolerError {
     /** The server connection linked to the client died. */
     public static ErrorResponse serverConnCrashed() {
         return SERVER_CONN_CRASHED;
+    }
+
+    /** server_fast_close closed the client's close_needed server between its transactions. */
+    public static ErrorResponse databaseConfigurationChanged() {
+        return DATABASE_CONFIGURATION_CHANGED;
     }
 
     public static ErrorResponse poolerShuttingDown() {

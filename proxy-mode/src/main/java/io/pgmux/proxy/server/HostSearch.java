@@ -231,5 +231,10 @@ final class HostSearch {
         public long connectedAtNanos() {
             return pooled.connectedAtNanos();
         }
+
+        @Override
+        public boolean closeNeeded() {
+            return pooled.closeNeeded();
+        }
     }
 }

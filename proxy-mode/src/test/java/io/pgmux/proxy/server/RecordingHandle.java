@@ -27,4 +27,9 @@ final class RecordingHandle implements ServerHandle {
     public long connectedAtNanos() {
         return 0;
     }
+
+    @Override
+    public boolean closeNeeded() {
+        return false;
+    }
 }

@@ -1,0 +1,61 @@
+package io.pgmux.proxy.server;
+
+import io.pgmux.core.pool.Pool;
+import io.pgmux.core.pool.PoolRegistry;
+import io.pgmux.core.pool.PoolView;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * PgBouncer's pool_idle_timeout, a janitor chore: a pool (database, user) that has had no client and no server
+ * connection for that long is freed, statistics included; a client asking for it later gets it anew. Unlike
+ * autodb_idle_timeout it frees single pools, of any database.
+ */
+public final class IdlePools<S> implements Runnable {
+    private static final Logger log = LoggerFactory.getLogger(IdlePools.class);
+
+    private final PoolRegistry<S> registry;
+    /** When each empty pool was first seen empty; the janitor's thread alone reads and writes it. */
+    private final Map<Pool<S>, Long> emptySince = new HashMap<>();
+    private volatile long timeoutNanos;
+
+    public IdlePools(PoolRegistry<S> registry, Duration timeout) {
+        this.registry = registry;
+        timeout(timeout);
+    }
+
+    /** pool_idle_timeout; 0 frees none. */
+    public void timeout(Duration timeout) {
+        this.timeoutNanos = timeout.toNanos();
+    }
+
+    @Override
+    public void run() {
+        long timeout = timeoutNanos;
+        if (timeout <= 0) {
+            emptySince.clear();
+            return;
+        }
+        // pools RELOAD or autodb_idle_timeout removed meanwhile
+        emptySince.keySet().removeIf(p -> registry.find(p.key().database(), p.key().user()).orElse(null) != p);
+        long now = System.nanoTime();
+        for (Pool<S> pool : registry.pools()) {
+            PoolView<?> view = pool.view();
+            if (view.activeClients() + view.waitingClients() + view.totalServers() > 0) {
+                emptySince.remove(pool);
+                continue;
+            }
+            long since = emptySince.computeIfAbsent(pool, p -> now);
+            if (now - since >= timeout) {
+                emptySince.remove(pool);
+                if (registry.removePool(pool)) {
+                    log.info("freeing pool {}/{}: no client or server connection for pool_idle_timeout",
+                            pool.key().database(), pool.key().user());
+                }
+            }
+        }
+    }
+}
