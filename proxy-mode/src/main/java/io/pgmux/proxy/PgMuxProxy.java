@@ -58,6 +58,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -211,6 +212,11 @@ public final class PgMuxProxy implements AutoCloseable {
     /** Clients logged in now. */
     public int clientCount() {
         return context.clientCount();
+    }
+
+    /** The clients logged in to a database now, each with its socket. */
+    Collection<ClientConnection> clients() {
+        return context.clients();
     }
 
     public boolean isEpoll() {

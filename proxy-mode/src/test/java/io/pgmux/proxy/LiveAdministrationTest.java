@@ -7,30 +7,45 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.uring.IoUringChannelOption;
 import io.pgmux.proxy.config.ProxyConfigLoader;
+import io.pgmux.proxy.transport.TransportKind;
 import io.pgmux.testing.Await;
+import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
+import io.pgmux.testing.TestUser;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.postgresql.util.PSQLException;
 
 /**
@@ -50,8 +65,14 @@ class LiveAdministrationTest {
     @TempDir
     Path dir;
 
+    /** Where the database entry sends server connections: the fixture's server unless a test puts a relay between. */
+    private String serverHost;
+    private int serverPort;
+
     LiveAdministrationTest(TestDatabase db) {
         this.db = db;
+        serverHost = db.host();
+        serverPort = db.port();
     }
 
     @AfterEach
@@ -366,6 +387,30 @@ class LiveAdministrationTest {
     }
 
     @Test
+    void setCancelWaitTimeoutGivesUpACancelTheServerDoesNotTakeWithinIt() throws Exception {
+        try (HoldingRelay relay = new HoldingRelay(db.host(), db.port())) {
+            serverHost = "127.0.0.1";
+            serverPort = relay.port();
+            start("cancel_wait_timeout = 600\n", PASSWORD);
+            try (Connection console = console(); Connection app = client(); Connection direct = db.connect()) {
+                app.setAutoCommit(false);
+                int server = backendPid(app);
+                console.createStatement().execute("SET cancel_wait_timeout = 1");
+                relay.hold();
+                Statement sleeping = app.createStatement();
+                CompletableFuture<Void> query = CompletableFuture.runAsync(() -> execute(sleeping, "SELECT pg_sleep(60)"));
+                await(() -> isSleeping(direct, server), "the query runs");
+                sleeping.cancel();
+                await(() -> relay.heldAndClosed() == 1, "the cancel the server did not take is given up");
+                assertFalse(query.isDone(), "the cancel never reached the server");
+                direct.createStatement().execute("SELECT pg_cancel_backend(" + server + ")");
+                assertThrows(ExecutionException.class, () -> query.get(10, TimeUnit.SECONDS));
+                app.rollback();
+            }
+        }
+    }
+
+    @Test
     void poolIdleTimeoutFreesAPoolLeftWithoutClientsAndServers() throws Exception {
         start("pool_idle_timeout = 1\nserver_idle_timeout = 1\n", PASSWORD);
         try (Connection console = console()) {
@@ -377,6 +422,97 @@ class LiveAdministrationTest {
             await(() -> poolRow(console).isEmpty(), "the pool freed once its server closed too");
             try (Connection again = client()) {
                 assertEquals(1, selectOne(again), "a client asking for it later gets it anew");
+            }
+        }
+    }
+
+    @Test
+    void setSuspendTimeoutClosesAClientWhoseRepliesAreNotFlushedWithinIt() throws Exception {
+        start("auth_type = trust\nsuspend_timeout = 600\n", PASSWORD);
+        try (Connection console = console();
+             RawClient stuck = RawClient.login(proxy, db.name(), USER, PASSWORD)) {
+            console.createStatement().execute("SET suspend_timeout = 1");
+            // a reply far larger than the socket buffers, which the client never reads
+            stuck.query("SELECT repeat('x', 1000000) FROM generate_series(1, 200)");
+            await(() -> clientsOf(console).stream().anyMatch(r -> sendRemain(console, r.get("port")) > 0),
+                    "replies wait to be sent to the client");
+            CompletableFuture<Void> suspend = CompletableFuture.runAsync(() -> execute(console, "SUSPEND"));
+            suspend.get(10, TimeUnit.SECONDS);
+            assertTrue(clientsOf(console).isEmpty(), "the client not flushed is closed");
+            console.createStatement().execute("RESUME");
+        }
+    }
+
+    @Test
+    void setMaxPreparedStatementsZeroLetsANewClientsNamedStatementReachTheServerByItsName() throws Exception {
+        start("", PASSWORD);
+        Properties named = new Properties();
+        named.setProperty("prepareThreshold", "1");
+        try (Connection console = console()) {
+            console.createStatement().execute("SET max_prepared_statements = 0");
+            try (Connection after = connect(PASSWORD, named)) {
+                after.setAutoCommit(false);
+                try (PreparedStatement ps = after.prepareStatement("SELECT 'named'")) {
+                    ps.execute();
+                }
+                List<String> names = List.of(preparedOnServer(after).split(","));
+                assertTrue(names.contains("S_1"), "pgjdbc's own name, not PgBouncer's: " + names);
+                assertTrue(names.stream().noneMatch(n -> n.startsWith("PGBOUNCER_")), names.toString());
+                after.commit();
+            }
+        }
+    }
+
+    @Test
+    void setIgnoreStartupParametersKeepsANewClientsParameterFromTheServer() throws Exception {
+        start("", PASSWORD);
+        Properties asked = new Properties();
+        asked.setProperty("currentSchema", "nowhere");
+        try (Connection console = console(); Connection before = connect(PASSWORD, asked);
+             Connection direct = db.connect()) {
+            console.createStatement().execute("SET ignore_startup_parameters = 'extra_float_digits, search_path'");
+            try (Connection after = connect(PASSWORD, asked)) {
+                assertEquals(setting(direct, "search_path"), setting(after, "search_path"));
+            }
+            assertEquals("nowhere", setting(before, "search_path"), "a client logged in before keeps its parameter");
+        }
+    }
+
+    @Test
+    void setAuthQueryLooksANewLoginUpWithTheNewQuery() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.MD5);
+        start("auth_user = " + db.superuser() + "\nauth_query = SELECT rolname, rolpassword FROM pg_authid"
+                + " WHERE rolname = $1 AND false\n", PASSWORD);
+        // auth_user's password, from the auth file
+        Files.writeString(dir.resolve("userlist.txt"), "\"" + db.superuser() + "\" \"" + db.superuserPassword()
+                + "\"\n", StandardOpenOption.APPEND);
+        try (Connection console = console()) {
+            console.createStatement().execute("RELOAD");
+            assertThrows(PSQLException.class, () -> login(user).close(), "the query finds no one");
+            console.createStatement().execute(
+                    "SET auth_query = 'SELECT rolname, rolpassword FROM pg_authid WHERE rolname = $1'");
+            try (Connection found = login(user)) {
+                assertEquals(1, selectOne(found));
+            }
+        }
+    }
+
+    /** Read back from the proxy's side of each client's socket; the Linux options need epoll or io_uring. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"tcp_keepalive, 0, false", "tcp_keepidle, 77, 77", "tcp_keepintvl, 7, 7", "tcp_keepcnt, 4, 4",
+            "tcp_user_timeout, 7000, 7000"})
+    void setOfATcpSettingAppliesToTheSocketsAcceptedAfterwards(String key, String value, String read)
+            throws Exception {
+        start("", PASSWORD);
+        assumeTrue(proxy.transport() != TransportKind.NIO, "the Linux TCP options need epoll or io_uring");
+        try (Connection console = console(); Connection before = client()) {
+            Channel beforeSocket = onlyClientSocketBut(Set.of());
+            console.createStatement().execute("SET " + key + " = " + value);
+            try (Connection after = client()) {
+                Channel afterSocket = onlyClientSocketBut(Set.of(beforeSocket));
+                assertEquals(read, String.valueOf(afterSocket.config().getOption(socketOption(key))));
+                assertNotEquals(read, String.valueOf(beforeSocket.config().getOption(socketOption(key))),
+                        "a socket accepted before keeps its options");
             }
         }
     }
@@ -582,8 +718,8 @@ class LiveAdministrationTest {
     }
 
     private void writeIni(String settings, String dbname) throws Exception {
-        Files.writeString(dir.resolve("pgmux.ini"), "[databases]\n" + db.name() + " = host=" + db.host() + " port="
-                + db.port() + " dbname=" + dbname + " user=" + db.superuser() + " password="
+        Files.writeString(dir.resolve("pgmux.ini"), "[databases]\n" + db.name() + " = host=" + serverHost + " port="
+                + serverPort + " dbname=" + dbname + " user=" + db.superuser() + " password="
                 + db.superuserPassword() + "\n[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\n"
                 + "auth_type = md5\nauth_file = userlist.txt\nadmin_users = " + ADMIN + "\n"
                 + "pool_mode = transaction\n" + settings);
@@ -595,6 +731,36 @@ class LiveAdministrationTest {
 
     private Connection connect(String password) throws SQLException {
         return ProxyFixture.connect(proxy, db.name(), USER, password, new Properties());
+    }
+
+    private Connection connect(String password, Properties properties) throws SQLException {
+        return ProxyFixture.connect(proxy, db.name(), USER, password, properties);
+    }
+
+    private Connection login(TestUser user) throws SQLException {
+        return ProxyFixture.connect(proxy, db.name(), user.name(), user.password(), new Properties());
+    }
+
+    /** The one client socket of the proxy not in {@code known}. */
+    private Channel onlyClientSocketBut(Set<Channel> known) {
+        List<Channel> sockets = proxy.clients().stream().map(c -> c.info().channel())
+                .filter(c -> !known.contains(c)).toList();
+        assertEquals(1, sockets.size(), sockets.toString());
+        return sockets.get(0);
+    }
+
+    /** The option of the proxy's transport that {@code key} sets on each TCP connection. */
+    private ChannelOption<?> socketOption(String key) {
+        boolean epoll = proxy.transport() == TransportKind.EPOLL;
+        return switch (key) {
+            case "tcp_keepalive" -> ChannelOption.SO_KEEPALIVE;
+            case "tcp_keepidle" -> epoll ? EpollChannelOption.TCP_KEEPIDLE : IoUringChannelOption.TCP_KEEPIDLE;
+            case "tcp_keepintvl" -> epoll ? EpollChannelOption.TCP_KEEPINTVL : IoUringChannelOption.TCP_KEEPINTVL;
+            case "tcp_keepcnt" -> epoll ? EpollChannelOption.TCP_KEEPCNT : IoUringChannelOption.TCP_KEEPCNT;
+            case "tcp_user_timeout" -> epoll ? EpollChannelOption.TCP_USER_TIMEOUT
+                    : IoUringChannelOption.TCP_USER_TIMEOUT;
+            default -> throw new IllegalArgumentException(key);
+        };
     }
 
     private Connection console() throws SQLException {
@@ -618,9 +784,52 @@ class LiveAdministrationTest {
 
     private static void execute(Connection c, String sql) {
         try {
-            c.createStatement().execute(sql);
+            execute(c.createStatement(), sql);
         } catch (SQLException e) {
             throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    private static void execute(Statement statement, String sql) {
+        try {
+            statement.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    private static String setting(Connection c, String name) throws SQLException {
+        try (ResultSet rs = c.createStatement().executeQuery("SELECT current_setting('" + name + "')")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    /** The names of the statements prepared on the server of {@code c}'s transaction. */
+    private static String preparedOnServer(Connection c) throws SQLException {
+        try (ResultSet rs = c.createStatement().executeQuery("SELECT string_agg(name, ',') FROM pg_prepared_statements")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    private static boolean isSleeping(Connection direct, int pid) {
+        try (ResultSet rs = direct.createStatement().executeQuery("SELECT count(*) FROM pg_stat_activity WHERE pid = "
+                + pid + " AND state = 'active' AND query LIKE 'SELECT pg_sleep%'")) {
+            rs.next();
+            return rs.getInt(1) == 1;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** SHOW SOCKETS' send_remain of the client socket whose address has {@code port}. */
+    private long sendRemain(Connection console, String port) {
+        try {
+            return rows(console, "SHOW SOCKETS").stream().filter(r -> port.equals(r.get("port")))
+                    .mapToLong(r -> Long.parseLong(r.get("send_remain"))).sum();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
         }
     }
 
