@@ -12,11 +12,9 @@ import io.pgmux.testing.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.AfterEach;
@@ -214,20 +212,6 @@ class ClientLimitsTest {
     }
 
     private Map<String, String> row(String command, String name) throws SQLException {
-        Properties simple = new Properties();
-        simple.setProperty("preferQueryMode", "simple");
-        try (Connection console = ProxyFixture.connect(proxy, "pgbouncer", ADMIN, ADMIN_PASSWORD, simple);
-             Statement s = console.createStatement(); ResultSet rs = s.executeQuery(command)) {
-            while (rs.next()) {
-                if (name.equals(rs.getString("name"))) {
-                    Map<String, String> row = new HashMap<>();
-                    for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
-                        row.put(rs.getMetaData().getColumnName(i), rs.getString(i));
-                    }
-                    return row;
-                }
-            }
-        }
-        throw new AssertionError("no " + command + " row for " + name);
+        return ProxyFixture.row(proxy, ADMIN, ADMIN_PASSWORD, command, name);
     }
 }

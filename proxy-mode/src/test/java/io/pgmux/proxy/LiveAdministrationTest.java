@@ -26,11 +26,9 @@ import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -350,7 +348,7 @@ class LiveAdministrationTest {
             // at the default 60 s, no period would end within the wait
             await(() -> {
                 try {
-                    return rows(console, "SHOW STATS_AVERAGES").stream().anyMatch(
+                    return ProxyFixture.rows(console, "SHOW STATS_AVERAGES").stream().anyMatch(
                             r -> db.name().equals(r.get("database")) && Long.parseLong(r.get("xact_count")) > 0);
                 } catch (SQLException e) {
                     throw new IllegalStateException(e);
@@ -381,7 +379,7 @@ class LiveAdministrationTest {
             client.commit();
             await(() -> clientsOf(console).isEmpty(), "the session closed with its server");
             assertThrows(SQLException.class, () -> client.createStatement().execute("SELECT 1"));
-            assertTrue(rows(console, "SHOW SERVERS").stream().noneMatch(r -> String.valueOf(pid).equals(
+            assertTrue(ProxyFixture.rows(console, "SHOW SERVERS").stream().noneMatch(r -> String.valueOf(pid).equals(
                     r.get("remote_pid"))), "the server is closed");
         }
     }
@@ -619,7 +617,7 @@ class LiveAdministrationTest {
             assertEquals(1, selectOne(victim));
             assertEquals(1, selectOne(other));
             String id = null;
-            for (Map<String, String> row : rows(console, "SHOW CLIENTS")) {
+            for (Map<String, String> row : ProxyFixture.rows(console, "SHOW CLIENTS")) {
                 if (db.name().equals(row.get("database"))) {
                     id = row.get("id");
                     break;
@@ -672,15 +670,15 @@ class LiveAdministrationTest {
         try (Connection console = console(); Connection app = client()) {
             app.setAutoCommit(false);
             int server = backendPid(app);
-            List<Map<String, String>> sockets = rows(console, "SHOW SOCKETS");
+            List<Map<String, String>> sockets = ProxyFixture.rows(console, "SHOW SOCKETS");
             assertTrue(sockets.stream().anyMatch(r -> "C".equals(r.get("type")) && db.name().equals(r.get("database"))),
                     sockets.toString());
             assertTrue(sockets.stream().anyMatch(r -> String.valueOf(server).equals(r.get("remote_pid"))),
                     sockets.toString());
-            List<Map<String, String>> active = rows(console, "SHOW ACTIVE_SOCKETS");
+            List<Map<String, String>> active = ProxyFixture.rows(console, "SHOW ACTIVE_SOCKETS");
             assertTrue(active.stream().anyMatch(r -> String.valueOf(server).equals(r.get("remote_pid"))),
                     "the server in a transaction is active: " + active);
-            List<Map<String, String>> fds = rows(console, "SHOW FDS").stream()
+            List<Map<String, String>> fds = ProxyFixture.rows(console, "SHOW FDS").stream()
                     .filter(r -> db.name().equals(r.get("database"))).toList();
             assertEquals(List.of("client", "server"), fds.stream().map(r -> r.get("task")).sorted().toList());
             if (proxy.isEpoll()) {
@@ -689,7 +687,7 @@ class LiveAdministrationTest {
             }
             assertTrue(fds.stream().allMatch(r -> r.get("password") == null), "no secret is shown");
             app.commit();
-            List<Map<String, String>> mem = rows(console, "SHOW MEM");
+            List<Map<String, String>> mem = ProxyFixture.rows(console, "SHOW MEM");
             long heap = Long.parseLong(mem.get(0).get("used"));
             assertEquals("jvm_heap", mem.get(0).get("name"));
             assertTrue(heap > 0, mem.toString());
@@ -826,7 +824,7 @@ class LiveAdministrationTest {
     /** SHOW SOCKETS' send_remain of the client socket whose address has {@code port}. */
     private long sendRemain(Connection console, String port) {
         try {
-            return rows(console, "SHOW SOCKETS").stream().filter(r -> port.equals(r.get("port")))
+            return ProxyFixture.rows(console, "SHOW SOCKETS").stream().filter(r -> port.equals(r.get("port")))
                     .mapToLong(r -> Long.parseLong(r.get("send_remain"))).sum();
         } catch (SQLException e) {
             throw new IllegalStateException(e);
@@ -841,7 +839,7 @@ class LiveAdministrationTest {
     }
 
     private static String config(Connection console, String key) throws SQLException {
-        for (Map<String, String> row : rows(console, "SHOW CONFIG")) {
+        for (Map<String, String> row : ProxyFixture.rows(console, "SHOW CONFIG")) {
             if (key.equals(row.get("key"))) {
                 return row.get("value");
             }
@@ -851,7 +849,7 @@ class LiveAdministrationTest {
 
     private List<Map<String, String>> clientsOf(Connection console) {
         try {
-            return rows(console, "SHOW CLIENTS").stream().filter(r -> db.name().equals(r.get("database"))).toList();
+            return ProxyFixture.rows(console, "SHOW CLIENTS").stream().filter(r -> db.name().equals(r.get("database"))).toList();
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
@@ -859,7 +857,7 @@ class LiveAdministrationTest {
 
     private static Map<String, String> state(Connection console) throws SQLException {
         Map<String, String> state = new HashMap<>();
-        rows(console, "SHOW STATE").forEach(r -> state.put(r.get("key"), r.get("value")));
+        ProxyFixture.rows(console, "SHOW STATE").forEach(r -> state.put(r.get("key"), r.get("value")));
         return state;
     }
 
@@ -877,31 +875,16 @@ class LiveAdministrationTest {
     }
 
     private static List<Map<String, String>> poolRows(Connection console) throws SQLException {
-        return rows(console, "SHOW POOLS");
+        return ProxyFixture.rows(console, "SHOW POOLS");
     }
 
     private static Map<String, String> serverRow(Connection console, int pid) throws SQLException {
-        for (Map<String, String> row : rows(console, "SHOW SERVERS")) {
+        for (Map<String, String> row : ProxyFixture.rows(console, "SHOW SERVERS")) {
             if (String.valueOf(pid).equals(row.get("remote_pid"))) {
                 return row;
             }
         }
         throw new AssertionError("no server " + pid);
-    }
-
-    private static List<Map<String, String>> rows(Connection console, String command) throws SQLException {
-        List<Map<String, String>> rows = new ArrayList<>();
-        try (ResultSet rs = console.createStatement().executeQuery(command)) {
-            ResultSetMetaData meta = rs.getMetaData();
-            while (rs.next()) {
-                Map<String, String> row = new HashMap<>();
-                for (int i = 1; i <= meta.getColumnCount(); i++) {
-                    row.put(meta.getColumnName(i), rs.getString(i));
-                }
-                rows.add(row);
-            }
-        }
-        return rows;
     }
 
     private static void await(BooleanSupplier condition, String what) {

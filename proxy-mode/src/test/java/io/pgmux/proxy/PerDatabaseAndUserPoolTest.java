@@ -17,7 +17,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.AfterEach;
@@ -227,20 +226,6 @@ class PerDatabaseAndUserPoolTest {
     }
 
     private Map<String, String> row(String command, String name) throws SQLException {
-        Properties simple = new Properties();
-        simple.setProperty("preferQueryMode", "simple");
-        try (Connection console = ProxyFixture.connect(proxy, "pgbouncer", ADMIN, ADMIN_PASSWORD, simple);
-             Statement s = console.createStatement(); ResultSet rs = s.executeQuery(command)) {
-            while (rs.next()) {
-                if (name.equals(rs.getString("name"))) {
-                    Map<String, String> row = new HashMap<>();
-                    for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
-                        row.put(rs.getMetaData().getColumnName(i), rs.getString(i));
-                    }
-                    return row;
-                }
-            }
-        }
-        throw new AssertionError("no " + command + " row for " + name);
+        return ProxyFixture.row(proxy, ADMIN, ADMIN_PASSWORD, command, name);
     }
 }

@@ -2,10 +2,10 @@ package io.pgmux.proxy;
 
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Pool;
-import io.pgmux.testing.Await;
-import io.pgmux.testing.TestDatabase;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.testing.Await;
+import io.pgmux.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -110,5 +110,16 @@ final class ProxyFixture {
             }
         }
         return rows;
+    }
+
+    /** The row of an admin console command (SHOW …) whose name column is {@code name}, read on a console of its own. */
+    static Map<String, String> row(PgMuxProxy proxy, String admin, String password, String command, String name)
+            throws SQLException {
+        Properties simple = new Properties();
+        simple.setProperty("preferQueryMode", "simple");
+        try (Connection console = connect(proxy, "pgbouncer", admin, password, simple)) {
+            return rows(console, command).stream().filter(row -> name.equals(row.get("name"))).findFirst()
+                    .orElseThrow(() -> new AssertionError("no " + command + " row for " + name));
+        }
     }
 }
