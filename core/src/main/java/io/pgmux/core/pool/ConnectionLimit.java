@@ -2,12 +2,16 @@ package io.pgmux.core.pool;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A count of server connections shared by several pools (max_db_connections, max_user_connections). */
-final class ConnectionLimit {
+/**
+ * A count shared by several pools or clients, taken against a limit without a lock: server connections
+ * (max_db_connections, max_user_connections) here, the proxy's clients (max_db_client_connections,
+ * max_user_client_connections) there.
+ */
+public final class ConnectionLimit {
     private final AtomicInteger count = new AtomicInteger();
 
     /** Takes a slot unless {@code max} (0 = unlimited) are taken. */
-    boolean tryAcquire(int max) {
+    public boolean tryAcquire(int max) {
         if (max <= 0) {
             count.incrementAndGet();
             return true;
@@ -23,11 +27,11 @@ final class ConnectionLimit {
         }
     }
 
-    void release() {
+    public void release() {
         count.decrementAndGet();
     }
 
-    int count() {
+    public int count() {
         return count.get();
     }
 }

@@ -1,10 +1,10 @@
 package io.pgmux.proxy.client;
 
+import io.pgmux.core.pool.ConnectionLimit;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.PoolerError;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * PgBouncer's max_db_client_connections and max_user_client_connections: the clients of each database (the name
@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * clients already in keep their slot, as in PgBouncer.
  */
 public final class ClientLimits {
-    private final Map<String, AtomicInteger> byDatabase = new ConcurrentHashMap<>();
-    private final Map<String, AtomicInteger> byUser = new ConcurrentHashMap<>();
+    private final Map<String, ConnectionLimit> byDatabase = new ConcurrentHashMap<>();
+    private final Map<String, ConnectionLimit> byUser = new ConcurrentHashMap<>();
     private volatile Limits limits = new Limits(0, Map.of(), 0, Map.of());
 
     private record Limits(int database, Map<String, Integer> databases, int user, Map<String, Integer> users) {
@@ -43,13 +43,13 @@ public final class ClientLimits {
     }
 
     public int databaseClients(String database) {
-        AtomicInteger count = byDatabase.get(database);
-        return count == null ? 0 : count.get();
+        ConnectionLimit count = byDatabase.get(database);
+        return count == null ? 0 : count.count();
     }
 
     public int userClients(String user) {
-        AtomicInteger count = byUser.get(user);
-        return count == null ? 0 : count.get();
+        ConnectionLimit count = byUser.get(user);
+        return count == null ? 0 : count.count();
     }
 
     /**
@@ -58,12 +58,12 @@ public final class ClientLimits {
      * {@link #leave}-d once.
      */
     ErrorResponse admit(String database, String user) {
-        AtomicInteger clients = byDatabase.computeIfAbsent(database, k -> new AtomicInteger());
-        if (!tryTake(clients, databaseMax(database))) {
+        ConnectionLimit clients = byDatabase.computeIfAbsent(database, k -> new ConnectionLimit());
+        if (!clients.tryAcquire(databaseMax(database))) {
             return PoolerError.maxDbClientConnections();
         }
-        if (!tryTake(byUser.computeIfAbsent(user, k -> new AtomicInteger()), userMax(user))) {
-            clients.decrementAndGet();
+        if (!byUser.computeIfAbsent(user, k -> new ConnectionLimit()).tryAcquire(userMax(user))) {
+            clients.release();
             return PoolerError.maxUserClientConnections();
         }
         return null;
@@ -71,27 +71,11 @@ public final class ClientLimits {
 
     /** A client {@link #admit}-ted left. */
     void leave(String database, String user) {
-        byDatabase.get(database).decrementAndGet();
-        byUser.get(user).decrementAndGet();
+        byDatabase.get(database).release();
+        byUser.get(user).release();
     }
 
     private static int effective(Integer own, int global) {
         return own != null && own > 0 ? own : global;
-    }
-
-    private static boolean tryTake(AtomicInteger count, int max) {
-        if (max <= 0) {
-            count.incrementAndGet();
-            return true;
-        }
-        for (;;) {
-            int c = count.get();
-            if (c >= max) {
-                return false;
-            }
-            if (count.compareAndSet(c, c + 1)) {
-                return true;
-            }
-        }
     }
 }
