@@ -185,9 +185,7 @@ class AutoDatabaseTest {
     }
 
     private Connection console() throws SQLException {
-        Properties simple = new Properties();
-        simple.setProperty("preferQueryMode", "simple");
-        return ProxyFixture.connect(proxy, "pgbouncer", ADMIN, ADMIN_PASSWORD, simple);
+        return ProxyFixture.console(proxy, ADMIN, ADMIN_PASSWORD);
     }
 
     private static String currentDatabase(Connection c) throws SQLException {

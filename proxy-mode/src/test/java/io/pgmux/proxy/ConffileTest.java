@@ -2,7 +2,6 @@ package io.pgmux.proxy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.proxy.config.ProxyConfigLoader;
 import io.pgmux.testing.PostgresTest;
@@ -115,9 +114,7 @@ class ConffileTest {
     }
 
     private Connection console() throws SQLException {
-        Properties simple = new Properties();
-        simple.setProperty("preferQueryMode", "simple");
-        return ProxyFixture.connect(proxy, "pgbouncer", ADMIN, ADMIN_PASSWORD, simple);
+        return ProxyFixture.console(proxy, ADMIN, ADMIN_PASSWORD);
     }
 
     private static String selectOne(Connection c) throws SQLException {

@@ -115,11 +115,16 @@ final class ProxyFixture {
     /** The row of an admin console command (SHOW …) whose name column is {@code name}, read on a console of its own. */
     static Map<String, String> row(PgMuxProxy proxy, String admin, String password, String command, String name)
             throws SQLException {
-        Properties simple = new Properties();
-        simple.setProperty("preferQueryMode", "simple");
-        try (Connection console = connect(proxy, "pgbouncer", admin, password, simple)) {
+        try (Connection console = console(proxy, admin, password)) {
             return rows(console, command).stream().filter(row -> name.equals(row.get("name"))).findFirst()
                     .orElseThrow(() -> new AssertionError("no " + command + " row for " + name));
         }
+    }
+
+    /** A connection to the admin console, in the simple query protocol it takes. */
+    static Connection console(PgMuxProxy proxy, String admin, String password) throws SQLException {
+        Properties simple = new Properties();
+        simple.setProperty("preferQueryMode", "simple");
+        return connect(proxy, "pgbouncer", admin, password, simple);
     }
 }
