@@ -128,9 +128,14 @@ public final class StandbyPair implements AutoCloseable {
         }
     }
 
-    /** Waits until the standby has replayed everything the primary has written so far. */
+    /**
+     * Waits until the standby has replayed everything the primary has written so far. The insert position, not
+     * {@code pg_current_wal_lsn()}: that one is where WAL has been written to the kernel, and with
+     * {@code synchronous_commit = off} the last commit may still lie beyond it (the standby would then "catch up"
+     * to a point before it, with the table created and its rows not yet there).
+     */
     public void awaitStandbyCaughtUp() {
-        String lsn = queryOne(primary.port, "SELECT pg_current_wal_lsn()::text");
+        String lsn = queryOne(primary.port, "SELECT pg_current_wal_insert_lsn()::text");
         awaitTrue(standby.port, "SELECT pg_last_wal_replay_lsn() >= '" + lsn + "'::pg_lsn", REPLICATION_WAIT,
                 "the standby did not replay the primary's WAL up to " + lsn);
     }
