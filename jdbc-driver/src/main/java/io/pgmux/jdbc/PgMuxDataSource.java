@@ -10,17 +10,25 @@ import io.pgmux.jdbc.logical.LogicalConnection;
 import io.pgmux.jdbc.pool.JdbcPool;
 import java.io.Closeable;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLNonTransientConnectionException;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Logger;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.MalformedObjectNameException;
+import javax.management.ObjectName;
+import javax.management.StandardMBean;
 import javax.sql.DataSource;
 import org.slf4j.LoggerFactory;
 
@@ -35,9 +43,14 @@ import org.slf4j.LoggerFactory;
  * Pool properties may also be written in the {@code jdbcUrl} query, as with {@link PgMuxDriver}; a value
  * set through a setter wins over the URL, and the URL wins over {@code dataSourceProperties}.
  */
-public class PgMuxDataSource implements DataSource, Closeable {
+public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean {
     private static final org.slf4j.Logger log = LoggerFactory.getLogger(PgMuxDataSource.class);
-    private static final String SEALED = "The configuration of the pool is sealed once started.";
+    private static final String SEALED = "The configuration of the pool is sealed once started. Use the"
+            + " PgMuxConfigMXBean setters for run-time changes.";
+    /** The pool settings of {@link PgMuxConfigMXBean}: HikariCP's run-time changeable ones. */
+    private static final Set<ConfigKey> RUN_TIME = EnumSet.of(ConfigKey.DEFAULT_POOL_SIZE, ConfigKey.MIN_POOL_SIZE,
+            ConfigKey.QUERY_WAIT_TIMEOUT, ConfigKey.SERVER_IDLE_TIMEOUT, ConfigKey.SERVER_LIFETIME,
+            ConfigKey.LEAK_DETECTION_THRESHOLD);
     private static final String CONNECTION_DOES_NOT_EXIST = "08003";
 
     private final ReentrantLock startLock = new ReentrantLock();
@@ -48,7 +61,7 @@ public class PgMuxDataSource implements DataSource, Closeable {
 
     private String jdbcUrl;
     private String username;
-    private String password;
+    private volatile String password;
     private String driverClassName;
     private Properties dataSourceProperties = new Properties();
     private final Map<ConfigKey, Setting> poolSettings = new EnumMap<>(ConfigKey.class);
@@ -59,7 +72,7 @@ public class PgMuxDataSource implements DataSource, Closeable {
     private String schema;
     private MetricsTrackerFactory metricsTrackerFactory;
     private Object metricRegistry;
-    private long validationTimeout = 5000;
+    private volatile long validationTimeout = 5000;
     private boolean allowPoolSuspension;
     private boolean isolateInternalQueries;
     private volatile int loginTimeout;
@@ -127,6 +140,9 @@ public class PgMuxDataSource implements DataSource, Closeable {
                 p = startPool(values);
                 startedWith = values;
                 pool = p;
+                if (Boolean.TRUE.equals(values.get(DriverProperty.REGISTER_MBEANS))) {
+                    registerConfigMBean(p);
+                }
                 return p;
             } catch (SQLException | RuntimeException e) {
                 sealed = false;
@@ -206,8 +222,43 @@ public class PgMuxDataSource implements DataSource, Closeable {
             startLock.unlock();
         }
         if (p != null) {
+            unregisterConfigMBean(p);
             p.close();
         }
+    }
+
+    private static ObjectName configMBeanName(JdbcPool p) throws MalformedObjectNameException {
+        return new ObjectName("io.pgmux:type=PoolConfig,name=" + ObjectName.quote(p.pool().name()));
+    }
+
+    /** As {@code io.pgmux:type=PoolConfig,name=<poolName>}, beside the pool's own MXBean; a failure is logged. */
+    private void registerConfigMBean(JdbcPool p) {
+        try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            ObjectName name = configMBeanName(p);
+            if (!server.isRegistered(name)) {
+                server.registerMBean(new StandardMBean(this, PgMuxConfigMXBean.class, true), name);
+            }
+        } catch (JMException e) {
+            log.warn("pool {}: could not register its config MXBean", p.pool().name(), e);
+        }
+    }
+
+    private void unregisterConfigMBean(JdbcPool p) {
+        try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            ObjectName name = configMBeanName(p);
+            if (server.isRegistered(name)) {
+                server.unregisterMBean(name);
+            }
+        } catch (JMException e) {
+            log.debug("pool {}: could not unregister its config MXBean", p.pool().name(), e);
+        }
+    }
+
+    /** This data source as HikariCP's {@code getHikariConfigMXBean()}: the settings that may change while it runs. */
+    public PgMuxConfigMXBean getConfigMXBean() {
+        return this;
     }
 
     public boolean isClosed() {
@@ -267,9 +318,21 @@ public class PgMuxDataSource implements DataSource, Closeable {
         return password;
     }
 
+    /** Before the start, the pool's password; after it, the password of the server connections opened from then on. */
+    @Override
     public void setPassword(String password) {
-        checkNotSealed();
-        this.password = password;
+        startLock.lock();
+        try {
+            JdbcPool p = pool;
+            if (p != null) {
+                p.password(password);
+            } else {
+                checkNotSealed();
+            }
+            this.password = password;
+        } finally {
+            startLock.unlock();
+        }
     }
 
     public String getDriverClassName() {
@@ -499,8 +562,11 @@ public class PgMuxDataSource implements DataSource, Closeable {
      * the value is checked now, its relation to other settings when the pool starts.
      */
     void setPoolSetting(String name, String text) {
-        checkNotSealed();
         ConfigKey key = ConfigKey.lookup(name);
+        if (RUN_TIME.contains(key) && setOnRunningPool(name, text)) {
+            return;
+        }
+        checkNotSealed();
         PoolConfig.Builder alone = PoolConfig.jdbcDefaults().set(name, text);
         if (key == ConfigKey.MIN_POOL_SIZE) {
             // Judged on its own here; whether it exceeds the pool size is checked at start.
@@ -508,6 +574,27 @@ public class PgMuxDataSource implements DataSource, Closeable {
         }
         poolValues.put(key, alone.build().get(key));
         poolSettings.put(key, new Setting(name, text));
+    }
+
+    /**
+     * A {@link PgMuxConfigMXBean} setting put into the running pool; false if the pool has not started (or its
+     * start failed). Under the start lock, so that a start under way is waited for rather than missed.
+     */
+    private boolean setOnRunningPool(String name, String text) {
+        if (!sealed) {
+            return false;
+        }
+        startLock.lock();
+        try {
+            JdbcPool p = pool;
+            if (p == null) {
+                return false;
+            }
+            p.reconfigure(name, text);
+            return true;
+        } finally {
+            startLock.unlock();
+        }
     }
 
     private Object poolValue(ConfigKey key) {
@@ -667,8 +754,8 @@ public class PgMuxDataSource implements DataSource, Closeable {
     }
 
     /** Accepted and kept for HikariCP compatibility; server connection tests time out after 5 s. */
+    @Override
     public void setValidationTimeout(long validationTimeoutMs) {
-        checkNotSealed();
         if (validationTimeoutMs < 0) {
             throw new IllegalArgumentException("validationTimeout=" + validationTimeoutMs + ": must not be negative");
         }

@@ -120,11 +120,15 @@ class PgMuxDataSourceTest {
     void sealsItsConfigurationOnceStarted() throws SQLException {
         try (PgMuxDataSource ds = hikariStyle()) {
             ds.getConnection().close();
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> ds.setMaximumPoolSize(9));
-            assertEquals("The configuration of the pool is sealed once started.", e.getMessage());
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> ds.setPoolMode(PoolMode.SESSION));
+            assertEquals("The configuration of the pool is sealed once started. Use the PgMuxConfigMXBean setters"
+                    + " for run-time changes.", e.getMessage());
             assertThrows(IllegalStateException.class, () -> ds.setJdbcUrl("jdbc:postgresql://elsewhere/db"));
             assertThrows(IllegalStateException.class, () -> ds.addDataSourceProperty("sslmode", "require"));
-            assertEquals(20, ds.getMaximumPoolSize());
+            assertThrows(IllegalStateException.class, () -> ds.setUsername("someone_else"));
+            assertThrows(IllegalStateException.class, () -> ds.setKeepaliveTime(60_000));
+            assertEquals(PoolMode.TRANSACTION, ds.getPoolMode());
         }
     }
 

@@ -356,9 +356,16 @@ public final class PoolConfig {
         }
 
         /** The name the value was written under; else the proxy's users know PgBouncer's names, the rest pgmux's. */
+        /** The name the setting was written with; else PgBouncer's for the proxy, HikariCP's (if any) for JDBC. */
         private String name(ConfigKey key) {
-            return writtenNames.getOrDefault(key,
-                    profile == ConfigKey.Profile.PROXY ? key.pgbouncerName() : key.camelName());
+            String written = writtenNames.get(key);
+            if (written != null) {
+                return written;
+            }
+            if (profile == ConfigKey.Profile.PROXY) {
+                return key.pgbouncerName();
+            }
+            return key.hikariName() != null ? key.hikariName() : key.camelName();
         }
     }
 }

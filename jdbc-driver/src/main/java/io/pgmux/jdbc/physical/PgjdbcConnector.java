@@ -46,7 +46,8 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
 
     private final java.sql.Driver driver;
     private final String url;
-    private final Properties properties;
+    /** Replaced whole by {@link #password(String)}: a login reads one consistent set. */
+    private volatile Properties properties;
     private final String connectionInitSql;
     private final Executor executor;
     /** Whether logins use {@link ProbedSocketFactory}: only where the application chose no socket factory. */
@@ -220,6 +221,20 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
             c.close();
             throw e;
         }
+    }
+
+    /**
+     * Logins from now on send {@code password} (null: none), as HikariCP's run-time credential change; server
+     * connections already open keep their sessions. A password in the URL itself wins, as pgjdbc reads it.
+     */
+    public void password(String password) {
+        Properties next = (Properties) properties.clone();
+        if (password == null) {
+            next.remove("password");
+        } else {
+            next.setProperty("password", password);
+        }
+        properties = next;
     }
 
     @Override

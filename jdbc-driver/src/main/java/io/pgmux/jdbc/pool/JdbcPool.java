@@ -46,6 +46,7 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
 
     private final JdbcPoolSettings settings;
     private final PoolRegistry<PhysicalConnection> registry;
+    private final PgjdbcConnector connector;
     private final Pool<PhysicalConnection> pool;
     private final SqlClassifier classifier = new SqlClassifier();
     private final SessionDefaults sessionDefaults;
@@ -64,7 +65,7 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
         this.settings = settings;
         // A login looking for the targetServerType's kind through a failover leaves a quarter of
         // server_connect_timeout to its last try before the pool gives up on it.
-        PgjdbcConnector connector = new PgjdbcConnector(driver, settings.targetUrl, settings.driverProperties,
+        this.connector = new PgjdbcConnector(driver, settings.targetUrl, settings.driverProperties,
                 settings.connectionInitSql, PgjdbcConnector.sharedExecutor(),
                 settings.poolConfig.serverConnectTimeoutNanos() / 4 * 3);
         // Logical connections reset a server connection themselves, and only when the session changed
@@ -107,6 +108,22 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
 
     public PoolConfig config() {
         return pool.config();
+    }
+
+    /**
+     * One pool setting changed while the pool runs (the data source's config MXBean): checked with the others as
+     * at the start, then in effect at once, as a RELOAD would put it (a smaller pool closes idle server connections
+     * above it, a larger one serves waiting borrowers).
+     *
+     * @throws io.pgmux.core.config.ConfigException for a value the setting cannot take beside the others
+     */
+    public void reconfigure(String name, String text) {
+        registry.reconfigure(registry.config().toBuilder().set(name, text).build());
+    }
+
+    /** New server connections log in with {@code password}; see {@link PgjdbcConnector#password(String)}. */
+    public void password(String password) {
+        connector.password(password);
     }
 
     @Override
