@@ -107,10 +107,11 @@ class QueryTimeoutsTest {
 
     @Test
     void transactionTimeoutLeavesClientsOutsideATransactionAlone() throws Exception {
-        start(b -> b.transactionTimeout(Duration.ofMillis(300)));
+        // five statements of 0.5 s: longer than the timeout together, each far shorter even on a busy machine
+        start(b -> b.transactionTimeout(Duration.ofSeconds(2)));
         try (RawClient client = login("raw")) {
-            for (int i = 0; i < 6; i++) {
-                client.query("SELECT pg_sleep(0.1)");
+            for (int i = 0; i < 5; i++) {
+                client.query("SELECT pg_sleep(0.5)");
                 assertEquals("TDCZ", RawClient.types(client.readUntilReady()));
             }
             client.query("SELECT 1");
