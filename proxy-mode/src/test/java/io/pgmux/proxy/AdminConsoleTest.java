@@ -323,6 +323,26 @@ class AdminConsoleTest {
     }
 
     @Test
+    void showPeersAndPeerPoolsAnswerWithPgBouncersColumnsAndNoRowsAsThereAreNoPeers() throws Exception {
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer"); Statement s = console.createStatement()) {
+            assertEquals(List.of("peer_id", "host", "port", "pool_size"), columnsOfEmpty(s, "SHOW PEERS"));
+            assertEquals(List.of("peer_id", "cl_active_cancel_req", "cl_waiting_cancel_req", "sv_active_cancel",
+                    "sv_login"), columnsOfEmpty(s, "SHOW PEER_POOLS"));
+        }
+    }
+
+    private static List<String> columnsOfEmpty(Statement s, String show) throws SQLException {
+        try (ResultSet rs = s.executeQuery(show)) {
+            assertFalse(rs.next(), show + " has a row");
+            List<String> columns = new ArrayList<>();
+            for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                columns.add(rs.getMetaData().getColumnName(i));
+            }
+            return columns;
+        }
+    }
+
+    @Test
     void aQueryOfSeveralStatementsIsAnInvalidCommand() throws Exception {
         try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
             SQLException e = assertThrows(SQLException.class,

@@ -63,8 +63,7 @@ public final class AdminConsole implements AdminRoute {
     /** Parameters drivers SET at startup; accepted and ignored, as PgBouncer's console does. */
     private static final Set<String> HARMLESS_SETTINGS = Set.of("client_encoding", "default_transaction_isolation",
             "standard_conforming_strings", "datestyle", "timezone", "application_name", "extra_float_digits");
-    private static final Set<String> SHOW_UNSUPPORTED = Set.of("DNS_HOSTS", "DNS_ZONES", "PEERS", "PEER_POOLS",
-            "PREPARED_STATEMENTS");
+    private static final Set<String> SHOW_UNSUPPORTED = Set.of("DNS_HOSTS", "DNS_ZONES", "PREPARED_STATEMENTS");
     /**
      * PgBouncer's SET: {@code SET key = word} or {@code SET key = 'string'} ('' for a quote), the key a word or
      * a double-quoted name, case-insensitive; anything else is an invalid command.
@@ -416,6 +415,8 @@ public final class AdminConsole implements AdminRoute {
             case "ACTIVE_SOCKETS" -> show.sockets(true);
             case "MEM" -> show.mem();
             case "PINS" -> show.pins();
+            case "PEERS" -> ShowCommands.peers();
+            case "PEER_POOLS" -> ShowCommands.peerPools();
             default -> null;
         };
     }
@@ -428,6 +429,7 @@ public final class AdminConsole implements AdminRoute {
     private static List<EncodableMessage> help() {
         String usage = String.join("\n",
                 "\tSHOW HELP|CONFIG|DATABASES|POOLS|CLIENTS|SERVERS|USERS|VERSION",
+                "\tSHOW PEERS|PEER_POOLS",
                 "\tSHOW FDS|SOCKETS|ACTIVE_SOCKETS|LISTS|MEM|STATE",
                 "\tSHOW STATS|STATS_TOTALS|STATS_AVERAGES|TOTALS",
                 "\tSET key = arg",

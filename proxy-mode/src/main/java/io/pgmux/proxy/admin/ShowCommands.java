@@ -362,6 +362,17 @@ final class ShowCommands {
         return t;
     }
 
+    /** PgBouncer's columns, and no row: pgmux refuses [peers] and peer_id, so there is never a peer. */
+    static Table peers() {
+        return new Table().int4("peer_id").text("host").int4("port", "pool_size");
+    }
+
+    /** PgBouncer's columns (its code's, not its documentation's {@code database}), and no row, as {@link #peers()}. */
+    static Table peerPools() {
+        return new Table().int4("peer_id", "cl_active_cancel_req", "cl_waiting_cancel_req", "sv_active_cancel",
+                "sv_login");
+    }
+
     /** Every setting pgmux takes in [pgbouncer]; changeable (by SET and RELOAD) as its RELOAD rule says. */
     Table config() {
         Table t = new Table().text("key", "value", "default", "changeable");
