@@ -343,6 +343,45 @@ class AdminConsoleTest {
     }
 
     @Test
+    void selectOfAViewIsShowOfIt() throws Exception {
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer"); Statement s = console.createStatement();
+             ResultSet selected = s.executeQuery("select version;")) {
+            assertTrue(selected.next());
+            assertTrue(selected.getString("version").startsWith("PgBouncer 1.25.2 compatible"),
+                    selected.getString("version"));
+        }
+    }
+
+    @Test
+    void showOfASessionParameterAnswersPgBouncersFixedValue() throws Exception {
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer"); Statement s = console.createStatement()) {
+            assertEquals("GMT", single(s, "SHOW TimeZone", "timezone"));
+            assertEquals("UTF-8", single(s, "SHOW client_encoding", "client_encoding"));
+            assertEquals("read committed", single(s, "SHOW default_transaction_isolation",
+                    "default_transaction_isolation"));
+        }
+    }
+
+    @Test
+    void setOfASessionParameterIsIgnoredWithPgBouncersNotice() throws Exception {
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer"); Statement s = console.createStatement()) {
+            s.execute("SET DateStyle TO 'German'");
+            SQLWarning notice = s.getWarnings();
+            assertTrue(notice != null && notice.getMessage().contains("SET ignored"), String.valueOf(notice));
+            assertEquals("ISO", single(s, "SHOW datestyle", "datestyle"));
+        }
+    }
+
+    private static String single(Statement s, String show, String column) throws SQLException {
+        try (ResultSet rs = s.executeQuery(show)) {
+            assertTrue(rs.next(), show);
+            String value = rs.getString(column);
+            assertFalse(rs.next(), show);
+            return value;
+        }
+    }
+
+    @Test
     void aQueryOfSeveralStatementsIsAnInvalidCommand() throws Exception {
         try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
             SQLException e = assertThrows(SQLException.class,

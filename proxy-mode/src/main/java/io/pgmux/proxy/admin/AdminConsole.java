@@ -60,16 +60,22 @@ public final class AdminConsole implements AdminRoute {
     public static final String PGBOUNCER_VERSION = "1.25.2";
     /** Reported as server_version, in PgBouncer's shape ({@code <version>/bouncer}), so drivers parse it. */
     static final String SERVER_VERSION = PGBOUNCER_VERSION + "/pgmux";
-    /** Parameters drivers SET at startup; accepted and ignored, as PgBouncer's console does. */
-    private static final Set<String> HARMLESS_SETTINGS = Set.of("client_encoding", "default_transaction_isolation",
-            "standard_conforming_strings", "datestyle", "timezone", "application_name", "extra_float_digits");
-    private static final Set<String> SHOW_UNSUPPORTED = Set.of("DNS_HOSTS", "DNS_ZONES", "PREPARED_STATEMENTS");
+    /**
+     * Session parameters drivers SHOW and SET on the console: SHOW answers PgBouncer's fixed value, SET is accepted
+     * and ignored with PgBouncer's NOTICE {@code SET ignored}.
+     */
+    private static final Map<String, String> FAKE_PARAMETERS = Map.of("client_encoding", "UTF-8",
+            "default_transaction_isolation", "read committed", "standard_conforming_strings", "on",
+            "datestyle", "ISO", "timezone", "GMT");
+    /** Also SET and ignored, beyond PgBouncer's list: pgjdbc sends them after login (docs/pgbouncer-differences.md). */
+    private static final Set<String> IGNORED_BY_PGMUX = Set.of("application_name", "extra_float_digits");
+    private static final Set<String> SHOW_UNSUPPORTED = Set.of("DNS_HOSTS", "DNS_ZONES");
     /**
      * PgBouncer's SET: {@code SET key = word} or {@code SET key = 'string'} ('' for a quote), the key a word or
      * a double-quoted name, case-insensitive; anything else is an invalid command.
      */
     private static final Pattern SET = Pattern.compile(
-            "set\\s+(\"(?:[^\"]|\"\")+\"|[0-9a-z_]+)\\s*=\\s*(?:'((?:[^']|'')*)'|(\"(?:[^\"]|\"\")+\"|[0-9a-z_]+))",
+            "set\\s+(\"(?:[^\"]|\"\")+\"|[0-9a-z_]+)\\s*(?:=|to)\\s*(?:'((?:[^']|'')*)'|(\"(?:[^\"]|\"\")+\"|[0-9a-z_]+))",
             Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
 
     /** RELOAD: reads the configuration file again and applies it; throws what went wrong. */
@@ -329,7 +335,15 @@ public final class AdminConsole implements AdminRoute {
 
     CompletionStage<List<EncodableMessage>> execute(AdminSession session, AdminCommand command) {
         switch (command.verb()) {
-            case "SHOW" -> {
+            case "SHOW", "SELECT" -> {
+                // PgBouncer takes SELECT <view> for SHOW <view>, and SHOWs a few session parameters
+                String fake = command.extra().isEmpty() ? FAKE_PARAMETERS.get(command.name().toLowerCase(Locale.ROOT))
+                        : null;
+                if (fake != null) {
+                    Table parameter = new Table().text(command.name().toLowerCase(Locale.ROOT));
+                    parameter.row(fake);
+                    return done(parameter.messages());
+                }
                 Table table = showTable(command);
                 if (table == null) {
                     return done(command.argument().equals("HELP") ? help() : unsupportedOrInvalid(command));
@@ -462,8 +476,9 @@ public final class AdminConsole implements AdminRoute {
         }
         String key = unquoteName(m.group(1));
         String value = m.group(2) != null ? m.group(2).replace("''", "'") : unquoteName(m.group(3));
-        if (HARMLESS_SETTINGS.contains(key.toLowerCase(Locale.ROOT))) {
-            return done(List.of(new CommandComplete("SET")));
+        String lower = key.toLowerCase(Locale.ROOT);
+        if (FAKE_PARAMETERS.containsKey(lower) || IGNORED_BY_PGMUX.contains(lower)) {
+            return done(List.of(NoticeResponse.notice("00000", "SET ignored"), new CommandComplete("SET")));
         }
         if (!session.isAdmin()) {
             return done(List.of(error("admin access needed")));
