@@ -382,6 +382,45 @@ class AdminConsoleTest {
     }
 
     @Test
+    void commandsOnTheConsolesOwnDatabaseAreRefusedWithPgBouncersErrors() throws Exception {
+        try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            assertEquals("ERROR: cannot pause admin db: pgbouncer", errorOf(console, "PAUSE pgbouncer"));
+            assertEquals("ERROR: cannot kill admin db: pgbouncer", errorOf(console, "KILL pgbouncer"));
+            assertEquals("ERROR: cannot reconnect admin db: pgbouncer", errorOf(console, "RECONNECT pgbouncer"));
+            assertEquals("ERROR: cannot wait in admin db: pgbouncer", errorOf(console, "WAIT_CLOSE pgbouncer"));
+            assertEquals("ERROR: cannot disable admin db: pgbouncer", errorOf(console, "DISABLE pgbouncer"));
+            assertEquals("ERROR: cannot enable admin db: pgbouncer", errorOf(console, "ENABLE pgbouncer"));
+            assertEquals("ERROR: database pgbouncer is not paused", errorOf(console, "RESUME pgbouncer"));
+        }
+    }
+
+    @Test
+    void disableAndEnableNeedADatabase() throws Exception {
+        try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            assertEquals("ERROR: a database is required", errorOf(console, "DISABLE"));
+            assertEquals("ERROR: a database is required", errorOf(console, "ENABLE"));
+        }
+    }
+
+    @Test
+    void suspendIsRefusedWhileADatabaseIsPaused() throws Exception {
+        try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer"); Statement s = console.createStatement()) {
+            s.execute("PAUSE " + db.name());
+            try {
+                assertEquals("ERROR: cannot suspend with paused databases", errorOf(console, "SUSPEND"));
+            } finally {
+                s.execute("RESUME " + db.name());
+            }
+        }
+    }
+
+    private static String errorOf(Connection console, String command) {
+        SQLException e = assertThrows(SQLException.class, () -> console.createStatement().execute(command), command);
+        assertEquals("08P01", e.getSQLState(), command);
+        return e.getMessage();
+    }
+
+    @Test
     void aQueryOfSeveralStatementsIsAnInvalidCommand() throws Exception {
         try (Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
             SQLException e = assertThrows(SQLException.class,
@@ -430,7 +469,7 @@ class AdminConsoleTest {
             }
         });
         assertEquals("08P01", e.getSQLState());
-        assertTrue(e.getMessage().contains("only the simple query protocol"), e.getMessage());
+        assertTrue(e.getMessage().contains("extended query protocol not supported by admin console"), e.getMessage());
     }
 
     @Test

@@ -384,6 +384,12 @@ public final class AdminConsole implements AdminRoute {
             return done(invalid(command));
         }
         String database = command.name().isEmpty() ? null : command.name();
+        if (database == null && (command.verb().equals("DISABLE") || command.verb().equals("ENABLE"))) {
+            return done(List.of(error("a database is required")));
+        }
+        if (database != null && isConsole(database)) {
+            return done(List.of(error(consoleRefusal(command.verb(), database))));
+        }
         if (database != null && !databases().containsKey(database)) {
             return done(List.of(error("no such database: " + database)));
         }
@@ -395,6 +401,15 @@ public final class AdminConsole implements AdminRoute {
             case "DISABLE", "ENABLE" -> done(enable(command.verb(), database));
             case "WAIT_CLOSE" -> waitClose(database);
             default -> done(invalid(command));
+        };
+    }
+
+    /** PgBouncer's answer to a command on the console's own database, which no command pauses, kills or waits on. */
+    private static String consoleRefusal(String verb, String database) {
+        return switch (verb) {
+            case "RESUME" -> "database " + database + " is not paused";
+            case "WAIT_CLOSE" -> "cannot wait in admin db: " + database;
+            default -> "cannot " + verb.toLowerCase(Locale.ROOT) + " admin db: " + database;
         };
     }
 
@@ -566,6 +581,10 @@ public final class AdminConsole implements AdminRoute {
         if (pausedAll || suspended) {
             return done(List.of(error("already suspended/paused")));
         }
+        if (!paused.isEmpty()) {
+            // SUSPEND flushes every client, which a paused database's waiting clients would not let it do
+            return done(List.of(error("cannot suspend with paused databases")));
+        }
         suspended = true;
         suspendedBy = session;
         listening.forEach(listener -> listener.config().setAutoRead(false));
@@ -647,9 +666,6 @@ public final class AdminConsole implements AdminRoute {
     }
 
     private List<EncodableMessage> enable(String verb, String database) {
-        if (database == null) {
-            return List.of(error("invalid command '" + verb + "', use SHOW HELP;"));
-        }
         if (verb.equals("DISABLE")) {
             disabled.add(database);
         } else {

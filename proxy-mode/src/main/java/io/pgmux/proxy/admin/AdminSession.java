@@ -149,7 +149,7 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
 
     private static ErrorResponse extendedProtocolRefused() {
         return ErrorResponse.error(SqlState.PROTOCOL_VIOLATION,
-                "the admin console supports only the simple query protocol")
+                "extended query protocol not supported by admin console")
                 .withHint("use a client's simple query mode, e.g. pgjdbc's preferQueryMode=simple");
     }
 
