@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
@@ -14,6 +15,7 @@ import io.pgmux.testing.Await;
 import io.pgmux.testing.Backends;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
 import io.pgmux.jdbc.pool.JdbcPool;
@@ -27,12 +29,16 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.management.Attribute;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -313,6 +319,142 @@ class PgMuxDataSourceTest {
             assertSame(ds.getPoolMXBean(), ds.unwrap(PgMuxPoolMXBean.class));
             assertSame(ds, ds.unwrap(PgMuxDataSource.class));
             assertThrows(SQLException.class, () -> ds.unwrap(String.class));
+        }
+    }
+
+    /**
+     * HikariCP's run-time configuration (its HikariConfigMXBean): the pool sizes, timeouts and password change
+     * while the pool runs.
+     */
+    @Nested
+    class AtRunTime {
+        private static final Duration WAIT = Duration.ofSeconds(30);
+
+        /** A connection inside a transaction: it holds its server connection until closed. */
+        private static Connection holding(PgMuxDataSource ds) throws SQLException {
+            Connection c = ds.getConnection();
+            c.setAutoCommit(false);
+            Sql.value(c, "SELECT 1");
+            return c;
+        }
+
+        @Test
+        void aLargerMaximumPoolSizeServesABorrowerAlreadyWaiting() throws Exception {
+            try (PgMuxDataSource ds = hikariStyle()) {
+                ds.setMaximumPoolSize(1);
+                ds.setConnectionTimeout(0);
+                try (Connection held = holding(ds); Connection other = ds.getConnection()) {
+                    CompletableFuture<String> waiting = Sql.async(() -> Sql.value(other, "SELECT 'served'"));
+                    Await.equal(1, () -> ds.getPoolMXBean().getThreadsAwaitingConnection(), WAIT,
+                            "a borrower waiting");
+
+                    ds.setMaximumPoolSize(2);
+
+                    assertEquals("served", waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+                    assertEquals(2, ds.getMaximumPoolSize());
+                }
+            }
+        }
+
+        @Test
+        void aSmallerMaximumPoolSizeClosesIdleServerConnectionsAboveIt() throws SQLException {
+            try (PgMuxDataSource ds = hikariStyle()) {
+                ds.setMaximumPoolSize(3);
+                try (Connection a = holding(ds); Connection b = holding(ds); Connection c = holding(ds)) {
+                    assertEquals(3, database.countConnections(ours()));
+                }
+                ds.setMaximumPoolSize(1);
+
+                Await.equal(1, () -> database.countConnections(ours()), WAIT,
+                        "server connections after maximumPoolSize went down to 1");
+            }
+        }
+
+        @Test
+        void aLargerMinimumIdleOpensServerConnectionsAtOnce() throws SQLException {
+            try (PgMuxDataSource ds = hikariStyle()) {
+                ds.setMaximumPoolSize(5);
+                ds.getConnection().close();
+
+                ds.setMinimumIdle(3);
+
+                Await.equal(3, () -> database.countConnections(ours()), WAIT,
+                        "server connections after minimumIdle went up to 3");
+                assertEquals(3, ds.getMinimumIdle());
+            }
+        }
+
+        @Test
+        void aShorterConnectionTimeoutAppliesToTheNextBorrow() throws SQLException {
+            try (PgMuxDataSource ds = hikariStyle()) {
+                ds.setMaximumPoolSize(1);
+                ds.setConnectionTimeout(0); // waits forever: only the change can end the wait below
+                try (Connection held = holding(ds); Connection other = ds.getConnection()) {
+                    ds.setConnectionTimeout(250);
+
+                    SQLException e = assertTimeoutPreemptively(WAIT,
+                            () -> assertThrows(SQLException.class, () -> Sql.value(other, "SELECT 1")));
+                    assertEquals("08001", e.getSQLState());
+                    assertEquals(250, ds.getConnectionTimeout());
+                }
+            }
+        }
+
+        @Test
+        void aNewPasswordIsUsedByTheNextServerLogin() throws SQLException {
+            TestUser user = database.createUser(PasswordMethod.SCRAM_SHA_256);
+            try (PgMuxDataSource ds = hikariStyle()) {
+                ds.setUsername(user.name());
+                ds.setPassword(user.password());
+                ds.getConnection().close();
+                String rotated = user.password() + "_rotated";
+                try (Connection admin = database.connect(); Statement st = admin.createStatement()) {
+                    st.execute("SET password_encryption = 'scram-sha-256'");
+                    st.execute("ALTER ROLE " + user.name() + " PASSWORD '" + rotated + "'");
+                }
+
+                ds.setPassword(rotated);
+                ds.getPoolMXBean().softEvictConnections();
+
+                try (Connection c = ds.getConnection()) {
+                    assertEquals(user.name(), Sql.value(c, "SELECT current_user"));
+                }
+            }
+        }
+
+        @Test
+        void aValueTheSettingCannotTakeIsRefusedAndChangesNothing() throws SQLException {
+            try (PgMuxDataSource ds = hikariStyle()) {
+                ds.setMaximumPoolSize(4);
+                ds.setMinimumIdle(2);
+                ds.getConnection().close();
+
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                        () -> ds.setMaximumPoolSize(1));
+
+                assertEquals("minimumIdle=2 is larger than maximumPoolSize=1: the pool cannot keep more connections"
+                        + " than it may open", e.getMessage());
+                assertEquals(4, ds.getMaximumPoolSize());
+            }
+        }
+
+        @Test
+        void registeredAsAnMXBeanItsAttributesChangeThePool() throws Exception {
+            try (PgMuxDataSource ds = hikariStyle()) {
+                ds.setPoolName(application);
+                ds.setRegisterMbeans(true);
+                ds.getConnection().close();
+                MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+                ObjectName name = new ObjectName("io.pgmux:type=PoolConfig,name=" + ObjectName.quote(application));
+
+                server.setAttribute(name, new Attribute("MaximumPoolSize", 7));
+
+                assertEquals(7, ds.getMaximumPoolSize());
+                assertEquals(7, server.getAttribute(name, "MaximumPoolSize"));
+                assertSame(ds, ds.getConfigMXBean());
+                ds.close();
+                assertFalse(server.isRegistered(name));
+            }
         }
     }
 }
