@@ -142,7 +142,7 @@ final class Link implements ServerLink {
     /** When the client started waiting for a server, 0 while it does not; read by the janitor for query_wait_notify. */
     private volatile long waitStartNanos;
     /** {@link #waitOver}, made at the first wait and passed to every later one, so that a wait allocates no stage. */
-    private BiConsumer<Lease<ServerConnection>, Throwable> waitOver;
+    private BiConsumer<Lease<ServerConnection>, Throwable> whenServed;
     /** The client was told it waits (query_wait_notify), once per wait. */
     private volatile boolean waitNoticeSent;
     /** When the open transaction's first request started (xact_start), 0 when none is open; transaction_timeout. */
@@ -572,10 +572,10 @@ final class Link implements ServerLink {
         state = State.WAITING;
         waitNoticeSent = false;
         waitStartNanos = System.nanoTime();
-        if (waitOver == null) {
-            waitOver = this::waitOver;
+        if (whenServed == null) {
+            whenServed = this::waitOver;
         }
-        pool.acquireAsync(loop, waitOver);
+        pool.acquireAsync(loop, whenServed);
     }
 
     /** Called by the pool on the thread that ended the wait. */
