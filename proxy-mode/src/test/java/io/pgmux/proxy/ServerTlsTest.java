@@ -143,6 +143,18 @@ class ServerTlsTest {
     }
 
     @Test
+    void aServerTlsKeyFileThatIsNotTheCertificatesKeyIsRefusedAtStart() {
+        String user = db.createUser(TlsRule.CLIENT_CERTIFICATE);
+        TestCertificates.Issued certificate = certificates.clientCertificate(user);
+        TestCertificates.Issued someoneElse = certificates.clientCertificate(db.createUser(TlsRule.CLIENT_CERTIFICATE));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> start(user, "127.0.0.1",
+                "verify-ca", b -> b.serverTlsCaFile(certificates.caCertificate())
+                        .serverTlsClientCertificate(certificate.certificate(), someoneElse.privateKey())));
+        assertEquals("server_tls_key_file " + someoneElse.privateKey() + " is not the key of the certificate in"
+                + " server_tls_cert_file " + certificate.certificate(), e.getMessage());
+    }
+
+    @Test
     void withoutAClientCertificateACertRuleRefusesTheLogin() {
         String user = db.createUser(TlsRule.CLIENT_CERTIFICATE);
         start(user, "127.0.0.1", "verify-ca", b -> b.serverTlsCaFile(certificates.caCertificate()));

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -222,18 +223,46 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * @param affinity null for no preference
      */
     public CompletionStage<Lease<S>> acquireAsync(Object affinity) {
+        AcquiredStage<S> acquired = new AcquiredStage<>();
+        acquireAsync(affinity, acquired);
+        return acquired;
+    }
+
+    /** The stage {@link #acquireAsync(Object)} returns, which is its own callback: one object per wait, not two. */
+    private static final class AcquiredStage<S> extends CompletableFuture<Lease<S>>
+            implements BiConsumer<Lease<S>, Throwable> {
+        @Override
+        public void accept(Lease<S> lease, Throwable failure) {
+            if (failure != null) {
+                completeExceptionally(failure);
+            } else {
+                complete(lease);
+            }
+        }
+    }
+
+    /**
+     * Like {@link #acquireAsync(Object)}, without a stage: {@code whenDone} gets the lease, or the failure that
+     * ended the wait (query_wait_timeout, a refused login, the pool shutting down), once — at once on the
+     * caller's thread when a connection is free or the pool refuses, otherwise on the thread that hands a
+     * connection over or ends the wait. A client that waits often passes one callback of its own each time, and
+     * a wait then allocates only the lease and the pool's own record of it.
+     *
+     * @param whenDone must not block: it runs on the pool's thread of the moment
+     */
+    public void acquireAsync(Object affinity, BiConsumer<? super Lease<S>, ? super Throwable> whenDone) {
         long start = clock.nanoTime();
         Lease<S> ready = claimNow(start, affinity);
         if (ready != null) {
-            return CompletableFuture.completedFuture(ready);
+            whenDone.accept(ready, null);
+            return;
         }
-        Waiter<S> w = Waiter.async(start, deadline(start, config.queryWaitTimeoutNanos()), affinity);
+        Waiter<S> w = Waiter.async(start, deadline(start, config.queryWaitTimeoutNanos()), affinity, whenDone);
         try {
             enqueue(w);
         } catch (PoolException e) {
-            return CompletableFuture.failedFuture(e);
+            whenDone.accept(null, e);
         }
-        return w.future();
     }
 
     /**

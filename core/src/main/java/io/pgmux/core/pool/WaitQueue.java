@@ -58,6 +58,10 @@ final class WaitQueue<S> {
     }
 
     private Waiter<S> takeNear(Object affinity) {
+        Waiter<S> head = queue.peek();
+        if (head == null || head.affinity == affinity && head.isWaiting()) {
+            return null; // the oldest is of that affinity (always so with one event loop): no walk, no iterator
+        }
         int seen = 0;
         Iterator<Waiter<S>> it = queue.iterator();
         while (it.hasNext() && seen < AFFINITY_WINDOW) {

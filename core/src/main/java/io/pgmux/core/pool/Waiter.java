@@ -2,15 +2,18 @@ package io.pgmux.core.pool;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A client waiting for a server connection: either a parked thread (blocking acquire) or a future
+ * A client waiting for a server connection: either a parked thread (blocking acquire) or a callback
  * (asynchronous acquire). Whoever sets the outcome first — a hand-off, a timeout, a failure — wins.
  * The server is lent to {@link #holder}: the client itself, or a {@link Lease} bound to the server then.
  */
 final class Waiter<S> {
+    private static final Logger log = LoggerFactory.getLogger(Waiter.class);
     private static final VarHandle OUTCOME;
 
     static {
@@ -34,21 +37,22 @@ final class Waiter<S> {
      */
     int passedOver;
     private final Thread thread;
-    /** The asynchronous waiter's lease, which the future completes with; null for a blocking waiter. */
+    /** The asynchronous waiter's lease, which {@link #whenDone} gets; null for a blocking waiter. */
     private final Lease<S> lease;
-    private final CompletableFuture<Lease<S>> future;
+    /** Called once, with the lease or the failure, by the thread that ends the wait; null for a blocking waiter. */
+    private final BiConsumer<? super Lease<S>, ? super Throwable> whenDone;
     /** null while waiting, then the server lent to {@link #holder}, or a Throwable. */
     private volatile Object outcome;
 
     private Waiter(long enqueuedNanos, long deadlineNanos, Object holder, Object affinity, Thread thread,
-                   Lease<S> lease, CompletableFuture<Lease<S>> future) {
+                   Lease<S> lease, BiConsumer<? super Lease<S>, ? super Throwable> whenDone) {
         this.enqueuedNanos = enqueuedNanos;
         this.deadlineNanos = deadlineNanos;
         this.holder = holder;
         this.affinity = affinity;
         this.thread = thread;
         this.lease = lease;
-        this.future = future;
+        this.whenDone = whenDone;
     }
 
     /** A parked thread waiting for a server lent to {@code holder}. */
@@ -56,14 +60,11 @@ final class Waiter<S> {
         return new Waiter<>(now, deadline, holder, null, Thread.currentThread(), null, null);
     }
 
-    /** A future completing with a lease. */
-    static <S> Waiter<S> async(long now, long deadline, Object affinity) {
+    /** A callback given a lease, or the failure that ended the wait. */
+    static <S> Waiter<S> async(long now, long deadline, Object affinity,
+            BiConsumer<? super Lease<S>, ? super Throwable> whenDone) {
         Lease<S> lease = new Lease<>();
-        return new Waiter<>(now, deadline, lease, affinity, null, lease, new CompletableFuture<>());
-    }
-
-    CompletableFuture<Lease<S>> future() {
-        return future;
+        return new Waiter<>(now, deadline, lease, affinity, null, lease, whenDone);
     }
 
     boolean isWaiting() {
@@ -101,9 +102,9 @@ final class Waiter<S> {
         if (!OUTCOME.compareAndSet(this, null, server)) {
             return false;
         }
-        if (future != null) {
+        if (whenDone != null) {
             lease.bind(server);
-            future.complete(lease);
+            callBack(lease, null);
         } else {
             LockSupport.unpark(thread);
         }
@@ -115,11 +116,20 @@ final class Waiter<S> {
         if (!OUTCOME.compareAndSet(this, null, failure)) {
             return false;
         }
-        if (future != null) {
-            future.completeExceptionally(failure);
+        if (whenDone != null) {
+            callBack(null, failure);
         } else {
             LockSupport.unpark(thread);
         }
         return true;
+    }
+
+    /** The client's callback runs on the pool's thread of the moment: its failure must not end the pool's work. */
+    private void callBack(Lease<S> served, Throwable failure) {
+        try {
+            whenDone.accept(served, failure);
+        } catch (RuntimeException | Error e) {
+            log.error("A waiting client's callback failed", e);
+        }
     }
 }

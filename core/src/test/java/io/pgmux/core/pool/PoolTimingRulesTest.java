@@ -131,6 +131,61 @@ class PoolTimingRulesTest {
     }
 
     @Test
+    void callbackWaitersTakeTheirTurnAmongStageWaiters() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
+        Lease<Conn> holder = now(pool.acquireAsync());
+        List<String> served = new ArrayList<>();
+        List<Lease<Conn>> leases = new ArrayList<>();
+        pool.acquireAsync(null, (lease, failure) -> {
+            served.add("first");
+            leases.add(lease);
+        });
+        CompletableFuture<Lease<Conn>> second = pool.acquireAsync().toCompletableFuture();
+        pool.acquireAsync(null, (lease, failure) -> served.add("third"));
+        assertEquals(List.of(), served);
+
+        holder.release();
+        assertEquals(List.of("first"), served);
+        assertFalse(second.isDone(), "the second client was served before the first");
+        leases.get(0).release();
+        now(second).release();
+        assertEquals(List.of("first", "third"), served);
+    }
+
+    @Test
+    void aFreeConnectionReachesTheCallbackAtOnce() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
+        List<Lease<Conn>> leases = new ArrayList<>();
+        pool.acquireAsync(null, (lease, failure) -> leases.add(lease));
+        assertEquals(1, leases.size());
+        assertEquals(1, pool.getActiveConnections());
+    }
+
+    @Test
+    void aCallbackWaiterPastQueryWaitTimeoutGetsTheTimeout() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1).queryWaitTimeout(Duration.ofSeconds(3)));
+        now(pool.acquireAsync());
+        List<Throwable> failures = new ArrayList<>();
+        pool.acquireAsync(null, (lease, failure) -> failures.add(failure));
+        clock.advance(Duration.ofSeconds(3));
+        registry.runJanitor();
+        assertEquals(1, failures.size());
+        assertInstanceOf(PoolTimeoutException.class, failures.get(0));
+        assertEquals(0, pool.getThreadsAwaitingConnection());
+    }
+
+    @Test
+    void aCallbackThatThrowsDoesNotFailTheReleaseThatServedIt() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
+        Lease<Conn> holder = now(pool.acquireAsync());
+        pool.acquireAsync(null, (lease, failure) -> {
+            throw new IllegalStateException("the waiting client's own bug");
+        });
+        holder.release();
+        assertEquals(0, pool.getThreadsAwaitingConnection());
+    }
+
+    @Test
     void aClientPastQueryWaitTimeoutFailsWithAClearErrorAndLeavesTheQueue() {
         Pool<Conn> pool = pool(b -> b.defaultPoolSize(1).queryWaitTimeout(Duration.ofSeconds(3)));
         Lease<Conn> holder = now(pool.acquireAsync());

@@ -10,27 +10,16 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.proxy.config.PemFiles;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.config.TlsCipherSuites;
 import io.pgmux.proxy.config.TlsProtocols;
 import io.pgmux.proxy.server.TlsMode;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyFactory;
 import java.security.PrivateKey;
-import java.security.PublicKey;
-import java.security.SecureRandom;
-import java.security.Signature;
 import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
-import java.security.spec.PKCS8EncodedKeySpec;
-import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -86,7 +75,7 @@ public final class ClientTls {
         requireAuto(settings, ProxySetting.CLIENT_TLS_DHEPARAMS);
         List<String> protocols = TlsProtocols.parse(ProxySetting.CLIENT_TLS_PROTOCOLS.configName(),
                 settings.get(ProxySetting.CLIENT_TLS_PROTOCOLS));
-        List<String> ciphers = TlsCipherSuites.parse("client", settings.get(ProxySetting.CLIENT_TLS_CIPHERS),
+        TlsCipherSuites ciphers = TlsCipherSuites.parse("client", settings.get(ProxySetting.CLIENT_TLS_CIPHERS),
                 settings.get(ProxySetting.CLIENT_TLS13_CIPHERS));
         if (settings.get(ProxySetting.AUTH_TYPE) == AuthType.CERT && !mode.verifiesCertificate()) {
             throw new IllegalArgumentException("auth_type cert takes the user name from the client certificate:"
@@ -101,16 +90,13 @@ public final class ClientTls {
             throw new IllegalArgumentException("client_tls_sslmode " + mode
                     + " needs client_tls_key_file and client_tls_cert_file");
         }
-        List<X509Certificate> chain = certificates(ProxySetting.CLIENT_TLS_CERT_FILE, certFile);
-        PrivateKey key = privateKey(keyFile, chain.get(0).getPublicKey().getAlgorithm());
-        if (!matches(key, chain.get(0).getPublicKey())) {
-            throw new IllegalArgumentException("client_tls_key_file " + keyFile
-                    + " is not the key of the certificate in client_tls_cert_file " + certFile);
-        }
+        List<X509Certificate> chain = PemFiles.certificates(ProxySetting.CLIENT_TLS_CERT_FILE, certFile);
+        PrivateKey key = PemFiles.keyOf(chain.get(0), ProxySetting.CLIENT_TLS_CERT_FILE, certFile,
+                ProxySetting.CLIENT_TLS_KEY_FILE, keyFile);
         SslContextBuilder builder = SslContextBuilder.forServer(key, chain)
                 .sslProvider(SslProvider.JDK)
                 .protocols(protocols)
-                .ciphers(ciphers, IdentityCipherSuiteFilter.INSTANCE)
+                .ciphers(ciphers.suites(), IdentityCipherSuiteFilter.INSTANCE)
                 // as PostgreSQL: a client offering ALPN protocols but not postgresql is refused
                 .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
                         ApplicationProtocolConfig.SelectorFailureBehavior.FATAL_ALERT,
@@ -119,7 +105,7 @@ public final class ClientTls {
             builder.clientAuth(ClientAuth.REQUIRE);
             Path caFile = settings.get(ProxySetting.CLIENT_TLS_CA_FILE);
             if (caFile != null) {
-                builder.trustManager(certificates(ProxySetting.CLIENT_TLS_CA_FILE, caFile));
+                builder.trustManager(PemFiles.certificates(ProxySetting.CLIENT_TLS_CA_FILE, caFile));
             }
         }
         try {
@@ -175,72 +161,6 @@ public final class ClientTls {
         if (!value.strip().toLowerCase(Locale.ROOT).equals(AUTO)) {
             throw new IllegalArgumentException(setting.configName() + " \"" + value + "\" is not supported: pgmux"
                     + " takes only auto (the JVM chooses the key exchange groups)");
-        }
-    }
-
-    private static List<X509Certificate> certificates(ProxySetting setting, Path file) {
-        try (InputStream in = Files.newInputStream(file)) {
-            List<X509Certificate> certificates = CertificateFactory.getInstance("X.509").generateCertificates(in)
-                    .stream().map(X509Certificate.class::cast).toList();
-            if (certificates.isEmpty()) {
-                throw new IllegalArgumentException(setting.configName() + " " + file + " holds no certificate");
-            }
-            return certificates;
-        } catch (IOException e) {
-            throw new IllegalArgumentException(setting.configName() + " " + file + " does not exist or cannot be read",
-                    e);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalArgumentException(setting.configName() + " " + file + " is no PEM certificate: "
-                    + e.getMessage(), e);
-        }
-    }
-
-    /** An unencrypted PKCS#8 PEM key ({@code BEGIN PRIVATE KEY}), as ServerTls and Netty's JDK provider take. */
-    private static PrivateKey privateKey(Path file, String algorithm) {
-        String pem;
-        try {
-            pem = Files.readString(file, StandardCharsets.US_ASCII);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("client_tls_key_file " + file + " does not exist or cannot be read", e);
-        }
-        String begin = "-----BEGIN PRIVATE KEY-----";
-        String end = "-----END PRIVATE KEY-----";
-        int from = pem.indexOf(begin);
-        int to = pem.indexOf(end);
-        if (from < 0 || to < from) {
-            throw new IllegalArgumentException("client_tls_key_file " + file + " is no unencrypted PKCS#8 PEM key"
-                    + " (BEGIN PRIVATE KEY); convert it with openssl pkcs8 -topk8 -nocrypt");
-        }
-        try {
-            byte[] der = Base64.getMimeDecoder().decode(pem.substring(from + begin.length(), to));
-            return KeyFactory.getInstance(algorithm).generatePrivate(new PKCS8EncodedKeySpec(der));
-        } catch (IllegalArgumentException | GeneralSecurityException e) {
-            throw new IllegalArgumentException("client_tls_key_file " + file + " is no " + algorithm
-                    + " key, as the certificate in client_tls_cert_file needs: " + e.getMessage(), e);
-        }
-    }
-
-    /** Whether {@code key} signs what {@code publicKey} verifies. */
-    private static boolean matches(PrivateKey key, PublicKey publicKey) {
-        String algorithm = switch (publicKey.getAlgorithm()) {
-            case "RSA" -> "SHA256withRSA";
-            case "EC" -> "SHA256withECDSA";
-            case "DSA" -> "SHA256withDSA";
-            default -> publicKey.getAlgorithm(); // Ed25519, Ed448, EdDSA name their signature alike
-        };
-        try {
-            byte[] probe = new byte[32];
-            new SecureRandom().nextBytes(probe);
-            Signature signer = Signature.getInstance(algorithm);
-            signer.initSign(key);
-            signer.update(probe);
-            byte[] signature = signer.sign();
-            Signature verifier = Signature.getInstance(algorithm);
-            verifier.initVerify(publicKey);
-            verifier.update(probe);
-            return verifier.verify(signature);
-        } catch (GeneralSecurityException e) {
-            return false;
         }
     }
 }

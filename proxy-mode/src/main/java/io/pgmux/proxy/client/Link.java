@@ -33,6 +33,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -140,6 +141,8 @@ final class Link implements ServerLink {
     private volatile long queryStartNanos;
     /** When the client started waiting for a server, 0 while it does not; read by the janitor for query_wait_notify. */
     private volatile long waitStartNanos;
+    /** {@link #waitOver}, made at the first wait and passed to every later one, so that a wait allocates no stage. */
+    private BiConsumer<Lease<ServerConnection>, Throwable> whenServed;
     /** The client was told it waits (query_wait_notify), once per wait. */
     private volatile boolean waitNoticeSent;
     /** When the open transaction's first request started (xact_start), 0 when none is open; transaction_timeout. */
@@ -569,15 +572,22 @@ final class Link implements ServerLink {
         state = State.WAITING;
         waitNoticeSent = false;
         waitStartNanos = System.nanoTime();
-        pool.acquireAsync(loop).whenComplete((acquired, failure) -> {
-            // Handed over on this client's own loop (a server of its loop released): link at once. Queued
-            // behind the rest of the loop's ready sockets instead, the server would sit idle meanwhile.
-            if (loop.inEventLoop()) {
-                onWaitOver(acquired, failure);
-            } else {
-                loop.execute(() -> onWaitOver(acquired, failure));
-            }
-        });
+        if (whenServed == null) {
+            whenServed = this::waitOver;
+        }
+        pool.acquireAsync(loop, whenServed);
+    }
+
+    /** Called by the pool on the thread that ended the wait. */
+    private void waitOver(Lease<ServerConnection> acquired, Throwable failure) {
+        EventLoop loop = channel.eventLoop();
+        // Handed over on this client's own loop (a server of its loop released): link at once. Queued
+        // behind the rest of the loop's ready sockets instead, the server would sit idle meanwhile.
+        if (loop.inEventLoop()) {
+            onWaitOver(acquired, failure);
+        } else {
+            loop.execute(() -> onWaitOver(acquired, failure));
+        }
     }
 
     private void onWaitOver(Lease<ServerConnection> acquired, Throwable failure) {

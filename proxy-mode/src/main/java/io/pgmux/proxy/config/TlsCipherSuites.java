@@ -19,21 +19,47 @@ import javax.net.ssl.SSLParameters;
  * OpenSSL's keywords and operators ({@code HIGH}, {@code !aNULL}, {@code @STRENGTH}) have no JDK equivalent and
  * are refused, as is a suite the JDK does not support: a list is never filtered silently. client_tls13_ciphers
  * lists TLS 1.3 suites; left empty, TLS 1.3 takes the shortcut's suites, or the TLS 1.3 names in the list.
+ *
+ * <p>The JDK's lists are asked for (which initialises its default TLS context, a few hundred classes) only where
+ * a value names suites, to check them at once; a shortcut alone is resolved when a context is built.
  */
 public final class TlsCipherSuites {
     private static final Set<String> JDK_DEFAULT_SHORTCUTS = Set.of("default", "secure", "fast", "normal");
 
-    private TlsCipherSuites() {
+    private final String side;
+    private final String ciphers;
+    private final String tls13Ciphers;
+
+    private TlsCipherSuites(String side, String ciphers, String tls13Ciphers) {
+        this.side = side;
+        this.ciphers = ciphers;
+        this.tls13Ciphers = tls13Ciphers;
     }
 
     /**
-     * The suites to enable, TLS 1.3's first.
+     * Checks the two values; suites they name are checked against the JDK's now.
      *
      * @param side {@code client} or {@code server}: whose {@code <side>_tls_ciphers} and
      *     {@code <side>_tls13_ciphers} these are
      * @throws IllegalArgumentException naming the setting and the value the JDK cannot honour
      */
-    public static List<String> parse(String side, String ciphers, String tls13Ciphers) {
+    public static TlsCipherSuites parse(String side, String ciphers, String tls13Ciphers) {
+        TlsCipherSuites parsed = new TlsCipherSuites(side, ciphers, tls13Ciphers);
+        String shortcut = ciphers.strip().toLowerCase(Locale.ROOT);
+        boolean namesSuites = !tls13Ciphers.isBlank()
+                || !JDK_DEFAULT_SHORTCUTS.contains(shortcut) && !shortcut.equals("all");
+        if (namesSuites) {
+            parsed.suites();
+        }
+        return parsed;
+    }
+
+    /**
+     * The suites to enable, TLS 1.3's first.
+     *
+     * @throws IllegalArgumentException naming the setting and the value the JDK cannot honour
+     */
+    public List<String> suites() {
         String ciphersKey = side + "_tls_ciphers";
         String tls13Key = side + "_tls13_ciphers";
         SSLParameters defaults;

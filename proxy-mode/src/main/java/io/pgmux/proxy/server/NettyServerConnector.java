@@ -5,7 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.handler.ssl.SslContext;
 import io.pgmux.core.pool.ServerConnector;
 import io.pgmux.core.pool.ServerHandle;
 import io.pgmux.proxy.auth.Secret;
@@ -42,7 +41,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
     private final String user;
     private final Supplier<Secret> secret;
     private final int connectTimeoutMillis;
-    private final SslContext sslContext;
+    private final ServerTlsContext tlsContext;
     private final int maxPreparedStatements;
     /** round-robin: where the next login starts; disable: the host logins start at until one fails. */
     private final AtomicInteger nextHost = new AtomicInteger();
@@ -69,7 +68,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
         this.user = user;
         this.secret = secret;
         this.connectTimeoutMillis = connectTimeoutMillis;
-        this.sslContext = tls.context(this.target.tlsMode());
+        this.tlsContext = tls.context(this.target.tlsMode());
     }
 
     /**
@@ -120,23 +119,23 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
             return connect(handle, at, null);
         }
         if (at.tlsMode() != TlsMode.ALLOW) {
-            return connect(handle, at, sslContext);
+            return connect(handle, at, tlsContext);
         }
         // libpq's allow: plain text first, TLS only for a server that refuses a plain-text login
         return connect(handle, at, null).exceptionallyCompose(failure -> {
             ServerErrorException refused = ServerErrorException.find(failure);
             return refused != null && refused.error().sqlState().startsWith(LOGIN_REFUSED_CLASS)
-                    ? connect(handle, at, sslContext) : CompletableFuture.failedStage(failure);
+                    ? connect(handle, at, tlsContext) : CompletableFuture.failedStage(failure);
         });
     }
 
     /** @param tls the context to ask for TLS with, or null for plain TCP */
-    private CompletableFuture<ServerConnection> connect(ServerHandle handle, ServerTarget at, SslContext tls) {
+    private CompletableFuture<ServerConnection> connect(ServerHandle handle, ServerTarget at, ServerTlsContext tls) {
         ServerHost host = at.hosts().get(0);
         return HostResolver.resolve(transport, host).thenCompose(address -> connect(handle, at, tls, address));
     }
 
-    private CompletableFuture<ServerConnection> connect(ServerHandle handle, ServerTarget at, SslContext tls,
+    private CompletableFuture<ServerConnection> connect(ServerHandle handle, ServerTarget at, ServerTlsContext tls,
             SocketAddress address) {
         ServerConnection server = new ServerConnection(at, user, secret.get(), handle, tls, maxPreparedStatements);
         Bootstrap bootstrap = new Bootstrap()

@@ -50,7 +50,8 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     private final ServerTarget target;
     private final String user;
     private final ServerHandle handle;
-    private final SslContext sslContext;
+    /** Null for plain TCP. */
+    private final ServerTlsContext tls;
     private final ServerLoginAuthenticator authenticator;
     private final CompletableFuture<ServerConnection> opened = new CompletableFuture<>();
     private final ServerParameters parameters = new ServerParameters();
@@ -71,13 +72,13 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     /** Written on the server's loop, read by a disconnecting client on its own. */
     private volatile ReadyForQuery.TransactionStatus transactionStatus = ReadyForQuery.TransactionStatus.IDLE;
 
-    ServerConnection(ServerTarget target, String user, Secret secret, ServerHandle handle, SslContext sslContext,
+    ServerConnection(ServerTarget target, String user, Secret secret, ServerHandle handle, ServerTlsContext tls,
             int maxPreparedStatements) {
         this.preparedStatements = new PreparedStatementCache(maxPreparedStatements);
         this.target = target;
         this.user = user;
         this.handle = handle;
-        this.sslContext = sslContext;
+        this.tls = tls;
         this.authenticator = new ServerLoginAuthenticator(user, secret);
     }
 
@@ -256,7 +257,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        if (sslContext == null) {
+        if (tls == null) {
             startup();
         } else {
             state = State.TLS;
@@ -277,7 +278,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof SslResponse response) {
-            onSslResponse(ctx, response);
+            onSslResponse(response);
             return;
         }
         BackendMessage message = (BackendMessage) msg;
@@ -289,23 +290,35 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void onSslResponse(ChannelHandlerContext ctx, SslResponse response) {
+    private void onSslResponse(SslResponse response) {
         if (response == SslResponse.ACCEPTED) {
-            SslHandler ssl = sslContext.newHandler(channel.alloc(), target.host(), target.port());
-            ctx.pipeline().addFirst(ssl);
-            ssl.handshakeFuture().addListener(f -> {
-                if (f.isSuccess()) {
-                    startup();
-                } else {
-                    failLogin(loginFailure(f.cause()));
-                }
-            });
+            // built once, by the first login that needs it, on a thread of its own: later ones go on at once
+            tls.get().whenComplete((context, failure) -> runOnLoop(() -> startTls(context, failure)));
         } else if (target.tlsMode().requiresTls()) {
             failLogin(new ServerErrorException(PoolerError.serverLoginFailed(
                     "server refused TLS (sslmode " + target.tlsMode() + ")")));
         } else {
             startup();
         }
+    }
+
+    private void startTls(SslContext context, Throwable failure) {
+        if (state != State.TLS) {
+            return; // closed while the context was built
+        }
+        if (failure != null) {
+            failLogin(new ServerErrorException(PoolerError.serverLoginFailed(failure.getMessage())));
+            return;
+        }
+        SslHandler ssl = context.newHandler(channel.alloc(), target.host(), target.port());
+        channel.pipeline().addFirst(ssl);
+        ssl.handshakeFuture().addListener(f -> {
+            if (f.isSuccess()) {
+                startup();
+            } else {
+                failLogin(loginFailure(f.cause()));
+            }
+        });
     }
 
     /**

@@ -69,7 +69,7 @@ class ClientTlsConfigTest {
         assertEquals(List.of("TLS_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
                         "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"),
                 TlsCipherSuites.parse("client", "ECDHE-ECDSA-AES128-GCM-SHA256:TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
-                        "TLS_AES_128_GCM_SHA256"));
+                        "TLS_AES_128_GCM_SHA256").suites());
     }
 
     @Test

@@ -456,6 +456,52 @@ class ProxyProcessIT {
         }
     }
 
+    @Test
+    void aStartWithServerTlsPreferBuildsNoTlsContextForAServerThatOffersNone() throws Exception {
+        // the fixture's server runs with ssl = off: it answers the pooler's SSLRequest 'N'
+        Path classes = dir.resolve("classes.log");
+        try (ProxyJar proxy = ProxyJar.start(List.of("-Xlog:class+load:file=" + classes),
+                ini("server_tls_sslmode = prefer").toString())) {
+            try (Connection c = connect(proxy.awaitPort(), "app")) {
+                assertEquals("1", queryOne(c, "SELECT 1"));
+            }
+            proxy.signal("TERM");
+            assertEquals(0, proxy.awaitExit());
+        }
+        String loaded = Files.readString(classes);
+        assertTrue(loaded.contains(" io.pgmux.proxy.server.ServerConnection source: "), "no server login logged");
+        assertFalse(loaded.contains(" sun.security.ssl.SSLContextImpl source: "), "a TLS context was built");
+    }
+
+    /** The commands of proxy-mode/README.md's "A faster start: a class-data archive", as written there. */
+    @Test
+    void theDocumentedClassDataArchiveIsWrittenAtExitAndServesTheNextStart() throws Exception {
+        Path archive = dir.resolve("pgmux.jsa");
+        try (ProxyJar training = ProxyJar.start(List.of("-XX:ArchiveClassesAtExit=" + archive), ini().toString())) {
+            try (Connection c = connect(training.awaitPort(), "app")) {
+                assertEquals("1", queryOne(c, "SELECT 1"));
+            }
+            training.signal("TERM");
+            assertEquals(0, training.awaitExit());
+        }
+        assertTrue(Files.isRegularFile(archive) && Files.size(archive) > 0, "no archive was written at exit");
+        Path classes = dir.resolve("classes.log");
+        // -Xshare:on refuses to start when the archive cannot be used; the class log says where each class came from
+        try (ProxyJar proxy = ProxyJar.start(List.of("-XX:SharedArchiveFile=" + archive, "-Xshare:on",
+                "-Xlog:class+load:file=" + classes), ini().toString())) {
+            try (Connection c = connect(proxy.awaitPort(), "app")) {
+                assertEquals("1", queryOne(c, "SELECT 1"));
+            }
+            proxy.signal("TERM");
+            assertEquals(0, proxy.awaitExit());
+        }
+        String loaded = Files.readString(classes);
+        assertTrue(loaded.contains(" io.pgmux.proxy.Main source: shared objects file (top)"),
+                "the proxy's main class did not come from the archive");
+        assertTrue(loaded.contains(" io.pgmux.proxy.auth.ScramServer source: shared objects file (top)"),
+                "the login's classes did not come from the archive");
+    }
+
     private static boolean refused(int port) {
         try (Connection c = connect(port, "app")) {
             return false;
