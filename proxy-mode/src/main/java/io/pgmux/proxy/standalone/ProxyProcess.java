@@ -88,7 +88,8 @@ public final class ProxyProcess {
 
     /**
      * A RELOAD's or SET's values: the logfile is opened again for appending (a rotated one let go), as PgBouncer
-     * does on every RELOAD. A logfile that cannot be opened keeps the one in use, which says so.
+     * does at the end of every RELOAD and SIGHUP, one that fails on a broken ini too (the running settings' logfile
+     * then). A logfile that cannot be opened keeps the one in use, which says so.
      */
     private void applyProcessSettings(ProcessSettings settings) {
         try {
