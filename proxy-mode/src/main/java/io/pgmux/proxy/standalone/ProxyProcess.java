@@ -21,8 +21,8 @@ import sun.misc.Signal;
  * answers PgBouncer 1.25's signals — SIGHUP reloads, SIGINT shuts down once servers are
  * released (SHUTDOWN WAIT_FOR_SERVERS), SIGTERM once clients have left (SHUTDOWN WAIT_FOR_CLIENTS), either of
  * them during a shutdown exits at once, SIGUSR1 pauses and SIGUSR2 resumes. SIGQUIT stays the JVM's (a thread
- * dump): the JVM lets no program handle it, and {@code -Xrs}, which frees it, takes SIGHUP, SIGINT and SIGTERM
- * away as well.
+ * dump): HotSpot refuses a Java handler for it, with or without {@code -Xrs}, which only drops the thread dump
+ * (SIGQUIT then kills the process) and refuses handlers for SIGHUP, SIGINT and SIGTERM as well.
  */
 public final class ProxyProcess {
     private final CommandLine line;
