@@ -312,7 +312,9 @@ public final class PgMuxProxy implements AutoCloseable {
     }
 
     /**
-     * The admin console's RELOAD: loads the configuration again from where it came from and applies it.
+     * The admin console's RELOAD: loads the configuration again from where it came from and applies it. Either
+     * way the {@link #onSettingsApplied} listener hears of the settings in effect afterwards: PgBouncer reopens its
+     * logfile at the end of every RELOAD, of a broken ini too, and logrotate relies on that.
      *
      * @throws IllegalStateException when the proxy was not configured from a file
      * @throws Exception what loading the configuration threw; the running settings are kept then
@@ -321,7 +323,11 @@ public final class PgMuxProxy implements AutoCloseable {
         if (reloadFrom == null) {
             throw new IllegalStateException("the proxy was not started from a configuration file");
         }
-        reload(reloadFrom.load(settings.get(ProxySetting.CONFFILE)));
+        try {
+            reload(reloadFrom.load(settings.get(ProxySetting.CONFFILE)));
+        } finally {
+            settingsApplied.accept(settings);
+        }
     }
 
     /** Where RELOAD loads the configuration from. */
@@ -350,7 +356,6 @@ public final class PgMuxProxy implements AutoCloseable {
         FromFiles files = new FromFiles(fresh.clientTls(reloaded), serverTls(reloaded, fresh.databases),
                 ClientAuthentication.of(reloaded, fresh.authByDatabase));
         apply(fresh, next, files);
-        settingsApplied.accept(settings);
     }
 
     /** What RELOAD and SET read from files, each null when it did not change. */
@@ -434,8 +439,8 @@ public final class PgMuxProxy implements AutoCloseable {
     }
 
     /**
-     * Calls {@code listener} with the settings each RELOAD and SET leaves in effect, from then on, on the thread
-     * that ran them and outside the proxy's lock (the listener may open files).
+     * Calls {@code listener} with the settings each RELOAD (one that failed too) and SET leaves in effect, from then
+     * on, on the thread that ran them and outside the proxy's lock (the listener may open files).
      */
     public void onSettingsApplied(Consumer<ProxySettings> listener) {
         this.settingsApplied = Objects.requireNonNull(listener, "listener");

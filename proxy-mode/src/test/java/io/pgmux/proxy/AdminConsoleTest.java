@@ -91,6 +91,9 @@ class AdminConsoleTest {
 
     @Test
     void psqlShowStatsPrintsPgBouncersColumnsInOrder() throws Exception {
+        try (Connection c = ProxyFixture.connect(proxy, db)) {
+            c.createStatement().execute("SELECT 1");
+        }
         List<String> lines = psql(STATS, STATS_PASSWORD, "show stats;");
         assertEquals(String.join("|", STATS_COLUMNS), lines.get(0));
         assertTrue(lines.stream().anyMatch(l -> l.startsWith(db.name() + "|")), lines.toString());
@@ -139,6 +142,55 @@ class AdminConsoleTest {
             assertEquals(before + 5, statsTotal(console, "total_xact_count"));
             assertTrue(statsTotal(console, "total_query_count") >= 5);
             assertTrue(statsTotal(console, "total_received") > 0);
+        }
+    }
+
+    /** As PgBouncer's, SHOW STATS has a row for each database with a pool, and for the console's own. */
+    @Test
+    void showStatsListsTheDatabasesWithAPoolAndTheConsolesOwn() throws Exception {
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer")) {
+            assertEquals(List.of("pgbouncer"), column(console, "SHOW STATS", "database"));
+            try (Connection app = ProxyFixture.connect(proxy, db)) {
+                app.createStatement().execute("SELECT 1");
+            }
+            assertEquals(List.of(db.name(), "pgbouncer").stream().sorted().toList(),
+                    column(console, "SHOW STATS", "database"));
+        }
+    }
+
+    /**
+     * The console's row counts as PgBouncer counts its admin pool: every login, and one transaction and one query
+     * per session, however many commands it runs (PgBouncer never ends an admin client's first query).
+     */
+    @Test
+    void theConsolesStatsRowCountsEachLoginAndOneQueryPerSession() throws Exception {
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer")) {
+            Map<String, String> before = row(console, "SHOW STATS_TOTALS", "database", "pgbouncer");
+            for (int i = 0; i < 3; i++) {
+                console.createStatement().executeQuery("SHOW VERSION").close();
+            }
+            try (Connection another = console(STATS, STATS_PASSWORD, "pgbouncer")) {
+                another.createStatement().executeQuery("SHOW STATE").close();
+                another.createStatement().executeQuery("SHOW LISTS").close();
+            }
+            Map<String, String> after = row(console, "SHOW STATS_TOTALS", "database", "pgbouncer");
+            assertEquals(1, delta(before, after, "client_login_count"));
+            assertEquals(1, delta(before, after, "xact_count"));
+            assertEquals(1, delta(before, after, "query_count"));
+            assertEquals("0", after.get("bytes_received"));
+            assertEquals("0", after.get("server_assignment_count"));
+        }
+    }
+
+    /** SHOW POOLS has PgBouncer's admin pool: every console client in it, whoever logged in, in statement mode. */
+    @Test
+    void showPoolsHasTheConsolesPoolWithItsClients() throws Exception {
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer");
+             Connection another = console(ADMIN, ADMIN_PASSWORD, "pgmux")) {
+            Map<String, String> pool = row(console, "SHOW POOLS", "database", "pgbouncer");
+            assertEquals("pgbouncer", pool.get("user"));
+            assertEquals("2", pool.get("cl_active"));
+            assertEquals("statement", pool.get("pool_mode"));
         }
     }
 
@@ -718,6 +770,17 @@ class AdminConsoleTest {
         try (ResultSet rs = console.createStatement().executeQuery("SHOW TOTALS")) {
             while (rs.next()) {
                 values.put(rs.getString("name"), rs.getString("value"));
+            }
+        }
+        return values;
+    }
+
+    /** One column of every row, in order. */
+    private static List<String> column(Connection console, String command, String column) throws SQLException {
+        List<String> values = new ArrayList<>();
+        try (ResultSet rs = console.createStatement().executeQuery(command)) {
+            while (rs.next()) {
+                values.add(rs.getString(column));
             }
         }
         return values;

@@ -1,5 +1,6 @@
 package io.pgmux.core.pool;
 
+import io.pgmux.core.stats.TrafficStats;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
@@ -90,8 +91,8 @@ final class Janitor implements Runnable {
             long now = clock.nanoTime();
             if (now - statsPeriodStart >= statsPeriodNanos) {
                 long period = now - statsPeriodStart;
-                for (Pool<?> pool : registry.pools()) {
-                    pool.traffic().rollPeriod(period);
+                for (TrafficStats traffic : registry.traffic()) {
+                    traffic.rollPeriod(period);
                 }
                 statsPeriodStart = now;
             }

@@ -6,6 +6,7 @@ import io.pgmux.core.stats.IMetricsTracker;
 import io.pgmux.core.stats.MetricsTrackerFactory;
 import io.pgmux.core.stats.PoolSnapshot;
 import io.pgmux.core.stats.PoolStats;
+import io.pgmux.core.stats.TrafficStats;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,6 +45,8 @@ public final class PoolRegistry<S> implements AutoCloseable {
     private final MetricsTrackerFactory metricsTrackerFactory;
     private final boolean registerMbeans;
     private final ConcurrentHashMap<PoolKey, Pool<S>> pools = new ConcurrentHashMap<>();
+    /** Statistics kept outside the pools, see {@link #addTraffic}. */
+    private final List<TrafficStats> unpooledTraffic = new CopyOnWriteArrayList<>();
     /** The pools whose MXBean this registry registered: another pooler's pool of the same name keeps its own. */
     private final Set<Pool<S>> registeredMbeans = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<String, ConnectionLimit> perDatabase = new ConcurrentHashMap<>();
@@ -205,6 +209,22 @@ public final class PoolRegistry<S> implements AutoCloseable {
 
     public Collection<Pool<S>> pools() {
         return Collections.unmodifiableCollection(pools.values());
+    }
+
+    /**
+     * Statistics counted outside any pool — the proxy's admin console, which PgBouncer counts in the pool of its
+     * database {@code pgbouncer} — whose stats period rolls with the pools'.
+     */
+    public void addTraffic(TrafficStats traffic) {
+        unpooledTraffic.add(Objects.requireNonNull(traffic, "traffic"));
+    }
+
+    /** Every pool's statistics and those {@link #addTraffic added}: what the stats period rolls and totals sum. */
+    public List<TrafficStats> traffic() {
+        List<TrafficStats> all = new ArrayList<>(pools.size() + unpooledTraffic.size());
+        pools.values().forEach(pool -> all.add(pool.traffic()));
+        all.addAll(unpooledTraffic);
+        return all;
     }
 
     /** SHOW POOLS: one row per pool. */

@@ -8,6 +8,7 @@ import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.PoolRegistry;
+import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.proxy.client.AdminRoute;
 import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.client.ClientInfo;
@@ -111,6 +112,12 @@ public final class AdminConsole implements AdminRoute {
     private final Setter setter;
     private final ShowCommands show = new ShowCommands(this);
     private final Set<AdminSession> sessions = ConcurrentHashMap.newKeySet();
+    /**
+     * SHOW STATS' row of database {@code pgbouncer}, counted as PgBouncer counts its admin pool: a login per console
+     * login, a transaction and a query per session that sent anything (PgBouncer never ends an admin client's first
+     * query, so its later commands add nothing), no bytes and no times.
+     */
+    private final TrafficStats traffic = new TrafficStats();
     /** Databases paused (or killed) one by one; PAUSE without a name is {@link #pausedAll}. */
     private final Set<String> paused = ConcurrentHashMap.newKeySet();
     private final Set<String> disabled = ConcurrentHashMap.newKeySet();
@@ -140,6 +147,7 @@ public final class AdminConsole implements AdminRoute {
         this.setter = setter;
         reloaded(settings);
         context.registry().addJanitorChore(this::checkWaitingToClose);
+        context.registry().addTraffic(traffic);
     }
 
     /** PAUSE of every database, as from the console (the standalone proxy's SIGUSR1); completes once paused. */
@@ -258,7 +266,18 @@ public final class AdminConsole implements AdminRoute {
         }
         channel.pipeline().replace(login, "admin-session", session);
         log.info("admin console login: user {} from {}", user, channel.remoteAddress());
+        traffic.recordClientLogin();
         session.welcome();
+    }
+
+    /** A session's first message after its login: PgBouncer's admin pool counts its only transaction and query. */
+    void sessionStarted() {
+        traffic.recordTransaction(0);
+        traffic.recordQuery(0);
+    }
+
+    TrafficStats traffic() {
+        return traffic;
     }
 
     void sessionClosed(AdminSession session) {

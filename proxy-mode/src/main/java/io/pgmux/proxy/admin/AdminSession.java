@@ -45,6 +45,8 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
     private boolean busy;
     /** An extended-protocol message was refused: skip to the next Sync. */
     private boolean skippingToSync;
+    /** A message came after the login: counted once in SHOW STATS, as PgBouncer counts its admin clients. */
+    private boolean started;
 
     AdminSession(AdminConsole console, Channel channel, String user, boolean admin, Map<String, String> startup) {
         this.console = console;
@@ -118,6 +120,10 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
     }
 
     private void onMessage(FrontendMessage message) {
+        if (!started && message.type() != FrontendMessage.TERMINATE) {
+            started = true;
+            console.sessionStarted();
+        }
         switch (message.type()) {
             case FrontendMessage.QUERY -> {
                 if (skippingToSync) {

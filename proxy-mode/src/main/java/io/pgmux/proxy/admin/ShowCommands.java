@@ -77,12 +77,16 @@ final class ShowCommands {
                         "sv_active_cancel", "sv_being_canceled", "sv_idle", "sv_used", "sv_tested", "sv_login",
                         "maxwait", "maxwait_us")
                 .text("pool_mode", "load_balance_hosts");
-        List<PoolSnapshot> rows = new ArrayList<>(console.registry().snapshots());
-        rows.sort(Comparator.comparing((PoolSnapshot s) -> s.database).thenComparing(s -> s.user));
-        for (PoolSnapshot s : rows) {
-            t.row(s.database, s.user, s.clActive, s.clWaiting, 0, 0, s.svActive, 0, 0, s.svIdle, s.svUsed,
-                    s.svTested, s.svLogin, s.maxwait, s.maxwaitUs, s.poolMode, null);
+        List<Object[]> rows = new ArrayList<>();
+        for (PoolSnapshot s : console.registry().snapshots()) {
+            rows.add(new Object[] {s.database, s.user, s.clActive, s.clWaiting, 0, 0, s.svActive, 0, 0, s.svIdle,
+                s.svUsed, s.svTested, s.svLogin, s.maxwait, s.maxwaitUs, s.poolMode, null});
         }
+        // PgBouncer's admin pool: every console client, whoever logged in, in statement mode, without servers
+        rows.add(new Object[] {AdminConsole.DATABASE, AdminConsole.DATABASE, console.sessions().size(), 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, "statement", null});
+        rows.sort(Comparator.comparing((Object[] r) -> (String) r[0]).thenComparing(r -> (String) r[1]));
+        rows.forEach(t::row);
         return t;
     }
 
@@ -143,12 +147,12 @@ final class ShowCommands {
         return t;
     }
 
-    /** SHOW TOTALS: SHOW STATS's figures over all databases, one (name, value) row each. */
+    /** SHOW TOTALS: SHOW STATS's figures over all databases, {@code pgbouncer} too, one (name, value) row each. */
     Table totals() {
         Table t = new Table().text("name").numeric("value");
         Stats all = new Stats();
-        for (Pool<ServerConnection> pool : console.registry().pools()) {
-            all.add(pool.traffic());
+        for (TrafficStats traffic : console.registry().traffic()) {
+            all.add(traffic);
         }
         List<Long> totals = all.totals();
         List<Long> averages = all.averages();
@@ -161,12 +165,16 @@ final class ShowCommands {
         return t;
     }
 
+    /**
+     * The stats of each database that has a pool, by name, as PgBouncer lists them (a database no client has used
+     * yet has no row), and of {@code pgbouncer}, the admin console's.
+     */
     private Map<String, Stats> databaseStats() {
         Map<String, Stats> byDatabase = new TreeMap<>();
-        console.databases().keySet().forEach(db -> byDatabase.put(db, new Stats()));
         for (Pool<ServerConnection> pool : console.registry().pools()) {
             byDatabase.computeIfAbsent(pool.key().database(), k -> new Stats()).add(pool.traffic());
         }
+        byDatabase.computeIfAbsent(AdminConsole.DATABASE, k -> new Stats()).add(console.traffic());
         return byDatabase;
     }
 
@@ -290,22 +298,31 @@ final class ShowCommands {
         PoolConfig c = console.config();
         ClientLimits limits = console.clientLimits();
         PoolOverrides overrides = console.registry().overrides();
-        new TreeMap<>(console.databases()).forEach((name, target) -> {
-            String entry = console.entryName(name);
-            PoolConfig d = overrides.forDatabase(c, entry);
-            // as PgBouncer: pool_mode is the database's own, NULL when the global one applies
-            String poolMode = overrides.database(entry).keySet().stream()
-                    .anyMatch(k -> ConfigKey.lookup(k) == ConfigKey.POOL_MODE) ? d.poolMode().configName() : null;
-            t.row(name, target.host(), target.port(), target.dbname(), target.user(), d.defaultPoolSize(),
-                    d.minPoolSize(), d.reservePoolSize(), TimeUnit.NANOSECONDS.toSeconds(d.serverLifetimeNanos()),
-                    poolMode, target.hosts().size() > 1 ? target.loadBalanceHosts().configName() : null,
-                    d.maxDbConnections(), console.registry().databaseConnections(name), limits.databaseMax(name),
-                    limits.databaseClients(name), console.isPaused(name) ? 1 : 0,
-                    console.isDisabled(name) ? 1 : 0);
-        });
+        TreeMap<String, ServerTarget> byName = new TreeMap<>(console.databases());
+        byName.headMap(AdminConsole.DATABASE).forEach((name, target) -> databaseRow(t, name, target, c, limits,
+                overrides));
+        // the console's own database, in its place by name: its pool of 2, global settings otherwise, as PgBouncer's
         t.row(AdminConsole.DATABASE, null, console.port(), AdminConsole.DATABASE, AdminConsole.DATABASE, 2, 0, 0,
-                0, "statement", null, 0, 0, limits.databaseMax(AdminConsole.DATABASE), console.sessions().size(), 0, 0);
+                TimeUnit.NANOSECONDS.toSeconds(c.serverLifetimeNanos()), "statement", null, c.maxDbConnections(), 0,
+                limits.databaseMax(AdminConsole.DATABASE), console.sessions().size(), 0, 0);
+        byName.tailMap(AdminConsole.DATABASE, false).forEach((name, target) -> databaseRow(t, name, target, c, limits,
+                overrides));
         return t;
+    }
+
+    private void databaseRow(Table t, String name, ServerTarget target, PoolConfig c, ClientLimits limits,
+            PoolOverrides overrides) {
+        String entry = console.entryName(name);
+        PoolConfig d = overrides.forDatabase(c, entry);
+        // as PgBouncer: pool_mode is the database's own, NULL when the global one applies
+        String poolMode = overrides.database(entry).keySet().stream()
+                .anyMatch(k -> ConfigKey.lookup(k) == ConfigKey.POOL_MODE) ? d.poolMode().configName() : null;
+        t.row(name, target.host(), target.port(), target.dbname(), target.user(), d.defaultPoolSize(),
+                d.minPoolSize(), d.reservePoolSize(), TimeUnit.NANOSECONDS.toSeconds(d.serverLifetimeNanos()),
+                poolMode, target.hosts().size() > 1 ? target.loadBalanceHosts().configName() : null,
+                d.maxDbConnections(), console.registry().databaseConnections(name), limits.databaseMax(name),
+                limits.databaseClients(name), console.isPaused(name) ? 1 : 0,
+                console.isDisabled(name) ? 1 : 0);
     }
 
     Table users() {
@@ -321,6 +338,8 @@ final class ShowCommands {
         console.sessions().forEach(session -> consoleClients.merge(session.user(), 1, Integer::sum));
         names.addAll(console.adminUsers());
         names.addAll(console.statsUsers());
+        // the admin pool's user, as PgBouncer lists it
+        names.add(AdminConsole.DATABASE);
         PoolOverrides overrides = console.registry().overrides();
         names.addAll(overrides.users());
         for (String name : names) {
@@ -345,10 +364,12 @@ final class ShowCommands {
         }
         TreeSet<String> users = new TreeSet<>();
         console.registry().pools().forEach(p -> users.add(p.key().user()));
+        // the admin console's database, user and pool count, as in PgBouncer
+        users.add(AdminConsole.DATABASE);
         t.row("databases", console.databases().size() + 1);
         t.row("users", users.size());
         t.row("peers", 0);
-        t.row("pools", console.registry().pools().size());
+        t.row("pools", console.registry().pools().size() + 1);
         t.row("peer_pools", 0);
         t.row("free_clients", 0);
         t.row("used_clients", console.clients().size() + console.sessions().size());

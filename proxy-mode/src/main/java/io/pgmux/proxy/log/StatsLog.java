@@ -1,14 +1,14 @@
 package io.pgmux.proxy.log;
 
-import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolRegistry;
+import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.core.stats.TrafficStats.Totals;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * PgBouncer's log_stats: every stats_period, one line of the averages over it, summed over every pool, in PgBouncer
+ * PgBouncer's log_stats: every stats_period, one line of the averages over it, summed over every pool and the admin console, in PgBouncer
  * 1.25's words ({@code stats: 12 xacts/s, 30 queries/s, …, wait 0 us}). A janitor chore: it runs on the
  * registry's periodic task and does its work once a period has passed.
  */
@@ -65,8 +65,8 @@ public final class StatsLog implements Runnable {
         long serverParses = 0;
         long binds = 0;
         long logins = 0;
-        for (Pool<?> pool : registry.pools()) {
-            Totals t = pool.traffic().totals();
+        for (TrafficStats traffic : registry.traffic()) {
+            Totals t = traffic.totals();
             xacts += t.xactCount;
             queries += t.queryCount;
             assignments += t.serverAssignmentCount;

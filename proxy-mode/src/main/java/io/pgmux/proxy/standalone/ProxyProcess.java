@@ -21,8 +21,8 @@ import sun.misc.Signal;
  * answers PgBouncer 1.25's signals — SIGHUP reloads, SIGINT shuts down once servers are
  * released (SHUTDOWN WAIT_FOR_SERVERS), SIGTERM once clients have left (SHUTDOWN WAIT_FOR_CLIENTS), either of
  * them during a shutdown exits at once, SIGUSR1 pauses and SIGUSR2 resumes. SIGQUIT stays the JVM's (a thread
- * dump): the JVM lets no program handle it, and {@code -Xrs}, which frees it, takes SIGHUP, SIGINT and SIGTERM
- * away as well.
+ * dump): HotSpot refuses a Java handler for it, with or without {@code -Xrs}, which only drops the thread dump
+ * (SIGQUIT then kills the process) and refuses handlers for SIGHUP, SIGINT and SIGTERM as well.
  */
 public final class ProxyProcess {
     private final CommandLine line;
@@ -88,7 +88,8 @@ public final class ProxyProcess {
 
     /**
      * A RELOAD's or SET's values: the logfile is opened again for appending (a rotated one let go), as PgBouncer
-     * does on every RELOAD. A logfile that cannot be opened keeps the one in use, which says so.
+     * does at the end of every RELOAD and SIGHUP, one that fails on a broken ini too (the running settings' logfile
+     * then). A logfile that cannot be opened keeps the one in use, which says so.
      */
     private void applyProcessSettings(ProcessSettings settings) {
         try {

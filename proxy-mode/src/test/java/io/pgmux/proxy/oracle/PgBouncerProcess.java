@@ -16,15 +16,18 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * A real PgBouncer, started as its own process from an ini text, the oracle the differential tests compare pgmux
- * with. The binary is {@code -Dpgmux.test.pgbouncer}, else {@code $PGMUX_TEST_PGBOUNCER}, else {@code pgbouncer} on
- * PATH or in /usr/sbin (Debian's package). PgBouncer refuses to run as root, so under root it runs as the
+ * with: a PgBouncer 1.25.x, found as {@link #oracle()} says. PgBouncer refuses to run as root, so under root it runs as the
  * {@code postgres} OS user (which Debian's postgresql package creates), from a directory that user can read.
  */
 final class PgBouncerProcess implements AutoCloseable {
-    private static final Pattern VERSION = Pattern.compile("PgBouncer (\\d+)\\.(\\d+)\\.(\\d+)");
+    private static final Pattern VERSION = Pattern.compile("PgBouncer (\\d+\\.\\d+\\.\\d+)");
+    /** The release whose behaviour pgmux follows, as a version prefix. */
+    private static final String ORACLE_RELEASE = "1.25.";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(15);
 
     private final Process process;
@@ -37,19 +40,38 @@ final class PgBouncerProcess implements AutoCloseable {
         this.port = port;
     }
 
-    /** The oracle's binary, or why there is none. */
-    static Optional<Path> binary() {
+    /**
+     * The oracle's binary, a PgBouncer 1.25.x, or the end of the test. One named by {@code -Dpgmux.test.pgbouncer}
+     * or {@code $PGMUX_TEST_PGBOUNCER} must be that (else the test fails: it was named on purpose, and {@code
+     * .ci/run} names one whenever it can build 1.25). Without a name, the one on PATH or in /usr/sbin is used if
+     * it is 1.25.x, and otherwise the test is skipped, saying to name one, under CI too: there it means .ci/run
+     * could not build 1.25 (it says so), and a distribution's older PgBouncer is no oracle for 1.25's behaviour.
+     */
+    static Path oracle() throws IOException, InterruptedException {
         String named = System.getProperty("pgmux.test.pgbouncer", System.getenv("PGMUX_TEST_PGBOUNCER"));
         if (named != null && !named.isBlank()) {
-            return Optional.of(Path.of(named));
+            Path binary = Path.of(named);
+            Assertions.assertTrue(Files.isExecutable(binary), "PGMUX_TEST_PGBOUNCER names " + binary
+                    + ", which is not an executable file");
+            String version = version(binary);
+            Assertions.assertTrue(version.startsWith(ORACLE_RELEASE), "PGMUX_TEST_PGBOUNCER names " + binary
+                    + ", PgBouncer " + version + "; the differential tests need PgBouncer " + ORACLE_RELEASE + "x");
+            return binary;
         }
         // Debian installs it in /usr/sbin, which a non-root PATH lacks
-        return Clients.onPath("pgbouncer").or(() -> Optional.of(Path.of("/usr/sbin/pgbouncer"))
+        Optional<Path> found = Clients.onPath("pgbouncer").or(() -> Optional.of(Path.of("/usr/sbin/pgbouncer"))
                 .filter(Files::isExecutable));
+        String version = found.isEmpty() ? null : version(found.get());
+        if (version == null || !version.startsWith(ORACLE_RELEASE)) {
+            Assumptions.abort((found.isEmpty() ? "no pgbouncer on PATH" : found.get() + " is PgBouncer " + version)
+                    + ": the differential tests need PgBouncer " + ORACLE_RELEASE + "x; set PGMUX_TEST_PGBOUNCER to"
+                    + " the path of a PgBouncer " + ORACLE_RELEASE + "x binary");
+        }
+        return found.orElseThrow();
     }
 
-    /** {@code {major, minor, patch}} of {@code binary --version}. */
-    static int[] version(Path binary) throws IOException, InterruptedException {
+    /** {@code major.minor.patch} of {@code binary --version}. */
+    static String version(Path binary) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         p.waitFor(10, TimeUnit.SECONDS);
@@ -57,7 +79,7 @@ final class PgBouncerProcess implements AutoCloseable {
         if (!m.find()) {
             throw new IOException(binary + " --version printed no PgBouncer version: " + out);
         }
-        return new int[] {Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3))};
+        return m.group(1);
     }
 
     /**

@@ -256,6 +256,46 @@ class ProxyProcessIT {
         }
     }
 
+    /** logrotate's way: the logfile is renamed, SIGHUP, and the lines after the reload go to a new file. */
+    @Test
+    void sighupReopensTheLogfileSoThatARotatedOneIsLetGo() throws Exception {
+        Path logfile = dir.resolve("pgmux.log");
+        Path rotated = dir.resolve("pgmux.log.1");
+        try (ProxyJar proxy = ProxyJar.start(ini("logfile = pgmux.log").toString())) {
+            int port = proxy.awaitPort();
+            Files.move(logfile, rotated);
+            proxy.signal("HUP");
+            proxy.awaitStderr(Pattern.compile("LOG RELOAD: configuration applied"));
+            assertNextLinesGoToTheNewLogfile(port, logfile, rotated);
+        }
+    }
+
+    /** PgBouncer reopens the logfile at the end of every reload, one that fails on a broken ini too. */
+    @Test
+    void aSighupWithABrokenIniStillReopensTheLogfile() throws Exception {
+        Path ini = ini("logfile = pgmux.log");
+        Path logfile = dir.resolve("pgmux.log");
+        Path rotated = dir.resolve("pgmux.log.1");
+        try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
+            int port = proxy.awaitPort();
+            Files.move(logfile, rotated);
+            Files.writeString(ini, Files.readString(ini) + "no equals sign here\n");
+            proxy.signal("HUP");
+            proxy.awaitStderr(Pattern.compile("ERROR RELOAD failed, the running configuration is kept"));
+            assertNextLinesGoToTheNewLogfile(port, logfile, rotated);
+        }
+    }
+
+    /** A client's login line lands in {@code logfile}, opened anew, and not in {@code rotated}, which has the SIGHUP. */
+    private static void assertNextLinesGoToTheNewLogfile(int port, Path logfile, Path rotated) throws Exception {
+        try (Connection c = connect(port, "app")) {
+            assertEquals("1", queryOne(c, "SELECT 1"));
+        }
+        await(() -> contains(logfile, "login attempt: db=app"), "the login in the new logfile");
+        assertTrue(contains(rotated, "LOG got SIGHUP, re-reading config"), "the rotated file lacks the SIGHUP");
+        assertFalse(contains(rotated, "login attempt"), "a line after the reload went to the rotated file");
+    }
+
     @Test
     void sigintLetsATransactionInFlightCompleteThenExitsZero() throws Exception {
         try (Connection setup = db.connect(); Statement s = setup.createStatement()) {
