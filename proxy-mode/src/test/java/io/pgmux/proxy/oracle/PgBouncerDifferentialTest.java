@@ -695,6 +695,18 @@ class PgBouncerDifferentialTest {
         }
     }
 
+    @Test
+    void anUnterminatedConsoleQueryIsRefusedAlike() throws Exception {
+        Poolers p = start("");
+        for (Endpoint endpoint : List.of(p.pgbouncer, p.pgmux)) {
+            try (RawClient c = new RawClient(endpoint.port())) {
+                c.login("pgbouncer", ADMIN, ADMIN_PASSWORD);
+                c.sendRaw(RawClient.frame('Q', "SHOW VERSION".getBytes(StandardCharsets.US_ASCII)));
+                assertEquals("FATAL 08P01: incomplete query", outcome(c), endpoint.name());
+            }
+        }
+    }
+
     /** A deliberate difference: pgmux answers as PostgreSQL would, and the client can go on. */
     @Test
     void bindOfAnUnknownStatementEndsTheClientInPgBouncerOnly() throws Exception {
