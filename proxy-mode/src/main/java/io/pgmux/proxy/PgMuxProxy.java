@@ -256,7 +256,7 @@ public final class PgMuxProxy implements AutoCloseable {
 
     /**
      * PgBouncer's SHUTDOWN WAIT_FOR_SERVERS: stops accepting clients, fails those waiting for a server with
-     * {@code pooler is shutting down}, lets transactions in flight finish however long they take, then closes
+     * {@code server shutting down}, lets transactions in flight finish however long they take, then closes
      * everything. What else should end it sooner is {@link #close()} from another thread, or leaving the process.
      */
     public void closeWaitForServers() {

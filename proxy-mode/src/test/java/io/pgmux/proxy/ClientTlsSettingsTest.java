@@ -12,6 +12,7 @@ import io.pgmux.testing.TestDatabase;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -296,6 +297,41 @@ class ClientTlsSettingsTest {
         }
     }
 
+    /** CVE-2021-23214: bytes sent before the handshake would be read as if they had come over TLS. */
+    @Test
+    void aStartupPacketPipelinedBehindTheSslRequestIsRefusedInPlainTextWithPgBouncersError() throws Exception {
+        start("require", "md5");
+        try (RawClient c = new RawClient(proxy.port())) {
+            c.sendRaw(RawClient.concat(sslRequest(), startupPacket()));
+            List<RawClient.Message> answer = c.readUntilClosed();
+            assertEquals(1, answer.size(), "no 'S', only the error");
+            assertEquals("FATAL", answer.get(0).field('S'));
+            assertEquals("08P01", answer.get(0).field('C'));
+            assertEquals("received unencrypted data after SSL request", answer.get(0).field('M'));
+        }
+    }
+
+    @Test
+    void anSslRequestInsideTlsIsClosedWithoutAnAnswer() throws Exception {
+        start("require", "md5");
+        try (Socket plain = new Socket("127.0.0.1", proxy.port())) {
+            plain.setSoTimeout(10_000);
+            plain.getOutputStream().write(sslRequest());
+            assertEquals('S', plain.getInputStream().read());
+            try (SSLSocket tls = (SSLSocket) trustingTheAuthority().getSocketFactory().createSocket(plain,
+                    "localhost", proxy.port(), true)) {
+                tls.startHandshake();
+                tls.getOutputStream().write(sslRequest());
+                tls.getOutputStream().flush();
+                assertEquals(-1, readOrEnd(tls), "no second 'S' inside TLS, as PgBouncer");
+            }
+        }
+    }
+
+    private static byte[] sslRequest() {
+        return ByteBuffer.allocate(8).putInt(8).putInt(80877103).array();
+    }
+
     private static Properties direct() {
         Properties p = new Properties();
         p.setProperty("sslNegotiation", "direct");
@@ -304,6 +340,14 @@ class ClientTlsSettingsTest {
 
     /** A JDK TLS socket to the proxy trusting its CA, which starts with the TLS handshake: direct TLS. */
     private SSLSocket directTlsSocket() throws Exception {
+        SSLSocket socket = (SSLSocket) trustingTheAuthority().getSocketFactory().createSocket("127.0.0.1",
+                proxy.port());
+        socket.setSoTimeout(10_000);
+        return socket;
+    }
+
+    /** The JDK's TLS, trusting the CA that issued the proxy's certificate. */
+    private static SSLContext trustingTheAuthority() throws Exception {
         KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
         trusted.load(null, null);
         try (InputStream in = Files.newInputStream(authority.caCertificate())) {
@@ -313,9 +357,7 @@ class ClientTlsSettingsTest {
         trust.init(trusted);
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(null, trust.getTrustManagers(), null);
-        SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", proxy.port());
-        socket.setSoTimeout(10_000);
-        return socket;
+        return context;
     }
 
     /** A protocol 3.0 startup packet for {@link #USER} and the test database. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Pool;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
@@ -253,6 +254,8 @@ class FailureTest {
             assertEquals("08P01", e.getSQLState());
             assertTrue(e.getMessage().contains("no more connections allowed (max_client_conn)"), e.getMessage());
         }
+        // the proxy learns of the two closes asynchronously
+        Await.until(() -> proxy.clientCount() == 0, Duration.ofSeconds(10), "the clients gone");
         try (Connection again = ProxyFixture.connect(proxy, db.name(), "raw", "", new Properties())) {
             assertTrue(again.isValid(5));
         }
@@ -343,6 +346,18 @@ class FailureTest {
             assertEquals(1, messages.size());
             assertEquals("client_login_timeout", messages.get(0).field('M'));
         }
+    }
+
+    /** The first client of a pool is welcomed with its first server's parameters: without a server it cannot be. */
+    @Test
+    void aClientWaitingForItsWelcomeFromADownServerGetsPgBouncersTextAfterClientLoginTimeout() throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        startRaw(b -> b.clientLoginTimeout(Duration.ofMillis(500)).queryWaitTimeout(Duration.ofSeconds(60))
+                .database("down", "postgresql://nobody:x@127.0.0.1:" + closedPort + "/down?sslmode=disable"));
+        assertEquals("client_login_timeout (server down)", refusal("down").field('M'));
     }
 
     @Test

@@ -642,6 +642,25 @@ class LiveAdministrationTest {
     }
 
     @Test
+    void shutdownWaitForServersFailsTheWaitingClientWithPgBouncersTextAndLetsTheTransactionFinish()
+            throws Exception {
+        start("default_pool_size = 1\n", PASSWORD);
+        try (Connection holder = client(); Connection waiter = client()) {
+            holder.setAutoCommit(false);
+            holder.createStatement().execute("SELECT 1");
+            CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> selectOne(waiter));
+            try (Connection console = console()) {
+                await(() -> "1".equals(poolRow(console).get("cl_waiting")), "the second client waits");
+                console.createStatement().execute("SHUTDOWN WAIT_FOR_SERVERS");
+            }
+            ExecutionException failed = assertThrows(ExecutionException.class, () -> waiting.get(10, TimeUnit.SECONDS));
+            assertTrue(failed.getCause().getMessage().contains("server shutting down"), failed.getCause().getMessage());
+            holder.commit();
+        }
+        proxy.closeFuture().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
     void shutdownWaitForClientsServesTheConnectedClientsUntilTheyLeave() throws Exception {
         start("", PASSWORD);
         Connection app = client();

@@ -8,23 +8,28 @@ import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 
 /**
  * A minimal protocol-level client over a plain socket, for what pgjdbc never sends: duplicate statement names,
- * garbage, a socket dropped mid-transaction. It logs in with trust or cleartext passwords only.
+ * garbage, a socket dropped mid-transaction. It logs in with trust, cleartext or md5 passwords. Public for the
+ * differential tests, which send the same bytes to PgBouncer.
  */
-final class RawClient implements AutoCloseable {
+public final class RawClient implements AutoCloseable {
     /** One message from the proxy: type and body. */
-    record Message(char type, byte[] body) {
+    public record Message(char type, byte[] body) {
         String text() {
             return new String(body, StandardCharsets.UTF_8);
         }
 
         /** An ErrorResponse/NoticeResponse field, e.g. 'C' for SQLSTATE, 'M' for the message. */
-        String field(char code) {
+        public String field(char code) {
             int i = 0;
             while (i < body.length && body[i] != 0) {
                 int end = i + 1;
@@ -44,7 +49,7 @@ final class RawClient implements AutoCloseable {
     private final DataInputStream in;
     private final DataOutputStream out;
 
-    RawClient(int port) throws IOException {
+    public RawClient(int port) throws IOException {
         socket = new Socket("127.0.0.1", port);
         socket.setSoTimeout(10_000);
         in = new DataInputStream(socket.getInputStream());
@@ -54,37 +59,58 @@ final class RawClient implements AutoCloseable {
     /** Connects and logs in; returns the messages up to and including the first ReadyForQuery. */
     static RawClient login(PgMuxProxy proxy, String database, String user, String password) throws IOException {
         RawClient client = new RawClient(proxy.port());
-        client.startup(Map.of("user", user, "database", database));
-        Message m = client.read();
+        client.login(database, user, password);
+        return client;
+    }
+
+    /** Logs in, answering a cleartext or md5 password request, and reads up to the first ReadyForQuery. */
+    public void login(String database, String user, String password) throws IOException {
+        startup(Map.of("user", user, "database", database));
+        Message m = read();
         if (m.type() == 'R' && m.body()[3] == 3) {
-            client.send('p', cstring(password));
-            m = client.read();
+            send('p', cstring(password));
+            m = read();
+        } else if (m.type() == 'R' && m.body()[3] == 5) {
+            String inner = md5Hex((password + user).getBytes(StandardCharsets.UTF_8));
+            byte[] salt = Arrays.copyOfRange(m.body(), 4, 8);
+            send('p', cstring("md5" + md5Hex(concat(inner.getBytes(StandardCharsets.US_ASCII), salt))));
+            m = read();
         }
         if (m.type() != 'R' || m.body()[3] != 0) {
             throw new IOException("login failed: " + m.type() + " " + m.text());
         }
-        client.readUntilReady();
-        return client;
+        readUntilReady();
     }
 
-    void startup(Map<String, String> parameters) throws IOException {
+    private static String md5Hex(byte[] input) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(input));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public void startup(Map<String, String> parameters) throws IOException {
+        sendRaw(startupPacket(parameters));
+    }
+
+    /** A protocol 3.0 startup packet with these parameters, to send with other bytes in one write. */
+    public static byte[] startupPacket(Map<String, String> parameters) {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
-        body.write(new byte[] {0, 3, 0, 0});
+        body.writeBytes(new byte[] {0, 3, 0, 0});
         for (Map.Entry<String, String> e : parameters.entrySet()) {
             body.writeBytes(cstring(e.getKey()));
             body.writeBytes(cstring(e.getValue()));
         }
         body.write(0);
-        out.writeInt(body.size() + 4);
-        out.write(body.toByteArray());
-        out.flush();
+        return concat(int32(body.size() + 4), body.toByteArray());
     }
 
     void send(char type, byte[] body) throws IOException {
         sendRaw(frame(type, body));
     }
 
-    void sendRaw(byte[] bytes) throws IOException {
+    public void sendRaw(byte[] bytes) throws IOException {
         out.write(bytes);
         out.flush();
     }
@@ -113,7 +139,7 @@ final class RawClient implements AutoCloseable {
         send('S', new byte[0]);
     }
 
-    Message read() throws IOException {
+    public Message read() throws IOException {
         char type = (char) in.readUnsignedByte();
         int length = in.readInt();
         byte[] body = new byte[length - 4];
@@ -196,17 +222,20 @@ final class RawClient implements AutoCloseable {
     }
 
     /** One message as on the wire, to send several in one write with {@link #sendRaw}. */
-    static byte[] frame(char type, byte[] body) {
-        int length = body.length + 4;
-        return concat(new byte[] {(byte) type, (byte) (length >>> 24), (byte) (length >>> 16), (byte) (length >>> 8),
-                (byte) length}, body);
+    public static byte[] frame(char type, byte[] body) {
+        return concat(new byte[] {(byte) type}, int32(body.length + 4), body);
     }
 
-    static byte[] cstring(String s) {
+    /** A big-endian 32-bit integer, as lengths and codes go on the wire. */
+    public static byte[] int32(int value) {
+        return new byte[] {(byte) (value >>> 24), (byte) (value >>> 16), (byte) (value >>> 8), (byte) value};
+    }
+
+    public static byte[] cstring(String s) {
         return concat(s.getBytes(StandardCharsets.UTF_8), new byte[] {0});
     }
 
-    static byte[] concat(byte[]... parts) {
+    public static byte[] concat(byte[]... parts) {
         ByteArrayOutputStream all = new ByteArrayOutputStream();
         for (byte[] part : parts) {
             all.writeBytes(part);

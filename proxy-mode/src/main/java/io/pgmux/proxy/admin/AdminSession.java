@@ -129,7 +129,7 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
                 if (skippingToSync) {
                     return;
                 }
-                run(Query.decode(message.body()).sql());
+                run(queryText(message));
             }
             case FrontendMessage.TERMINATE -> channel.close();
             case FrontendMessage.SYNC -> {
@@ -153,7 +153,16 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private static ErrorResponse extendedProtocolRefused() {
+    /** The text of a console Query; one without its terminator is refused in PgBouncer's words. */
+    private static String queryText(FrontendMessage message) {
+        try {
+            return Query.decode(message.body()).sql();
+        } catch (ProtocolViolationException e) {
+            throw new ProtocolViolationException("incomplete query", e.getMessage());
+        }
+    }
+
+        private static ErrorResponse extendedProtocolRefused() {
         return ErrorResponse.error(SqlState.PROTOCOL_VIOLATION,
                 "extended query protocol not supported by admin console")
                 .withHint("use a client's simple query mode, e.g. pgjdbc's preferQueryMode=simple");

@@ -44,6 +44,7 @@ import io.pgmux.proxy.server.ServerErrorException;
 import io.pgmux.proxy.transport.Transport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -97,6 +98,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     private String limitsUser;
     private String limitsLoginUser;
     private long connectedAtMillis;
+    /** When the client connected, on System.nanoTime's clock. */
+    private long connectedAtNanos;
     private String applicationName = "";
     /** The startup named the admin console's database: no pool, no max_client_conn slot, as in PgBouncer. */
     private boolean console;
@@ -121,7 +124,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         connectedAtMillis = System.currentTimeMillis();
         // on the channel, not in channelInactive: an admin console session replaces this handler
         channel.closeFuture().addListener(closed -> logClosing());
-        startTimeout(ClientTimeouts.Timeout.LOGIN, System.nanoTime());
+        connectedAtNanos = System.nanoTime();
+        startTimeout(ClientTimeouts.Timeout.LOGIN, connectedAtNanos);
         context.clientTimeouts().loginStarted(this);
     }
 
@@ -151,6 +155,14 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void onSslRequest(ChannelHandlerContext ctx) {
+        if (channel.pipeline().get(SslHandler.class) != null) {
+            // as PgBouncer: closed without an answer, which would go out inside the TLS the client asks for again
+            log.info("client {} sent an SSLRequest inside TLS", channel.remoteAddress());
+            closeReason = "SSL req inside SSL";
+            state = State.CLOSED;
+            channel.close();
+            return;
+        }
         ClientTls tls = context.clientTls();
         if (!tls.offered()) {
             channel.writeAndFlush(SslResponse.REJECTED);
@@ -174,9 +186,22 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             fatal(PoolerError.sslRequired());
             return;
         }
+        try {
+            // before the user is looked at, as PgBouncer reads the startup packet: a malformed options value or
+            // a setting name no server would take is refused before any password is asked for
+            parameters = ClientParameters.fromStartup(context.startupParameters(startup.parameters(),
+                    channel.remoteAddress()), context.ignoredStartupParameters());
+        } catch (IllegalArgumentException e) {
+            fatal(PoolerError.fatal(e.getMessage()));
+            return;
+        }
         user = startup.user();
         if (user == null || user.isEmpty()) {
             fatal(PoolerError.noUsernameSupplied());
+            return;
+        }
+        if (user.getBytes(StandardCharsets.UTF_8).length >= PoolerError.MAX_USERNAME_BYTES) {
+            fatal(PoolerError.usernameTooLong());
             return;
         }
         String database = startup.database();
@@ -328,12 +353,6 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (context.database(database) == null) {
             return PoolerError.noSuchDatabase(database);
         }
-        try {
-            parameters = ClientParameters.fromStartup(context.startupParameters(startup.parameters(),
-                    channel.remoteAddress()));
-        } catch (IllegalArgumentException e) {
-            return PoolerError.fatal(e.getMessage());
-        }
         String poolUser = user;
         if (context.authType() == AuthType.ANY) {
             poolUser = context.database(database).user();
@@ -467,6 +486,9 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         channel.config().setAutoRead(false);
         state = State.WELCOME;
+        // as in PgBouncer, client_login_timeout counts from the connect until the welcome, whatever the client sends
+        startTimeout(ClientTimeouts.Timeout.WELCOME, connectedAtNanos);
+        context.clientTimeouts().loginStarted(this);
         pool.acquireAsync().whenComplete((acquired, failure) -> channel.eventLoop().execute(() -> {
             if (failure != null) {
                 failAcquire(failure);
@@ -500,13 +522,14 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         channel.writeAndFlush(ReadyForQuery.IDLE, channel.voidPromise());
         state = State.READY;
+        context.clientTimeouts().loginEnded(this);
         startTimeout(ClientTimeouts.Timeout.IDLE, System.nanoTime());
     }
 
     // ---------------------------------------------------------------- query phase
 
     private void onQueryMessage(FrontendMessage message) {
-        if (timeout != null) {
+        if (timeout != null && state == State.READY) {
             timeout = null;
         }
         if (message.type() == FrontendMessage.QUERY && context.disablePqexec() && state != State.CLOSED) {
@@ -601,7 +624,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         long limit = switch (running) {
-            case LOGIN -> timeouts.loginNanos();
+            case LOGIN, WELCOME -> timeouts.loginNanos();
             case IDLE -> limits.idleNanos();
             case IDLE_IN_TRANSACTION -> limits.idleTransactionNanos();
         };
@@ -627,7 +650,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (cause instanceof PoolTimeoutException) {
             error = PoolerError.queryWaitTimeout();
         } else if (cause instanceof PoolClosedException) {
-            error = PoolerError.poolerShuttingDown();
+            error = PoolerError.serverShuttingDown();
         } else if (cause instanceof ServerLoginException cached && cached.isCached()) {
             error = PoolerError.serverLoginRetry(loginFailure(cached.getCause()).message());
         } else {

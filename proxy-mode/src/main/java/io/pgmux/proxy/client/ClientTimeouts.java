@@ -23,6 +23,8 @@ public final class ClientTimeouts implements Runnable {
     /** The timeout running for a quiet client, with the error PgBouncer closes it with. */
     enum Timeout {
         LOGIN(PoolerError.clientLoginTimeout()),
+        /** Logged in, and the pool's first server, which brings the parameters to welcome it with, is not up yet. */
+        WELCOME(PoolerError.clientLoginTimeoutServerDown()),
         IDLE(PoolerError.clientIdleTimeout()),
         IDLE_IN_TRANSACTION(PoolerError.idleTransactionTimeout());
 

@@ -303,6 +303,11 @@ public final class ProxyContext {
         this.applicationNameAddHost = applicationNameAddHost;
     }
 
+    /** ignore_startup_parameters, in lower case. */
+    Set<String> ignoredStartupParameters() {
+        return ignoredStartupParameters;
+    }
+
     /** What a client's startup packet asks of its servers, after ignore_startup_parameters and application_name_add_host. */
     Map<String, String> startupParameters(Map<String, String> sent, SocketAddress client) {
         if (ignoredStartupParameters.isEmpty() && !applicationNameAddHost) {

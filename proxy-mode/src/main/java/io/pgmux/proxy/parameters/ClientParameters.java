@@ -22,6 +22,10 @@ public final class ClientParameters {
             "standard_conforming_strings", "application_name");
     private static final Set<String> NOT_SETTINGS = Set.of("user", "database", "options", "replication");
     private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.]*");
+    private static final String UNSUPPORTED_PARAMETER = "unsupported startup parameter: ";
+    private static final String UNSUPPORTED_OPTION = "unsupported startup parameter in options: ";
+    private static final String UNSUPPORTED_OPTIONS =
+            "unsupported options startup parameter: only '-c config=val' and '--config=val' are allowed";
     private static final String[] NONE = new String[0];
     /**
      * The settings set in this session; and SET SESSION AUTHORIZATION and SET ROLE, which pg_settings hides: left
@@ -48,11 +52,12 @@ public final class ClientParameters {
 
     /**
      * Reads the settings in a startup packet, including {@code options} ({@code -c name=value} and
-     * {@code --name=value}).
+     * {@code --name=value}), leaving out the names in {@code ignored} (lower case) there too, as PgBouncer does.
      *
-     * @throws IllegalArgumentException for a malformed {@code options} value or setting name
+     * @throws IllegalArgumentException with PgBouncer 1.25's text, for a malformed {@code options} value or a setting
+     *     name that cannot be replayed
      */
-    public static ClientParameters fromStartup(Map<String, String> startup) {
+    public static ClientParameters fromStartup(Map<String, String> startup, Set<String> ignored) {
         Map<String, String> requested = new LinkedHashMap<>();
         startup.forEach((name, value) -> {
             if (!NOT_SETTINGS.contains(name) && !name.startsWith("_pq_.")) {
@@ -61,19 +66,20 @@ public final class ClientParameters {
         });
         String options = startup.get("options");
         if (options != null) {
-            parseOptions(options, requested);
+            parseOptions(options, ignored, requested);
         }
         return new ClientParameters(requested);
     }
 
     private static String checkName(String name) {
         if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("invalid setting name \"" + name + "\"");
+            throw new IllegalArgumentException(UNSUPPORTED_PARAMETER + name);
         }
         return name;
     }
 
-    private static void parseOptions(String options, Map<String, String> into) {
+    /** PgBouncer 1.25's forms: {@code -c name=value}, {@code -cname=value} and {@code --name=value}. */
+    private static void parseOptions(String options, Set<String> ignored, Map<String, String> into) {
         List<String> words = splitOptions(options);
         for (int i = 0; i < words.size(); i++) {
             String word = words.get(i);
@@ -85,13 +91,21 @@ public final class ClientParameters {
             } else if (word.startsWith("--")) {
                 assignment = word.substring(2);
             } else {
-                throw new IllegalArgumentException("unsupported startup option \"" + word + "\"");
+                throw new IllegalArgumentException(UNSUPPORTED_OPTIONS);
             }
             int eq = assignment.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("invalid startup option \"" + assignment + "\"");
+            if (eq < 0) {
+                throw new IllegalArgumentException(UNSUPPORTED_OPTIONS);
             }
-            into.put(checkName(assignment.substring(0, eq).replace('-', '_')), assignment.substring(eq + 1));
+            String name = assignment.substring(0, eq);
+            if (ignored.contains(name.toLowerCase(Locale.ROOT))) {
+                continue;
+            }
+            // PostgreSQL reads a dash in a name as an underscore (--search-path=x); the refusal shows it as sent
+            if (!NAME.matcher(name.replace('-', '_')).matches()) {
+                throw new IllegalArgumentException(UNSUPPORTED_OPTION + name);
+            }
+            into.put(name.replace('-', '_'), assignment.substring(eq + 1));
         }
     }
 

@@ -73,7 +73,7 @@ public final class NamedStatements {
         } catch (ProtocolViolationException e) {
             // a malformed Parse, Bind, Describe or Close: decoding failed before the message was passed on
             message.release();
-            throw e;
+            throw new ProtocolViolationException("failed to parse packet", e.getMessage());
         }
     }
 

@@ -1,6 +1,7 @@
 package io.pgmux.proxy.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
@@ -25,8 +26,9 @@ import java.util.List;
  *       than what one read brings.</li>
  * </ol>
  * Every length is checked against its limit as soon as the header is in, before any body byte is waited
- * for. A violation throws {@link ProtocolViolationException} (which travels to {@code exceptionCaught}); from
- * then on, and after a CancelRequest, all further input is discarded.
+ * for. A violation throws {@link ProtocolViolationException} (which travels to {@code exceptionCaught}) with
+ * PgBouncer 1.25's text ({@code bad packet header: '…'}, {@code unknown pkt}, …) and the exact reason as its
+ * detail; from then on, and after a CancelRequest, all further input is discarded.
  */
 public final class FrontendMessageDecoder extends ByteToMessageDecoder {
     /** PostgreSQL's MAX_STARTUP_PACKET_LENGTH. */
@@ -38,7 +40,9 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
     /** Messages longer than this (PgBouncer's default pkt_buf times 16) may be streamed once logged in. */
     public static final int STREAM_THRESHOLD = 64 * 1024;
 
-    private static final int V2_MAJOR = 2;
+    private static final int V2_PROTOCOL = 2 << 16;
+    /** PgBouncer shows at most this many bytes of a header it cannot read. */
+    private static final int SHOWN_HEADER_BYTES = 8;
     private static final boolean[] FRONTEND_TYPES = new boolean[256];
 
     static {
@@ -107,20 +111,34 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
             return;
         }
         int start = in.readerIndex();
+        if (in.getByte(start) != 0) {
+            refuseTypedMessageAtStartup(in);
+            return;
+        }
         int length = in.getInt(start);
         if (length < 8 || length > MAX_STARTUP_PACKET_LENGTH) {
-            throw violation(in, "invalid length of startup packet");
+            throw badHeader(in, "invalid length of startup packet");
+        }
+        if (in.readableBytes() < 8) {
+            return;
+        }
+        int code = in.getInt(start + 4);
+        int major = code >>> 16;
+        if (code != SslRequest.CODE && code != GssEncRequest.CODE && code != CancelRequest.CODE
+                && code != V2_PROTOCOL && major != 3) {
+            throw badHeader(in, "unsupported frontend protocol " + major + "." + (code & 0xFFFF)
+                    + ": server supports 3.0 to 3.2");
         }
         if (in.readableBytes() < length) {
             return;
         }
-        int code = in.getInt(start + 4);
         ByteBuf body = in.slice(start + 8, length - 8);
         Object message;
         try {
             message = switch (code) {
-                case SslRequest.CODE -> encryptionRequest(in, length, SslRequest.INSTANCE);
-                case GssEncRequest.CODE -> encryptionRequest(in, length, GssEncRequest.INSTANCE);
+                case SslRequest.CODE -> encryptionRequest(in, length, SslRequest.INSTANCE, "SSL request");
+                case GssEncRequest.CODE -> encryptionRequest(in, length, GssEncRequest.INSTANCE,
+                        "GSSAPI encryption request");
                 case CancelRequest.CODE -> cancelRequest(body);
                 default -> startupMessage(code, body);
             };
@@ -132,15 +150,31 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
     }
 
     /**
-     * Anything already buffered behind an SSLRequest was sent before the client saw our answer: bytes that would
-     * bypass TLS once the handshake starts (CVE-2021-23214), so it is refused as PostgreSQL refuses it.
+     * A typed message where a startup packet belongs. PgBouncer names a password message; anything else it would
+     * buffer up to max_packet_size before closing without a word, where this refuses it at once.
      */
-    private Object encryptionRequest(ByteBuf in, int length, Object request) {
+    private void refuseTypedMessageAtStartup(ByteBuf in) {
+        if (in.readableBytes() < Wire.HEADER_LENGTH) {
+            return;
+        }
+        int start = in.readerIndex();
+        int length = in.getInt(start + 1);
+        if (in.getByte(start) == FrontendMessage.PASSWORD && length >= 4 && length <= MAX_LOGIN_MESSAGE_LENGTH) {
+            throw violation(in, "client password pkt before startup packet");
+        }
+        throw badHeader(in, "expected a startup packet");
+    }
+
+    /**
+     * Anything already buffered behind an SSLRequest was sent before the client saw our answer: bytes that would
+     * bypass TLS once the handshake starts (CVE-2021-23214), so it is refused, in PgBouncer's words.
+     */
+    private Object encryptionRequest(ByteBuf in, int length, Object request, String name) {
         if (length != 8) {
             throw new ProtocolViolationException("invalid length of " + request + " packet");
         }
         if (in.readableBytes() > length) {
-            throw new ProtocolViolationException("received unencrypted data after " + request);
+            throw new ProtocolViolationException("received unencrypted data after " + name);
         }
         return request;
     }
@@ -158,13 +192,8 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
     }
 
     private Object startupMessage(int protocolVersion, ByteBuf body) {
-        int major = protocolVersion >>> 16;
-        if (major <= V2_MAJOR) {
+        if (protocolVersion == V2_PROTOCOL) {
             throw new ProtocolViolationException("old V2 protocol not supported");
-        }
-        if (major > 3) {
-            throw new ProtocolViolationException("unsupported frontend protocol " + major + "."
-                    + (protocolVersion & 0xFFFF) + ": server supports 3.0 to 3.2");
         }
         StartupMessage message = StartupMessage.decode(protocolVersion, body);
         phase = Phase.LOGIN;
@@ -177,16 +206,19 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
         }
         int start = in.readerIndex();
         byte type = in.getByte(start);
-        if (!FRONTEND_TYPES[type & 0xFF]) {
-            throw violation(in, "invalid frontend message type " + (type & 0xFF));
-        }
-        if (phase == Phase.LOGIN && type != FrontendMessage.PASSWORD && type != FrontendMessage.TERMINATE) {
-            throw violation(in, "expected password response, got message type " + (type & 0xFF));
+        if (type == 0 && phase == Phase.LOGIN) {
+            throw violation(in, "client re-sent startup pkt");
         }
         int length = in.getInt(start + 1);
         if (length < 4 || length > limit) {
-            throw violation(in, "invalid message length " + length
+            throw badHeader(in, "invalid message length " + length
                     + " for message type " + (type & 0xFF) + " (limit " + limit + ")");
+        }
+        if (!FRONTEND_TYPES[type & 0xFF]) {
+            throw violation(in, "unknown pkt", "invalid frontend message type " + (type & 0xFF));
+        }
+        if (phase == Phase.LOGIN && type != FrontendMessage.PASSWORD && type != FrontendMessage.TERMINATE) {
+            throw violation(in, "expected password response, got message type " + (type & 0xFF));
         }
         int available = in.readableBytes();
         if (available - 1 < length) {
@@ -216,8 +248,18 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
     }
 
     private ProtocolViolationException violation(ByteBuf in, String message) {
+        return violation(in, message, null);
+    }
+
+    private ProtocolViolationException violation(ByteBuf in, String message, String detail) {
         phase = Phase.DISCARD;
         in.skipBytes(in.readableBytes());
-        return new ProtocolViolationException(message);
+        return new ProtocolViolationException(message, detail);
+    }
+
+    /** PgBouncer's refusal of a header it cannot read, showing its first bytes in hex; {@code detail} says why. */
+    private ProtocolViolationException badHeader(ByteBuf in, String detail) {
+        String shown = ByteBufUtil.hexDump(in, in.readerIndex(), Math.min(SHOWN_HEADER_BYTES, in.readableBytes()));
+        return violation(in, "bad packet header: '" + shown + "'", detail);
     }
 }

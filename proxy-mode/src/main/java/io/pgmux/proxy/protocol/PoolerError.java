@@ -9,6 +9,8 @@ package io.pgmux.proxy.protocol;
  * itself would (non-fatal ERROR 42P05 / 26000, then ReadyForQuery at the next Sync), so a driver can recover.
  */
 public final class PoolerError {
+    /** PgBouncer's bound on a user name, terminator included: longer ones are refused before login. */
+    public static final int MAX_USERNAME_BYTES = 128;
     private static final ErrorResponse MAX_CLIENT_CONN = fatal("no more connections allowed (max_client_conn)");
     private static final ErrorResponse MAX_DB_CLIENT_CONNECTIONS =
             fatal("client connections exceeded (max_db_client_connections)");
@@ -21,6 +23,7 @@ public final class PoolerError {
     private static final ErrorResponse IDLE_TRANSACTION_TIMEOUT = fatal("idle transaction timeout");
     private static final ErrorResponse CLIENT_IDLE_TIMEOUT = fatal("client_idle_timeout");
     private static final ErrorResponse CLIENT_LOGIN_TIMEOUT = fatal("client_login_timeout");
+    private static final ErrorResponse CLIENT_LOGIN_TIMEOUT_SERVER_DOWN = fatal("client_login_timeout (server down)");
     private static final ErrorResponse PASSWORD_AUTHENTICATION_FAILED = fatal("password authentication failed");
     private static final ErrorResponse SASL_AUTHENTICATION_FAILED = fatal("SASL authentication failed");
     private static final ErrorResponse TRUST_AUTHENTICATION_FAILED = fatal("\"trust\" authentication failed");
@@ -29,6 +32,7 @@ public final class PoolerError {
     private static final ErrorResponse NO_SUCH_USER = fatal("no such user");
     private static final ErrorResponse CANNOT_CONNECT_TO_SERVER = fatal("pgbouncer cannot connect to server");
     private static final ErrorResponse NO_USERNAME_SUPPLIED = fatal("no username supplied");
+    private static final ErrorResponse USERNAME_TOO_LONG = fatal("username too long");
     private static final ErrorResponse EMPTY_PASSWORD = fatal("empty password returned by client");
     private static final ErrorResponse INVALID_SASL_MECHANISM =
             fatal("client selected an invalid SASL authentication mechanism");
@@ -36,6 +40,7 @@ public final class PoolerError {
             fatal("transaction blocks not allowed in statement pooling mode");
     private static final ErrorResponse SERVER_CONN_CRASHED = fatal("server conn crashed?");
     private static final ErrorResponse POOLER_SHUTTING_DOWN = fatal("pooler is shutting down");
+    private static final ErrorResponse SERVER_SHUTTING_DOWN = fatal("server shutting down");
     private static final ErrorResponse BOUNCER_CONFIG_ERROR = fatal("bouncer config error");
     private static final ErrorResponse LOGIN_REJECTED = fatal("login rejected");
     private static final ErrorResponse NO_AUTHENTICATION_METHOD = fatal("no authentication method is found");
@@ -97,6 +102,11 @@ public final class PoolerError {
         return CLIENT_LOGIN_TIMEOUT;
     }
 
+    /** A logged-in client still waiting, client_login_timeout after connecting, for its pool's first server. */
+    public static ErrorResponse clientLoginTimeoutServerDown() {
+        return CLIENT_LOGIN_TIMEOUT_SERVER_DOWN;
+    }
+
     public static ErrorResponse noSuchDatabase(String database) {
         return fatal("no such database: " + database);
     }
@@ -142,6 +152,11 @@ public final class PoolerError {
 
     public static ErrorResponse noUsernameSupplied() {
         return NO_USERNAME_SUPPLIED;
+    }
+
+    /** A user name of {@link #MAX_USERNAME_BYTES} bytes or more. */
+    public static ErrorResponse usernameTooLong() {
+        return USERNAME_TOO_LONG;
     }
 
     public static ErrorResponse emptyPassword() {
@@ -200,8 +215,14 @@ public final class PoolerError {
         return DATABASE_CONFIGURATION_CHANGED;
     }
 
+    /** A client logging in while the pooler shuts down. */
     public static ErrorResponse poolerShuttingDown() {
         return POOLER_SHUTTING_DOWN;
+    }
+
+    /** A client waiting for a server when SHUTDOWN WAIT_FOR_SERVERS closed its pool. */
+    public static ErrorResponse serverShuttingDown() {
+        return SERVER_SHUTTING_DOWN;
     }
 
     /** Logging in to the server failed; {@code reason} as in "server login failed: wrong password type". */

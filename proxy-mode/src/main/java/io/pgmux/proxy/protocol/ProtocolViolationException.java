@@ -10,12 +10,27 @@ import io.netty.handler.codec.DecoderException;
 public final class ProtocolViolationException extends DecoderException {
     private static final long serialVersionUID = 1L;
 
+    /** What exactly was wrong, when the message is PgBouncer's terse text; or null. */
+    private final String detail;
+
     public ProtocolViolationException(String message) {
+        this(message, null);
+    }
+
+    /** With PgBouncer's text as {@code message}, and what exactly was wrong as {@code detail}. */
+    public ProtocolViolationException(String message, String detail) {
         super(message);
+        this.detail = detail;
+    }
+
+    /** What exactly was wrong, or null. */
+    public String detail() {
+        return detail;
     }
 
     /** The FATAL 08P01 error to send to the peer before closing. */
     public ErrorResponse toErrorResponse() {
-        return ErrorResponse.fatal(SqlState.PROTOCOL_VIOLATION, getMessage());
+        ErrorResponse error = ErrorResponse.fatal(SqlState.PROTOCOL_VIOLATION, getMessage());
+        return detail == null ? error : error.withDetail(detail);
     }
 }

@@ -6,12 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.pgmux.proxy.PgMuxProxy;
+import io.pgmux.proxy.RawClient;
 import io.pgmux.proxy.config.ProxyConfigLoader;
 import io.pgmux.testing.Clients;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,6 +38,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.opentest4j.TestAbortedException;
 import org.postgresql.util.PSQLException;
@@ -49,6 +56,9 @@ class PgBouncerDifferentialTest {
     private static final String PASSWORD = "app-secret";
     private static final String ADMIN = "boss";
     private static final String ADMIN_PASSWORD = "boss-secret";
+    private static final String OPTIONS_REFUSED = "FATAL 08P01: unsupported options startup parameter: only "
+            + "'-c config=val' and '--config=val' are allowed";
+    private static final String PARSE_FAILED = "FATAL 08P01: failed to parse packet";
     private static Path binary;
 
     private final TestDatabase db;
@@ -640,6 +650,192 @@ class PgBouncerDifferentialTest {
         Poolers p = startEntry(" user=" + db.superuser() + " password=" + db.superuserPassword(),
                 "pool_mode = transaction\nauth_type = any\n");
         assertSame(p, endpoint -> currentUser(connect(endpoint, "app", "whoever", "")));
+    }
+
+    // --- protocol input no driver sends -----------------------------------------------------------------------
+
+    /** Each: what is sent instead of a proper startup, the bytes, and the refusal both must answer with. */
+    static Stream<Arguments> badStartups() {
+        byte[] sslRequest = RawClient.concat(RawClient.int32(8), RawClient.int32(80877103));
+        byte[] gssEncRequest = RawClient.concat(RawClient.int32(8), RawClient.int32(80877104));
+        byte[] startup = RawClient.startupPacket(Map.of("user", USER, "database", "app"));
+        return Stream.of(
+                Arguments.of("a startup packet pipelined behind SSLRequest", RawClient.concat(sslRequest, startup),
+                        "FATAL 08P01: received unencrypted data after SSL request"),
+                Arguments.of("a startup packet pipelined behind GSSENCRequest",
+                        RawClient.concat(gssEncRequest, startup),
+                        "FATAL 08P01: received unencrypted data after GSSAPI encryption request"),
+                Arguments.of("a length below 8", "\0\0\0\2garbage!".getBytes(StandardCharsets.US_ASCII),
+                        "FATAL 08P01: bad packet header: '0000000267617262'"),
+                Arguments.of("an unknown protocol code", RawClient.concat(RawClient.int32(8), RawClient.int32(1234)),
+                        "FATAL 08P01: bad packet header: '00000008000004d2'"),
+                Arguments.of("a password message", RawClient.frame('p', RawClient.cstring("secret")),
+                        "FATAL 08P01: client password pkt before startup packet"),
+                Arguments.of("protocol 2.0", RawClient.concat(RawClient.int32(8), RawClient.int32(2 << 16)),
+                        "FATAL 08P01: old V2 protocol not supported"),
+                Arguments.of("options other than -c", startupWith("options", "-X foo"), OPTIONS_REFUSED),
+                Arguments.of("options -c without a value", startupWith("options", "-c foo"), OPTIONS_REFUSED),
+                Arguments.of("options naming no setting", startupWith("options", "-c foo\\ bar=x"),
+                        "FATAL 08P01: unsupported startup parameter in options: foo bar"),
+                Arguments.of("a parameter naming no setting", startupWith("foo bar", "x"),
+                        "FATAL 08P01: unsupported startup parameter: foo bar"),
+                Arguments.of("a user name of 128 bytes",
+                        RawClient.startupPacket(Map.of("user", "u".repeat(128), "database", "app")),
+                        "FATAL 08P01: username too long"));
+    }
+
+    /** A startup packet of {@link #USER} to database app with one more parameter. */
+    private static byte[] startupWith(String name, String value) {
+        return RawClient.startupPacket(Map.of("user", USER, "database", "app", name, value));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badStartups")
+    void badInputInPlaceOfAStartupIsRefusedAlike(String what, byte[] bytes, String refusal) throws Exception {
+        Poolers p = start("");
+        assertEquals(refusal, answer(p.pgbouncer, bytes, false), "PgBouncer, " + what);
+        assertEquals(refusal, answer(p.pgmux, bytes, false), "pgmux, " + what);
+    }
+
+    /** Each: what a logged-in client sends, the bytes, and the refusal both must answer with. */
+    static Stream<Arguments> badMessages() {
+        byte[] sync = RawClient.frame('S', new byte[0]);
+        byte[] unterminated = "abc".getBytes(StandardCharsets.US_ASCII);
+        return Stream.of(
+                Arguments.of("an unknown message type", RawClient.frame('y', new byte[0]),
+                        "FATAL 08P01: unknown pkt"),
+                Arguments.of("a startup packet", RawClient.startupPacket(Map.of("user", USER, "database", "app")),
+                        "FATAL 08P01: unknown pkt"),
+                Arguments.of("a length below 4", new byte[] {'Q', 0, 0, 0, 2},
+                        "FATAL 08P01: bad packet header: '5100000002'"),
+                Arguments.of("a malformed Parse", RawClient.concat(RawClient.frame('P', unterminated), sync),
+                        PARSE_FAILED),
+                Arguments.of("a malformed Bind", RawClient.concat(RawClient.frame('B', unterminated), sync),
+                        PARSE_FAILED),
+                Arguments.of("a malformed Describe", RawClient.concat(RawClient.frame('D', new byte[] {'S'}),
+                        sync), PARSE_FAILED));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badMessages")
+    void badInputOfALoggedInClientIsRefusedAlike(String what, byte[] bytes, String refusal) throws Exception {
+        Poolers p = start("");
+        assertEquals(refusal, answer(p.pgbouncer, bytes, true), "PgBouncer, " + what);
+        assertEquals(refusal, answer(p.pgmux, bytes, true), "pgmux, " + what);
+    }
+
+    @Test
+    void aStartupPacketSentAgainDuringLoginIsRefusedAlike() throws Exception {
+        Poolers p = start("");
+        for (Endpoint endpoint : List.of(p.pgbouncer, p.pgmux)) {
+            try (RawClient c = new RawClient(endpoint.port())) {
+                c.startup(Map.of("user", USER, "database", "app"));
+                assertEquals('R', c.read().type());
+                c.sendRaw(RawClient.startupPacket(Map.of("user", USER, "database", "app")));
+                assertEquals("FATAL 08P01: client re-sent startup pkt", outcome(c), endpoint.name());
+            }
+        }
+    }
+
+    @Test
+    void anUnterminatedConsoleQueryIsRefusedAlike() throws Exception {
+        Poolers p = start("");
+        for (Endpoint endpoint : List.of(p.pgbouncer, p.pgmux)) {
+            try (RawClient c = new RawClient(endpoint.port())) {
+                c.login("pgbouncer", ADMIN, ADMIN_PASSWORD);
+                c.sendRaw(RawClient.frame('Q', "SHOW VERSION".getBytes(StandardCharsets.US_ASCII)));
+                assertEquals("FATAL 08P01: incomplete query", outcome(c), endpoint.name());
+            }
+        }
+    }
+
+    /** A deliberate difference: pgmux answers as PostgreSQL would, and the client can go on. */
+    @Test
+    void bindOfAnUnknownStatementEndsTheClientInPgBouncerOnly() throws Exception {
+        Poolers p = start("");
+        byte[] bind = RawClient.concat(RawClient.frame('B', RawClient.concat(RawClient.cstring(""),
+                RawClient.cstring("nope"), new byte[6])), RawClient.frame('S', new byte[0]));
+        assertEquals("FATAL 08P01: prepared statement did not exist", answer(p.pgbouncer, bind, true));
+        assertEquals("ERROR 26000: prepared statement \"nope\" does not exist, connection kept",
+                answer(p.pgmux, bind, true));
+    }
+
+    /** A deliberate difference: pgmux answers as PostgreSQL would, and the client can go on. */
+    @Test
+    void parseReusingANameEndsTheClientInPgBouncerOnly() throws Exception {
+        Poolers p = start("");
+        byte[] parse = RawClient.concat(RawClient.frame('P', RawClient.concat(RawClient.cstring("s1"),
+                RawClient.cstring("SELECT 1"), new byte[2])), RawClient.frame('S', new byte[0]));
+        assertEquals("FATAL 08P01: prepared statement name is already in use",
+                answer(p.pgbouncer, RawClient.concat(parse, parse), true));
+        assertEquals("ERROR 42P05: prepared statement \"s1\" already exists, connection kept",
+                answer(p.pgmux, RawClient.concat(parse, parse), true));
+    }
+
+    /** A deliberate difference: pgmux replays every setting a client asks for, PgBouncer only those it tracks. */
+    @Test
+    void optionsSettingSearchPathAreTakenByPgmuxOnly() throws Exception {
+        Poolers p = start("");
+        Properties options = new Properties();
+        options.setProperty("options", "-c search_path=x");
+        Scenario scenario = endpoint -> connect(endpoint, "app", USER, PASSWORD, options).close();
+        assertEquals("FATAL 08P01: unsupported startup parameter in options: search_path",
+                seen(p.pgbouncer, scenario));
+        assertEquals("ok", seen(p.pgmux, scenario));
+    }
+
+    /** IntervalStyle is in PgBouncer's default track_extra_parameters; extra_float_digits in the ini's ignored list. */
+    @ParameterizedTest
+    @ValueSource(strings = {"-c IntervalStyle=iso_8601", "--IntervalStyle=iso_8601",
+        "-cIntervalStyle=iso_8601 -c extra_float_digits=2"})
+    void optionsSettingATrackedParameterAreTakenAlike(String value) throws Exception {
+        Poolers p = start("");
+        Properties options = new Properties();
+        options.setProperty("options", value);
+        for (Endpoint endpoint : List.of(p.pgbouncer, p.pgmux)) {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD, options)) {
+                assertEquals("iso_8601 1", text(c, "SELECT current_setting('IntervalStyle') || ' ' "
+                        + "|| current_setting('extra_float_digits')"), endpoint.name());
+            }
+        }
+    }
+
+    /**
+     * What {@code endpoint} answered to {@code bytes}, sent in one write in place of the startup packet or, with
+     * {@code loggedIn}, after logging in.
+     */
+    private static String answer(Endpoint endpoint, byte[] bytes, boolean loggedIn) throws Exception {
+        try (RawClient c = new RawClient(endpoint.port())) {
+            if (loggedIn) {
+                c.login("app", USER, PASSWORD);
+            }
+            c.sendRaw(bytes);
+            return outcome(c);
+        }
+    }
+
+    /**
+     * What the pooler answered, read until it closed the connection or sent ReadyForQuery after an error:
+     * {@code FATAL 08P01: text} for an error that ended the connection, {@code ERROR 26000: text, connection kept}
+     * for one the client may go on after, {@code closed without an error}, or {@code no answer}.
+     */
+    private static String outcome(RawClient c) throws IOException {
+        String error = null;
+        try {
+            while (true) {
+                RawClient.Message m = c.read();
+                if (m.type() == 'E' && error == null) {
+                    error = m.field('S') + " " + m.field('C') + ": " + m.field('M');
+                } else if (m.type() == 'Z' && error != null) {
+                    return error + ", connection kept";
+                }
+            }
+        } catch (EOFException | SocketException e) {
+            // a reset once the error is out ends the connection as a close does
+            return error != null ? error : "closed without an error";
+        } catch (SocketTimeoutException e) {
+            return error != null ? error + ", then no answer" : "no answer";
+        }
     }
 
     /** auth_user is the superuser; the database entry names no user, so pools log in as the client's user. */

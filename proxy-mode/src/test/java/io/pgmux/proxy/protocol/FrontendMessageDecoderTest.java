@@ -13,6 +13,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ResourceLeakDetector;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -97,10 +98,32 @@ class FrontendMessageDecoderTest {
     }
 
     @Test
-    void rejectsProtocol4() {
+    void rejectsProtocol4AsABadHeaderShowingItsBytes() {
         ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
                 () -> channel.writeInbound(Bytes.of().int32(4 << 16).byte1(0).startupPacket()));
-        assertTrue(e.getMessage().startsWith("unsupported frontend protocol 4.0"), e.getMessage());
+        assertEquals("bad packet header: '0000000900040000'", e.getMessage());
+        assertTrue(e.detail().startsWith("unsupported frontend protocol 4.0"), e.detail());
+    }
+
+    @Test
+    void rejectsAnUnknownStartupCodeBeforeItsBodyIsIn() {
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Unpooled.buffer().writeInt(1000).writeInt(1234)));
+        assertEquals("bad packet header: '000003e8000004d2'", e.getMessage());
+    }
+
+    @Test
+    void refusesAPasswordMessageBeforeTheStartupPacketWithPgBouncersText() {
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Bytes.of().cstring("secret").message('p')));
+        assertEquals("client password pkt before startup packet", e.getMessage());
+    }
+
+    @Test
+    void refusesAnyOtherTypedMessageBeforeTheStartupPacketAtOnce() {
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Unpooled.copiedBuffer("GET / HTTP/1.1\r\n", StandardCharsets.US_ASCII)));
+        assertEquals("bad packet header: '474554202f204854'", e.getMessage());
     }
 
     @Test
@@ -137,7 +160,16 @@ class FrontendMessageDecoderTest {
     void refusesDataPipelinedBehindSslRequest() {
         ByteBuf both = Unpooled.wrappedBuffer(Bytes.of().int32(SslRequest.CODE).startupPacket(), startup("user", "a"));
         ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> channel.writeInbound(both));
-        assertEquals("received unencrypted data after SSLRequest", e.getMessage());
+        assertEquals("received unencrypted data after SSL request", e.getMessage());
+        assertNull(channel.readInbound());
+    }
+
+    @Test
+    void refusesDataPipelinedBehindGssEncRequest() {
+        ByteBuf both = Unpooled.wrappedBuffer(Bytes.of().int32(GssEncRequest.CODE).startupPacket(),
+                startup("user", "a"));
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> channel.writeInbound(both));
+        assertEquals("received unencrypted data after GSSAPI encryption request", e.getMessage());
         assertNull(channel.readInbound());
     }
 
@@ -186,14 +218,16 @@ class FrontendMessageDecoderTest {
     void rejectsStartupLengthBelowEight() {
         ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
                 () -> channel.writeInbound(Unpooled.buffer().writeInt(7).writeInt(StartupMessage.PROTOCOL_3_0)));
-        assertEquals("invalid length of startup packet", e.getMessage());
+        assertEquals("bad packet header: '0000000700030000'", e.getMessage());
+        assertEquals("invalid length of startup packet", e.detail());
     }
 
     @Test
     void rejectsOversizedStartupPacketFromItsHeaderAlone() {
         ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
                 () -> channel.writeInbound(Unpooled.buffer().writeInt(10_001)));
-        assertEquals("invalid length of startup packet", e.getMessage());
+        assertEquals("bad packet header: '00002711'", e.getMessage());
+        assertEquals("invalid length of startup packet", e.detail());
         assertTrue(allocator.largestRequest() < 10_001);
     }
 
@@ -253,6 +287,15 @@ class FrontendMessageDecoderTest {
     }
 
     @Test
+    void aStartupPacketSentAgainDuringLoginIsRefusedWithPgBouncersText() {
+        channel.writeInbound(startup("user", "alice"));
+        channel.readInbound();
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(startup("user", "alice")));
+        assertEquals("client re-sent startup pkt", e.getMessage());
+    }
+
+    @Test
     void loginPhaseLimitsMessagesTo64KiB() {
         channel.writeInbound(startup("user", "alice"));
         channel.readInbound();
@@ -265,7 +308,8 @@ class FrontendMessageDecoderTest {
         loggedIn();
         ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
                 () -> channel.writeInbound(Bytes.of().message('z')));
-        assertEquals("invalid frontend message type 122", e.getMessage());
+        assertEquals("unknown pkt", e.getMessage());
+        assertEquals("invalid frontend message type 122", e.detail());
     }
 
     @Test
@@ -273,7 +317,8 @@ class FrontendMessageDecoderTest {
         loggedIn();
         ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
                 () -> channel.writeInbound(Unpooled.buffer().writeByte('Q').writeInt(3)));
-        assertTrue(e.getMessage().startsWith("invalid message length 3"), e.getMessage());
+        assertEquals("bad packet header: '5100000003'", e.getMessage());
+        assertTrue(e.detail().startsWith("invalid message length 3"), e.detail());
     }
 
     @Test
@@ -281,7 +326,8 @@ class FrontendMessageDecoderTest {
         loggedIn();
         ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
                 () -> channel.writeInbound(Unpooled.buffer().writeByte('Q').writeInt((1 << 20) + 1)));
-        assertTrue(e.getMessage().contains("limit 1048576"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("bad packet header: '51"), e.getMessage());
+        assertTrue(e.detail().contains("limit 1048576"), e.detail());
         assertTrue(allocator.largestRequest() < 1 << 20);
     }
 
