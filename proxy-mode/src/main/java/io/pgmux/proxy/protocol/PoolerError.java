@@ -175,7 +175,6 @@ public final class PoolerError {
         return OLD_V2_PROTOCOL;
     }
 
-    /** statement pooling mode and the client opened a transaction. */
     /** disable_pqexec: the client sent a simple-protocol Query. */
     public static ErrorResponse pqexecDisallowed() {
         return PQEXEC_DISALLOWED;
