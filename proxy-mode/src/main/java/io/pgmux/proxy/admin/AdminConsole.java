@@ -190,7 +190,7 @@ public final class AdminConsole implements AdminRoute {
     public void databaseRemoved(String database) {
         paused.remove(database);
         disabled.remove(database);
-        ErrorResponse removed = PoolerError.fatal("database removed");
+        ErrorResponse removed = PoolerError.databaseRemoved();
         for (ClientConnection client : clients()) {
             if (database.equals(client.info().database())) {
                 client.disconnect(removed);
@@ -647,7 +647,7 @@ public final class AdminConsole implements AdminRoute {
             paused.add(database);
         }
         pools.forEach(Pool::pause);
-        ErrorResponse removed = PoolerError.fatal("database removed");
+        ErrorResponse removed = PoolerError.databaseRemoved();
         for (ClientConnection client : clients()) {
             ClientInfo info = client.info();
             if (info.database() != null && (database == null || database.equals(info.database()))) {

@@ -650,7 +650,9 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (cause instanceof PoolTimeoutException) {
             error = PoolerError.queryWaitTimeout();
         } else if (cause instanceof PoolClosedException) {
-            error = PoolerError.serverShuttingDown();
+            // RELOAD closes a removed database's pool before its clients' own disconnects have run
+            error = pool != null && !context.serves(pool.key().database()) ? PoolerError.databaseRemoved()
+                    : PoolerError.serverShuttingDown();
         } else if (cause instanceof ServerLoginException cached && cached.isCached()) {
             error = PoolerError.serverLoginRetry(loginFailure(cached.getCause()).message());
         } else {

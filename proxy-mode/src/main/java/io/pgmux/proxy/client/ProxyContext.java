@@ -131,6 +131,11 @@ public final class ProxyContext {
         return idlePools;
     }
 
+    /** Whether {@code name} is still served: listed, or left to the {@code *} entry; no auto-database is made. */
+    boolean serves(String name) {
+        return databases.containsKey(name) || autoDatabases.target(name) != null;
+    }
+
     /** After RELOAD: the databases clients may connect to from now on. */
     public void databases(Map<String, ServerTarget> databases) {
         this.databases = Map.copyOf(databases);

@@ -41,6 +41,7 @@ public final class PoolerError {
     private static final ErrorResponse SERVER_CONN_CRASHED = fatal("server conn crashed?");
     private static final ErrorResponse POOLER_SHUTTING_DOWN = fatal("pooler is shutting down");
     private static final ErrorResponse SERVER_SHUTTING_DOWN = fatal("server shutting down");
+    private static final ErrorResponse DATABASE_REMOVED = fatal("database removed");
     private static final ErrorResponse BOUNCER_CONFIG_ERROR = fatal("bouncer config error");
     private static final ErrorResponse LOGIN_REJECTED = fatal("login rejected");
     private static final ErrorResponse NO_AUTHENTICATION_METHOD = fatal("no authentication method is found");
@@ -220,6 +221,11 @@ public final class PoolerError {
     }
 
     /** A client waiting for a server when SHUTDOWN WAIT_FOR_SERVERS closed its pool. */
+    /** RELOAD or KILL dropped the client's database. */
+    public static ErrorResponse databaseRemoved() {
+        return DATABASE_REMOVED;
+    }
+
     public static ErrorResponse serverShuttingDown() {
         return SERVER_SHUTTING_DOWN;
     }
