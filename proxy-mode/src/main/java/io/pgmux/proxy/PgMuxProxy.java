@@ -478,11 +478,13 @@ public final class PgMuxProxy implements AutoCloseable {
         console.reloaded(next);
     }
 
-    /** The databases with server_tls_sslmode applied. */
+    /** The databases with server_tls_sslmode applied, and unix_socket_dir to those without host. */
     private static Map<String, ServerTarget> resolve(Map<String, ServerTarget> configured, ProxySettings s) {
         TlsMode defaultMode = s.get(ProxySetting.SERVER_TLS_SSLMODE);
+        String socketDir = s.get(ProxySetting.UNIX_SOCKET_DIR);
         Map<String, ServerTarget> running = new LinkedHashMap<>();
-        configured.forEach((name, target) -> running.put(name, target.withDefaultTlsMode(defaultMode)));
+        configured.forEach((name, target) -> running.put(name,
+                target.withDefaultTlsMode(defaultMode).withSocketDirectory(socketDir)));
         return Map.copyOf(running);
     }
 

@@ -53,9 +53,11 @@ class ProxyConfigLoaderTest {
     }
 
     @Test
-    void connectStringDefaultsToTheEntryNameOnLocalhost() {
+    void connectStringDefaultsToTheEntryNameOnTheUnixSocketOfUnixSocketDir() {
         ServerTarget t = DatabaseEntry.parse("app", "").target();
-        assertEquals("127.0.0.1", t.host());
+        assertNull(t.host(), "no host: SHOW DATABASES shows NULL, as PgBouncer");
+        assertEquals(List.of(ServerHost.unset(5432)), t.hosts());
+        assertEquals(List.of(new ServerHost("/run/pg", 5432, false)), t.withSocketDirectory("/run/pg").hosts());
         assertEquals(5432, t.port());
         assertEquals("app", t.dbname());
         assertNull(t.user());
