@@ -56,6 +56,9 @@ public record ServerHost(String host, int port, boolean set) {
 
     @Override
     public String toString() {
+        if (host.isEmpty()) {
+            return "the Unix socket of port " + port + " (unix_socket_dir is empty)";
+        }
         return isUnixSocket() ? socketPath() : host.indexOf(':') >= 0 ? "[" + host + "]:" + port : host + ":" + port;
     }
 }
