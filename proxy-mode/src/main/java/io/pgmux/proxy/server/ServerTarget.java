@@ -89,8 +89,8 @@ public record ServerTarget(List<ServerHost> hosts, String dbname, String user, S
     /** This target with an entry without host going to the socket in {@code unixSocketDir} (empty for none). */
     public ServerTarget withSocketDirectory(String unixSocketDir) {
         List<ServerHost> placed = hosts.stream().map(h -> h.inSocketDirectory(unixSocketDir)).toList();
-        return placed.equals(hosts) ? this
-                : new ServerTarget(placed, dbname, user, password, tlsMode, loadBalanceHosts, targetSessionAttrs, setup);
+        return placed.equals(hosts) ? this : new ServerTarget(placed, dbname, user, password, tlsMode,
+                loadBalanceHosts, targetSessionAttrs, setup);
     }
 
     /** This target narrowed to one of its hosts, for one server connection. */
@@ -109,7 +109,8 @@ public record ServerTarget(List<ServerHost> hosts, String dbname, String user, S
     public String toString() {
         List<String> each = hosts.stream().map(h -> Integer.toString(h.port())).toList();
         String ports = each.stream().distinct().count() == 1 ? each.get(0) : String.join(",", each);
-        return (host() != null ? "host=" + host() + " " : "") + "port=" + ports + " dbname=" + dbname + (user != null ? " user=" + user : "")
+        return (host() != null ? "host=" + host() + " " : "") + "port=" + ports + " dbname=" + dbname
+                + (user != null ? " user=" + user : "")
                 + (tlsMode != null ? " sslmode=" + tlsMode : "")
                 + (hosts.size() > 1 ? " load_balance_hosts=" + loadBalanceHosts : "")
                 + (targetSessionAttrs != TargetSessionAttrs.ANY ? " target_session_attrs=" + targetSessionAttrs : "");
