@@ -36,6 +36,7 @@ import io.pgmux.proxy.config.TlsProtocols;
 import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.log.StatsLog;
 import io.pgmux.proxy.metrics.PrometheusEndpoint;
+import io.pgmux.proxy.prepared.PreparedStatementLimit;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
 import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.server.AutoDatabases;
@@ -973,7 +974,8 @@ public final class PgMuxProxy implements AutoCloseable {
                     s.<TransportKind>get(ProxySetting.TRANSPORT), TcpOptions.of(s));
             UserSecrets secrets = users;
             QueriedUsers queried = new QueriedUsers();
-            int maxPrepared = s.get(ProxySetting.MAX_PREPARED_STATEMENTS);
+            PreparedStatementLimit maxPrepared =
+                    new PreparedStatementLimit(s.get(ProxySetting.MAX_PREPARED_STATEMENTS));
             ConnectionLog connectionLog = new ConnectionLog();
             Connectors connectors = new Connectors(transport, serverTls, maxPrepared, queried, targets, autoDatabases,
                     secrets, s, connectionLog);
@@ -1123,7 +1125,7 @@ public final class PgMuxProxy implements AutoCloseable {
     private static final class Connectors {
         private final Transport transport;
         private volatile ServerTls serverTls;
-        private volatile int maxPreparedStatements;
+        private final PreparedStatementLimit preparedStatements;
         /** The secrets auth_query found, for users not in the auth file. */
         private final QueriedUsers queried;
         /** Where each connector logs the connections it opens and closes. */
@@ -1134,7 +1136,8 @@ public final class PgMuxProxy implements AutoCloseable {
         private volatile UserSecrets secrets;
         private volatile int connectTimeoutMillis;
 
-        Connectors(Transport transport, ServerTls serverTls, int maxPreparedStatements, QueriedUsers queried,
+        Connectors(Transport transport, ServerTls serverTls, PreparedStatementLimit preparedStatements,
+                QueriedUsers queried,
                 Map<String, ServerTarget> targets, AutoDatabases autoDatabases, UserSecrets secrets,
                 ProxySettings settings, ConnectionLog connectionLog) {
             this.autoDatabases = autoDatabases;
@@ -1142,7 +1145,7 @@ public final class PgMuxProxy implements AutoCloseable {
             this.connectionLog = connectionLog;
             this.transport = transport;
             this.serverTls = serverTls;
-            this.maxPreparedStatements = maxPreparedStatements;
+            this.preparedStatements = preparedStatements;
             this.targets = targets;
             this.secrets = secrets;
             this.connectTimeoutMillis = connectTimeoutMillis(settings);
@@ -1173,7 +1176,6 @@ public final class PgMuxProxy implements AutoCloseable {
             this.targets = targets;
             this.secrets = secrets;
             this.connectTimeoutMillis = connectTimeoutMillis(settings);
-            this.maxPreparedStatements = settings.get(ProxySetting.MAX_PREPARED_STATEMENTS);
             if (serverTls != null) {
                 this.serverTls = serverTls;
             }
@@ -1200,7 +1202,7 @@ public final class PgMuxProxy implements AutoCloseable {
                 secret = () -> null;
             }
             return new NettyServerConnector(transport, target, loginUser, secret, serverTls, connectTimeoutMillis,
-                    maxPreparedStatements).logTo(connectionLog, key.database());
+                    preparedStatements::tracking).logTo(connectionLog, key.database());
         }
 
         private static int connectTimeoutMillis(ProxySettings settings) {
