@@ -36,6 +36,7 @@ import io.pgmux.proxy.config.TlsProtocols;
 import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.log.StatsLog;
 import io.pgmux.proxy.metrics.PrometheusEndpoint;
+import io.pgmux.proxy.prepared.PreparedStatementLimit;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
 import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.server.AutoDatabases;
@@ -483,11 +484,13 @@ public final class PgMuxProxy implements AutoCloseable {
         console.reloaded(next);
     }
 
-    /** The databases with server_tls_sslmode applied. */
+    /** The databases with server_tls_sslmode applied, and unix_socket_dir to those without host. */
     private static Map<String, ServerTarget> resolve(Map<String, ServerTarget> configured, ProxySettings s) {
         TlsMode defaultMode = s.get(ProxySetting.SERVER_TLS_SSLMODE);
+        String socketDir = s.get(ProxySetting.UNIX_SOCKET_DIR);
         Map<String, ServerTarget> running = new LinkedHashMap<>();
-        configured.forEach((name, target) -> running.put(name, target.withDefaultTlsMode(defaultMode)));
+        configured.forEach((name, target) -> running.put(name,
+                target.withDefaultTlsMode(defaultMode).withSocketDirectory(socketDir)));
         return Map.copyOf(running);
     }
 
@@ -976,7 +979,8 @@ public final class PgMuxProxy implements AutoCloseable {
                     s.<TransportKind>get(ProxySetting.TRANSPORT), TcpOptions.of(s));
             UserSecrets secrets = users;
             QueriedUsers queried = new QueriedUsers();
-            int maxPrepared = s.get(ProxySetting.MAX_PREPARED_STATEMENTS);
+            PreparedStatementLimit maxPrepared =
+                    new PreparedStatementLimit(s.get(ProxySetting.MAX_PREPARED_STATEMENTS));
             ConnectionLog connectionLog = new ConnectionLog();
             Connectors connectors = new Connectors(transport, serverTls, maxPrepared, queried, targets, autoDatabases,
                     secrets, s, connectionLog);
@@ -1126,7 +1130,7 @@ public final class PgMuxProxy implements AutoCloseable {
     private static final class Connectors {
         private final Transport transport;
         private volatile ServerTls serverTls;
-        private volatile int maxPreparedStatements;
+        private final PreparedStatementLimit preparedStatements;
         /** The secrets auth_query found, for users not in the auth file. */
         private final QueriedUsers queried;
         /** Where each connector logs the connections it opens and closes. */
@@ -1137,7 +1141,8 @@ public final class PgMuxProxy implements AutoCloseable {
         private volatile UserSecrets secrets;
         private volatile int connectTimeoutMillis;
 
-        Connectors(Transport transport, ServerTls serverTls, int maxPreparedStatements, QueriedUsers queried,
+        Connectors(Transport transport, ServerTls serverTls, PreparedStatementLimit preparedStatements,
+                QueriedUsers queried,
                 Map<String, ServerTarget> targets, AutoDatabases autoDatabases, UserSecrets secrets,
                 ProxySettings settings, ConnectionLog connectionLog) {
             this.autoDatabases = autoDatabases;
@@ -1145,7 +1150,7 @@ public final class PgMuxProxy implements AutoCloseable {
             this.connectionLog = connectionLog;
             this.transport = transport;
             this.serverTls = serverTls;
-            this.maxPreparedStatements = maxPreparedStatements;
+            this.preparedStatements = preparedStatements;
             this.targets = targets;
             this.secrets = secrets;
             this.connectTimeoutMillis = connectTimeoutMillis(settings);
@@ -1176,7 +1181,6 @@ public final class PgMuxProxy implements AutoCloseable {
             this.targets = targets;
             this.secrets = secrets;
             this.connectTimeoutMillis = connectTimeoutMillis(settings);
-            this.maxPreparedStatements = settings.get(ProxySetting.MAX_PREPARED_STATEMENTS);
             if (serverTls != null) {
                 this.serverTls = serverTls;
             }
@@ -1203,7 +1207,7 @@ public final class PgMuxProxy implements AutoCloseable {
                 secret = () -> null;
             }
             return new NettyServerConnector(transport, target, loginUser, secret, serverTls, connectTimeoutMillis,
-                    maxPreparedStatements).logTo(connectionLog, key.database());
+                    preparedStatements::tracking).logTo(connectionLog, key.database());
         }
 
         private static int connectTimeoutMillis(ProxySettings settings) {

@@ -5,6 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.uring.IoUring;
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.proxy.server.LoadBalanceHosts;
+import io.pgmux.proxy.server.ServerHost;
+import io.pgmux.proxy.server.ServerTarget;
+import io.pgmux.proxy.server.TargetSessionAttrs;
+import io.pgmux.proxy.server.TlsMode;
 import io.pgmux.proxy.transport.TransportKind;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
@@ -13,6 +18,8 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
+import java.util.Properties;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -61,6 +68,22 @@ class IoUringTransportTest {
                     "SHOW VERSION");
             assertTrue(result.succeeded(), result.output());
             assertTrue(result.output().contains("PgBouncer"), result.output());
+        }
+    }
+
+    @Test
+    void aServerInTheAbstractNamespaceIsReachedOverIoUring() throws SQLException {
+        ServerTarget abstractSocket = new ServerTarget(List.of(new ServerHost(db.server().abstractSocketName(),
+                db.port())), db.name(), db.superuser(), db.superuserPassword(), TlsMode.DISABLE,
+                LoadBalanceHosts.ROUND_ROBIN, TargetSessionAttrs.ANY);
+        try (PgMuxProxy proxy = ProxyFixture.start(db, PoolMode.TRANSACTION,
+                b -> b.set("transport", "io_uring").database("local", abstractSocket));
+                Connection c = ProxyFixture.connect(proxy, "local", ProxyFixture.USER, ProxyFixture.PASSWORD,
+                        new Properties());
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT inet_client_addr() IS NULL")) {
+            assertTrue(rs.next());
+            assertTrue(rs.getBoolean(1), "the server saw a Unix-socket connection");
         }
     }
 

@@ -29,6 +29,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -442,6 +443,30 @@ class LiveAdministrationTest {
     }
 
     @Test
+    void setMaxPreparedStatementsReachesAnOpenClientsServerAtItsNextParse() throws Exception {
+        start("default_pool_size = 1\nmax_prepared_statements = 10\n", PASSWORD);
+        Properties named = new Properties();
+        named.setProperty("prepareThreshold", "1");
+        List<PreparedStatement> open = new ArrayList<>();
+        try (Connection console = console(); Connection client = connect(PASSWORD, named)) {
+            for (int i = 1; i <= 3; i++) {
+                open.add(client.prepareStatement("SELECT " + i));
+                open.get(open.size() - 1).execute();
+            }
+            int before = pooledOnServer(client);
+            assertTrue(before >= 3, "pgjdbc's statements and the three, under the limit of 10: " + before);
+            console.createStatement().execute("SET max_prepared_statements = 1");
+            open.add(client.prepareStatement("SELECT 4"));
+            open.get(open.size() - 1).execute();
+            assertEquals(1, pooledOnServer(client), "the server keeps the new limit from the client's next Parse on,"
+                    + " as PgBouncer reads it at each Parse");
+            for (PreparedStatement ps : open) {
+                ps.close();
+            }
+        }
+    }
+
+    @Test
     void setMaxPreparedStatementsZeroLetsANewClientsNamedStatementReachTheServerByItsName() throws Exception {
         start("", PASSWORD);
         Properties named = new Properties();
@@ -823,6 +848,15 @@ class LiveAdministrationTest {
     }
 
     /** The names of the statements prepared on the server of {@code c}'s transaction. */
+    /** The statements the pooler prepared on the server that serves {@code c}'s next statement. */
+    private static int pooledOnServer(Connection c) throws SQLException {
+        try (ResultSet rs = c.createStatement().executeQuery(
+                "SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'PGMUX\\_%'")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
     private static String preparedOnServer(Connection c) throws SQLException {
         try (ResultSet rs = c.createStatement().executeQuery("SELECT string_agg(name, ',') FROM pg_prepared_statements")) {
             rs.next();

@@ -109,6 +109,16 @@ final class EmbeddedServer extends PgServer {
     }
 
     @Override
+    public Path unixSocketDirectory() {
+        return dataDirectory;
+    }
+
+    @Override
+    public String abstractSocketName() {
+        return "@" + dataDirectory.getFileName();
+    }
+
+    @Override
     public void setMaxConnections(int maxConnections) {
         if (maxConnections < 1) {
             throw new IllegalArgumentException("max_connections must be positive: " + maxConnections);
@@ -165,6 +175,8 @@ final class EmbeddedServer extends PgServer {
                     .setLocaleConfig("locale", "C")
                     .setDataDirectoryCustomizer(directory -> installAuthRules(directory, authRules));
             settings.forEach(builder::setServerConfig);
+            // its own directory (not every server's /tmp) and the abstract namespace, for tests of both
+            builder.setServerConfig("unix_socket_directories", unixSocketDirectory() + "," + abstractSocketName());
             try {
                 postgres = builder.start();
             } catch (IOException e) {

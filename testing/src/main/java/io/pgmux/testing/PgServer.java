@@ -143,6 +143,25 @@ public abstract class PgServer {
     }
 
     /**
+     * The directory of the server's Unix socket {@code .s.PGSQL.<port>}, on this machine; a server the fixture
+     * does not own aborts the calling test.
+     */
+    public Path unixSocketDirectory() {
+        unsupported("reach " + description() + " over a Unix socket", "the fixture does not own it");
+        return null;
+    }
+
+    /**
+     * The server's Unix socket in Linux's abstract namespace, as PostgreSQL and PgBouncer name it there:
+     * {@code @name}, its socket {@code @name/.s.PGSQL.<port>}. A server the fixture does not own aborts the calling
+     * test.
+     */
+    public String abstractSocketName() {
+        unsupported("reach " + description() + " over an abstract Unix socket", "the fixture does not own it");
+        return null;
+    }
+
+    /**
      * Turns TLS on for connections opened from now on, with this certificate (PEM, the server's own first)
      * and private key (unencrypted PEM, readable by its owner only, as PostgreSQL demands); calling it again
      * swaps them. Existing connections stay as they are. Restored (TLS off) after the test class. A server

@@ -454,7 +454,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                 limitsLoginUser = context.database(pool.key().database()).loginUser(user);
                 limitsVersion = context.clientTimeouts().version();
                 limits = context.clientTimeouts().forUser(limitsUser, limitsLoginUser);
-                link = new Link(this, channel, pool, parameters, context.maxPreparedStatements(),
+                link = new Link(this, channel, pool, parameters, context.preparedStatements(),
                         new Pinning(context.pinSessionState(pool.key().database()),
                                 pool.config().poolMode() != PoolMode.SESSION, context.pinCounts(pool.key()), pool,
                                 channel.remoteAddress()),

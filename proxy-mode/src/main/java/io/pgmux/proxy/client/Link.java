@@ -9,6 +9,7 @@ import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolException;
 import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.prepared.NamedStatements;
+import io.pgmux.proxy.prepared.PreparedStatementLimit;
 import io.netty.util.ReferenceCountUtil;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.BindComplete;
@@ -149,15 +150,15 @@ final class Link implements ServerLink {
     private volatile long transactionStartNanos;
 
     Link(ClientConnection client, Channel channel, Pool<ServerConnection> pool, ClientParameters parameters,
-            int maxPreparedStatements, Pinning pinning, ListenerHub hub) {
+            PreparedStatementLimit preparedStatements, Pinning pinning, ListenerHub hub) {
         this.client = client;
         this.hub = pinning.watches() ? hub : null;
         this.channel = channel;
         this.pool = pool;
         this.poolMode = pool.config().poolMode();
         this.parameters = parameters;
-        this.namedStatements = poolMode != PoolMode.SESSION && maxPreparedStatements > 0
-                ? new NamedStatements(maxPreparedStatements, pool.traffic()) : null;
+        this.namedStatements = poolMode != PoolMode.SESSION && preparedStatements.value() > 0
+                ? new NamedStatements(preparedStatements, pool.traffic()) : null;
         this.traffic = new ClientTraffic(pool.traffic());
         this.pinning = pinning;
         this.filter = new ResponseFilter(channel, traffic, parameters, namedStatements,

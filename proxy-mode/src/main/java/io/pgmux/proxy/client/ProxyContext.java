@@ -12,6 +12,7 @@ import io.pgmux.proxy.auth.QueriedUsers;
 import io.pgmux.proxy.auth.UserSecrets;
 import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.parameters.WelcomeCache;
+import io.pgmux.proxy.prepared.PreparedStatementLimit;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.NoticeResponse;
 import io.pgmux.proxy.protocol.PoolerError;
@@ -42,8 +43,8 @@ public final class ProxyContext {
     /** Replaced by RELOAD: new clients get the new certificates, connected ones keep theirs. */
     private volatile ClientTls clientTls;
     private final CancelSender cancelSender;
-    /** Replaced by RELOAD and SET: clients that log in afterwards get the new value. */
-    private volatile int maxPreparedStatements;
+    /** Set by RELOAD and SET; read at each login and each Parse. */
+    private final PreparedStatementLimit preparedStatements;
     /** max_packet_size within PostgreSQL's limit, for the clients that connect from now on. */
     private volatile int maxMessageLength = Integer.MAX_VALUE;
     private final Map<BackendKeyData, ClientConnection> clientsByKey = new ConcurrentHashMap<>();
@@ -76,12 +77,12 @@ public final class ProxyContext {
      * @param databases the databases [databases] lists, not the {@code *} entry, which {@code autoDatabases} holds
      * @param clientTls the listener's TLS, {@link ClientTls#DISABLED} for none
      * @param clientLoginTimeoutMillis PgBouncer's client_login_timeout; 0 means none
-     * @param maxPreparedStatements PgBouncer's max_prepared_statements; 0 passes named statements through
+     * @param preparedStatements PgBouncer's max_prepared_statements; 0 passes named statements through
      */
     public ProxyContext(PoolRegistry<ServerConnection> registry, Map<String, ServerTarget> databases,
             AutoDatabases autoDatabases, UserSecrets users, AuthType authType, ClientTls clientTls, CancelSender cancelSender,
-            long clientLoginTimeoutMillis, int maxPreparedStatements) {
-        this.maxPreparedStatements = maxPreparedStatements;
+            long clientLoginTimeoutMillis, PreparedStatementLimit preparedStatements) {
+        this.preparedStatements = preparedStatements;
         this.registry = registry;
         this.databases = Map.copyOf(databases);
         this.autoDatabases = autoDatabases;
@@ -214,8 +215,8 @@ public final class ProxyContext {
         return cancelSender;
     }
 
-    int maxPreparedStatements() {
-        return maxPreparedStatements;
+    PreparedStatementLimit preparedStatements() {
+        return preparedStatements;
     }
 
     /** The longest message a client connecting now may send (max_packet_size). */
@@ -228,9 +229,12 @@ public final class ProxyContext {
         this.maxMessageLength = bytes;
     }
 
-    /** After RELOAD or SET max_prepared_statements: for clients that log in from now on. */
+    /**
+     * After RELOAD or SET max_prepared_statements: the new limit at every client's and server's next Parse; 0, or
+     * above 0 after 0, for the clients that log in from now on (PreparedStatementLimit).
+     */
     public void maxPreparedStatements(int max) {
-        this.maxPreparedStatements = max;
+        preparedStatements.set(max);
     }
 
     Map<BackendKeyData, ClientConnection> clientsByKey() {

@@ -26,7 +26,8 @@ import java.util.function.Supplier;
 public record DatabaseEntry(ServerTarget target, Map<String, String> poolSettings) {
 
     /**
-     * dbname defaults to {@code name}, host to 127.0.0.1, port to 5432, load_balance_hosts to round-robin,
+     * dbname defaults to {@code name}, host to PgBouncer's default, the Unix socket in unix_socket_dir,
+     * port to 5432, load_balance_hosts to round-robin,
      * target_session_attrs to any, sslmode (also spelled server_tls_sslmode)
      * to the proxy's server_tls_sslmode.
      *
@@ -35,7 +36,7 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
      */
     public static DatabaseEntry parse(String name, String connectString) {
         String owner = "database " + name;
-        String host = ProxySetting.HOST.defaultText();
+        String host = null;
         String port = ProxySetting.PORT.defaultText();
         LoadBalanceHosts loadBalance = LoadBalanceHosts.fromConfig(ProxySetting.LOAD_BALANCE_HOSTS.defaultText());
         TargetSessionAttrs sessionAttrs = TargetSessionAttrs.fromConfig(ProxySetting.TARGET_SESSION_ATTRS.defaultText());

@@ -78,13 +78,26 @@ public final class ProxyConfigLoader {
                     log.info("pgbouncer.ini setting {} names PgBouncer's Windows service and has no effect in pgmux",
                             key);
                 }
-            } else if (ProxySetting.named(key) != null) {
-                log.warn("pgbouncer.ini setting {} is not supported by pgmux yet and is ignored", key);
-            } else {
-                log.warn("pgbouncer.ini: {} (ignored)", ProxySetting.unknown("setting", key, Scope.GLOBAL));
+            } else if (!isPgBouncersDefault(key, value)) {
+                // PgBouncer 1.25 stops at a key it does not take there ("unknown parameter: pgbouncer/…"), a
+                // [databases] or [users] key too
+                at(ini, "pgbouncer", key, () -> {
+                    throw new IllegalArgumentException(ProxySetting.unknown("setting", key, Scope.GLOBAL)
+                            + (ProxySetting.named(key) != null ? " in [pgbouncer]: it is a [databases] or [users] key"
+                            : ""));
+                });
             }
         });
         return builder;
+    }
+
+    /**
+     * Whether {@code key} is one PgBouncer takes in [pgbouncer] and pgmux does not (auth_ldap_options, whose value
+     * {@link #refuseLdap} refuses), left empty: PgBouncer's default, which asks for nothing.
+     */
+    private static boolean isPgBouncersDefault(String key, String value) {
+        ProxySetting setting = ProxySetting.named(key);
+        return setting != null && setting.pgbouncerTakesIn(Scope.GLOBAL) && value.isBlank();
     }
 
     /**

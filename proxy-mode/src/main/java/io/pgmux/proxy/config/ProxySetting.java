@@ -39,7 +39,7 @@ import java.util.Set;
  */
 public enum ProxySetting {
     // [databases] entries: where the database lives
-    HOST("host", Type.TEXT, "127.0.0.1", RESTART, D, D),
+    HOST("host", Type.TEXT, "", RESTART, D, D),
     PORT("port", Type.TEXT, "5432", RESTART, D, D),
     DBNAME("dbname", Type.TEXT, "", RESTART, D, D),
     USER("user", Type.TEXT, "", RESTART, D, GD),

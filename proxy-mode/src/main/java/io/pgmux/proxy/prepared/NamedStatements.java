@@ -40,18 +40,18 @@ public final class NamedStatements {
 
     private final PendingRequests requests = new PendingRequests();
     private final Map<String, StatementKey> statements = new HashMap<>();
-    private final int maxPerClient;
+    private final PreparedStatementLimit limit;
     private final TrafficStats traffic;
     private ServerConnection server;
     private Channel client;
 
     /**
-     * @param maxPreparedStatements max_prepared_statements, above 0
+     * @param limit max_prepared_statements, read at each Parse
      * @param traffic the pool's stats, which count the client's Parses and Binds and the servers' Parses
      */
-    public NamedStatements(int maxPreparedStatements, TrafficStats traffic) {
+    public NamedStatements(PreparedStatementLimit limit, TrafficStats traffic) {
         this.traffic = traffic;
-        this.maxPerClient = (int) Math.min(Integer.MAX_VALUE, (long) PER_CLIENT_FACTOR * maxPreparedStatements);
+        this.limit = limit;
     }
 
     /** Sends one client message to {@code server}, renaming statements and adding Parses where needed. */
@@ -98,6 +98,7 @@ public final class NamedStatements {
             raiseOnServer(PoolerError.preparedStatementAlreadyExists(name));
             return;
         }
+        int maxPerClient = (int) Math.min(Integer.MAX_VALUE, (long) PER_CLIENT_FACTOR * limit.tracking());
         if (statements.size() >= maxPerClient) {
             message.release();
             raiseOnServer(PoolerError.tooManyPreparedStatements(name, maxPerClient));
@@ -183,8 +184,7 @@ public final class NamedStatements {
     }
 
     private String addToServer(PreparedStatementCache cache, StatementKey key) {
-        String evicted = cache.evictIfFull();
-        if (evicted != null) {
+        for (String evicted = cache.evictIfFull(); evicted != null; evicted = cache.evictIfFull()) {
             requests.add(PendingRequests.Kind.CLOSE_ADDED);
             server.write(new Close(StatementOrPortal.STATEMENT, evicted));
         }

@@ -2,6 +2,7 @@ package io.pgmux.proxy.server;
 
 import io.netty.util.NetUtil;
 import io.pgmux.proxy.transport.Transport;
+import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -26,10 +27,24 @@ final class HostResolver {
     private HostResolver() {
     }
 
-    /** Completes with the address, or fails with an UnknownHostException naming the host. */
+    /**
+     * Completes with the address, or fails with an UnknownHostException naming the host, or a ConnectException
+     * for a host left to unix_socket_dir when that is empty (PgBouncer's "unix socket dir not configured").
+     */
     static CompletableFuture<SocketAddress> resolve(Transport transport, ServerHost host) {
         if (host.isUnixSocket()) {
-            return CompletableFuture.completedFuture(transport.unixSocketAddress(host.socketPath()));
+            if (host.host().isEmpty()) {
+                return CompletableFuture.failedFuture(new ConnectException("unix socket dir not configured"));
+            }
+            if (!host.isAbstract()) {
+                return CompletableFuture.completedFuture(transport.unixSocketAddress(host.socketPath()));
+            }
+            try {
+                return CompletableFuture.completedFuture(
+                        transport.abstractSocketAddress(host.socketPath().substring(1)));
+            } catch (UnsupportedOperationException e) {
+                return CompletableFuture.failedFuture(new ConnectException(e.getMessage()));
+            }
         }
         byte[] literal = NetUtil.createByteArrayFromIpAddressString(host.host());
         if (literal != null) {

@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -42,7 +43,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
     private final Supplier<Secret> secret;
     private final int connectTimeoutMillis;
     private final ServerTlsContext tlsContext;
-    private final int maxPreparedStatements;
+    private final IntSupplier maxPreparedStatements;
     /** round-robin: where the next login starts; disable: the host logins start at until one fails. */
     private final AtomicInteger nextHost = new AtomicInteger();
     private ConnectionLog connectionLog;
@@ -56,12 +57,15 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
      */
     public NettyServerConnector(Transport transport, ServerTarget target, String user, Secret secret,
             ServerTls tls, int connectTimeoutMillis, int maxPreparedStatements) {
-        this(transport, target, user, () -> secret, tls, connectTimeoutMillis, maxPreparedStatements);
+        this(transport, target, user, () -> secret, tls, connectTimeoutMillis, () -> maxPreparedStatements);
     }
 
-    /** @param secret read at each login: the user's secret may change while the pool lives (auth_query) */
+    /**
+     * @param secret read at each login: the user's secret may change while the pool lives (auth_query)
+     * @param maxPreparedStatements the statements each server keeps, read at each Parse
+     */
     public NettyServerConnector(Transport transport, ServerTarget target, String user, Supplier<Secret> secret,
-            ServerTls tls, int connectTimeoutMillis, int maxPreparedStatements) {
+            ServerTls tls, int connectTimeoutMillis, IntSupplier maxPreparedStatements) {
         this.maxPreparedStatements = maxPreparedStatements;
         this.transport = transport;
         this.target = target.withDefaultTlsMode(TlsMode.PREFER);

@@ -34,6 +34,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.IntSupplier;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,7 +74,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     private volatile ReadyForQuery.TransactionStatus transactionStatus = ReadyForQuery.TransactionStatus.IDLE;
 
     ServerConnection(ServerTarget target, String user, Secret secret, ServerHandle handle, ServerTlsContext tls,
-            int maxPreparedStatements) {
+            IntSupplier maxPreparedStatements) {
         this.preparedStatements = new PreparedStatementCache(maxPreparedStatements);
         this.target = target;
         this.user = user;

@@ -40,13 +40,14 @@ public record ServerTarget(List<ServerHost> hosts, String dbname, String user, S
 
     /**
      * The hosts of {@code host=a,b,c port=p} or {@code port=p1,p2,p3}: one port for every host, or one per host,
-     * as libpq reads them.
+     * as libpq reads them; {@code hosts} null (no host given) is the socket in unix_socket_dir, {@link
+     * ServerHost#unset}.
      *
      * @throws IllegalArgumentException for an empty entry, a port that is not a number from 1 to 65535, or as
      *     many ports as neither one nor the hosts
      */
     public static List<ServerHost> hostList(String hosts, String ports) {
-        String[] names = hosts.split(",", -1);
+        String[] names = hosts == null ? new String[] {null} : hosts.split(",", -1);
         String[] numbers = ports.split(",", -1);
         if (numbers.length != 1 && numbers.length != names.length) {
             throw new IllegalArgumentException("port lists " + numbers.length + " ports for " + names.length
@@ -61,13 +62,16 @@ public record ServerTarget(List<ServerHost> hosts, String dbname, String user, S
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("port must be a number, not \"" + number + "\"");
             }
-            list.add(new ServerHost(names[i].trim(), port));
+            list.add(names[i] == null ? ServerHost.unset(port) : new ServerHost(names[i].trim(), port));
         }
         return list;
     }
 
-    /** The hosts as written in a host list, {@code a,b,c}. */
+    /** The hosts as written in a host list, {@code a,b,c}; null for an entry without host, as PgBouncer shows it. */
     public String host() {
+        if (!hosts.get(0).set()) {
+            return null;
+        }
         return hosts.stream().map(ServerHost::host).collect(Collectors.joining(","));
     }
 
@@ -80,6 +84,13 @@ public record ServerTarget(List<ServerHost> hosts, String dbname, String user, S
     public ServerTarget withDefaultTlsMode(TlsMode mode) {
         return tlsMode != null ? this
                 : new ServerTarget(hosts, dbname, user, password, mode, loadBalanceHosts, targetSessionAttrs, setup);
+    }
+
+    /** This target with an entry without host going to the socket in {@code unixSocketDir} (empty for none). */
+    public ServerTarget withSocketDirectory(String unixSocketDir) {
+        List<ServerHost> placed = hosts.stream().map(h -> h.inSocketDirectory(unixSocketDir)).toList();
+        return placed.equals(hosts) ? this : new ServerTarget(placed, dbname, user, password, tlsMode,
+                loadBalanceHosts, targetSessionAttrs, setup);
     }
 
     /** This target narrowed to one of its hosts, for one server connection. */
@@ -98,7 +109,8 @@ public record ServerTarget(List<ServerHost> hosts, String dbname, String user, S
     public String toString() {
         List<String> each = hosts.stream().map(h -> Integer.toString(h.port())).toList();
         String ports = each.stream().distinct().count() == 1 ? each.get(0) : String.join(",", each);
-        return "host=" + host() + " port=" + ports + " dbname=" + dbname + (user != null ? " user=" + user : "")
+        return (host() != null ? "host=" + host() + " " : "") + "port=" + ports + " dbname=" + dbname
+                + (user != null ? " user=" + user : "")
                 + (tlsMode != null ? " sslmode=" + tlsMode : "")
                 + (hosts.size() > 1 ? " load_balance_hosts=" + loadBalanceHosts : "")
                 + (targetSessionAttrs != TargetSessionAttrs.ANY ? " target_session_attrs=" + targetSessionAttrs : "");

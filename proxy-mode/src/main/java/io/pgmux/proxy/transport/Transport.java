@@ -173,6 +173,20 @@ public final class Transport {
         return isNative() ? new DomainSocketAddress(path) : UnixDomainSocketAddress.of(path);
     }
 
+    /**
+     * The address of a socket in Linux's abstract namespace, {@code name} without its leading {@code @}: the
+     * native transports take a path whose first byte is NUL, as the kernel does; the JDK's Unix sockets do not.
+     *
+     * @throws UnsupportedOperationException on NIO
+     */
+    public SocketAddress abstractSocketAddress(String name) {
+        if (!isNative()) {
+            throw new UnsupportedOperationException("a Unix socket in the abstract namespace (@" + name
+                    + ") needs transport = epoll or io_uring");
+        }
+        return new DomainSocketAddress("\0" + name);
+    }
+
     /** The channel type that connects to {@code address}: a Unix socket's, or TCP's. */
     public Class<? extends Channel> channelFor(SocketAddress address) {
         if (address instanceof DomainSocketAddress || address instanceof UnixDomainSocketAddress) {

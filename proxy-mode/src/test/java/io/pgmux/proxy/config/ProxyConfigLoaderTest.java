@@ -2,7 +2,6 @@ package io.pgmux.proxy.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -53,9 +52,11 @@ class ProxyConfigLoaderTest {
     }
 
     @Test
-    void connectStringDefaultsToTheEntryNameOnLocalhost() {
+    void connectStringDefaultsToTheEntryNameOnTheUnixSocketOfUnixSocketDir() {
         ServerTarget t = DatabaseEntry.parse("app", "").target();
-        assertEquals("127.0.0.1", t.host());
+        assertNull(t.host(), "no host: SHOW DATABASES shows NULL, as PgBouncer");
+        assertEquals(List.of(ServerHost.unset(5432)), t.hosts());
+        assertEquals(List.of(new ServerHost("/run/pg", 5432, false)), t.withSocketDirectory("/run/pg").hosts());
         assertEquals(5432, t.port());
         assertEquals("app", t.dbname());
         assertNull(t.user());
@@ -275,11 +276,21 @@ class ProxyConfigLoaderTest {
     }
 
     @Test
-    void anUnknownKeyIsIgnoredByAnEmbeddedProxyAndByTheProcessSettings() {
+    void anUnknownPgbouncerKeyIsRefusedAtItsLineAsPgBouncerRefusesIt() {
         IniFile ini = IniFile.parse("[databases]\na = host=h\n[pgbouncer]\nlisten_adress = 127.0.0.1\n");
-        assertNotNull(ProxyConfigLoader.configure(ini, Path.of(".")));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ProxyConfigLoader.configure(ini, Path.of(".")));
+        assertEquals("line 4: unknown setting 'listen_adress'; did you mean 'listen_addr'?", e.getMessage());
         assertEquals(new ProcessSettings(null, null, 0, false, "pgbouncer", SyslogFacility.DAEMON),
-                ProxyConfigLoader.processSettings(ini, Path.of(".")));
+                ProxyConfigLoader.processSettings(ini, Path.of(".")), "the process settings read past it");
+    }
+
+    @Test
+    void aDatabasesKeyInPgbouncerIsRefusedAtItsLine() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.configure(
+                IniFile.parse("[databases]\na = host=h\n[pgbouncer]\ndbname = a\n"), Path.of(".")));
+        assertTrue(e.getMessage().startsWith("line 4: unknown setting 'dbname'"), e.getMessage());
+        assertTrue(e.getMessage().endsWith(" in [pgbouncer]: it is a [databases] or [users] key"), e.getMessage());
     }
 
     @Test

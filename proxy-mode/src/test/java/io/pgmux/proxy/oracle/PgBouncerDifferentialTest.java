@@ -568,6 +568,24 @@ class PgBouncerDifferentialTest {
     }
 
     @Test
+    void anAbstractSocketHostIsReachedAndShownAlike() throws Exception {
+        String name = db.server().abstractSocketName();
+        Poolers p = startEntry(" user=" + db.superuser() + " password=" + db.superuserPassword() + "\nlocal = host="
+                + name + " port=" + db.port() + " dbname=" + db.name() + " user=" + db.superuser() + " password="
+                + db.superuserPassword(), "pool_mode = transaction\nauth_type = md5\n");
+        Scenario reached = endpoint -> {
+            try (Connection client = connect(endpoint, "local", USER, PASSWORD)) {
+                throw new IllegalStateException("over a Unix socket: "
+                        + value(client, "SELECT inet_client_addr() IS NULL") + "; SHOW DATABASES: " + psql(endpoint,
+                        ADMIN, ADMIN_PASSWORD, "SHOW DATABASES").lines().filter(l -> l.startsWith("local|"))
+                        .map(l -> l.split("\\|")[1]).findFirst().orElse("no row"));
+            }
+        };
+        assertSame(p, reached);
+        assertEquals("IllegalStateException: over a Unix socket: t; SHOW DATABASES: " + name, seen(p.pgmux, reached));
+    }
+
+    @Test
     void disablePqexecRefusesASimpleQueryAlike() throws Exception {
         // pgjdbc sets extra_float_digits with a simple Query at connect
         Poolers p = start("disable_pqexec = 1\n");

@@ -80,4 +80,15 @@ class CommandLineIT {
         assertTrue(jar.stderr().get(0).contains("FATAL cannot load config file: " + ini.toAbsolutePath().normalize()
                 + " line 5: default_pool_size"), jar.stderr().get(0));
     }
+
+    @Test
+    void anUnknownPgbouncerKeyIsOneLineNamingFileLineAndKeyWithExitOne(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\napp = host=127.0.0.1\n[pgbouncer]\nlisten_port = 0\nfoo_bar = 1\n");
+        ProxyJar jar = ProxyJar.run(ini.toString());
+        assertEquals(1, jar.awaitExit(), "PgBouncer 1.25 exits 1 too: unknown parameter: pgbouncer/foo_bar");
+        assertEquals(1, jar.stderr().size(), String.join("\n", jar.stderr()));
+        assertTrue(jar.stderr().get(0).endsWith("FATAL cannot load config file: " + ini.toAbsolutePath().normalize()
+                + " line 5: unknown setting 'foo_bar'"), jar.stderr().get(0));
+    }
 }
