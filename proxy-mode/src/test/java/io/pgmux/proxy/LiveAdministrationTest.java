@@ -479,8 +479,8 @@ class LiveAdministrationTest {
                     ps.execute();
                 }
                 List<String> names = List.of(preparedOnServer(after).split(","));
-                assertTrue(names.contains("S_1"), "pgjdbc's own name, not PgBouncer's: " + names);
-                assertTrue(names.stream().noneMatch(n -> n.startsWith("PGBOUNCER_")), names.toString());
+                assertTrue(names.contains("S_1"), "pgjdbc's own name, not the proxy's: " + names);
+                assertTrue(names.stream().noneMatch(n -> n.startsWith("PGMUX_")), names.toString());
                 after.commit();
             }
         }
