@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
+import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
@@ -74,6 +75,36 @@ class ListeningTest {
                     + " password=" + ProxyFixture.PASSWORD, "SELECT 6 * 7");
             assertTrue(result.succeeded(), result.output());
             assertEquals("42", result.output().strip());
+        }
+    }
+
+    @Test
+    void aUnixSocketDirStartingWithAtListensInTheAbstractNamespace() throws Exception {
+        String name = "@pgmux-listening-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+        try (PgMuxProxy proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.set("unix_socket_dir", name))) {
+            assertTrue(proxy.listening().contains("unix:" + name + "/.s.PGSQL." + proxy.port()),
+                    proxy.listening().toString());
+            Psql.Result result = Psql.run("host=" + name + " port=" + proxy.port() + " user=" + ProxyFixture.USER
+                    + " dbname=" + db.name() + " password=" + ProxyFixture.PASSWORD, "SELECT 6 * 7");
+            assertTrue(result.succeeded(), result.output());
+            assertEquals("42", result.output().strip());
+            // peer credentials exist on abstract sockets too: the OS user running the proxy is its admin there
+            Psql.Result console = Psql.run("host=" + name + " port=" + proxy.port()
+                    + " user=pgbouncer dbname=pgbouncer", "SHOW VERSION");
+            assertTrue(console.succeeded(), console.output());
+        }
+    }
+
+    @Test
+    void anAbstractSocketNameInUseRefusesTheStart() throws Exception {
+        String name = "@pgmux-taken-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+        int port;
+        try (PgMuxProxy first = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.set("unix_socket_dir", name))) {
+            port = first.port();
+            UncheckedIOException e = assertThrows(UncheckedIOException.class, () -> ProxyFixture.start(db,
+                    PoolMode.TRANSACTION, b -> b.listen("", port).set("unix_socket_dir", name)).close());
+            assertTrue(e.getMessage().startsWith("cannot listen on unix:" + name + "/.s.PGSQL." + port),
+                    e.getMessage());
         }
     }
 

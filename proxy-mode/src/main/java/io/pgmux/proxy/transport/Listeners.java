@@ -12,6 +12,7 @@ import io.pgmux.proxy.config.ListenAddresses;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +22,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The proxy's listening sockets, as PgBouncer's pooler.c opens them: one TCP socket per listen_addr entry, all on
  * the same port (the one the first bound, when listen_port is 0), and the Unix socket
- * {@code <unix_socket_dir>/.s.PGSQL.<port>} (epoll and io_uring only). Every socket hands its clients to the same handler.
+ * {@code <unix_socket_dir>/.s.PGSQL.<port>} (epoll and io_uring only), in Linux's abstract namespace when the
+ * directory is {@code @name}. Every socket hands its clients to the same handler.
  */
 public final class Listeners {
     private static final Logger log = LoggerFactory.getLogger(Listeners.class);
@@ -29,13 +31,17 @@ public final class Listeners {
     private final List<Channel> tcp;
     private final Channel unix;
     private final UnixSocketFile unixFile;
+    /** {@code unix:<path>} of the Unix socket, or null without one. */
+    private final String unixDescription;
     private final int port;
     private final int unixOwnerUid;
 
-    private Listeners(List<Channel> tcp, Channel unix, UnixSocketFile unixFile, int port, int unixOwnerUid) {
+    private Listeners(List<Channel> tcp, Channel unix, UnixSocketFile unixFile, String unixDescription, int port,
+            int unixOwnerUid) {
         this.tcp = tcp;
         this.unix = unix;
         this.unixFile = unixFile;
+        this.unixDescription = unixDescription;
         this.port = port;
         this.unixOwnerUid = unixOwnerUid;
     }
@@ -74,11 +80,14 @@ public final class Listeners {
                     throw new IllegalStateException("nowhere to listen on: listen_addr is empty and there is no"
                             + " Unix socket");
                 }
-                return new Listeners(List.copyOf(tcp), null, null, port, -1);
+                return new Listeners(List.copyOf(tcp), null, null, null, port, -1);
             }
             if (port == 0) {
                 throw new IllegalStateException("listen_port = 0 needs a listen_addr: the Unix socket is named after"
                         + " the port");
+            }
+            if (unixSocketDir.startsWith("@")) {
+                return withAbstractSocket(transport, tcp, port, unixSocketDir, clientInitializer);
             }
             return withUnixSocket(transport, tcp, port, Path.of(unixSocketDir), unixSocketMode, unixSocketGroup,
                     clientInitializer);
@@ -103,7 +112,7 @@ public final class Listeners {
                     .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transport.RECEIVE_BUFFERS)
                     .bind(new DomainSocketAddress(file.socket().toFile())).syncUninterruptibly().channel();
             file.setModeAndGroup(mode, group);
-            return new Listeners(List.copyOf(tcp), unix, file, port, file.ownerUid());
+            return new Listeners(List.copyOf(tcp), unix, file, "unix:" + file.socket(), port, file.ownerUid());
         } catch (IllegalStateException e) {
             close(unix, file);
             throw e;
@@ -111,6 +120,28 @@ public final class Listeners {
             close(unix, file);
             // syncUninterruptibly rethrows the bind failure (a checked exception) undeclared
             throw new UncheckedIOException("cannot listen on unix:" + file.socket(),
+                    e instanceof IOException io ? io : new IOException(e.getMessage(), e));
+        }
+    }
+
+    /**
+     * unix_socket_dir {@code @name}: the socket {@code <unix_socket_dir>/.s.PGSQL.<port>} in Linux's abstract
+     * namespace, as PgBouncer and PostgreSQL name it there. It has no file, so no lock, no mode and no group (PgBouncer
+     * ignores unix_socket_mode and unix_socket_group for it too); the kernel refuses a second bind of the name.
+     */
+    private static Listeners withAbstractSocket(Transport transport, List<Channel> tcp, int port, String directory,
+            ChannelHandler clientInitializer) {
+        String path = directory + "/.s.PGSQL." + port;
+        try {
+            Channel unix = new ServerBootstrap().group(transport.group()).channel(transport.serverDomainSocketChannel())
+                    .childHandler(clientInitializer)
+                    .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transport.RECEIVE_BUFFERS)
+                    .bind(transport.abstractSocketAddress(path.substring(1))).syncUninterruptibly().channel();
+            return new Listeners(List.copyOf(tcp), unix, null, "unix:" + path, port,
+                    (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
+        } catch (Exception e) {
+            // syncUninterruptibly rethrows the bind failure (a checked exception) undeclared
+            throw new UncheckedIOException("cannot listen on unix:" + path,
                     e instanceof IOException io ? io : new IOException(e.getMessage(), e));
         }
     }
@@ -152,7 +183,7 @@ public final class Listeners {
         return tcp.isEmpty() ? null : (InetSocketAddress) tcp.get(0).localAddress();
     }
 
-    /** The Unix socket's file, or null without one. */
+    /** The Unix socket's file, or null without one (or with one in the abstract namespace, which has none). */
     public Path unixSocket() {
         return unixFile == null ? null : unixFile.socket();
     }
@@ -169,8 +200,8 @@ public final class Listeners {
             InetSocketAddress address = (InetSocketAddress) channel.localAddress();
             addresses.add(hostAndPort(NetUtil.toAddressString(address.getAddress()), address.getPort()));
         }
-        if (unixFile != null) {
-            addresses.add("unix:" + unixFile.socket());
+        if (unixDescription != null) {
+            addresses.add(unixDescription);
         }
         return addresses;
     }
@@ -216,7 +247,7 @@ public final class Listeners {
         }
         if (unix != null) {
             unix.close().syncUninterruptibly();
-            unixFile.remove();
         }
+        removeUnixSocketFile();
     }
 }
