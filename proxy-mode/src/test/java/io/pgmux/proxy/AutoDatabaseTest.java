@@ -10,7 +10,6 @@ import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -162,17 +161,15 @@ class AutoDatabaseTest {
     }
 
     private void start(String databases, String settings) throws Exception {
-        Files.writeString(dir.resolve("userlist.txt"), "\"" + USER + "\" \"" + PASSWORD + "\"\n\"" + ADMIN + "\" \""
-                + ADMIN_PASSWORD + "\"\n");
+        ProxyFixture.writeUserlist(dir, USER, PASSWORD, ADMIN, ADMIN_PASSWORD);
         writeIni(databases, settings);
         proxy = ProxyConfigLoader.load(dir.resolve("pgmux.ini")).janitorPeriod(Duration.ofMillis(50))
                 .drainTimeout(Duration.ofSeconds(2)).start();
     }
 
     private void writeIni(String databases, String settings) throws Exception {
-        Files.writeString(dir.resolve("pgmux.ini"), "[databases]\n" + databases + "\n[pgbouncer]\n"
-                + "listen_addr = 127.0.0.1\nlisten_port = 0\nunix_socket_dir =\nauth_type = md5\n"
-                + "auth_file = userlist.txt\nadmin_users = " + ADMIN + "\npool_mode = transaction\n" + settings);
+        ProxyFixture.writeIni(dir.resolve("pgmux.ini"), databases, 0,
+                "unix_socket_dir =\nadmin_users = " + ADMIN + "\npool_mode = transaction\n" + settings);
     }
 
     private String psqlUrl(String database) {

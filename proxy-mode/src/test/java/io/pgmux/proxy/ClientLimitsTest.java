@@ -9,7 +9,6 @@ import io.pgmux.proxy.config.ProxyConfigLoader;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -170,13 +169,10 @@ class ClientLimitsTest {
 
     /** {@code settings} may end with a [users] section. */
     private Path writeIni(String databases, String settings) throws Exception {
-        Files.writeString(dir.resolve("userlist.txt"), "\"" + ProxyFixture.USER + "\" \"" + ProxyFixture.PASSWORD
-                + "\"\n\"" + BATCH + "\" \"" + BATCH_PASSWORD + "\"\n\"" + ADMIN + "\" \"" + ADMIN_PASSWORD + "\"\n");
-        Path ini = dir.resolve("pgbouncer.ini");
-        Files.writeString(ini, "[databases]\n" + databases + "[pgbouncer]\nlisten_addr = 127.0.0.1\n"
-                + "listen_port = " + (proxy == null ? 0 : proxy.port()) + "\nunix_socket_dir =\nauth_type = md5\n"
-                + "auth_file = userlist.txt\nadmin_users = " + ADMIN + "\npool_mode = transaction\n" + settings);
-        return ini;
+        ProxyFixture.writeUserlist(dir, ProxyFixture.USER, ProxyFixture.PASSWORD, BATCH, BATCH_PASSWORD, ADMIN,
+                ADMIN_PASSWORD);
+        return ProxyFixture.writeIni(dir.resolve("pgbouncer.ini"), databases, proxy == null ? 0 : proxy.port(),
+                "unix_socket_dir =\nadmin_users = " + ADMIN + "\npool_mode = transaction\n" + settings);
     }
 
     private String target() {

@@ -7,7 +7,6 @@ import io.pgmux.proxy.config.ProxyConfigLoader;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -94,19 +93,16 @@ class ConffileTest {
     // ---------------------------------------------------------------- helpers
 
     private void start(String settings) throws Exception {
-        Files.writeString(dir.resolve("userlist.txt"), "\"" + USER + "\" \"" + PASSWORD + "\"\n\"" + ADMIN + "\" \""
-                + ADMIN_PASSWORD + "\"\n");
+        ProxyFixture.writeUserlist(dir, USER, PASSWORD, ADMIN, ADMIN_PASSWORD);
         writeIni("pgbouncer.ini", db.name(), settings);
         proxy = ProxyConfigLoader.load(dir.resolve("pgbouncer.ini")).janitorPeriod(Duration.ofMillis(50))
                 .drainTimeout(Duration.ofSeconds(2)).start();
     }
 
     private void writeIni(String file, String database, String settings) throws Exception {
-        Files.writeString(dir.resolve(file), "[databases]\n" + database + " = host=" + db.host() + " port="
-                + db.port() + " dbname=" + db.name() + " user=" + db.superuser() + " password="
-                + db.superuserPassword() + "\n[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\n"
-                + "unix_socket_dir =\nauth_type = md5\nauth_file = userlist.txt\nadmin_users = " + ADMIN + "\n"
-                + settings);
+        ProxyFixture.writeIni(dir.resolve(file), database + " = host=" + db.host() + " port=" + db.port() + " dbname="
+                + db.name() + " user=" + db.superuser() + " password=" + db.superuserPassword(), 0,
+                "unix_socket_dir =\nadmin_users = " + ADMIN + "\n" + settings);
     }
 
     private Connection connect(String database) throws SQLException {

@@ -755,16 +755,13 @@ class LiveAdministrationTest {
     }
 
     private void writeUserlist(String password) throws Exception {
-        Files.writeString(dir.resolve("userlist.txt"), "\"" + USER + "\" \"" + password + "\"\n\"" + ADMIN + "\" \""
-                + ADMIN_PASSWORD + "\"\n");
+        ProxyFixture.writeUserlist(dir, USER, password, ADMIN, ADMIN_PASSWORD);
     }
 
     private void writeIni(String settings, String dbname) throws Exception {
-        Files.writeString(dir.resolve("pgmux.ini"), "[databases]\n" + db.name() + " = host=" + serverHost + " port="
-                + serverPort + " dbname=" + dbname + " user=" + db.superuser() + " password="
-                + db.superuserPassword() + "\n[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\n"
-                + "auth_type = md5\nauth_file = userlist.txt\nadmin_users = " + ADMIN + "\n"
-                + "pool_mode = transaction\n" + settings);
+        ProxyFixture.writeIni(dir.resolve("pgmux.ini"), db.name() + " = host=" + serverHost + " port=" + serverPort
+                + " dbname=" + dbname + " user=" + db.superuser() + " password=" + db.superuserPassword(), 0,
+                "admin_users = " + ADMIN + "\npool_mode = transaction\n" + settings);
     }
 
     private Connection client() throws SQLException {

@@ -6,6 +6,9 @@ import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.TestDatabase;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -126,5 +129,26 @@ final class ProxyFixture {
         Properties simple = new Properties();
         simple.setProperty("preferQueryMode", "simple");
         return connect(proxy, "pgbouncer", admin, password, simple);
+    }
+
+    /** Writes {@code dir/userlist.txt}: users and their passwords in turn ({@code "app", "app-secret", …}). */
+    static void writeUserlist(Path dir, String... usersAndPasswords) throws IOException {
+        StringBuilder list = new StringBuilder();
+        for (int i = 0; i < usersAndPasswords.length; i += 2) {
+            list.append('"').append(usersAndPasswords[i]).append("\" \"").append(usersAndPasswords[i + 1])
+                    .append("\"\n");
+        }
+        Files.writeString(dir.resolve("userlist.txt"), list);
+    }
+
+    /**
+     * Writes {@code ini}: {@code databases} as its [databases] section, then a [pgbouncer] section listening on
+     * 127.0.0.1:{@code port} (0: a free port) with md5 logins from the userlist.txt beside it, then {@code settings}
+     * (more [pgbouncer] lines, possibly ending with a [users] section).
+     */
+    static Path writeIni(Path ini, String databases, int port, String settings) throws IOException {
+        Files.writeString(ini, "[databases]\n" + databases + "\n[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = "
+                + port + "\nauth_type = md5\nauth_file = userlist.txt\n" + settings);
+        return ini;
     }
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.proxy.config.ProxyConfigLoader;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -121,14 +120,10 @@ class ServerSetupTest {
     }
 
     private Path writeIni(String entryKeys, String poolMode) throws Exception {
-        Files.writeString(dir.resolve("userlist.txt"), "\"" + ProxyFixture.USER + "\" \"" + ProxyFixture.PASSWORD
-                + "\"\n");
-        Path ini = dir.resolve("pgbouncer.ini");
-        Files.writeString(ini, "[databases]\napp = host=" + db.host() + " port=" + db.port() + " dbname=" + db.name()
-                + " user=" + db.superuser() + " password='" + db.superuserPassword() + "' " + entryKeys
-                + "\n[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = " + (proxy == null ? 0 : proxy.port())
-                + "\nunix_socket_dir =\nauth_type = md5\nauth_file = userlist.txt\npool_mode = " + poolMode + "\n");
-        return ini;
+        ProxyFixture.writeUserlist(dir, ProxyFixture.USER, ProxyFixture.PASSWORD);
+        return ProxyFixture.writeIni(dir.resolve("pgbouncer.ini"), "app = host=" + db.host() + " port=" + db.port()
+                + " dbname=" + db.name() + " user=" + db.superuser() + " password='" + db.superuserPassword() + "' "
+                + entryKeys, proxy == null ? 0 : proxy.port(), "unix_socket_dir =\npool_mode = " + poolMode + "\n");
     }
 
     private Connection connect() throws SQLException {

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.proxy.config.ProxyConfigLoader;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -84,13 +83,9 @@ class UnixSocketHostTest {
     }
 
     private PgMuxProxy start(String entry, String unixSocketDir, String settings) throws Exception {
-        Files.writeString(dir.resolve("userlist.txt"), "\"" + ProxyFixture.USER + "\" \"" + ProxyFixture.PASSWORD
-                + "\"\n\"" + ADMIN + "\" \"" + ADMIN_PASSWORD + "\"\n");
-        Path ini = dir.resolve("pgbouncer.ini");
-        Files.writeString(ini, "[databases]\n" + entry + "\n[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\n"
-                + "unix_socket_dir = " + unixSocketDir + "\nauth_type = md5\nauth_file = userlist.txt\n"
-                + "admin_users = " + ADMIN + "\npool_mode = transaction\n" + settings);
-        return ProxyConfigLoader.load(ini).start();
+        ProxyFixture.writeUserlist(dir, ProxyFixture.USER, ProxyFixture.PASSWORD, ADMIN, ADMIN_PASSWORD);
+        return ProxyConfigLoader.load(ProxyFixture.writeIni(dir.resolve("pgbouncer.ini"), entry, 0, "unix_socket_dir = "
+                + unixSocketDir + "\nadmin_users = " + ADMIN + "\npool_mode = transaction\n" + settings)).start();
     }
 
     private String psql(String database, String sql) throws Exception {
