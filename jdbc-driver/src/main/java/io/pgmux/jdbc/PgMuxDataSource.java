@@ -6,11 +6,11 @@ import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.stats.MetricsTrackerFactory;
 import io.pgmux.core.stats.PgMuxPoolMXBean;
+import io.pgmux.core.stats.PoolMBeans;
 import io.pgmux.jdbc.logical.LogicalConnection;
 import io.pgmux.jdbc.pool.JdbcPool;
 import java.io.Closeable;
 import java.io.PrintWriter;
-import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -24,10 +24,6 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Logger;
-import javax.management.JMException;
-import javax.management.MBeanServer;
-import javax.management.MalformedObjectNameException;
-import javax.management.ObjectName;
 import javax.management.StandardMBean;
 import javax.sql.DataSource;
 import org.slf4j.LoggerFactory;
@@ -227,33 +223,13 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
         }
     }
 
-    private static ObjectName configMBeanName(JdbcPool p) throws MalformedObjectNameException {
-        return new ObjectName("io.pgmux:type=PoolConfig,name=" + ObjectName.quote(p.pool().name()));
-    }
-
-    /** As {@code io.pgmux:type=PoolConfig,name=<poolName>}, beside the pool's own MXBean; a failure is logged. */
+    /** As {@code io.pgmux:type=PoolConfig,name=<poolName>}, beside the pool's own MXBean. */
     private void registerConfigMBean(JdbcPool p) {
-        try {
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            ObjectName name = configMBeanName(p);
-            if (!server.isRegistered(name)) {
-                server.registerMBean(new StandardMBean(this, PgMuxConfigMXBean.class, true), name);
-            }
-        } catch (JMException e) {
-            log.warn("pool {}: could not register its config MXBean", p.pool().name(), e);
-        }
+        PoolMBeans.register("PoolConfig", p.pool().name(), new StandardMBean(this, PgMuxConfigMXBean.class, true));
     }
 
-    private void unregisterConfigMBean(JdbcPool p) {
-        try {
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            ObjectName name = configMBeanName(p);
-            if (server.isRegistered(name)) {
-                server.unregisterMBean(name);
-            }
-        } catch (JMException e) {
-            log.debug("pool {}: could not unregister its config MXBean", p.pool().name(), e);
-        }
+    private static void unregisterConfigMBean(JdbcPool p) {
+        PoolMBeans.unregister("PoolConfig", p.pool().name());
     }
 
     /** This data source as HikariCP's {@code getHikariConfigMXBean()}: the settings that may change while it runs. */

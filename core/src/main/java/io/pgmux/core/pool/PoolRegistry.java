@@ -4,10 +4,10 @@ import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolOverrides;
 import io.pgmux.core.stats.IMetricsTracker;
 import io.pgmux.core.stats.MetricsTrackerFactory;
+import io.pgmux.core.stats.PoolMBeans;
 import io.pgmux.core.stats.PoolSnapshot;
 import io.pgmux.core.stats.PoolStats;
 import io.pgmux.core.stats.TrafficStats;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -24,19 +24,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
-import javax.management.JMException;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * All pools of one pooler, one per (database, user), created on first use. Holds what pools share:
  * max_client_conn, max_db_connections, max_user_connections, and the janitor.
  */
 public final class PoolRegistry<S> implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(PoolRegistry.class);
-
     private final Function<PoolKey, ServerConnector<S>> connectors;
     private final Function<PoolKey, PoolConfig> configs;
     private volatile PoolConfig defaults;
@@ -380,30 +373,14 @@ public final class PoolRegistry<S> implements AutoCloseable {
     }
 
     private void registerMBean(Pool<S> pool) {
-        try {
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            ObjectName name = new ObjectName("io.pgmux:type=Pool,name=" + ObjectName.quote(pool.name()));
-            if (!server.isRegistered(name)) {
-                server.registerMBean(pool, name);
-                registeredMbeans.add(pool);
-            }
-        } catch (JMException e) {
-            log.warn("pool {}: could not register its MXBean", pool.name(), e);
+        if (PoolMBeans.register("Pool", pool.name(), pool)) {
+            registeredMbeans.add(pool);
         }
     }
 
     private void unregisterMBean(Pool<S> pool) {
-        if (!registeredMbeans.remove(pool)) {
-            return;
-        }
-        try {
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            ObjectName name = new ObjectName("io.pgmux:type=Pool,name=" + ObjectName.quote(pool.name()));
-            if (server.isRegistered(name)) {
-                server.unregisterMBean(name);
-            }
-        } catch (JMException e) {
-            log.debug("pool {}: could not unregister its MXBean", pool.name(), e);
+        if (registeredMbeans.remove(pool)) {
+            PoolMBeans.unregister("Pool", pool.name());
         }
     }
 
