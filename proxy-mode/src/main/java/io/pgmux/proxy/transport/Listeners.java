@@ -107,9 +107,7 @@ public final class Listeners {
         }
         Channel unix = null;
         try {
-            unix = new ServerBootstrap().group(transport.group()).channel(transport.serverDomainSocketChannel())
-                    .childHandler(clientInitializer)
-                    .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transport.RECEIVE_BUFFERS)
+            unix = unixBootstrap(transport, clientInitializer)
                     .bind(new DomainSocketAddress(file.socket().toFile())).syncUninterruptibly().channel();
             file.setModeAndGroup(mode, group);
             return new Listeners(List.copyOf(tcp), unix, file, "unix:" + file.socket(), port, file.ownerUid());
@@ -133,9 +131,7 @@ public final class Listeners {
             ChannelHandler clientInitializer) {
         String path = directory + "/.s.PGSQL." + port;
         try {
-            Channel unix = new ServerBootstrap().group(transport.group()).channel(transport.serverDomainSocketChannel())
-                    .childHandler(clientInitializer)
-                    .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transport.RECEIVE_BUFFERS)
+            Channel unix = unixBootstrap(transport, clientInitializer)
                     .bind(transport.abstractSocketAddress(path.substring(1))).syncUninterruptibly().channel();
             return new Listeners(List.copyOf(tcp), unix, null, "unix:" + path, port,
                     (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
@@ -144,6 +140,12 @@ public final class Listeners {
             throw new UncheckedIOException("cannot listen on unix:" + path,
                     e instanceof IOException io ? io : new IOException(e.getMessage(), e));
         }
+    }
+
+    private static ServerBootstrap unixBootstrap(Transport transport, ChannelHandler clientInitializer) {
+        return new ServerBootstrap().group(transport.group()).channel(transport.serverDomainSocketChannel())
+                .childHandler(clientInitializer)
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transport.RECEIVE_BUFFERS);
     }
 
     private static void close(Channel unix, UnixSocketFile file) {
