@@ -117,6 +117,19 @@ public final class ProcessLog {
         }
     }
 
+    /**
+     * Before the process exits: the lines handed to syslog's own loop are sent (System.exit does not wait for
+     * that daemon thread, and the last lines, "shutdown complete" among them, were lost), the logfile closed.
+     */
+    public static void close() {
+        syslog(false, null, null);
+        PrintStream out = file;
+        file = null;
+        if (out != null) {
+            out.close();
+        }
+    }
+
     public static void write(Level level, String message, Throwable thrown) {
         if (!enabled(level)) {
             return;

@@ -59,6 +59,7 @@ public final class ProxyProcess {
             if (pidFile != null) {
                 pidFile.remove();
             }
+            ProcessLog.close();
             return 1;
         }
         // before "process up", which tells an operator (or a script) that signals are answered
@@ -75,6 +76,7 @@ public final class ProxyProcess {
         if (pidFile != null) {
             pidFile.remove();
         }
+        ProcessLog.close();
         return 0;
     }
 
@@ -215,6 +217,7 @@ public final class ProxyProcess {
             pidFile.remove();
         }
         proxy.removeUnixSocket();
+        ProcessLog.close();
         System.exit(0);
     }
 }
