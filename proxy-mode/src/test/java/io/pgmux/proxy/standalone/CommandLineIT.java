@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.jar.JarFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,6 +29,14 @@ class CommandLineIT {
         assertEquals(0, jar.awaitExit());
         assertTrue(jar.stdout().get(0).matches("pgmux \\d+\\.\\d+\\.\\d+.*"), jar.stdout().get(0));
         assertEquals("PgBouncer 1.25.2 compatible", jar.stdout().get(1));
+    }
+
+    /** Else every start on JDK 22 and later prints four WARNING lines about Netty's System::loadLibrary. */
+    @Test
+    void theJarEnablesNativeAccessForItsNativeTransport() throws Exception {
+        try (JarFile jar = new JarFile(ProxyJar.jar().toFile())) {
+            assertEquals("ALL-UNNAMED", jar.getManifest().getMainAttributes().getValue("Enable-Native-Access"));
+        }
     }
 
     @ParameterizedTest
