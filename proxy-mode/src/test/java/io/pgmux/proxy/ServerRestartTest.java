@@ -111,7 +111,7 @@ class ServerRestartTest {
     void anIdleClientWhoseServerWasTerminatedRunsItsNextTransactionOnANewOne() throws Exception {
         try (Connection c = ProxyFixture.connect(proxy, db)) {
             int before = backendPid(c);
-            assertEquals(1, db.terminateBackends(Backends.ofUser(db.superuser())));
+            assertTrue(db.terminateBackends(Backends.ofUser(db.superuser())) >= 1, "the client's server was terminated");
             assertNotEquals(before, backendPid(c));
         }
     }
