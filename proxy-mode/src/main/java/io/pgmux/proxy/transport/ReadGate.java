@@ -45,8 +45,8 @@ public final class ReadGate {
     }
 
     private final class Handler extends ChannelInboundHandlerAdapter {
-        /** Touched on the socket's event loop only. */
-        private final ArrayDeque<Object> held = new ArrayDeque<>();
+        /** Touched on the socket's event loop only; made at the first read held back (most sockets never hold one). */
+        private ArrayDeque<Object> held;
         private ChannelHandlerContext ctx;
         /** Whether this gate, rather than the pipeline's own flow control, stopped the socket's reading. */
         private boolean stoppedReading;
@@ -58,9 +58,12 @@ public final class ReadGate {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (!closed && held.isEmpty()) {
+            if (!closed && isEmpty()) {
                 ctx.fireChannelRead(msg);
                 return;
+            }
+            if (held == null) {
+                held = new ArrayDeque<>(4);
             }
             held.add(msg);
             holding.add(this);
@@ -76,7 +79,7 @@ public final class ReadGate {
 
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
-            if (held.isEmpty()) {
+            if (isEmpty()) {
                 ctx.fireChannelReadComplete();
             }
         }
@@ -98,7 +101,7 @@ public final class ReadGate {
         }
 
         private void release(boolean evenIfClosed) {
-            if (closed && !evenIfClosed || held.isEmpty()) {
+            if (closed && !evenIfClosed || isEmpty()) {
                 return;
             }
             while (!held.isEmpty()) {
@@ -112,8 +115,12 @@ public final class ReadGate {
             }
         }
 
+        private boolean isEmpty() {
+            return held == null || held.isEmpty();
+        }
+
         private void discard() {
-            while (!held.isEmpty()) {
+            while (!isEmpty()) {
                 ReferenceCountUtil.release(held.poll());
             }
             holding.remove(this);
