@@ -287,6 +287,18 @@ class PgMuxDataSourceTest {
     }
 
     @Test
+    void isNotRunningWhileItsPoolIsSuspended() throws SQLException {
+        try (PgMuxDataSource ds = hikariStyle()) {
+            ds.getConnection().close();
+            assertTrue(ds.isRunning());
+            ds.getPoolMXBean().suspendPool();
+            assertFalse(ds.isRunning());
+            ds.getPoolMXBean().resumePool();
+            assertTrue(ds.isRunning());
+        }
+    }
+
+    @Test
     void startsOnePoolWhenManyThreadsAskForTheFirstConnectionAtOnce() throws Exception {
         int threads = 8;
         ExecutorService executor = Executors.newFixedThreadPool(threads);
