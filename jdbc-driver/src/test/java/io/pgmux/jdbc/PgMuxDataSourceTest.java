@@ -160,6 +160,19 @@ class PgMuxDataSourceTest {
     }
 
     @Test
+    void refusesToStartWhenTheServerFailsTheConnectionTestQuery() {
+        try (PgMuxDataSource ds = hikariStyle()) {
+            ds.setConnectionTestQuery("SELECT 1 FROM DUAL");
+            SQLException e = assertThrows(SQLException.class, ds::getConnection);
+            assertEquals("22023", e.getSQLState());
+            assertTrue(e.getMessage().contains("connectionTestQuery") && e.getMessage().contains("SELECT 1 FROM DUAL"),
+                    e.getMessage());
+            assertEquals("42P01", e.getNextException().getSQLState());
+            assertFalse(ds.isRunning());
+        }
+    }
+
+    @Test
     void startsDespiteARefusedLoginWhenInitializationFailTimeoutIsNegative() throws SQLException {
         TestUser user = database.createUser(PasswordMethod.SCRAM_SHA_256);
         try (PgMuxDataSource ds = hikariStyle()) {
