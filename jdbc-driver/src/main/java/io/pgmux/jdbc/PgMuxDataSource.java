@@ -241,10 +241,10 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
         return closed.get();
     }
 
-    /** Whether the pool has started and is not closed. */
+    /** Whether the pool has started, is not closed and is not suspended (HikariCP's meaning). */
     public boolean isRunning() {
         JdbcPool p = pool;
-        return p != null && !closed.get() && !p.isClosed();
+        return p != null && !closed.get() && !p.isClosed() && !p.pool().isPaused();
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.pgmux.jdbc;
 
 import io.pgmux.core.pool.Lease;
+import io.pgmux.jdbc.physical.PgjdbcConnector;
 import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.pool.JdbcPool;
 import io.pgmux.jdbc.pool.JdbcPoolSettings;
@@ -20,9 +21,9 @@ final class PoolStartup {
     }
 
     /**
-     * @param initializationFailTimeout greater than 0: borrow and return one server connection, and on
-     *                                  failure close the pool and throw the server's error; 0: try, log a
-     *                                  failure and start anyway; less than 0: do not try
+     * @param initializationFailTimeout greater than 0: borrow one server connection, run the check query on
+     *                                  it if there is one, and on failure close the pool and throw the error;
+     *                                  0: try, log a failure and start anyway; less than 0: do not try
      */
     static JdbcPool start(JdbcPoolSettings settings, long initializationFailTimeout) throws SQLException {
         JdbcPool pool = new JdbcPool(settings);
@@ -31,7 +32,11 @@ final class PoolStartup {
         }
         try {
             Lease<PhysicalConnection> lease = pool.borrow();
-            lease.release();
+            try {
+                checkQueryRuns(pool, lease.connection());
+            } finally {
+                lease.release();
+            }
         } catch (SQLException e) {
             if (initializationFailTimeout > 0) {
                 pool.close();
@@ -41,5 +46,24 @@ final class PoolStartup {
                     pool.pool().name(), e.getMessage());
         }
         return pool;
+    }
+
+    /**
+     * Runs the check query once, as HikariCP runs connectionTestQuery when it starts: one the server refuses
+     * would otherwise fail every later check silently, and each failed check would replace a healthy connection.
+     */
+    private static void checkQueryRuns(JdbcPool pool, PhysicalConnection server) throws SQLException {
+        String query = pool.config().serverCheckQuery();
+        if (query == null || query.isBlank()) {
+            return;
+        }
+        try {
+            PgjdbcConnector.runCheckQuery(server, query);
+        } catch (SQLException e) {
+            SQLException refused = new SQLException("serverCheckQuery (connectionTestQuery) \"" + query
+                    + "\" fails on the server: " + e.getMessage(), ConnectionUrl.VALUE_ERROR, e);
+            refused.setNextException(e);
+            throw refused;
+        }
     }
 }

@@ -83,6 +83,13 @@ class PgMuxDataSourceConfigTest {
     }
 
     @Test
+    void refusesANegativeTimeShowingTheMillisecondsGiven() {
+        PgMuxDataSource ds = new PgMuxDataSource();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ds.setIdleTimeout(-1));
+        assertEquals("idleTimeout=-1: must not be negative (0 disables it)", e.getMessage());
+    }
+
+    @Test
     void checksTheMinimumAgainstTheMaximumOnlyAtStartSoSetterOrderDoesNotMatter() {
         PgMuxDataSource ds = new PgMuxDataSource();
         ds.setMinimumIdle(40);

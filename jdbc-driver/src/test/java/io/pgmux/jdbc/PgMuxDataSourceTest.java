@@ -160,6 +160,19 @@ class PgMuxDataSourceTest {
     }
 
     @Test
+    void refusesToStartWhenTheServerFailsTheConnectionTestQuery() {
+        try (PgMuxDataSource ds = hikariStyle()) {
+            ds.setConnectionTestQuery("SELECT 1 FROM DUAL");
+            SQLException e = assertThrows(SQLException.class, ds::getConnection);
+            assertEquals("22023", e.getSQLState());
+            assertTrue(e.getMessage().contains("connectionTestQuery") && e.getMessage().contains("SELECT 1 FROM DUAL"),
+                    e.getMessage());
+            assertEquals("42P01", e.getNextException().getSQLState());
+            assertFalse(ds.isRunning());
+        }
+    }
+
+    @Test
     void startsDespiteARefusedLoginWhenInitializationFailTimeoutIsNegative() throws SQLException {
         TestUser user = database.createUser(PasswordMethod.SCRAM_SHA_256);
         try (PgMuxDataSource ds = hikariStyle()) {
@@ -284,6 +297,18 @@ class PgMuxDataSourceTest {
         assertEquals(0, database.awaitConnections(ours(), 0, Duration.ofSeconds(5)));
         SQLException e = assertThrows(SQLException.class, ds::getConnection);
         assertEquals("08003", e.getSQLState());
+    }
+
+    @Test
+    void isNotRunningWhileItsPoolIsSuspended() throws SQLException {
+        try (PgMuxDataSource ds = hikariStyle()) {
+            ds.getConnection().close();
+            assertTrue(ds.isRunning());
+            ds.getPoolMXBean().suspendPool();
+            assertFalse(ds.isRunning());
+            ds.getPoolMXBean().resumePool();
+            assertTrue(ds.isRunning());
+        }
     }
 
     @Test

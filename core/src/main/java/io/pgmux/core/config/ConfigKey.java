@@ -134,7 +134,7 @@ public enum ConfigKey {
                 case INT:
                     return Integer.parseInt(value);
                 case DURATION:
-                    return Durations.parse(value, writtenName.indexOf('_') >= 0);
+                    return notNegative(Durations.parse(value, writtenName.indexOf('_') >= 0));
                 case BOOLEAN:
                     return parseBoolean(value);
                 case POOL_MODE:
@@ -147,6 +147,14 @@ public enum ConfigKey {
         } catch (IllegalArgumentException e) {
             throw new ConfigException(writtenName, writtenName + "=" + text + ": " + e.getMessage());
         }
+    }
+
+    /** Checked here rather than only in {@link PoolConfig.Builder#build()}, so the message shows the value as written. */
+    private static Duration notNegative(Duration d) {
+        if (d.isNegative()) {
+            throw new IllegalArgumentException("must not be negative (0 disables it)");
+        }
+        return d;
     }
 
     private static boolean parseBoolean(String value) {

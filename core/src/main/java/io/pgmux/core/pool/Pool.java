@@ -927,6 +927,11 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         return state == CLOSING;
     }
 
+    /** Between {@link #pause()} (SUSPEND, PAUSE, the MXBean's suspendPool) and {@link #resume()}. */
+    public boolean isPaused() {
+        return state == PAUSED;
+    }
+
     private PoolClosedException shuttingDown() {
         return new PoolClosedException("pooler is shutting down (pool " + name + ")");
     }

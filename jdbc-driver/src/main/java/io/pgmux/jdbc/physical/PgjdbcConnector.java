@@ -244,16 +244,21 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
                 if (checkQuery == null || checkQuery.isBlank()) {
                     return server.connection().isValid(CHECK_TIMEOUT_SECONDS);
                 }
-                try (Statement st = server.connection().createStatement()) {
-                    st.setQueryTimeout(CHECK_TIMEOUT_SECONDS);
-                    st.execute(checkQuery);
-                }
+                runCheckQuery(server, checkQuery);
                 return true;
             } catch (SQLException e) {
                 log.debug("server check failed on {}", server, e);
                 return false;
             }
         }, executor);
+    }
+
+    /** Runs {@code checkQuery} (server_check_query, HikariCP's connectionTestQuery) as the pool's checks do. */
+    public static void runCheckQuery(PhysicalConnection server, String checkQuery) throws SQLException {
+        try (Statement st = server.connection().createStatement()) {
+            st.setQueryTimeout(CHECK_TIMEOUT_SECONDS);
+            st.execute(checkQuery);
+        }
     }
 
     @Override
