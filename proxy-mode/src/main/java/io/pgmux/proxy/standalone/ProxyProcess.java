@@ -12,6 +12,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import sun.misc.Signal;
 
@@ -66,6 +67,11 @@ public final class ProxyProcess {
         installSignals();
         for (String address : proxy.listening()) {
             ProcessLog.write(Level.LOG, "listening on " + address, null);
+        }
+        List<String> idleMemory = IdleMemory.apply();
+        if (!idleMemory.isEmpty()) {
+            ProcessLog.write(Level.DEBUG, "an idle process gives unused heap back: " + String.join(" ", idleMemory)
+                    + " (set on the java command line to choose otherwise)", null);
         }
         ProcessLog.write(Level.LOG, "process up: " + version().replace(System.lineSeparator(), ", ") + ", pid "
                 + ProcessHandle.current().pid() + ", " + proxy.transport(), null);
