@@ -48,6 +48,10 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
             ConfigKey.QUERY_WAIT_TIMEOUT, ConfigKey.SERVER_IDLE_TIMEOUT, ConfigKey.SERVER_LIFETIME,
             ConfigKey.LEAK_DETECTION_THRESHOLD);
     private static final String CONNECTION_DOES_NOT_EXIST = "08003";
+    private static final String OWN_THREADS =
+            "housekeeping and logins run on daemon threads of pgmux's own (pgmux-janitor, pgmux-connector-N)";
+    private static final String USERNAME_AND_PASSWORD =
+            "give username and password (setPassword works while the pool runs)";
 
     private final ReentrantLock startLock = new ReentrantLock();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -803,6 +807,48 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
     /** Refused: use isRunning() or the pool MXBean. */
     public void setHealthCheckRegistry(Object healthCheckRegistry) {
         refuse("healthCheckRegistry", healthCheckRegistry, "use isRunning() or getPoolMXBean()");
+    }
+
+    /** Refused: pgmux checks idle server connections with connectionTestQuery and keepaliveTime. */
+    public void setHealthCheckProperties(Object healthCheckProperties) {
+        boolean none = healthCheckProperties instanceof Map && ((Map<?, ?>) healthCheckProperties).isEmpty();
+        refuse("healthCheckProperties", none ? null : healthCheckProperties,
+                "use isRunning() or getPoolMXBean(); keepaliveTime checks idle connections");
+    }
+
+    /** Refused: housekeeping and logins run on daemon threads of pgmux's own. */
+    public void setThreadFactory(Object threadFactory) {
+        refuse("threadFactory", threadFactory, OWN_THREADS);
+    }
+
+    /** Refused: housekeeping and logins run on daemon threads of pgmux's own. */
+    public void setScheduledExecutor(Object scheduledExecutor) {
+        refuse("scheduledExecutor", scheduledExecutor, OWN_THREADS);
+    }
+
+    /** Refused: pgmux opens its connections through pgjdbc from jdbcUrl. */
+    public void setDataSource(Object dataSource) {
+        refuse("dataSource", dataSource, "give jdbcUrl (jdbc:postgresql://host:port/database) instead");
+    }
+
+    /** Refused: a server connection is replaced when its error's SQLSTATE says the connection is gone. */
+    public void setExceptionOverride(Object exceptionOverride) {
+        refuse("exceptionOverride", exceptionOverride, "pgmux decides eviction by SQLSTATE (class 08, 57P01-03)");
+    }
+
+    /** Refused: give username and password; the password may be changed while the pool runs. */
+    public void setCredentials(Object credentials) {
+        refuse("credentials", credentials, USERNAME_AND_PASSWORD);
+    }
+
+    /** Refused: give username and password; the password may be changed while the pool runs. */
+    public void setCredentialsProvider(Object credentialsProvider) {
+        refuse("credentialsProvider", credentialsProvider, USERNAME_AND_PASSWORD);
+    }
+
+    /** Refused: give username and password; the password may be changed while the pool runs. */
+    public void setCredentialsProviderClassName(String className) {
+        refuse("credentialsProviderClassName", className, USERNAME_AND_PASSWORD);
     }
 
     private void refuse(String property, Object value, String instead) {

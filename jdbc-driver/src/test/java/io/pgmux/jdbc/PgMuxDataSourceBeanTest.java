@@ -107,6 +107,11 @@ class PgMuxDataSourceBeanTest {
         assertNotNull(PgMuxDataSource.class.getMethod("setDataSourceJNDI", String.class));
         assertNotNull(PgMuxDataSource.class.getMethod("setExceptionOverrideClassName", String.class));
         assertNotNull(PgMuxDataSource.class.getMethod("setHealthCheckRegistry", Object.class));
+        assertNotNull(PgMuxDataSource.class.getMethod("setCredentialsProviderClassName", String.class));
+        for (String name : new String[] {"setHealthCheckProperties", "setThreadFactory", "setScheduledExecutor",
+                "setDataSource", "setExceptionOverride", "setCredentialsProvider", "setCredentials"}) {
+            assertNotNull(PgMuxDataSource.class.getMethod(name, Object.class), name);
+        }
     }
 
     @Test

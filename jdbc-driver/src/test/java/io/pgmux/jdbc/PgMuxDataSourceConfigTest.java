@@ -20,6 +20,8 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /** PgMuxDataSource as a JavaBean, before it starts: HikariCP's names, values and properties files. */
@@ -268,6 +270,17 @@ class PgMuxDataSourceConfigTest {
         Properties q = new Properties();
         q.setProperty("frobnicate", "1");
         assertThrows(IllegalArgumentException.class, () -> new PgMuxDataSource(q));
+    }
+
+    /** Every HikariCP 7.1 setting without a pgmux meaning is refused by name, never bound and ignored. */
+    @ParameterizedTest
+    @ValueSource(strings = {"credentialsProviderClassName", "healthCheckProperties", "threadFactory",
+            "scheduledExecutor", "dataSource", "exceptionOverride", "credentialsProvider", "credentials"})
+    void refusesAHikariPropertyWithoutAMeaningHereByName(String property) {
+        Properties p = new Properties();
+        p.put(property, "com.example.Whatever");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new PgMuxDataSource(p));
+        assertTrue(e.getMessage().startsWith(property + " is not supported by PgMuxDataSource: "), e.getMessage());
     }
 
     @Test

@@ -300,6 +300,19 @@ class PgMuxDataSourceTest {
     }
 
     @Test
+    void aConnectionWithoutAServerConnectionIsClosedOnceThePoolIs() throws SQLException {
+        PgMuxDataSource ds = hikariStyle();
+        ds.setPoolMode(PoolMode.TRANSACTION);
+        Connection c = ds.getConnection();
+        assertEquals("1", queryString(c, "SELECT 1"));
+        assertFalse(c.isClosed());
+        ds.close();
+        assertTrue(c.isClosed());
+        SQLException e = assertThrows(SQLException.class, () -> queryString(c, "SELECT 1"));
+        assertEquals("08003", e.getSQLState());
+    }
+
+    @Test
     void isNotRunningWhileItsPoolIsSuspended() throws SQLException {
         try (PgMuxDataSource ds = hikariStyle()) {
             ds.getConnection().close();

@@ -1174,9 +1174,14 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         }
     }
 
+    /**
+     * Also true once the pool is closed while this connection holds no server connection: it can run nothing more
+     * (HikariCP's shutdown closes its connections). One still holding a server connection may finish its work,
+     * which the pool's close waits for. Read on another thread, the loan is what that thread last saw.
+     */
     @Override
     public boolean isClosed() {
-        return closed;
+        return closed || loan == null && pool.isClosed();
     }
 
     /** Closes at once from any thread: the server connection in use is closed, not returned. */

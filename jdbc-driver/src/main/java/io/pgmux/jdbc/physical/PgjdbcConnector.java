@@ -247,7 +247,10 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
                 runCheckQuery(server, checkQuery);
                 return true;
             } catch (SQLException e) {
-                log.debug("server check failed on {}", server, e);
+                // as HikariCP warns of a connection that failed its validation: the operator learns why it was replaced
+                log.warn("server check failed on {}, replacing it: {} (SQLSTATE {})", server, e.getMessage(),
+                        e.getSQLState());
+                log.debug("server check failure on {}", server, e);
                 return false;
             }
         }, executor);
