@@ -30,6 +30,7 @@ import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
+import io.pgmux.proxy.protocol.NegotiateProtocolVersion;
 import io.pgmux.proxy.protocol.NoticeResponse;
 import io.pgmux.proxy.protocol.GssEncRequest;
 import io.pgmux.proxy.protocol.ParameterStatus;
@@ -199,6 +200,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (user == null || user.isEmpty()) {
             fatal(PoolerError.noUsernameSupplied());
             return;
+        }
+        NegotiateProtocolVersion negotiation = startup.negotiation();
+        if (negotiation != null) {
+            // as PostgreSQL and PgBouncer: the client learns it speaks 3.0, without the protocol options it asked for
+            channel.write(negotiation, channel.voidPromise());
         }
         if (user.getBytes(StandardCharsets.UTF_8).length >= PoolerError.MAX_USERNAME_BYTES) {
             fatal(PoolerError.usernameTooLong());

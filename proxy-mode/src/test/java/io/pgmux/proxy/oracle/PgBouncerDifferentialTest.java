@@ -2,6 +2,7 @@ package io.pgmux.proxy.oracle;
 
 import static io.pgmux.testing.Sql.backendPid;
 import static io.pgmux.testing.Sql.value;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -751,6 +752,25 @@ class PgBouncerDifferentialTest {
                 assertEquals('R', c.read().type());
                 c.sendRaw(RawClient.startupPacket(Map.of("user", USER, "database", "app")));
                 assertEquals("FATAL 08P01: client re-sent startup pkt", outcome(c), endpoint.name());
+            }
+        }
+    }
+
+    /** libpq 18 asks for 3.2 with max_protocol_version; a protocol option is one neither pooler knows. */
+    @Test
+    void aNewerMinorVersionAndAProtocolOptionAreNegotiatedDownToThreeZeroAlike() throws Exception {
+        Poolers p = start("");
+        byte[] startup = RawClient.startupPacket(Map.of("user", USER, "database", "app", "_pq_.test_option", ""));
+        startup[7] = 2;
+        byte[] threeZeroWithoutTheOption = RawClient.concat(RawClient.int32(3 << 16), RawClient.int32(1),
+                RawClient.cstring("_pq_.test_option"));
+        for (Endpoint endpoint : List.of(p.pgbouncer, p.pgmux)) {
+            try (RawClient c = new RawClient(endpoint.port())) {
+                c.sendRaw(startup);
+                RawClient.Message negotiation = c.read();
+                assertEquals('v', negotiation.type(), endpoint.name());
+                assertArrayEquals(threeZeroWithoutTheOption, negotiation.body(), endpoint.name());
+                assertEquals('R', c.read().type(), endpoint.name() + ": the password request follows");
             }
         }
     }
