@@ -238,6 +238,7 @@ public final class PgMuxProxy implements AutoCloseable {
         if (closed.isDone()) {
             return;
         }
+        console.shutdownBegins();
         listeners.close();
         try {
             registry.closeGracefully().toCompletableFuture().get(drainTimeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -264,6 +265,7 @@ public final class PgMuxProxy implements AutoCloseable {
         if (closed.isDone()) {
             return;
         }
+        console.shutdownBegins();
         listeners.close();
         registry.closeGracefully().toCompletableFuture().join();
         close();
@@ -279,6 +281,7 @@ public final class PgMuxProxy implements AutoCloseable {
         if (closed.isDone()) {
             return;
         }
+        console.shutdownBegins();
         listeners.close();
         while (!clients.isEmpty()) {
             for (Channel client : clients) {
@@ -310,6 +313,11 @@ public final class PgMuxProxy implements AutoCloseable {
     /** The admin console's RESUME for every database. */
     public void resume() {
         console.resume();
+    }
+
+    /** Whether a shutdown (close, SHUTDOWN or its WAIT_FOR_ forms) has begun. */
+    public boolean isShuttingDown() {
+        return console.isShuttingDown();
     }
 
     /**

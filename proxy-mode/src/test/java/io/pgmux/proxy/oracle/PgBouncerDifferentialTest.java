@@ -389,6 +389,19 @@ class PgBouncerDifferentialTest {
         assertEquals(seen(p.pgbouncer, scenario), seen(p.pgmux, scenario));
     }
 
+    /** RESUME in the session that ran SHUTDOWN WAIT_FOR_CLIENTS, while a client keeps the pooler up. */
+    @Test
+    @SuppressWarnings("try") // the client only has to stay connected
+    void resumeDuringAShutdownIsRefusedAlike() throws Exception {
+        Poolers p = start("");
+        Scenario scenario = endpoint -> {
+            try (Connection client = connect(endpoint, "app", USER, PASSWORD)) {
+                psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHUTDOWN WAIT_FOR_CLIENTS", "RESUME");
+            }
+        };
+        assertEquals(seen(p.pgbouncer, scenario), seen(p.pgmux, scenario));
+    }
+
     /**
      * A deliberate difference: PgBouncer answers SET of a key it does not change at run time as if it had worked;
      * pgmux refuses it, so that no setting is silently ignored.

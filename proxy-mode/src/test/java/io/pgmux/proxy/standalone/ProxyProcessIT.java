@@ -376,6 +376,22 @@ class ProxyProcessIT {
     }
 
     @Test
+    void sigusr2DuringAShutdownIsIgnored() throws Exception {
+        try (ProxyJar proxy = ProxyJar.start(ini().toString())) {
+            int port = proxy.awaitPort();
+            try (Connection c = connect(port, "app")) {
+                proxy.signal("TERM");
+                proxy.awaitStderr(Pattern.compile("LOG got SIGTERM, shutting down"));
+                proxy.signal("USR2");
+                proxy.awaitStderr(Pattern.compile("LOG got SIGUSR2 while shutting down, ignoring"));
+                assertEquals("1", queryOne(c, "SELECT 1"));
+                await(() -> refused(port), "new clients to be refused");
+            }
+            assertEquals(0, proxy.awaitExit());
+        }
+    }
+
+    @Test
     void sigquitStaysTheJvmsThreadDumpAndTheProxyKeepsServing() throws Exception {
         try (ProxyJar proxy = ProxyJar.start(ini().toString())) {
             int port = proxy.awaitPort();
