@@ -238,7 +238,7 @@ public final class PgMuxProxy implements AutoCloseable {
         if (closed.isDone()) {
             return;
         }
-        console.shutdownBegins();
+        context.shutdownBegins();
         listeners.close();
         try {
             registry.closeGracefully().toCompletableFuture().get(drainTimeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -257,7 +257,8 @@ public final class PgMuxProxy implements AutoCloseable {
     }
 
     /**
-     * PgBouncer's SHUTDOWN WAIT_FOR_SERVERS: stops accepting clients, fails those waiting for a server with
+     * PgBouncer's SHUTDOWN WAIT_FOR_SERVERS: stops accepting on TCP (the Unix socket still takes the admin console,
+     * and refuses other clients with {@code pooler is shutting down}), fails those waiting for a server with
      * {@code server shutting down}, lets transactions in flight finish however long they take, then closes
      * everything. What else should end it sooner is {@link #close()} from another thread, or leaving the process.
      */
@@ -265,15 +266,16 @@ public final class PgMuxProxy implements AutoCloseable {
         if (closed.isDone()) {
             return;
         }
-        console.shutdownBegins();
-        listeners.close();
+        context.shutdownBegins();
+        listeners.closeTcp();
         registry.closeGracefully().toCompletableFuture().join();
         close();
     }
 
     /**
-     * PgBouncer's SHUTDOWN WAIT_FOR_CLIENTS: stops accepting clients and closes once every client connected
-     * now has left on its own.
+     * PgBouncer's SHUTDOWN WAIT_FOR_CLIENTS: stops accepting on TCP (the Unix socket still takes the admin console,
+     * and refuses other clients with {@code pooler is shutting down}) and closes once every client has left on its
+     * own.
      *
      * @throws InterruptedException when interrupted while clients remain
      */
@@ -281,8 +283,8 @@ public final class PgMuxProxy implements AutoCloseable {
         if (closed.isDone()) {
             return;
         }
-        console.shutdownBegins();
-        listeners.close();
+        context.shutdownBegins();
+        listeners.closeTcp();
         while (!clients.isEmpty()) {
             for (Channel client : clients) {
                 client.closeFuture().await();
@@ -317,7 +319,7 @@ public final class PgMuxProxy implements AutoCloseable {
 
     /** Whether a shutdown (close, SHUTDOWN or its WAIT_FOR_ forms) has begun. */
     public boolean isShuttingDown() {
-        return console.isShuttingDown();
+        return context.isShuttingDown();
     }
 
     /**

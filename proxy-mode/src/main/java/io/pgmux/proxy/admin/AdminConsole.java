@@ -123,8 +123,6 @@ public final class AdminConsole implements AdminRoute {
     private final Set<String> disabled = ConcurrentHashMap.newKeySet();
     private volatile boolean pausedAll;
     private volatile boolean suspended;
-    /** Set once a SHUTDOWN (of any form, from the console or a signal) has begun; RESUME is refused from then on. */
-    private volatile boolean shuttingDown;
     /** The console session that ran SUSPEND: as in PgBouncer, the suspension ends when it leaves. */
     private volatile AdminSession suspendedBy;
     private volatile List<Channel> listening = List.of();
@@ -155,15 +153,6 @@ public final class AdminConsole implements AdminRoute {
     /** PAUSE of every database, as from the console (the standalone proxy's SIGUSR1); completes once paused. */
     public CompletionStage<Void> pause() {
         return pause(null).thenApply(done -> null);
-    }
-
-    /** A shutdown has begun: from now on RESUME of every database is refused, as PgBouncer refuses it. */
-    public void shutdownBegins() {
-        shuttingDown = true;
-    }
-
-    public boolean isShuttingDown() {
-        return shuttingDown;
     }
 
     /** RESUME of every database, paused together or one by one (the standalone proxy's SIGUSR2). */
@@ -585,7 +574,7 @@ public final class AdminConsole implements AdminRoute {
     /** RESUME after PAUSE, KILL or SUSPEND of every database, or of one; a database paused on its own stays so. */
     private List<EncodableMessage> resume(String database) {
         if (database == null) {
-            if (shuttingDown) {
+            if (context.isShuttingDown()) {
                 return List.of(error("pooler is shutting down"));
             }
             if (!pausedAll && !suspended) {
@@ -770,7 +759,7 @@ public final class AdminConsole implements AdminRoute {
         }
         log.info("SHUTDOWN{} from the admin console", mode == Shutdown.IMMEDIATE ? "" : " " + mode);
         // before this session's next command, which the closing thread below may not have started by then
-        shutdownBegins();
+        context.shutdownBegins();
         // queued behind this read, so the reply is written before closing begins; closing blocks, so not here
         session.channel().eventLoop().execute(() -> {
             Thread stopper = new Thread(() -> shutdown.accept(mode), "pgmux-admin-shutdown");

@@ -353,6 +353,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
      * max_user_client_connections slots; returns why it is refused, or null.
      */
     private ErrorResponse admit(String database, StartupMessage startup, Secret secret) {
+        if (context.isShuttingDown()) {
+            // only the console is served while a shutdown waits (on the Unix socket PgBouncer keeps open)
+            return PoolerError.poolerShuttingDown();
+        }
         if (context.adminRoute().isDisabled(database)) {
             return PoolerError.databaseDisabled(database);
         }

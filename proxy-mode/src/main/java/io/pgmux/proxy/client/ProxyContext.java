@@ -68,6 +68,8 @@ public final class ProxyContext {
     private volatile int scramIterations = 4096;
     private volatile Set<String> ignoredStartupParameters = Set.of();
     private volatile boolean applicationNameAddHost;
+    /** Set once a shutdown (of any form, from the console or a signal) has begun. */
+    private volatile boolean shuttingDown;
     private volatile boolean disablePqexec;
     private volatile ConnectionLog connectionLog = new ConnectionLog();
     /** The uid owning the Unix socket, the process's own; -1 without a Unix socket. */
@@ -353,5 +355,14 @@ public final class ProxyContext {
     /** Clients logged in and not yet gone. */
     public int clientCount() {
         return clientsByKey.size();
+    }
+
+    /** A shutdown has begun: new clients of a database are refused, and so is the console's RESUME. */
+    public void shutdownBegins() {
+        shuttingDown = true;
+    }
+
+    public boolean isShuttingDown() {
+        return shuttingDown;
     }
 }
