@@ -33,6 +33,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /** What every client connection of one proxy shares: pools, databases, users, cancel keys. */
 public final class ProxyContext {
+    /** The startup parameter that carries {@code -c name=value} settings. */
+    private static final String OPTIONS = "options";
     private final PoolRegistry<ServerConnection> registry;
     private volatile Map<String, ServerTarget> databases;
     private final AutoDatabases autoDatabases;
@@ -325,7 +327,9 @@ public final class ProxyContext {
             return sent;
         }
         Map<String, String> kept = new LinkedHashMap<>(sent);
-        kept.keySet().removeIf(name -> ignoredStartupParameters.contains(name.toLowerCase(Locale.ROOT)));
+        // options listed is still read, as PgBouncer reads it: only the names in it no server takes are ignored
+        kept.keySet().removeIf(name -> !name.equals(OPTIONS)
+                && ignoredStartupParameters.contains(name.toLowerCase(Locale.ROOT)));
         if (applicationNameAddHost && client instanceof InetSocketAddress address) {
             kept.put("application_name", kept.getOrDefault("application_name", "app") + " - "
                     + address.getAddress().getHostAddress() + ":" + address.getPort());

@@ -851,6 +851,34 @@ class PgBouncerDifferentialTest {
         }
     }
 
+    /** With options in ignore_startup_parameters, a tracked setting in it is still applied, a bad name ignored. */
+    @Test
+    void optionsListedAsIgnoredStillSetWhatTheyTrackAlike() throws Exception {
+        Poolers p = start("ignore_startup_parameters = extra_float_digits, options\n");
+        Properties options = new Properties();
+        options.setProperty("options", "-c foo\\ bar=x -c TimeZone=Europe/Lisbon");
+        for (Endpoint endpoint : List.of(p.pgbouncer, p.pgmux)) {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD, options)) {
+                assertEquals("Europe/Lisbon", text(c, "SELECT current_setting('TimeZone')"), endpoint.name());
+            }
+        }
+    }
+
+    /** A deliberate difference: with options ignored, PgBouncer leaves out what it does not track, pgmux takes it. */
+    @Test
+    void optionsListedAsIgnoredStillSetSearchPathInPgmuxOnly() throws Exception {
+        Poolers p = start("ignore_startup_parameters = extra_float_digits, options\n");
+        Properties options = new Properties();
+        options.setProperty("options", "-c search_path=x");
+        String sql = "SELECT current_setting('search_path')";
+        try (Connection c = connect(p.pgbouncer, "app", USER, PASSWORD, options)) {
+            assertEquals("\"$user\", public", text(c, sql));
+        }
+        try (Connection c = connect(p.pgmux, "app", USER, PASSWORD, options)) {
+            assertEquals("x", text(c, sql));
+        }
+    }
+
     /**
      * What {@code endpoint} answered to {@code bytes}, sent in one write in place of the startup packet or, with
      * {@code loggedIn}, after logging in.
