@@ -238,6 +238,7 @@ public final class PgMuxProxy implements AutoCloseable {
         if (closed.isDone()) {
             return;
         }
+        context.shutdownBegins();
         listeners.close();
         try {
             registry.closeGracefully().toCompletableFuture().get(drainTimeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -256,7 +257,8 @@ public final class PgMuxProxy implements AutoCloseable {
     }
 
     /**
-     * PgBouncer's SHUTDOWN WAIT_FOR_SERVERS: stops accepting clients, fails those waiting for a server with
+     * PgBouncer's SHUTDOWN WAIT_FOR_SERVERS: stops accepting on TCP (the Unix socket still takes the admin console,
+     * and refuses other clients with {@code pooler is shutting down}), fails those waiting for a server with
      * {@code server shutting down}, lets transactions in flight finish however long they take, then closes
      * everything. What else should end it sooner is {@link #close()} from another thread, or leaving the process.
      */
@@ -264,14 +266,16 @@ public final class PgMuxProxy implements AutoCloseable {
         if (closed.isDone()) {
             return;
         }
-        listeners.close();
+        context.shutdownBegins();
+        listeners.closeTcp();
         registry.closeGracefully().toCompletableFuture().join();
         close();
     }
 
     /**
-     * PgBouncer's SHUTDOWN WAIT_FOR_CLIENTS: stops accepting clients and closes once every client connected
-     * now has left on its own.
+     * PgBouncer's SHUTDOWN WAIT_FOR_CLIENTS: stops accepting on TCP (the Unix socket still takes the admin console,
+     * and refuses other clients with {@code pooler is shutting down}) and closes once every client has left on its
+     * own.
      *
      * @throws InterruptedException when interrupted while clients remain
      */
@@ -279,7 +283,8 @@ public final class PgMuxProxy implements AutoCloseable {
         if (closed.isDone()) {
             return;
         }
-        listeners.close();
+        context.shutdownBegins();
+        listeners.closeTcp();
         while (!clients.isEmpty()) {
             for (Channel client : clients) {
                 client.closeFuture().await();
@@ -310,6 +315,11 @@ public final class PgMuxProxy implements AutoCloseable {
     /** The admin console's RESUME for every database. */
     public void resume() {
         console.resume();
+    }
+
+    /** Whether a shutdown (close, SHUTDOWN or its WAIT_FOR_ forms) has begun. */
+    public boolean isShuttingDown() {
+        return context.isShuttingDown();
     }
 
     /**

@@ -574,6 +574,9 @@ public final class AdminConsole implements AdminRoute {
     /** RESUME after PAUSE, KILL or SUSPEND of every database, or of one; a database paused on its own stays so. */
     private List<EncodableMessage> resume(String database) {
         if (database == null) {
+            if (context.isShuttingDown()) {
+                return List.of(error("pooler is shutting down"));
+            }
             if (!pausedAll && !suspended) {
                 return List.of(error("pooler is not paused/suspended"));
             }
@@ -755,6 +758,8 @@ public final class AdminConsole implements AdminRoute {
             return invalid(command);
         }
         log.info("SHUTDOWN{} from the admin console", mode == Shutdown.IMMEDIATE ? "" : " " + mode);
+        // before this session's next command, which the closing thread below may not have started by then
+        context.shutdownBegins();
         // queued behind this read, so the reply is written before closing begins; closing blocks, so not here
         session.channel().eventLoop().execute(() -> {
             Thread stopper = new Thread(() -> shutdown.accept(mode), "pgmux-admin-shutdown");

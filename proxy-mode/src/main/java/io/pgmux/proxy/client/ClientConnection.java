@@ -30,6 +30,7 @@ import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
+import io.pgmux.proxy.protocol.NegotiateProtocolVersion;
 import io.pgmux.proxy.protocol.NoticeResponse;
 import io.pgmux.proxy.protocol.GssEncRequest;
 import io.pgmux.proxy.protocol.ParameterStatus;
@@ -200,6 +201,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             fatal(PoolerError.noUsernameSupplied());
             return;
         }
+        NegotiateProtocolVersion negotiation = startup.negotiation();
+        if (negotiation != null) {
+            // as PostgreSQL and PgBouncer: the client learns it speaks 3.0, without the protocol options it asked for
+            channel.write(negotiation, channel.voidPromise());
+        }
         if (user.getBytes(StandardCharsets.UTF_8).length >= PoolerError.MAX_USERNAME_BYTES) {
             fatal(PoolerError.usernameTooLong());
             return;
@@ -347,6 +353,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
      * max_user_client_connections slots; returns why it is refused, or null.
      */
     private ErrorResponse admit(String database, StartupMessage startup, Secret secret) {
+        if (context.isShuttingDown()) {
+            // only the console is served while a shutdown waits (on the Unix socket PgBouncer keeps open)
+            return PoolerError.poolerShuttingDown();
+        }
         if (context.adminRoute().isDisabled(database)) {
             return PoolerError.databaseDisabled(database);
         }

@@ -33,6 +33,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /** What every client connection of one proxy shares: pools, databases, users, cancel keys. */
 public final class ProxyContext {
+    /** The startup parameter that carries {@code -c name=value} settings. */
+    private static final String OPTIONS = "options";
     private final PoolRegistry<ServerConnection> registry;
     private volatile Map<String, ServerTarget> databases;
     private final AutoDatabases autoDatabases;
@@ -68,6 +70,8 @@ public final class ProxyContext {
     private volatile int scramIterations = 4096;
     private volatile Set<String> ignoredStartupParameters = Set.of();
     private volatile boolean applicationNameAddHost;
+    /** Set once a shutdown (of any form, from the console or a signal) has begun. */
+    private volatile boolean shuttingDown;
     private volatile boolean disablePqexec;
     private volatile ConnectionLog connectionLog = new ConnectionLog();
     /** The uid owning the Unix socket, the process's own; -1 without a Unix socket. */
@@ -323,7 +327,9 @@ public final class ProxyContext {
             return sent;
         }
         Map<String, String> kept = new LinkedHashMap<>(sent);
-        kept.keySet().removeIf(name -> ignoredStartupParameters.contains(name.toLowerCase(Locale.ROOT)));
+        // options listed is still read, as PgBouncer reads it: only the names in it no server takes are ignored
+        kept.keySet().removeIf(name -> !name.equals(OPTIONS)
+                && ignoredStartupParameters.contains(name.toLowerCase(Locale.ROOT)));
         if (applicationNameAddHost && client instanceof InetSocketAddress address) {
             kept.put("application_name", kept.getOrDefault("application_name", "app") + " - "
                     + address.getAddress().getHostAddress() + ":" + address.getPort());
@@ -353,5 +359,14 @@ public final class ProxyContext {
     /** Clients logged in and not yet gone. */
     public int clientCount() {
         return clientsByKey.size();
+    }
+
+    /** A shutdown has begun: new clients of a database are refused, and so is the console's RESUME. */
+    public void shutdownBegins() {
+        shuttingDown = true;
+    }
+
+    public boolean isShuttingDown() {
+        return shuttingDown;
     }
 }

@@ -52,7 +52,8 @@ public final class ClientParameters {
 
     /**
      * Reads the settings in a startup packet, including {@code options} ({@code -c name=value} and
-     * {@code --name=value}), leaving out the names in {@code ignored} (lower case) there too, as PgBouncer does.
+     * {@code --name=value}), leaving out the names in {@code ignored} (lower case) there too, as PgBouncer does;
+     * with {@code options} in {@code ignored}, a name in it that no server takes is left out instead of refused.
      *
      * @throws IllegalArgumentException with PgBouncer 1.25's text, for a malformed {@code options} value or a setting
      *     name that cannot be replayed
@@ -103,6 +104,9 @@ public final class ClientParameters {
             }
             // PostgreSQL reads a dash in a name as an underscore (--search-path=x); the refusal shows it as sent
             if (!NAME.matcher(name.replace('-', '_')).matches()) {
+                if (ignored.contains("options")) {
+                    continue;
+                }
                 throw new IllegalArgumentException(UNSUPPORTED_OPTION + name);
             }
             into.put(name.replace('-', '_'), assignment.substring(eq + 1));

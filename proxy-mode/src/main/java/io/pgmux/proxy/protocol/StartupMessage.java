@@ -1,8 +1,10 @@
 package io.pgmux.proxy.protocol;
 
 import io.netty.buffer.ByteBuf;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -15,6 +17,8 @@ public final class StartupMessage implements EncodableMessage {
     public static final int PROTOCOL_3_0 = 3 << 16;
     /** Protocol 3.2 (PostgreSQL 18): the only change is variable-length cancel keys. */
     public static final int PROTOCOL_3_2 = (3 << 16) | 2;
+    /** The prefix of protocol options, which are not run-time parameters. */
+    private static final String PROTOCOL_OPTION_PREFIX = "_pq_.";
 
     private final int protocolVersion;
     private final Map<String, String> parameters;
@@ -57,6 +61,27 @@ public final class StartupMessage implements EncodableMessage {
 
     public Map<String, String> parameters() {
         return parameters;
+    }
+
+    /**
+     * What a server that speaks protocol 3.0 answers before authentication: null when the client asked for 3.0 and
+     * for no {@code _pq_.} protocol option, else the version it gets (3.0) and the options it asked for, none of
+     * which the pooler knows.
+     */
+    public NegotiateProtocolVersion negotiation() {
+        List<String> options = null;
+        for (String name : parameters.keySet()) {
+            if (name.startsWith(PROTOCOL_OPTION_PREFIX)) {
+                if (options == null) {
+                    options = new ArrayList<>();
+                }
+                options.add(name);
+            }
+        }
+        if (minorVersion() == 0 && options == null) {
+            return null;
+        }
+        return new NegotiateProtocolVersion(PROTOCOL_3_0, options == null ? List.of() : options);
     }
 
     /** The {@code user} parameter, or null when the client sent none (PgBouncer: "no username supplied"). */

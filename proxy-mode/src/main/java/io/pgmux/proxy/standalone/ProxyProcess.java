@@ -159,6 +159,11 @@ public final class ProxyProcess {
             proxy.pause().thenRun(() -> ProcessLog.write(Level.LOG, "PAUSE done: no server in use", null));
         });
         handle("USR2", () -> {
+            // as PgBouncer: nothing is resumed once a shutdown has begun
+            if (proxy.isShuttingDown()) {
+                ProcessLog.write(Level.LOG, "got SIGUSR2 while shutting down, ignoring", null);
+                return;
+            }
             ProcessLog.write(Level.LOG, "got SIGUSR2, continuing", null);
             proxy.resume();
         });

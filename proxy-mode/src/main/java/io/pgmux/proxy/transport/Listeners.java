@@ -242,11 +242,19 @@ public final class Listeners {
         }
     }
 
-    /** Stops accepting; the Unix socket's file and lock are removed. */
-    public void close() {
+    /**
+     * Stops accepting on TCP; the Unix socket stays, as PgBouncer keeps it while a shutdown waits, so that the admin
+     * console can watch the drain.
+     */
+    public void closeTcp() {
         for (Channel channel : tcp) {
             channel.close().syncUninterruptibly();
         }
+    }
+
+    /** Stops accepting; the Unix socket's file and lock are removed. */
+    public void close() {
+        closeTcp();
         if (unix != null) {
             unix.close().syncUninterruptibly();
         }

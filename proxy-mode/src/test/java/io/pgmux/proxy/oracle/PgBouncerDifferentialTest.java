@@ -2,6 +2,7 @@ package io.pgmux.proxy.oracle;
 
 import static io.pgmux.testing.Sql.backendPid;
 import static io.pgmux.testing.Sql.value;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -388,6 +389,19 @@ class PgBouncerDifferentialTest {
         assertEquals(seen(p.pgbouncer, scenario), seen(p.pgmux, scenario));
     }
 
+    /** RESUME in the session that ran SHUTDOWN WAIT_FOR_CLIENTS, while a client keeps the pooler up. */
+    @Test
+    @SuppressWarnings("try") // the client only has to stay connected
+    void resumeDuringAShutdownIsRefusedAlike() throws Exception {
+        Poolers p = start("");
+        Scenario scenario = endpoint -> {
+            try (Connection client = connect(endpoint, "app", USER, PASSWORD)) {
+                psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHUTDOWN WAIT_FOR_CLIENTS", "RESUME");
+            }
+        };
+        assertEquals(seen(p.pgbouncer, scenario), seen(p.pgmux, scenario));
+    }
+
     /**
      * A deliberate difference: PgBouncer answers SET of a key it does not change at run time as if it had worked;
      * pgmux refuses it, so that no setting is silently ignored.
@@ -755,6 +769,25 @@ class PgBouncerDifferentialTest {
         }
     }
 
+    /** libpq 18 asks for 3.2 with max_protocol_version; a protocol option is one neither pooler knows. */
+    @Test
+    void aNewerMinorVersionAndAProtocolOptionAreNegotiatedDownToThreeZeroAlike() throws Exception {
+        Poolers p = start("");
+        byte[] startup = RawClient.startupPacket(Map.of("user", USER, "database", "app", "_pq_.test_option", ""));
+        startup[7] = 2;
+        byte[] threeZeroWithoutTheOption = RawClient.concat(RawClient.int32(3 << 16), RawClient.int32(1),
+                RawClient.cstring("_pq_.test_option"));
+        for (Endpoint endpoint : List.of(p.pgbouncer, p.pgmux)) {
+            try (RawClient c = new RawClient(endpoint.port())) {
+                c.sendRaw(startup);
+                RawClient.Message negotiation = c.read();
+                assertEquals('v', negotiation.type(), endpoint.name());
+                assertArrayEquals(threeZeroWithoutTheOption, negotiation.body(), endpoint.name());
+                assertEquals('R', c.read().type(), endpoint.name() + ": the password request follows");
+            }
+        }
+    }
+
     @Test
     void anUnterminatedConsoleQueryIsRefusedAlike() throws Exception {
         Poolers p = start("");
@@ -815,6 +848,34 @@ class PgBouncerDifferentialTest {
                 assertEquals("iso_8601 1", text(c, "SELECT current_setting('IntervalStyle') || ' ' "
                         + "|| current_setting('extra_float_digits')"), endpoint.name());
             }
+        }
+    }
+
+    /** With options in ignore_startup_parameters, a tracked setting in it is still applied, a bad name ignored. */
+    @Test
+    void optionsListedAsIgnoredStillSetWhatTheyTrackAlike() throws Exception {
+        Poolers p = start("ignore_startup_parameters = extra_float_digits, options\n");
+        Properties options = new Properties();
+        options.setProperty("options", "-c foo\\ bar=x -c TimeZone=Europe/Lisbon");
+        for (Endpoint endpoint : List.of(p.pgbouncer, p.pgmux)) {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD, options)) {
+                assertEquals("Europe/Lisbon", text(c, "SELECT current_setting('TimeZone')"), endpoint.name());
+            }
+        }
+    }
+
+    /** A deliberate difference: with options ignored, PgBouncer leaves out what it does not track, pgmux takes it. */
+    @Test
+    void optionsListedAsIgnoredStillSetSearchPathInPgmuxOnly() throws Exception {
+        Poolers p = start("ignore_startup_parameters = extra_float_digits, options\n");
+        Properties options = new Properties();
+        options.setProperty("options", "-c search_path=x");
+        String sql = "SELECT current_setting('search_path')";
+        try (Connection c = connect(p.pgbouncer, "app", USER, PASSWORD, options)) {
+            assertEquals("\"$user\", public", text(c, sql));
+        }
+        try (Connection c = connect(p.pgmux, "app", USER, PASSWORD, options)) {
+            assertEquals("x", text(c, sql));
         }
     }
 

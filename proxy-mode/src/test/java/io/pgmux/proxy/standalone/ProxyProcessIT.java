@@ -353,6 +353,24 @@ class ProxyProcessIT {
     }
 
     @Test
+    void whileSigtermWaitsTheUnixSocketServesTheConsoleAndRefusesOtherClients() throws Exception {
+        try (ProxyJar proxy = ProxyJar.start(ini().toString())) {
+            int port = proxy.awaitPort();
+            try (Connection c = connect(port, "app")) {
+                proxy.signal("TERM");
+                await(() -> refused(port), "TCP clients to be refused");
+                String unix = "host=" + dir + " port=" + port;
+                String version = psql(unix + " dbname=pgbouncer user=pgbouncer", "SHOW VERSION");
+                assertTrue(version.startsWith("PgBouncer"), version);
+                String refusal = psql(unix + " dbname=app user=" + USER + " password=" + PASSWORD, "SELECT 1");
+                assertTrue(refusal.contains("FATAL:  pooler is shutting down"), refusal);
+            }
+            assertEquals(0, proxy.awaitExit());
+            assertFalse(Files.exists(dir.resolve(".s.PGSQL." + port)), "the socket file is left behind");
+        }
+    }
+
+    @Test
     void sigusr1PausesAndSigusr2Resumes() throws Exception {
         try (ProxyJar proxy = ProxyJar.start(ini("admin_users = " + USER).toString())) {
             int port = proxy.awaitPort();
@@ -372,6 +390,22 @@ class ProxyProcessIT {
                 proxy.signal("USR2");
                 assertEquals("2", paused.get(60, TimeUnit.SECONDS));
             }
+        }
+    }
+
+    @Test
+    void sigusr2DuringAShutdownIsIgnored() throws Exception {
+        try (ProxyJar proxy = ProxyJar.start(ini().toString())) {
+            int port = proxy.awaitPort();
+            try (Connection c = connect(port, "app")) {
+                proxy.signal("TERM");
+                proxy.awaitStderr(Pattern.compile("LOG got SIGTERM, shutting down"));
+                proxy.signal("USR2");
+                proxy.awaitStderr(Pattern.compile("LOG got SIGUSR2 while shutting down, ignoring"));
+                assertEquals("1", queryOne(c, "SELECT 1"));
+                await(() -> refused(port), "new clients to be refused");
+            }
+            assertEquals(0, proxy.awaitExit());
         }
     }
 
