@@ -112,6 +112,11 @@ public final class ClientTimeouts implements Runnable {
         this.loginNanos = timeout.toNanos();
     }
 
+    /** The users whose [users] entry sets a client timeout. */
+    public Set<String> usersWithOwnLimits() {
+        return usersOwn.keySet();
+    }
+
     int version() {
         return version;
     }

@@ -142,7 +142,7 @@ public final class ProxyContext {
         this.databases = Map.copyOf(databases);
     }
 
-    UserSecrets users() {
+    public UserSecrets users() {
         return users;
     }
 

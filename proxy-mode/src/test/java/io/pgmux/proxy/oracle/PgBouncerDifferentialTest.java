@@ -511,6 +511,22 @@ class PgBouncerDifferentialTest {
         assertEquals(oracle, seen(p.pgmux, scenario));
     }
 
+    /**
+     * Before any client came, SHOW USERS lists every user PgBouncer knows: the auth file's, the {@code [users]}
+     * entries (one setting only a client limit, one only a timeout) and the user the database logs in as; SHOW
+     * LISTS counts them.
+     */
+    @Test
+    void showUsersListsTheAuthFileTheUsersEntriesAndTheForcedUserAlike() throws Exception {
+        Poolers p = start("[users]\nlimited = max_user_client_connections=2\ntimed = query_timeout=5\n");
+        Scenario scenario = endpoint -> {
+            throw new IllegalStateException(psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW USERS") + rowOf(endpoint,
+                    "SHOW LISTS", "users|"));
+        };
+        String oracle = seen(p.pgbouncer, scenario);
+        assertEquals(oracle, seen(p.pgmux, scenario));
+    }
+
     /** SHOW FDS lists the TCP listening socket as a {@code pooler} row, as PgBouncer does (its fd aside). */
     @Test
     void showFdsListsTheTcpListenerAlike() throws Exception {
