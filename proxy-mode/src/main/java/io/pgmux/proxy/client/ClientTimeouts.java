@@ -165,7 +165,7 @@ public final class ClientTimeouts implements Runnable {
     @Override
     public void run() {
         long now = System.nanoTime();
-        if (loginNanos > 0) {
+        if (loginNanos > 0 || global.queryNanos() > 0) {
             for (ClientConnection client : loggingIn) {
                 client.checkTimeout(now, this);
             }

@@ -15,6 +15,8 @@ import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
 import java.io.EOFException;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -260,6 +262,17 @@ class PgBouncerDifferentialTest {
                 waiter.createStatement().execute("SELECT 1");
             }
         });
+    }
+
+    /** A client that logs in while the server accepts but never answers the pool's first login ends alike. */
+    @Test
+    void queryTimeoutEndsAClientWaitingAtLoginForTheFirstServerAlike() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Poolers p = startEntry(" port=" + silent.getLocalPort() + " user=" + db.superuser(),
+                    "pool_mode = transaction\nauth_type = md5\nquery_timeout = 1\nserver_connect_timeout = 15\n"
+                            + "client_login_timeout = 15\n");
+            assertSame(p, endpoint -> connect(endpoint, "app", USER, PASSWORD).close());
+        }
     }
 
     /** PgBouncer takes the user-level query_timeout of the user the database logs in as. */
