@@ -601,6 +601,10 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             registry.evictIdleForLimit(this);
             return false;
         }
+        if (total >= config.defaultPoolSize()) {
+            // PgBouncer's words, which operators alert on: the pool is full and a client waited reserve_pool_timeout
+            log.warn("pool {}: taking connection from reserve_pool", name);
+        }
         PooledServer<S> s = new PooledServer<>(this, now);
         logins.incrementAndGet();
         servers.add(s);

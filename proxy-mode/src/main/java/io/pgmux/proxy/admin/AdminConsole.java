@@ -13,7 +13,9 @@ import io.pgmux.proxy.client.AdminRoute;
 import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.client.ClientInfo;
 import io.pgmux.proxy.client.PinCounts;
+import io.pgmux.proxy.auth.UserSecrets;
 import io.pgmux.proxy.client.ClientLimits;
+import io.pgmux.proxy.client.ClientTimeouts;
 import io.pgmux.proxy.protocol.NoticeResponse;
 import io.pgmux.proxy.client.ProxyContext;
 import io.pgmux.proxy.config.ProxySetting;
@@ -301,6 +303,14 @@ public final class AdminConsole implements AdminRoute {
 
     ClientLimits clientLimits() {
         return context.clientLimits();
+    }
+
+    UserSecrets userSecrets() {
+        return context.users();
+    }
+
+    ClientTimeouts clientTimeouts() {
+        return context.clientTimeouts();
     }
 
     PoolRegistry<ServerConnection> registry() {

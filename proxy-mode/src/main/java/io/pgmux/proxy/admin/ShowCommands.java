@@ -15,6 +15,7 @@ import io.pgmux.core.pool.Pool;
 import io.pgmux.core.stats.PoolSnapshot;
 import io.pgmux.core.stats.ServerSnapshot;
 import io.pgmux.core.stats.TrafficStats;
+import io.pgmux.proxy.auth.UserList;
 import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.client.ClientInfo;
 import io.pgmux.proxy.client.ClientLimits;
@@ -329,20 +330,11 @@ final class ShowCommands {
         Table t = new Table().text("name").int4("pool_size", "reserve_pool_size").text("pool_mode")
                 .int4("max_user_connections", "current_connections", "max_user_client_connections",
                         "current_client_connections");
-        TreeSet<String> names = new TreeSet<>();
-        for (Pool<ServerConnection> pool : console.registry().pools()) {
-            names.add(pool.key().user());
-        }
         ClientLimits limits = console.clientLimits();
         Map<String, Integer> consoleClients = new HashMap<>();
         console.sessions().forEach(session -> consoleClients.merge(session.user(), 1, Integer::sum));
-        names.addAll(console.adminUsers());
-        names.addAll(console.statsUsers());
-        // the admin pool's user, as PgBouncer lists it
-        names.add(AdminConsole.DATABASE);
         PoolOverrides overrides = console.registry().overrides();
-        names.addAll(overrides.users());
-        for (String name : names) {
+        for (String name : userNames()) {
             // as PgBouncer: pool_size, reserve_pool_size and pool_mode are the user's own, NULL when not set
             PoolConfig u = overrides.forUser(console.config(), name);
             Set<ConfigKey> own = EnumSet.noneOf(ConfigKey.class);
@@ -356,18 +348,39 @@ final class ShowCommands {
         return t;
     }
 
+    /**
+     * The users PgBouncer knows: those of the pools, the admin and stats users and the console's own, every
+     * user of the auth file and of a {@code [users]} entry, and the user a database entry logs in as.
+     */
+    private TreeSet<String> userNames() {
+        TreeSet<String> names = new TreeSet<>();
+        console.registry().pools().forEach(p -> names.add(p.key().user()));
+        names.addAll(console.adminUsers());
+        names.addAll(console.statsUsers());
+        names.add(AdminConsole.DATABASE);
+        if (console.userSecrets() instanceof UserList authFile) {
+            names.addAll(authFile.users());
+        }
+        names.addAll(console.registry().overrides().users());
+        names.addAll(console.clientLimits().usersWithOwnLimit());
+        names.addAll(console.clientTimeouts().usersWithOwnLimits());
+        console.databases().values().forEach(target -> {
+            if (target.user() != null && !target.user().isEmpty()) {
+                names.add(target.user());
+            }
+        });
+        return names;
+    }
+
     Table lists() {
         Table t = new Table().text("list").int4("items");
         int servers = 0;
         for (Pool<ServerConnection> pool : console.registry().pools()) {
             servers += pool.getTotalConnections();
         }
-        TreeSet<String> users = new TreeSet<>();
-        console.registry().pools().forEach(p -> users.add(p.key().user()));
-        // the admin console's database, user and pool count, as in PgBouncer
-        users.add(AdminConsole.DATABASE);
+        // the admin console's database and pool count, as in PgBouncer
         t.row("databases", console.databases().size() + 1);
-        t.row("users", users.size());
+        t.row("users", userNames().size());
         t.row("peers", 0);
         t.row("pools", console.registry().pools().size() + 1);
         t.row("peer_pools", 0);

@@ -633,15 +633,21 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (running == null) {
             return;
         }
-        long limit = switch (running) {
+        long ownLimit = switch (running) {
             case LOGIN, WELCOME -> timeouts.loginNanos();
             case IDLE -> limits.idleNanos();
             case IDLE_IN_TRANSACTION -> limits.idleTransactionNanos();
         };
+        long waiting = timeouts.waitingQueryNanos();
+        // as PgBouncer's, the global query_timeout also ends a client waiting at login for the pool's first server
+        boolean queryTimeoutFirst = running == ClientTimeouts.Timeout.WELCOME && waiting > 0
+                && (ownLimit <= 0 || waiting < ownLimit);
+        long limit = queryTimeoutFirst ? waiting : ownLimit;
         if (limit > 0 && now - since >= limit) {
+            ErrorResponse error = queryTimeoutFirst ? PoolerError.waitingQueryTimeout() : running.error();
             channel.eventLoop().execute(() -> {
                 if (timeout == running && timeoutSinceNanos == since && state != State.CLOSED) {
-                    fatal(running.error());
+                    fatal(error);
                 }
             });
         }

@@ -4,6 +4,7 @@ import io.pgmux.core.pool.ConnectionLimit;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.PoolerError;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -40,6 +41,11 @@ public final class ClientLimits {
     public int userMax(String user) {
         Limits l = limits;
         return effective(l.users.get(user), l.user);
+    }
+
+    /** The users whose [users] entry sets max_user_client_connections. */
+    public Set<String> usersWithOwnLimit() {
+        return limits.users.keySet();
     }
 
     public int databaseClients(String database) {

@@ -112,6 +112,11 @@ public final class ClientTimeouts implements Runnable {
         this.loginNanos = timeout.toNanos();
     }
 
+    /** The users whose [users] entry sets a client timeout. */
+    public Set<String> usersWithOwnLimits() {
+        return usersOwn.keySet();
+    }
+
     int version() {
         return version;
     }
@@ -160,7 +165,7 @@ public final class ClientTimeouts implements Runnable {
     @Override
     public void run() {
         long now = System.nanoTime();
-        if (loginNanos > 0) {
+        if (loginNanos > 0 || global.queryNanos() > 0) {
             for (ClientConnection client : loggingIn) {
                 client.checkTimeout(now, this);
             }

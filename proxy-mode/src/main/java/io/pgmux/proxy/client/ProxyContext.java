@@ -146,7 +146,7 @@ public final class ProxyContext {
         this.databases = Map.copyOf(databases);
     }
 
-    UserSecrets users() {
+    public UserSecrets users() {
         return users;
     }
 

@@ -32,6 +32,15 @@ class ProxyConfigLoaderTest {
         assertTrue(ini.section("users").isEmpty());
     }
 
+    /** A deliberate difference: PgBouncer 1.25.2 puts the first block's settings back to their defaults. */
+    @Test
+    void aPgbouncerSectionOpenedAgainAddsToTheFirst() {
+        IniFile ini = IniFile.parse("[pgbouncer]\nlisten_port = 7432\nmax_client_conn = 77\n[databases]\napp =\n"
+                + "[pgbouncer]\ndefault_pool_size = 42\nmax_client_conn = 78\n");
+        assertEquals(Map.of("listen_port", "7432", "max_client_conn", "78", "default_pool_size", "42"),
+                Map.copyOf(ini.section("pgbouncer")));
+    }
+
     @Test
     void iniLineThatIsNoSettingIsRefusedWithItsNumber() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

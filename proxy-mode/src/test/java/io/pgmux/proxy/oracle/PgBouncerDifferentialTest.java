@@ -16,6 +16,8 @@ import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
 import java.io.EOFException;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -261,6 +263,17 @@ class PgBouncerDifferentialTest {
                 waiter.createStatement().execute("SELECT 1");
             }
         });
+    }
+
+    /** A client that logs in while the server accepts but never answers the pool's first login ends alike. */
+    @Test
+    void queryTimeoutEndsAClientWaitingAtLoginForTheFirstServerAlike() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Poolers p = startEntry(" port=" + silent.getLocalPort() + " user=" + db.superuser(),
+                    "pool_mode = transaction\nauth_type = md5\nquery_timeout = 1\nserver_connect_timeout = 15\n"
+                            + "client_login_timeout = 15\n");
+            assertSame(p, endpoint -> connect(endpoint, "app", USER, PASSWORD).close());
+        }
     }
 
     /** PgBouncer takes the user-level query_timeout of the user the database logs in as. */
@@ -522,6 +535,22 @@ class PgBouncerDifferentialTest {
         assertEquals("IllegalStateException: pgbouncer|0|2|2|0|0|0|0|0|0|0|0|2\n"
                 + "pgbouncer|pgbouncer|1|0|0|0|0|0|0|0|0|0|0|0|0|statement|\n"
                 + "pgbouncer||PORT|pgbouncer|pgbouncer|2|0|0|3600|statement||0|0|0|1|0|0", oracle);
+        assertEquals(oracle, seen(p.pgmux, scenario));
+    }
+
+    /**
+     * Before any client came, SHOW USERS lists every user PgBouncer knows: the auth file's, the {@code [users]}
+     * entries (one setting only a client limit, one only a timeout) and the user the database logs in as; SHOW
+     * LISTS counts them.
+     */
+    @Test
+    void showUsersListsTheAuthFileTheUsersEntriesAndTheForcedUserAlike() throws Exception {
+        Poolers p = start("[users]\nlimited = max_user_client_connections=2\ntimed = query_timeout=5\n");
+        Scenario scenario = endpoint -> {
+            throw new IllegalStateException(psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW USERS") + rowOf(endpoint,
+                    "SHOW LISTS", "users|"));
+        };
+        String oracle = seen(p.pgbouncer, scenario);
         assertEquals(oracle, seen(p.pgmux, scenario));
     }
 

@@ -118,6 +118,23 @@ class ProxyProcessIT {
         }
     }
 
+    /** A client served from the reserve pool is logged in PgBouncer's words, once per reserve connection. */
+    @Test
+    void aConnectionFromTheReservePoolIsLoggedAsPgBouncerLogsIt() throws Exception {
+        try (ProxyJar proxy = ProxyJar.start(ini("default_pool_size = 1", "reserve_pool_size = 1",
+                "reserve_pool_timeout = 0.2").toString())) {
+            int port = proxy.awaitPort();
+            try (Connection holder = connect(port, "app"); Connection waiter = connect(port, "app")) {
+                holder.setAutoCommit(false);
+                queryOne(holder, "SELECT 1");
+                assertTrue(proxy.stderr().stream().noneMatch(line -> line.contains("reserve_pool")),
+                        "a pool within its size logged a reserve connection: " + String.join("\n", proxy.stderr()));
+                assertEquals("2", queryOne(waiter, "SELECT 2"));
+                proxy.awaitStderr(Pattern.compile("WARNING .*taking connection from reserve_pool$"));
+            }
+        }
+    }
+
     @Test
     void theLogfileIsAppendedToInPgBouncersLineFormat() throws Exception {
         Path logfile = dir.resolve("pgmux.log");
