@@ -1204,7 +1204,8 @@ public final class PgMuxProxy implements AutoCloseable {
                 // auth file's is read at each login, so a RELOAD's holds from then on
                 secret = () -> secrets.find(loginUser).orElseGet(() -> queried.find(key.database(), loginUser));
             } else {
-                secret = () -> null;
+                // a forced user without password= logs in with the auth file's secret, as in PgBouncer
+                secret = () -> secrets.find(loginUser).orElse(null);
             }
             return new NettyServerConnector(transport, target, loginUser, secret, serverTls, connectTimeoutMillis,
                     preparedStatements::tracking).logTo(connectionLog, key.database());

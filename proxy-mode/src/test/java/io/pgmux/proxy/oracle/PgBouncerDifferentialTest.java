@@ -644,6 +644,18 @@ class PgBouncerDifferentialTest {
         assertSame(p, endpoint -> connect(endpoint, "app", user.name(), user.password()).close());
     }
 
+    /**
+     * A database entry's {@code user=} without {@code password=} logs in with that user's auth file secret: the
+     * console admin's plain-text password, which the server demands by SCRAM.
+     */
+    @Test
+    void aForcedUserWithoutAPasswordLogsInWithItsAuthFileSecretAlike() throws Exception {
+        db.createUser(ADMIN, ADMIN_PASSWORD, PasswordMethod.SCRAM_SHA_256);
+        Poolers p = startEntry(" user=" + ADMIN, "pool_mode = transaction\nauth_type = md5\n");
+        assertSame(p, endpoint -> currentUser(connect(endpoint, "app", USER, PASSWORD)));
+        assertEquals(ADMIN, currentUser(connect(p.pgmux, "app", USER, PASSWORD)));
+    }
+
     @Test
     void hbaRejectLineIsRefusedAlike() throws Exception {
         Poolers p = hba("host all " + USER + " 127.0.0.1/32 reject\nhost all all 127.0.0.1/32 md5\n");
