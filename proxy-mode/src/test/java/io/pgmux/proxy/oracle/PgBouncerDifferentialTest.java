@@ -656,6 +656,25 @@ class PgBouncerDifferentialTest {
         assertEquals(ADMIN, currentUser(connect(p.pgmux, "app", USER, PASSWORD)));
     }
 
+    /** A console user missing from the auth file is looked up by the [pgbouncer] section's auth_query. */
+    @Test
+    void consoleUserFoundByAuthQueryLogsInAlike() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        Poolers p = authQuery("auth_dbname = app\nstats_users = " + user.name() + "\n");
+        assertSame(p, endpoint -> psql(endpoint, user.name(), user.password(), "SHOW LISTS"));
+        assertSame(p, endpoint -> psql(endpoint, user.name(), "wrong", "SHOW LISTS"));
+        psql(p.pgmux, user.name(), user.password(), "SHOW LISTS");
+    }
+
+    /** Without auth_dbname the console's users would be looked up in the console itself, which cannot be. */
+    @Test
+    void consoleUserLookedUpWithoutAnAuthDbnameIsAConfigErrorAlike() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        Poolers p = authQuery("stats_users = " + user.name() + "\n");
+        assertSame(p, endpoint -> psql(endpoint, user.name(), user.password(), "SHOW LISTS"));
+        assertThrows(IllegalStateException.class, () -> psql(p.pgmux, user.name(), user.password(), "SHOW LISTS"));
+    }
+
     @Test
     void hbaRejectLineIsRefusedAlike() throws Exception {
         Poolers p = hba("host all " + USER + " 127.0.0.1/32 reject\nhost all all 127.0.0.1/32 md5\n");
