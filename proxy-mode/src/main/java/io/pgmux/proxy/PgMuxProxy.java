@@ -422,22 +422,38 @@ public final class PgMuxProxy implements AutoCloseable {
     }
 
     /**
-     * The admin console's SET: one global setting changed at once, as RELOAD would change it.
+     * The admin console's SET: one global setting changed at once, as RELOAD would change it. A client_tls_* or
+     * server_tls_* value the TLS cannot be set up with is taken all the same while the TLS in use stays, as in
+     * PgBouncer: a key and its certificate change one SET at a time.
      *
+     * @return PgBouncer's NOTICE when the TLS in use stays, else empty
      * @throws IllegalArgumentException for a value the setting cannot take, or a file that cannot be read
      */
-    public void set(ProxySetting setting, String value) throws IOException {
-        applySet(setting, value);
+    public Optional<String> set(ProxySetting setting, String value) throws IOException {
+        Optional<String> notice = applySet(setting, value);
         settingsApplied.accept(settings);
+        return notice;
     }
 
-    private synchronized void applySet(ProxySetting setting, String value) throws IOException {
+    private synchronized Optional<String> applySet(ProxySetting setting, String value) throws IOException {
         ProxySettings next = settings.with(setting, value, configDirectory);
         String name = setting.configName();
-        FromFiles files = new FromFiles(name.startsWith("client_tls") ? clientTlsOf.apply(next) : null,
-                name.startsWith("server_tls") ? serverTls(next, databases) : null,
-                name.startsWith("auth_") || setting == ProxySetting.SCRAM_ITERATIONS
-                        ? ClientAuthentication.of(next, authByDatabase) : null);
+        boolean tls = name.startsWith("client_tls") || name.startsWith("server_tls");
+        FromFiles files;
+        Optional<String> notice = Optional.empty();
+        try {
+            files = new FromFiles(name.startsWith("client_tls") ? clientTlsOf.apply(next) : null,
+                    name.startsWith("server_tls") ? serverTls(next, databases) : null,
+                    name.startsWith("auth_") || setting == ProxySetting.SCRAM_ITERATIONS
+                            ? ClientAuthentication.of(next, authByDatabase) : null);
+        } catch (IllegalArgumentException e) {
+            if (!tls) {
+                throw e;
+            }
+            log.warn("admin SET {}: {}; the TLS in use stays", name, e.getMessage());
+            files = new FromFiles(null, null, null);
+            notice = Optional.of("TLS settings could not be applied, still using old configuration");
+        }
         if (setting == ProxySetting.AUTH_FILE) {
             Path file = next.get(ProxySetting.AUTH_FILE);
             users = carryKeys(users, file == null ? UserSecrets.of(Map.of()) : UserList.load(file));
@@ -447,6 +463,7 @@ public final class PgMuxProxy implements AutoCloseable {
         Map<String, ServerTarget> configured = resolve(databases, next);
         context.autoDatabases().reloaded(configured);
         connectors.update(AutoDatabases.listed(configured), users, next, files.serverTls());
+        return notice;
     }
 
     /**
@@ -1214,7 +1231,8 @@ public final class PgMuxProxy implements AutoCloseable {
                 // auth file's is read at each login, so a RELOAD's holds from then on
                 secret = () -> secrets.find(loginUser).orElseGet(() -> queried.find(key.database(), loginUser));
             } else {
-                secret = () -> null;
+                // a forced user without password= logs in with the auth file's secret, as in PgBouncer
+                secret = () -> secrets.find(loginUser).orElse(null);
             }
             return new NettyServerConnector(transport, target, loginUser, secret, serverTls, connectTimeoutMillis,
                     preparedStatements::tracking).logTo(connectionLog, key.database());

@@ -227,6 +227,27 @@ class ClientTlsSettingsTest {
         assertTrue(after.succeeded() && after.output().contains("SSL connection"), after.output());
     }
 
+    /**
+     * As in PgBouncer, admin SET takes a key that is not the current certificate's, keeping the TLS in use with a
+     * NOTICE, so that the certificate's SET that follows can rotate both.
+     */
+    @Test
+    void adminSetRotatesTheKeyAndThenTheCertificateOneAtATime() throws Exception {
+        start("require", "md5");
+        Path rotatedCa = otherAuthority.caCertificate();
+        Psql.Result key = Psql.run(admin(), "SET client_tls_key_file = '" + rotatedCertificate.privateKey() + "'");
+        assertTrue(key.succeeded() && key.output().contains(
+                "NOTICE:  TLS settings could not be applied, still using old configuration"), key.output());
+        assertTrue(key.output().contains("SET client_tls_key_file="), key.output());
+        Psql.Result old = Psql.run(libpq("localhost", "verify-full", null), "\\conninfo");
+        assertTrue(old.succeeded() && old.output().contains("SSL connection"), old.output());
+        Psql.Result certificate = Psql.run(admin(),
+                "SET client_tls_cert_file = '" + rotatedCertificate.certificate() + "'");
+        assertTrue(certificate.succeeded() && !certificate.output().contains("NOTICE"), certificate.output());
+        Psql.Result rotated = Psql.run(libpq("localhost", "verify-full", null, rotatedCa), "\\conninfo");
+        assertTrue(rotated.succeeded() && rotated.output().contains("SSL connection"), rotated.output());
+    }
+
     @Test
     void keyFileThatIsNotTheCertificatesKeyIsRefusedAtStartupNamingTheKey() throws Exception {
         Path ini = writeIni("require", "md5");

@@ -35,6 +35,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -87,10 +88,13 @@ public final class AdminConsole implements AdminRoute {
         void reload() throws Exception;
     }
 
-    /** SET of a changeable setting: applies it at once; throws why the value cannot be taken. */
+    /**
+     * SET of a changeable setting: applies it at once and returns the NOTICE to answer with, if any; throws why the
+     * value cannot be taken.
+     */
     @FunctionalInterface
     public interface Setter {
-        void set(ProxySetting setting, String value) throws Exception;
+        Optional<String> set(ProxySetting setting, String value) throws Exception;
     }
 
     /** How SHUTDOWN ends the proxy. */
@@ -544,14 +548,17 @@ public final class AdminConsole implements AdminRoute {
             return done(List.of(setFailed(refusal)));
         }
         return offLoop("pgmux-admin-set", () -> {
+            Optional<String> notice;
             try {
-                setter.set(setting, value);
+                notice = setter.set(setting, value);
             } catch (Exception e) {
                 log.info("admin SET {} refused: {}", key, e.getMessage());
                 return List.of(setFailed(e.getMessage()));
             }
             log.info("admin SET {} = {}", key, value);
-            return List.of(new CommandComplete("SET " + key + "=" + value));
+            CommandComplete done = new CommandComplete("SET " + key + "=" + value);
+            return notice.<List<EncodableMessage>>map(text -> List.of(NoticeResponse.notice("00000", text), done))
+                    .orElseGet(() -> List.of(done));
         });
     }
 

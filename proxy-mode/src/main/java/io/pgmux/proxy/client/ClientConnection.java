@@ -50,6 +50,7 @@ import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -106,6 +107,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     private boolean console;
     /** The console's database name as the client wrote it ({@code pgbouncer} or {@code pgmux}). */
     private String consoleDatabase;
+    /** The console user is not in the auth file: auth_query found it. */
+    private boolean consoleUserQueried;
     private Map<String, String> startupParameters;
     /** Why the client is refused once authenticated (unknown database, max_client_conn, …), or null. */
     private ErrorResponse refusal;
@@ -227,21 +230,34 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                 return;
             }
             context.connectionLog().loginAttempt(channel, database, database, user);
-            startLogin(context.users().find(user).orElse(null), database);
+            Secret secret = context.users().find(user).orElse(null);
+            AuthQuery authQuery = secret == null && context.authType() != AuthType.ANY ? context.consoleAuthQuery()
+                    : null;
+            if (authQuery != null) {
+                lookUp(startup, authQuery, found -> {
+                    consoleUserQueried = found != null;
+                    startLogin(found, database);
+                });
+                return;
+            }
+            startLogin(secret, database);
             return;
         }
         Secret secret = context.users().find(user).orElse(null);
         AuthQuery authQuery = secret == null && context.authType() != AuthType.ANY ? context.authQuery(database)
                 : null;
         if (authQuery != null && context.database(database) != null) {
-            lookUp(startup, authQuery);
+            lookUp(startup, authQuery, found -> login(startup, found));
             return;
         }
         login(startup, secret);
     }
 
-    /** auth_query: the client's reads wait while its secret is looked up on a server; no thread waits. */
-    private void lookUp(StartupMessage startup, AuthQuery authQuery) {
+    /**
+     * auth_query: the client's reads wait while its secret is looked up on a server; no thread waits. The login
+     * goes on with what was found (null for an unknown user) unless the lookup itself failed.
+     */
+    private void lookUp(StartupMessage startup, AuthQuery authQuery, Consumer<Secret> then) {
         channel.config().setAutoRead(false);
         new UserLookup(context).find(authQuery, startup.database(), user).whenComplete((found, failure) ->
                 channel.eventLoop().execute(() -> {
@@ -254,7 +270,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                     } else if (found.refusal() != null) {
                         fatal(found.refusal());
                     } else {
-                        login(startup, found.secret());
+                        then.accept(found.secret());
                     }
                 }));
     }
@@ -476,8 +492,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void openConsole() {
-        ErrorResponse refused = context.users().find(user).isEmpty() ? PoolerError.noSuchUser()
-                : context.adminRoute().admit(user);
+        ErrorResponse refused = !consoleUserQueried && context.users().find(user).isEmpty()
+                ? PoolerError.noSuchUser() : context.adminRoute().admit(user);
         if (refused != null) {
             fatal(refused);
             return;

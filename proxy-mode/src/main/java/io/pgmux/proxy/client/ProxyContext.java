@@ -179,6 +179,11 @@ public final class ProxyContext {
         return authQueries.getOrDefault(autoDatabases.entryName(database), globalAuthQuery);
     }
 
+    /** How admin console users missing from the auth file are looked up: the [pgbouncer] section's auth_query. */
+    AuthQuery consoleAuthQuery() {
+        return globalAuthQuery;
+    }
+
     QueriedUsers queriedUsers() {
         return queriedUsers;
     }

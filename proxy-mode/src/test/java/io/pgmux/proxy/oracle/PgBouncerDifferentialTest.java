@@ -687,6 +687,37 @@ class PgBouncerDifferentialTest {
         assertSame(p, endpoint -> connect(endpoint, "app", user.name(), user.password()).close());
     }
 
+    /**
+     * A database entry's {@code user=} without {@code password=} logs in with that user's auth file secret: the
+     * console admin's plain-text password, which the server demands by SCRAM.
+     */
+    @Test
+    void aForcedUserWithoutAPasswordLogsInWithItsAuthFileSecretAlike() throws Exception {
+        db.createUser(ADMIN, ADMIN_PASSWORD, PasswordMethod.SCRAM_SHA_256);
+        Poolers p = startEntry(" user=" + ADMIN, "pool_mode = transaction\nauth_type = md5\n");
+        assertSame(p, endpoint -> currentUser(connect(endpoint, "app", USER, PASSWORD)));
+        assertEquals(ADMIN, currentUser(connect(p.pgmux, "app", USER, PASSWORD)));
+    }
+
+    /** A console user missing from the auth file is looked up by the [pgbouncer] section's auth_query. */
+    @Test
+    void consoleUserFoundByAuthQueryLogsInAlike() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        Poolers p = authQuery("auth_dbname = app\nstats_users = " + user.name() + "\n");
+        assertSame(p, endpoint -> psql(endpoint, user.name(), user.password(), "SHOW LISTS"));
+        assertSame(p, endpoint -> psql(endpoint, user.name(), "wrong", "SHOW LISTS"));
+        psql(p.pgmux, user.name(), user.password(), "SHOW LISTS");
+    }
+
+    /** Without auth_dbname the console's users would be looked up in the console itself, which cannot be. */
+    @Test
+    void consoleUserLookedUpWithoutAnAuthDbnameIsAConfigErrorAlike() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        Poolers p = authQuery("stats_users = " + user.name() + "\n");
+        assertSame(p, endpoint -> psql(endpoint, user.name(), user.password(), "SHOW LISTS"));
+        assertThrows(IllegalStateException.class, () -> psql(p.pgmux, user.name(), user.password(), "SHOW LISTS"));
+    }
+
     @Test
     void hbaRejectLineIsRefusedAlike() throws Exception {
         Poolers p = hba("host all " + USER + " 127.0.0.1/32 reject\nhost all all 127.0.0.1/32 md5\n");
