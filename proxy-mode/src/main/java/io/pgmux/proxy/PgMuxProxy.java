@@ -385,6 +385,7 @@ public final class PgMuxProxy implements AutoCloseable {
             log.warn("RELOAD: changes to {} take effect only after a restart", String.join(", ", restartOnly));
         }
         Map<String, ServerTarget> before = connectors.targets();
+        ProxySettings settingsBefore = settings;
         pinSessionStateByDatabase = Map.copyOf(fresh.pinSessionStateByDatabase);
         clientLimits = fresh.clientLimits.copy();
         databases = Map.copyOf(fresh.databases);
@@ -396,6 +397,7 @@ public final class PgMuxProxy implements AutoCloseable {
         Set<String> autoMoved = context.autoDatabases().reloaded(configured);
         // the connectors first, so that a client finding the database finds its server too
         connectors.update(running, users, reloaded, files.serverTls());
+        closeServersOnServerTlsChange(settingsBefore, reloaded);
         context.databases(running);
         console.databases(running);
         autoMoved.forEach(name -> softEvict(name, "RELOAD: auto-database {} changed: its server connections close"
@@ -436,6 +438,7 @@ public final class PgMuxProxy implements AutoCloseable {
     }
 
     private synchronized Optional<String> applySet(ProxySetting setting, String value) throws IOException {
+        ProxySettings before = settings;
         ProxySettings next = settings.with(setting, value, configDirectory);
         String name = setting.configName();
         boolean tls = name.startsWith("client_tls") || name.startsWith("server_tls");
@@ -463,7 +466,28 @@ public final class PgMuxProxy implements AutoCloseable {
         Map<String, ServerTarget> configured = resolve(databases, next);
         context.autoDatabases().reloaded(configured);
         connectors.update(AutoDatabases.listed(configured), users, next, files.serverTls());
+        if (files.serverTls() != null) {
+            closeServersOnServerTlsChange(before, next);
+        }
         return notice;
+    }
+
+    private static final List<ProxySetting> SERVER_TLS = List.of(ProxySetting.SERVER_TLS_SSLMODE,
+            ProxySetting.SERVER_TLS_CA_FILE, ProxySetting.SERVER_TLS_CERT_FILE, ProxySetting.SERVER_TLS_KEY_FILE,
+            ProxySetting.SERVER_TLS_PROTOCOLS, ProxySetting.SERVER_TLS_CIPHERS, ProxySetting.SERVER_TLS13_CIPHERS);
+
+    /**
+     * As PgBouncer: when a server_tls_* setting changed and TLS to servers was or is allowed, every server
+     * connection closes once released ({@code close_needed}), so that none goes on under the old, perhaps weaker,
+     * TLS settings. Called once the connectors use the new ones.
+     */
+    private void closeServersOnServerTlsChange(ProxySettings before, ProxySettings after) {
+        boolean used = before.get(ProxySetting.SERVER_TLS_SSLMODE) != TlsMode.DISABLE
+                || after.get(ProxySetting.SERVER_TLS_SSLMODE) != TlsMode.DISABLE;
+        if (used && SERVER_TLS.stream().anyMatch(s -> !Objects.equals(before.get(s), after.get(s)))) {
+            log.info("server TLS settings changed: every server connection closes once released");
+            registry.pools().forEach(io.pgmux.core.pool.Pool::softEvictConnections);
+        }
     }
 
     /**

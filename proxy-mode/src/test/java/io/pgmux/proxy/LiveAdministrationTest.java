@@ -206,6 +206,24 @@ class LiveAdministrationTest {
         }
     }
 
+    /** As PgBouncer: no server goes on under TLS settings RELOAD replaced; a RELOAD that changed nothing keeps them. */
+    @Test
+    void reloadOfAServerTlsSettingClosesTheServerConnectionsOnceReleased() throws Exception {
+        start("server_tls_protocols = tlsv1.2\n", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            app.setAutoCommit(false);
+            int server = backendPid(app);
+            console.createStatement().execute("RELOAD");
+            assertEquals("0", serverRow(console, server).get("close_needed"), "nothing changed");
+            writeIni("server_tls_protocols = secure\n", db.name());
+            console.createStatement().execute("RELOAD");
+            assertEquals("1", serverRow(console, server).get("close_needed"));
+            assertEquals(server, backendPid(app), "the transaction keeps its server");
+            app.commit();
+            assertTrue(db.awaitBackendExit(server, Duration.ofSeconds(5)), "the server is closed once released");
+        }
+    }
+
     @Test
     void reloadOfARemovedDatabaseDisconnectsItsClientsAndRefusesNewOnes() throws Exception {
         start("", PASSWORD);

@@ -359,7 +359,8 @@ public final class AdminConsole implements AdminRoute {
         return port.getAsInt();
     }
 
-    String versionText() {
+    /** SHOW VERSION's text, also the first line of {@code --version}, as PgBouncer prints the same line in both. */
+    public static String versionText() {
         String own = AdminConsole.class.getPackage().getImplementationVersion();
         return "PgBouncer " + PGBOUNCER_VERSION + " compatible (pgmux" + (own == null ? "" : " " + own) + ")";
     }
@@ -570,8 +571,12 @@ public final class AdminConsole implements AdminRoute {
         return error("SET failed").withDetail(why);
     }
 
+    /**
+     * PAUSE of every database, or of one. As PgBouncer's, refused during a PAUSE or SUSPEND of every database;
+     * PAUSE of a database already paused or killed is answered again, once its servers are released.
+     */
     private CompletionStage<List<EncodableMessage>> pause(String database) {
-        if (database == null ? pausedAll || suspended : paused.contains(database)) {
+        if (pausedAll || suspended) {
             return done(List.of(error("already suspended/paused")));
         }
         if (database == null) {
@@ -588,7 +593,10 @@ public final class AdminConsole implements AdminRoute {
                 .thenApply(v -> List.of(new CommandComplete("PAUSE")));
     }
 
-    /** RESUME after PAUSE, KILL or SUSPEND of every database, or of one; a database paused on its own stays so. */
+    /**
+     * RESUME after PAUSE or SUSPEND of every database, or after PAUSE or KILL of one; a database paused on its own
+     * stays so.
+     */
     private List<EncodableMessage> resume(String database) {
         if (database == null) {
             if (context.isShuttingDown()) {
@@ -657,12 +665,17 @@ public final class AdminConsole implements AdminRoute {
 
     /**
      * Drops the database's clients, with PgBouncer's {@code database removed}, and its servers now; new clients wait
-     * for RESUME, as in PgBouncer.
+     * for RESUME of the database, as in PgBouncer. KILL without a name does so for every database with a pool, each
+     * paused on its own (RESUME without a name does not end it); databases without a pool go on serving. Refused
+     * during a PAUSE or SUSPEND of every database, as PgBouncer's.
      */
     private List<EncodableMessage> kill(String database) {
+        if (pausedAll || suspended) {
+            return List.of(error("already suspended/paused"));
+        }
         List<Pool<ServerConnection>> pools = pools(database);
         if (database == null) {
-            pausedAll = true;
+            pools.forEach(pool -> paused.add(pool.key().database()));
         } else {
             paused.add(database);
         }

@@ -232,7 +232,8 @@ final class ShowCommands {
                     c.applicationName(), 0, c.processId()));
         }
         for (AdminSession s : console.sessions()) {
-            rows.add(row(s.channel(), "C", s.user(), AdminConsole.DATABASE, "none", "active",
+            // as PgBouncer's console clients, which never have a server
+            rows.add(row(s.channel(), "C", s.user(), AdminConsole.DATABASE, "none", "idle",
                     host(s.channel().remoteAddress()),
                     port(s.channel().remoteAddress()), host(s.channel().localAddress()),
                     port(s.channel().localAddress()), timestamp(s.connectedAtMillis()), null, 0, 0, 0,
@@ -327,7 +328,8 @@ final class ShowCommands {
     }
 
     Table users() {
-        Table t = new Table().text("name").int4("pool_size", "reserve_pool_size").text("pool_mode")
+        // pool_size and reserve_pool_size are text, right-aligned in 9 characters, as PgBouncer prints them
+        Table t = new Table().text("name", "pool_size", "reserve_pool_size", "pool_mode")
                 .int4("max_user_connections", "current_connections", "max_user_client_connections",
                         "current_client_connections");
         ClientLimits limits = console.clientLimits();
@@ -335,12 +337,13 @@ final class ShowCommands {
         console.sessions().forEach(session -> consoleClients.merge(session.user(), 1, Integer::sum));
         PoolOverrides overrides = console.registry().overrides();
         for (String name : userNames()) {
-            // as PgBouncer: pool_size, reserve_pool_size and pool_mode are the user's own, NULL when not set
+            // as PgBouncer: pool_size, reserve_pool_size and pool_mode are the user's own, empty (pool_mode NULL)
+            // when not set
             PoolConfig u = overrides.forUser(console.config(), name);
             Set<ConfigKey> own = EnumSet.noneOf(ConfigKey.class);
             overrides.user(name).keySet().forEach(k -> own.add(ConfigKey.lookup(k)));
-            t.row(name, own.contains(ConfigKey.DEFAULT_POOL_SIZE) ? u.defaultPoolSize() : null,
-                    own.contains(ConfigKey.RESERVE_POOL_SIZE) ? u.reservePoolSize() : null,
+            t.row(name, own.contains(ConfigKey.DEFAULT_POOL_SIZE) ? "%9d".formatted(u.defaultPoolSize()) : "",
+                    own.contains(ConfigKey.RESERVE_POOL_SIZE) ? "%9d".formatted(u.reservePoolSize()) : "",
                     own.contains(ConfigKey.POOL_MODE) ? u.poolMode().configName() : null, u.maxUserConnections(),
                     console.registry().userConnections(name), limits.userMax(name),
                     limits.userClients(name) + consoleClients.getOrDefault(name, 0));
@@ -478,7 +481,7 @@ final class ShowCommands {
 
     Table version() {
         Table t = new Table().text("version");
-        t.row(console.versionText());
+        t.row(AdminConsole.versionText());
         return t;
     }
 

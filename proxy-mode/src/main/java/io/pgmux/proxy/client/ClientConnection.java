@@ -751,12 +751,14 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     /** What SHOW CLIENTS shows of this client. */
     public ClientInfo info() {
         Link current = link;
-        String shown = state == State.WELCOME || current != null && current.isWaiting() ? "waiting" : "active";
+        ServerConnection server = current == null ? null : current.server();
+        String shown = state == State.WELCOME || current != null && current.isWaiting() ? "waiting"
+                : server != null ? "active" : "idle";
         BackendKeyData ours = key;
         ClientParameters settings = parameters;
         String reported = settings == null ? null : settings.applicationName();
         return new ClientInfo(channel, user, pool == null ? null : pool.key().database(), shown, connectedAtMillis,
-                reported != null ? reported : applicationName, current == null ? null : current.server(),
+                reported != null ? reported : applicationName, server,
                 ours == null ? 0 : ours.processId());
     }
 

@@ -7,8 +7,8 @@ import io.pgmux.proxy.server.ServerConnection;
  * What SHOW CLIENTS shows of one client. Read from another thread than the client's, so a figure may be a
  * moment old.
  *
- * @param state PgBouncer's name: {@code active} (linked to a server, or idle between transactions),
- *              {@code waiting} (for a server)
+ * @param state PgBouncer's name: {@code active} (linked to a server), {@code waiting} (for a server),
+ *              {@code idle} (neither: between transactions, or before the first)
  * @param server the server connection linked to the client now, or null
  */
 public record ClientInfo(Channel channel, String user, String database, String state, long connectedAtMillis,

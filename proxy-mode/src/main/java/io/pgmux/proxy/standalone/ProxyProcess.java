@@ -35,10 +35,9 @@ public final class ProxyProcess {
         this.line = line;
     }
 
+    /** The first line is SHOW VERSION's, as PgBouncer's is: scripts read the version from either. */
     public static String version() {
-        String own = ProxyProcess.class.getPackage().getImplementationVersion();
-        return CommandLine.PROGRAM + " " + (own == null ? "(development build)" : own) + System.lineSeparator()
-                + "PgBouncer " + AdminConsole.PGBOUNCER_VERSION + " compatible" + System.lineSeparator()
+        return AdminConsole.versionText() + System.lineSeparator()
                 + "Java " + Runtime.version() + " (" + System.getProperty("java.vm.name") + ")";
     }
 

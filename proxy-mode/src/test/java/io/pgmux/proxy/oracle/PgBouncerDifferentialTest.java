@@ -5,6 +5,7 @@ import static io.pgmux.testing.Sql.value;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.proxy.PgMuxProxy;
 import io.pgmux.proxy.RawClient;
@@ -385,7 +386,8 @@ class PgBouncerDifferentialTest {
     @ParameterizedTest
     @ValueSource(strings = {"SET default_pool_size = 7|SHOW CONFIG", "PAUSE|SHOW STATE", "SUSPEND|SHOW STATE",
             "SUSPEND|PAUSE", "PAUSE|SUSPEND", "PAUSE app|SHOW STATE", "PAUSE app|RESUME", "PAUSE|RESUME|SHOW STATE",
-            "KILL app|RESUME", "SUSPEND|RESUME|SHOW STATE"})
+            "KILL app|RESUME", "SUSPEND|RESUME|SHOW STATE", "KILL|RESUME", "KILL|SHOW STATE", "PAUSE|KILL app",
+            "PAUSE|KILL", "PAUSE|PAUSE app", "PAUSE app|PAUSE app", "KILL app|PAUSE app"})
     void consoleSequencesEndAlike(String commands) throws Exception {
         Poolers p = start("");
         Scenario scenario = endpoint -> {
@@ -458,6 +460,71 @@ class PgBouncerDifferentialTest {
                 backendPid(victim);
             }
         });
+    }
+
+    /**
+     * KILL without a name pauses each database that has a pool, one by one: RESUME without a name is refused,
+     * RESUME of the database ends it, and a database without a pool ({@code zoo}) was never paused.
+     */
+    @Test
+    void killWithoutANamePausesEachDatabaseWithAPoolAlike() throws Exception {
+        Poolers p = startEntry(" user=" + db.superuser() + " password=" + db.superuserPassword() + "\nzoo = host="
+                + db.host() + " port=" + db.port() + " dbname=" + db.name() + " user=" + db.superuser() + " password="
+                + db.superuserPassword(), "pool_mode = transaction\nauth_type = md5\n");
+        Scenario scenario = endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                backendPid(c);
+            }
+            psql(endpoint, ADMIN, ADMIN_PASSWORD, "KILL");
+            String paused = psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW DATABASES").lines()
+                    .filter(l -> l.startsWith("app|") || l.startsWith("zoo|"))
+                    .map(l -> l.substring(0, l.indexOf('|')) + " paused=" + l.split("\\|", -1)[15])
+                    .collect(Collectors.joining(", "));
+            String resumeAll = seen(endpoint, e -> psql(e, ADMIN, ADMIN_PASSWORD, "RESUME"));
+            psql(endpoint, ADMIN, ADMIN_PASSWORD, "RESUME app");
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                throw new IllegalStateException(paused + "; RESUME: " + resumeAll.lines().findFirst().orElse("")
+                        + "; after RESUME app: " + text(c, "SELECT 'served'"));
+            }
+        };
+        String oracle = seen(p.pgbouncer, scenario);
+        assertEquals("IllegalStateException: app paused=1, zoo paused=0; RESUME: IllegalStateException: psql exit 1: "
+                + "ERROR:  08P01: pooler is not paused/suspended; after RESUME app: served", oracle);
+        assertEquals(oracle, seen(p.pgmux, scenario));
+    }
+
+    /**
+     * SHOW CLIENTS' state: {@code idle} for a client without a server (between transactions in transaction mode)
+     * and for the console's own clients, {@code active} for one in a transaction.
+     */
+    @Test
+    void showClientsStatesAreTheOraclesAlike() throws Exception {
+        Poolers p = start("");
+        Scenario scenario = endpoint -> {
+            List<String> states = new ArrayList<>();
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                backendPid(c);
+                states.add(clientStates(endpoint));
+                c.setAutoCommit(false);
+                backendPid(c);
+                states.add(clientStates(endpoint));
+                c.rollback();
+            }
+            throw new IllegalStateException(String.join("; ", states));
+        };
+        String oracle = seen(p.pgbouncer, scenario);
+        assertEquals("IllegalStateException: app/app idle, boss/pgbouncer idle; app/app active, boss/pgbouncer idle",
+                oracle);
+        assertEquals(oracle, seen(p.pgmux, scenario));
+    }
+
+    /** SHOW USERS prints a user's own pool sizes as text right-aligned in 9 characters, and nothing when unset. */
+    @Test
+    void showUsersPrintsAUsersOwnPoolSizesAsTextAlike() throws Exception {
+        Poolers p = start("[users]\n" + USER + " = pool_size=3 reserve_pool_size=1\n");
+        String oracle = psql(p.pgbouncer, ADMIN, ADMIN_PASSWORD, "SHOW USERS");
+        assertEquals(oracle, psql(p.pgmux, ADMIN, ADMIN_PASSWORD, "SHOW USERS"));
+        assertTrue(oracle.contains(USER + "|        3|        1||"), oracle);
     }
 
     /**
@@ -1156,6 +1223,13 @@ class PgBouncerDifferentialTest {
             rs.next();
             return rs.getString(1);
         }
+    }
+
+    /** SHOW CLIENTS' user, database and state of each client, by user. */
+    private static String clientStates(Endpoint endpoint) throws Exception {
+        return psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW CLIENTS").lines().filter(l -> l.startsWith("C|"))
+                .map(l -> l.split("\\|", -1)).map(c -> c[1] + "/" + c[2] + " " + c[4]).sorted()
+                .collect(Collectors.joining(", "));
     }
 
     private static String header(Endpoint endpoint, String view) throws Exception {

@@ -348,7 +348,7 @@ class EveryKeyIT {
                         + " max_client_connections");
                 List<String> user = rows(console, "SHOW USERS", "name", "pool_size", "reserve_pool_size",
                         "pool_mode", "max_user_connections", "max_user_client_connections").get(USER);
-                assertEquals(List.of("2", "1", "session", "6", "10"), user,
+                assertEquals(List.of("        2", "        1", "session", "6", "10"), user,
                         "SHOW USERS: pool_size, reserve_pool_size, pool_mode, max_user_connections,"
                         + " max_user_client_connections");
             }
