@@ -33,6 +33,7 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -341,6 +342,23 @@ class AdminConsoleTest {
             assertEquals("C", client.get("type"));
             assertEquals(ProxyFixture.USER, client.get("user"));
             assertEquals("PostgreSQL JDBC Driver", client.get("application_name"));
+            app.rollback();
+        }
+    }
+
+    /** As PgBouncer's (localtime_r and its zone abbreviation), which the C library's date(1) shows too. */
+    @Test
+    void showClientsAndServersWriteTimesInTheMachinesLocalZoneAsPgBouncerDoes() throws Exception {
+        Process date = new ProcessBuilder("date", "+%Z").start();
+        String zone = new String(date.getInputStream().readAllBytes()).strip();
+        assertEquals(0, date.waitFor());
+        try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            app.setAutoCommit(false);
+            app.createStatement().execute("SELECT 1");
+            String client = row(console, "SHOW CLIENTS", "database", db.name()).get("connect_time");
+            String server = row(console, "SHOW SERVERS", "state", "active").get("connect_time");
+            assertTrue(client.matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d " + Pattern.quote(zone)), client);
+            assertTrue(server.matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d " + Pattern.quote(zone)), server);
             app.rollback();
         }
     }

@@ -30,7 +30,7 @@ import java.lang.management.MemoryUsage;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Instant;
-import java.time.ZoneOffset;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -39,6 +39,7 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -50,8 +51,9 @@ import java.util.concurrent.TimeUnit;
  * PgBouncer's neutral value (0, empty, NULL); the README lists them.
  */
 final class ShowCommands {
+    /** PgBouncer's format_time_s: local time and the zone's abbreviation ("2026-01-02 03:04:05 UTC"). */
     private static final DateTimeFormatter TIMESTAMP =
-            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss z").withZone(ZoneOffset.UTC);
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss z", Locale.ROOT).withZone(ZoneId.systemDefault());
     private static final String[] STAT_NAMES = {"server_assignment_count", "xact_count", "query_count",
         "received", "sent", "xact_time", "query_time", "wait_time", "client_parse_count", "server_parse_count",
         "bind_count", "client_login_count"};
