@@ -38,6 +38,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.postgresql.PGConnection;
 import org.postgresql.util.PSQLException;
 
 /** The admin console: PgBouncer's SHOW views and commands on the virtual database pgbouncer (alias pgmux). */
@@ -420,6 +421,20 @@ class AdminConsoleTest {
             assertTrue(selected.next());
             assertTrue(selected.getString("version").startsWith("PgBouncer 1.25.2 compatible"),
                     selected.getString("version"));
+        }
+    }
+
+    @Test
+    void theConsoleReportsPgBouncersParametersAtLogin() throws Exception {
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer")) {
+            Map<String, String> reported = console.unwrap(PGConnection.class).getParameterStatuses();
+            assertEquals("1.25.2/bouncer", reported.get("server_version"));
+            assertEquals("UTF8", reported.get("server_encoding"));
+            assertEquals("UTF8", reported.get("client_encoding"));
+            assertEquals("ISO", reported.get("DateStyle"));
+            assertEquals("GMT", reported.get("TimeZone"));
+            assertEquals("on", reported.get("standard_conforming_strings"));
+            assertEquals("on", reported.get("is_superuser"));
         }
     }
 

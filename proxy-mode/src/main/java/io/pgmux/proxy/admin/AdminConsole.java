@@ -62,8 +62,8 @@ public final class AdminConsole implements AdminRoute {
     static final String ALIAS = "pgmux";
     /** The PgBouncer release whose console this one answers like. */
     public static final String PGBOUNCER_VERSION = "1.25.2";
-    /** Reported as server_version, in PgBouncer's shape ({@code <version>/bouncer}), so drivers parse it. */
-    static final String SERVER_VERSION = PGBOUNCER_VERSION + "/pgmux";
+    /** server_version as PgBouncer's console reports it: drivers parse it, tools tell the console by it. */
+    static final String SERVER_VERSION = PGBOUNCER_VERSION + "/bouncer";
     /**
      * Session parameters drivers SHOW and SET on the console: SHOW answers PgBouncer's fixed value, SET is accepted
      * and ignored with PgBouncer's NOTICE {@code SET ignored}.

@@ -80,15 +80,20 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
         return id;
     }
 
-    /** The parameters a client library expects after login, then ReadyForQuery. */
+    /**
+     * The parameters a client library expects after login, then ReadyForQuery: PgBouncer 1.25's (tools tell its
+     * console by server_version's "/bouncer"), plus integer_datetimes and the client's application_name, which
+     * pgjdbc reads.
+     */
     void welcome() {
         Map<String, String> parameters = Map.of(
                 "server_version", AdminConsole.SERVER_VERSION,
                 "server_encoding", "UTF8",
                 "client_encoding", "UTF8",
                 "DateStyle", "ISO",
-                "TimeZone", "UTC",
+                "TimeZone", "GMT",
                 "standard_conforming_strings", "on",
+                "is_superuser", "on",
                 "integer_datetimes", "on",
                 "application_name", applicationName);
         parameters.forEach((name, value) -> channel.write(new ParameterStatus(name, value), channel.voidPromise()));
