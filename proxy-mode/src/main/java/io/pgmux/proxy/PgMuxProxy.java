@@ -59,6 +59,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.EnumSet;
@@ -97,6 +98,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class PgMuxProxy implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PgMuxProxy.class);
+    private static final String CLIENT_TLS_PREFIX = "client_tls";
+    private static final String SERVER_TLS_PREFIX = "server_tls";
+    /** Every server_tls_* setting, by the prefix admin SET goes by too. */
+    private static final List<ProxySetting> SERVER_TLS = Arrays.stream(ProxySetting.values())
+            .filter(s -> s.configName().startsWith(SERVER_TLS_PREFIX)).toList();
     private final Transport transport;
     private final PoolRegistry<ServerConnection> registry;
     private final ProxyContext context;
@@ -441,12 +447,12 @@ public final class PgMuxProxy implements AutoCloseable {
         ProxySettings before = settings;
         ProxySettings next = settings.with(setting, value, configDirectory);
         String name = setting.configName();
-        boolean tls = name.startsWith("client_tls") || name.startsWith("server_tls");
+        boolean tls = name.startsWith(CLIENT_TLS_PREFIX) || name.startsWith(SERVER_TLS_PREFIX);
         FromFiles files;
         Optional<String> notice = Optional.empty();
         try {
-            files = new FromFiles(name.startsWith("client_tls") ? clientTlsOf.apply(next) : null,
-                    name.startsWith("server_tls") ? serverTls(next, databases) : null,
+            files = new FromFiles(name.startsWith(CLIENT_TLS_PREFIX) ? clientTlsOf.apply(next) : null,
+                    name.startsWith(SERVER_TLS_PREFIX) ? serverTls(next, databases) : null,
                     name.startsWith("auth_") || setting == ProxySetting.SCRAM_ITERATIONS
                             ? ClientAuthentication.of(next, authByDatabase) : null);
         } catch (IllegalArgumentException e) {
@@ -471,10 +477,6 @@ public final class PgMuxProxy implements AutoCloseable {
         }
         return notice;
     }
-
-    private static final List<ProxySetting> SERVER_TLS = List.of(ProxySetting.SERVER_TLS_SSLMODE,
-            ProxySetting.SERVER_TLS_CA_FILE, ProxySetting.SERVER_TLS_CERT_FILE, ProxySetting.SERVER_TLS_KEY_FILE,
-            ProxySetting.SERVER_TLS_PROTOCOLS, ProxySetting.SERVER_TLS_CIPHERS, ProxySetting.SERVER_TLS13_CIPHERS);
 
     /**
      * As PgBouncer: when a server_tls_* setting changed and TLS to servers was or is allowed, every server
