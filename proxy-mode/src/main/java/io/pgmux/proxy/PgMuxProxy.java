@@ -1252,13 +1252,13 @@ public final class PgMuxProxy implements AutoCloseable {
             if (target.password() != null) {
                 Secret configured = new PlaintextSecret(target.password());
                 secret = () -> configured;
-            } else if (loginUser.equals(key.user())) {
+            } else if (target.user() != null && !target.user().isEmpty()) {
+                // a forced user without password= logs in with the auth file's secret, as in PgBouncer
+                secret = () -> secrets.find(loginUser).orElse(null);
+            } else {
                 // a user auth_query found has the secret it last returned, which a later login may replace; the
                 // auth file's is read at each login, so a RELOAD's holds from then on
                 secret = () -> secrets.find(loginUser).orElseGet(() -> queried.find(key.database(), loginUser));
-            } else {
-                // a forced user without password= logs in with the auth file's secret, as in PgBouncer
-                secret = () -> secrets.find(loginUser).orElse(null);
             }
             return new NettyServerConnector(transport, target, loginUser, secret, serverTls, connectTimeoutMillis,
                     preparedStatements::tracking).logTo(connectionLog, key.database());

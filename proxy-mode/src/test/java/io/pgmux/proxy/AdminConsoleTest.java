@@ -88,7 +88,7 @@ class AdminConsoleTest {
         }
         List<String> lines = psql(ADMIN, ADMIN_PASSWORD, "SHOW POOLS");
         assertEquals(String.join("|", POOLS_COLUMNS), lines.get(0));
-        assertTrue(lines.stream().anyMatch(l -> l.startsWith(db.name() + "|" + ProxyFixture.USER + "|")), lines.toString());
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith(db.name() + "|" + db.superuser() + "|")), lines.toString());
     }
 
     @Test
@@ -378,7 +378,7 @@ class AdminConsoleTest {
                 }
             }, row -> "1".equals(row.get("cl_pinned")), Duration.ofSeconds(10));
             assertEquals(db.name(), pinned.get("database"));
-            assertEquals(ProxyFixture.USER, pinned.get("user"));
+            assertEquals(db.superuser(), pinned.get("user"), "the pool's user, the database's forced one");
             assertEquals("1", pinned.get("cl_pinned"));
             assertEquals("1", pinned.get("pins_total"));
             app.createStatement().execute("SELECT pg_advisory_unlock_all()");
@@ -693,11 +693,15 @@ class AdminConsoleTest {
         }
     }
 
-    /** A [users] pool size and max_client_conn changed in the file take effect on RELOAD, seen in behaviour. */
+    /**
+     * A [users] pool size (of the user the database logs in as, whose pool its clients share) and max_client_conn
+     * changed in the file take effect on RELOAD, seen in behaviour.
+     */
     @Test
     void reloadAppliesAUsersPoolSizeAndMaxClientConnToTheRunningProxy(@TempDir Path dir) throws Exception {
         String user = ProxyFixture.USER;
-        Path ini = writeIni(dir, "pool_mode = transaction\nquery_wait_timeout = 30\n[users]\n" + user
+        String forced = db.superuser();
+        Path ini = writeIni(dir, "pool_mode = transaction\nquery_wait_timeout = 30\n[users]\n" + forced
                 + " = pool_size=1\n");
         Files.writeString(dir.resolve("userlist.txt"), "\"" + user + "\" \"" + ProxyFixture.PASSWORD + "\"\n",
                 StandardOpenOption.APPEND);
@@ -709,9 +713,9 @@ class AdminConsoleTest {
                     Connection other = console(user, ProxyFixture.PASSWORD, db.name())) {
                 holder.setAutoCommit(false);
                 holder.createStatement().execute("SELECT 1");
-                assertEquals(1, ProxyFixture.existingPool(fromFile, db.name(), user).config().defaultPoolSize());
+                assertEquals(1, ProxyFixture.existingPool(fromFile, db.name(), forced).config().defaultPoolSize());
                 writeIni(dir, "pool_mode = transaction\nquery_wait_timeout = 30\nmax_client_conn = 2\n[users]\n"
-                        + user + " = pool_size=2\n");
+                        + forced + " = pool_size=2\n");
                 Files.writeString(dir.resolve("userlist.txt"), "\"" + user + "\" \"" + ProxyFixture.PASSWORD
                         + "\"\n", StandardOpenOption.APPEND);
                 console.createStatement().execute("RELOAD");

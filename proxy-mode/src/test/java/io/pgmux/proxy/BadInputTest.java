@@ -108,7 +108,7 @@ class BadInputTest {
     }
 
     private Pool<ServerConnection> pool() {
-        return ProxyFixture.existingPool(proxy, db.name(), "raw");
+        return ProxyFixture.pool(proxy, db);
     }
 
     private RawClient loggedIn() throws Exception {

@@ -56,7 +56,7 @@ class CommandLineClientsTest {
     /** Each -c is a transaction of its own: the temporary table keeps psql on its server until it is dropped. */
     @Test
     void psqlKeepsItsTemporaryTableAcrossTransactions() throws Exception {
-        PinCounts pins = proxy.pinCounts(db.name(), ProxyFixture.USER);
+        PinCounts pins = proxy.pinCounts(db.name(), db.superuser());
         long before = pins.pinsTotal(PinReason.TEMPORARY_OBJECT);
         Result result = run(List.of(tool("psql"), "-X", "-A", "-t", "-q",
                 "-c", "CREATE TEMP TABLE psql_temp (x int)", "-c", "INSERT INTO psql_temp VALUES (1), (2)",

@@ -112,7 +112,7 @@ class FailureTest {
         client.query("BEGIN; INSERT INTO killed VALUES (1)");
         client.readUntilReady();
         client.abort();
-        Pool<ServerConnection> pool = ProxyFixture.existingPool(proxy, db.name(), "raw");
+        Pool<ServerConnection> pool = ProxyFixture.pool(proxy, db);
         assertEquals(0, ProxyFixture.awaitActive(pool, 0));
         try (RawClient next = RawClient.login(proxy, db.name(), "raw", "")) {
             next.query("SELECT count(*) FROM killed");
@@ -139,7 +139,7 @@ class FailureTest {
             SQLException failure = sleeping.get(10, TimeUnit.SECONDS);
             assertTrue(failure != null, "the query must fail");
         }
-        Pool<ServerConnection> pool = ProxyFixture.existingPool(proxy, db.name(), "raw");
+        Pool<ServerConnection> pool = ProxyFixture.pool(proxy, db);
         assertEquals(0, ProxyFixture.awaitActive(pool, 0));
         try (Connection c = ProxyFixture.connect(proxy, db.name(), "raw", "", new Properties());
              Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 3")) {

@@ -226,7 +226,7 @@ class ListenHubTest {
     }
 
     private PinCounts pins() {
-        return proxy.pinCounts(db.name(), ProxyFixture.USER);
+        return proxy.pinCounts(db.name(), db.superuser());
     }
 
     /** The next notification for {@code c}, reading up to 10 s; one read may bring several, kept for later calls. */

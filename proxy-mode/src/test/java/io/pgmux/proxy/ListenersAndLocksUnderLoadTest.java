@@ -72,7 +72,7 @@ class ListenersAndLocksUnderLoadTest {
                 all.add(c);
                 workers.add(c);
             }
-            PinCounts pins = proxy.pinCounts(db.name(), ProxyFixture.USER);
+            PinCounts pins = proxy.pinCounts(db.name(), db.superuser());
             assertEquals(LOCK_HOLDERS, pins.pinnedNow(PinReason.ADVISORY_LOCK));
 
             List<Future<Integer>> done = new ArrayList<>();

@@ -91,7 +91,7 @@ class LiveAdministrationTest {
             console.createStatement().execute("SET default_pool_size = 1");
             assertEquals("1", config(console, "default_pool_size"));
             // servers over the new size close once idle, at the janitor's next pass
-            await(() -> ProxyFixture.existingPool(proxy, db.name(), USER).getTotalConnections() <= 1, "one server left");
+            await(() -> ProxyFixture.existingPool(proxy, db.name(), db.superuser()).getTotalConnections() <= 1, "one server left");
             holder.setAutoCommit(false);
             holder.createStatement().execute("SELECT 1");
             CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> selectOne(waiter));
@@ -236,7 +236,7 @@ class LiveAdministrationTest {
             assertTrue(gone.getMessage().contains("database removed") || app.isClosed(), gone.getMessage());
             PSQLException refused = assertThrows(PSQLException.class, () -> client().close());
             assertEquals("no such database: " + db.name(), refused.getServerErrorMessage().getMessage());
-            assertTrue(proxy.registry().find(db.name(), USER).isEmpty(), "its pool is gone");
+            assertTrue(proxy.registry().find(db.name(), db.superuser()).isEmpty(), "its pool is gone");
             try (Connection renamed = ProxyFixture.connect(proxy, "renamed", USER, PASSWORD, new Properties())) {
                 assertEquals(1, selectOne(renamed));
             }
@@ -574,7 +574,7 @@ class LiveAdministrationTest {
                 }
             });
             await(() -> "1".equals(poolRow(console).get("cl_waiting")), "the new pool's client waits");
-            assertTrue(proxy.registry().find(db.name(), USER).isPresent(), "the pool was made after PAUSE");
+            assertTrue(proxy.registry().find(db.name(), db.superuser()).isPresent(), "the pool was made after PAUSE");
             console.createStatement().execute("RESUME");
             assertEquals(1, late.get(10, TimeUnit.SECONDS));
             PSQLException again = assertThrows(PSQLException.class, () -> console.createStatement().execute("RESUME"));

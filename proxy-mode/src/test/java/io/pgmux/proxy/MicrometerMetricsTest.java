@@ -67,9 +67,9 @@ class MicrometerMetricsTest {
                     st.execute("SELECT 1");
                     st.execute("SELECT 2");
                     Meter active = registry.get("pgmux.connections.active").tag("database", db.name()).gauge();
-                    assertEquals(ProxyFixture.USER, active.getId().getTag("user"));
+                    assertEquals(db.superuser(), active.getId().getTag("user"));
                     assertEquals("transaction", active.getId().getTag("mode"));
-                    assertEquals(db.name() + "/" + ProxyFixture.USER, active.getId().getTag("pool"));
+                    assertEquals(db.name() + "/" + db.superuser(), active.getId().getTag("pool"));
                     awaitValue(1, () -> registry.get("pgmux.connections.active").tag("database", db.name()).gauge()
                             .value(), "sv_active inside a transaction");
                     awaitValue(1, () -> registry.get("pgmux.clients.active").tag("database", db.name()).gauge()

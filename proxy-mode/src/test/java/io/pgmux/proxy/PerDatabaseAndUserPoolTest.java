@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.testing.Await;
+import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
+import io.pgmux.testing.TestUser;
 import io.pgmux.proxy.config.IniFile;
 import io.pgmux.proxy.config.ProxyConfigLoader;
 import java.nio.file.Path;
@@ -17,6 +19,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.AfterEach;
@@ -24,7 +27,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * [databases] and [users] entries with their own pool_size, pool_mode and limits, loaded from an ini file, in front
- * of one server.
+ * of one server. A [users] entry's pool settings are those of the user's own pools: the pools of entries without
+ * {@code user=}, where clients log in as real roles of the server (an entry with {@code user=} has the forced
+ * user's pool, see {@link ForcedUserPoolTest}).
  */
 @PostgresTest
 class PerDatabaseAndUserPoolTest {
@@ -46,16 +51,27 @@ class PerDatabaseAndUserPoolTest {
         }
     }
 
-    private PgMuxProxy start(String databases, String pgbouncer) {
+    /** The auth file holds the fixture's users and {@code roles}, the server's roles clients log in as. */
+    private PgMuxProxy start(String databases, String pgbouncer, TestUser... roles) {
         String ini = "[databases]\n" + databases + "[pgbouncer]\npool_mode = session\ndefault_pool_size = 4\n"
                 + "admin_users = " + ADMIN + "\n" + pgbouncer;
+        Map<String, String> users = new HashMap<>(Map.of(ProxyFixture.USER, ProxyFixture.PASSWORD, ADMIN,
+                ADMIN_PASSWORD, BATCH, BATCH_PASSWORD));
+        for (TestUser role : roles) {
+            users.put(role.name(), role.password());
+        }
         return ProxyConfigLoader.configure(IniFile.parse(ini), Path.of("."))
                 .listen("127.0.0.1", 0)
-                .users(Map.of(ProxyFixture.USER, ProxyFixture.PASSWORD, ADMIN, ADMIN_PASSWORD, BATCH, BATCH_PASSWORD))
+                .users(users)
                 .janitorPeriod(Duration.ofMillis(50))
                 .drainTimeout(Duration.ofSeconds(2))
                 .threads(2)
                 .start();
+    }
+
+    /** An entry without user=: its clients' servers log in as the client's user, with its auth file secret. */
+    private String ownLogin() {
+        return "host=" + db.host() + " port=" + db.port() + " dbname=" + db.name();
     }
 
     private String target() {
@@ -74,7 +90,7 @@ class PerDatabaseAndUserPoolTest {
         try (Connection a = connect("own"); Connection b = connect("own")) {
             assertNotEquals(backendPid(a), backendPid(b), "the global session mode: one server per client");
         }
-        assertEquals(1, ProxyFixture.existingPool(proxy, "shared", ProxyFixture.USER).getTotalConnections());
+        assertEquals(1, ProxyFixture.existingPool(proxy, "shared", db.superuser()).getTotalConnections());
     }
 
     @Test
@@ -108,22 +124,27 @@ class PerDatabaseAndUserPoolTest {
 
     @Test
     void aUsersPoolModeAndSizeWinOverItsDatabases() throws Exception {
-        proxy = start("shared = " + target() + " pool_mode=transaction pool_size=1\n",
-                "[users]\n" + BATCH + " = pool_mode=session pool_size=2\n");
-        try (Connection a = connect("shared"); Connection b = connect("shared")) {
+        TestUser plain = db.createUser(PasswordMethod.MD5);
+        TestUser batch = db.createUser(PasswordMethod.MD5);
+        proxy = start("shared = " + ownLogin() + " pool_mode=transaction pool_size=1\n",
+                "[users]\n" + batch.name() + " = pool_mode=session pool_size=2\n", plain, batch);
+        try (Connection a = connectAs(plain, "shared"); Connection b = connectAs(plain, "shared")) {
             assertEquals(backendPid(a), backendPid(b), "the database's transaction mode and pool_size=1");
         }
-        try (Connection a = connectAs(BATCH, BATCH_PASSWORD); Connection b = connectAs(BATCH, BATCH_PASSWORD)) {
+        try (Connection a = connectAs(batch, "shared"); Connection b = connectAs(batch, "shared")) {
             assertNotEquals(backendPid(a), backendPid(b), "the user's session mode and pool_size=2");
         }
     }
 
     @Test
     void aUsersMaxUserConnectionsHoldsItsClientsBackAcrossDatabases() throws Exception {
-        proxy = start("one = " + target() + " pool_mode=transaction\ntwo = " + target() + " pool_mode=transaction\n",
-                "query_wait_timeout = 1\n[users]\n" + BATCH + " = max_user_connections=1\n");
-        try (Connection a = connectAs(BATCH, BATCH_PASSWORD, "one");
-             Connection b = connectAs(BATCH, BATCH_PASSWORD, "two"); Connection other = connect("two")) {
+        TestUser plain = db.createUser(PasswordMethod.MD5);
+        TestUser batch = db.createUser(PasswordMethod.MD5);
+        proxy = start("one = " + ownLogin() + " pool_mode=transaction\ntwo = " + ownLogin()
+                + " pool_mode=transaction\n", "query_wait_timeout = 1\n[users]\n" + batch.name()
+                + " = max_user_connections=1\n", plain, batch);
+        try (Connection a = connectAs(batch, "one"); Connection b = connectAs(batch, "two");
+             Connection other = connectAs(plain, "two")) {
             a.setAutoCommit(false);
             backendPid(a);
             SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, () -> backendPid(b));
@@ -136,14 +157,15 @@ class PerDatabaseAndUserPoolTest {
     /** As PgBouncer: a database's min_pool_size above a user's pool_size is taken, and that pool keeps its size. */
     @Test
     void aDatabasesMinPoolSizeAboveAUsersPoolSizeIsTaken() throws Exception {
-        proxy = start("shared = " + target() + " pool_mode=transaction min_pool_size=3\n",
-                "min_pool_size = 5\ndefault_pool_size = 4\n[users]\n" + BATCH + " = pool_size=2\n");
-        try (Connection a = connectAs(BATCH, BATCH_PASSWORD, "shared")) {
+        TestUser batch = db.createUser(PasswordMethod.MD5);
+        proxy = start("shared = " + ownLogin() + " pool_mode=transaction min_pool_size=3\n",
+                "min_pool_size = 5\ndefault_pool_size = 4\n[users]\n" + batch.name() + " = pool_size=2\n", batch);
+        try (Connection a = connectAs(batch, "shared")) {
             backendPid(a);
         }
         assertEquals("3", databaseRow("shared").get("min_pool_size"));
-        io.pgmux.core.pool.Pool<?> batch = ProxyFixture.existingPool(proxy, "shared", BATCH);
-        Await.equal(2, batch::getTotalConnections, Duration.ofSeconds(10),
+        io.pgmux.core.pool.Pool<?> pool = ProxyFixture.existingPool(proxy, "shared", batch.name());
+        Await.equal(2, pool::getTotalConnections, Duration.ofSeconds(10),
                 "min_pool_size=3 fills the user's pool up to its size, 2");
     }
 
@@ -156,11 +178,14 @@ class PerDatabaseAndUserPoolTest {
 
     @Test
     void aUsersQueryWaitTimeoutWinsOverItsDatabasesAndMinusOneIsNotSet() throws Exception {
-        proxy = start("slow = " + target() + " pool_mode=transaction pool_size=1 query_wait_timeout=300\n"
-                + "quick = " + target() + " pool_mode=transaction pool_size=1 query_wait_timeout=1\n",
-                "[users]\n" + BATCH + " = query_wait_timeout=1\n" + ProxyFixture.USER + " = query_wait_timeout=-1\n");
-        assertWaiterTimesOut(() -> connectAs(BATCH, BATCH_PASSWORD, "slow"), () -> connectAs(BATCH, BATCH_PASSWORD, "slow"));
-        assertWaiterTimesOut(() -> connect("quick"), () -> connect("quick"));
+        TestUser plain = db.createUser(PasswordMethod.MD5);
+        TestUser batch = db.createUser(PasswordMethod.MD5);
+        proxy = start("slow = " + ownLogin() + " pool_mode=transaction pool_size=1 query_wait_timeout=300\n"
+                + "quick = " + ownLogin() + " pool_mode=transaction pool_size=1 query_wait_timeout=1\n",
+                "[users]\n" + batch.name() + " = query_wait_timeout=1\n" + plain.name() + " = query_wait_timeout=-1\n",
+                plain, batch);
+        assertWaiterTimesOut(() -> connectAs(batch, "slow"), () -> connectAs(batch, "slow"));
+        assertWaiterTimesOut(() -> connectAs(plain, "quick"), () -> connectAs(plain, "quick"));
     }
 
     @FunctionalInterface
@@ -213,8 +238,8 @@ class PerDatabaseAndUserPoolTest {
         return ProxyFixture.connect(proxy, database, ProxyFixture.USER, ProxyFixture.PASSWORD, new Properties());
     }
 
-    private Connection connectAs(String user, String password) throws SQLException {
-        return connectAs(user, password, "shared");
+    private Connection connectAs(TestUser role, String database) throws SQLException {
+        return connectAs(role.name(), role.password(), database);
     }
 
     private Connection connectAs(String user, String password, String database) throws SQLException {

@@ -115,7 +115,7 @@ class PoolerNoticesTest {
                 }
             });
             jdbc.start();
-            ProxyFixture.awaitWaiting(proxy, "app", 1);
+            ProxyFixture.awaitWaiting(proxy, "app", db.superuser(), 1);
             Process psql = new ProcessBuilder(List.of(Clients.executable("psql", "install postgresql-client")
                     .toString(), "-X", "-A", "-t", "-c", "SELECT 3", connectionString("app", ProxyFixture.USER,
                     ProxyFixture.PASSWORD))).redirectErrorStream(true).start();

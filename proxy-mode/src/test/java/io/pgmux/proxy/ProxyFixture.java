@@ -74,9 +74,12 @@ final class ProxyFixture {
         return DriverManager.getConnection(jdbcUrl(proxy, database), properties);
     }
 
-    /** The pool of the fixture's user on the test database; see {@link #existingPool}. */
+    /**
+     * The pool of the test database's clients: the fixture's entry logs in as the superuser ({@code user=}), so all
+     * its clients share the superuser's pool, whatever user they log in as; see {@link #existingPool}.
+     */
     static Pool<ServerConnection> pool(PgMuxProxy proxy, TestDatabase db) {
-        return existingPool(proxy, db.name(), USER);
+        return existingPool(proxy, db.name(), db.superuser());
     }
 
     /**
@@ -88,9 +91,9 @@ final class ProxyFixture {
                 .orElseThrow(() -> new AssertionError("no pool of database " + database + " and user " + user));
     }
 
-    /** Waits until at least {@code clients} of the fixture's user's pool of {@code database} wait for a server. */
-    static void awaitWaiting(PgMuxProxy proxy, String database, int clients) {
-        io.pgmux.testing.Await.until(() -> existingPool(proxy, database, USER).view().snapshot().clWaiting >= clients,
+    /** Waits until at least {@code clients} of the pool of ({@code database}, {@code user}) wait for a server. */
+    static void awaitWaiting(PgMuxProxy proxy, String database, String user, int clients) {
+        io.pgmux.testing.Await.until(() -> existingPool(proxy, database, user).view().snapshot().clWaiting >= clients,
                 Duration.ofSeconds(10), clients + " clients waiting in " + database);
     }
 

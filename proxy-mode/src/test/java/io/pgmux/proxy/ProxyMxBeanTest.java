@@ -29,7 +29,7 @@ class ProxyMxBeanTest {
     }
 
     private ObjectName name() throws Exception {
-        return new ObjectName("io.pgmux:type=Pool,name=" + ObjectName.quote(db.name() + "/" + ProxyFixture.USER));
+        return new ObjectName("io.pgmux:type=Pool,name=" + ObjectName.quote(db.name() + "/" + db.superuser()));
     }
 
     private static Object awaitAttribute(ObjectName name, String attribute, Object expected) {

@@ -57,7 +57,7 @@ abstract class RealClientTest {
 
     /** How often the clients of that pool mode's proxy were pinned, by reason. */
     PinCounts pinCounts(PoolMode mode) {
-        return proxy(mode).pinCounts(db.name(), ProxyFixture.USER);
+        return proxy(mode).pinCounts(db.name(), db.superuser());
     }
 
     PgMuxProxy proxy(PoolMode mode) {

@@ -211,7 +211,7 @@ class SessionPinningTest {
     @Test
     void statementModePinsAsTransactionModeDoes() throws Exception {
         try (PgMuxProxy statement = ProxyFixture.start(db, PoolMode.STATEMENT, b -> b.defaultPoolSize(2))) {
-            PinCounts statementCounts = statement.pinCounts(db.name(), ProxyFixture.USER);
+            PinCounts statementCounts = statement.pinCounts(db.name(), db.superuser());
             try (Connection c = ProxyFixture.connect(statement, db)) {
                 Pool<ServerConnection> statementPool = ProxyFixture.pool(statement, db);
                 execute(c, "CREATE TEMP TABLE statement_temp (x int)");
@@ -235,7 +235,7 @@ class SessionPinningTest {
                         "the next client of the pool of one gets the listening server");
                 execute(next, "UNLISTEN *");
             }
-            assertEquals(0, off.pinCounts(db.name(), ProxyFixture.USER).pinsTotal(PinReason.LISTEN));
+            assertEquals(0, off.pinCounts(db.name(), db.superuser()).pinsTotal(PinReason.LISTEN));
         }
     }
 
@@ -300,7 +300,7 @@ class SessionPinningTest {
     }
 
     private PinCounts counts() {
-        return proxy.pinCounts(db.name(), ProxyFixture.USER);
+        return proxy.pinCounts(db.name(), db.superuser());
     }
 
     private static void execute(Connection c, String sql) throws SQLException {

@@ -354,12 +354,14 @@ final class ShowCommands {
     }
 
     /**
-     * The users PgBouncer knows: those of the pools, the admin and stats users and the console's own, every
-     * user of the auth file and of a {@code [users]} entry, and the user a database entry logs in as.
+     * The users PgBouncer knows: those of the pools and of the clients (a database's forced user's pool serves
+     * clients of other users), the admin and stats users and the console's own, every user of the auth file and
+     * of a {@code [users]} entry, and the user a database entry logs in as.
      */
     private TreeSet<String> userNames() {
         TreeSet<String> names = new TreeSet<>();
         console.registry().pools().forEach(p -> names.add(p.key().user()));
+        names.addAll(console.clientLimits().usersSeen());
         names.addAll(console.adminUsers());
         names.addAll(console.statsUsers());
         names.add(AdminConsole.DATABASE);

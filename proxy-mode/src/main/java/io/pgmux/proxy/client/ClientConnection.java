@@ -42,6 +42,7 @@ import io.pgmux.proxy.protocol.SslResponse;
 import io.pgmux.proxy.protocol.StartupMessage;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
+import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.transport.Transport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -83,6 +84,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     private String user;
     private Pool<ServerConnection> pool;
     private ClientAdmission admission;
+    /** The user {@link #admission}'s max_user_client_connections slot is counted under. */
+    private String admittedUser;
     private ClientAuthenticator authenticator;
     private ClientParameters parameters;
     private BackendKeyData key;
@@ -379,13 +382,19 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (context.database(database) == null) {
             return PoolerError.noSuchDatabase(database);
         }
-        String poolUser = user;
+        // As in PgBouncer, an entry with user= (a forced user) has one pool for all its clients, whatever user they
+        // log in as: the forced user's [users] settings and server limits apply to it.
+        ServerTarget entry = context.database(database);
+        String poolUser = entry.loginUser(user);
+        // max_user_client_connections counts the user the client logged in as; auth_type=any logs every client
+        // in as the forced user
+        String clientUser = user;
         if (context.authType() == AuthType.ANY) {
-            poolUser = context.database(database).user();
-            if (poolUser == null || poolUser.isEmpty()) {
+            if (entry.user() == null || entry.user().isEmpty()) {
                 log.error("auth_type=any requires a user in the entry of database {}", database);
                 return PoolerError.bouncerConfigError();
             }
+            clientUser = poolUser;
         } else if (secret == null) {
             // An unknown user fails authentication whatever it answers: no pool is made for a name nobody configured.
             return null;
@@ -393,13 +402,14 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         try {
             Pool<ServerConnection> joined = context.registry().pool(database, poolUser);
             ClientAdmission admitted = context.registry().admitClient(joined, false);
-            ErrorResponse limited = context.clientLimits().admit(database, poolUser);
+            ErrorResponse limited = context.clientLimits().admit(database, clientUser);
             if (limited != null) {
                 context.registry().clientLeaves(joined, admitted);
                 return limited;
             }
             pool = joined;
             admission = admitted;
+            admittedUser = clientUser;
             context.adminRoute().clientJoins(pool);
             return null;
         } catch (TooManyClientsException e) {
@@ -797,7 +807,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         if (admission != null) {
             context.registry().clientLeaves(pool, admission);
-            context.clientLimits().leave(pool.key().database(), pool.key().user());
+            context.clientLimits().leave(pool.key().database(), admittedUser);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.pgmux.proxy.client;
 import io.pgmux.core.pool.ConnectionLimit;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.PoolerError;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,6 +47,11 @@ public final class ClientLimits {
     /** The users whose [users] entry sets max_user_client_connections. */
     public Set<String> usersWithOwnLimit() {
         return limits.users.keySet();
+    }
+
+    /** The users clients have logged in as, counted now or before: PgBouncer keeps knowing a user once seen. */
+    public Set<String> usersSeen() {
+        return Collections.unmodifiableSet(byUser.keySet());
     }
 
     public int databaseClients(String database) {

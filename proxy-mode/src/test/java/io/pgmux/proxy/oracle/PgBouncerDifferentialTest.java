@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.proxy.PgMuxProxy;
 import io.pgmux.proxy.RawClient;
 import io.pgmux.proxy.config.ProxyConfigLoader;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.Clients;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
@@ -29,11 +30,13 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -59,6 +62,8 @@ class PgBouncerDifferentialTest {
     private static final String USER = "app";
     private static final String PASSWORD = "app-secret";
     private static final String ADMIN = "boss";
+    private static final String OTHER = "other";
+    private static final String OTHER_PASSWORD = "other-secret";
     private static final String ADMIN_PASSWORD = "boss-secret";
     private static final String OPTIONS_REFUSED = "FATAL 08P01: unsupported options startup parameter: only "
             + "'-c config=val' and '--config=val' are allowed";
@@ -515,6 +520,45 @@ class PgBouncerDifferentialTest {
         String oracle = seen(p.pgbouncer, scenario);
         assertEquals("IllegalStateException: app/app idle, boss/pgbouncer idle; app/app active, boss/pgbouncer idle",
                 oracle);
+        assertEquals(oracle, seen(p.pgmux, scenario));
+    }
+
+    /**
+     * Clients of two users of a database with a forced user share the forced user's one pool: with pool_size=1 the
+     * second waits while the first holds the server in a transaction. SHOW POOLS has one row, under the forced user;
+     * SHOW CLIENTS shows each client under its own user; SHOW SERVERS the server under the forced user.
+     */
+    @Test
+    void clientsOfTwoUsersShareTheForcedUsersPoolAlike() throws Exception {
+        Poolers p = start("default_pool_size = 1\n");
+        Scenario scenario = endpoint -> {
+            try (Connection a = connect(endpoint, "app", USER, PASSWORD);
+                 Connection b = connect(endpoint, "app", OTHER, OTHER_PASSWORD)) {
+                a.setAutoCommit(false);
+                int server = backendPid(a);
+                CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return backendPid(b);
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                Await.until(() -> columns(endpoint, "SHOW POOLS", "app|", "cl_waiting").equals("cl_waiting=1"),
+                        Duration.ofSeconds(10), "the other user's client waiting");
+                String seen = String.join("\n", columns(endpoint, "SHOW POOLS", "app|", "user", "cl_active",
+                        "cl_waiting", "sv_active", "sv_idle"), clientStates(endpoint),
+                        columns(endpoint, "SHOW SERVERS", "S|", "user", "database", "state"));
+                a.commit();
+                if (waiting.get(10, TimeUnit.SECONDS) != server) {
+                    throw new IllegalStateException("the waiter got another server than the pool's one");
+                }
+                throw new IllegalStateException(seen);
+            }
+        };
+        String oracle = seen(p.pgbouncer, scenario);
+        assertEquals("IllegalStateException: user=" + db.superuser() + " cl_active=1 cl_waiting=1 sv_active=1 sv_idle=0\n"
+                + "app/app active, boss/pgbouncer idle, other/app waiting\n"
+                + "user=" + db.superuser() + " database=app state=active", oracle);
         assertEquals(oracle, seen(p.pgmux, scenario));
     }
 
@@ -1088,7 +1132,8 @@ class PgBouncerDifferentialTest {
      */
     private Poolers startEntry(String entryKeys, String settings, String... files) throws Exception {
         String userlist = "\"" + USER + "\" \"" + PASSWORD + "\"\n\"" + ADMIN + "\" \"" + ADMIN_PASSWORD + "\"\n\""
-                + db.superuser() + "\" \"" + db.superuserPassword() + "\"\n";
+                + db.superuser() + "\" \"" + db.superuserPassword() + "\"\n\"" + OTHER + "\" \"" + OTHER_PASSWORD
+                + "\"\n";
         String body = "[databases]\napp = host=" + db.host() + " port=" + db.port() + " dbname=" + db.name()
                 + entryKeys + "\n[pgbouncer]\nauth_file = userlist.txt\nadmin_users = " + ADMIN + "\n"
                 + "ignore_startup_parameters = extra_float_digits\n" + settings;
@@ -1203,6 +1248,16 @@ class PgBouncerDifferentialTest {
     private static String rowOf(Endpoint endpoint, String sql, String start) throws Exception {
         return psql(endpoint, ADMIN, ADMIN_PASSWORD, sql).lines().filter(l -> l.startsWith(start)).findFirst()
                 .orElse("no row " + start + " in " + sql);
+    }
+
+    /** The named columns of the first row of {@code sql}'s result that starts with {@code start}, as name=value. */
+    private static String columns(Endpoint endpoint, String sql, String start, String... names) throws Exception {
+        List<String> lines = psql(endpoint, ADMIN, ADMIN_PASSWORD, sql).lines().toList();
+        List<String> header = List.of(lines.get(0).split("\\|", -1));
+        List<String> row = lines.stream().filter(l -> l.startsWith(start)).findFirst()
+                .map(l -> List.of(l.split("\\|", -1))).orElseThrow(() -> new IllegalStateException(
+                        "no row " + start + " in " + sql));
+        return Stream.of(names).map(n -> n + "=" + row.get(header.indexOf(n))).collect(Collectors.joining(" "));
     }
 
     /** SHOW FDS's pooler rows of TCP sockets, without their fd. */
