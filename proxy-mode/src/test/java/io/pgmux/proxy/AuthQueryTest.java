@@ -182,6 +182,21 @@ class AuthQueryTest {
     }
 
     @Test
+    void databaseEntrysOwnAuthQueryWinsOverTheGlobalOne() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        start(b -> b.databaseSetting(db.name(), "auth_query",
+                "SELECT rolname, rolpassword FROM pg_authid WHERE rolname = $1 AND false"));
+        assertEquals("SASL authentication failed", refusal(user.name(), user.password()));
+    }
+
+    @Test
+    void databaseEntrysOwnAuthDbnameWinsOverTheGlobalOne() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        start(b -> b.set("auth_dbname", db.name()).databaseSetting(db.name(), "auth_dbname", "nosuchdb"));
+        assertEquals("bouncer config error", refusal(user.name(), user.password()));
+    }
+
+    @Test
     void authDbnameNamingNoDatabaseRefusesWithBouncerConfigError() throws Exception {
         TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
         start(b -> b.set("auth_dbname", "nosuchdb"));
