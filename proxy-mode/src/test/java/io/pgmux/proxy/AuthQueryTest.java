@@ -16,6 +16,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.Consumer;
@@ -121,6 +122,43 @@ class AuthQueryTest {
         assertEquals("SASL authentication failed", refusal(user.name(), user.password()));
     }
 
+    /** PgBouncer looks the user up at each login: the secret the pooler keeps for its server logins follows. */
+    @Test
+    void aPasswordChangedOnTheServerIsTheOneTheNextLoginNeeds() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        start(b -> { });
+        try (Connection c = connect(user.name(), user.password())) {
+            assertTrue(c.isValid(5));
+        }
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("ALTER ROLE " + user.name() + " PASSWORD 'changed-" + user.password() + "'");
+        }
+        assertEquals("SASL authentication failed", refusal(user.name(), user.password()));
+        try (Connection c = connect(user.name(), "changed-" + user.password()); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT current_user")) {
+            rs.next();
+            assertEquals(user.name(), rs.getString(1), "a new server login with the new secret");
+        }
+    }
+
+    /** With one server in auth_user's pool, a lookup that kept its server would leave the next one waiting. */
+    @Test
+    void lookupsOfUnknownAndExpiredUsersGiveTheirServerBackToThePool() throws Exception {
+        TestUser expired = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("ALTER ROLE " + expired.name() + " VALID UNTIL '2000-01-01'");
+        }
+        start(b -> b.defaultPoolSize(1).queryWaitTimeout(Duration.ofSeconds(1)));
+        for (int i = 0; i < 3; i++) {
+            assertEquals("SASL authentication failed", refusal("nosuchuser" + i, "whatever"), "no row");
+            assertEquals("SASL authentication failed", refusal(expired.name(), expired.password()), "a NULL secret");
+        }
+        try (Connection c = connect(user.name(), user.password())) {
+            assertTrue(c.isValid(5));
+        }
+    }
+
     @Test
     void failingQueryRefusesWithBouncerConfigError() throws Exception {
         TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
@@ -141,6 +179,21 @@ class AuthQueryTest {
         try (Connection c = connect(user.name(), user.password())) {
             assertTrue(c.isValid(5));
         }
+    }
+
+    @Test
+    void databaseEntrysOwnAuthQueryWinsOverTheGlobalOne() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        start(b -> b.databaseSetting(db.name(), "auth_query",
+                "SELECT rolname, rolpassword FROM pg_authid WHERE rolname = $1 AND false"));
+        assertEquals("SASL authentication failed", refusal(user.name(), user.password()));
+    }
+
+    @Test
+    void databaseEntrysOwnAuthDbnameWinsOverTheGlobalOne() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        start(b -> b.set("auth_dbname", db.name()).databaseSetting(db.name(), "auth_dbname", "nosuchdb"));
+        assertEquals("bouncer config error", refusal(user.name(), user.password()));
     }
 
     @Test

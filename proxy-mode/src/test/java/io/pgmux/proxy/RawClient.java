@@ -147,7 +147,7 @@ public final class RawClient implements AutoCloseable {
         return new Message(type, body);
     }
 
-    List<Message> readUntilReady() throws IOException {
+    public List<Message> readUntilReady() throws IOException {
         List<Message> messages = new ArrayList<>();
         Message m;
         do {
@@ -200,7 +200,7 @@ public final class RawClient implements AutoCloseable {
     }
 
     /** The first column of the first DataRow, as text. */
-    static String firstColumn(List<Message> messages) {
+    public static String firstColumn(List<Message> messages) {
         List<String> all = firstColumns(messages);
         if (all.isEmpty()) {
             throw new AssertionError("no DataRow in " + types(messages));

@@ -18,8 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.postgresql.util.PSQLException;
 
 /**
- * A [databases] entry's connect_query, client_encoding, datestyle and timezone: what each new server connection of
- * the database gets, and what clients (psql, which asks for none of them, and pgjdbc, which asks for its own) see.
+ * A [databases] entry's connect_query, client_encoding, datestyle, timezone and application_name: what each new server
+ * connection of the database gets, and what clients (psql, which asks for none of the first four, a raw client, which
+ * asks for none, and pgjdbc, which asks for its own) see.
  */
 @PostgresTest
 class ServerSetupTest {
@@ -57,6 +58,31 @@ class ServerSetupTest {
                 assertEquals(jvmZone + " ISO, DMY", text(c, "SELECT current_setting('TimeZone') || ' ' "
                         + "|| current_setting('DateStyle')"), "pgjdbc asks for ISO and its JVM's zone");
             }
+        }
+    }
+
+    /** Not in config.md, but PgBouncer 1.25 takes it in an entry and sends it in each server's startup packet. */
+    @Test
+    void aClientThatNamesNoApplicationNameRunsUnderTheDatabasesOnItsServer() throws Exception {
+        proxy = start("application_name=reports", "transaction");
+        try (RawClient client = RawClient.login(proxy, "app", ProxyFixture.USER, ProxyFixture.PASSWORD)) {
+            client.query("SELECT current_setting('application_name') || ' ' || application_name"
+                    + " FROM pg_stat_activity WHERE pid = pg_backend_pid()");
+            assertEquals("reports reports", RawClient.firstColumn(client.readUntilReady()));
+        }
+    }
+
+    @Test
+    void aClientsOwnApplicationNameWinsOverTheDatabasesAndLeavesTheServerWithIt() throws Exception {
+        proxy = start("application_name=reports pool_size=1", "transaction");
+        Properties named = new Properties();
+        named.setProperty("ApplicationName", "billing");
+        try (Connection c = ProxyFixture.connect(proxy, "app", ProxyFixture.USER, ProxyFixture.PASSWORD, named)) {
+            assertEquals("billing", text(c, "SELECT current_setting('application_name')"));
+        }
+        try (RawClient client = RawClient.login(proxy, "app", ProxyFixture.USER, ProxyFixture.PASSWORD)) {
+            client.query("SELECT current_setting('application_name')");
+            assertEquals("reports", RawClient.firstColumn(client.readUntilReady()), "the same server, one of a pool of 1");
         }
     }
 

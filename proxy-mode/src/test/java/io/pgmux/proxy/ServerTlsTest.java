@@ -197,6 +197,14 @@ class ServerTlsTest {
         assertEquals("TLS_AES_128_GCM_SHA256", query("SELECT cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
     }
 
+    /** The fixture's server speaks TLS 1.3 only: server_tls_ciphers gives the TLS 1.3 suites too when tls13 is empty. */
+    @Test
+    void serverTlsCiphersChooseTheSuiteOfTheServerConnectionsWhenServerTls13CiphersIsEmpty() throws Exception {
+        start(db.superuser(), "127.0.0.1", "require", b -> b.set("server_tls_ciphers",
+                "TLS_AES_128_GCM_SHA256:ECDHE-ECDSA-AES128-GCM-SHA256"));
+        assertEquals("TLS_AES_128_GCM_SHA256", query("SELECT cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
+    }
+
     @Test
     void serverTlsCiphersTheJdkCannotHonourAreRefusedAtStartNamingTheKey() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

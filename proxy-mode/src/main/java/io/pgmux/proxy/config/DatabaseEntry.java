@@ -18,8 +18,9 @@ import java.util.function.Supplier;
  * and pool settings, values optionally single-quoted: where the database lives, and the pool settings of its
  * own under the names of the global settings they override (pool_size is default_pool_size; reserve_pool,
  * PgBouncer's alias, is reserve_pool_size), pgmux's pin_session_state, auth_user, auth_query, auth_dbname,
- * max_db_client_connections, and what each new server connection gets: client_encoding, datestyle and timezone as
- * startup parameters, connect_query run after its login.
+ * max_db_client_connections, and what each new server connection gets: client_encoding, datestyle, timezone and
+ * application_name (taken by PgBouncer 1.25, not in its documentation) as startup parameters, connect_query run
+ * after its login.
  *
  * @param poolSettings setting name to value as written, for {@code PgMuxProxy.Builder.databaseSetting}
  */
@@ -59,7 +60,7 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
                 case USER -> user = v;
                 case PASSWORD -> password = v;
                 case SSLMODE, SERVER_TLS_SSLMODE -> tls = TlsMode.fromConfig(v);
-                case CLIENT_ENCODING, DATESTYLE, TIMEZONE -> startupParameters.put(setting.configName(), v);
+                case CLIENT_ENCODING, DATESTYLE, TIMEZONE, APPLICATION_NAME -> startupParameters.put(setting.configName(), v);
                 case CONNECT_QUERY -> connectQuery = v;
                 case PIN_SESSION_STATE -> poolSettings.put(setting.configName(), checked(owner, () -> {
                     PinSessionState.fromConfig(v);

@@ -53,6 +53,7 @@ public enum ProxySetting {
     CLIENT_ENCODING("client_encoding", Type.TEXT, "", RESTART, D, D),
     DATESTYLE("datestyle", Type.TEXT, "", RESTART, D, D),
     TIMEZONE("timezone", Type.TEXT, "", RESTART, D, D),
+    APPLICATION_NAME("application_name", Type.TEXT, "", RESTART, D, D),
 
     // the proxy's own
     LISTEN_ADDR("listen_addr", Type.ADDRESS, "127.0.0.1", RESTART, G, G),

@@ -180,6 +180,18 @@ class PgBouncerDifferentialTest {
     }
 
     @Test
+    void aDatabasesApplicationNameReachesAClientThatNamesNoneAlike() throws Exception {
+        Poolers p = start("", "application_name=reports");
+        assertSame(p, endpoint -> {
+            try (RawClient client = new RawClient(endpoint.port())) {
+                client.login("app", USER, PASSWORD);
+                client.sendRaw(RawClient.frame('Q', RawClient.cstring("SELECT current_setting('application_name')")));
+                throw new IllegalStateException(RawClient.firstColumn(client.readUntilReady()));
+            }
+        });
+    }
+
+    @Test
     void whatConnectQuerySetsIsFoundAlike() throws Exception {
         Poolers p = start("", "connect_query='SELECT set_config(''pgmux.greeting'', ''hello'', false)'");
         assertSame(p, endpoint -> {
