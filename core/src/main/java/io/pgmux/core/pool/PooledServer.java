@@ -142,6 +142,19 @@ final class PooledServer<S> implements LentServer<S> {
         return true;
     }
 
+    /**
+     * Ends the loan as {@link #release} does and takes back its count as a server assignment. Only the holder
+     * gets here, and after its CAS nobody else can lend the server until the pool has it back.
+     */
+    boolean releaseUncounted(Object c) {
+        if (c == null || !CLIENT.compareAndSet(this, c, null)) {
+            return false;
+        }
+        ASSIGNMENTS.setOpaque(this, assignments - 1);
+        pool.release(this);
+        return true;
+    }
+
     @Override
     public boolean discard(Object c, Throwable cause) {
         if (c == null || !CLIENT.compareAndSet(this, c, null)) {

@@ -532,7 +532,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             }
             Map<String, String> fetched =
                     context.welcomeCache().remember(pool.key(), acquired.connection().parameters());
-            acquired.release();
+            // no client is linked to the server for this, so PgBouncer counts no server assignment
+            acquired.releaseUncounted();
             if (state == State.CLOSED) {
                 return;
             }

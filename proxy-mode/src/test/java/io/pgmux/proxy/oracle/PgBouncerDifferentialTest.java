@@ -440,6 +440,25 @@ class PgBouncerDifferentialTest {
                 .filter(l -> l.startsWith("listen_port|")).findFirst().orElse(""));
     }
 
+    /**
+     * The first client of a pool waits at login for a server, whose parameters it is told: no server assignment in
+     * PgBouncer, whose client is never linked to that server.
+     */
+    @Test
+    void aPoolsFirstLoginIsNoServerAssignmentAlike() throws Exception {
+        Poolers p = start("");
+        Scenario scenario = endpoint -> {
+            try (RawClient c = new RawClient(endpoint.port())) {
+                c.login("app", USER, PASSWORD);
+            }
+            throw new IllegalStateException("total_server_assignment_count "
+                    + rowOf(endpoint, "SHOW STATS", "app|").split("\\|")[1]);
+        };
+        String oracle = seen(p.pgbouncer, scenario);
+        assertEquals("IllegalStateException: total_server_assignment_count 0", oracle);
+        assertEquals(oracle, seen(p.pgmux, scenario));
+    }
+
     @Test
     void killClientDisconnectsWithTheSameMessage() throws Exception {
         Poolers p = start("");
