@@ -730,6 +730,15 @@ public final class PgMuxProxy implements AutoCloseable {
         }
 
         /**
+         * A {@code [users]} entry of {@code user}, with settings or without: PgBouncer knows the user then, and SHOW
+         * USERS lists it.
+         */
+        public Builder user(String user) {
+            overrides.user(user);
+            return this;
+        }
+
+        /**
          * A pool setting of every pool of {@code user}, by the global setting's name (PgBouncer's
          * {@code bob = pool_mode=session} in {@code [users]} is {@code userSetting("bob", "pool_mode", "session")});
          * it wins over the same setting of the pool's database.

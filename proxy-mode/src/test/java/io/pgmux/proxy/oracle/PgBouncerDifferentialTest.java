@@ -670,12 +670,12 @@ class PgBouncerDifferentialTest {
 
     /**
      * Before any client came, SHOW USERS lists every user PgBouncer knows: the auth file's, the {@code [users]}
-     * entries (one setting only a client limit, one only a timeout) and the user the database logs in as; SHOW
-     * LISTS counts them.
+     * entries (one setting only a client limit, one only a timeout, one nothing) and the user the database logs in
+     * as; SHOW LISTS counts them.
      */
     @Test
     void showUsersListsTheAuthFileTheUsersEntriesAndTheForcedUserAlike() throws Exception {
-        Poolers p = start("[users]\nlimited = max_user_client_connections=2\ntimed = query_timeout=5\n");
+        Poolers p = start("[users]\nlimited = max_user_client_connections=2\ntimed = query_timeout=5\nbare =\n");
         Scenario scenario = endpoint -> {
             throw new IllegalStateException(psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW USERS") + rowOf(endpoint,
                     "SHOW LISTS", "users|"));
