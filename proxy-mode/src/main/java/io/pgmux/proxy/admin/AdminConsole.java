@@ -399,7 +399,7 @@ public final class AdminConsole implements AdminRoute {
         }
         switch (command.verb()) {
             case "SHUTDOWN" -> {
-                return done(shutdown(session, command));
+                return shutdown(session, command);
             }
             case "RELOAD" -> {
                 return command.name().isEmpty() ? reload() : done(invalid(command));
@@ -776,7 +776,11 @@ public final class AdminConsole implements AdminRoute {
         return result;
     }
 
-    private List<EncodableMessage> shutdown(AdminSession session, AdminCommand command) {
+    /**
+     * SHUTDOWN and its WAIT_FOR_ forms. Plain SHUTDOWN is never answered, as in PgBouncer: the session waits for
+     * the close, which ends its connection (psql says the server closed it unexpectedly).
+     */
+    private CompletionStage<List<EncodableMessage>> shutdown(AdminSession session, AdminCommand command) {
         Shutdown mode;
         if (command.name().isEmpty()) {
             mode = Shutdown.IMMEDIATE;
@@ -785,18 +789,18 @@ public final class AdminConsole implements AdminRoute {
         } else if (command.extra().isEmpty() && command.argument().equals("WAIT_FOR_CLIENTS")) {
             mode = Shutdown.WAIT_FOR_CLIENTS;
         } else {
-            return invalid(command);
+            return done(invalid(command));
         }
         log.info("SHUTDOWN{} from the admin console", mode == Shutdown.IMMEDIATE ? "" : " " + mode);
         // before this session's next command, which the closing thread below may not have started by then
         context.shutdownBegins();
-        // queued behind this read, so the reply is written before closing begins; closing blocks, so not here
+        // queued behind this read, so a reply is written before closing begins; closing blocks, so not here
         session.channel().eventLoop().execute(() -> {
             Thread stopper = new Thread(() -> shutdown.accept(mode), "pgmux-admin-shutdown");
             stopper.setDaemon(false);
             stopper.start();
         });
-        return List.of(new CommandComplete("SHUTDOWN"));
+        return mode == Shutdown.IMMEDIATE ? new CompletableFuture<>() : done(List.of(new CommandComplete("SHUTDOWN")));
     }
 
     private List<Pool<ServerConnection>> pools(String database) {

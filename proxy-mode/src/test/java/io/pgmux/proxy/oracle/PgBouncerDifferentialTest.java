@@ -459,6 +459,17 @@ class PgBouncerDifferentialTest {
         assertEquals(oracle, seen(p.pgmux, scenario));
     }
 
+    /** SHUTDOWN ends the pooler without an answer: psql sees the connection close. */
+    @Test
+    void shutdownClosesTheConsoleWithoutAnAnswerAlike() throws Exception {
+        Poolers p = start("");
+        Scenario scenario = endpoint -> psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHUTDOWN");
+        String oracle = seen(p.pgbouncer, scenario);
+        assertTrue(oracle.startsWith("IllegalStateException: psql exit 2: server closed the connection unexpectedly"),
+                oracle);
+        assertEquals(oracle, seen(p.pgmux, scenario));
+    }
+
     @Test
     void killClientDisconnectsWithTheSameMessage() throws Exception {
         Poolers p = start("");
