@@ -470,6 +470,22 @@ class PgBouncerDifferentialTest {
         assertEquals(oracle, seen(p.pgmux, scenario));
     }
 
+    /**
+     * A deliberate difference: PgBouncer refuses a known user that is neither admin nor stats user on the console
+     * before asking for its password, which tells a client without one that the user exists (an unknown user is
+     * asked for a password and refused after it); pgmux asks every user for the password first.
+     */
+    @Test
+    void consoleRefusesAUserThatIsNeitherAdminNorStatsAfterItsPasswordInPgmux() throws Exception {
+        Poolers p = start("");
+        Scenario scenario = endpoint -> psql(endpoint, USER, "wrong", "SHOW POOLS");
+        assertEquals("IllegalStateException: psql exit 2: psql: error: connection to server at \"127.0.0.1\", port "
+                + "PORT failed: FATAL:  not allowed", seen(p.pgbouncer, scenario));
+        assertEquals("IllegalStateException: psql exit 2: psql: error: connection to server at \"127.0.0.1\", port "
+                + "PORT failed: FATAL:  password authentication failed", seen(p.pgmux, scenario));
+        assertEquals(seen(p.pgmux, e -> psql(e, "nobody", "wrong", "SHOW POOLS")), seen(p.pgmux, scenario));
+    }
+
     @Test
     void killClientDisconnectsWithTheSameMessage() throws Exception {
         Poolers p = start("");
