@@ -76,6 +76,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -1050,6 +1051,8 @@ public final class PgMuxProxy implements AutoCloseable {
             Map<String, ClientTimeouts.Limits> userLimits = userLimits();
             int port = s.get(ProxySetting.LISTEN_PORT);
             AtomicReference<PoolRegistry<ServerConnection>> self = new AtomicReference<>();
+            // PgBouncer numbers clients and servers from one counter (SHOW CLIENTS' and SHOW SERVERS' id)
+            AtomicLong socketIds = new AtomicLong();
             PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()
                     .config(config)
                     .overrides(poolOverrides)
@@ -1061,6 +1064,7 @@ public final class PgMuxProxy implements AutoCloseable {
                     .statsPeriod(s.get(ProxySetting.STATS_PERIOD))
                     .metricsTrackerFactory(trackers)
                     .registerMbeans(registerMbeans)
+                    .serverIds(socketIds::incrementAndGet)
                     .build();
             self.set(registry);
             registry.addJanitorChore(() -> autoDatabases.dropIdle(registry, connectors::forget));
@@ -1068,7 +1072,7 @@ public final class PgMuxProxy implements AutoCloseable {
             ClientAuthentication authentication = ClientAuthentication.of(s, authByDatabase);
             ProxyContext context = new ProxyContext(registry, targets, autoDatabases, secrets, s.get(ProxySetting.AUTH_TYPE),
                     clientTls, new CancelSender(transport, s.get(ProxySetting.CANCEL_WAIT_TIMEOUT)),
-                    clientLoginTimeout.toMillis(), maxPrepared);
+                    clientLoginTimeout.toMillis(), maxPrepared, socketIds::incrementAndGet);
             context.clientTimeouts().limits(globalLimits, userLimits);
             context.disablePqexec(s.get(ProxySetting.DISABLE_PQEXEC));
             context.maxMessageLength(maxMessageLength(s));

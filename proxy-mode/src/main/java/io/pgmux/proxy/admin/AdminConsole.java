@@ -252,19 +252,20 @@ public final class AdminConsole implements AdminRoute {
     }
 
     @Override
-    public void open(Channel channel, ChannelHandler login, String user, Map<String, String> startupParameters) {
-        open(channel, login, user, adminUsers.contains(user), startupParameters);
+    public void open(Channel channel, ChannelHandler login, long id, String user,
+            Map<String, String> startupParameters) {
+        open(channel, login, id, user, adminUsers.contains(user), startupParameters);
     }
 
     @Override
-    public void openForOwner(Channel channel, ChannelHandler login, String user,
+    public void openForOwner(Channel channel, ChannelHandler login, long id, String user,
             Map<String, String> startupParameters) {
-        open(channel, login, user, true, startupParameters);
+        open(channel, login, id, user, true, startupParameters);
     }
 
-    private void open(Channel channel, ChannelHandler login, String user, boolean admin,
+    private void open(Channel channel, ChannelHandler login, long id, String user, boolean admin,
             Map<String, String> startupParameters) {
-        AdminSession session = new AdminSession(this, channel, user, admin, startupParameters);
+        AdminSession session = new AdminSession(this, channel, id, user, admin, startupParameters);
         sessions.add(session);
         if (channel.pipeline().get(ReadGate.NAME) != null) {
             // the console is read during SUSPEND too, as PgBouncer's: RESUME comes through it
@@ -702,7 +703,7 @@ public final class AdminConsole implements AdminRoute {
         }
         ErrorResponse forced = PoolerError.fatal("admin forced disconnect");
         for (ClientConnection client : clients()) {
-            if (client.info().processId() == wanted) {
+            if (client.info().id() == wanted) {
                 log.info("KILL_CLIENT {}: client {} disconnected", id, client.info().channel().remoteAddress());
                 client.disconnect(forced);
                 return List.of(new CommandComplete("KILL_CLIENT"));

@@ -486,6 +486,31 @@ class PgBouncerDifferentialTest {
         assertEquals(seen(p.pgmux, e -> psql(e, "nobody", "wrong", "SHOW POOLS")), seen(p.pgmux, scenario));
     }
 
+    /**
+     * Clients and servers are numbered from one counter as their sockets open: the pool's first client, then the
+     * server it waits for at login, then the console's client. Ids are shown from the first client's, since
+     * PgBouncer's start is watched by a connection that takes one.
+     */
+    @Test
+    void clientsAndServersAreNumberedFromOneCounterAlike() throws Exception {
+        Poolers p = start("");
+        Scenario scenario = endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                backendPid(c);
+                List<String[]> rows = psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW CLIENTS", "SHOW SERVERS").lines()
+                        .filter(l -> l.startsWith("C|") || l.startsWith("S|")).map(l -> l.split("\\|", -1)).toList();
+                long first = rows.stream().filter(r -> r[0].equals("C") && r[1].equals(USER))
+                        .mapToLong(r -> Long.parseLong(r[r.length - 1])).findFirst().orElseThrow();
+                throw new IllegalStateException(rows.stream()
+                        .map(r -> r[0] + " " + r[1] + " +" + (Long.parseLong(r[r.length - 1]) - first))
+                        .collect(Collectors.joining(", ")));
+            }
+        };
+        String oracle = seen(p.pgbouncer, scenario);
+        assertEquals("IllegalStateException: C app +0, C boss +2, S " + db.superuser() + " +1", oracle);
+        assertEquals(oracle, seen(p.pgmux, scenario));
+    }
+
     @Test
     void killClientDisconnectsWithTheSameMessage() throws Exception {
         Poolers p = start("");
