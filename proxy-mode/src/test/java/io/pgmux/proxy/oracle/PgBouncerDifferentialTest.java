@@ -14,6 +14,7 @@ import io.pgmux.testing.Await;
 import io.pgmux.testing.Clients;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestCertificates;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
 import java.io.EOFException;
@@ -778,6 +779,54 @@ class PgBouncerDifferentialTest {
         };
         assertEquals(seen(p.pgbouncer, removed), seen(p.pgmux, removed));
         assertSame(p, endpoint -> connect(endpoint, "app", USER, PASSWORD).close());
+    }
+
+    /**
+     * RELOAD compares the server_tls_* settings, not what their files hold: a CA file replaced at the same path marks
+     * no server connection close_needed (PgBouncer 1.25 compares the file names only), one named anew marks them.
+     */
+    @Test
+    void reloadMarksServersCloseNeededForAServerTlsFileNamedAnewNotForOneReplacedAlike() throws Exception {
+        String first = Files.readString(TestCertificates.authority(Files.createDirectory(dir.resolve("ca-a")), "CA A")
+                .caCertificate());
+        String second = Files.readString(TestCertificates.authority(Files.createDirectory(dir.resolve("ca-b")), "CA B")
+                .caCertificate());
+        Poolers p = startEntry(" user=" + db.superuser() + " password=" + db.superuserPassword(),
+                "pool_mode = transaction\nauth_type = md5\nserver_tls_sslmode = prefer\nserver_tls_ca_file = ca.pem\n",
+                "ca.pem", first);
+        Scenario scenario = endpoint -> {
+            List<String> seen = new ArrayList<>();
+            try (Connection client = connect(endpoint, "app", USER, PASSWORD)) {
+                client.setAutoCommit(false);
+                backendPid(client);
+                if (endpoint == p.pgbouncer) {
+                    p.oracle.writeFile("ca.pem", second);
+                } else {
+                    Files.writeString(p.pgmuxIni.resolveSibling("ca.pem"), second);
+                }
+                psql(endpoint, ADMIN, ADMIN_PASSWORD, "RELOAD");
+                seen.add("replaced: close_needed " + closeNeeded(endpoint));
+                if (endpoint == p.pgbouncer) {
+                    p.oracle.writeFile("cb.pem", second);
+                    p.oracle.editIni("ca.pem", "cb.pem");
+                } else {
+                    Files.writeString(p.pgmuxIni.resolveSibling("cb.pem"), second);
+                    Files.writeString(p.pgmuxIni, Files.readString(p.pgmuxIni).replace("ca.pem", "cb.pem"));
+                }
+                psql(endpoint, ADMIN, ADMIN_PASSWORD, "RELOAD");
+                seen.add("named anew: close_needed " + closeNeeded(endpoint));
+                client.rollback();
+            }
+            throw new IllegalStateException(String.join("; ", seen));
+        };
+        String oracle = seen(p.pgbouncer, scenario);
+        assertEquals("IllegalStateException: replaced: close_needed 0; named anew: close_needed 1", oracle);
+        assertEquals(oracle, seen(p.pgmux, scenario));
+    }
+
+    /** SHOW SERVERS' close_needed of the one server connection. */
+    private static String closeNeeded(Endpoint endpoint) throws Exception {
+        return rowOf(endpoint, "SHOW SERVERS", "S|").split("\\|", -1)[13];
     }
 
     @Test
