@@ -76,6 +76,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -112,6 +113,8 @@ public final class PgMuxProxy implements AutoCloseable {
     private final ChannelGroup clients;
     private final Duration drainTimeout;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    /** Taken by the one thread that closes; SHUTDOWN on the console and close() may cross. */
+    private final AtomicBoolean closing = new AtomicBoolean();
     /** The [databases] targets as configured; RELOAD adds, changes and removes them. */
     private Map<String, ServerTarget> databases;
     /** Every pool's connector, to the targets with server_tls_sslmode applied. */
@@ -242,25 +245,30 @@ public final class PgMuxProxy implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed.isDone()) {
+        if (!closing.compareAndSet(false, true)) {
+            // another thread closes: done once it is, not before
+            closed.join();
             return;
         }
-        context.shutdownBegins();
-        listeners.close();
         try {
-            registry.closeGracefully().toCompletableFuture().get(drainTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            // what did not drain in time is closed below
+            context.shutdownBegins();
+            listeners.close();
+            try {
+                registry.closeGracefully().toCompletableFuture().get(drainTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                // what did not drain in time is closed below
+            }
+            clients.close().awaitUninterruptibly(drainTimeout.toMillis());
+            registry.close();
+            if (metrics != null) {
+                metrics.close();
+            }
+            transport.group().shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        } finally {
+            closed.complete(null);
         }
-        clients.close().awaitUninterruptibly(drainTimeout.toMillis());
-        registry.close();
-        if (metrics != null) {
-            metrics.close();
-        }
-        transport.group().shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        closed.complete(null);
     }
 
     /**
