@@ -76,6 +76,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -111,6 +113,8 @@ public final class PgMuxProxy implements AutoCloseable {
     private final ChannelGroup clients;
     private final Duration drainTimeout;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    /** Taken by the one thread that closes; SHUTDOWN on the console and close() may cross. */
+    private final AtomicBoolean closing = new AtomicBoolean();
     /** The [databases] targets as configured; RELOAD adds, changes and removes them. */
     private Map<String, ServerTarget> databases;
     /** Every pool's connector, to the targets with server_tls_sslmode applied. */
@@ -241,25 +245,30 @@ public final class PgMuxProxy implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed.isDone()) {
+        if (!closing.compareAndSet(false, true)) {
+            // another thread closes: done once it is, not before
+            closed.join();
             return;
         }
-        context.shutdownBegins();
-        listeners.close();
         try {
-            registry.closeGracefully().toCompletableFuture().get(drainTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            // what did not drain in time is closed below
+            context.shutdownBegins();
+            listeners.close();
+            try {
+                registry.closeGracefully().toCompletableFuture().get(drainTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                // what did not drain in time is closed below
+            }
+            clients.close().awaitUninterruptibly(drainTimeout.toMillis());
+            registry.close();
+            if (metrics != null) {
+                metrics.close();
+            }
+            transport.group().shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        } finally {
+            closed.complete(null);
         }
-        clients.close().awaitUninterruptibly(drainTimeout.toMillis());
-        registry.close();
-        if (metrics != null) {
-            metrics.close();
-        }
-        transport.group().shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        closed.complete(null);
     }
 
     /**
@@ -730,6 +739,15 @@ public final class PgMuxProxy implements AutoCloseable {
         }
 
         /**
+         * A {@code [users]} entry of {@code user}, with settings or without: PgBouncer knows the user then, and SHOW
+         * USERS lists it.
+         */
+        public Builder user(String user) {
+            overrides.user(user);
+            return this;
+        }
+
+        /**
          * A pool setting of every pool of {@code user}, by the global setting's name (PgBouncer's
          * {@code bob = pool_mode=session} in {@code [users]} is {@code userSetting("bob", "pool_mode", "session")});
          * it wins over the same setting of the pool's database.
@@ -1041,6 +1059,8 @@ public final class PgMuxProxy implements AutoCloseable {
             Map<String, ClientTimeouts.Limits> userLimits = userLimits();
             int port = s.get(ProxySetting.LISTEN_PORT);
             AtomicReference<PoolRegistry<ServerConnection>> self = new AtomicReference<>();
+            // PgBouncer numbers clients and servers from one counter (SHOW CLIENTS' and SHOW SERVERS' id)
+            AtomicLong socketIds = new AtomicLong();
             PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()
                     .config(config)
                     .overrides(poolOverrides)
@@ -1052,6 +1072,7 @@ public final class PgMuxProxy implements AutoCloseable {
                     .statsPeriod(s.get(ProxySetting.STATS_PERIOD))
                     .metricsTrackerFactory(trackers)
                     .registerMbeans(registerMbeans)
+                    .serverIds(socketIds::incrementAndGet)
                     .build();
             self.set(registry);
             registry.addJanitorChore(() -> autoDatabases.dropIdle(registry, connectors::forget));
@@ -1059,7 +1080,7 @@ public final class PgMuxProxy implements AutoCloseable {
             ClientAuthentication authentication = ClientAuthentication.of(s, authByDatabase);
             ProxyContext context = new ProxyContext(registry, targets, autoDatabases, secrets, s.get(ProxySetting.AUTH_TYPE),
                     clientTls, new CancelSender(transport, s.get(ProxySetting.CANCEL_WAIT_TIMEOUT)),
-                    clientLoginTimeout.toMillis(), maxPrepared);
+                    clientLoginTimeout.toMillis(), maxPrepared, socketIds::incrementAndGet);
             context.clientTimeouts().limits(globalLimits, userLimits);
             context.disablePqexec(s.get(ProxySetting.DISABLE_PQEXEC));
             context.maxMessageLength(maxMessageLength(s));

@@ -678,8 +678,10 @@ class LiveAdministrationTest {
                 }
             }
             assertEquals(1, left, "exactly one client was killed");
+            // ids count up from 1 over clients and servers alike: far past every socket opened so far is nobody's
+            long nobody = Long.parseLong(id) + 1_000_000;
             PSQLException unknown = assertThrows(PSQLException.class,
-                    () -> console.createStatement().execute("KILL_CLIENT 1"));
+                    () -> console.createStatement().execute("KILL_CLIENT " + nobody));
             assertEquals("client not found", unknown.getServerErrorMessage().getMessage());
         }
     }

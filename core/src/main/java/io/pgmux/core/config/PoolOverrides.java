@@ -62,7 +62,7 @@ public final class PoolOverrides {
         return Collections.unmodifiableMap(databases.getOrDefault(database, Map.of()));
     }
 
-    /** The users that have settings of their own, in the order they were given. */
+    /** The users given settings of their own, or an entry without any, in the order they were given. */
     public Set<String> users() {
         return users.keySet();
     }
@@ -136,6 +136,12 @@ public final class PoolOverrides {
         public Builder user(String user, String name, String value) {
             put(users.computeIfAbsent(Objects.requireNonNull(user, "user"), k -> new LinkedHashMap<>()),
                     checked("user " + user, name, value, ConfigKey.MAX_DB_CONNECTIONS), value);
+            return this;
+        }
+
+        /** A user known with no setting of its own (PgBouncer's {@code bob =} in {@code [users]}). */
+        public Builder user(String user) {
+            users.computeIfAbsent(Objects.requireNonNull(user, "user"), k -> new LinkedHashMap<>());
             return this;
         }
 

@@ -48,6 +48,15 @@ public final class Lease<S> implements AutoCloseable {
         server.release(this);
     }
 
+    /**
+     * Gives the connection back as {@link #release()} does, not counted as a server assignment (SHOW STATS): it
+     * was borrowed for the pool's own errand, as a new pool's first client learning the servers' parameters,
+     * which PgBouncer does not count either.
+     */
+    public void releaseUncounted() {
+        server.releaseUncounted(this);
+    }
+
     /** Closes the connection instead of reusing it: it broke, or its state cannot be cleaned. */
     public void discard(Throwable cause) {
         server.discard(this, cause);

@@ -91,6 +91,11 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         this.tracking = tracker != null;
     }
 
+    /** The id of a server connection being opened, from the registry's counter (SHOW SERVERS' id). */
+    long nextServerId() {
+        return registry.nextServerId();
+    }
+
     public PoolKey key() {
         return key;
     }

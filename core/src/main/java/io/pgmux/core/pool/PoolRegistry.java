@@ -23,7 +23,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * All pools of one pooler, one per (database, user), created on first use. Holds what pools share:
@@ -37,6 +39,7 @@ public final class PoolRegistry<S> implements AutoCloseable {
     private final PoolClock clock;
     private final MetricsTrackerFactory metricsTrackerFactory;
     private final boolean registerMbeans;
+    private final LongSupplier serverIds;
     private final ConcurrentHashMap<PoolKey, Pool<S>> pools = new ConcurrentHashMap<>();
     /** Statistics kept outside the pools, see {@link #addTraffic}. */
     private final List<TrafficStats> unpooledTraffic = new CopyOnWriteArrayList<>();
@@ -64,6 +67,7 @@ public final class PoolRegistry<S> implements AutoCloseable {
         this.clock = b.clock;
         this.metricsTrackerFactory = b.metricsTrackerFactory;
         this.registerMbeans = b.registerMbeans;
+        this.serverIds = b.serverIds != null ? b.serverIds : new AtomicLong()::incrementAndGet;
         this.janitor = new Janitor(this, clock, b.statsPeriod.toNanos());
         long period = b.janitorPeriod.toNanos();
         if (period > 0) {
@@ -100,6 +104,10 @@ public final class PoolRegistry<S> implements AutoCloseable {
     /** The pool of (database, user) if one exists; unlike {@link #pool} it never creates one. */
     public Optional<Pool<S>> find(String database, String user) {
         return Optional.ofNullable(pools.get(new PoolKey(database, user)));
+    }
+
+    long nextServerId() {
+        return serverIds.getAsLong();
     }
 
     private Pool<S> createPool(PoolKey key) {
@@ -424,6 +432,7 @@ public final class PoolRegistry<S> implements AutoCloseable {
         private ScheduledExecutorService scheduler;
         private MetricsTrackerFactory metricsTrackerFactory;
         private boolean registerMbeans;
+        private LongSupplier serverIds;
 
         private Builder() {
         }
@@ -496,6 +505,15 @@ public final class PoolRegistry<S> implements AutoCloseable {
         /** Registers a {@code io.pgmux:type=Pool,name=…} MXBean per pool. */
         public Builder<S> registerMbeans(boolean register) {
             this.registerMbeans = register;
+            return this;
+        }
+
+        /**
+         * Where new server connections take their ids (SHOW SERVERS' id); by default the registry counts from 1.
+         * A pooler that numbers its clients from the same counter, as PgBouncer does, passes it here.
+         */
+        public Builder<S> serverIds(LongSupplier ids) {
+            this.serverIds = Objects.requireNonNull(ids, "ids");
             return this;
         }
 

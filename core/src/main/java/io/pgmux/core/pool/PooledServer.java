@@ -2,7 +2,6 @@ package io.pgmux.core.pool;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One server connection owned by a pool, with PgBouncer's states. Transitions are CASes on {@code state}
@@ -20,7 +19,6 @@ final class PooledServer<S> implements LentServer<S> {
     private static final VarHandle STATE;
     private static final VarHandle CLIENT;
     private static final VarHandle ASSIGNMENTS;
-    private static final AtomicLong IDS = new AtomicLong();
 
     static {
         try {
@@ -33,7 +31,7 @@ final class PooledServer<S> implements LentServer<S> {
     }
 
     final Pool<S> pool;
-    private final long id = IDS.incrementAndGet();
+    private final long id;
     final long loginStartedNanos;
 
     private volatile int state = LOGIN;
@@ -73,6 +71,7 @@ final class PooledServer<S> implements LentServer<S> {
 
     PooledServer(Pool<S> pool, long nowNanos) {
         this.pool = pool;
+        this.id = pool.nextServerId();
         this.loginStartedNanos = nowNanos;
     }
 
@@ -138,6 +137,19 @@ final class PooledServer<S> implements LentServer<S> {
         if (c == null || !CLIENT.compareAndSet(this, c, null)) {
             return false;
         }
+        pool.release(this);
+        return true;
+    }
+
+    /**
+     * Ends the loan as {@link #release} does and takes back its count as a server assignment. Only the holder
+     * gets here, and after its CAS nobody else can lend the server until the pool has it back.
+     */
+    boolean releaseUncounted(Object c) {
+        if (c == null || !CLIENT.compareAndSet(this, c, null)) {
+            return false;
+        }
+        ASSIGNMENTS.setOpaque(this, assignments - 1);
         pool.release(this);
         return true;
     }

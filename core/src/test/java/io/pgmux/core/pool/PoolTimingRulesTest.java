@@ -624,6 +624,14 @@ class PoolTimingRulesTest {
     }
 
     @Test
+    void aLoanReleasedUncountedIsNoServerAssignment() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
+        now(pool.acquireAsync()).releaseUncounted();
+        now(pool.acquireAsync()).release();
+        assertEquals(1, pool.traffic().totals().serverAssignmentCount);
+    }
+
+    @Test
     void aDiscardedLeaseClosesItsConnectionAndAWaiterGetsANewOne() {
         Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
         Lease<Conn> broken = now(pool.acquireAsync());

@@ -252,19 +252,20 @@ public final class AdminConsole implements AdminRoute {
     }
 
     @Override
-    public void open(Channel channel, ChannelHandler login, String user, Map<String, String> startupParameters) {
-        open(channel, login, user, adminUsers.contains(user), startupParameters);
+    public void open(Channel channel, ChannelHandler login, long id, String user,
+            Map<String, String> startupParameters) {
+        open(channel, login, id, user, adminUsers.contains(user), startupParameters);
     }
 
     @Override
-    public void openForOwner(Channel channel, ChannelHandler login, String user,
+    public void openForOwner(Channel channel, ChannelHandler login, long id, String user,
             Map<String, String> startupParameters) {
-        open(channel, login, user, true, startupParameters);
+        open(channel, login, id, user, true, startupParameters);
     }
 
-    private void open(Channel channel, ChannelHandler login, String user, boolean admin,
+    private void open(Channel channel, ChannelHandler login, long id, String user, boolean admin,
             Map<String, String> startupParameters) {
-        AdminSession session = new AdminSession(this, channel, user, admin, startupParameters);
+        AdminSession session = new AdminSession(this, channel, id, user, admin, startupParameters);
         sessions.add(session);
         if (channel.pipeline().get(ReadGate.NAME) != null) {
             // the console is read during SUSPEND too, as PgBouncer's: RESUME comes through it
@@ -399,7 +400,7 @@ public final class AdminConsole implements AdminRoute {
         }
         switch (command.verb()) {
             case "SHUTDOWN" -> {
-                return done(shutdown(session, command));
+                return shutdown(session, command);
             }
             case "RELOAD" -> {
                 return command.name().isEmpty() ? reload() : done(invalid(command));
@@ -702,7 +703,7 @@ public final class AdminConsole implements AdminRoute {
         }
         ErrorResponse forced = PoolerError.fatal("admin forced disconnect");
         for (ClientConnection client : clients()) {
-            if (client.info().processId() == wanted) {
+            if (client.info().id() == wanted) {
                 log.info("KILL_CLIENT {}: client {} disconnected", id, client.info().channel().remoteAddress());
                 client.disconnect(forced);
                 return List.of(new CommandComplete("KILL_CLIENT"));
@@ -776,7 +777,11 @@ public final class AdminConsole implements AdminRoute {
         return result;
     }
 
-    private List<EncodableMessage> shutdown(AdminSession session, AdminCommand command) {
+    /**
+     * SHUTDOWN and its WAIT_FOR_ forms. Plain SHUTDOWN is never answered, as in PgBouncer: the session waits for
+     * the close, which ends its connection (psql says the server closed it unexpectedly).
+     */
+    private CompletionStage<List<EncodableMessage>> shutdown(AdminSession session, AdminCommand command) {
         Shutdown mode;
         if (command.name().isEmpty()) {
             mode = Shutdown.IMMEDIATE;
@@ -785,18 +790,18 @@ public final class AdminConsole implements AdminRoute {
         } else if (command.extra().isEmpty() && command.argument().equals("WAIT_FOR_CLIENTS")) {
             mode = Shutdown.WAIT_FOR_CLIENTS;
         } else {
-            return invalid(command);
+            return done(invalid(command));
         }
         log.info("SHUTDOWN{} from the admin console", mode == Shutdown.IMMEDIATE ? "" : " " + mode);
         // before this session's next command, which the closing thread below may not have started by then
         context.shutdownBegins();
-        // queued behind this read, so the reply is written before closing begins; closing blocks, so not here
+        // queued behind this read, so a reply is written before closing begins; closing blocks, so not here
         session.channel().eventLoop().execute(() -> {
             Thread stopper = new Thread(() -> shutdown.accept(mode), "pgmux-admin-shutdown");
             stopper.setDaemon(false);
             stopper.start();
         });
-        return List.of(new CommandComplete("SHUTDOWN"));
+        return mode == Shutdown.IMMEDIATE ? new CompletableFuture<>() : done(List.of(new CommandComplete("SHUTDOWN")));
     }
 
     private List<Pool<ServerConnection>> pools(String database) {

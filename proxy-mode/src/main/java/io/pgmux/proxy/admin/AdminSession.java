@@ -39,7 +39,8 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
     private final boolean admin;
     private final String applicationName;
     private final long connectedAtMillis = System.currentTimeMillis();
-    private final int id = ThreadLocalRandom.current().nextInt() & Integer.MAX_VALUE;
+    /** The id of the client that logged in, from the proxy's one counter of clients and servers. */
+    private final long id;
     private final ArrayDeque<FrontendMessage> held = new ArrayDeque<>();
     /** A command is running; messages wait in {@link #held}. */
     private boolean busy;
@@ -48,9 +49,11 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
     /** A message came after the login: counted once in SHOW STATS, as PgBouncer counts its admin clients. */
     private boolean started;
 
-    AdminSession(AdminConsole console, Channel channel, String user, boolean admin, Map<String, String> startup) {
+    AdminSession(AdminConsole console, Channel channel, long id, String user, boolean admin,
+            Map<String, String> startup) {
         this.console = console;
         this.channel = channel;
+        this.id = id;
         this.user = user;
         this.admin = admin;
         this.applicationName = startup.getOrDefault("application_name", "");
@@ -76,7 +79,7 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
         return connectedAtMillis;
     }
 
-    int id() {
+    long id() {
         return id;
     }
 
@@ -99,7 +102,8 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
         parameters.forEach((name, value) -> channel.write(new ParameterStatus(name, value), channel.voidPromise()));
         byte[] secret = new byte[BackendKeyData.KEY_LENGTH_3_0];
         ThreadLocalRandom.current().nextBytes(secret);
-        channel.write(new BackendKeyData(id, secret), channel.voidPromise());
+        channel.write(new BackendKeyData(ThreadLocalRandom.current().nextInt() & Integer.MAX_VALUE, secret),
+                channel.voidPromise());
         NoticeResponse notice = console.loginNotice();
         if (notice != null) {
             channel.write(notice, channel.voidPromise());

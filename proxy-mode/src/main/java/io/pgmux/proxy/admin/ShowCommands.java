@@ -231,7 +231,7 @@ final class ShowCommands {
                     port(c.channel().remoteAddress()), host(c.channel().localAddress()),
                     port(c.channel().localAddress()), timestamp(c.connectedAtMillis()), null, 0, 0, 0,
                     ptr(c.channel()), c.server() == null ? "" : ptr(c.server()), 0, tls(c.channel()),
-                    c.applicationName(), 0, c.processId()));
+                    c.applicationName(), 0, c.id()));
         }
         for (AdminSession s : console.sessions()) {
             // as PgBouncer's console clients, which never have a server

@@ -34,12 +34,13 @@ public interface AdminRoute {
         }
 
         @Override
-        public void open(Channel channel, ChannelHandler login, String user, Map<String, String> startupParameters) {
+        public void open(Channel channel, ChannelHandler login, long id, String user,
+                Map<String, String> startupParameters) {
             throw new IllegalStateException("no admin console");
         }
 
         @Override
-        public void openForOwner(Channel channel, ChannelHandler login, String user,
+        public void openForOwner(Channel channel, ChannelHandler login, long id, String user,
                 Map<String, String> startupParameters) {
             throw new IllegalStateException("no admin console");
         }
@@ -57,12 +58,16 @@ public interface AdminRoute {
     /** Null when {@code user} may use the console, otherwise the FATAL error to close with. */
     ErrorResponse admit(String user);
 
-    /** Takes the logged-in channel over, replacing the {@code login} handler in its pipeline. */
-    void open(Channel channel, ChannelHandler login, String user, Map<String, String> startupParameters);
+    /**
+     * Takes the logged-in channel over, replacing the {@code login} handler in its pipeline; the session keeps the
+     * client's {@code id} (SHOW CLIENTS, KILL_CLIENT).
+     */
+    void open(Channel channel, ChannelHandler login, long id, String user, Map<String, String> startupParameters);
 
     /**
      * As {@link #open}, with every right of an admin_users member, for the OS user running the pooler on the Unix
      * socket, whatever admin_users says (PgBouncer's rule).
      */
-    void openForOwner(Channel channel, ChannelHandler login, String user, Map<String, String> startupParameters);
+    void openForOwner(Channel channel, ChannelHandler login, long id, String user,
+            Map<String, String> startupParameters);
 }

@@ -115,12 +115,15 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     private Map<String, String> startupParameters;
     /** Why the client is refused once authenticated (unknown database, max_client_conn, …), or null. */
     private ErrorResponse refusal;
+    /** Taken when the connection is accepted, as PgBouncer numbers a client socket when it allocates it. */
+    private final long id;
     /** Why the pooler closes the client, for log_disconnections; null while it has not decided to. */
     private String closeReason;
 
     public ClientConnection(ProxyContext context, FrontendMessageDecoder decoder) {
         this.context = context;
         this.decoder = decoder;
+        this.id = context.nextSocketId();
     }
 
     // ---------------------------------------------------------------- login
@@ -229,7 +232,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                 channel.write(Authentication.Ok.INSTANCE, channel.voidPromise());
                 state = State.CLOSED;
                 decoder.loginComplete();
-                context.adminRoute().openForOwner(channel, this, user, startupParameters);
+                context.adminRoute().openForOwner(channel, this, id, user, startupParameters);
                 return;
             }
             context.connectionLog().loginAttempt(channel, database, database, user);
@@ -510,7 +513,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         state = State.CLOSED;
         decoder.loginComplete();
-        context.adminRoute().open(channel, this, user, startupParameters);
+        context.adminRoute().open(channel, this, id, user, startupParameters);
     }
 
     /** Reports the server's parameters; the first client of a pool fetches them from a server connection. */
@@ -532,7 +535,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             }
             Map<String, String> fetched =
                     context.welcomeCache().remember(pool.key(), acquired.connection().parameters());
-            acquired.release();
+            // no client is linked to the server for this, so PgBouncer counts no server assignment
+            acquired.releaseUncounted();
             if (state == State.CLOSED) {
                 return;
             }
@@ -764,12 +768,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         ServerConnection server = current == null ? null : current.server();
         String shown = state == State.WELCOME || current != null && current.isWaiting() ? "waiting"
                 : server != null ? "active" : "idle";
-        BackendKeyData ours = key;
         ClientParameters settings = parameters;
         String reported = settings == null ? null : settings.applicationName();
         return new ClientInfo(channel, user, pool == null ? null : pool.key().database(), shown, connectedAtMillis,
-                reported != null ? reported : applicationName, server,
-                ours == null ? 0 : ours.processId());
+                reported != null ? reported : applicationName, server, id);
     }
 
     /** The text of the error a failed login was answered with. */

@@ -30,6 +30,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /** What every client connection of one proxy shares: pools, databases, users, cancel keys. */
 public final class ProxyContext {
@@ -47,6 +48,7 @@ public final class ProxyContext {
     private final CancelSender cancelSender;
     /** Set by RELOAD and SET; read at each login and each Parse. */
     private final PreparedStatementLimit preparedStatements;
+    private final LongSupplier socketIds;
     /** max_packet_size within PostgreSQL's limit, for the clients that connect from now on. */
     private volatile int maxMessageLength = Integer.MAX_VALUE;
     private final Map<BackendKeyData, ClientConnection> clientsByKey = new ConcurrentHashMap<>();
@@ -85,8 +87,9 @@ public final class ProxyContext {
      */
     public ProxyContext(PoolRegistry<ServerConnection> registry, Map<String, ServerTarget> databases,
             AutoDatabases autoDatabases, UserSecrets users, AuthType authType, ClientTls clientTls, CancelSender cancelSender,
-            long clientLoginTimeoutMillis, PreparedStatementLimit preparedStatements) {
+            long clientLoginTimeoutMillis, PreparedStatementLimit preparedStatements, LongSupplier socketIds) {
         this.preparedStatements = preparedStatements;
+        this.socketIds = socketIds;
         this.registry = registry;
         this.databases = Map.copyOf(databases);
         this.autoDatabases = autoDatabases;
@@ -299,6 +302,11 @@ public final class ProxyContext {
 
     public PinCounts pinCounts(PoolKey pool) {
         return pinCounts.computeIfAbsent(pool, k -> new PinCounts());
+    }
+
+    /** The id of a client just accepted, from the counter the registry numbers server connections from too. */
+    long nextSocketId() {
+        return socketIds.getAsLong();
     }
 
     /** disable_pqexec: whether a client's simple-protocol Query closes it. */

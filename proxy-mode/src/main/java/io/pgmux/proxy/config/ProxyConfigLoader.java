@@ -60,8 +60,11 @@ public final class ProxyConfigLoader {
             builder.database(name, entry.target());
             entry.poolSettings().forEach((key, v) -> builder.databaseSetting(name, key, v));
         }));
-        ini.section("users").forEach((user, value) -> at(ini, "users", user, () ->
-                UserEntry.parse(user, value).poolSettings().forEach((key, v) -> builder.userSetting(user, key, v))));
+        ini.section("users").forEach((user, value) -> at(ini, "users", user, () -> {
+            UserEntry entry = UserEntry.parse(user, value);
+            builder.user(user);
+            entry.poolSettings().forEach((key, v) -> builder.userSetting(user, key, v));
+        }));
         // PgBouncer's default, which a builder in code does not share
         builder.set(ProxySetting.UNIX_SOCKET_DIR.configName(), ProxySetting.UNIX_SOCKET_DIR.defaultText(), base);
         if (file != null) {

@@ -14,6 +14,7 @@ import io.pgmux.testing.Await;
 import io.pgmux.testing.Clients;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestCertificates;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
 import java.io.EOFException;
@@ -452,6 +453,77 @@ class PgBouncerDifferentialTest {
                 .filter(l -> l.startsWith("listen_port|")).findFirst().orElse(""));
     }
 
+    /**
+     * The first client of a pool waits at login for a server, whose parameters it is told: no server assignment in
+     * PgBouncer, whose client is never linked to that server.
+     */
+    @Test
+    void aPoolsFirstLoginIsNoServerAssignmentAlike() throws Exception {
+        Poolers p = start("");
+        Scenario scenario = endpoint -> {
+            try (RawClient c = new RawClient(endpoint.port())) {
+                c.login("app", USER, PASSWORD);
+            }
+            throw new IllegalStateException("total_server_assignment_count "
+                    + rowOf(endpoint, "SHOW STATS", "app|").split("\\|")[1]);
+        };
+        String oracle = seen(p.pgbouncer, scenario);
+        assertEquals("IllegalStateException: total_server_assignment_count 0", oracle);
+        assertEquals(oracle, seen(p.pgmux, scenario));
+    }
+
+    /** SHUTDOWN ends the pooler without an answer: psql sees the connection close. */
+    @Test
+    void shutdownClosesTheConsoleWithoutAnAnswerAlike() throws Exception {
+        Poolers p = start("");
+        Scenario scenario = endpoint -> psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHUTDOWN");
+        String oracle = seen(p.pgbouncer, scenario);
+        assertTrue(oracle.startsWith("IllegalStateException: psql exit 2: server closed the connection unexpectedly"),
+                oracle);
+        assertEquals(oracle, seen(p.pgmux, scenario));
+    }
+
+    /**
+     * A deliberate difference: PgBouncer refuses a known user that is neither admin nor stats user on the console
+     * before asking for its password, which tells a client without one that the user exists (an unknown user is
+     * asked for a password and refused after it); pgmux asks every user for the password first.
+     */
+    @Test
+    void consoleRefusesAUserThatIsNeitherAdminNorStatsAfterItsPasswordInPgmux() throws Exception {
+        Poolers p = start("");
+        Scenario scenario = endpoint -> psql(endpoint, USER, "wrong", "SHOW POOLS");
+        assertEquals("IllegalStateException: psql exit 2: psql: error: connection to server at \"127.0.0.1\", port "
+                + "PORT failed: FATAL:  not allowed", seen(p.pgbouncer, scenario));
+        assertEquals("IllegalStateException: psql exit 2: psql: error: connection to server at \"127.0.0.1\", port "
+                + "PORT failed: FATAL:  password authentication failed", seen(p.pgmux, scenario));
+        assertEquals(seen(p.pgmux, e -> psql(e, "nobody", "wrong", "SHOW POOLS")), seen(p.pgmux, scenario));
+    }
+
+    /**
+     * Clients and servers are numbered from one counter as their sockets open: the pool's first client, then the
+     * server it waits for at login, then the console's client. Ids are shown from the first client's, since
+     * PgBouncer's start is watched by a connection that takes one.
+     */
+    @Test
+    void clientsAndServersAreNumberedFromOneCounterAlike() throws Exception {
+        Poolers p = start("");
+        Scenario scenario = endpoint -> {
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                backendPid(c);
+                List<String[]> rows = psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW CLIENTS", "SHOW SERVERS").lines()
+                        .filter(l -> l.startsWith("C|") || l.startsWith("S|")).map(l -> l.split("\\|", -1)).toList();
+                long first = rows.stream().filter(r -> r[0].equals("C") && r[1].equals(USER))
+                        .mapToLong(r -> Long.parseLong(r[r.length - 1])).findFirst().orElseThrow();
+                throw new IllegalStateException(rows.stream()
+                        .map(r -> r[0] + " " + r[1] + " +" + (Long.parseLong(r[r.length - 1]) - first))
+                        .collect(Collectors.joining(", ")));
+            }
+        };
+        String oracle = seen(p.pgbouncer, scenario);
+        assertEquals("IllegalStateException: C app +0, C boss +2, S " + db.superuser() + " +1", oracle);
+        assertEquals(oracle, seen(p.pgmux, scenario));
+    }
+
     @Test
     void killClientDisconnectsWithTheSameMessage() throws Exception {
         Poolers p = start("");
@@ -663,12 +735,12 @@ class PgBouncerDifferentialTest {
 
     /**
      * Before any client came, SHOW USERS lists every user PgBouncer knows: the auth file's, the {@code [users]}
-     * entries (one setting only a client limit, one only a timeout) and the user the database logs in as; SHOW
-     * LISTS counts them.
+     * entries (one setting only a client limit, one only a timeout, one nothing) and the user the database logs in
+     * as; SHOW LISTS counts them.
      */
     @Test
     void showUsersListsTheAuthFileTheUsersEntriesAndTheForcedUserAlike() throws Exception {
-        Poolers p = start("[users]\nlimited = max_user_client_connections=2\ntimed = query_timeout=5\n");
+        Poolers p = start("[users]\nlimited = max_user_client_connections=2\ntimed = query_timeout=5\nbare =\n");
         Scenario scenario = endpoint -> {
             throw new IllegalStateException(psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW USERS") + rowOf(endpoint,
                     "SHOW LISTS", "users|"));
@@ -719,6 +791,54 @@ class PgBouncerDifferentialTest {
         };
         assertEquals(seen(p.pgbouncer, removed), seen(p.pgmux, removed));
         assertSame(p, endpoint -> connect(endpoint, "app", USER, PASSWORD).close());
+    }
+
+    /**
+     * RELOAD compares the server_tls_* settings, not what their files hold: a CA file replaced at the same path marks
+     * no server connection close_needed (PgBouncer 1.25 compares the file names only), one named anew marks them.
+     */
+    @Test
+    void reloadMarksServersCloseNeededForAServerTlsFileNamedAnewNotForOneReplacedAlike() throws Exception {
+        String first = Files.readString(TestCertificates.authority(Files.createDirectory(dir.resolve("ca-a")), "CA A")
+                .caCertificate());
+        String second = Files.readString(TestCertificates.authority(Files.createDirectory(dir.resolve("ca-b")), "CA B")
+                .caCertificate());
+        Poolers p = startEntry(" user=" + db.superuser() + " password=" + db.superuserPassword(),
+                "pool_mode = transaction\nauth_type = md5\nserver_tls_sslmode = prefer\nserver_tls_ca_file = ca.pem\n",
+                "ca.pem", first);
+        Scenario scenario = endpoint -> {
+            List<String> seen = new ArrayList<>();
+            try (Connection client = connect(endpoint, "app", USER, PASSWORD)) {
+                client.setAutoCommit(false);
+                backendPid(client);
+                if (endpoint == p.pgbouncer) {
+                    p.oracle.writeFile("ca.pem", second);
+                } else {
+                    Files.writeString(p.pgmuxIni.resolveSibling("ca.pem"), second);
+                }
+                psql(endpoint, ADMIN, ADMIN_PASSWORD, "RELOAD");
+                seen.add("replaced: close_needed " + closeNeeded(endpoint));
+                if (endpoint == p.pgbouncer) {
+                    p.oracle.writeFile("cb.pem", second);
+                    p.oracle.editIni("ca.pem", "cb.pem");
+                } else {
+                    Files.writeString(p.pgmuxIni.resolveSibling("cb.pem"), second);
+                    Files.writeString(p.pgmuxIni, Files.readString(p.pgmuxIni).replace("ca.pem", "cb.pem"));
+                }
+                psql(endpoint, ADMIN, ADMIN_PASSWORD, "RELOAD");
+                seen.add("named anew: close_needed " + closeNeeded(endpoint));
+                client.rollback();
+            }
+            throw new IllegalStateException(String.join("; ", seen));
+        };
+        String oracle = seen(p.pgbouncer, scenario);
+        assertEquals("IllegalStateException: replaced: close_needed 0; named anew: close_needed 1", oracle);
+        assertEquals(oracle, seen(p.pgmux, scenario));
+    }
+
+    /** SHOW SERVERS' close_needed of the one server connection. */
+    private static String closeNeeded(Endpoint endpoint) throws Exception {
+        return rowOf(endpoint, "SHOW SERVERS", "S|").split("\\|", -1)[13];
     }
 
     @Test

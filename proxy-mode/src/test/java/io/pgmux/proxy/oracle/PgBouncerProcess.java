@@ -127,6 +127,11 @@ final class PgBouncerProcess implements AutoCloseable {
         write(ini, Files.readString(ini).replace(from, to));
     }
 
+    /** Writes {@code content} to {@code name} beside its pgbouncer.ini, replacing what was there. */
+    void writeFile(String name, String content) throws IOException {
+        write(dir.resolve(name), content);
+    }
+
     String log() {
         return read(dir.resolve("pgbouncer.log"));
     }
