@@ -166,6 +166,19 @@ class ProxyProcessIT {
     }
 
     @Test
+    void aKeyTakenWithoutEffectIsNamedAtStartWhenItIsNotAtItsDefault() throws Exception {
+        try (ProxyJar proxy = ProxyJar.start(ini("server_round_robin = 1", "dns_max_ttl = 30", "pkt_buf = 4096")
+                .toString())) {
+            proxy.awaitPort();
+            List<String> lines = proxy.stderr();
+            assertLogged(lines, ".* LOG pgbouncer\\.ini setting server_round_robin = 1 has no effect in pgmux: .+");
+            assertLogged(lines, ".* LOG pgbouncer\\.ini setting dns_max_ttl = 30 has no effect in pgmux: .+");
+            assertTrue(lines.stream().noneMatch(line -> line.contains("pkt_buf")),
+                    "a key at its default is not worth a line:\n" + String.join("\n", lines));
+        }
+    }
+
+    @Test
     void thePidfileHoldsThePidWhileRunningAndIsRemovedAtACleanExit() throws Exception {
         Path pidfile = dir.resolve("pgmux.pid");
         try (ProxyJar proxy = ProxyJar.start(ini("pidfile = pgmux.pid").toString())) {
