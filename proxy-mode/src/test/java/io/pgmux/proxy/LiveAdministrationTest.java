@@ -574,11 +574,35 @@ class LiveAdministrationTest {
                 }
             });
             await(() -> "1".equals(poolRow(console).get("cl_waiting")), "the new pool's client waits");
-            assertTrue(proxy.registry().find(db.name(), db.superuser()).isPresent(), "the pool was made after PAUSE");
+            assertTrue(proxy.registry().find(db.name(), db.superuser()).orElseThrow().isPaused(),
+                    "the pool made after PAUSE is held");
             console.createStatement().execute("RESUME");
             assertEquals(1, late.get(10, TimeUnit.SECONDS));
             PSQLException again = assertThrows(PSQLException.class, () -> console.createStatement().execute("RESUME"));
             assertEquals("pooler is not paused/suspended", again.getServerErrorMessage().getMessage());
+        }
+    }
+
+    @Test
+    void killOfADatabaseHoldsAPoolMadeAfterItUntilResumeOfThatDatabase() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console()) {
+            assertTrue(proxy.registry().find(db.name(), db.superuser()).isEmpty(), "a pool before KILL");
+            console.createStatement().execute("KILL " + db.name());
+            CompletableFuture<Integer> late = CompletableFuture.supplyAsync(() -> {
+                try (Connection c = client()) {
+                    return selectOne(c);
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            await(() -> "1".equals(poolRow(console).get("cl_waiting")), "the new pool's client waits");
+            assertTrue(proxy.registry().find(db.name(), db.superuser()).orElseThrow().isPaused(),
+                    "the new pool is held");
+            assertEquals(Map.of("active", "yes", "paused", "no", "suspended", "no"), state(console),
+                    "KILL of one database leaves the pooler active");
+            console.createStatement().execute("RESUME " + db.name());
+            assertEquals(1, late.get(10, TimeUnit.SECONDS));
         }
     }
 
