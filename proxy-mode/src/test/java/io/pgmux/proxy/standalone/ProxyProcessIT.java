@@ -545,6 +545,26 @@ class ProxyProcessIT {
     }
 
     @Test
+    void logConnectionsDisconnectionsAndPoolerErrorsAtZeroLeaveTheirLinesOut() throws Exception {
+        Path logfile = dir.resolve("pgmux.log");
+        try (ProxyJar proxy = ProxyJar.start(ini("logfile = pgmux.log", "log_connections = 0",
+                "log_disconnections = 0", "log_pooler_errors = 0").toString())) {
+            int port = proxy.awaitPort();
+            String login = "host=127.0.0.1 sslmode=disable port=" + port + " user=" + USER + " password=" + PASSWORD;
+            assertEquals("1", psql(login + " dbname=app", "SELECT 1"));
+            assertTrue(psql(login + " dbname=nosuch", "SELECT 1").contains("no such database: nosuch"));
+            proxy.signal("INT");
+            assertEquals(0, proxy.awaitExit());
+        }
+        List<String> lines = Files.readAllLines(logfile);
+        assertLogged(lines, ".* LOG shutdown complete$");
+        for (String text : List.of("login attempt", "new connection to server", "closing because", "pooler error")) {
+            assertTrue(lines.stream().noneMatch(line -> line.contains(text)), "a line with " + text + " in\n"
+                    + String.join("\n", lines));
+        }
+    }
+
+    @Test
     void logStatsWritesPgBouncersStatsLineEveryStatsPeriod() throws Exception {
         Path logfile = dir.resolve("pgmux.log");
         try (ProxyJar proxy = ProxyJar.start(ini("logfile = pgmux.log", "stats_period = 1").toString())) {
