@@ -538,10 +538,13 @@ class LiveAdministrationTest {
         }
     }
 
-    /** Read back from the proxy's side of each client's socket; the Linux options need epoll or io_uring. */
+    /**
+     * Read back from the proxy's side of each client's socket; the Linux options need epoll or io_uring. Linux
+     * reports a socket buffer twice the size set, room for its bookkeeping.
+     */
     @ParameterizedTest(name = "{0}")
     @CsvSource({"tcp_keepalive, 0, false", "tcp_keepidle, 77, 77", "tcp_keepintvl, 7, 7", "tcp_keepcnt, 4, 4",
-            "tcp_user_timeout, 7000, 7000"})
+            "tcp_user_timeout, 7000, 7000", "tcp_socket_buffer, 24576, 49152"})
     void setOfATcpSettingAppliesToTheSocketsAcceptedAfterwards(String key, String value, String read)
             throws Exception {
         start("", PASSWORD);
@@ -840,6 +843,7 @@ class LiveAdministrationTest {
             case "tcp_keepcnt" -> epoll ? EpollChannelOption.TCP_KEEPCNT : IoUringChannelOption.TCP_KEEPCNT;
             case "tcp_user_timeout" -> epoll ? EpollChannelOption.TCP_USER_TIMEOUT
                     : IoUringChannelOption.TCP_USER_TIMEOUT;
+            case "tcp_socket_buffer" -> ChannelOption.SO_RCVBUF;
             default -> throw new IllegalArgumentException(key);
         };
     }
