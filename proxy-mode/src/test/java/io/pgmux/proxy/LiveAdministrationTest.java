@@ -538,10 +538,13 @@ class LiveAdministrationTest {
         }
     }
 
-    /** Read back from the proxy's side of each client's socket; the Linux options need epoll or io_uring. */
+    /**
+     * Read back from the proxy's side of each client's socket; the Linux options need epoll or io_uring. Linux
+     * reports a socket buffer twice the size set, room for its bookkeeping.
+     */
     @ParameterizedTest(name = "{0}")
     @CsvSource({"tcp_keepalive, 0, false", "tcp_keepidle, 77, 77", "tcp_keepintvl, 7, 7", "tcp_keepcnt, 4, 4",
-            "tcp_user_timeout, 7000, 7000"})
+            "tcp_user_timeout, 7000, 7000", "tcp_socket_buffer, 24576, 49152"})
     void setOfATcpSettingAppliesToTheSocketsAcceptedAfterwards(String key, String value, String read)
             throws Exception {
         start("", PASSWORD);
@@ -574,11 +577,35 @@ class LiveAdministrationTest {
                 }
             });
             await(() -> "1".equals(poolRow(console).get("cl_waiting")), "the new pool's client waits");
-            assertTrue(proxy.registry().find(db.name(), db.superuser()).isPresent(), "the pool was made after PAUSE");
+            assertTrue(proxy.registry().find(db.name(), db.superuser()).orElseThrow().isPaused(),
+                    "the pool made after PAUSE is held");
             console.createStatement().execute("RESUME");
             assertEquals(1, late.get(10, TimeUnit.SECONDS));
             PSQLException again = assertThrows(PSQLException.class, () -> console.createStatement().execute("RESUME"));
             assertEquals("pooler is not paused/suspended", again.getServerErrorMessage().getMessage());
+        }
+    }
+
+    @Test
+    void killOfADatabaseHoldsAPoolMadeAfterItUntilResumeOfThatDatabase() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console()) {
+            assertTrue(proxy.registry().find(db.name(), db.superuser()).isEmpty(), "a pool before KILL");
+            console.createStatement().execute("KILL " + db.name());
+            CompletableFuture<Integer> late = CompletableFuture.supplyAsync(() -> {
+                try (Connection c = client()) {
+                    return selectOne(c);
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            await(() -> "1".equals(poolRow(console).get("cl_waiting")), "the new pool's client waits");
+            assertTrue(proxy.registry().find(db.name(), db.superuser()).orElseThrow().isPaused(),
+                    "the new pool is held");
+            assertEquals(Map.of("active", "yes", "paused", "no", "suspended", "no"), state(console),
+                    "KILL of one database leaves the pooler active");
+            console.createStatement().execute("RESUME " + db.name());
+            assertEquals(1, late.get(10, TimeUnit.SECONDS));
         }
     }
 
@@ -818,6 +845,7 @@ class LiveAdministrationTest {
             case "tcp_keepcnt" -> epoll ? EpollChannelOption.TCP_KEEPCNT : IoUringChannelOption.TCP_KEEPCNT;
             case "tcp_user_timeout" -> epoll ? EpollChannelOption.TCP_USER_TIMEOUT
                     : IoUringChannelOption.TCP_USER_TIMEOUT;
+            case "tcp_socket_buffer" -> ChannelOption.SO_RCVBUF;
             default -> throw new IllegalArgumentException(key);
         };
     }

@@ -6,6 +6,7 @@ import java.io.Reader;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -58,7 +59,7 @@ public final class IniFile {
      * Reads {@code file} and the files it includes.
      *
      * @throws IllegalArgumentException naming the file and line of a malformed line, a missing included file or
-     *     an include cycle
+     *     an include cycle, or the file that cannot be read as text (a directory)
      */
     public static IniFile load(Path file) throws IOException {
         IniFile ini = new IniFile();
@@ -70,6 +71,11 @@ public final class IniFile {
         reading.addLast(file);
         try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             read(reader, file);
+        } catch (FileSystemException e) {
+            throw e;
+        } catch (IOException e) {
+            // a directory in the file's place, bytes that are not UTF-8: said with the file's name, as a bad line is
+            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
         } finally {
             reading.removeLast();
         }

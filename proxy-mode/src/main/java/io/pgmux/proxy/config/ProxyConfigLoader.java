@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,15 +15,29 @@ import org.slf4j.LoggerFactory;
  * Configures a proxy from a pgbouncer.ini-shaped file: {@code [databases]} entries ({@link DatabaseEntry}),
  * {@code [users]} entries ({@link UserEntry}) and the {@code [pgbouncer]} settings {@link ProxySetting} lists as
  * taken globally. logfile, pidfile, verbose and the syslog keys are the standalone process's ({@link #loadForProcess},
- * {@link #processSettings}). Other PgBouncer settings are logged and ignored; auth_ldap_options and peering are
- * refused. {@code %include file} reads another file in place (see
- * {@link IniFile}). Relative file names (auth_file, server_tls_*_file, logfile, pidfile) are resolved against the
- * file's directory. A value that cannot be used is refused naming the file and line that set it, as {@link IniFile}
- * names a malformed line.
+ * {@link #processSettings}). A key PgBouncer takes and pgmux takes without effect is named in a line when it is set
+ * to other than its default; an unknown key, auth_ldap_options and peering are refused. {@code %include file} reads
+ * another file in place (see {@link IniFile}). Relative file names (auth_file, server_tls_*_file, logfile, pidfile)
+ * are resolved against the file's directory. A value that cannot be used is refused naming the file and line that
+ * set it, as {@link IniFile} names a malformed line.
  */
 public final class ProxyConfigLoader {
     private static final Logger log = LoggerFactory.getLogger(ProxyConfigLoader.class);
-    private static final Set<ProxySetting> WINDOWS_ONLY = Set.of(ProxySetting.JOB_NAME, ProxySetting.SERVICE_NAME);
+    private static final String JVM_RESOLVES = "host names are resolved and cached by the JVM"
+            + " (networkaddress.cache.ttl and networkaddress.cache.negative.ttl)";
+    /** PgBouncer's keys pgmux takes without effect, and why: one set otherwise is named in a line at every load. */
+    private static final Map<ProxySetting, String> WITHOUT_EFFECT = Map.ofEntries(
+            Map.entry(ProxySetting.TRACK_EXTRA_PARAMETERS, "pgmux follows every parameter a client sets"),
+            Map.entry(ProxySetting.SERVER_ROUND_ROBIN,
+                    "an idle server on the client's own event loop is handed out first"),
+            Map.entry(ProxySetting.PKT_BUF, "Netty sizes its buffers itself"),
+            Map.entry(ProxySetting.SBUF_LOOPCNT, "Netty bounds what one event loop reads per socket itself"),
+            Map.entry(ProxySetting.DNS_MAX_TTL, JVM_RESOLVES),
+            Map.entry(ProxySetting.DNS_NXDOMAIN_TTL, JVM_RESOLVES),
+            Map.entry(ProxySetting.DNS_ZONE_CHECK_PERIOD, JVM_RESOLVES),
+            Map.entry(ProxySetting.RESOLV_CONF, JVM_RESOLVES),
+            Map.entry(ProxySetting.JOB_NAME, "it names PgBouncer's Windows service"),
+            Map.entry(ProxySetting.SERVICE_NAME, "it names PgBouncer's Windows service"));
 
     private ProxyConfigLoader() {
     }
@@ -77,9 +92,11 @@ public final class ProxyConfigLoader {
                 log.warn("pgbouncer.ini setting {} is the standalone proxy's and is ignored by an embedded proxy", key);
             } else if (ProxySetting.global(key) != null) {
                 at(ini, "pgbouncer", key, () -> builder.set(key, value, base));
-                if (WINDOWS_ONLY.contains(ProxySetting.named(key))) {
-                    log.info("pgbouncer.ini setting {} names PgBouncer's Windows service and has no effect in pgmux",
-                            key);
+                ProxySetting setting = ProxySetting.named(key);
+                String why = WITHOUT_EFFECT.get(setting);
+                if (why != null
+                        && !Objects.equals(setting.parse(value, base), setting.parse(setting.defaultText(), base))) {
+                    log.info("pgbouncer.ini setting {} = {} has no effect in pgmux: {}", key, value, why);
                 }
             } else if (!isPgBouncersDefault(key, value)) {
                 // PgBouncer 1.25 stops at a key it does not take there ("unknown parameter: pgbouncer/…"), a

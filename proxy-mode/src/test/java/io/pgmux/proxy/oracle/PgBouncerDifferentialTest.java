@@ -35,7 +35,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -773,6 +775,46 @@ class PgBouncerDifferentialTest {
         assertEquals(Map.of(), differing);
     }
 
+    /**
+     * An operator's unchanged pgbouncer.ini: every key PgBouncer 1.25 shows in SHOW CONFIG, written at the default
+     * it shows (but the listening address, auth and console keys this test needs), starts pgmux, which takes each
+     * value as written and serves the database: none refused, none silently dropped.
+     */
+    @Test
+    void anIniWithEveryKeyAtPgBouncersDefaultIsTakenWholeByPgmux() throws Exception {
+        Poolers p = start("");
+        Map<String, String> defaults = showConfig(p.pgbouncer, 2);
+        Set<String> needed = Set.of("listen_addr", "listen_port", "unix_socket_dir", "auth_file", "admin_users",
+                "ignore_startup_parameters", "conffile", "user");
+        // pgmux has no LDAP client: it refuses a value, and its empty default starts without a SHOW CONFIG row
+        Set<String> notShown = Set.of("auth_ldap_options");
+        StringBuilder ini = new StringBuilder(Files.readString(p.pgmuxIni)).append('\n');
+        defaults.forEach((key, value) -> {
+            if (!needed.contains(key)) {
+                ini.append(key).append(" = ").append(value).append('\n');
+            }
+        });
+        Path everyKey = Files.writeString(dir.resolve("every-key.ini"), ini.toString().replace("[pgbouncer]\n",
+                "[pgbouncer]\nunix_socket_dir =\n"));
+        try (PgMuxProxy pgmux = ProxyConfigLoader.load(everyKey).start()) {
+            Endpoint endpoint = new Endpoint("pgmux", pgmux.port());
+            Map<String, String> taken = showConfig(endpoint, 1);
+            Map<String, String> ownDefaults = showConfig(endpoint, 2);
+            Map<String, String> differing = new TreeMap<>();
+            defaults.forEach((key, value) -> {
+                // empty is PgBouncer's way of showing some defaults (verbose): pgmux's own default then
+                String expected = value.isEmpty() ? ownDefaults.get(key) : value;
+                if (!needed.contains(key) && !notShown.contains(key) && !Objects.equals(expected, taken.get(key))) {
+                    differing.put(key, "written " + value + ", pgmux " + taken.get(key));
+                }
+            });
+            assertEquals(Map.of(), differing);
+            try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
+                assertEquals("served", text(c, "SELECT 'served'"));
+            }
+        }
+    }
+
     @Test
     void aDatabaseRemovedByReloadDisconnectsItsClientAndRefusesNewOnesAlike() throws Exception {
         Poolers p = start("");
@@ -1400,9 +1442,14 @@ class PgBouncerDifferentialTest {
 
     /** SHOW CONFIG's changeable column by key. */
     private static Map<String, String> changeable(Endpoint endpoint) throws Exception {
+        return showConfig(endpoint, 3);
+    }
+
+    /** One column of SHOW CONFIG (1 value, 2 default, 3 changeable) by key. */
+    private static Map<String, String> showConfig(Endpoint endpoint, int column) throws Exception {
         Map<String, String> byKey = new TreeMap<>();
         psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW CONFIG").lines().skip(1).map(l -> l.split("\\|", -1))
-                .filter(columns -> columns.length == 4).forEach(columns -> byKey.put(columns[0], columns[3]));
+                .filter(columns -> columns.length == 4).forEach(columns -> byKey.put(columns[0], columns[column]));
         return byKey;
     }
 

@@ -69,6 +69,17 @@ class CommandLineIT {
                 + missing + "\": No such file or directory"), jar.stderr().get(0));
     }
 
+    /** A directory in the ini's place: the tests run as root, whom a file's permissions do not stop. */
+    @Test
+    void anIniThatCannotBeReadIsOneLineNamingTheFileWithExitOne(@TempDir Path dir) throws Exception {
+        Path unreadable = Files.createDirectory(dir.resolve("pgbouncer.ini"));
+        ProxyJar jar = ProxyJar.run(unreadable.toString());
+        assertEquals(1, jar.awaitExit());
+        assertEquals(1, jar.stderr().size(), String.join("\n", jar.stderr()));
+        assertTrue(jar.stderr().get(0).endsWith("FATAL cannot load config file: " + unreadable.toAbsolutePath()
+                .normalize() + ": Is a directory"), jar.stderr().get(0));
+    }
+
     @Test
     void anIniSyntaxErrorIsOneLineNamingFileAndLineWithExitOne(@TempDir Path dir) throws Exception {
         Path ini = dir.resolve("pgbouncer.ini");

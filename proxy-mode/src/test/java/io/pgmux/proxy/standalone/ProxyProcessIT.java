@@ -166,6 +166,19 @@ class ProxyProcessIT {
     }
 
     @Test
+    void aKeyTakenWithoutEffectIsNamedAtStartWhenItIsNotAtItsDefault() throws Exception {
+        try (ProxyJar proxy = ProxyJar.start(ini("server_round_robin = 1", "dns_max_ttl = 30", "pkt_buf = 4096")
+                .toString())) {
+            proxy.awaitPort();
+            List<String> lines = proxy.stderr();
+            assertLogged(lines, ".* LOG pgbouncer\\.ini setting server_round_robin = 1 has no effect in pgmux: .+");
+            assertLogged(lines, ".* LOG pgbouncer\\.ini setting dns_max_ttl = 30 has no effect in pgmux: .+");
+            assertTrue(lines.stream().noneMatch(line -> line.contains("pkt_buf")),
+                    "a key at its default is not worth a line:\n" + String.join("\n", lines));
+        }
+    }
+
+    @Test
     void thePidfileHoldsThePidWhileRunningAndIsRemovedAtACleanExit() throws Exception {
         Path pidfile = dir.resolve("pgmux.pid");
         try (ProxyJar proxy = ProxyJar.start(ini("pidfile = pgmux.pid").toString())) {
@@ -528,6 +541,26 @@ class ProxyProcessIT {
             assertEquals(0, proxy.awaitExit());
             assertLogged(Files.readAllLines(logfile), start + server + "closing because: pool closing"
                     + " \\(age=\\d+s\\)$");
+        }
+    }
+
+    @Test
+    void logConnectionsDisconnectionsAndPoolerErrorsAtZeroLeaveTheirLinesOut() throws Exception {
+        Path logfile = dir.resolve("pgmux.log");
+        try (ProxyJar proxy = ProxyJar.start(ini("logfile = pgmux.log", "log_connections = 0",
+                "log_disconnections = 0", "log_pooler_errors = 0").toString())) {
+            int port = proxy.awaitPort();
+            String login = "host=127.0.0.1 sslmode=disable port=" + port + " user=" + USER + " password=" + PASSWORD;
+            assertEquals("1", psql(login + " dbname=app", "SELECT 1"));
+            assertTrue(psql(login + " dbname=nosuch", "SELECT 1").contains("no such database: nosuch"));
+            proxy.signal("INT");
+            assertEquals(0, proxy.awaitExit());
+        }
+        List<String> lines = Files.readAllLines(logfile);
+        assertLogged(lines, ".* LOG shutdown complete$");
+        for (String text : List.of("login attempt", "new connection to server", "closing because", "pooler error")) {
+            assertTrue(lines.stream().noneMatch(line -> line.contains(text)), "a line with " + text + " in\n"
+                    + String.join("\n", lines));
         }
     }
 
