@@ -4,6 +4,7 @@ import static io.pgmux.testing.Sql.backendPid;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,6 +26,7 @@ import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -361,6 +363,28 @@ class AdminConsoleTest {
             assertTrue(client.matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d " + Pattern.quote(zone)), client);
             assertTrue(server.matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d " + Pattern.quote(zone)), server);
             app.rollback();
+        }
+    }
+
+    /** As PgBouncer's: when the client last sent a message (its connect before any), in connect_time's format. */
+    @Test
+    void showClientsRequestTimeIsWhenTheClientLastSentAMessage() throws Exception {
+        try (Connection app = ProxyFixture.connect(proxy, db); Connection console = console(ADMIN, ADMIN_PASSWORD, "pgbouncer")) {
+            Map<String, String> before = row(console, "SHOW CLIENTS", "database", db.name());
+            String connected = before.get("connect_time");
+            String requested = before.get("request_time");
+            assertNotNull(requested, "request_time");
+            assertEquals(connected.replaceAll("\\d", "0"), requested.replaceAll("\\d", "0"), "connect_time's format");
+            assertTrue(requested.compareTo(connected) >= 0, requested + " before the connect at " + connected);
+            // the time is shown in whole seconds: the next message goes once the clock is a second past it
+            LocalDateTime shown = LocalDateTime.parse(requested.substring(0, 19).replace(' ', 'T'));
+            Await.until(() -> LocalDateTime.now().withNano(0).isAfter(shown), Duration.ofSeconds(5),
+                    "the clock to pass " + requested);
+            app.createStatement().execute("SELECT 1");
+            Map<String, String> after = row(console, "SHOW CLIENTS", "database", db.name());
+            assertEquals(connected, after.get("connect_time"));
+            assertTrue(after.get("request_time").compareTo(requested) > 0,
+                    "request_time " + after.get("request_time") + " did not move on from " + requested);
         }
     }
 

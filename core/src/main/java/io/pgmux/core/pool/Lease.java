@@ -49,9 +49,9 @@ public final class Lease<S> implements AutoCloseable {
     }
 
     /**
-     * Gives the connection back as {@link #release()} does, not counted as a server assignment (SHOW STATS): it
-     * was borrowed for the pool's own errand, as a new pool's first client learning the servers' parameters,
-     * which PgBouncer does not count either.
+     * Gives the connection back as {@link #release()} does, not counted as a server assignment (SHOW STATS) nor
+     * as a use (no server_check_query or server_reset_query for it): it was borrowed for the pool's own errand, as
+     * a new pool's first client learning the servers' parameters, which PgBouncer does not count either.
      */
     public void releaseUncounted() {
         server.releaseUncounted(this);

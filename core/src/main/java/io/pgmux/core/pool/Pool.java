@@ -372,7 +372,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         while ((s = servers.claimIdle(affinity)) != null) {
             if (s.evicted || s.isBroken() || now - s.retireAtNanos >= 0) {
                 closeServer(s, s.isBroken() ? "server connection broken" : "server_lifetime reached");
-            } else if (now - s.checkedNanos > config.serverCheckDelayNanos()) {
+            } else if (s.needsCheck(now, config.serverCheckDelayNanos())) {
                 startCheck(s);
             } else {
                 return s;
@@ -404,6 +404,19 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     /** A loan of {@code s} ended (its client's CAS made this call the only one for that loan). */
     void release(PooledServer<S> s) {
+        release(s, true);
+    }
+
+    /**
+     * A loan whose client only read the connection's parameters (the welcome of a pool's first client) ended:
+     * the connection goes back as it was lent, so the loan counts as a use for neither server_check_delay,
+     * server_reset_query nor server_idle_timeout, as PgBouncer's welcome is no loan at all.
+     */
+    void releaseUntouched(PooledServer<S> s) {
+        release(s, false);
+    }
+
+    private void release(PooledServer<S> s, boolean used) {
         long now = clock.nanoTime();
         LeakWatch watch = s.leak;
         if (watch != null) {
@@ -424,6 +437,8 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             closeServer(s, "server_lifetime reached");
         } else if (serverCount.get() > config.defaultPoolSize() + config.reservePoolSize() && waiters.isEmpty()) {
             closeServer(s, "too many servers in the pool");
+        } else if (!used) {
+            offer(s, now);
         } else if (config.resetOnRelease()) {
             s.setState(PooledServer.TESTED);
             runStage(() -> connector.reset(s.connection, config.serverResetQuery())).whenComplete((v, err) -> {
@@ -431,18 +446,23 @@ public final class Pool<S> implements PgMuxPoolMXBean {
                     closeServer(s, "server_reset_query failed: " + unwrap(err).getMessage());
                 } else {
                     s.setState(PooledServer.ACTIVE);
-                    giveBack(s, clock.nanoTime());
+                    // As in PgBouncer, a connection just reset is not checked as well.
+                    giveBack(s, clock.nanoTime(), false);
                 }
             });
         } else {
-            giveBack(s, now);
+            giveBack(s, now, true);
         }
     }
 
-    /** A connection used until now goes back: see {@link #offer}. */
-    private void giveBack(PooledServer<S> s, long now) {
+    /**
+     * A connection that worked until now goes back: see {@link #offer}. {@code used}: a client used it, rather
+     * than it having just logged in, been reset or passed a check.
+     */
+    private void giveBack(PooledServer<S> s, long now, boolean used) {
         s.lastUsedNanos = now;
         s.checkedNanos = now;
+        s.usedSinceCheck = used;
         offer(s, now);
     }
 
@@ -452,7 +472,9 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             closeServer(s, "pool closing");
             return;
         }
-        if (state == RUNNING && !waiters.isEmpty() && handOff(s, now)) {
+        // One that needs a check is not handed over as it is: serving the waiters below starts its check.
+        if (state == RUNNING && !waiters.isEmpty() && !s.needsCheck(now, config.serverCheckDelayNanos())
+                && handOff(s, now)) {
             return;
         }
         s.setState(PooledServer.IDLE);
@@ -502,7 +524,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         runStage(() -> connector.test(s.connection, config.serverCheckQuery())).whenComplete((ok, err) -> {
             if (err == null && Boolean.TRUE.equals(ok)) {
                 s.setState(PooledServer.ACTIVE);
-                giveBack(s, clock.nanoTime());
+                giveBack(s, clock.nanoTime(), false);
             } else {
                 closeServer(s, "server check failed" + (err != null ? ": " + unwrap(err).getMessage() : ""));
             }
@@ -519,6 +541,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             if (err == null && Boolean.TRUE.equals(ok)) {
                 long now = clock.nanoTime();
                 s.checkedNanos = now;
+                s.usedSinceCheck = false;
                 s.setState(PooledServer.ACTIVE);
                 offer(s, now);
             } else {
@@ -654,7 +677,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             closeServer(s, "pool closing");
             return;
         }
-        giveBack(s, now);
+        giveBack(s, now, false);
         if (recovered) {
             // while logins failed only one probed the server; the other waiting clients need theirs now
             maybeOpen();

@@ -44,7 +44,7 @@ public final class PoolView<S> {
                     state = "active";
                     break;
                 case PooledServer.IDLE:
-                    state = now - s.checkedNanos > checkDelay ? "used" : "idle";
+                    state = s.needsCheck(now, checkDelay) ? "used" : "idle";
                     break;
                 case PooledServer.TESTED:
                     state = "tested";

@@ -2,6 +2,7 @@ package io.pgmux.core.pool;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One server connection owned by a pool, with PgBouncer's states. Transitions are CASes on {@code state}
@@ -35,6 +36,9 @@ final class PooledServer<S> implements LentServer<S> {
     final long loginStartedNanos;
 
     private volatile int state = LOGIN;
+    /** PgBouncer's janitor period (a third of a second): how long an idle connection may wait to be marked used. */
+    private static final long JANITOR_MARKS_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(333);
+
     volatile S connection;
     /** What the connector says the connection is bound to (an event loop, say); null for none. */
     volatile Object affinity;
@@ -51,6 +55,11 @@ final class PooledServer<S> implements LentServer<S> {
      * check. Written and read as {@link #lastUsedNanos} is.
      */
     long checkedNanos;
+    /**
+     * Lent to a client since it logged in or last passed a check: with server_check_delay 0 it is checked
+     * before its next loan, as PgBouncer's release puts it in sv_used. Written and read as {@link #lastUsedNanos} is.
+     */
+    boolean usedSinceCheck;
     /** Whom the connection is lent to; null while it is not lent. Ending a loan is a CAS from that client. */
     private volatile Object client;
     /**
@@ -142,16 +151,30 @@ final class PooledServer<S> implements LentServer<S> {
     }
 
     /**
-     * Ends the loan as {@link #release} does and takes back its count as a server assignment. Only the holder
-     * gets here, and after its CAS nobody else can lend the server until the pool has it back.
+     * Ends the loan as no use of the connection (see {@link Pool#releaseUntouched}) and takes back its count as a
+     * server assignment. Only the holder gets here, and after its CAS nobody else can lend the server until the
+     * pool has it back.
      */
     boolean releaseUncounted(Object c) {
         if (c == null || !CLIENT.compareAndSet(this, c, null)) {
             return false;
         }
         ASSIGNMENTS.setOpaque(this, assignments - 1);
-        pool.release(this);
+        pool.releaseUntouched(this);
         return true;
+    }
+
+    /**
+     * PgBouncer's sv_used: whether server_check_query runs before the next loan. With server_check_delay 0, a
+     * connection a client used since its last check, or one idle for longer than PgBouncer's janitor, which
+     * runs three times a second, takes to mark an idle connection used; otherwise one neither used nor checked
+     * for longer than the delay.
+     */
+    boolean needsCheck(long nowNanos, long checkDelayNanos) {
+        if (checkDelayNanos == 0) {
+            return usedSinceCheck || nowNanos - checkedNanos > JANITOR_MARKS_IDLE_NANOS;
+        }
+        return nowNanos - checkedNanos > checkDelayNanos;
     }
 
     @Override

@@ -119,7 +119,7 @@ final class ServerSet<S> {
                     active++;
                     break;
                 case PooledServer.IDLE:
-                    if (nowNanos - s.checkedNanos > checkDelayNanos) {
+                    if (s.needsCheck(nowNanos, checkDelayNanos)) {
                         used++;
                     } else {
                         idle++;

@@ -418,6 +418,53 @@ class PoolTimingRulesTest {
     }
 
     @Test
+    void withServerCheckDelayZeroAConnectionAClientUsedIsCheckedBeforeItsNextLoanOnly() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1).serverCheckDelay(Duration.ZERO));
+        Lease<Conn> first = now(pool.acquireAsync());
+        assertEquals(0, first.connection().checks.get(), "just logged in: no check");
+        first.release();
+        clock.advance(Duration.ofMillis(1));
+        Lease<Conn> second = now(pool.acquireAsync());
+        assertSame(first.connection(), second.connection());
+        assertEquals(1, first.connection().checks.get(), "used by a client: checked");
+        second.releaseUncounted();
+        clock.advance(Duration.ofMillis(1));
+        now(pool.acquireAsync()).release();
+        assertEquals(1, first.connection().checks.get(), "just checked, and only looked at since: no check");
+    }
+
+    @Test
+    void aLoanGivenBackUntouchedLeavesAFreshConnectionUnchecked() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1).serverCheckDelay(Duration.ZERO));
+        Lease<Conn> welcome = now(pool.acquireAsync());
+        welcome.releaseUncounted();
+        clock.advance(Duration.ofMillis(1));
+        now(pool.acquireAsync()).release();
+        assertEquals(0, welcome.connection().checks.get());
+    }
+
+    @Test
+    void withServerCheckDelayZeroAConnectionIdleLongerThanPgBouncersJanitorPeriodIsChecked() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1).serverCheckDelay(Duration.ZERO));
+        Lease<Conn> welcome = now(pool.acquireAsync());
+        welcome.releaseUncounted();
+        clock.advance(Duration.ofSeconds(1));
+        now(pool.acquireAsync()).release();
+        assertEquals(1, welcome.connection().checks.get());
+    }
+
+    @Test
+    void withServerCheckDelayZeroAWaitingClientGetsTheReleasedConnectionOnlyAfterItsCheck() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1).serverCheckDelay(Duration.ZERO));
+        Lease<Conn> first = now(pool.acquireAsync());
+        CompletableFuture<Lease<Conn>> waiting = pool.acquireAsync().toCompletableFuture();
+        assertFalse(waiting.isDone());
+        first.release();
+        assertSame(first.connection(), now(waiting).connection());
+        assertEquals(1, first.connection().checks.get());
+    }
+
+    @Test
     void theJanitorChecksAConnectionIdleForServerCheckDelayInTheBackground() {
         Pool<Conn> pool = pool(b -> b.defaultPoolSize(1).serverCheckDelay(Duration.ofSeconds(30))
                 .serverIdleTimeout(Duration.ofSeconds(100)));

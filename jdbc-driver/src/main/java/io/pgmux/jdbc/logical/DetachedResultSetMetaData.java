@@ -36,7 +36,16 @@ final class DetachedResultSetMetaData implements ResultSetMetaData {
     private final SQLException catalogFailure;
 
     DetachedResultSetMetaData(ResultSetMetaData md) throws SQLException {
-        count = md.getColumnCount();
+        this(md.getColumnCount(), md);
+    }
+
+    /** The metadata of a result set without columns, such as the generated keys nobody asked for. */
+    static DetachedResultSetMetaData noColumns() throws SQLException {
+        return new DetachedResultSetMetaData(0, null);
+    }
+
+    private DetachedResultSetMetaData(int count, ResultSetMetaData md) throws SQLException {
+        this.count = count;
         autoIncrement = new boolean[count];
         caseSensitive = new boolean[count];
         searchable = new boolean[count];

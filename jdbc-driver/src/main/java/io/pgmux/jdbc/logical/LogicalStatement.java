@@ -7,7 +7,6 @@ import java.lang.invoke.VarHandle;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -570,9 +569,8 @@ class LogicalStatement implements Statement {
             return keysResultSet;
         }
         if (!keysPending || physical == null) {
-            throw new SQLFeatureNotSupportedException("Generated keys are returned only by a statement that asked "
-                    + "for them (RETURN_GENERATED_KEYS or column names/indexes) and until it runs again or closes",
-                    "0A000");
+            // pgjdbc answers no keys with an empty result set, never an error.
+            return new EmptyResultSet(this);
         }
         keysResultSet = new LogicalResultSet(conn, this, physical.getGeneratedKeys(), physicalOwner);
         keysPending = false;

@@ -248,9 +248,8 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
                 return true;
             } catch (SQLException e) {
                 // as HikariCP warns of a connection that failed its validation: the operator learns why it was replaced
-                log.warn("server check failed on {}, replacing it: {} (SQLSTATE {})", server, e.getMessage(),
-                        e.getSQLState());
-                log.debug("server check failure on {}", server, e);
+                log.warn("server check failed on {}, replacing it: {} (SQLSTATE {}){}", server, e.getMessage(),
+                        e.getSQLState(), e.getCause() == null ? "" : "; cause: " + e.getCause());
                 return false;
             }
         }, executor);

@@ -26,6 +26,7 @@ import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.Queue;
@@ -314,6 +315,47 @@ class PreparedStatementTest {
                 assertFalse(keys.next());
             }
             assertFalse(logical(c).holdsServerConnection());
+        }
+    }
+
+    @Test
+    void generatedKeysOfAStatementThatDidNotAskForThemAreEmptyAsOnADirectConnection() throws SQLException {
+        JdbcPool pool = pool(2);
+        try (Connection direct = db.connect(); Connection pooled = pool.getConnection()) {
+            assertEquals(keysNotAskedFor(direct), keysNotAskedFor(pooled));
+            assertFalse(logical(pooled).holdsServerConnection(), "an empty answer holds no server connection");
+        }
+    }
+
+    /** What getGeneratedKeys answers after each way of running SQL without asking for keys. */
+    private static List<String> keysNotAskedFor(Connection c) throws SQLException {
+        List<String> seen = new ArrayList<>();
+        try (Statement st = c.createStatement()) {
+            seen.add("before execute: " + describeKeys(st));
+            st.executeUpdate("INSERT INTO keyed (name) VALUES ('no keys')");
+            seen.add("executeUpdate: " + describeKeys(st));
+            st.executeQuery("SELECT 1").close();
+            seen.add("executeQuery: " + describeKeys(st));
+            st.addBatch("INSERT INTO keyed (name) VALUES ('no keys, batch')");
+            st.executeBatch();
+            seen.add("executeBatch: " + describeKeys(st));
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO keyed (name) VALUES (?)")) {
+            ps.setString(1, "no keys, prepared");
+            ps.executeUpdate();
+            seen.add("prepared executeUpdate: " + describeKeys(ps));
+            ps.addBatch();
+            ps.executeBatch();
+            seen.add("prepared executeBatch: " + describeKeys(ps));
+        }
+        return seen;
+    }
+
+    private static String describeKeys(Statement st) throws SQLException {
+        try (ResultSet keys = st.getGeneratedKeys()) {
+            return "columns=" + keys.getMetaData().getColumnCount() + " type=" + keys.getType()
+                    + " concurrency=" + keys.getConcurrency() + " ownStatement=" + (keys.getStatement() == st)
+                    + " row=" + keys.next() + " afterLast=" + keys.isAfterLast();
         }
     }
 

@@ -41,6 +41,8 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
     private final long connectedAtMillis = System.currentTimeMillis();
     /** The id of the client that logged in, from the proxy's one counter of clients and servers. */
     private final long id;
+    /** When the client last sent a message, for SHOW CLIENTS' request_time, which may show it a moment old. */
+    private long requestedAtMillis = connectedAtMillis;
     private final ArrayDeque<FrontendMessage> held = new ArrayDeque<>();
     /** A command is running; messages wait in {@link #held}. */
     private boolean busy;
@@ -79,6 +81,10 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
         return connectedAtMillis;
     }
 
+    long requestedAtMillis() {
+        return requestedAtMillis;
+    }
+
     long id() {
         return id;
     }
@@ -113,6 +119,7 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        requestedAtMillis = System.currentTimeMillis();
         if (!(msg instanceof FrontendMessage message)) {
             ReferenceCountUtil.release(msg);
             return;

@@ -229,7 +229,8 @@ final class ShowCommands {
         for (ClientInfo c : infos) {
             rows.add(row(c.channel(), "C", c.user(), c.database(), "none", c.state(), host(c.channel().remoteAddress()),
                     port(c.channel().remoteAddress()), host(c.channel().localAddress()),
-                    port(c.channel().localAddress()), timestamp(c.connectedAtMillis()), null, 0, 0, 0,
+                    port(c.channel().localAddress()), timestamp(c.connectedAtMillis()),
+                    timestamp(c.requestedAtMillis()), 0, 0, 0,
                     ptr(c.channel()), c.server() == null ? "" : ptr(c.server()), 0, tls(c.channel()),
                     c.applicationName(), 0, c.id()));
         }
@@ -238,7 +239,8 @@ final class ShowCommands {
             rows.add(row(s.channel(), "C", s.user(), AdminConsole.DATABASE, "none", "idle",
                     host(s.channel().remoteAddress()),
                     port(s.channel().remoteAddress()), host(s.channel().localAddress()),
-                    port(s.channel().localAddress()), timestamp(s.connectedAtMillis()), null, 0, 0, 0,
+                    port(s.channel().localAddress()), timestamp(s.connectedAtMillis()),
+                    timestamp(s.requestedAtMillis()), 0, 0, 0,
                     ptr(s.channel()), "", 0, tls(s.channel()), s.applicationName(), 0, s.id()));
         }
         return rows;

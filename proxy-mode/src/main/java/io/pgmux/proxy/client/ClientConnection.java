@@ -103,6 +103,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     private String limitsUser;
     private String limitsLoginUser;
     private long connectedAtMillis;
+    /**
+     * When the client last sent a message, for SHOW CLIENTS' request_time; plain, as that view may show a figure
+     * a moment old.
+     */
+    private long requestedAtMillis;
     /** When the client connected, on System.nanoTime's clock. */
     private long connectedAtNanos;
     private String applicationName = "";
@@ -132,6 +137,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
         connectedAtMillis = System.currentTimeMillis();
+        requestedAtMillis = connectedAtMillis;
         // on the channel, not in channelInactive: an admin console session replaces this handler
         channel.closeFuture().addListener(closed -> logClosing());
         connectedAtNanos = System.nanoTime();
@@ -145,6 +151,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
+        requestedAtMillis = System.currentTimeMillis();
         if (msg instanceof FrontendMessage message) {
             if (state == State.LOGIN) {
                 onPasswordMessage(message);
@@ -771,7 +778,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         ClientParameters settings = parameters;
         String reported = settings == null ? null : settings.applicationName();
         return new ClientInfo(channel, user, pool == null ? null : pool.key().database(), shown, connectedAtMillis,
-                reported != null ? reported : applicationName, server, id);
+                requestedAtMillis, reported != null ? reported : applicationName, server, id);
     }
 
     /** The text of the error a failed login was answered with. */

@@ -9,9 +9,11 @@ import io.pgmux.proxy.server.ServerConnection;
  *
  * @param state PgBouncer's name: {@code active} (linked to a server), {@code waiting} (for a server),
  *              {@code idle} (neither: between transactions, or before the first)
+ * @param requestedAtMillis when the client last sent a message (its connect before the first), PgBouncer's
+ *              request_time
  * @param server the server connection linked to the client now, or null
  * @param id the client's number from the proxy's one counter of clients and servers (SHOW CLIENTS, KILL_CLIENT)
  */
 public record ClientInfo(Channel channel, String user, String database, String state, long connectedAtMillis,
-                         String applicationName, ServerConnection server, long id) {
+                         long requestedAtMillis, String applicationName, ServerConnection server, long id) {
 }

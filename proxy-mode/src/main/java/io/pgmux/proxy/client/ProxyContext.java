@@ -11,6 +11,7 @@ import io.pgmux.proxy.auth.IdentMap;
 import io.pgmux.proxy.auth.QueriedUsers;
 import io.pgmux.proxy.auth.UserSecrets;
 import io.pgmux.proxy.log.ConnectionLog;
+import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.parameters.WelcomeCache;
 import io.pgmux.proxy.prepared.PreparedStatementLimit;
 import io.pgmux.proxy.protocol.BackendKeyData;
@@ -34,8 +35,6 @@ import java.util.function.LongSupplier;
 
 /** What every client connection of one proxy shares: pools, databases, users, cancel keys. */
 public final class ProxyContext {
-    /** The startup parameter that carries {@code -c name=value} settings. */
-    private static final String OPTIONS = "options";
     private final PoolRegistry<ServerConnection> registry;
     private volatile Map<String, ServerTarget> databases;
     private final AutoDatabases autoDatabases;
@@ -341,7 +340,7 @@ public final class ProxyContext {
         }
         Map<String, String> kept = new LinkedHashMap<>(sent);
         // options listed is still read, as PgBouncer reads it: only the names in it no server takes are ignored
-        kept.keySet().removeIf(name -> !name.equals(OPTIONS)
+        kept.keySet().removeIf(name -> !name.equals(ClientParameters.OPTIONS)
                 && ignoredStartupParameters.contains(name.toLowerCase(Locale.ROOT)));
         if (applicationNameAddHost && client instanceof InetSocketAddress address) {
             kept.put("application_name", kept.getOrDefault("application_name", "app") + " - "

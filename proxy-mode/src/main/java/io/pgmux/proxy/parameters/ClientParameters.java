@@ -20,7 +20,9 @@ public final class ClientParameters {
     /** The reported parameters PgBouncer keeps per client, in the order they are replayed. */
     private static final List<String> TRACKED = List.of("client_encoding", "DateStyle", "TimeZone", "IntervalStyle",
             "standard_conforming_strings", "application_name");
-    private static final Set<String> NOT_SETTINGS = Set.of("user", "database", "options", "replication");
+    /** The startup parameter that carries command-line options ({@code -c name=value}). */
+    public static final String OPTIONS = "options";
+    private static final Set<String> NOT_SETTINGS = Set.of("user", "database", OPTIONS, "replication");
     private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.]*");
     private static final String UNSUPPORTED_PARAMETER = "unsupported startup parameter: ";
     private static final String UNSUPPORTED_OPTION = "unsupported startup parameter in options: ";
@@ -65,7 +67,7 @@ public final class ClientParameters {
                 requested.put(checkName(name), value);
             }
         });
-        String options = startup.get("options");
+        String options = startup.get(OPTIONS);
         if (options != null) {
             parseOptions(options, ignored, requested);
         }
@@ -104,7 +106,7 @@ public final class ClientParameters {
             }
             // PostgreSQL reads a dash in a name as an underscore (--search-path=x); the refusal shows it as sent
             if (!NAME.matcher(name.replace('-', '_')).matches()) {
-                if (ignored.contains("options")) {
+                if (ignored.contains(OPTIONS)) {
                     continue;
                 }
                 throw new IllegalArgumentException(UNSUPPORTED_OPTION + name);

@@ -913,6 +913,36 @@ class PgBouncerDifferentialTest {
         assertEquals("IllegalStateException: over a Unix socket: t; SHOW DATABASES: " + name, seen(p.pgmux, reached));
     }
 
+    /** load_balance_hosts = round-robin, the default: a pool's first login goes to the first host, each next one on. */
+    @Test
+    void roundRobinLoginsStartAtTheFirstHostAlike() throws Exception {
+        String login = " user=" + db.superuser() + " password=" + db.superuserPassword();
+        Poolers p = startEntry(login + "\nrr = host=" + db.host() + "," + db.server().abstractSocketName() + " port="
+                + db.port() + " dbname=" + db.name() + login, "pool_mode = transaction\nauth_type = md5\n");
+        Scenario logins = endpoint -> {
+            List<Connection> clients = new ArrayList<>();
+            List<String> hosts = new ArrayList<>();
+            try {
+                for (int i = 0; i < 3; i++) {
+                    Connection client = connect(endpoint, "rr", USER, PASSWORD);
+                    clients.add(client);
+                    // each client holds its server in a transaction, so each query needs a login of its own
+                    client.setAutoCommit(false);
+                    hosts.add(value(client, "SELECT coalesce(host(inet_server_addr()), 'socket')"));
+                }
+            } finally {
+                for (Connection client : clients) {
+                    client.close();
+                }
+            }
+            throw new IllegalStateException(String.join(" ", hosts));
+        };
+        // once each: a second run would go on from where the first left the pool's turn
+        String pgmux = seen(p.pgmux, logins);
+        assertEquals(seen(p.pgbouncer, logins), pgmux);
+        assertEquals("IllegalStateException: " + db.host() + " socket " + db.host(), pgmux);
+    }
+
     @Test
     void disablePqexecRefusesASimpleQueryAlike() throws Exception {
         // pgjdbc sets extra_float_digits with a simple Query at connect
