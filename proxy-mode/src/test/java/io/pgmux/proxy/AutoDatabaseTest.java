@@ -153,6 +153,18 @@ class AutoDatabaseTest {
         }
     }
 
+    @Test
+    void setAutodbIdleTimeoutDropsAnAutoDatabaseUnusedForTheNewTimeout() throws Exception {
+        start(starEntry(""), "autodb_idle_timeout = 3600\nserver_idle_timeout = 1\n");
+        try (Connection console = console()) {
+            try (Connection c = connect(other)) {
+                assertEquals(other, currentDatabase(c));
+            }
+            console.createStatement().execute("SET autodb_idle_timeout = 1");
+            Await.until(() -> !databaseRows(console).containsKey(other), WAIT, "the auto-database dropped");
+        }
+    }
+
     // ---------------------------------------------------------------- helpers
 
     private String starEntry(String extra) {

@@ -268,6 +268,18 @@ class ClientTlsSettingsTest {
     }
 
     @Test
+    void adminSetOfProtocolsAndTls12CiphersServesTheNextClientUnderThem() throws Exception {
+        start("require", "md5");
+        Psql.Result protocols = Psql.run(admin(), "SET client_tls_protocols = 'tlsv1.2'");
+        Psql.Result ciphers = Psql.run(admin(), "SET client_tls_ciphers = 'ECDHE-ECDSA-AES128-GCM-SHA256'");
+        assertTrue(protocols.succeeded() && !protocols.output().contains("NOTICE"), protocols.output());
+        assertTrue(ciphers.succeeded() && !ciphers.output().contains("NOTICE"), ciphers.output());
+        Psql.Result result = Psql.run(libpq("localhost", "verify-full", null), "\\conninfo");
+        assertTrue(result.output().contains("protocol: TLSv1.2, cipher: ECDHE-ECDSA-AES128-GCM-SHA256"),
+                result.output());
+    }
+
+    @Test
     void tls13CiphersAreTheOnesTheIniNames() throws Exception {
         start("require", "md5", "client_tls13_ciphers = TLS_CHACHA20_POLY1305_SHA256\n");
         Psql.Result result = Psql.run(libpq("localhost", "verify-full", null), "\\conninfo");

@@ -12,8 +12,6 @@ import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -147,15 +145,7 @@ class HbaTest {
         proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b
                 .authType(AuthType.SCRAM_SHA_256).set("scram_iterations", "1234"));
         try (RawClient c = new RawClient(proxy.port())) {
-            c.startup(Map.of("user", ProxyFixture.USER, "database", db.name()));
-            assertEquals('R', c.read().type());
-            byte[] mechanism = "SCRAM-SHA-256\0".getBytes(StandardCharsets.US_ASCII);
-            byte[] clientFirst = "n,,n=,r=abcdefghijklmnop".getBytes(StandardCharsets.US_ASCII);
-            c.send('p', ByteBuffer.allocate(mechanism.length + 4 + clientFirst.length)
-                    .put(mechanism).putInt(clientFirst.length).put(clientFirst).array());
-            RawClient.Message serverFirst = c.read();
-            assertEquals('R', serverFirst.type());
-            String text = new String(serverFirst.body(), 4, serverFirst.body().length - 4, StandardCharsets.US_ASCII);
+            String text = c.scramServerFirst(ProxyFixture.USER, db.name());
             assertTrue(text.endsWith(",i=1234"), text);
         }
     }

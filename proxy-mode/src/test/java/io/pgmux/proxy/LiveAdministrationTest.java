@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -16,6 +17,7 @@ import io.netty.channel.uring.IoUringChannelOption;
 import io.pgmux.proxy.config.ProxyConfigLoader;
 import io.pgmux.proxy.transport.TransportKind;
 import io.pgmux.testing.Await;
+import io.pgmux.testing.Backends;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
@@ -753,6 +755,195 @@ class LiveAdministrationTest {
         proxy.closeFuture().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
+    // ---------------------------------------------------------------- keys observed after SET or RELOAD
+
+    @Test
+    void setIdleTransactionTimeoutEndsAClientIdleInATransactionWithPgBouncersText() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            console.createStatement().execute("SET idle_transaction_timeout = 1");
+            app.setAutoCommit(false);
+            int server = backendPid(app);
+            await(() -> clientsOf(console).isEmpty(), "the client idle in its transaction is disconnected");
+            PSQLException e = assertThrows(PSQLException.class, () -> app.createStatement().execute("SELECT 1"));
+            assertTrue(e.getMessage().contains("idle transaction timeout"), e.getMessage());
+            assertTrue(db.awaitBackendExit(server, Duration.ofSeconds(5)), "its server is closed");
+        }
+    }
+
+    @Test
+    void setTransactionTimeoutEndsATransactionLongerThanItWithPgBouncersText() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            console.createStatement().execute("SET transaction_timeout = 1");
+            app.setAutoCommit(false);
+            assertEquals(1, selectOne(app));
+            await(() -> clientsOf(console).isEmpty(), "the client whose transaction outlasted it is disconnected");
+            PSQLException e = assertThrows(PSQLException.class, () -> app.createStatement().execute("SELECT 1"));
+            assertTrue(e.getMessage().contains("transaction timeout"), e.getMessage());
+        }
+    }
+
+    @Test
+    void setClientLoginTimeoutDisconnectsANewClientThatNeverLogsIn() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console()) {
+            console.createStatement().execute("SET client_login_timeout = 1");
+            try (RawClient silent = new RawClient(proxy.port())) {
+                List<RawClient.Message> messages = silent.readUntilClosed();
+                assertEquals("client_login_timeout", messages.get(0).field('M'));
+            }
+        }
+    }
+
+    @Test
+    void setServerIdleTimeoutClosesAServerLeftIdle() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            int server = backendPid(app);
+            console.createStatement().execute("SET server_idle_timeout = 1");
+            assertTrue(db.awaitBackendExit(server, Duration.ofSeconds(5)), "the idle server is closed");
+            assertNotEquals(server, backendPid(app), "the next transaction gets a new server");
+        }
+    }
+
+    @Test
+    void setServerLifetimeClosesAServerOlderThanItOnceReleased() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            app.setAutoCommit(false);
+            int server = backendPid(app);
+            console.createStatement().execute("SET server_lifetime = 1");
+            // the transaction outlives the new lifetime on the server's own clock
+            app.createStatement().execute("SELECT pg_sleep(1.2)");
+            assertEquals(server, backendPid(app), "a server in a transaction is not taken from its client");
+            app.commit();
+            assertTrue(db.awaitBackendExit(server, Duration.ofSeconds(5)), "the server is closed once released");
+        }
+    }
+
+    @Test
+    void reloadOfServerCheckQueryWithDelayZeroRunsTheCheckBeforeEachReuse() throws Exception {
+        start("default_pool_size = 1\n", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            assertNull(customSetting(app), "the default check does not set it");
+            reload(console, "server_check_delay = 0\n"
+                    + "server_check_query = SELECT set_config('pgmux.checked', 'yes', false)\n");
+            assertEquals("SELECT set_config('pgmux.checked', 'yes', false)", config(console, "server_check_query"));
+            assertEquals("yes", customSetting(app));
+        }
+    }
+
+    @Test
+    void setServerResetQueryAlwaysResetsTheServerAfterEachTransaction() throws Exception {
+        start("default_pool_size = 1\n", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            app.createStatement().execute("SELECT set_config('pgmux.checked', 'yes', false)");
+            assertEquals("yes", customSetting(app), "transaction pooling keeps a session setting by default");
+            console.createStatement().execute("SET server_reset_query_always = 1");
+            app.createStatement().execute("SELECT set_config('pgmux.checked', 'yes', false)");
+            assertNotEquals("yes", customSetting(app), "DISCARD ALL ran when the transaction released its server");
+        }
+    }
+
+    @Test
+    void setMinPoolSizeOpensThatManyServers() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            assertEquals(1, selectOne(app));
+            console.createStatement().execute("SET min_pool_size = 3");
+            assertEquals(3, db.awaitConnections(Backends.ofUser(db.superuser()), 3, Duration.ofSeconds(5)));
+        }
+    }
+
+    @Test
+    void setReservePoolSizeServesAClientWaitingLongerThanReservePoolTimeout() throws Exception {
+        start("default_pool_size = 1\nreserve_pool_timeout = 0.2\n", PASSWORD);
+        try (Connection console = console(); Connection holder = client(); Connection waiter = client()) {
+            console.createStatement().execute("SET reserve_pool_size = 1");
+            assertServedFromTheReservePool(holder, waiter);
+        }
+    }
+
+    @Test
+    void setReservePoolTimeoutShortensTheWaitBeforeTheReservePool() throws Exception {
+        start("default_pool_size = 1\nreserve_pool_size = 1\nreserve_pool_timeout = 600\n", PASSWORD);
+        try (Connection console = console(); Connection holder = client(); Connection waiter = client()) {
+            console.createStatement().execute("SET reserve_pool_timeout = '0.2'");
+            assertServedFromTheReservePool(holder, waiter);
+        }
+    }
+
+    @Test
+    void setMaxDbConnectionsMakesTheSecondClientWait() throws Exception {
+        start("", PASSWORD);
+        assertSetLimitMakesTheSecondClientWait("max_db_connections");
+    }
+
+    @Test
+    void setMaxUserConnectionsMakesTheSecondClientWait() throws Exception {
+        start("", PASSWORD);
+        assertSetLimitMakesTheSecondClientWait("max_user_connections");
+    }
+
+    @Test
+    void setQueryWaitNotifyTellsAClientWaitingLongerThanItThatItIsQueued() throws Exception {
+        start("default_pool_size = 1\nquery_wait_notify = 600\n", PASSWORD);
+        try (Connection console = console(); Connection holder = client();
+             RawClient waiter = RawClient.login(proxy, db.name(), USER, PASSWORD)) {
+            console.createStatement().execute("SET query_wait_notify = 1");
+            holder.setAutoCommit(false);
+            holder.createStatement().execute("SELECT 1");
+            waiter.query("SELECT 1");
+            RawClient.Message notice = waiter.read();
+            assertEquals('N', notice.type());
+            assertEquals("No server connection available in postgres backend, client being queued",
+                    notice.field('M'));
+            holder.commit();
+            assertEquals("1", RawClient.firstColumn(waiter.readUntilReady()));
+        }
+    }
+
+    @Test
+    void setPinSessionStateErrorRefusesAStatementThatWouldLeaveSessionState() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console()) {
+            console.createStatement().execute("SET pin_session_state = error");
+            Connection app = client();
+            PSQLException e = assertThrows(PSQLException.class,
+                    () -> app.createStatement().execute("LISTEN refused_channel; SELECT 1"));
+            assertEquals("0A000", e.getSQLState());
+            assertTrue(e.getMessage().contains(
+                    "LISTEN is not supported in transaction pooling mode (pin_session_state = error)"), e.getMessage());
+            app.close();
+        }
+    }
+
+    @Test
+    void setAdminUsersLetsTheNamedUserRunAConsoleCommand() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console()) {
+            assertThrows(SQLException.class, () -> console(USER, PASSWORD).close());
+            console.createStatement().execute("SET admin_users = '" + ADMIN + "," + USER + "'");
+            try (Connection admin = console(USER, PASSWORD)) {
+                admin.createStatement().execute("SET default_pool_size = 5");
+                assertEquals("5", config(console, "default_pool_size"));
+            }
+        }
+    }
+
+    @Test
+    void setScramIterationsSetsTheIterationsANewScramLoginIsSent() throws Exception {
+        start("auth_type = scram-sha-256\n", PASSWORD);
+        try (Connection console = console()) {
+            console.createStatement().execute("SET scram_iterations = 1234");
+            try (RawClient c = new RawClient(proxy.port())) {
+                String text = c.scramServerFirst(USER, db.name());
+                assertTrue(text.endsWith(",i=1234"), text);
+            }
+        }
+    }
+
     // ---------------------------------------------------------------- SHOW
 
     @Test
@@ -882,6 +1073,47 @@ class LiveAdministrationTest {
             statement.execute(sql);
         } catch (SQLException e) {
             throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    /** A client waiting on the pool of one server is served by a second server: the reserve pool's. */
+    private static void assertServedFromTheReservePool(Connection holder, Connection waiter) throws Exception {
+        holder.setAutoCommit(false);
+        int held = backendPid(holder);
+        CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> {
+            try {
+                return backendPid(waiter);
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertNotEquals(held, waiting.get(10, TimeUnit.SECONDS), "a second server although the pool's size is 1");
+        holder.commit();
+    }
+
+    /** SET {@code key} = 1, then a client holds a server: a second client waits for it. */
+    private void assertSetLimitMakesTheSecondClientWait(String key) throws Exception {
+        try (Connection console = console()) {
+            // before any server is opened, so that none beyond the limit is left over to serve the second client
+            console.createStatement().execute("SET " + key + " = 1");
+            try (Connection holder = client(); Connection waiter = client()) {
+                holder.setAutoCommit(false);
+                holder.createStatement().execute("SELECT 1");
+                CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> selectOne(waiter));
+                await(() -> "1".equals(poolRow(console).get("cl_waiting")), "the second client waits");
+                assertEquals("1", poolRow(console).get("sv_active"));
+                holder.commit();
+                assertEquals(1, waiting.get(10, TimeUnit.SECONDS));
+            }
+        }
+    }
+
+    /** The session's value of pgmux.checked, a custom setting the tests set on a server; null when never set. */
+    private static String customSetting(Connection c) throws SQLException {
+        try (ResultSet rs = c.createStatement().executeQuery("SELECT current_setting('pgmux.checked', true)")) {
+            rs.next();
+            String value = rs.getString(1);
+            return value == null || value.isEmpty() ? null : value;
         }
     }
 

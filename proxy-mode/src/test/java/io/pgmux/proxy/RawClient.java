@@ -7,6 +7,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -155,6 +156,27 @@ public final class RawClient implements AutoCloseable {
             messages.add(m);
         } while (m.type() != 'Z');
         return messages;
+    }
+
+    /**
+     * Starts a login of {@code user} to {@code database} that the proxy answers with a SCRAM-SHA-256 request, and
+     * returns the server-first-message it sends for a fixed client-first-message (its salt and iterations).
+     */
+    String scramServerFirst(String user, String database) throws IOException {
+        startup(Map.of("user", user, "database", database));
+        Message request = read();
+        if (request.type() != 'R') {
+            throw new IOException("no authentication request but " + request.type());
+        }
+        byte[] mechanism = "SCRAM-SHA-256\0".getBytes(StandardCharsets.US_ASCII);
+        byte[] clientFirst = "n,,n=,r=abcdefghijklmnop".getBytes(StandardCharsets.US_ASCII);
+        send('p', ByteBuffer.allocate(mechanism.length + 4 + clientFirst.length)
+                .put(mechanism).putInt(clientFirst.length).put(clientFirst).array());
+        Message serverFirst = read();
+        if (serverFirst.type() != 'R') {
+            throw new IOException("no SASLContinue but " + serverFirst.type() + ": " + serverFirst.field('M'));
+        }
+        return new String(serverFirst.body(), 4, serverFirst.body().length - 4, StandardCharsets.US_ASCII);
     }
 
     /** Reads until the proxy closes the connection; returns what came before (an ErrorResponse, typically). */

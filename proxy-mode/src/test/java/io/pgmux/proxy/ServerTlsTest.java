@@ -206,6 +206,24 @@ class ServerTlsTest {
     }
 
     @Test
+    void adminSetOfServerTlsProtocolsTheServerDoesNotSpeakFailsTheNextServerLogin() throws Exception {
+        start(db.superuser(), "127.0.0.1", "require", b -> b.adminUsers(ProxyFixture.USER));
+        assertTrue(serverConnectionIsEncrypted());
+        setOnConsole("SET server_tls_protocols = 'tlsv1.2'");
+        // the server connection made under the old settings closes once released: the next query needs a new one
+        SQLException e = assertThrows(SQLException.class, () -> query("SELECT 1"));
+        assertTrue(e.getMessage().contains("Received fatal alert: protocol_version"), e.getMessage());
+    }
+
+    @Test
+    void adminSetOfServerTlsCiphersChoosesTheSuiteOfTheNextServerConnection() throws Exception {
+        start(db.superuser(), "127.0.0.1", "require", b -> b.adminUsers(ProxyFixture.USER));
+        assertEquals("TLS_AES_256_GCM_SHA384", query("SELECT cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
+        setOnConsole("SET server_tls_ciphers = 'TLS_AES_128_GCM_SHA256:ECDHE-ECDSA-AES128-GCM-SHA256'");
+        assertEquals("TLS_AES_128_GCM_SHA256", query("SELECT cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
+    }
+
+    @Test
     void serverTlsCiphersTheJdkCannotHonourAreRefusedAtStartNamingTheKey() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> start(db.superuser(), "127.0.0.1", "require", b -> b.set("server_tls_ciphers", "HIGH:!aNULL")));
@@ -238,6 +256,12 @@ class ServerTlsTest {
                     + "?sslmode=" + sslmode);
             tls.accept(b);
         });
+    }
+
+    private void setOnConsole(String set) throws SQLException {
+        try (Connection console = ProxyFixture.console(proxy, ProxyFixture.USER, ProxyFixture.PASSWORD)) {
+            console.createStatement().execute(set);
+        }
     }
 
     /** Asks the server whether the pooler's connection to it, which runs the query, uses TLS. */

@@ -370,7 +370,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private PooledServer<S> claimIdle(long now, Object affinity) {
         PooledServer<S> s;
         while ((s = servers.claimIdle(affinity)) != null) {
-            if (s.evicted || s.isBroken() || now - s.retireAtNanos >= 0) {
+            if (s.evicted || s.isBroken() || lifetimeOver(s, now)) {
                 closeServer(s, s.isBroken() ? "server connection broken" : "server_lifetime reached");
             } else if (s.needsCheck(now, config.serverCheckDelayNanos())) {
                 startCheck(s);
@@ -401,6 +401,12 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     }
 
     // ---------------------------------------------------------------- release
+
+    /** Whether {@code s} lived its share of the current server_lifetime (0: no limit). */
+    private boolean lifetimeOver(PooledServer<S> s, long now) {
+        long lifetime = config.serverLifetimeNanos();
+        return lifetime > 0 && now - s.connectedAtNanos >= (long) (lifetime * s.lifetimeShare);
+    }
 
     /** A loan of {@code s} ended (its client's CAS made this call the only one for that loan). */
     void release(PooledServer<S> s) {
@@ -433,7 +439,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             closeServer(s, "server connection broken: " + s.brokenCause.getMessage());
         } else if (s.evicted || state == CLOSING) {
             closeServer(s, state == CLOSING ? "pool closing" : "evicted");
-        } else if (now - s.retireAtNanos >= 0) {
+        } else if (lifetimeOver(s, now)) {
             closeServer(s, "server_lifetime reached");
         } else if (serverCount.get() > config.defaultPoolSize() + config.reservePoolSize() && waiters.isEmpty()) {
             closeServer(s, "too many servers in the pool");
@@ -660,11 +666,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         s.connection = conn;
         s.affinity = connector.affinity(conn);
         s.connectedAtNanos = now;
-        long lifetime = config.serverLifetimeNanos();
-        if (lifetime > 0) {
-            long jitter = (long) (lifetime * LIFETIME_JITTER * ThreadLocalRandom.current().nextDouble());
-            s.retireAtNanos = now + lifetime - jitter;
-        }
+        s.lifetimeShare = 1 - LIFETIME_JITTER * ThreadLocalRandom.current().nextDouble();
         boolean recovered = loginError != null;
         if (recovered) {
             loginError = null;
@@ -829,7 +831,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
                 String reason = null;
                 if (s.evicted) {
                     reason = "evicted";
-                } else if (now - s.retireAtNanos >= 0) {
+                } else if (lifetimeOver(s, now)) {
                     reason = "server_lifetime reached";
                 } else if (count > c.defaultPoolSize() + c.reservePoolSize()) {
                     reason = "too many servers in the pool";

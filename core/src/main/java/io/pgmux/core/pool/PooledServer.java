@@ -43,8 +43,11 @@ final class PooledServer<S> implements LentServer<S> {
     /** What the connector says the connection is bound to (an event loop, say); null for none. */
     volatile Object affinity;
     volatile long connectedAtNanos;
-    /** Jittered connectedAt + server_lifetime; Long.MAX_VALUE when there is no limit. */
-    volatile long retireAtNanos = Long.MAX_VALUE;
+    /**
+     * The share of server_lifetime this connection lives, drawn at login so that connections made together do not
+     * all retire together; server_lifetime itself is read when the age is checked, so a changed value applies.
+     */
+    volatile double lifetimeShare = 1;
     /**
      * Written before the store of IDLE that publishes it, and read only after reading the state, so it
      * needs no volatile store of its own on every release.
