@@ -14,8 +14,10 @@ import io.pgmux.testing.TestUser;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.server.ServerConnection;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -307,6 +309,31 @@ class FailureTest {
         CompletableFuture<RawClient.Message> second = CompletableFuture.supplyAsync(() -> refusalUnchecked("down"));
         assertEquals("query_wait_timeout", first.get(30, TimeUnit.SECONDS).field('M'));
         assertEquals("query_wait_timeout", second.get(30, TimeUnit.SECONDS).field('M'));
+    }
+
+    /**
+     * server_connect_timeout covers the login, as PgBouncer's does: a server that accepts the connection and never
+     * answers the startup packet has its socket closed when the timeout passes, not kept open for ever.
+     */
+    @Test
+    void aServerThatAcceptsButNeverAnswersTheLoginIsClosedAfterServerConnectTimeout() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            startRaw(b -> b.set("server_connect_timeout", "1").clientLoginTimeout(Duration.ofSeconds(3))
+                    .database("silent", "postgresql://nobody:x@127.0.0.1:" + silent.getLocalPort()
+                            + "/silent?sslmode=disable"));
+            CompletableFuture<RawClient.Message> client = CompletableFuture.supplyAsync(() -> refusalUnchecked("silent"));
+            try (Socket login = silent.accept()) {
+                login.setSoTimeout(20_000);
+                InputStream in = login.getInputStream();
+                byte[] startup = new byte[1024];
+                assertTrue(in.read(startup) > 0, "the pool's login sends its startup packet");
+                // read() ends with -1 once the proxy closes the socket; a SocketTimeoutException fails the test
+                while (in.read(startup) >= 0) {
+                    // nothing is answered, so nothing but the startup packet can arrive
+                }
+            }
+            assertEquals("FATAL", client.get(30, TimeUnit.SECONDS).field('S'));
+        }
     }
 
     private RawClient.Message refusalUnchecked(String database) {

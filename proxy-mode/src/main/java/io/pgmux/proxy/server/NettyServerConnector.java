@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
 import io.pgmux.core.pool.ServerConnector;
 import io.pgmux.core.pool.ServerHandle;
 import io.pgmux.proxy.auth.Secret;
@@ -19,6 +20,7 @@ import java.net.SocketAddress;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
@@ -165,9 +167,21 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
                 result.completeExceptionally(f.cause());
             }
         });
+        // server_connect_timeout covers the login as well as the TCP connect, as PgBouncer's does: a server that
+        // accepts and never answers would otherwise keep this socket open after the pool has given up on it
+        ScheduledFuture<?> deadline = connecting.channel().eventLoop().schedule(() -> {
+            if (result.completeExceptionally(new ConnectTimeoutException("server login did not finish within"
+                    + " server_connect_timeout (" + connectTimeoutMillis + " ms)"))) {
+                connecting.channel().close();
+            }
+        }, connectTimeoutMillis, TimeUnit.MILLISECONDS);
+        result.whenComplete((s, err) -> deadline.cancel(false));
         server.opened().whenComplete((s, err) -> {
             if (err != null) {
                 result.completeExceptionally(err);
+            } else if (result.isDone()) {
+                // the deadline passed first (both run on the channel's event loop)
+                s.channel().close();
             } else {
                 if (connectionLog != null) {
                     connectionLog.serverConnected(s, s.channel(), poolDatabase, user);
