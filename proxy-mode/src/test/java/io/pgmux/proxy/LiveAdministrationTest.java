@@ -14,6 +14,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.uring.IoUringChannelOption;
+import io.pgmux.core.pool.Pool;
 import io.pgmux.proxy.config.ProxyConfigLoader;
 import io.pgmux.proxy.transport.TransportKind;
 import io.pgmux.testing.Await;
@@ -852,7 +853,9 @@ class LiveAdministrationTest {
         try (Connection console = console(); Connection app = client()) {
             assertEquals(1, selectOne(app));
             console.createStatement().execute("SET min_pool_size = 3");
-            assertEquals(3, db.awaitConnections(Backends.ofUser(db.superuser()), 3, Duration.ofSeconds(5)));
+            // the pool's own count: the superuser's backends on the server include other tests' still exiting
+            Pool<?> pool = proxy.registry().find(db.name(), db.superuser()).orElseThrow();
+            assertEquals(3, Await.value(pool::getTotalConnections, total -> total == 3, Duration.ofSeconds(5)));
         }
     }
 
