@@ -572,13 +572,7 @@ class LiveAdministrationTest {
         try (Connection console = console()) {
             console.createStatement().execute("PAUSE");
             assertEquals(Map.of("active", "no", "paused", "yes", "suspended", "no"), state(console));
-            CompletableFuture<Integer> late = CompletableFuture.supplyAsync(() -> {
-                try (Connection c = client()) {
-                    return selectOne(c);
-                } catch (SQLException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<Integer> late = selectOneOnANewClient();
             await(() -> "1".equals(poolRow(console).get("cl_waiting")), "the new pool's client waits");
             assertTrue(proxy.registry().find(db.name(), db.superuser()).orElseThrow().isPaused(),
                     "the pool made after PAUSE is held");
@@ -595,13 +589,7 @@ class LiveAdministrationTest {
         try (Connection console = console()) {
             assertTrue(proxy.registry().find(db.name(), db.superuser()).isEmpty(), "a pool before KILL");
             console.createStatement().execute("KILL " + db.name());
-            CompletableFuture<Integer> late = CompletableFuture.supplyAsync(() -> {
-                try (Connection c = client()) {
-                    return selectOne(c);
-                } catch (SQLException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<Integer> late = selectOneOnANewClient();
             await(() -> "1".equals(poolRow(console).get("cl_waiting")), "the new pool's client waits");
             assertTrue(proxy.registry().find(db.name(), db.superuser()).orElseThrow().isPaused(),
                     "the new pool is held");
@@ -650,13 +638,7 @@ class LiveAdministrationTest {
         start("", PASSWORD);
         try (Connection console = console()) {
             console.createStatement().execute("SUSPEND");
-            CompletableFuture<Integer> late = CompletableFuture.supplyAsync(() -> {
-                try (Connection c = client()) {
-                    return selectOne(c);
-                } catch (SQLException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<Integer> late = selectOneOnANewClient();
             assertThrows(TimeoutException.class, () -> late.get(1, TimeUnit.SECONDS));
             assertTrue(clientsOf(console).isEmpty(), "the new client is not logged in while suspended");
             console.createStatement().execute("RESUME");
@@ -1052,6 +1034,17 @@ class LiveAdministrationTest {
         Properties simple = new Properties();
         simple.setProperty("preferQueryMode", "simple");
         return ProxyFixture.connect(proxy, "pgbouncer", user, password, simple);
+    }
+
+    /** A client that logs in and runs SELECT 1 on a thread of its own, for a pool that holds it. */
+    private CompletableFuture<Integer> selectOneOnANewClient() {
+        return CompletableFuture.supplyAsync(() -> {
+            try (Connection c = client()) {
+                return selectOne(c);
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     private static int selectOne(Connection c) {

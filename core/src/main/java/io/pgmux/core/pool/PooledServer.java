@@ -20,6 +20,8 @@ final class PooledServer<S> implements LentServer<S> {
     private static final VarHandle STATE;
     private static final VarHandle CLIENT;
     private static final VarHandle ASSIGNMENTS;
+    /** PgBouncer's janitor period (a third of a second): how long an idle connection may wait to be marked used. */
+    private static final long JANITOR_MARKS_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(333);
 
     static {
         try {
@@ -36,9 +38,6 @@ final class PooledServer<S> implements LentServer<S> {
     final long loginStartedNanos;
 
     private volatile int state = LOGIN;
-    /** PgBouncer's janitor period (a third of a second): how long an idle connection may wait to be marked used. */
-    private static final long JANITOR_MARKS_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(333);
-
     volatile S connection;
     /** What the connector says the connection is bound to (an event loop, say); null for none. */
     volatile Object affinity;

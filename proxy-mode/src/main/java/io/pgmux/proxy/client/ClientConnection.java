@@ -78,6 +78,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     private final ProxyContext context;
     private final FrontendMessageDecoder decoder;
+    /** Taken when the connection is accepted, as PgBouncer numbers a client socket when it allocates it. */
+    private final long id;
 
     private Channel channel;
     private State state = State.STARTUP;
@@ -120,8 +122,6 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     private Map<String, String> startupParameters;
     /** Why the client is refused once authenticated (unknown database, max_client_conn, …), or null. */
     private ErrorResponse refusal;
-    /** Taken when the connection is accepted, as PgBouncer numbers a client socket when it allocates it. */
-    private final long id;
     /** Why the pooler closes the client, for log_disconnections; null while it has not decided to. */
     private String closeReason;
 
