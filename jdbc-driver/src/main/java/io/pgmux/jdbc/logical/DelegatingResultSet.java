@@ -23,11 +23,13 @@ import java.util.Calendar;
 import java.util.Map;
 
 /**
- * Forwards every {@link ResultSet} call to the pgjdbc result set after {@link #check()}. Safe because the
- * logical connection keeps the server connection while a result set of it is open.
+ * Forwards every {@link ResultSet} call to the pgjdbc result set after {@link #check()}, a subclass saying
+ * when that is safe. Values that pgjdbc binds to its server connection (arrays, large objects) go
+ * through {@link #handOut}: the application never gets one of pgjdbc's as it is.
  */
 abstract class DelegatingResultSet implements ResultSet {
     final ResultSet delegate;
+    private ResultSetMetaData metaData;
 
     DelegatingResultSet(ResultSet delegate) {
         this.delegate = delegate;
@@ -35,6 +37,15 @@ abstract class DelegatingResultSet implements ResultSet {
 
     /** Throws if this result set may no longer be used. */
     abstract void check() throws SQLException;
+
+    /** What the application gets for a value pgjdbc returned (see {@link LeaseScope#handOut}). */
+    abstract Object handOut(Object value) throws SQLException;
+
+    /** {@link #handOut}, which keeps the JDBC interface of the value (Array, Blob, Clob, NClob, ResultSet). */
+    @SuppressWarnings("unchecked")
+    private <T> T handedOut(T value) throws SQLException {
+        return (T) handOut(value);
+    }
 
     @Override
     public boolean wasNull() throws SQLException {
@@ -256,22 +267,26 @@ abstract class DelegatingResultSet implements ResultSet {
         return delegate.getCursorName();
     }
 
+    /** Read completely now: pgjdbc's object would query the catalog later on a connection no longer ours. */
     @Override
     public ResultSetMetaData getMetaData() throws SQLException {
         check();
-        return delegate.getMetaData();
+        if (metaData == null) {
+            metaData = new DetachedResultSetMetaData(delegate.getMetaData());
+        }
+        return metaData;
     }
 
     @Override
     public Object getObject(int columnIndex) throws SQLException {
         check();
-        return delegate.getObject(columnIndex);
+        return handedOut(delegate.getObject(columnIndex));
     }
 
     @Override
     public Object getObject(String columnLabel) throws SQLException {
         check();
-        return delegate.getObject(columnLabel);
+        return handedOut(delegate.getObject(columnLabel));
     }
 
     @Override
@@ -703,61 +718,61 @@ abstract class DelegatingResultSet implements ResultSet {
     @Override
     public Object getObject(int columnIndex, Map<String, Class<?>> x) throws SQLException {
         check();
-        return delegate.getObject(columnIndex, x);
+        return handedOut(delegate.getObject(columnIndex, x));
     }
 
     @Override
     public Ref getRef(int columnIndex) throws SQLException {
         check();
-        return delegate.getRef(columnIndex);
+        return handedOut(delegate.getRef(columnIndex));
     }
 
     @Override
     public Blob getBlob(int columnIndex) throws SQLException {
         check();
-        return delegate.getBlob(columnIndex);
+        return handedOut(delegate.getBlob(columnIndex));
     }
 
     @Override
     public Clob getClob(int columnIndex) throws SQLException {
         check();
-        return delegate.getClob(columnIndex);
+        return handedOut(delegate.getClob(columnIndex));
     }
 
     @Override
     public Array getArray(int columnIndex) throws SQLException {
         check();
-        return delegate.getArray(columnIndex);
+        return handedOut(delegate.getArray(columnIndex));
     }
 
     @Override
     public Object getObject(String columnLabel, Map<String, Class<?>> x) throws SQLException {
         check();
-        return delegate.getObject(columnLabel, x);
+        return handedOut(delegate.getObject(columnLabel, x));
     }
 
     @Override
     public Ref getRef(String columnLabel) throws SQLException {
         check();
-        return delegate.getRef(columnLabel);
+        return handedOut(delegate.getRef(columnLabel));
     }
 
     @Override
     public Blob getBlob(String columnLabel) throws SQLException {
         check();
-        return delegate.getBlob(columnLabel);
+        return handedOut(delegate.getBlob(columnLabel));
     }
 
     @Override
     public Clob getClob(String columnLabel) throws SQLException {
         check();
-        return delegate.getClob(columnLabel);
+        return handedOut(delegate.getClob(columnLabel));
     }
 
     @Override
     public Array getArray(String columnLabel) throws SQLException {
         check();
-        return delegate.getArray(columnLabel);
+        return handedOut(delegate.getArray(columnLabel));
     }
 
     @Override
@@ -913,13 +928,13 @@ abstract class DelegatingResultSet implements ResultSet {
     @Override
     public NClob getNClob(int columnIndex) throws SQLException {
         check();
-        return delegate.getNClob(columnIndex);
+        return handedOut(delegate.getNClob(columnIndex));
     }
 
     @Override
     public NClob getNClob(String columnLabel) throws SQLException {
         check();
-        return delegate.getNClob(columnLabel);
+        return handedOut(delegate.getNClob(columnLabel));
     }
 
     @Override
@@ -1141,13 +1156,13 @@ abstract class DelegatingResultSet implements ResultSet {
     @Override
     public <T> T getObject(int columnIndex, Class<T> x) throws SQLException {
         check();
-        return delegate.getObject(columnIndex, x);
+        return x.cast(handOut(delegate.getObject(columnIndex, x)));
     }
 
     @Override
     public <T> T getObject(String columnLabel, Class<T> x) throws SQLException {
         check();
-        return delegate.getObject(columnLabel, x);
+        return x.cast(handOut(delegate.getObject(columnLabel, x)));
     }
 
     @Override

@@ -39,6 +39,12 @@ final class EmptyResultSet extends DelegatingResultSet {
         }
     }
 
+    /** Never reached: check() refuses every getter. */
+    @Override
+    Object handOut(Object value) {
+        return value;
+    }
+
     @Override
     public boolean next() throws SQLException {
         checkOpen();

@@ -104,6 +104,17 @@ final class LogicalCallableStatement extends LogicalPreparedStatement implements
         return (CallableStatement) physical;
     }
 
+    /** An OUT value as the application gets it (see {@link LeaseScope#handOut}): this statement holds the loan. */
+    private Object handOut(Object value) throws SQLException {
+        return LeaseScope.handOut(value, conn, this);
+    }
+
+    /** {@link #handOut}, which keeps the JDBC interface of the value. */
+    @SuppressWarnings("unchecked")
+    private <T> T handedOut(T value) throws SQLException {
+        return (T) handOut(value);
+    }
+
     @Override
     public void registerOutParameter(String parameterName, int sqlType) throws SQLException {
         bindNamedOut(parameterName, ps -> ((CallableStatement) ps).registerOutParameter(parameterName, sqlType));
@@ -472,7 +483,7 @@ final class LogicalCallableStatement extends LogicalPreparedStatement implements
 
     @Override
     public Object getObject(int parameterIndex) throws SQLException {
-        return outputs().getObject(parameterIndex);
+        return handedOut(outputs().getObject(parameterIndex));
     }
 
     @Override
@@ -482,27 +493,27 @@ final class LogicalCallableStatement extends LogicalPreparedStatement implements
 
     @Override
     public Object getObject(int parameterIndex, Map<String, Class<?>> map) throws SQLException {
-        return outputs().getObject(parameterIndex, map);
+        return handedOut(outputs().getObject(parameterIndex, map));
     }
 
     @Override
     public Ref getRef(int parameterIndex) throws SQLException {
-        return outputs().getRef(parameterIndex);
+        return handedOut(outputs().getRef(parameterIndex));
     }
 
     @Override
     public Blob getBlob(int parameterIndex) throws SQLException {
-        return outputs().getBlob(parameterIndex);
+        return handedOut(outputs().getBlob(parameterIndex));
     }
 
     @Override
     public Clob getClob(int parameterIndex) throws SQLException {
-        return outputs().getClob(parameterIndex);
+        return handedOut(outputs().getClob(parameterIndex));
     }
 
     @Override
     public Array getArray(int parameterIndex) throws SQLException {
-        return outputs().getArray(parameterIndex);
+        return handedOut(outputs().getArray(parameterIndex));
     }
 
     @Override
@@ -587,7 +598,7 @@ final class LogicalCallableStatement extends LogicalPreparedStatement implements
 
     @Override
     public Object getObject(String parameterName) throws SQLException {
-        return outputs().getObject(parameterName);
+        return handedOut(outputs().getObject(parameterName));
     }
 
     @Override
@@ -597,27 +608,27 @@ final class LogicalCallableStatement extends LogicalPreparedStatement implements
 
     @Override
     public Object getObject(String parameterName, Map<String, Class<?>> map) throws SQLException {
-        return outputs().getObject(parameterName, map);
+        return handedOut(outputs().getObject(parameterName, map));
     }
 
     @Override
     public Ref getRef(String parameterName) throws SQLException {
-        return outputs().getRef(parameterName);
+        return handedOut(outputs().getRef(parameterName));
     }
 
     @Override
     public Blob getBlob(String parameterName) throws SQLException {
-        return outputs().getBlob(parameterName);
+        return handedOut(outputs().getBlob(parameterName));
     }
 
     @Override
     public Clob getClob(String parameterName) throws SQLException {
-        return outputs().getClob(parameterName);
+        return handedOut(outputs().getClob(parameterName));
     }
 
     @Override
     public Array getArray(String parameterName) throws SQLException {
-        return outputs().getArray(parameterName);
+        return handedOut(outputs().getArray(parameterName));
     }
 
     @Override
@@ -652,12 +663,12 @@ final class LogicalCallableStatement extends LogicalPreparedStatement implements
 
     @Override
     public NClob getNClob(int parameterIndex) throws SQLException {
-        return outputs().getNClob(parameterIndex);
+        return handedOut(outputs().getNClob(parameterIndex));
     }
 
     @Override
     public NClob getNClob(String parameterName) throws SQLException {
-        return outputs().getNClob(parameterName);
+        return handedOut(outputs().getNClob(parameterName));
     }
 
     @Override
@@ -702,11 +713,11 @@ final class LogicalCallableStatement extends LogicalPreparedStatement implements
 
     @Override
     public <T> T getObject(int parameterIndex, Class<T> type) throws SQLException {
-        return outputs().getObject(parameterIndex, type);
+        return type.cast(handOut(outputs().getObject(parameterIndex, type)));
     }
 
     @Override
     public <T> T getObject(String parameterName, Class<T> type) throws SQLException {
-        return outputs().getObject(parameterName, type);
+        return type.cast(handOut(outputs().getObject(parameterName, type)));
     }
 }

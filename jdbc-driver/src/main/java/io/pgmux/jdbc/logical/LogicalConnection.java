@@ -85,6 +85,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private Loan loan;
     /** The server connection of {@link #loan}, or null. */
     private PhysicalConnection physical;
+    /** Counts this connection's loans, so that what pgjdbc handed out in one can tell when it ended (LeaseScope). */
+    private long leases;
     /** Session mode: a statement changed session state, so the server connection is reset at close. */
     private boolean sessionDirty;
     /** What the reclaimer moved this connection's loans to, so that it can be collected; made at its first look. */
@@ -185,8 +187,14 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         }
         loan = l;
         physical = p;
+        leases++;
         l.uses++;
         return p;
+    }
+
+    /** The number of the loan held now, which a {@link LeaseScope} compares; meaningless while none is held. */
+    long lease() {
+        return leases;
     }
 
     /**

@@ -1,12 +1,9 @@
 package io.pgmux.jdbc.logical;
 
 import io.pgmux.jdbc.physical.PhysicalConnection;
-import java.sql.Array;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Map;
 
 /**
  * A result set whose logical connection holds the server connection it came from until it is closed, so
@@ -18,7 +15,6 @@ final class LogicalResultSet extends DelegatingResultSet {
     private final LogicalStatement owner;
     private final PhysicalConnection origin;
     private boolean closed;
-    private ResultSetMetaData metaData;
 
     LogicalResultSet(LogicalConnection conn, LogicalStatement owner, ResultSet delegate, PhysicalConnection origin) {
         super(delegate);
@@ -48,70 +44,9 @@ final class LogicalResultSet extends DelegatingResultSet {
         }
     }
 
-    /** Read completely now: pgjdbc's object would query the catalog later on a connection no longer ours. */
     @Override
-    public ResultSetMetaData getMetaData() throws SQLException {
-        check();
-        if (metaData == null) {
-            metaData = new DetachedResultSetMetaData(delegate.getMetaData());
-        }
-        return metaData;
-    }
-
-    @Override
-    public Array getArray(int columnIndex) throws SQLException {
-        check();
-        return detach(delegate.getArray(columnIndex));
-    }
-
-    @Override
-    public Array getArray(String columnLabel) throws SQLException {
-        check();
-        return detach(delegate.getArray(columnLabel));
-    }
-
-    @Override
-    public Object getObject(int columnIndex) throws SQLException {
-        check();
-        return detach(delegate.getObject(columnIndex));
-    }
-
-    @Override
-    public Object getObject(String columnLabel) throws SQLException {
-        check();
-        return detach(delegate.getObject(columnLabel));
-    }
-
-    @Override
-    public Object getObject(int columnIndex, Map<String, Class<?>> map) throws SQLException {
-        check();
-        return detach(delegate.getObject(columnIndex, map));
-    }
-
-    @Override
-    public Object getObject(String columnLabel, Map<String, Class<?>> map) throws SQLException {
-        check();
-        return detach(delegate.getObject(columnLabel, map));
-    }
-
-    @Override
-    public <T> T getObject(int columnIndex, Class<T> type) throws SQLException {
-        check();
-        return type.cast(detach(delegate.getObject(columnIndex, type)));
-    }
-
-    @Override
-    public <T> T getObject(String columnLabel, Class<T> type) throws SQLException {
-        check();
-        return type.cast(detach(delegate.getObject(columnLabel, type)));
-    }
-
-    private static Array detach(Array array) throws SQLException {
-        return array == null ? null : new DetachedArray(array);
-    }
-
-    private static Object detach(Object value) throws SQLException {
-        return value instanceof Array ? new DetachedArray((Array) value) : value;
+    Object handOut(Object value) throws SQLException {
+        return LeaseScope.handOut(value, conn, owner);
     }
 
     @Override
