@@ -24,8 +24,8 @@ import java.util.Map;
 
 /**
  * Forwards every {@link ResultSet} call to the pgjdbc result set after {@link #check()}, a subclass saying
- * when that is safe. Values that pgjdbc binds to its server connection (arrays, large objects) go
- * through {@link #handOut}: the application never gets one of pgjdbc's as it is.
+ * when that is safe. Values that pgjdbc binds to its server connection (arrays, large objects, refcursor
+ * results) go through {@link #handOut}: the application never gets one of pgjdbc's as it is.
  */
 abstract class DelegatingResultSet implements ResultSet {
     final ResultSet delegate;
@@ -1187,5 +1187,19 @@ abstract class DelegatingResultSet implements ResultSet {
     public void updateObject(String columnLabel, Object x, SQLType arg2) throws SQLException {
         check();
         delegate.updateObject(columnLabel, x, arg2);
+    }
+
+    /** Only to what this object itself is: pgjdbc's result set stays inside. */
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        if (iface.isInstance(this)) {
+            return iface.cast(this);
+        }
+        throw new SQLException("Cannot unwrap to " + iface.getName(), "HY000");
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) {
+        return iface.isInstance(this);
     }
 }

@@ -3,12 +3,13 @@ package io.pgmux.jdbc.logical;
 import java.sql.Array;
 import java.sql.Blob;
 import java.sql.Clob;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
  * One loan of a server connection to a logical connection, as seen by a value pgjdbc handed out during it.
- * Such values (a Blob, a Clob) keep pgjdbc's server connection and run
+ * Such values (a Blob, a Clob, the result set of a refcursor) keep pgjdbc's server connection and run
  * queries on it later; once the loan has ended that connection may be in another client's transaction, so
  * they may be used only while the loan lasts: in the transaction that read them, or longer while something
  * else (an open result set, a pin, session mode) keeps the server connection.
@@ -79,7 +80,8 @@ final class LeaseScope {
 
     /**
      * What the application gets for a value pgjdbc returned to {@code conn}, which holds the loan it was read
-     * in: an array read completely, a large object bound to that loan, anything else as it is.
+     * in: an array read completely, a large object or a refcursor's result set bound to that loan, anything
+     * else as it is. {@code statement} is what a refcursor's result set names as its statement.
      */
     static Object handOut(Object value, LogicalConnection conn, Statement statement) throws SQLException {
         if (value instanceof Array array) {
@@ -90,6 +92,9 @@ final class LeaseScope {
         }
         if (value instanceof Clob clob) {
             return new LeaseBoundClob(current(conn), clob);
+        }
+        if (value instanceof ResultSet rs) {
+            return new CursorResultSet(current(conn), statement, rs);
         }
         return value;
     }

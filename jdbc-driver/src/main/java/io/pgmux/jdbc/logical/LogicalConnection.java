@@ -1016,7 +1016,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     @Override
     public Array createArrayOf(String typeName, Object[] elements) throws SQLException {
         checkOpen();
-        return withServer(p -> p.connection().createArrayOf(typeName, elements));
+        // Read completely: pgjdbc's array would look up its element type later on a connection no longer ours.
+        return withServer(p -> new DetachedArray(p.connection().createArrayOf(typeName, elements)));
     }
 
     @Override
