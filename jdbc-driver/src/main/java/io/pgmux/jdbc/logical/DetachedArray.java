@@ -8,16 +8,21 @@ import java.util.Map;
 
 /**
  * An array value read completely while its server connection was held: pgjdbc's own Array looks up its
- * element type later through the connection it came from, which by then may serve another client.
+ * element type later through the connection it came from, which by then may serve another client. Only
+ * getResultSet() still needs pgjdbc's, so it works while the loan it was read in lasts (see {@link LeaseScope}).
  */
 final class DetachedArray implements Array {
+    private final Array source;
+    private final LeaseScope scope;
     private final String baseTypeName;
     private final int baseType;
     private final Object elements;
     private final String text;
     private boolean freed;
 
-    DetachedArray(Array array) throws SQLException {
+    DetachedArray(Array array, LeaseScope scope) throws SQLException {
+        this.source = array;
+        this.scope = scope;
         this.baseTypeName = array.getBaseTypeName();
         this.baseType = array.getBaseType();
         this.elements = array.getArray();
@@ -86,27 +91,31 @@ final class DetachedArray implements Array {
 
     @Override
     public ResultSet getResultSet() throws SQLException {
-        throw resultSetNotSupported();
+        return resultSet(source::getResultSet);
     }
 
     @Override
     public ResultSet getResultSet(Map<String, Class<?>> map) throws SQLException {
-        throw resultSetNotSupported();
+        return resultSet(() -> source.getResultSet(map));
     }
 
     @Override
     public ResultSet getResultSet(long index, int count) throws SQLException {
-        throw resultSetNotSupported();
+        return resultSet(() -> source.getResultSet(index, count));
     }
 
     @Override
     public ResultSet getResultSet(long index, int count, Map<String, Class<?>> map) throws SQLException {
-        throw resultSetNotSupported();
+        return resultSet(() -> source.getResultSet(index, count, map));
     }
 
-    private static SQLException resultSetNotSupported() {
-        return new SQLFeatureNotSupportedException("Array.getResultSet() is not supported on pooled logical "
-                + "connections; use getArray()", "0A000");
+    private ResultSet resultSet(LeaseScope.Call<ResultSet> call) throws SQLException {
+        check();
+        if (!scope.lasts()) {
+            throw new SQLException("Array.getResultSet() works only in the transaction that read the array;"
+                    + " getArray() works at any time", LeaseScope.OBJECT_NOT_IN_STATE);
+        }
+        return new LeaseBoundResultSet(scope, null, scope.call("This Array", call));
     }
 
     @Override

@@ -9,7 +9,7 @@ import java.sql.Statement;
 
 /**
  * One loan of a server connection to a logical connection, as seen by a value pgjdbc handed out during it.
- * Such values (a Blob, a Clob, the result set of a refcursor) keep pgjdbc's server connection and run
+ * Such values (a Blob, a Clob, the result set of a refcursor or an array) keep pgjdbc's server connection and run
  * queries on it later; once the loan has ended that connection may be in another client's transaction, so
  * they may be used only while the loan lasts: in the transaction that read them, or longer while something
  * else (an open result set, a pin, session mode) keeps the server connection.
@@ -85,7 +85,7 @@ final class LeaseScope {
      */
     static Object handOut(Object value, LogicalConnection conn, Statement statement) throws SQLException {
         if (value instanceof Array array) {
-            return new DetachedArray(array);
+            return new DetachedArray(array, current(conn));
         }
         if (value instanceof Blob blob) {
             return new LeaseBoundBlob(current(conn), blob);
@@ -94,7 +94,7 @@ final class LeaseScope {
             return new LeaseBoundClob(current(conn), clob);
         }
         if (value instanceof ResultSet rs) {
-            return new CursorResultSet(current(conn), statement, rs);
+            return new LeaseBoundResultSet(current(conn), statement, rs);
         }
         return value;
     }

@@ -1017,7 +1017,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     public Array createArrayOf(String typeName, Object[] elements) throws SQLException {
         checkOpen();
         // Read completely: pgjdbc's array would look up its element type later on a connection no longer ours.
-        return withServer(p -> new DetachedArray(p.connection().createArrayOf(typeName, elements)));
+        return withServer(p -> new DetachedArray(p.connection().createArrayOf(typeName, elements),
+                LeaseScope.current(this)));
     }
 
     @Override

@@ -27,6 +27,7 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.RowId;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.sql.SQLXML;
 import java.sql.Savepoint;
 import java.sql.Statement;
@@ -174,7 +175,7 @@ class NoPgjdbcObjectEscapesTest {
                 "PreparedStatement.getParameterMetaData -> ParameterMetaData",
                 "CallableStatement.getObject -> ResultSet", "ResultSet.getStatement -> Statement",
                 "ResultSet.getObject -> ResultSet", "ResultSet.getBlob -> Blob", "ResultSet.getClob -> Clob",
-                "ResultSet.getArray -> Array", "ResultSet.getSQLXML -> SQLXML",
+                "ResultSet.getArray -> Array", "Array.getResultSet -> ResultSet", "ResultSet.getSQLXML -> SQLXML",
                 "ResultSet.getMetaData -> ResultSetMetaData")) {
             assertTrue(returned.contains(expected), "the walk reached " + expected + "; it reached " + returned);
         }
@@ -338,11 +339,12 @@ class NoPgjdbcObjectEscapesTest {
         return "value";
     }
 
-    /** Methods that can hand out an object: those returning Object or a java.sql interface, but unwrap. */
+    /** Methods that can hand out an object: those returning Object, a java.sql interface or warnings, but unwrap. */
     private static boolean returnsObject(Method m) {
         Class<?> r = m.getReturnType();
         return !Modifier.isStatic(m.getModifiers()) && !m.getName().equals("unwrap")
-                && (r == Object.class || r.isInterface() && r.getPackageName().equals("java.sql"));
+                && (r == Object.class || r == SQLWarning.class
+                        || r.isInterface() && r.getPackageName().equals("java.sql"));
     }
 
     /** Every combination of plausible arguments: each column for an index or label, each type for a Class. */

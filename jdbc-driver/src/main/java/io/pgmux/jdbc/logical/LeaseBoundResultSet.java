@@ -5,19 +5,20 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * The result set pgjdbc returns for a refcursor value: its rows are read already, but pgjdbc reaches its
- * server connection for metadata, for some values, and through its own statement. So it is usable only
- * while the loan it was read in lasts (see {@link LeaseScope}), and names the logical statement of the
- * result it came from as its statement.
+ * A result set pgjdbc made in memory, of a refcursor value or of an array: its rows are read already, but
+ * pgjdbc reaches its server connection for metadata, for some values, and through its own statement. So
+ * it is usable only while the loan it was read in lasts (see {@link LeaseScope}), and names as its
+ * statement the logical one whose result it came from (none for an array's).
  */
-final class CursorResultSet extends DelegatingResultSet {
+final class LeaseBoundResultSet extends DelegatingResultSet {
     private static final String INVALID_CURSOR_STATE = "24000";
+    private static final String WHAT = "This ResultSet of a refcursor or an array";
 
     private final LeaseScope scope;
     private final Statement statement;
     private boolean closed;
 
-    CursorResultSet(LeaseScope scope, Statement statement, ResultSet delegate) {
+    LeaseBoundResultSet(LeaseScope scope, Statement statement, ResultSet delegate) {
         super(delegate);
         this.scope = scope;
         this.statement = statement;
@@ -29,7 +30,7 @@ final class CursorResultSet extends DelegatingResultSet {
             throw new SQLException("This ResultSet is closed.", INVALID_CURSOR_STATE);
         }
         if (!scope.lasts()) {
-            throw LeaseScope.ended("This ResultSet of a refcursor", INVALID_CURSOR_STATE);
+            throw LeaseScope.ended(WHAT, INVALID_CURSOR_STATE);
         }
     }
 
@@ -44,7 +45,7 @@ final class CursorResultSet extends DelegatingResultSet {
         LogicalConnection conn = scope.connection();
         conn.used();
         try {
-            // Reads from the server only with a defaultRowFetchSize: pgjdbc then fetches the cursor in batches.
+            // Reads from the server only for a refcursor under a defaultRowFetchSize: pgjdbc then fetches it in batches.
             return delegate.next();
         } catch (SQLException e) {
             throw conn.failed(e);
@@ -62,7 +63,7 @@ final class CursorResultSet extends DelegatingResultSet {
         return closed || !scope.lasts();
     }
 
-    /** pgjdbc closed the cursor on the server when it read it; its result set is let go while the loan lasts. */
+    /** pgjdbc closed a refcursor on the server when it read it; its result set is let go while the loan lasts. */
     @Override
     public void close() throws SQLException {
         if (closed) {
@@ -70,7 +71,7 @@ final class CursorResultSet extends DelegatingResultSet {
         }
         closed = true;
         if (scope.lasts()) {
-            scope.call("This ResultSet of a refcursor", () -> {
+            scope.call(WHAT, () -> {
                 delegate.close();
                 return null;
             });
