@@ -62,6 +62,7 @@ final class LeaseScope {
      * loan cannot end while it runs; refused once the loan has ended.
      */
     <T> T call(String what, Call<T> call) throws SQLException {
+        conn.checkOpen();
         conn.lock();
         try {
             if (!lasts()) {

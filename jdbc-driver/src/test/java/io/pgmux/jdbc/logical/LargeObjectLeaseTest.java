@@ -117,6 +117,37 @@ class LargeObjectLeaseTest {
         }
     }
 
+    /** In session mode the server connection stays the logical connection's, so a Blob lives on as in pgjdbc. */
+    @Test
+    void inSessionModeABlobNotYetReadIsReadInTheConnectionsNextTransaction() throws SQLException {
+        JdbcPool session = pools.open("lob-session",
+                PoolConfig.jdbcDefaults().defaultPoolSize(1).poolMode(PoolMode.SESSION));
+        try (Connection a = session.getConnection()) {
+            a.setAutoCommit(false);
+            Blob blob;
+            try (Statement s = a.createStatement(); ResultSet rs = s.executeQuery("SELECT doc FROM lob_docs")) {
+                rs.next();
+                blob = rs.getBlob(1);
+            }
+            a.commit();
+            assertArrayEquals(CONTENT, blob.getBytes(1, CONTENT.length));
+            a.commit();
+        }
+    }
+
+    @Test
+    void aBlobOfAClosedConnectionFailsAsTheClosedConnectionDoes() throws SQLException {
+        Blob blob;
+        try (Connection a = pool.getConnection()) {
+            a.setAutoCommit(false);
+            try (Statement s = a.createStatement(); ResultSet rs = s.executeQuery("SELECT doc FROM lob_docs")) {
+                rs.next();
+                blob = rs.getBlob(1);
+            }
+        }
+        assertEquals("08003", assertThrows(SQLException.class, blob::length).getSQLState());
+    }
+
     /** On direct pgjdbc connections the same calls fail on A's connection alone, and B commits both rows. */
     @Test
     void onTwoDirectConnectionsTheSameCallsFailOnTheFirstAloneAndTheOtherCommitsBothRows() throws SQLException {
