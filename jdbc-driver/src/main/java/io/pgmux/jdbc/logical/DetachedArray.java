@@ -9,7 +9,8 @@ import java.util.Map;
 /**
  * An array value read completely while its server connection was held: pgjdbc's own Array looks up its
  * element type later through the connection it came from, which by then may serve another client. Only
- * getResultSet() still needs pgjdbc's, so it works while the loan it was read in lasts (see {@link LeaseScope}).
+ * getResultSet() still needs pgjdbc's array, so it works while the loan it was read in lasts (see
+ * {@link LeaseScope}).
  */
 final class DetachedArray implements Array {
     private final Array source;

@@ -45,7 +45,7 @@ final class LeaseBoundResultSet extends DelegatingResultSet {
         LogicalConnection conn = scope.connection();
         conn.used();
         try {
-            // Reads from the server only for a refcursor under a defaultRowFetchSize: pgjdbc then fetches it in batches.
+            // Reads from the server only for a refcursor under a defaultRowFetchSize, fetched in batches then.
             return delegate.next();
         } catch (SQLException e) {
             throw conn.failed(e);

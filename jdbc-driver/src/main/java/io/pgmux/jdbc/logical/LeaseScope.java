@@ -9,10 +9,10 @@ import java.sql.Statement;
 
 /**
  * One loan of a server connection to a logical connection, as seen by a value pgjdbc handed out during it.
- * Such values (a Blob, a Clob, the result set of a refcursor or an array) keep pgjdbc's server connection and run
- * queries on it later; once the loan has ended that connection may be in another client's transaction, so
- * they may be used only while the loan lasts: in the transaction that read them, or longer while something
- * else (an open result set, a pin, session mode) keeps the server connection.
+ * Such values (a Blob, a Clob, the result set of a refcursor or of an array) keep pgjdbc's server connection
+ * and run queries on it later; once the loan has ended that connection may be in another client's
+ * transaction, so they may be used only while the loan lasts: in the transaction that read them, or longer
+ * while something else (an open result set, a pin, session mode) keeps the server connection.
  */
 final class LeaseScope {
     /** SQLSTATE object_not_in_prerequisite_state, which pgjdbc gives a freed large object too. */
@@ -82,7 +82,8 @@ final class LeaseScope {
     /**
      * What the application gets for a value pgjdbc returned to {@code conn}, which holds the loan it was read
      * in: an array read completely, a large object or a refcursor's result set bound to that loan, anything
-     * else as it is. {@code statement} is what a refcursor's result set names as its statement.
+     * else as it is. {@code statement} is what a refcursor's result set names as its statement. No allocation
+     * for a plain value.
      */
     static Object handOut(Object value, LogicalConnection conn, Statement statement) throws SQLException {
         if (value instanceof Array array) {
