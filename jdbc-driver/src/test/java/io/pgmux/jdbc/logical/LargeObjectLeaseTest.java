@@ -72,6 +72,22 @@ class LargeObjectLeaseTest {
         }
     }
 
+    /** Not opened before the commit, pgjdbc's Blob would open the large object in B's transaction. */
+    @Test
+    void aBlobFirstReadAfterItsTransactionEndedFailsOnItsOwnConnectionInsteadOfReadingInTheOtherClients()
+            throws SQLException {
+        try (Connection a = pool.getConnection(); Connection b = pool.getConnection()) {
+            a.setAutoCommit(false);
+            Blob blob;
+            try (Statement s = a.createStatement(); ResultSet rs = s.executeQuery("SELECT doc FROM lob_docs")) {
+                rs.next();
+                blob = rs.getBlob(1);
+            }
+            a.commit();
+            assertEndedTransaction(duringOthersTransaction(b, () -> blob.getBytes(1, 5)));
+        }
+    }
+
     @Test
     void aClobUsedAfterItsTransactionEndedFailsOnItsOwnConnectionAndTheOtherClientCommitsBothRows()
             throws SQLException {
