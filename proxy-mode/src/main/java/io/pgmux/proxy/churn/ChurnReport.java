@@ -36,20 +36,40 @@ public final class ChurnReport {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS")
             .withZone(ZoneOffset.UTC);
 
+    private static final String USAGE = "usage: pgmux churn <postgresql.log>... (stderr, csvlog or jsonlog format,"
+            + " plain or .gz; the server logging with log_connections = on and log_disconnections = on)";
+
     private final ChurnStats stats = new ChurnStats();
+    private final PrintStream err;
+
+    ChurnReport(PrintStream err) {
+        this.err = err;
+    }
 
     /**
      * Runs the report on the named files, printing it to {@code out} and problems to {@code err}.
      *
-     * @return the process exit code: 0, 1 when a file cannot be read, 2 for a usage error
+     * @return the process exit code: 0 (also for {@code --help}), 1 when a file cannot be read, 2 for a usage
+     *         error
      */
     public static int run(List<String> files, PrintStream out, PrintStream err) {
+        if (files.size() == 1 && (files.get(0).equals("--help") || files.get(0).equals("-h"))) {
+            out.println(USAGE);
+            return 0;
+        }
         if (files.isEmpty()) {
-            err.println("usage: pgmux churn <postgresql.log>... (stderr, csvlog or jsonlog format, plain or .gz; the"
-                    + " server logging with log_connections = on and log_disconnections = on)");
+            err.println(USAGE);
             return 2;
         }
-        ChurnReport report = new ChurnReport();
+        for (String file : files) {
+            if (file.startsWith("-")) {
+                err.println("pgmux churn: unknown option " + file + " (a file whose name starts with - is given as"
+                        + " ./" + file + ")");
+                err.println(USAGE);
+                return 2;
+            }
+        }
+        ChurnReport report = new ChurnReport(err);
         for (String file : files) {
             try {
                 report.read(Path.of(file));
@@ -57,7 +77,8 @@ public final class ChurnReport {
                 err.println("pgmux churn: cannot read " + file + ": no such file");
                 return 1;
             } catch (IOException e) {
-                err.println("pgmux churn: cannot read " + file + ": " + e.getMessage());
+                err.println("pgmux churn: cannot read " + file + ": "
+                        + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
                 return 1;
             }
         }
@@ -67,19 +88,25 @@ public final class ChurnReport {
 
     /**
      * Reads one log file, gzip-compressed or not (told by its first bytes, not its name), in the format its first
-     * line shows (stderr, csvlog or jsonlog).
+     * line shows (stderr, csvlog or jsonlog). A line whose values are out of range is counted as malformed and
+     * named, with its file and number, on the error stream.
      */
     void read(Path file) throws IOException {
         try (InputStream raw = new BufferedInputStream(Files.newInputStream(file))) {
             raw.mark(2);
             boolean gzip = raw.read() == 0x1f && raw.read() == 0x8b;
             raw.reset();
-            InputStream in = gzip ? new GZIPInputStream(raw) : raw;
+            InputStream in = gzip ? gzipStream(raw) : raw;
             try (BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
                 String line = reader.readLine();
                 LogParser parser = line == null ? null : LogParser.forFirstLine(line, stats);
-                for (; line != null; line = reader.readLine()) {
-                    parser.accept(line);
+                for (long number = 1; line != null; line = reader.readLine(), number++) {
+                    try {
+                        parser.accept(line);
+                    } catch (LogLineException e) {
+                        stats.malformed();
+                        err.println("pgmux churn: " + file + ":" + number + ": " + e.getMessage());
+                    }
                 }
                 if (parser != null) {
                     parser.end();
@@ -88,6 +115,14 @@ public final class ChurnReport {
                 // A truncated gzip file: what was read so far still counts.
                 stats.malformed();
             }
+        }
+    }
+
+    private static InputStream gzipStream(InputStream raw) throws IOException {
+        try {
+            return new GZIPInputStream(raw);
+        } catch (EOFException e) {
+            throw new IOException("gzip file ends inside its header", e);
         }
     }
 
@@ -104,7 +139,7 @@ public final class ChurnReport {
         }
         long[] durations = sessions.stream().filter(ChurnStats.Session::ended)
                 .mapToLong(ChurnStats.Session::durationMillis).sorted().toArray();
-        long[] concurrency = concurrencyPerSecond(sessions);
+        SecondsHistogram concurrency = concurrencyPerSecond(sessions);
         long peakConcurrency = peakConcurrency(sessions);
 
         double rate = 0;
@@ -116,19 +151,11 @@ public final class ChurnReport {
             out.printf(Locale.ROOT, "Span: %s .. %s (%s)%n", TIME.format(Instant.ofEpochMilli(first)),
                     TIME.format(Instant.ofEpochMilli(last)), duration(last - first));
             out.printf(Locale.ROOT, "Connections: %d authorized, %d ended%n", authorized.length, durations.length);
-            long[] perSecond = perSecond(authorized);
-            long[] sorted = perSecond.clone();
-            Arrays.sort(sorted);
-            int peakAt = 0;
-            for (int i = 1; i < perSecond.length; i++) {
-                if (perSecond[i] > perSecond[peakAt]) {
-                    peakAt = i;
-                }
-            }
+            SecondsHistogram perSecond = new SecondsHistogram();
+            long peakSecond = perSecond(authorized, perSecond);
             out.printf(Locale.ROOT, "Connections per second: mean %.1f, p50 %d, p95 %d, p99 %d, peak %d (at %s)%n",
-                    rate, percentile(sorted, 50), percentile(sorted, 95),
-                    percentile(sorted, 99), sorted[sorted.length - 1],
-                    TIME.format(Instant.ofEpochMilli((first / 1000 + peakAt) * 1000)));
+                    rate, perSecond.percentile(50), perSecond.percentile(95), perSecond.percentile(99),
+                    perSecond.max(), TIME.format(Instant.ofEpochMilli(peakSecond * 1000)));
         } else {
             out.printf(Locale.ROOT, "Connections: none authorized in the log, %d ended%n", durations.length);
         }
@@ -155,7 +182,7 @@ public final class ChurnReport {
             out.printf(Locale.ROOT, "Sessions shorter than 1 s: %.1f%% (%d of %d)%n", 100 * shortShare,
                     shortSessions, durations.length);
         }
-        long p95Concurrency = concurrency.length == 0 ? peakConcurrency : percentile(sorted(concurrency), 95);
+        long p95Concurrency = concurrency.isEmpty() ? peakConcurrency : concurrency.percentile(95);
         out.printf(Locale.ROOT, "Sessions open at once: p95 %d, peak %d%n", p95Concurrency, peakConcurrency);
 
         printSources(out, sessions);
@@ -204,39 +231,70 @@ public final class ChurnReport {
                 100 * shortShare, size);
     }
 
-    /** Connections authorized in each second from the first to the last. */
-    private static long[] perSecond(long[] sortedMillis) {
-        long first = sortedMillis[0] / 1000;
-        long[] counts = new long[(int) (sortedMillis[sortedMillis.length - 1] / 1000 - first + 1)];
-        for (long t : sortedMillis) {
-            counts[(int) (t / 1000 - first)]++;
+    /**
+     * Adds to {@code perSecond} the connections authorized in each second from the first to the last, quiet
+     * seconds included, from one pass over the sorted times.
+     *
+     * @return the first second with the most connections
+     */
+    private static long perSecond(long[] sortedMillis, SecondsHistogram perSecond) {
+        long first = Math.floorDiv(sortedMillis[0], 1000);
+        long last = Math.floorDiv(sortedMillis[sortedMillis.length - 1], 1000);
+        long busySeconds = 0;
+        long peakSecond = first;
+        long peak = 0;
+        for (int i = 0; i < sortedMillis.length; ) {
+            long second = Math.floorDiv(sortedMillis[i], 1000);
+            int j = i;
+            while (j < sortedMillis.length && Math.floorDiv(sortedMillis[j], 1000) == second) {
+                j++;
+            }
+            perSecond.add(j - i, 1);
+            busySeconds++;
+            if (j - i > peak) {
+                peak = j - i;
+                peakSecond = second;
+            }
+            i = j;
         }
-        return counts;
+        perSecond.add(0, last - first + 1 - busySeconds);
+        return peakSecond;
     }
 
-    /** Sessions open at the start of each second the log covers. */
-    private static long[] concurrencyPerSecond(List<ChurnStats.Session> sessions) {
+    /**
+     * Sessions open at the start of each second the log covers, from a sweep over the sessions' starts and ends:
+     * the count stays the same between two events, so each stretch adds the seconds that begin in it at once.
+     */
+    private static SecondsHistogram concurrencyPerSecond(List<ChurnStats.Session> sessions) {
+        SecondsHistogram open = new SecondsHistogram();
         if (sessions.isEmpty()) {
-            return new long[0];
+            return open;
         }
         long[] starts = sorted(sessions.stream().mapToLong(ChurnStats.Session::startMillis).toArray());
         long[] ends = sorted(sessions.stream().mapToLong(s -> s.startMillis() + s.durationMillis()).toArray());
-        long first = Math.floorDiv(starts[0], 1000);
-        long last = Math.floorDiv(ends[ends.length - 1], 1000);
-        long[] open = new long[(int) (last - first + 1)];
+        long at = Math.floorDiv(starts[0], 1000) * 1000;
+        long end = Math.floorDiv(ends[ends.length - 1], 1000) * 1000 + 1;
+        long level = 0;
         int s = 0;
         int e = 0;
-        for (int i = 0; i < open.length; i++) {
-            long at = (first + i) * 1000;
-            while (s < starts.length && starts[s] <= at) {
-                s++;
+        while (s < starts.length || e < ends.length) {
+            long next = Math.min(s < starts.length ? starts[s] : Long.MAX_VALUE, e < ends.length ? ends[e] : Long.MAX_VALUE);
+            open.add(level, secondStartsBetween(at, next));
+            for (; s < starts.length && starts[s] == next; s++) {
+                level++;
             }
-            while (e < ends.length && ends[e] <= at) {
-                e++;
+            for (; e < ends.length && ends[e] == next; e++) {
+                level--;
             }
-            open[i] = s - e;
+            at = next;
         }
+        open.add(level, secondStartsBetween(at, end));
         return open;
+    }
+
+    /** How many whole seconds begin in {@code [fromMillis, toMillis)}. */
+    private static long secondStartsBetween(long fromMillis, long toMillis) {
+        return Math.floorDiv(-fromMillis, 1000) - Math.floorDiv(-toMillis, 1000);
     }
 
     private static long peakConcurrency(List<ChurnStats.Session> sessions) {

@@ -68,8 +68,7 @@ final class ConnectionMessages {
         } else if (message.startsWith("disconnection:")) {
             Matcher d = DISCONNECTION.matcher(message);
             if (d.find()) {
-                long sessionMillis = ((Long.parseLong(d.group(1)) * 60 + Long.parseLong(d.group(2))) * 60
-                        + Long.parseLong(d.group(3))) * 1000 + fractionMillis(d.group(4));
+                long sessionMillis = sessionMillis(d, millis);
                 stats.disconnected(pid, millis, sessionMillis, d.group(5), d.group(6), d.group(7));
             } else {
                 stats.malformed();
@@ -78,6 +77,24 @@ final class ConnectionMessages {
             stats.malformed();
         } else {
             stats.otherMessage();
+        }
+    }
+
+    /**
+     * The session time of a disconnection message in milliseconds, checked to end at {@code endMillis} on a
+     * millisecond clock: hours of any number of digits are what the pattern takes, but not what a long holds.
+     */
+    private static long sessionMillis(Matcher d, long endMillis) {
+        try {
+            long seconds = Math.addExact(Math.multiplyExact(Math.addExact(
+                    Math.multiplyExact(Long.parseLong(d.group(1)), 60), Long.parseLong(d.group(2))), 60),
+                    Long.parseLong(d.group(3)));
+            long sessionMillis = Math.addExact(Math.multiplyExact(seconds, 1000), fractionMillis(d.group(4)));
+            Math.subtractExact(endMillis, sessionMillis);
+            return sessionMillis;
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new LogLineException("session time " + d.group(1) + ":" + d.group(2) + ":" + d.group(3)
+                    + " is out of range");
         }
     }
 
