@@ -1155,12 +1155,12 @@ public final class PgMuxProxy implements AutoCloseable {
                         + " cannot feed a metricsTrackerFactory of the application's: give a metricRegistry instead");
             }
             for (String name : new String[] {"io.micrometer.prometheusmetrics.PrometheusMeterRegistry",
-                    "io.prometheus.metrics.exporter.httpserver.HTTPServer"}) {
+                    "io.prometheus.metrics.exporter.common.PrometheusScrapeHandler"}) {
                 try {
                     Class.forName(name, false, PgMuxProxy.class.getClassLoader());
                 } catch (ClassNotFoundException e) {
                     throw new IllegalStateException("metrics_listen needs io.micrometer:micrometer-registry-prometheus"
-                            + " and io.prometheus:prometheus-metrics-exporter-httpserver on the class path (the"
+                            + " and io.prometheus:prometheus-metrics-exporter-common on the class path (the"
                             + " runnable jar has them): " + name + " is missing");
                 }
             }
