@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 /**
  * The standalone proxy as a process that PgBouncer's operators know: it reads the ini, logs PgBouncer's lines,
@@ -144,15 +145,15 @@ public final class ProxyProcess {
     // ---------------------------------------------------------------- signals
 
     private void installSignals() {
-        handle("HUP", this::reload);
+        handle("HUP", this::reload, "RELOAD on the admin console still reloads");
         handle("INT", () -> shutdown("SIGINT", "waiting for all servers connections to be released", () -> {
             proxy.closeWaitForServers();
             return null;
-        }));
+        }), "SHUTDOWN WAIT_FOR_SERVERS on the admin console and SIGTERM still shut down");
         handle("TERM", () -> shutdown("SIGTERM", "waiting for all clients disconnect", () -> {
             proxy.closeWaitForClients();
             return null;
-        }));
+        }), "SHUTDOWN WAIT_FOR_CLIENTS on the admin console and SIGINT still shut down");
         handle("USR1", () -> {
             ProcessLog.write(Level.LOG, "got SIGUSR1, pausing all activity", null);
             proxy.pause().thenRun(() -> ProcessLog.write(Level.LOG, "PAUSE done: no server in use", null));
@@ -175,8 +176,24 @@ public final class ProxyProcess {
     }
 
     private static void handle(String name, Runnable action) {
+        handle(name, action, null);
+    }
+
+    /**
+     * Installs {@code action} for SIG{@code name}. For SIGHUP, SIGINT and SIGTERM alone, the JVM installs
+     * nothing when the process started with the signal ignored ({@code nohup} ignores SIGHUP; a
+     * non-interactive shell's {@code &} ignores SIGINT and SIGQUIT) and answers SIG_IGN: the signal is lost,
+     * which is said with {@code stillWorks}, the way left to the same effect. Other signals are installed over
+     * an ignored one.
+     */
+    private static void handle(String name, Runnable action, String stillWorks) {
         try {
-            Signal.handle(new Signal(name), signal -> action.run());
+            if (Signal.handle(new Signal(name), signal -> action.run()) == SignalHandler.SIG_IGN
+                    && stillWorks != null) {
+                ProcessLog.write(Level.WARNING, "SIG" + name + " was ignored when the process started (as nohup or"
+                        + " a background job of a script leaves it) and stays ignored: " + stillWorks + "; start"
+                        + " with env --default-signal=" + name + " to have it", null);
+            }
         } catch (IllegalArgumentException e) {
             ProcessLog.write(Level.WARNING, "SIG" + name + " cannot be handled (" + e.getMessage() + "); run"
                     + " without -Xrs for PgBouncer's meaning of it", null);

@@ -50,10 +50,24 @@ final class ProxyJar implements AutoCloseable {
         return start(List.of(), arguments);
     }
 
-    /** With {@code jvmOptions} ({@code -Dname=value}) before {@code -jar}. */
+    /**
+     * With {@code jvmOptions} ({@code -Dname=value}) before {@code -jar}, and the signals the proxy answers at
+     * their default disposition, whatever the test's own process inherited (a build run under nohup).
+     */
     static ProxyJar start(List<String> jvmOptions, String... arguments) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString()));
+        return start("--default-signal=HUP,INT,TERM", jvmOptions, arguments);
+    }
+
+    /** Started with {@code signals} (names, comma-separated) ignored, as nohup or a script's {@code &} leave them. */
+    static ProxyJar startIgnoring(String signals, String... arguments) throws IOException {
+        return start("--ignore-signal=" + signals, List.of(), arguments);
+    }
+
+    private static ProxyJar start(String disposition, List<String> jvmOptions, String... arguments)
+            throws IOException {
+        // env sets the disposition and executes java in its place: the process, and its pid, are the JVM's
+        List<String> command = new ArrayList<>(List.of("env", disposition,
+                Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         command.addAll(jvmOptions);
         command.addAll(List.of("-jar", jar().toString()));
         command.addAll(List.of(arguments));

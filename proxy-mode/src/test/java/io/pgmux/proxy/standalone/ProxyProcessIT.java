@@ -203,6 +203,35 @@ class ProxyProcessIT {
     }
 
     @Test
+    void aSighupIgnoredAtStartIsNamedInAWarningWithTheConsolesReload() throws Exception {
+        try (ProxyJar proxy = ProxyJar.startIgnoring("HUP", ini().toString())) {
+            proxy.awaitStderr(Pattern.compile("WARNING SIGHUP was ignored when the process started .* and stays"
+                    + " ignored: RELOAD on the admin console still reloads"));
+            proxy.awaitStderr(Pattern.compile("LOG process up: "));
+            assertEquals(1, proxy.stderr().stream().filter(l -> l.contains("was ignored when the process started"))
+                    .count(), String.join("\n", proxy.stderr()));
+        }
+    }
+
+    @Test
+    void aSigintIgnoredAtStartAsABackgroundJobOfAScriptIsNamedInAWarningWithTheConsolesShutdown()
+            throws Exception {
+        try (ProxyJar proxy = ProxyJar.startIgnoring("INT,QUIT", ini().toString())) {
+            proxy.awaitStderr(Pattern.compile("WARNING SIGINT was ignored when the process started .* and stays"
+                    + " ignored: SHUTDOWN WAIT_FOR_SERVERS on the admin console and SIGTERM still shut down"));
+        }
+    }
+
+    @Test
+    void signalsAtTheirDefaultAtStartGiveNoWarning() throws Exception {
+        try (ProxyJar proxy = ProxyJar.start(ini().toString())) {
+            proxy.awaitStderr(Pattern.compile("LOG process up: "));
+            assertTrue(proxy.stderr().stream().noneMatch(l -> l.contains("was ignored when the process started")),
+                    String.join("\n", proxy.stderr()));
+        }
+    }
+
+    @Test
     void sighupAppliesTheEditedIni() throws Exception {
         Path ini = ini();
         try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
