@@ -203,6 +203,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             fatal(PoolerError.sslRequired());
             return;
         }
+        ErrorResponse replication = StartupReplication.refusal(startup.parameters().get(StartupReplication.PARAMETER));
+        if (replication != null) {
+            fatal(replication);
+            return;
+        }
         try {
             // before the user is looked at, as PgBouncer reads the startup packet: a malformed options value or
             // a setting name no server would take is refused before any password is asked for

@@ -15,6 +15,11 @@ public final class SqlState {
     /** 53400: a client's named prepared statements would exceed their bound. */
     public static final String CONFIGURATION_LIMIT_EXCEEDED = "53400";
 
+    /** 22023: a startup parameter's value PostgreSQL itself would refuse ({@code replication=maybe}). */
+    public static final String INVALID_PARAMETER_VALUE = "22023";
+    /** 57014: a query cancelled by the client's CancelRequest. */
+    public static final String QUERY_CANCELED = "57014";
+
     /** 08006: the pooler lost a server connection that worked for the client (LISTEN through the hub). */
     public static final String CONNECTION_FAILURE = "08006";
 
