@@ -13,6 +13,7 @@ import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -187,6 +188,44 @@ class ListenHubTest {
                 n = got == null || got.length == 0 ? null : got[got.length - 1];
             }
             assertNotNull(n, "a notification after the hub listened again arrives");
+        }
+    }
+
+    /**
+     * A LISTEN whose channel holds a NUL byte is PostgreSQL's to refuse on the sender's own server (the text ends
+     * at the NUL, so the message is malformed): the hub's shared connection never sees it, and the listeners go on.
+     */
+    @Test
+    void aListenWithANulByteGetsPostgresqlsErrorAloneAndTheOtherListenersKeepTheirNotifications() throws Exception {
+        List<Connection> listeners = new ArrayList<>();
+        try (Connection notifier = connect();
+                RawClient sender = RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD)) {
+            for (int i = 0; i < 3; i++) {
+                Connection c = connect();
+                listeners.add(c);
+                execute(c, "LISTEN shared");
+            }
+            sender.send('Q', "LISTEN \"a\0b\"\0".getBytes(StandardCharsets.US_ASCII));
+            List<RawClient.Message> answer = sender.readUntilReady();
+            assertEquals("EZ", RawClient.types(answer));
+            assertEquals("ERROR", answer.get(0).field('S'));
+            assertEquals("08P01", answer.get(0).field('C'));
+            assertEquals("invalid message format", answer.get(0).field('M'));
+            sender.send('Q', "SELECT 'still usable'\0".getBytes(StandardCharsets.US_ASCII));
+            assertEquals("still usable", RawClient.firstColumn(sender.readUntilReady()));
+            execute(notifier, "NOTIFY shared, 'after'");
+            for (Connection c : listeners) {
+                assertEquals("after", awaitNotification(c).getParameter());
+            }
+            try (Connection late = connect()) {
+                execute(late, "LISTEN shared");
+                execute(notifier, "NOTIFY shared, 'for the late one too'");
+                assertEquals("for the late one too", awaitNotification(late).getParameter());
+            }
+        } finally {
+            for (Connection c : listeners) {
+                c.close();
+            }
         }
     }
 

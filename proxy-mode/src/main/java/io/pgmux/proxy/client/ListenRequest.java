@@ -7,7 +7,9 @@ import io.pgmux.proxy.protocol.FrontendMessage;
  * A simple Query that is one {@code LISTEN channel}, {@code UNLISTEN channel} or {@code UNLISTEN *} and nothing
  * else, which the proxy can answer through its {@link ListenerHub} instead of pinning the client to a server.
  * Anything else (several statements, comments, a LISTEN in the extended protocol, a channel name that is not
- * ASCII, whose bytes depend on the client's encoding) is left to the server.
+ * ASCII, whose bytes depend on the client's encoding, or that holds a NUL byte, which makes the message one
+ * PostgreSQL refuses as malformed) is left to the client's own server: the hub's connection, shared by every
+ * listener of the pool, only ever runs a name read here.
  *
  * @param listen LISTEN rather than UNLISTEN
  * @param channel the channel as the server names it (an unquoted name in lower case); null for {@code UNLISTEN *}
@@ -15,6 +17,14 @@ import io.pgmux.proxy.protocol.FrontendMessage;
 record ListenRequest(boolean listen, String channel) {
     /** PostgreSQL's NAMEDATALEN - 1: a longer name is truncated by the server, with a notice, so it is left to it. */
     private static final int MAX_NAME_BYTES = 63;
+
+    /** What the hub's connection can run for every listener: a name of 1 to 63 ASCII characters without NUL. */
+    ListenRequest {
+        if (channel != null && (channel.isEmpty() || channel.length() > MAX_NAME_BYTES
+                || !channel.chars().allMatch(c -> c > 0 && c < 0x80))) {
+            throw new IllegalArgumentException("not a channel name the listener hub can run");
+        }
+    }
 
     /** The command tag of the answer. */
     String tag() {
@@ -104,7 +114,7 @@ record ListenRequest(boolean listen, String channel) {
                     return null;
                 }
                 byte b = body.getByte(at++);
-                if (b < 0) {
+                if (b <= 0) {
                     return null;
                 }
                 if (b == '"') {

@@ -2,6 +2,7 @@ package io.pgmux.proxy.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -32,7 +33,7 @@ class ListenRequestTest {
     @ValueSource(strings = {
         "LISTEN", "LISTEN *", "LISTENjobs", "LISTEN jobs; SELECT 1", "LISTEN jobs -- comment", "/* c */ LISTEN jobs",
         "LISTEN \"\"", "LISTEN \"open", "LISTEN 1abc", "NOTIFY jobs", "BEGIN; LISTEN jobs; COMMIT", "LISTEN jobs;;",
-        "LISTEN caf\u00e9", "LISTEN \"caf\u00e9\"",
+        "LISTEN caf\u00e9", "LISTEN \"caf\u00e9\"", "LISTEN \"a\u0000b\"", "UNLISTEN \"\u0000\"",
         "LISTEN a234567890123456789012345678901234567890123456789012345678901234",
     })
     void anythingElseGoesToTheServer(String sql) {
@@ -43,6 +44,12 @@ class ListenRequestTest {
     @CsvSource(delimiter = '|', value = {"jobs|LISTEN \"jobs\"", "a\"b|LISTEN \"a\"\"b\""})
     void theHubListensToTheChannelQuoted(String channel, String sql) {
         assertEquals(sql, new ListenRequest(true, channel).sql());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"a\u0000b", "caf\u00e9", "", "a234567890123456789012345678901234567890123456789012345678901234"})
+    void noRequestForTheHubHoldsANameItsConnectionCannotRun(String channel) {
+        assertThrows(IllegalArgumentException.class, () -> new ListenRequest(true, channel));
     }
 
     private static ByteBuf body(String sql) {
