@@ -49,6 +49,8 @@ public final class RawClient implements AutoCloseable {
     private final Socket socket;
     private final DataInputStream in;
     private final DataOutputStream out;
+    /** The BackendKeyData body the login received (process id and secret key), for a CancelRequest. */
+    private byte[] backendKey;
 
     public RawClient(int port) throws IOException {
         socket = new Socket("127.0.0.1", port);
@@ -80,7 +82,21 @@ public final class RawClient implements AutoCloseable {
         if (m.type() != 'R' || m.body()[3] != 0) {
             throw new IOException("login failed: " + m.type() + " " + m.text());
         }
-        readUntilReady();
+        for (Message welcome : readUntilReady()) {
+            if (welcome.type() == 'K') {
+                backendKey = welcome.body();
+            }
+        }
+    }
+
+    /** Sends a CancelRequest with this client's key on a connection of its own, as libpq's PQcancel does. */
+    void cancel() throws IOException {
+        try (Socket cancel = new Socket("127.0.0.1", socket.getPort())) {
+            cancel.getOutputStream().write(concat(int32(8 + backendKey.length), int32(80877102), backendKey));
+            cancel.getOutputStream().flush();
+            // the proxy closes the connection once it has read the request
+            cancel.getInputStream().read();
+        }
     }
 
     private static String md5Hex(byte[] input) {

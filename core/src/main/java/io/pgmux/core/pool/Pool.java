@@ -7,6 +7,7 @@ import io.pgmux.core.stats.TrafficStats;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -268,6 +269,18 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         } catch (PoolException e) {
             whenDone.accept(null, e);
         }
+    }
+
+    /**
+     * Ends the wait of {@link #acquireAsync(Object, BiConsumer)} that calls {@code whenDone}, if it still waits:
+     * {@code whenDone} gets a {@link CancellationException} on this thread, and no server is lent for it (a
+     * client cancelled the request that waited).
+     *
+     * @return false when no such wait was left: it had been served or had failed
+     */
+    public boolean cancelWait(BiConsumer<?, ?> whenDone) {
+        Waiter<S> w = waiters.find(whenDone);
+        return w != null && waiters.fail(w, new CancellationException("the client cancelled its request"));
     }
 
     /**

@@ -106,6 +106,16 @@ final class WaitQueue<S> {
         return false;
     }
 
+    /** The live asynchronous waiter that calls {@code callback}, or null. */
+    Waiter<S> find(Object callback) {
+        for (Waiter<S> w : queue) {
+            if (w.calls(callback) && w.isWaiting()) {
+                return w;
+            }
+        }
+        return null;
+    }
+
     /** Visits live waiters oldest first; the visitor may fail them. */
     void forEachWaiting(Consumer<Waiter<S>> visitor) {
         Iterator<Waiter<S>> it = queue.iterator();

@@ -67,6 +67,11 @@ final class Waiter<S> {
         return new Waiter<>(now, deadline, lease, affinity, null, lease, whenDone);
     }
 
+    /** Whether this is the asynchronous wait that calls {@code callback}. */
+    boolean calls(Object callback) {
+        return whenDone != null && whenDone == callback;
+    }
+
     boolean isWaiting() {
         return outcome == null;
     }

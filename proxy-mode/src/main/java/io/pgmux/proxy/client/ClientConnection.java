@@ -193,7 +193,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     private void onCancelRequest(CancelRequest cancel) {
         ClientConnection target = context.clientsByKey().get(cancel.key());
         if (target != null && cancel.matches(target.key)) {
-            target.channel.eventLoop().execute(() -> target.link.cancelRunningQuery(context.cancelSender()));
+            target.channel.eventLoop().execute(() -> target.link.cancelQuery(context.cancelSender()));
         }
         channel.close();
     }

@@ -33,6 +33,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
@@ -127,6 +128,8 @@ final class Link implements ServerLink {
     private boolean sentAgain;
 
     private State state = State.IDLE;
+    /** A request cancelled while waiting ended before its Sync: the client's messages until that Sync are dropped. */
+    private boolean discardingUntilSync;
     /** The client is gone or being closed: nothing more reaches it, and a server acquired now goes back. */
     private boolean closed;
     private Lease<ServerConnection> lease;
@@ -204,6 +207,10 @@ final class Link implements ServerLink {
             case LINKED -> forward(message);
             case LISTEN_BATCH -> continueListenBatch(message);
             case IDLE -> {
+                if (discardingUntilSync) {
+                    discardUntilSync(message);
+                    return;
+                }
                 // no server takes the rest of a message whose start went to the one lost meanwhile
                 if (message.type() == FrontendMessage.TERMINATE || message.type() == FrontendMessage.CONTINUATION) {
                     message.release();
@@ -238,6 +245,22 @@ final class Link implements ServerLink {
                 }
             }
             default -> hold(message);
+        }
+    }
+
+    /** The rest of a batch whose request was cancelled while waiting: dropped, as a server drops it after an error. */
+    private void discardUntilSync(FrontendMessage message) {
+        byte type = message.type();
+        message.release();
+        if (type == FrontendMessage.TERMINATE) {
+            client.terminate();
+        } else if (type == FrontendMessage.SYNC) {
+            discardingUntilSync = false;
+            queryStartNanos = 0;
+            transactionStartNanos = 0;
+            filter.relayOwn(ReadyForQuery.IDLE);
+            channel.flush();
+            client.quiet(TransactionStatus.IDLE, System.nanoTime());
         }
     }
 
@@ -403,8 +426,14 @@ final class Link implements ServerLink {
         }
     }
 
-    /** Forwards a cancel to the server only while this client's query runs there. */
-    void cancelRunningQuery(CancelSender cancelSender) {
+    /**
+     * A CancelRequest for this client: forwarded to the server while the client's query runs there; a request
+     * still waiting for a server is ended here instead (see {@link #cancelledWhileWaiting}), never to run.
+     */
+    void cancelQuery(CancelSender cancelSender) {
+        if (state == State.WAITING && pool.cancelWait(whenServed)) {
+            return;
+        }
         ServerConnection current = server;
         if (state == State.LINKED && readyPending > 0 && current != null && current.backendKeyData() != null) {
             current.cancelSent(cancelSender.send(current.remoteAddress(), current.backendKeyData()));
@@ -593,13 +622,44 @@ final class Link implements ServerLink {
 
     private void onWaitOver(Lease<ServerConnection> acquired, Throwable failure) {
         waitStartNanos = 0;
-        if (failure != null) {
+        if (failure instanceof CancellationException) {
+            cancelledWhileWaiting();
+        } else if (failure != null) {
             state = State.IDLE;
             sentAgain = false;
             client.failAcquire(failure);
         } else {
             onAcquired(acquired);
         }
+    }
+
+    /**
+     * The client cancelled the request that waited for a server: it is answered as PostgreSQL answers a cancelled
+     * statement (57014, then ReadyForQuery at the request's end: its Query, or the Sync of its batch, read now or
+     * later), without having reached a server. What the client sent after it is served as usual.
+     */
+    private void cancelledWhileWaiting() {
+        state = State.IDLE;
+        if (closed) {
+            return;
+        }
+        FrontendMessage message;
+        boolean ended = false;
+        while (!ended && (message = pending.poll()) != null) {
+            pendingBytes -= message.content().readableBytes();
+            ended = message.type() == FrontendMessage.QUERY || message.type() == FrontendMessage.SYNC;
+            message.release();
+        }
+        filter.relayOwn(PoolerError.queryCanceled());
+        discardingUntilSync = !ended;
+        long now = System.nanoTime();
+        queryStartNanos = pending.isEmpty() ? 0 : now;
+        transactionStartNanos = queryStartNanos;
+        if (ended) {
+            filter.relayOwn(ReadyForQuery.IDLE);
+        }
+        channel.flush();
+        resumeUnlinked();
     }
 
     private void onAcquired(Lease<ServerConnection> acquired) {

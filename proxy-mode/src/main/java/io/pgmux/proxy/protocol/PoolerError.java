@@ -44,6 +44,8 @@ public final class PoolerError {
     private static final ErrorResponse DATABASE_REMOVED = fatal("database removed");
     private static final ErrorResponse BOUNCER_CONFIG_ERROR = fatal("bouncer config error");
     private static final ErrorResponse LOGIN_REJECTED = fatal("login rejected");
+    private static final ErrorResponse QUERY_CANCELED = ErrorResponse.error(SqlState.QUERY_CANCELED,
+            "canceling statement due to user request");
     private static final ErrorResponse NO_AUTHENTICATION_METHOD = fatal("no authentication method is found");
     private static final ErrorResponse UNIX_SOCKET_LOGIN_REJECTED = fatal("unix socket login rejected");
     private static final ErrorResponse OLD_V2_PROTOCOL = fatal("old V2 protocol not supported");
@@ -166,6 +168,11 @@ public final class PoolerError {
 
     public static ErrorResponse invalidSaslMechanism() {
         return INVALID_SASL_MECHANISM;
+    }
+
+    /** PostgreSQL's own answer to a cancelled statement, for a request cancelled while it waited for a server. */
+    public static ErrorResponse queryCanceled() {
+        return QUERY_CANCELED;
     }
 
     public static ErrorResponse unsupportedStartupParameter(String name) {
