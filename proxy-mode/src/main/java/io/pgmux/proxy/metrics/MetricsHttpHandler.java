@@ -7,6 +7,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.prometheus.metrics.exporter.common.PrometheusScrapeHandler;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -16,11 +17,12 @@ import java.util.concurrent.TimeUnit;
  * is read and dropped.
  */
 final class MetricsHttpHandler extends ChannelInboundHandlerAdapter {
-    static final Duration HEADER_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration HEADER_TIMEOUT = Duration.ofSeconds(5);
     private static final int MAX_HEAD = 8192;
 
     private final PrometheusScrapeHandler scrape;
-    private final byte[] head = new byte[MAX_HEAD];
+    /** Grown as the head arrives: a connection that sends little holds little. */
+    private byte[] head = new byte[256];
     private int length;
     private ScheduledFuture<?> deadline;
     private boolean answered;
@@ -47,6 +49,9 @@ final class MetricsHttpHandler extends ChannelInboundHandlerAdapter {
         ByteBuf in = (ByteBuf) msg;
         try {
             while (!answered && in.isReadable()) {
+                if (length == head.length) {
+                    head = Arrays.copyOf(head, head.length * 2);
+                }
                 head[length++] = in.readByte();
                 if (endsHead()) {
                     answer(ctx);
@@ -68,9 +73,7 @@ final class MetricsHttpHandler extends ChannelInboundHandlerAdapter {
     private void answer(ChannelHandlerContext ctx) {
         answered = true;
         deadline.cancel(false);
-        byte[] bytes = new byte[length];
-        System.arraycopy(head, 0, bytes, 0, length);
-        HttpRequestHead request = HttpRequestHead.parse(bytes);
+        HttpRequestHead request = HttpRequestHead.parse(Arrays.copyOf(head, length));
         if (request == null) {
             MetricsExchange.respond(ctx.channel(), null, 400, "Bad Request\n");
         } else if (!request.getMethod().equals("GET") && !request.getMethod().equals("HEAD")) {
