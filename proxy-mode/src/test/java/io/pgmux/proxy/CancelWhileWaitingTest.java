@@ -2,11 +2,14 @@ package io.pgmux.proxy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.testing.Clients;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -79,6 +82,29 @@ class CancelWhileWaitingTest {
             assertEquals("57014", ((SQLException) failed.getCause()).getSQLState());
             holder.commit();
             assertEquals("still usable", Sql.value(waiting, "SELECT 'still usable'"));
+            assertEquals(0, rows(), "the cancelled INSERT never ran");
+        }
+    }
+
+    @Test
+    void psqlInterruptedWhileItsQueryWaitsPrintsPostgresqlsCancelError() throws Exception {
+        try (Connection holder = holdTheOnlyServer()) {
+            Process psql = new ProcessBuilder(List.of(Clients.executable("psql", "install the PostgreSQL client"
+                    + " tools (postgresql-client) to run this test").toString(), "-X", "-c",
+                    "INSERT INTO " + table + " VALUES (1)", "host=127.0.0.1 port=" + proxy.port() + " dbname="
+                    + db.name() + " user=" + ProxyFixture.USER + " password=" + ProxyFixture.PASSWORD))
+                    .redirectErrorStream(true).start();
+            try {
+                ProxyFixture.awaitWaiting(proxy, db.name(), db.superuser(), 1);
+                // psql's SIGINT handler sends the CancelRequest, as Ctrl-C does
+                assertEquals(0, new ProcessBuilder("kill", "-INT", String.valueOf(psql.pid())).start().waitFor());
+                assertTrue(psql.waitFor(30, TimeUnit.SECONDS), "psql ended");
+                String output = new String(psql.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertTrue(output.contains("ERROR:  canceling statement due to user request"), output);
+            } finally {
+                psql.destroyForcibly();
+            }
+            holder.commit();
             assertEquals(0, rows(), "the cancelled INSERT never ran");
         }
     }
