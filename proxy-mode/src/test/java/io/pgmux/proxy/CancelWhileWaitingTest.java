@@ -154,6 +154,23 @@ class CancelWhileWaitingTest {
     }
 
     @Test
+    void aCancelledWaitingFunctionCallIsAnsweredWithErrorAndReadyForQuery() throws Exception {
+        try (Connection holder = holdTheOnlyServer();
+                RawClient waiting = RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD)) {
+            // pg_backend_pid() (oid 2026): no argument formats, no arguments, a text result
+            waiting.send('F', RawClient.concat(RawClient.int32(2026), new byte[] {0, 0, 0, 0, 0, 0}));
+            ProxyFixture.awaitWaiting(proxy, db.name(), db.superuser(), 1);
+            waiting.cancel();
+            List<RawClient.Message> answer = waiting.readUntilReady().stream().filter(m -> m.type() != 'N').toList();
+            assertEquals("EZ", RawClient.types(answer));
+            assertEquals("57014", answer.get(0).field('C'));
+            holder.commit();
+            waiting.query("SELECT 'still usable'");
+            assertEquals("still usable", RawClient.firstColumn(waiting.readUntilReady()));
+        }
+    }
+
+    @Test
     void aQueryPipelinedBehindTheCancelledOneRunsOnceAServerIsFree() throws Exception {
         try (Connection holder = holdTheOnlyServer();
                 RawClient waiting = RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD)) {

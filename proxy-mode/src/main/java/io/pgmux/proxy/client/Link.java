@@ -635,8 +635,8 @@ final class Link implements ServerLink {
 
     /**
      * The client cancelled the request that waited for a server: it is answered as PostgreSQL answers a cancelled
-     * statement (57014, then ReadyForQuery at the request's end: its Query, or the Sync of its batch, read now or
-     * later), without having reached a server. What the client sent after it is served as usual.
+     * statement (57014, then ReadyForQuery at the request's end: its Query or FunctionCall, or the Sync of its
+     * batch, read now or later), without having reached a server. What the client sent after it is served as usual.
      */
     private void cancelledWhileWaiting() {
         state = State.IDLE;
@@ -647,13 +647,13 @@ final class Link implements ServerLink {
         boolean ended = false;
         while (!ended && (message = pending.poll()) != null) {
             pendingBytes -= message.content().readableBytes();
-            ended = message.type() == FrontendMessage.QUERY || message.type() == FrontendMessage.SYNC;
+            ended = message.type() == FrontendMessage.QUERY || message.type() == FrontendMessage.SYNC
+                    || message.type() == FrontendMessage.FUNCTION_CALL;
             message.release();
         }
         filter.relayOwn(PoolerError.queryCanceled());
         discardingUntilSync = !ended;
-        long now = System.nanoTime();
-        queryStartNanos = pending.isEmpty() ? 0 : now;
+        queryStartNanos = pending.isEmpty() ? 0 : System.nanoTime();
         transactionStartNanos = queryStartNanos;
         if (ended) {
             filter.relayOwn(ReadyForQuery.IDLE);
