@@ -5,8 +5,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -257,9 +255,10 @@ public final class HbaFile {
         return mask;
     }
 
+    /** @throws HbaFormatException naming the line of a byte that is not UTF-8 */
     static List<String> readLines(Path file) {
         try {
-            return Files.readAllLines(file, StandardCharsets.UTF_8);
+            return Utf8Lines.read(file, (line, problem) -> new HbaFormatException(file, line, problem));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file, e);
         }

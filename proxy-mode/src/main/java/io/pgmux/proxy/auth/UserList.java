@@ -5,11 +5,10 @@ import java.io.IOException;
 import java.io.Reader;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -32,10 +31,14 @@ public final class UserList implements UserSecrets {
         this.secrets = Collections.unmodifiableMap(secrets);
     }
 
+    /**
+     * @throws UserListFormatException naming the file and line that is malformed or holds a byte that is not UTF-8
+     * @throws IOException when the file cannot be read
+     */
     public static UserList load(Path file) throws IOException {
-        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            return parse(reader);
-        }
+        String source = "auth_file " + file;
+        List<String> lines = Utf8Lines.read(file, (line, problem) -> new UserListFormatException(source, line, problem));
+        return parse(lines, source);
     }
 
     public static UserList parse(String content) {
@@ -47,12 +50,17 @@ public final class UserList implements UserSecrets {
     }
 
     public static UserList parse(Reader reader) throws IOException {
+        try (BufferedReader lines = new BufferedReader(reader)) {
+            return parse(lines.lines().toList(), "auth file");
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+    }
+
+    private static UserList parse(List<String> lines, String source) {
         Map<String, Secret> secrets = new LinkedHashMap<>();
-        BufferedReader lines = new BufferedReader(reader);
-        int lineNumber = 0;
-        for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-            lineNumber++;
-            new LineParser(line, lineNumber).parseInto(secrets);
+        for (int i = 0; i < lines.size(); i++) {
+            new LineParser(lines.get(i), i + 1, source).parseInto(secrets);
         }
         return new UserList(secrets);
     }
@@ -78,11 +86,13 @@ public final class UserList implements UserSecrets {
     private static final class LineParser {
         private final String line;
         private final int lineNumber;
+        private final String source;
         private int position;
 
-        LineParser(String line, int lineNumber) {
+        LineParser(String line, int lineNumber, String source) {
             this.line = line;
             this.lineNumber = lineNumber;
+            this.source = source;
         }
 
         void parseInto(Map<String, Secret> secrets) {
@@ -92,20 +102,20 @@ public final class UserList implements UserSecrets {
             }
             String user = quoted("user name");
             if (user.isEmpty()) {
-                throw new UserListFormatException(lineNumber, "empty user name");
+                throw new UserListFormatException(source, lineNumber, "empty user name");
             }
             skipWhitespace();
             String stored = quoted("secret");
             try {
                 secrets.put(user, Secret.parse(stored));
             } catch (IllegalArgumentException e) {
-                throw new UserListFormatException(lineNumber, e.getMessage() + " for user \"" + user + "\"");
+                throw new UserListFormatException(source, lineNumber, e.getMessage() + " for user \"" + user + "\"");
             }
         }
 
         private String quoted(String what) {
             if (position == line.length() || line.charAt(position) != '"') {
-                throw new UserListFormatException(lineNumber, "expected a double-quoted " + what);
+                throw new UserListFormatException(source, lineNumber, "expected a double-quoted " + what);
             }
             StringBuilder value = new StringBuilder();
             position++;
@@ -120,7 +130,7 @@ public final class UserList implements UserSecrets {
                     return value.toString();
                 }
             }
-            throw new UserListFormatException(lineNumber, "unterminated quoted " + what);
+            throw new UserListFormatException(source, lineNumber, "unterminated quoted " + what);
         }
 
         private void skipWhitespace() {

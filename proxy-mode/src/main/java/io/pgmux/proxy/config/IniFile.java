@@ -1,11 +1,11 @@
 package io.pgmux.proxy.config;
 
+import io.pgmux.proxy.auth.Utf8Lines;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -14,6 +14,7 @@ import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -51,7 +52,11 @@ public final class IniFile {
     /** @throws IllegalArgumentException naming the line that is neither a section, a setting nor a comment */
     public static IniFile parse(Reader reader) throws IOException {
         IniFile ini = new IniFile();
-        ini.read(reader, null);
+        try (BufferedReader lines = new BufferedReader(reader)) {
+            ini.read(lines.lines().toList(), null);
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
         return ini;
     }
 
@@ -68,23 +73,26 @@ public final class IniFile {
     }
 
     private void readFile(Path file) throws IOException {
-        reading.addLast(file);
-        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            read(reader, file);
+        List<String> lines;
+        try {
+            lines = Utf8Lines.read(file, (number, problem) -> error(file, number, problem));
         } catch (FileSystemException e) {
             throw e;
         } catch (IOException e) {
-            // a directory in the file's place, bytes that are not UTF-8: said with the file's name, as a bad line is
+            // a directory in the file's place: said with the file's name, as a bad line is
             throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+        }
+        reading.addLast(file);
+        try {
+            read(lines, file);
         } finally {
             reading.removeLast();
         }
     }
 
-    private void read(Reader reader, Path file) throws IOException {
-        BufferedReader lines = new BufferedReader(reader);
+    private void read(List<String> lines, Path file) throws IOException {
         int number = 0;
-        for (String raw = lines.readLine(); raw != null; raw = lines.readLine()) {
+        for (String raw : lines) {
             number++;
             String line = raw.strip();
             if (line.isEmpty() || line.startsWith(";") || line.startsWith("#")) {

@@ -85,6 +85,15 @@ class HbaFileTest {
     }
 
     @Test
+    void aByteThatIsNotUtf8IsRefusedNamingFileLineAndByte() throws Exception {
+        Path file = dir.resolve("hba.conf");
+        Files.write(file, "host all all 127.0.0.1/32 md5\r\nhost all b\u00e9b 127.0.0.1/32 md5\n"
+                .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        HbaFormatException e = assertThrows(HbaFormatException.class, () -> HbaFile.load(file));
+        assertEquals(file + " line 2: byte 0xE9 at column 11 is not UTF-8 (the file must be UTF-8)", e.getMessage());
+    }
+
+    @Test
     void identMapLetsASystemUserLogInAsTheUsersItNames() throws Exception {
         Path file = dir.resolve("ident.conf");
         Files.writeString(file, "# map system database\ncerts  alice.example  alice\ncerts ops all\n");

@@ -114,6 +114,23 @@ class UserListTest {
     }
 
     @Test
+    void aByteThatIsNotUtf8IsRefusedNamingTheAuthFileItsLineAndTheByte(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("userlist.txt");
+        Files.write(file, "\"alice\" \"pencil\"\n\"bob\" \"x\"\n\"car\u00ffol\" \"pencil\"\n".getBytes(StandardCharsets.ISO_8859_1));
+        UserListFormatException e = assertThrows(UserListFormatException.class, () -> UserList.load(file));
+        assertEquals(3, e.lineNumber());
+        assertEquals("auth_file " + file + " line 3: byte 0xFF at column 5 is not UTF-8 (the file must be UTF-8)",
+                e.getMessage());
+    }
+
+    @Test
+    void aMalformedLineOfAFileNamesTheAuthFile(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("userlist.txt"), "\"alice\" \"pencil\"\nbob\n");
+        UserListFormatException e = assertThrows(UserListFormatException.class, () -> UserList.load(file));
+        assertEquals("auth_file " + file + " line 2: expected a double-quoted user name", e.getMessage());
+    }
+
+    @Test
     void inMemoryTableAcceptsTheSameSecretForms() {
         UserSecrets secrets = UserSecrets.of(Map.of("alice", "pencil", "carol", SecretTest.POSTGRES_PENCIL_VERIFIER));
         assertInstanceOf(PlaintextSecret.class, secrets.find("alice").orElseThrow());

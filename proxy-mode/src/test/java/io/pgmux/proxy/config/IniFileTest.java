@@ -97,4 +97,13 @@ class IniFileTest {
                 () -> IniFile.parse("[databases]\n%includedir conf.d\n"));
         assertEquals("line 2: unknown directive \"%includedir\" (only %include exists)", e.getMessage());
     }
+
+    @Test
+    void aByteThatIsNotUtf8IsRefusedNamingFileLineAndByte() throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.write(ini, "[databases]\na = host=h\n[pgbouncer]\nlogin_notify_message = \u00a1hola\n"
+                .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> IniFile.load(ini));
+        assertEquals(ini + " line 4: byte 0xA1 at column 24 is not UTF-8 (the file must be UTF-8)", e.getMessage());
+    }
 }

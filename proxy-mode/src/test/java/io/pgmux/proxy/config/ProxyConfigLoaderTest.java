@@ -397,6 +397,16 @@ class ProxyConfigLoaderTest {
     }
 
     @Test
+    void anAuthFileByteThatIsNotUtf8NamesTheIniLineTheAuthFileAndItsLine(@TempDir Path dir) throws Exception {
+        Path users = dir.resolve("userlist.txt");
+        Files.write(users, "\"a\" \"b\"\n\n\"\u00e9\" \"c\"\n".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\na = host=h\n[pgbouncer]\nauth_file = userlist.txt\n");
+        assertEquals(ini.toAbsolutePath().normalize() + " line 4: auth_file " + users.toAbsolutePath()
+                + " line 3: byte 0xE9 at column 2 is not UTF-8 (the file must be UTF-8)", refused(ini).getMessage());
+    }
+
+    @Test
     void aProcessSettingThatCannotBeUsedNamesFileAndLine(@TempDir Path dir) throws Exception {
         Path ini = dir.resolve("pgbouncer.ini");
         Files.writeString(ini, "[databases]\na = host=h\n[pgbouncer]\nverbose = loud\n");

@@ -1,0 +1,99 @@
+package io.pgmux.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.proxy.config.ProxyConfigLoader;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.Sql;
+import io.pgmux.testing.TestDatabase;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Properties;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.postgresql.util.PSQLException;
+
+/**
+ * Configuration a running proxy refuses on the admin console, by RELOAD of a file it cannot use or by SET of a
+ * value out of range: the error names file, line and what is wrong, and the running configuration is kept.
+ */
+@PostgresTest
+class ConfigErrorsTest {
+    private static final String USER = "app";
+    private static final String PASSWORD = "app-secret";
+    private static final String ADMIN = "boss";
+    private static final String ADMIN_PASSWORD = "boss-secret";
+
+    private final TestDatabase db;
+    private PgMuxProxy proxy;
+    @TempDir
+    Path dir;
+
+    ConfigErrorsTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    @AfterEach
+    void stop() {
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    @Test
+    void reloadOfAnAuthFileByteThatIsNotUtf8NamesTheAuthFileAndItsLineAndKeepsItsUsers() throws Exception {
+        start("");
+        try (Connection console = console()) {
+            Path users = dir.resolve("userlist.txt");
+            Files.write(users, ("\"" + USER + "\" \"" + PASSWORD + "\"\n\"" + ADMIN + "\" \"" + ADMIN_PASSWORD
+                    + "\"\n\"b\u00f6b\" \"x\"\n").getBytes(StandardCharsets.ISO_8859_1));
+            String detail = reloadRefused(console);
+            assertTrue(detail.endsWith("auth_file " + users + " line 3: byte 0xF6 at column 3 is not UTF-8 (the file"
+                    + " must be UTF-8)"), detail);
+        }
+        try (Connection c = client()) {
+            assertEquals("1", Sql.value(c, "SELECT 1"));
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private void start(String settings) throws Exception {
+        ProxyFixture.writeUserlist(dir, USER, PASSWORD, ADMIN, ADMIN_PASSWORD);
+        writeIni(settings);
+        proxy = ProxyConfigLoader.load(dir.resolve("pgmux.ini")).janitorPeriod(Duration.ofMillis(50))
+                .drainTimeout(Duration.ofSeconds(2)).start();
+    }
+
+    private void writeIni(String settings) throws Exception {
+        ProxyFixture.writeIni(dir.resolve("pgmux.ini"), database(), 0, "unix_socket_dir =\nadmin_users = " + ADMIN
+                + "\n" + settings);
+    }
+
+    private String database() {
+        return db.name() + " = host=" + db.host() + " port=" + db.port() + " dbname=" + db.name() + " user="
+                + db.superuser() + " password=" + db.superuserPassword();
+    }
+
+    /** RELOAD, refused with PgBouncer's error: its DETAIL. */
+    private static String reloadRefused(Connection console) {
+        PSQLException e = assertThrows(PSQLException.class, () -> console.createStatement().execute("RELOAD"));
+        assertEquals("F0000", e.getSQLState());
+        return e.getServerErrorMessage().getDetail();
+    }
+
+    private Connection client() throws SQLException {
+        return ProxyFixture.connect(proxy, db.name(), USER, PASSWORD, new Properties());
+    }
+
+    private Connection console() throws SQLException {
+        return ProxyFixture.console(proxy, ADMIN, ADMIN_PASSWORD);
+    }
+}
