@@ -68,6 +68,27 @@ class HbaTest {
         assertEquals("no authentication method is found", refusal(ProxyFixture.USER, ProxyFixture.PASSWORD));
     }
 
+    /**
+     * An IPv4-mapped address is an IPv6 line, as in PgBouncer 1.25.2 and PostgreSQL: it loads, and a client over
+     * IPv4 goes on to the next line (PgBouncer, given only the mapped line, answers "no authentication method is
+     * found" to a 127.0.0.1 client).
+     */
+    @Test
+    void anIpv4MappedAddressLineLoadsAndAnIpv4ClientLogsInThroughTheNextLine() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        Path hba = dir.resolve("hba.conf");
+        Files.writeString(hba, "host all all ::ffff:127.0.0.1/128 reject\n"
+                + "host all all 127.0.0.1/32 scram-sha-256\n");
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b
+                .database(db.name(), "postgresql://" + db.host() + ":" + db.port() + "/" + db.name()
+                        + "?sslmode=disable")
+                .users(Map.of(user.name(), user.password()))
+                .set("auth_type", "hba")
+                .set("auth_hba_file", hba.toString()));
+        assertEquals(user.name(), currentUser(user.name(), user.password()));
+        assertEquals("SASL authentication failed", refusal(user.name(), "wrong"));
+    }
+
     @Test
     void psqlLogsInThroughAPasswordLineAndIsRefusedWithAWrongPassword() throws Exception {
         startHba();

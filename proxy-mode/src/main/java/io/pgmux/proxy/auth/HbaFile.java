@@ -1,10 +1,10 @@
 package io.pgmux.proxy.auth;
 
+import io.netty.util.NetUtil;
 import io.pgmux.proxy.auth.HbaTokens.Word;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -225,17 +225,23 @@ public final class HbaFile {
         return names;
     }
 
+    /**
+     * An address as inet_pton reads it, which PgBouncer uses: an IPv6 form is 16 bytes, IPv4-mapped
+     * ({@code ::ffff:127.0.0.1}) too, so that such a line matches IPv6 clients only, as in PgBouncer and PostgreSQL.
+     * Never a name lookup: a line is read without touching the network.
+     */
     private static byte[] numericAddress(String text) {
         boolean numeric = text.indexOf(':') >= 0 || text.matches("[0-9.]+");
         if (!numeric) {
             throw new IllegalArgumentException("\"" + text + "\" is not an IP address (host names, samehost and"
                     + " samenet are not supported)");
         }
-        try {
-            return InetAddress.getByName(text).getAddress();
-        } catch (UnknownHostException e) {
+        byte[] address = text.indexOf('[') >= 0 || text.indexOf('%') >= 0 ? null
+                : NetUtil.createByteArrayFromIpAddressString(text);
+        if (address == null) {
             throw new IllegalArgumentException("\"" + text + "\" is not an IP address");
         }
+        return address;
     }
 
     private static byte[] prefixMask(String bitsText, int length) {

@@ -84,6 +84,20 @@ class HbaFileTest {
         assertRefused("host all \"bob all 127.0.0.1/32 md5", "line 1: unterminated quoted name");
     }
 
+    /** PgBouncer 1.25.2 loads the line and refuses a 127.0.0.1 client under it: no authentication method is found. */
+    @Test
+    void anIpv4MappedAddressIsTakenAsIpv6AndMatchesNoIpv4Client() throws Exception {
+        HbaFile hba = hba("""
+                host all all ::ffff:127.0.0.1/128 trust
+                host all all ::ffff:10.0.0.0 ffff:ffff:ffff:ffff:ffff:ffff:ff00:0 trust
+                """);
+        assertEquals(HbaFile.Rule.NO_MATCH, hba.evaluate(InetAddress.getByName("127.0.0.1"), false, "db", "u"));
+        assertEquals(HbaFile.Rule.NO_MATCH, hba.evaluate(InetAddress.getByName("10.0.0.1"), false, "db", "u"));
+        assertRefused("host all all ::ffff:127.0.0.1/129 md5", "line 1: invalid mask /129");
+        assertRefused("host all all 999.0.0.1/32 md5", "line 1: \"999.0.0.1\" is not an IP address");
+        assertRefused("host all all [::1]/128 md5", "line 1: \"[::1]\" is not an IP address");
+    }
+
     @Test
     void aByteThatIsNotUtf8IsRefusedNamingFileLineAndByte() throws Exception {
         Path file = dir.resolve("hba.conf");
