@@ -1,6 +1,7 @@
 package io.pgmux.proxy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -30,6 +31,7 @@ class ConfigErrorsTest {
     private static final String PASSWORD = "app-secret";
     private static final String ADMIN = "boss";
     private static final String ADMIN_PASSWORD = "boss-secret";
+    private static final String SECRET = "s3cr3t-Pa55";
 
     private final TestDatabase db;
     private PgMuxProxy proxy;
@@ -63,6 +65,49 @@ class ConfigErrorsTest {
         }
     }
 
+    @Test
+    void reloadOfAMisspelledSectionNamesItsLineAndKeepsTheRunningSettings() throws Exception {
+        start("default_pool_size = 4\n");
+        try (Connection console = console()) {
+            Path ini = dir.resolve("pgmux.ini");
+            Files.writeString(ini, Files.readString(ini).replace("[pgbouncer]", "[pgbouncr]")
+                    .replace("default_pool_size = 4", "default_pool_size = 7"));
+            String detail = reloadRefused(console);
+            assertEquals(ini + " line 3: unknown section [pgbouncr] (did you mean [pgbouncer]?): a pgbouncer.ini has"
+                    + " [pgbouncer], [databases], [users] and [peers]", detail);
+            assertEquals("4", config(console, "default_pool_size"));
+        }
+    }
+
+    @Test
+    void reloadOfAnUnclosedQuoteNamesTheDatabaseAndKeyAndKeepsTheDatabase() throws Exception {
+        start("");
+        try (Connection console = console()) {
+            Path ini = dir.resolve("pgmux.ini");
+            Files.writeString(ini, Files.readString(ini).replace("password=", "password='"));
+            String detail = reloadRefused(console);
+            assertEquals(ini + " line 2: database " + db.name() + ": the quoted value of password has no closing"
+                    + " quote (a quote inside is written twice: '')", detail);
+        }
+        try (Connection c = client()) {
+            assertEquals("1", Sql.value(c, "SELECT 1"));
+        }
+    }
+
+    @Test
+    void reloadOfAConnectionUriEntryShowsNoPasswordInItsDetail() throws Exception {
+        start("");
+        try (Connection console = console()) {
+            Path ini = dir.resolve("pgmux.ini");
+            Files.writeString(ini, Files.readString(ini).replace("[pgbouncer]", "other = postgresql://"
+                    + db.superuser() + ":" + SECRET + "@" + db.host() + ":" + db.port() + "/" + db.name()
+                    + "\n[pgbouncer]"));
+            String detail = reloadRefused(console);
+            assertTrue(detail.startsWith(ini + " line 3: database other: a connection URI is not taken here"), detail);
+            assertFalse(detail.contains(SECRET), detail);
+        }
+    }
+
     // ---------------------------------------------------------------- helpers
 
     private void start(String settings) throws Exception {
@@ -87,6 +132,11 @@ class ConfigErrorsTest {
         PSQLException e = assertThrows(PSQLException.class, () -> console.createStatement().execute("RELOAD"));
         assertEquals("F0000", e.getSQLState());
         return e.getServerErrorMessage().getDetail();
+    }
+
+    private static String config(Connection console, String key) throws SQLException {
+        return ProxyFixture.rows(console, "SHOW CONFIG").stream().filter(r -> key.equals(r.get("key")))
+                .map(r -> r.get("value")).findFirst().orElseThrow(() -> new AssertionError("no setting " + key));
     }
 
     private Connection client() throws SQLException {

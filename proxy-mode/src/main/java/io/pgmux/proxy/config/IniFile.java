@@ -33,6 +33,8 @@ public final class IniFile {
     private final Map<String, Map<String, String>> sections = new LinkedHashMap<>();
     /** Per section and key, where its value was set ({@link #place}), so that a bad value can be pointed at. */
     private final Map<String, Map<String, String>> places = new LinkedHashMap<>();
+    /** Per section, where its header first stands ({@link #place}), so that an unknown section can be pointed at. */
+    private final Map<String, String> headers = new LinkedHashMap<>();
     /** The files being read, outermost first, to refuse an include cycle. */
     private final Deque<Path> reading = new ArrayDeque<>();
     private Map<String, String> current;
@@ -107,6 +109,7 @@ public final class IniFile {
                     throw error(file, number, "unterminated section header");
                 }
                 String name = line.substring(1, line.length() - 1).strip().toLowerCase(Locale.ROOT);
+                headers.putIfAbsent(name, place(file, number));
                 current = sections.computeIfAbsent(name, k -> new LinkedHashMap<>());
                 currentPlaces = places.computeIfAbsent(name, k -> new LinkedHashMap<>());
                 continue;
@@ -159,6 +162,14 @@ public final class IniFile {
     public String place(String name, String key) {
         Map<String, String> section = places.get(name.toLowerCase(Locale.ROOT));
         return section == null ? null : section.get(key);
+    }
+
+    /**
+     * The sections' names in lower case, each with where its header first stands, in file order: for a reader that
+     * refuses sections it does not know.
+     */
+    public Map<String, String> headers() {
+        return Collections.unmodifiableMap(headers);
     }
 
     /** The settings of {@code name}, in file order; empty when the section is absent. */

@@ -1,10 +1,12 @@
 package io.pgmux.proxy.config;
 
+import io.pgmux.core.config.UnknownSetting;
 import io.pgmux.proxy.PgMuxProxy;
 import io.pgmux.proxy.config.ProxySetting.Scope;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -39,6 +41,10 @@ public final class ProxyConfigLoader {
             Map.entry(ProxySetting.JOB_NAME, "it names PgBouncer's Windows service"),
             Map.entry(ProxySetting.SERVICE_NAME, "it names PgBouncer's Windows service"));
 
+    private static final String MAIN_SECTION = "pgbouncer";
+    /** PgBouncer's sections; [peers] is refused by {@link #refusePeers}, with its own reason. */
+    private static final List<String> SECTIONS = List.of(MAIN_SECTION, "databases", "users", "peers");
+
     private ProxyConfigLoader() {
     }
 
@@ -64,11 +70,12 @@ public final class ProxyConfigLoader {
      */
     private static PgMuxProxy.Builder configure(IniFile ini, Path base, boolean standalone, Path file) {
         PgMuxProxy.Builder builder = PgMuxProxy.builder();
+        refuseUnknownSections(ini, file);
         refusePeers(ini);
         refuseLdap(ini);
         Map<String, String> databases = ini.section("databases");
         if (databases.isEmpty()) {
-            throw new IllegalArgumentException("the [databases] section is missing or empty");
+            throw new IllegalArgumentException(inFile(file) + "the [databases] section is missing or empty");
         }
         databases.forEach((name, value) -> at(ini, "databases", name, () -> {
             DatabaseEntry entry = DatabaseEntry.parse(name, value);
@@ -108,7 +115,37 @@ public final class ProxyConfigLoader {
                 });
             }
         });
+        requireMainSection(ini, file);
         return builder;
+    }
+
+    /**
+     * A section PgBouncer does not know stops it ("invalid section"), and so does a file without [pgbouncer] ("main
+     * section missing"): a misspelled [pgbouncer] would otherwise start the proxy on the defaults, elsewhere than the
+     * operator believes it listens.
+     */
+    private static void refuseUnknownSections(IniFile ini, Path file) {
+        ini.headers().forEach((name, place) -> {
+            if (!SECTIONS.contains(name)) {
+                String nearest = UnknownSetting.nearest(name, SECTIONS);
+                throw new IllegalArgumentException(place + ": unknown section [" + name + "]"
+                        + (nearest != null ? " (did you mean [" + nearest + "]?)" : "")
+                        + ": a pgbouncer.ini has [pgbouncer], [databases], [users] and [peers]");
+            }
+        });
+    }
+
+    /** As PgBouncer, which finds it missing at the end of the file, after any other error. */
+    private static void requireMainSection(IniFile ini, Path file) {
+        if (!ini.headers().containsKey(MAIN_SECTION)) {
+            throw new IllegalArgumentException(inFile(file) + "the [pgbouncer] section is missing: PgBouncer refuses"
+                    + " such a file, and pgmux does not start on the defaults in its place");
+        }
+    }
+
+    /** {@code "file: "}, to begin an error about the whole file; empty for an ini not read from a file. */
+    private static String inFile(Path file) {
+        return file == null ? "" : file + ": ";
     }
 
     /**

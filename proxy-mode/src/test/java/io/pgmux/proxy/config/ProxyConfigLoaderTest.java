@@ -1,6 +1,7 @@
 package io.pgmux.proxy.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -404,6 +405,69 @@ class ProxyConfigLoaderTest {
         Files.writeString(ini, "[databases]\na = host=h\n[pgbouncer]\nauth_file = userlist.txt\n");
         assertEquals(ini.toAbsolutePath().normalize() + " line 4: auth_file " + users.toAbsolutePath()
                 + " line 3: byte 0xE9 at column 2 is not UTF-8 (the file must be UTF-8)", refused(ini).getMessage());
+    }
+
+    @Test
+    void aMisspelledSectionIsRefusedNamingFileLineAndTheSectionMeant(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\na = host=h\n\n[pgbouncr]\nlisten_port = 7432\n");
+        assertEquals(ini.toAbsolutePath().normalize() + " line 4: unknown section [pgbouncr] (did you mean"
+                + " [pgbouncer]?): a pgbouncer.ini has [pgbouncer], [databases], [users] and [peers]",
+                refused(ini).getMessage());
+    }
+
+    @Test
+    void anUnknownSectionIsRefusedEvenWhenEmpty(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\na = host=h\n[pgbouncer]\nlisten_port = 0\n[metrics]\n");
+        assertTrue(refused(ini).getMessage().startsWith(ini.toAbsolutePath().normalize() + " line 5: unknown section"
+                + " [metrics]: "), refused(ini).getMessage());
+    }
+
+    @Test
+    void aFileWithoutAPgbouncerSectionIsRefusedAsPgBouncerRefusesIt(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\na = host=h\n");
+        assertTrue(refused(ini).getMessage().startsWith(ini.toAbsolutePath().normalize() + ": the [pgbouncer] section"
+                + " is missing"), refused(ini).getMessage());
+    }
+
+    @Test
+    void anUnbalancedQuoteInADatabaseEntryIsRefusedNamingFileLineAndKey(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[pgbouncer]\nlisten_port = 0\n[databases]\na = host=h password='it''s port=5433"
+                + " dbname=real\n");
+        assertEquals(ini.toAbsolutePath().normalize() + " line 4: database a: the quoted value of password has no"
+                + " closing quote (a quote inside is written twice: '')", refused(ini).getMessage());
+    }
+
+    @Test
+    void aConnectionUriEntryIsRefusedWithoutItsPassword(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[pgbouncer]\nlisten_port = 0\n[databases]\na = postgresql://u:s3cr3t@h/db\n"
+                + "b = postgres://u:s3cr3t@h/db?sslmode=require\n");
+        String message = refused(ini).getMessage();
+        assertEquals(ini.toAbsolutePath().normalize() + " line 4: database a: a connection URI is not taken here (as"
+                + " in PgBouncer): write its parts as key=value pairs (host, port, dbname, user, password)", message);
+        Files.writeString(ini, "[pgbouncer]\nlisten_port = 0\n[databases]\nb = postgres://u:s3cr3t@h/db?sslmode=x\n");
+        assertFalse(refused(ini).getMessage().contains("s3cr3t"), refused(ini).getMessage());
+    }
+
+    @Test
+    void textThatIsNoPairIsRefusedWithoutQuotingIt() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DatabaseEntry.parse("a", "host=h password=correct horse"));
+        assertEquals("database a: expected key=value at character 25, after password (a value with spaces is quoted:"
+                + " key='a value')", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> DatabaseEntry.parse("a", "password='x'y=z"));
+        assertEquals("database a: expected a space after the quoted value of password at character 13", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> DatabaseEntry.parse("a", "host=h p@ss:w0rd=1"));
+        assertFalse(e.getMessage().contains("w0rd"), e.getMessage());
+    }
+
+    @Test
+    void aKeyMayStandApartFromItsEqualsSign() {
+        assertEquals("h", DatabaseEntry.parse("a", "host =h port =5433").target().host());
     }
 
     @Test

@@ -113,4 +113,32 @@ class CommandLineIT {
         assertTrue(jar.stderr().get(0).endsWith("FATAL cannot load config file: " + ini.toAbsolutePath().normalize()
                 + " line 5: unknown setting 'foo_bar'"), jar.stderr().get(0));
     }
+
+    @Test
+    void aMisspelledSectionIsOneLineNamingFileAndLineWithExitOneAndNoStartOnTheDefaults(@TempDir Path dir)
+            throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\napp = host=127.0.0.1\n[pgbouncr]\nlisten_port = 0\n");
+        ProxyJar jar = ProxyJar.run(ini.toString());
+        assertEquals(1, jar.awaitExit(), "PgBouncer 1.25 exits 1 too: invalid section \"pgbouncr\"");
+        assertEquals(1, jar.stderr().size(), String.join("\n", jar.stderr()));
+        assertTrue(jar.stderr().get(0).endsWith("FATAL cannot load config file: " + ini.toAbsolutePath().normalize()
+                + " line 3: unknown section [pgbouncr] (did you mean [pgbouncer]?): a pgbouncer.ini has [pgbouncer],"
+                + " [databases], [users] and [peers]"), jar.stderr().get(0));
+    }
+
+    /** PgBouncer 1.25.2 prints the whole entry, password and all: "invalid value \"postgresql://…\"". */
+    @Test
+    void aConnectionUriEntryIsRefusedWithoutItsPasswordInTheLog(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\napp = postgresql://app:s3cr3t-Pa55@127.0.0.1/app\n[pgbouncer]\n"
+                + "listen_port = 0\n");
+        ProxyJar jar = ProxyJar.run(ini.toString());
+        assertEquals(1, jar.awaitExit());
+        assertEquals(1, jar.stderr().size(), String.join("\n", jar.stderr()));
+        assertTrue(jar.stderr().get(0).endsWith("FATAL cannot load config file: " + ini.toAbsolutePath().normalize()
+                + " line 2: database app: a connection URI is not taken here (as in PgBouncer): write its parts as"
+                + " key=value pairs (host, port, dbname, user, password)"), jar.stderr().get(0));
+        assertTrue(jar.stdout().stream().noneMatch(line -> line.contains("s3cr3t")), String.join("\n", jar.stdout()));
+    }
 }
