@@ -6,15 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.proxy.config.ProxyConfigLoader;
+import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
+import io.pgmux.testing.TestUser;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -105,6 +108,29 @@ class ConfigErrorsTest {
             String detail = reloadRefused(console);
             assertTrue(detail.startsWith(ini + " line 3: database other: a connection URI is not taken here"), detail);
             assertFalse(detail.contains(SECRET), detail);
+        }
+    }
+
+    /** Every SHOW view, with a client and its server connection open, shows no password of the ini or the auth_file. */
+    @Test
+    void noShowCommandPrintsAPasswordOfTheIniOrTheAuthFile() throws Exception {
+        TestUser server = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        ProxyFixture.writeUserlist(dir, USER, PASSWORD, ADMIN, ADMIN_PASSWORD);
+        ProxyFixture.writeIni(dir.resolve("pgmux.ini"), db.name() + " = host=" + db.host() + " port=" + db.port()
+                + " dbname=" + db.name() + " user=" + server.name() + " password=" + server.password(), 0,
+                "unix_socket_dir =\nadmin_users = " + ADMIN + "\n");
+        proxy = ProxyConfigLoader.load(dir.resolve("pgmux.ini")).start();
+        try (Connection c = client(); Connection console = console()) {
+            c.setAutoCommit(false);
+            assertEquals("1", Sql.value(c, "SELECT 1"));
+            for (String view : List.of("POOLS", "STATS", "STATS_TOTALS", "STATS_AVERAGES", "TOTALS", "CLIENTS",
+                    "SERVERS", "DATABASES", "USERS", "LISTS", "CONFIG", "VERSION", "STATE", "FDS", "SOCKETS",
+                    "ACTIVE_SOCKETS", "MEM", "PINS", "PEERS", "PEER_POOLS")) {
+                String shown = ProxyFixture.rows(console, "SHOW " + view).toString();
+                for (String secret : List.of(server.password(), PASSWORD, ADMIN_PASSWORD)) {
+                    assertFalse(shown.contains(secret), "SHOW " + view + " shows a password: " + shown);
+                }
+            }
         }
     }
 

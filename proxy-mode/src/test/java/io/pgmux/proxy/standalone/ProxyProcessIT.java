@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.testing.Clients;
+import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
+import io.pgmux.testing.TestUser;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +20,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
@@ -308,6 +311,37 @@ class ProxyProcessIT {
                     + Pattern.quote(ini.toAbsolutePath().normalize().toString()) + " line \\d+: expected key = value"));
             try (Connection c = connect(port, "app")) {
                 assertEquals("1", queryOne(c, "SELECT 1"));
+            }
+        }
+    }
+
+    /**
+     * Secrets never reach the log: the [databases] password, the auth_file's, a client's, and the password of a
+     * connection URI entry a SIGHUP refuses, through start, logins, queries and RELOAD, logged at verbose = 2.
+     */
+    @Test
+    void noPasswordReachesTheLogFromStartLoginsOrAFailedReload() throws Exception {
+        String uriSecret = "uri-s3cr3t";
+        TestUser server = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        Path ini = ini("verbose = 2", "admin_users = " + USER);
+        Files.writeString(ini, Files.readString(ini).replace("user=" + db.superuser() + " password="
+                + db.superuserPassword(), "user=" + server.name() + " password=" + server.password()));
+        try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
+            int port = proxy.awaitPort();
+            try (Connection c = connect(port, "app"); Connection console = connect(port, "pgbouncer")) {
+                assertEquals("1", queryOne(c, "SELECT 1"));
+                queryOne(console, "SHOW DATABASES");
+            }
+            Files.writeString(ini, Files.readString(ini).replace("[pgbouncer]", "other = postgresql://u:" + uriSecret
+                    + "@127.0.0.1/app\n[pgbouncer]"));
+            proxy.signal("HUP");
+            proxy.awaitStderr(Pattern.compile("ERROR RELOAD failed, the running configuration is kept: .*"
+                    + "a connection URI is not taken here"));
+            List<String> log = new ArrayList<>(proxy.stderr());
+            log.addAll(proxy.stdout());
+            for (String secret : List.of(server.password(), PASSWORD, uriSecret)) {
+                assertTrue(log.stream().noneMatch(line -> line.contains(secret)), secret + " in the log:\n"
+                        + String.join("\n", log));
             }
         }
     }
