@@ -111,6 +111,43 @@ class ConfigErrorsTest {
         }
     }
 
+    @Test
+    void setMaxPacketSizeBelowWhatALoginNeedsIsRefusedAndTheConsoleStaysReachable() throws Exception {
+        start("");
+        try (Connection console = console()) {
+            for (String value : List.of("1", "0")) {
+                assertEquals("max_packet_size must be 1024 or more, not " + value + ": a smaller limit refuses the"
+                        + " messages of every login, the admin console's too",
+                        setRefused(console, "SET max_packet_size = " + value));
+            }
+            assertEquals("2147483647", config(console, "max_packet_size"));
+        }
+        try (Connection again = console(); Connection c = client()) {
+            assertEquals("2147483647", config(again, "max_packet_size"));
+            assertEquals("1", Sql.value(c, "SELECT 1"));
+        }
+    }
+
+    @Test
+    void setStatsPeriodOfZeroIsRefusedWithTheReason() throws Exception {
+        start("");
+        try (Connection console = console()) {
+            assertEquals("stats_period must be 1 second or more, not 0: it is how often the averages are computed"
+                    + " and logged", setRefused(console, "SET stats_period = 0"));
+            assertEquals("60", config(console, "stats_period"));
+        }
+    }
+
+    @Test
+    void setLogfileToAKernelFileIsRefusedWithTheReason() throws Exception {
+        start("");
+        try (Connection console = console()) {
+            assertEquals("logfile must be a regular file or one not made yet, not /proc/self/mem: it is a file of the"
+                    + " kernel's proc file system", setRefused(console, "SET logfile = '/proc/self/mem'"));
+            assertEquals("", config(console, "logfile"));
+        }
+    }
+
     /** Every SHOW view, with a client and its server connection open, shows no password of the ini or the auth_file. */
     @Test
     void noShowCommandPrintsAPasswordOfTheIniOrTheAuthFile() throws Exception {
@@ -157,6 +194,13 @@ class ConfigErrorsTest {
     private static String reloadRefused(Connection console) {
         PSQLException e = assertThrows(PSQLException.class, () -> console.createStatement().execute("RELOAD"));
         assertEquals("F0000", e.getSQLState());
+        return e.getServerErrorMessage().getDetail();
+    }
+
+    /** SET, refused with PgBouncer's {@code SET failed}: its DETAIL. */
+    private static String setRefused(Connection console, String set) {
+        PSQLException e = assertThrows(PSQLException.class, () -> console.createStatement().execute(set));
+        assertEquals("SET failed", e.getServerErrorMessage().getMessage());
         return e.getServerErrorMessage().getDetail();
     }
 

@@ -40,9 +40,6 @@ public final class ClientAuthentication {
      */
     public static ClientAuthentication of(ProxySettings settings, Map<String, Map<ProxySetting, String>> byDatabase) {
         int iterations = settings.get(ProxySetting.SCRAM_ITERATIONS);
-        if (iterations < 1) {
-            throw new IllegalArgumentException("scram_iterations must be 1 or more, not " + iterations);
-        }
         Map<String, AuthQuery> queries = new LinkedHashMap<>();
         byDatabase.forEach((database, own) -> {
             AuthQuery query = authQuery(settings, own);

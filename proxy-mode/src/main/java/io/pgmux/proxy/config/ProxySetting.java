@@ -480,9 +480,8 @@ public enum ProxySetting {
      * @throws IllegalArgumentException naming the key
      */
     Object parse(String text, Path base) {
-        return switch (type) {
-            case INT -> checked(whole(text));
-            case COUNT -> checked(whole(text));
+        return checked(switch (type) {
+            case INT, COUNT -> whole(text);
             case SECONDS -> seconds(text);
             case TEXT -> text;
             case ADDRESS -> ListenAddresses.normalized(configName, text);
@@ -507,11 +506,12 @@ public enum ProxySetting {
             case SYSLOG_FACILITY -> SyslogFacility.fromConfig(text);
             case TRANSPORT -> TransportKind.fromConfig(text);
             case POOL -> throw new IllegalStateException(configName + " is core's to parse");
-        };
+        });
     }
 
-    /** {@code value}, after the checks its type asks for. */
+    /** {@code value}, after the checks its type and its range ({@link SettingRange}) ask for. */
     Object checked(Object value) {
+        SettingRange.check(this, value);
         if (type == Type.COUNT && (Integer) value < 0) {
             throw new IllegalArgumentException(configName + " must be 0 or more, not " + value);
         }

@@ -471,6 +471,19 @@ class ProxyConfigLoaderTest {
     }
 
     @Test
+    void aValueOutOfItsRangeIsRefusedNamingFileLineAndTheReason(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\na = host=h\n[pgbouncer]\nlisten_port = 0\nstats_period = 0\n");
+        assertEquals(ini.toAbsolutePath().normalize() + " line 5: stats_period must be 1 second or more, not 0: it is"
+                + " how often the averages are computed and logged", refused(ini).getMessage());
+        Files.writeString(ini, "[databases]\na = host=h\n[pgbouncer]\nlogfile = /proc/self/mem\n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ProxyConfigLoader.processSettings(IniFile.load(ini), dir));
+        assertEquals(ini.toAbsolutePath().normalize() + " line 4: logfile must be a regular file or one not made yet,"
+                + " not /proc/self/mem: it is a file of the kernel's proc file system", e.getMessage());
+    }
+
+    @Test
     void aProcessSettingThatCannotBeUsedNamesFileAndLine(@TempDir Path dir) throws Exception {
         Path ini = dir.resolve("pgbouncer.ini");
         Files.writeString(ini, "[databases]\na = host=h\n[pgbouncer]\nverbose = loud\n");

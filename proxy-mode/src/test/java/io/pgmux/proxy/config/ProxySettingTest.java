@@ -12,9 +12,11 @@ import io.pgmux.core.config.ConfigKey;
 import io.pgmux.proxy.config.ProxySetting.Scope;
 import io.pgmux.proxy.transport.TransportKind;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The table of settings, checked row by row. */
 class ProxySettingTest {
@@ -146,6 +148,56 @@ class ProxySettingTest {
         assertEquals("listen_port must be a whole number, not \"many\"", e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> ProxySettings.builder().set("threads", "-1", BASE));
         assertEquals("threads must be 0 or more, not -1", e.getMessage());
+    }
+
+    @Test
+    void maxPacketSizeBelowWhatALoginNeedsIsRefusedWithTheReason() {
+        assertEquals("max_packet_size must be 1024 or more, not 1: a smaller limit refuses the messages of every"
+                + " login, the admin console's too", refusal("max_packet_size", "1"));
+        assertTrue(refusal("max_packet_size", "0").startsWith("max_packet_size must be 1024 or more, not 0"));
+        assertDoesNotThrow(() -> ProxySettings.builder().set("max_packet_size", "1024", BASE));
+    }
+
+    @Test
+    void statsPeriodBelowOneSecondIsRefusedWithTheReason() {
+        assertEquals("stats_period must be 1 second or more, not 0: it is how often the averages are computed and"
+                + " logged", refusal("stats_period", "0"));
+        assertTrue(refusal("stats_period", "0.3").startsWith("stats_period must be 1 second or more, not 0.3"));
+    }
+
+    @Test
+    void listenPortOutsideTheTcpRangeAndScramIterationsBelowOneAreRefused() {
+        assertEquals("listen_port must be 0 (a free port) to 65535, not 70000", refusal("listen_port", "70000"));
+        assertEquals("listen_port must be 0 (a free port) to 65535, not -1", refusal("listen_port", "-1"));
+        assertEquals("scram_iterations must be 1 or more, not 0", refusal("scram_iterations", "0"));
+    }
+
+    @Test
+    void aLogfileOrPidfileThatIsNoRegularFileIsRefused(@TempDir Path dir) throws Exception {
+        assertEquals("logfile must be a regular file or one not made yet, not /proc/self/mem: it is a file of the"
+                + " kernel's proc file system", refusal("logfile", "/proc/self/mem"));
+        assertEquals("logfile must be a regular file or one not made yet, not /dev/null: it is a device or other"
+                + " special file", refusal("logfile", "/dev/null"));
+        assertEquals("pidfile must be a regular file or one not made yet, not " + dir + ": it is a directory",
+                refusal("pidfile", dir.toString()));
+        Path existing = Files.writeString(dir.resolve("pgmux.log"), "earlier lines\n");
+        assertEquals(existing, ProxySettings.builder().set("logfile", existing.toString(), BASE).build()
+                .get(ProxySetting.LOGFILE));
+        assertDoesNotThrow(() -> ProxySettings.builder().set("logfile", dir.resolve("new.log").toString(), BASE));
+    }
+
+    @Test
+    void consoleSetOfAValueOutOfRangeIsRefusedAndTheSettingsKept() {
+        ProxySettings settings = ProxySettings.builder().build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> settings.with(ProxySetting.MAX_PACKET_SIZE, "1", BASE));
+        assertTrue(e.getMessage().startsWith("max_packet_size must be 1024 or more"), e.getMessage());
+        assertEquals("2147483647", settings.text(ProxySetting.MAX_PACKET_SIZE));
+    }
+
+    private static String refusal(String key, String value) {
+        return assertThrows(IllegalArgumentException.class, () -> ProxySettings.builder().set(key, value, BASE))
+                .getMessage();
     }
 
     @Test
