@@ -23,15 +23,20 @@ public final class UnknownSetting {
     public static String nearest(String name, Iterable<String> candidates) {
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
+        int threshold = Math.max(3, name.length() / 3);
         String needle = name.toLowerCase(Locale.ROOT);
         for (String candidate : candidates) {
+            // the distance is at least the difference in length: a name far longer (a garbled line) costs nothing
+            if (Math.abs(needle.length() - candidate.length()) > threshold) {
+                continue;
+            }
             int d = editDistance(needle, candidate.toLowerCase(Locale.ROOT));
             if (d < bestDistance) {
                 bestDistance = d;
                 best = candidate;
             }
         }
-        return bestDistance <= Math.max(3, name.length() / 3) ? best : null;
+        return bestDistance <= threshold ? best : null;
     }
 
     private static int editDistance(String a, String b) {
