@@ -56,6 +56,7 @@ import io.pgmux.proxy.transport.TransportKind;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -803,7 +804,8 @@ public final class PgMuxProxy implements AutoCloseable {
             try {
                 this.users = UserList.load(file);
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot read auth_file " + file, e);
+                throw new UncheckedIOException("cannot read auth_file " + file + ": "
+                        + (e instanceof NoSuchFileException ? "no such file" : e.getMessage()), e);
             }
             return this;
         }

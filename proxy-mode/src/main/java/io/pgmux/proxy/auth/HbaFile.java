@@ -5,6 +5,7 @@ import io.pgmux.proxy.auth.HbaTokens.Word;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -95,6 +96,9 @@ public final class HbaFile {
                 throw e;
             } catch (IllegalArgumentException e) {
                 throw new HbaFormatException(file, i + 1, e.getMessage());
+            } catch (UncheckedIOException e) {
+                // an @file that cannot be read: said at the line that names it
+                throw new HbaFormatException(file, i + 1, e.getMessage() + ": " + reason(e.getCause()));
             }
         }
         return new HbaFile(lines);
@@ -259,6 +263,10 @@ public final class HbaFile {
             mask[i / 8] |= (byte) (0x80 >>> (i % 8));
         }
         return mask;
+    }
+
+    private static String reason(IOException e) {
+        return e instanceof NoSuchFileException ? "no such file" : e.getMessage();
     }
 
     /** @throws HbaFormatException naming the line of a byte that is not UTF-8 */

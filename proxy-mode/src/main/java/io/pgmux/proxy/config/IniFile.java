@@ -7,6 +7,7 @@ import java.io.Reader;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.nio.file.FileSystemException;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -70,20 +71,20 @@ public final class IniFile {
      */
     public static IniFile load(Path file) throws IOException {
         IniFile ini = new IniFile();
-        ini.readFile(file.toAbsolutePath().normalize());
-        return ini;
-    }
-
-    private void readFile(Path file) throws IOException {
-        List<String> lines;
+        Path absolute = file.toAbsolutePath().normalize();
         try {
-            lines = Utf8Lines.read(file, (number, problem) -> error(file, number, problem));
+            ini.readFile(absolute);
         } catch (FileSystemException e) {
             throw e;
         } catch (IOException e) {
             // a directory in the file's place: said with the file's name, as a bad line is
-            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException(absolute + ": " + e.getMessage(), e);
         }
+        return ini;
+    }
+
+    private void readFile(Path file) throws IOException {
+        List<String> lines = Utf8Lines.read(file, (number, problem) -> error(file, number, problem));
         reading.addLast(file);
         try {
             read(lines, file);
@@ -133,7 +134,12 @@ public final class IniFile {
             throw error(file, number, "unknown directive \"" + line.split("\\s", 2)[0] + "\" (only %include exists)");
         }
         String name = line.substring(INCLUDE.length()).strip();
-        Path included = Path.of(name).toAbsolutePath().normalize();
+        Path included;
+        try {
+            included = Path.of(name).toAbsolutePath().normalize();
+        } catch (InvalidPathException e) {
+            throw error(file, number, "%include: not a file name (" + e.getReason() + ")");
+        }
         if (reading.contains(included)) {
             throw error(file, number, "%include " + name + ": " + included
                     + " is already being read (an include cycle)");
@@ -143,6 +149,8 @@ public final class IniFile {
         } catch (NoSuchFileException e) {
             throw error(file, number, "%include " + name + ": no such file " + included
                     + " (a relative name is taken from the working directory)");
+        } catch (IOException e) {
+            throw error(file, number, "%include " + name + ": cannot read " + included + ": " + e.getMessage());
         }
     }
 

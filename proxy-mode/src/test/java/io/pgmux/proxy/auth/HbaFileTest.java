@@ -99,6 +99,19 @@ class HbaFileTest {
     }
 
     @Test
+    void anAtFileThatCannotBeReadIsRefusedAtTheLineNamingIt() throws Exception {
+        Path missing = dir.resolve("names.txt");
+        assertRefused("host all all 127.0.0.1/32 md5\nhost all @names.txt 127.0.0.1/32 md5",
+                "line 2: cannot read " + missing + ": no such file");
+    }
+
+    @Test
+    void aControlCharacterIsRefusedNamingLineAndColumn() throws Exception {
+        assertRefused("host all b\u2028ob 127.0.0.1/32 md5", "line 1: control character U+2028 at column 11 (the file"
+                + " must be text)");
+    }
+
+    @Test
     void aByteThatIsNotUtf8IsRefusedNamingFileLineAndByte() throws Exception {
         Path file = dir.resolve("hba.conf");
         Files.write(file, "host all all 127.0.0.1/32 md5\r\nhost all b\u00e9b 127.0.0.1/32 md5\n"

@@ -106,4 +106,25 @@ class IniFileTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> IniFile.load(ini));
         assertEquals(ini + " line 4: byte 0xA1 at column 24 is not UTF-8 (the file must be UTF-8)", e.getMessage());
     }
+
+    @Test
+    void anIncludeOfANameWithANulIsRefusedAtItsLine() throws Exception {
+        Path main = write("main.ini", "[databases]\na =\n%include extra\u0000.ini\n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> IniFile.load(main));
+        assertEquals(main + " line 3: control character U+0000 at column 15 (the file must be text)", e.getMessage());
+    }
+
+    @Test
+    void anIncludeOfADirectoryIsRefusedAtItsLine() throws Exception {
+        Path main = write("main.ini", "[databases]\na =\n%include " + dir + "\n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> IniFile.load(main));
+        assertEquals(main + " line 3: %include " + dir + ": cannot read " + dir + ": Is a directory", e.getMessage());
+    }
+
+    @Test
+    void aLineSeparatorInsideAKeyIsRefusedNamingLineAndColumn() throws Exception {
+        Path main = write("main.ini", "[pgbouncer]\nlisten\u2028port = 1\n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> IniFile.load(main));
+        assertEquals(main + " line 2: control character U+2028 at column 7 (the file must be text)", e.getMessage());
+    }
 }
