@@ -927,6 +927,8 @@ public final class PgMuxProxy implements AutoCloseable {
         /**
          * The period whose per-second rates and mean times SHOW STATS_AVERAGES, SHOW STATS's avg_* columns and the
          * log_stats line report (PgBouncer's stats_period; default 60 s).
+         *
+         * @throws IllegalArgumentException below 1 second
          */
         public Builder statsPeriod(Duration period) {
             settings.put(ProxySetting.STATS_PERIOD, Objects.requireNonNull(period, "period"));
@@ -1015,6 +1017,8 @@ public final class PgMuxProxy implements AutoCloseable {
          * PgBouncer's max_packet_size (default 2147483647): a client message declaring a longer length ends the
          * client with FATAL 08P01 before any of its body is read. PostgreSQL's own limit (1 GiB - 2) applies
          * whatever the value.
+         *
+         * @throws IllegalArgumentException below 1024 bytes, which a login's messages need
          */
         public Builder maxPacketSize(int bytes) {
             settings.put(ProxySetting.MAX_PACKET_SIZE, bytes);
