@@ -1045,6 +1045,15 @@ class PgBouncerDifferentialTest {
         assertSame(p, endpoint -> connect(endpoint, "app", USER, PASSWORD).close());
     }
 
+    /** An IPv4-mapped address is an IPv6 line: it loads, and a client over IPv4 goes on to the next line. */
+    @Test
+    void hbaIpv4MappedLineLoadsAndIsPassedOverByAnIpv4ClientAlike() throws Exception {
+        Poolers p = hba("host all all ::ffff:127.0.0.1/128 reject\nhost all all 127.0.0.1/32 md5\n");
+        assertSame(p, endpoint -> connect(endpoint, "app", USER, PASSWORD).close());
+        Poolers only = hba("host all all ::ffff:127.0.0.1/128 md5\n");
+        assertSame(only, endpoint -> connect(endpoint, "app", USER, PASSWORD).close());
+    }
+
     @Test
     void hbaPasswordLineLogsInAndRefusesAWrongPasswordAlike() throws Exception {
         Poolers p = hba("host all all 127.0.0.1/32 password\n");
