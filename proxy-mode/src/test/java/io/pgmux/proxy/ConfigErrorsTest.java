@@ -69,6 +69,20 @@ class ConfigErrorsTest {
     }
 
     @Test
+    void setAuthFileToAFileWithAByteThatIsNotUtf8NamesItsLineAndKeepsTheUsers() throws Exception {
+        start("");
+        Path other = dir.resolve("other.txt");
+        Files.write(other, "\"caf\u00e9\" \"x\"\n".getBytes(StandardCharsets.ISO_8859_1));
+        try (Connection console = console()) {
+            assertEquals("auth_file " + other + " line 1: byte 0xE9 at column 5 is not UTF-8 (the file must be UTF-8)",
+                    setRefused(console, "SET auth_file = '" + other + "'"));
+        }
+        try (Connection c = client()) {
+            assertEquals("1", Sql.value(c, "SELECT 1"));
+        }
+    }
+
+    @Test
     void reloadOfAMisspelledSectionNamesItsLineAndKeepsTheRunningSettings() throws Exception {
         start("default_pool_size = 4\n");
         try (Connection console = console()) {
