@@ -8,7 +8,6 @@ import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.nio.file.FileSystemException;
 import java.nio.file.InvalidPathException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -66,8 +65,9 @@ public final class IniFile {
     /**
      * Reads {@code file} and the files it includes.
      *
-     * @throws IllegalArgumentException naming the file and line of a malformed line, a missing included file or
-     *     an include cycle, or the file that cannot be read as text (a directory)
+     * @throws IllegalArgumentException naming the file and line of a malformed line, a byte that is not UTF-8 or a
+     *     control character, a missing included file or an include cycle, or the file that cannot be read as text
+     *     (a directory)
      */
     public static IniFile load(Path file) throws IOException {
         IniFile ini = new IniFile();
