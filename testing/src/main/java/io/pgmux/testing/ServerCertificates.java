@@ -34,4 +34,12 @@ public final class ServerCertificates {
     public synchronized TestCertificates.Issued clientCertificate(String user) {
         return authority.issue("client-" + user, user, null);
     }
+
+    /**
+     * A client certificate that the server accepts for {@code user}, for the key of {@code request}, a PKCS#10
+     * certificate request whose common name is {@code user}.
+     */
+    public synchronized Path clientCertificate(String user, Path request) {
+        return authority.sign("client-" + user, request, null);
+    }
 }

@@ -60,12 +60,23 @@ public final class TestCertificates {
     public Issued issue(String name, String commonName, String subjectAltNames) {
         Path store = directory.resolve(name + ".p12");
         Path request = directory.resolve(name + ".csr");
-        Path certificate = directory.resolve(name + ".crt");
         Path privateKey = directory.resolve(name + ".key");
         Path derPrivateKey = directory.resolve(name + ".pk8");
         keytool("-genkeypair", "-alias", name, "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
                 "CN=" + commonName, "-validity", "2", "-storetype", "PKCS12", "-keystore", store.toString());
         keytool("-certreq", "-alias", name, "-keystore", store.toString(), "-file", request.toString());
+        Path certificate = sign(name, request, subjectAltNames);
+        writePrivateKey(store, name, privateKey, derPrivateKey);
+        return new Issued(certificate, privateKey, derPrivateKey);
+    }
+
+    /**
+     * A certificate signed by this CA for the key and subject of {@code request}, a PKCS#10 certificate request
+     * made by another tool (so that the key can be in any form that tool writes), with these subject alternative
+     * names as in {@link #issue}. File {@code <name>.crt}.
+     */
+    public Path sign(String name, Path request, String subjectAltNames) {
+        Path certificate = directory.resolve(name + ".crt");
         List<String> sign = new ArrayList<>(List.of("-gencert", "-rfc", "-alias", CA_ALIAS, "-keystore",
                 caStore.toString(), "-infile", request.toString(), "-outfile", certificate.toString(),
                 "-validity", "2"));
@@ -73,8 +84,7 @@ public final class TestCertificates {
             sign.addAll(List.of("-ext", "SAN=" + subjectAltNames));
         }
         keytool(sign.toArray(String[]::new));
-        writePrivateKey(store, name, privateKey, derPrivateKey);
-        return new Issued(certificate, privateKey, derPrivateKey);
+        return certificate;
     }
 
     /**
