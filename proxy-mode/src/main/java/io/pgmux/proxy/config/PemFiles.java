@@ -2,24 +2,23 @@ package io.pgmux.proxy.config;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.KeyFactory;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.security.Signature;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
-import java.security.spec.PKCS8EncodedKeySpec;
-import java.util.Base64;
 import java.util.List;
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
+import org.bouncycastle.openssl.PEMException;
+import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 
 /**
- * The PEM files of the client_tls_* and server_tls_* settings, read with the JDK's own parsers: certificates,
- * and keys in unencrypted PKCS#8 ({@code BEGIN PRIVATE KEY}), the form Netty's JDK provider takes. A file that
+ * The PEM files of the client_tls_* and server_tls_* settings: certificates, read by the JDK, and private keys in
+ * each unencrypted form OpenSSL writes ({@link PrivateKeyPem}), made into the JDK's own key objects. A file that
  * cannot be used is refused naming its setting.
  */
 public final class PemFiles {
@@ -49,27 +48,12 @@ public final class PemFiles {
      */
     public static PrivateKey keyOf(X509Certificate certificate, ProxySetting certificateSetting, Path certificateFile,
             ProxySetting setting, Path file) {
-        String pem;
-        try {
-            pem = Files.readString(file, StandardCharsets.US_ASCII);
-        } catch (IOException e) {
-            throw new IllegalArgumentException(setting.configName() + " " + file + " does not exist or cannot be read",
-                    e);
-        }
-        String begin = "-----BEGIN PRIVATE KEY-----";
-        String end = "-----END PRIVATE KEY-----";
-        int from = pem.indexOf(begin);
-        int to = pem.indexOf(end);
-        if (from < 0 || to < from) {
-            throw unusable(setting, file, "it is no unencrypted PKCS#8 PEM key (BEGIN PRIVATE KEY); convert it with"
-                    + " openssl pkcs8 -topk8 -nocrypt");
-        }
+        PrivateKeyInfo keyInfo = PrivateKeyPem.read(setting, file);
         PublicKey publicKey = certificate.getPublicKey();
         PrivateKey key;
         try {
-            byte[] der = Base64.getMimeDecoder().decode(pem.substring(from + begin.length(), to));
-            key = KeyFactory.getInstance(publicKey.getAlgorithm()).generatePrivate(new PKCS8EncodedKeySpec(der));
-        } catch (IllegalArgumentException | GeneralSecurityException e) {
+            key = new JcaPEMKeyConverter().getPrivateKey(keyInfo);
+        } catch (PEMException e) {
             throw unusable(setting, file, "it is no " + publicKey.getAlgorithm() + " key, as the certificate in "
                     + certificateSetting.configName() + " needs: " + e.getMessage());
         }
@@ -80,7 +64,7 @@ public final class PemFiles {
         return key;
     }
 
-    private static IllegalArgumentException unusable(ProxySetting setting, Path file, String why) {
+    static IllegalArgumentException unusable(ProxySetting setting, Path file, String why) {
         return new IllegalArgumentException("cannot use " + setting.configName() + " " + file + ": " + why);
     }
 
