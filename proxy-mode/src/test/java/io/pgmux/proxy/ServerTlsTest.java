@@ -28,6 +28,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * server_tls_sslmode and the other server_tls_* settings against the fixture's PostgreSQL with TLS: TLS 1.3
@@ -140,6 +142,44 @@ class ServerTlsTest {
         start(user, "127.0.0.1", "verify-ca", b -> b.serverTlsCaFile(certificates.caCertificate())
                 .serverTlsClientCertificate(certificate.certificate(), certificate.privateKey()));
         assertEquals("/CN=" + user, query("SELECT client_dn FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(names = {"PKCS1_RSA", "SEC1_EC_AFTER_PARAMETERS", "SEC1_EC", "PKCS8_RSA", "PKCS8_EC"})
+    void aClientCertificateLogsInToACertRuleWithItsKeyIn(KeyForm form) throws Exception {
+        String user = db.createUser(TlsRule.CLIENT_CERTIFICATE);
+        Path key = form.write(directory.resolve(user + ".key"));
+        Path certificate = certificates.clientCertificate(user, KeyForm.request(key, user,
+                directory.resolve(user + ".csr")));
+        start(user, "127.0.0.1", "verify-ca", b -> b.serverTlsCaFile(certificates.caCertificate())
+                .serverTlsClientCertificate(certificate, key));
+        assertEquals("/CN=" + user, query("SELECT client_dn FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
+    }
+
+    @Test
+    void adminSetOfAClientCertificateWithAPkcs1KeyLogsInToACertRule() throws Exception {
+        String user = db.createUser(TlsRule.CLIENT_CERTIFICATE);
+        Path key = KeyForm.PKCS1_RSA.write(directory.resolve(user + ".key"));
+        Path certificate = certificates.clientCertificate(user, KeyForm.request(key, user,
+                directory.resolve(user + ".csr")));
+        start(user, "127.0.0.1", "verify-ca", b -> b.serverTlsCaFile(certificates.caCertificate())
+                .adminUsers(ProxyFixture.USER));
+        setOnConsole("SET server_tls_cert_file = '" + certificate + "'");
+        setOnConsole("SET server_tls_key_file = '" + key + "'");
+        assertEquals("/CN=" + user, query("SELECT client_dn FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
+    }
+
+    @Test
+    void anEncryptedServerTlsKeyFileIsRefusedAtStartNamingTheSettingAndTheFile() {
+        String user = db.createUser(TlsRule.CLIENT_CERTIFICATE);
+        TestCertificates.Issued certificate = certificates.clientCertificate(user);
+        Path key = KeyForm.ENCRYPTED_PKCS8.write(directory.resolve(user + ".key"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> start(user, "127.0.0.1",
+                "verify-ca", b -> b.serverTlsCaFile(certificates.caCertificate())
+                        .serverTlsClientCertificate(certificate.certificate(), key)));
+        assertEquals("cannot use server_tls_key_file " + key + ": the key is encrypted (BEGIN ENCRYPTED PRIVATE"
+                + " KEY) and pgmux, like PgBouncer, has no setting for its passphrase: store it unencrypted, e.g."
+                + " openssl pkey -in " + key + " -out <new file>", e.getMessage());
     }
 
     @Test
