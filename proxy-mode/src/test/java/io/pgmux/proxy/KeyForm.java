@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
  * The PEM forms in which operators have TLS private keys, each written by {@code openssl} as an operator would
  * make it, with the first line that tells the form. Throwaway keys in the caller's directory, never committed.
  */
-enum KeyForm {
+public enum KeyForm {
     PKCS1_RSA("-----BEGIN RSA PRIVATE KEY-----", "genrsa", "-traditional", "-out", "{key}", "2048"),
     SEC1_EC_AFTER_PARAMETERS("-----BEGIN EC PARAMETERS-----", "ecparam", "-name", "prime256v1", "-genkey",
             "-out", "{key}"),
@@ -40,7 +40,7 @@ enum KeyForm {
     }
 
     /** A new key in this form, in file {@code key}. */
-    Path write(Path key) {
+    public Path write(Path key) {
         openssl(generate.stream().map(a -> a.replace("{key}", key.toString())).toList());
         try {
             String first = Files.readAllLines(key, StandardCharsets.US_ASCII).get(0);
@@ -54,7 +54,7 @@ enum KeyForm {
     }
 
     /** A PKCS#10 request for a certificate of {@code commonName} for the (unencrypted) key in {@code key}. */
-    static Path request(Path key, String commonName, Path request) {
+    public static Path request(Path key, String commonName, Path request) {
         openssl(List.of("req", "-new", "-key", key.toString(), "-subj", "/CN=" + commonName, "-out",
                 request.toString()));
         return request;
