@@ -863,7 +863,7 @@ public final class PgMuxProxy implements AutoCloseable {
 
         /**
          * PgBouncer's server_tls_cert_file and server_tls_key_file: a PEM certificate (chain) and its unencrypted
-         * PKCS#8 PEM key, presented to servers that ask for a client certificate; null for none.
+         * PEM key (PKCS#8, PKCS#1 or SEC1), presented to servers that ask for a client certificate; null for none.
          */
         public Builder serverTlsClientCertificate(Path certFile, Path keyFile) {
             settings.put(ProxySetting.SERVER_TLS_CERT_FILE, certFile);

@@ -39,7 +39,7 @@ public final class ServerTls {
      * @param modes the sslmodes the proxy's databases use; contexts are made for these only
      * @param caFile PEM certificates trusted by verify-ca and verify-full, or null for the JDK's trusted CAs
      * @param certFile PEM certificate chain presented to servers that ask for one, or null; needs keyFile
-     * @param keyFile unencrypted PKCS#8 PEM private key of certFile, or null
+     * @param keyFile unencrypted PEM private key of certFile (PKCS#8, PKCS#1 or SEC1), or null
      * @param protocols JDK protocol names, or null for TLS 1.2 and 1.3 (PgBouncer's {@code secure})
      * @param ciphers the suites to offer, or null for Netty's defaults
      * @throws IllegalArgumentException naming the setting whose file cannot be used
