@@ -10,11 +10,14 @@ import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestCertificates;
 import io.pgmux.testing.TestDatabase;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -139,6 +142,29 @@ class ClientTlsKeyFormsTest {
         assertEquals("cannot use client_tls_key_file " + dir.resolve("server.key") + ": it holds no private key in"
                 + " PKCS#8 (BEGIN PRIVATE KEY), PKCS#1 (BEGIN RSA PRIVATE KEY) or SEC1 (BEGIN EC PRIVATE KEY) form:"
                 + " unrecognised object: OPENSSH PRIVATE KEY", e.getMessage());
+    }
+
+    /** A key file cut short, with a byte changed, or of random bytes: each is refused naming setting and file. */
+    @ParameterizedTest
+    @EnumSource(names = {"PKCS1_RSA", "SEC1_EC_AFTER_PARAMETERS", "PKCS8_EC"})
+    void aDamagedKeyFileIsRefusedAtStartNamingTheSettingAndTheFile(KeyForm form) throws Exception {
+        install(before.certificate(), before.privateKey());
+        String pem = Files.readString(CERTIFICATE_AND_KEY.get(form)[1], StandardCharsets.US_ASCII);
+        int body = pem.indexOf("\n", pem.lastIndexOf("-----BEGIN")) + 1;
+        byte[] random = new byte[pem.length()];
+        new Random(form.ordinal()).nextBytes(random);
+        List<byte[]> damaged = List.of(
+                pem.substring(0, pem.length() / 2).getBytes(StandardCharsets.US_ASCII),
+                (pem.substring(0, body) + "!" + pem.substring(body + 1)).getBytes(StandardCharsets.US_ASCII),
+                (pem.substring(0, body) + "AAAA" + pem.substring(body + 4)).getBytes(StandardCharsets.US_ASCII),
+                random);
+        for (byte[] bytes : damaged) {
+            Files.write(dir.resolve("server.key"), bytes);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, this::start);
+            assertTrue(e.getMessage().startsWith("cannot use client_tls_key_file " + dir.resolve("server.key")
+                    + ": it holds no private key in PKCS#8 (BEGIN PRIVATE KEY), PKCS#1 (BEGIN RSA PRIVATE KEY) or"
+                    + " SEC1 (BEGIN EC PRIVATE KEY) form"), e.getMessage());
+        }
     }
 
     @Test
