@@ -170,6 +170,27 @@ class ServerTlsTest {
     }
 
     @Test
+    void reloadOfAClientCertificateWithASec1KeyLogsInToACertRule() throws Exception {
+        String user = db.createUser(TlsRule.CLIENT_CERTIFICATE);
+        Path key = KeyForm.SEC1_EC_AFTER_PARAMETERS.write(directory.resolve(user + ".key"));
+        Path certificate = certificates.clientCertificate(user, KeyForm.request(key, user,
+                directory.resolve(user + ".csr")));
+        Files.writeString(directory.resolve(user + ".txt"), "\"" + ProxyFixture.USER + "\" \""
+                + ProxyFixture.PASSWORD + "\"\n");
+        Path ini = directory.resolve(user + ".ini");
+        String settings = "[databases]\n" + db.name() + " = host=127.0.0.1 port=" + db.port() + " dbname="
+                + db.name() + " user=" + user + "\n[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\n"
+                + "auth_type = md5\nauth_file = " + user + ".txt\nadmin_users = " + ProxyFixture.USER + "\n"
+                + "server_tls_sslmode = verify-ca\nserver_tls_ca_file = " + certificates.caCertificate() + "\n";
+        Files.writeString(ini, settings);
+        proxy = ProxyConfigLoader.load(ini).start();
+        Files.writeString(ini, settings + "server_tls_cert_file = " + certificate + "\nserver_tls_key_file = " + key
+                + "\n");
+        setOnConsole("RELOAD");
+        assertEquals("/CN=" + user, query("SELECT client_dn FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
+    }
+
+    @Test
     void anEncryptedServerTlsKeyFileIsRefusedAtStartNamingTheSettingAndTheFile() {
         String user = db.createUser(TlsRule.CLIENT_CERTIFICATE);
         TestCertificates.Issued certificate = certificates.clientCertificate(user);
