@@ -215,6 +215,16 @@ public final class RawClient implements AutoCloseable {
         }
     }
 
+    /** Sends FIN: the proxy reads the end of the client's input after what came before it. */
+    void shutdownOutput() throws IOException {
+        socket.shutdownOutput();
+    }
+
+    /** How long a read waits before {@link SocketTimeoutException}. */
+    void readTimeout(int millis) throws IOException {
+        socket.setSoTimeout(millis);
+    }
+
     /** Closes with RST instead of FIN, as a killed process's socket may. */
     void abort() throws IOException {
         socket.setSoLinger(true, 0);

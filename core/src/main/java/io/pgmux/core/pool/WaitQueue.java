@@ -48,13 +48,18 @@ final class WaitQueue<S> {
         return queue.poll();
     }
 
-    /** Offers a polled waiter the server lent to its holder; false if it had ended (and was counted out). */
+    /**
+     * Offers a polled waiter the server lent to its holder; false if it had ended (and was counted out). The wait is
+     * counted out before its client hears of it: a client that gives the server straight back, on this thread, finds
+     * the queue without it, where it would find a waiter counted that no poll returns and serve it for ever.
+     */
     boolean offer(Waiter<S> waiter, PooledServer<S> server) {
-        if (waiter.offer(server)) {
-            waiting.decrementAndGet();
-            return true;
+        if (!waiter.end(server)) {
+            return false;
         }
-        return false;
+        waiting.decrementAndGet();
+        waiter.deliver();
+        return true;
     }
 
     private Waiter<S> takeNear(Object affinity) {
@@ -98,12 +103,13 @@ final class WaitQueue<S> {
 
     /** Ends one waiter with a failure (timeout, interrupt); false if it had already ended. */
     boolean fail(Waiter<S> waiter, Throwable failure) {
-        if (waiter.fail(failure)) {
-            waiting.decrementAndGet();
-            queue.remove(waiter);
-            return true;
+        if (!waiter.end(failure)) {
+            return false;
         }
-        return false;
+        waiting.decrementAndGet();
+        queue.remove(waiter);
+        waiter.deliver();
+        return true;
     }
 
     /** The live asynchronous waiter that calls {@code callback}, or null. */

@@ -102,31 +102,26 @@ final class Waiter<S> {
         return new PoolException(t.getMessage(), t);
     }
 
-    /** Hands over a server already lent to {@link #holder}; false if the waiter already gave up. */
-    boolean offer(PooledServer<S> server) {
-        if (!OUTCOME.compareAndSet(this, null, server)) {
-            return false;
-        }
-        if (whenDone != null) {
-            lease.bind(server);
-            callBack(lease, null);
-        } else {
-            LockSupport.unpark(thread);
-        }
-        return true;
+    /**
+     * Ends the wait with a server already lent to {@link #holder}, or with a failure; false if it had ended already.
+     * The client learns of it only from {@link #deliver()}, so that the pool can count the wait out first.
+     */
+    boolean end(Object served) {
+        return OUTCOME.compareAndSet(this, null, served);
     }
 
-    /** Ends the wait with an error; false if it had already ended. */
-    boolean fail(Throwable failure) {
-        if (!OUTCOME.compareAndSet(this, null, failure)) {
-            return false;
-        }
-        if (whenDone != null) {
+    /** Tells the client how its wait ended: the callback gets the lease or the failure, a parked thread wakes. */
+    @SuppressWarnings("unchecked")
+    void deliver() {
+        Object o = outcome;
+        if (whenDone == null) {
+            LockSupport.unpark(thread);
+        } else if (o instanceof Throwable failure) {
             callBack(null, failure);
         } else {
-            LockSupport.unpark(thread);
+            lease.bind((PooledServer<S>) o);
+            callBack(lease, null);
         }
-        return true;
     }
 
     /** The client's callback runs on the pool's thread of the moment: its failure must not end the pool's work. */
