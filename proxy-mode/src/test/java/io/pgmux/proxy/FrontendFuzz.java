@@ -101,7 +101,8 @@ final class FrontendFuzz {
                     body.writeBytes(text(pickOf("user", "database", "application_name", "options",
                             "client_encoding", "_pq_.x", "replication", "", "user\0x", "k" + random.nextInt(9))));
                     body.writeBytes(text(pickOf("app", database, "pgbouncer", "", "-c x=y", "-c a.b=\\ c",
-                            "-c", "UTF8", "SQL_ASCII", "true", "v\0w", new String(bytes(8), StandardCharsets.ISO_8859_1))));
+                            "-c", "UTF8", "SQL_ASCII", "true", "v\0w",
+                            new String(bytes(8), StandardCharsets.ISO_8859_1))));
                 }
                 if (random.nextInt(5) != 0) {
                     body.write(0);
