@@ -107,6 +107,27 @@ class BadInputTest {
         assertEquals(0, ProxyFixture.awaitActive(pool(), 0));
     }
 
+    @org.junit.jupiter.api.Test
+    void aPasswordMessageAfterLoginIsAnUnknownPacketThatCostsNoServerConnection() throws Exception {
+        try (RawClient other = loggedIn()) {
+            String pid = backendPid(other);
+            try (RawClient c = loggedIn()) {
+                c.send('p', RawClient.cstring("secret"));
+                List<RawClient.Message> messages = c.readUntilClosed();
+                assertEquals(1, messages.size(), RawClient.types(messages));
+                assertEquals("FATAL", messages.get(0).field('S'));
+                assertEquals("08P01", messages.get(0).field('C'));
+                assertEquals("unknown pkt", messages.get(0).field('M'));
+            }
+            assertEquals(pid, backendPid(other), "the server connection was closed");
+        }
+    }
+
+    private static String backendPid(RawClient c) throws Exception {
+        c.query("SELECT pg_backend_pid()");
+        return RawClient.firstColumn(c.readUntilReady());
+    }
+
     private Pool<ServerConnection> pool() {
         return ProxyFixture.pool(proxy, db);
     }

@@ -17,7 +17,7 @@ import java.util.List;
  *   <li><b>login</b>: typed messages, only {@code 'p'} (password/SASL) and {@code 'X'}, at most
  *       {@link #MAX_LOGIN_MESSAGE_LENGTH} long, so an unauthenticated peer cannot make us buffer much.
  *       The handler calls {@link #loginComplete()} when authentication succeeds.</li>
- *   <li><b>ready</b>: typed messages of any frontend type up to the configured maximum, passed on as
+ *   <li><b>ready</b>: typed messages of any frontend type but password up to the configured maximum, passed on as
  *       {@link FrontendMessage} holding a retained slice of the whole message (no copy). Once
  *       {@link #streamLargeMessages()} was called, a Query, FunctionCall or CopyData longer than
  *       {@link #STREAM_THRESHOLD} whose end is not in yet is passed on in pieces as its bytes arrive, as
@@ -214,7 +214,9 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
             throw badHeader(in, "invalid message length " + length
                     + " for message type " + (type & 0xFF) + " (limit " + limit + ")");
         }
-        if (!FRONTEND_TYPES[type & 0xFF]) {
+        // a password message has no meaning once logged in: PgBouncer refuses it, where a server would end the
+        // session and the pooler lose that server connection
+        if (!FRONTEND_TYPES[type & 0xFF] || phase == Phase.READY && type == FrontendMessage.PASSWORD) {
             throw violation(in, "unknown pkt", "invalid frontend message type " + (type & 0xFF));
         }
         if (phase == Phase.LOGIN && type != FrontendMessage.PASSWORD && type != FrontendMessage.TERMINATE) {

@@ -1122,6 +1122,8 @@ class PgBouncerDifferentialTest {
                         "FATAL 08P01: unknown pkt"),
                 Arguments.of("a startup packet", RawClient.startupPacket(Map.of("user", USER, "database", "app")),
                         "FATAL 08P01: unknown pkt"),
+                Arguments.of("a password message", RawClient.frame('p', RawClient.cstring(PASSWORD)),
+                        "FATAL 08P01: unknown pkt"),
                 Arguments.of("a length below 4", new byte[] {'Q', 0, 0, 0, 2},
                         "FATAL 08P01: bad packet header: '5100000002'"),
                 Arguments.of("a malformed Parse", RawClient.concat(RawClient.frame('P', unterminated), sync),
