@@ -6,9 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.pool.Pool;
 import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -82,6 +86,48 @@ class LargeMessageTest {
                 c.sendRaw(Arrays.copyOfRange(frame, at, Math.min(frame.length, at + 1000)));
             }
             assertEquals(String.valueOf(literal.length()), RawClient.firstColumn(c.readUntilReady()));
+        }
+    }
+
+    @Test
+    void aServerWhoseClientLeftInTheMiddleOfAStreamedCopyDataIsNotHandedToTheNextClient() throws Exception {
+        try (PgMuxProxy proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.authType(AuthType.PLAIN)
+                .defaultPoolSize(1))) {
+            try (RawClient leaving = RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD)) {
+                // CopyData outside COPY asks for no answer: the server reads it whole, and ignores it
+                leaving.sendRaw(RawClient.concat(new byte[] {'d'}, RawClient.int32(100_000), new byte[80_000]));
+                ProxyFixture.awaitActive(ProxyFixture.pool(proxy, db), 1);
+            }
+            try (RawClient next = RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD)) {
+                next.readTimeout(5_000);
+                next.query("SELECT 2");
+                assertEquals("2", RawClient.firstColumn(next.readUntilReady()));
+            }
+        }
+    }
+
+    @Test
+    void aServerInTheMiddleOfAStreamedMessageAtReadyForQueryIsNotHandedToTheNextClient() throws Exception {
+        try (PgMuxProxy proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.authType(AuthType.PLAIN)
+                .defaultPoolSize(1));
+                RawClient streaming = RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD)) {
+            // the server answers the Query with ReadyForQuery while the CopyData after it has not all arrived
+            byte[] copyData = new byte[80_000];
+            streaming.sendRaw(RawClient.concat(RawClient.frame('Q', RawClient.cstring("SELECT 1")),
+                    new byte[] {'d'}, RawClient.int32(100_000), copyData));
+            assertEquals("1", RawClient.firstColumn(streaming.readUntilReady()));
+            try (RawClient next = RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD)) {
+                next.readTimeout(5_000);
+                next.query("SELECT 2");
+                // read by the proxy: waiting for the server, or (were it handed over at once) holding it
+                Pool<ServerConnection> pool = ProxyFixture.pool(proxy, db);
+                Await.until(() -> pool.view().waitingClients() == 1 || pool.getActiveConnections() == 1,
+                        Duration.ofSeconds(10), "the next client's query read");
+                streaming.sendRaw(new byte[100_000 + 1 - 5 - copyData.length]);
+                streaming.query("SELECT 3");
+                assertEquals("3", RawClient.firstColumn(streaming.readUntilReady()));
+                assertEquals("2", RawClient.firstColumn(next.readUntilReady()));
+            }
         }
     }
 

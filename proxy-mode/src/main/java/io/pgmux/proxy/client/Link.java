@@ -139,6 +139,11 @@ final class Link implements ServerLink {
     /** Extended-protocol messages were sent since the last Sync: the server is mid-batch. */
     private boolean syncPending;
     /**
+     * Bytes of the message forwarded last that are still to come (a large one is streamed in pieces): the server
+     * reads them before anything else, so it cannot go to another client meanwhile.
+     */
+    private int messageRemaining;
+    /**
      * When the request not yet answered in full started (PgBouncer's query_start), waiting for a server included;
      * 0 when none runs. Written on the client's loop, read by the janitor for query_timeout.
      */
@@ -304,7 +309,7 @@ final class Link implements ServerLink {
     boolean fastCloseDue() {
         Lease<ServerConnection> held = lease;
         return held != null && state == State.LINKED && queryStartNanos == 0 && transactionStartNanos == 0
-                && readyPending == 0 && !syncPending && held.server().closeNeeded();
+                && readyPending == 0 && !syncPending && messageRemaining == 0 && held.server().closeNeeded();
     }
 
     /**
@@ -331,6 +336,7 @@ final class Link implements ServerLink {
     }
 
     private void forward(FrontendMessage message) {
+        countMessageBytes(message);
         if ((message.type() == FrontendMessage.QUERY || message.type() == FrontendMessage.PARSE)
                 && pinning.watches() && pinning.mentionsSessionState(message.content())) {
             pinning.touched();
@@ -366,6 +372,15 @@ final class Link implements ServerLink {
             namedStatements.forward(message, server, channel);
         } else {
             server.write(message.content());
+        }
+    }
+
+    private void countMessageBytes(FrontendMessage message) {
+        ByteBuf content = message.content();
+        if (message.type() == FrontendMessage.CONTINUATION) {
+            messageRemaining -= content.readableBytes();
+        } else {
+            messageRemaining = content.getInt(content.readerIndex() + 1) + 1 - content.readableBytes();
         }
     }
 
@@ -809,7 +824,8 @@ final class Link implements ServerLink {
             readyPending--;
         }
         boolean quiet = readyPending == 0 && !syncPending;
-        boolean ends = quiet && status == TransactionStatus.IDLE && poolMode != PoolMode.SESSION;
+        boolean ends = quiet && status == TransactionStatus.IDLE && poolMode != PoolMode.SESSION
+                && messageRemaining == 0;
         // pin_session_state = error may have to fail the transaction's last statement: its ReadyForQuery waits
         boolean readyHeld = ends && pinning.refusesPending();
         if (readyHeld) {
@@ -1082,7 +1098,8 @@ final class Link implements ServerLink {
                 || state == State.CHECKING_SESSION_STATE) {
             return;
         }
-        if (readyPending == 0 && !syncPending && server.transactionStatus() == TransactionStatus.IDLE) {
+        if (readyPending == 0 && !syncPending && messageRemaining == 0
+                && server.transactionStatus() == TransactionStatus.IDLE) {
             endClosed();
         } else {
             drop(new PoolException("client disconnected with a query or transaction open"));
@@ -1155,6 +1172,7 @@ final class Link implements ServerLink {
         server = null;
         readyPending = 0;
         syncPending = false;
+        messageRemaining = 0;
         forgetUnanswered();
         if (namedStatements != null) {
             namedStatements.serverGone();
