@@ -72,6 +72,7 @@ class ClientProtocolFuzzTest {
             RawClient.frame('Q', RawClient.cstring("SHOW VERSION")));
     private static final byte[] TERMINATE = RawClient.frame('X', new byte[0]);
     private static final Pattern SQLSTATE = Pattern.compile("[0-9A-Z]{5}");
+    private static final String SERVER_CLOSED = "server conn crashed?";
     private static final Pattern STACK_TRACE = Pattern.compile(
             "Exception|\\tat |java\\.|javax\\.|io\\.netty|io\\.pgmux|\\.java:\\d");
     /** What pooled arenas may keep beyond their start: a few chunks, far below what buffered input would take. */
@@ -350,12 +351,21 @@ class ClientProtocolFuzzTest {
         }
     }
 
-    /** Only well-formed errors and notices, and never the success of a fuzzed login. */
+    /**
+     * Only well-formed errors and notices; nothing after a FATAL but, when it was the server's, PgBouncer's own for
+     * the server that closed; and never the success of a fuzzed login.
+     */
     private static void check(State state, List<RawClient.Message> seen, String where) {
+        boolean ended = false;
         for (RawClient.Message m : seen) {
             if (m.type() == 'E' || m.type() == 'N') {
                 checkFields(m, where);
             }
+            boolean fatal = m.type() == 'E' && "FATAL".equals(m.field('S'));
+            if (ended && !(fatal && SERVER_CLOSED.equals(m.field('M')))) {
+                fail(where + ": " + m.type() + " after a FATAL error: " + RawClient.types(seen));
+            }
+            ended |= fatal;
             if ((state == State.STARTUP || state == State.LOGIN_MD5 || state == State.LOGIN_SCRAM)
                     && m.type() == 'R' && Arrays.equals(m.body(), new byte[4])) {
                 fail(where + ": a fuzzed login was accepted");
