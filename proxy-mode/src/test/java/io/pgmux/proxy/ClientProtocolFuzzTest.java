@@ -40,10 +40,11 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Seeded garbage from clients in every state of a connection, against a real proxy on a real PostgreSQL: what comes
- * back is only well-formed messages whose errors carry a severity, a SQLSTATE and a text without a stack trace, or a
- * close; input that leaves the proxy owing an answer gets one within the read timeout; no fuzzed login succeeds; no
- * server connection stays lent or unknown to its pool; the proxy's buffers come back; and a bystander client on
- * another pool runs its query loop throughout without one error. A failure names the state, the case and the seed.
+ * back is only well-formed messages whose errors carry a severity, a SQLSTATE and a text without a stack trace, nothing
+ * after a FATAL one, or a close; input that leaves the proxy owing an answer gets one within the read timeout; no
+ * fuzzed login succeeds; no server connection stays lent or unknown to its pool; the proxy's buffers come back; and a
+ * bystander client on another pool runs its query loop throughout without one error. A failure names the state, the
+ * case and the seed.
  * {@code -Dpgmux.fuzz.cases=N} runs N cases per state (default {@value #DEFAULT_CASES}), {@code -Dpgmux.fuzz.seed}
  * another seed.
  */
