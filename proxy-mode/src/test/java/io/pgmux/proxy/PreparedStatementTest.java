@@ -88,6 +88,23 @@ class PreparedStatementTest {
     }
 
     @Test
+    void duplicateStatementNameWithQuoteAndBackslashIsTheSameErrorWithoutStandardConformingStrings() throws Exception {
+        start(2, 200);
+        try (RawClient c = login()) {
+            c.query("SET standard_conforming_strings = off");
+            c.readUntilReady();
+            String name = "S\\'; x";
+            prepare(c, name, "SELECT 1");
+            c.parse(name, "SELECT 2");
+            c.sync();
+            List<RawClient.Message> error = c.readUntilReady();
+            assertEquals("prepared statement \"" + name + "\" already exists",
+                    assertError("42P05", error).field('M'));
+            assertEquals("1", firstColumn(bindAndExecute(c, name)));
+        }
+    }
+
+    @Test
     void unknownStatementNameIsANonFatalError() throws Exception {
         start(2, 200);
         try (RawClient c = login()) {

@@ -197,10 +197,11 @@ public final class NamedStatements {
      * server skips to Sync and rolls back exactly as after an error of its own.
      */
     private void raiseOnServer(ErrorResponse error) {
-        String message = error.message().replace("'", "''").replace("$", "");
+        // an escape string literal reads alike whatever standard_conforming_strings and backslash_quote the client set
+        String message = error.message().replace("\\", "\\\\").replace("'", "''").replace("$", "");
         requests.add(PendingRequests.Kind.PARSE_ADDED);
         server.write(new Parse("", "DO $pgmux$BEGIN RAISE EXCEPTION USING ERRCODE = '" + error.sqlState()
-                + "', MESSAGE = '" + message + "'; END$pgmux$", new int[0]));
+                + "', MESSAGE = E'" + message + "'; END$pgmux$", new int[0]));
         requests.add(PendingRequests.Kind.BIND_ADDED);
         server.write(UnnamedPortal.BIND);
         requests.add(PendingRequests.Kind.EXECUTE);
