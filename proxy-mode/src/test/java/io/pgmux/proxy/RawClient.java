@@ -14,6 +14,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -68,7 +69,16 @@ public final class RawClient implements AutoCloseable {
 
     /** Logs in, answering a cleartext or md5 password request, and reads up to the first ReadyForQuery. */
     public void login(String database, String user, String password) throws IOException {
-        startup(Map.of("user", user, "database", database));
+        login(database, user, password, Map.of());
+    }
+
+    /** Logs in with more startup parameters ({@code options}, {@code client_encoding}, …). */
+    public void login(String database, String user, String password, Map<String, String> parameters)
+            throws IOException {
+        Map<String, String> startup = new LinkedHashMap<>(parameters);
+        startup.put("user", user);
+        startup.put("database", database);
+        startup(startup);
         Message m = read();
         if (m.type() == 'R' && m.body()[3] == 3) {
             send('p', cstring(password));

@@ -98,6 +98,22 @@ class SettingsReplayTest {
         }
     }
 
+    /** On PostgreSQL a RESET returns a setting to the value the startup packet asked for, not the server's default. */
+    @Test
+    void resetReturnsASettingToItsStartupValue() throws Exception {
+        Properties startup = new Properties();
+        startup.setProperty("options", "-c statement_timeout=4321 -c search_path=pg_catalog");
+        try (Connection c = connect(startup); Connection other = connect(new Properties())) {
+            execute(c, "SET statement_timeout = '5s'");
+            execute(c, "SET search_path = public");
+            execute(c, "RESET statement_timeout");
+            execute(c, "RESET search_path");
+            show(other, "statement_timeout");
+            assertEquals("4321ms", show(c, "statement_timeout"));
+            assertEquals("pg_catalog", show(c, "search_path"));
+        }
+    }
+
     /** Terminates the backend {@code c} last ran on and waits until the pool has let it go. */
     private void replaceTheServer(Connection c) throws Exception {
         String pid = show(c, "pg_backend_pid()");

@@ -8,12 +8,14 @@ import io.pgmux.core.pool.Lease;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolException;
 import io.pgmux.proxy.parameters.ClientParameters;
+import io.pgmux.proxy.parameters.PoolerPrelude;
 import io.pgmux.proxy.prepared.NamedStatements;
 import io.pgmux.proxy.prepared.PreparedStatementLimit;
 import io.netty.util.ReferenceCountUtil;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.BindComplete;
 import io.pgmux.proxy.protocol.CommandComplete;
+import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.NoData;
@@ -691,14 +693,14 @@ final class Link implements ServerLink {
             acquire();
             return;
         }
-        String replay = parameters.replayFor(server.parameters());
+        EncodableMessage replay = parameters.replayFor(server.parameters());
         if (replay == null) {
             link();
             return;
         }
         state = State.REPLAYING;
         EventLoop loop = channel.eventLoop();
-        server.query(replay).whenComplete((error, failure) -> loop.execute(() -> onReplayed(error, failure)));
+        server.request(replay, null).whenComplete((error, failure) -> loop.execute(() -> onReplayed(error, failure)));
     }
 
     private void onReplayed(ErrorResponse error, Throwable failure) {
@@ -887,7 +889,7 @@ final class Link implements ServerLink {
         state = State.READING_SETTINGS;
         List<String[]> rows = new ArrayList<>();
         EventLoop loop = channel.eventLoop();
-        server.query(parameters.sessionSettingsQuery(), rows).whenComplete(
+        server.request(parameters.sessionSettingsQuery(server.parameters().majorVersion()), rows).whenComplete(
                 (error, failure) -> loop.execute(() -> onSessionSettings(rows, error, failure)));
     }
 
@@ -913,7 +915,8 @@ final class Link implements ServerLink {
         state = State.CHECKING_SESSION_STATE;
         List<String[]> rows = new ArrayList<>();
         EventLoop loop = channel.eventLoop();
-        server.query(Pinning.CHECK_QUERY, rows).whenComplete(
+        server.request(PoolerPrelude.before(Pinning.CHECK_QUERY, server.parameters().majorVersion()), rows)
+                .whenComplete(
                 (error, failure) -> loop.execute(() -> onSessionState(rows, error, failure, readyHeld)));
     }
 

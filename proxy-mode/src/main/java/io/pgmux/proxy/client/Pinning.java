@@ -96,11 +96,14 @@ final class Pinning {
         return loaded;
     }
 
-    /** The state the check found (a mask of {@link PinReason}s), with LOAD when it ran. */
+    /**
+     * The state the check found (a mask of {@link PinReason}s), with LOAD when it ran; {@code rows} are the
+     * {@link io.pgmux.proxy.parameters.PoolerPrelude}'s row, then the check's.
+     */
     int found(List<String[]> rows) {
         int found = loaded ? PinReason.LOAD.bit() : 0;
-        if (rows.size() == 1) {
-            String[] row = rows.get(0);
+        if (rows.size() == 2) {
+            String[] row = rows.get(1);
             for (int i = 0; i < row.length && i < PinReason.LOAD.ordinal(); i++) {
                 if ("t".equals(row[i])) {
                     found |= PinReason.values()[i].bit();

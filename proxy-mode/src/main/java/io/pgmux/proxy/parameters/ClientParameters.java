@@ -1,5 +1,6 @@
 package io.pgmux.proxy.parameters;
 
+import io.pgmux.proxy.protocol.EncodableMessage;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,8 +36,9 @@ public final class ClientParameters {
      * sets it before the role. Null where the session has its login's authorization and no role.
      */
     private static final String SESSION_SETTINGS =
-            "SELECT name, pg_catalog.current_setting(name) FROM pg_catalog.pg_settings WHERE source = 'session'"
-                    + " UNION ALL SELECT 'session_authorization', NULLIF(session_user, pg_catalog.pg_get_userbyid("
+            "SELECT name, pg_catalog.current_setting(name) FROM pg_catalog.pg_settings WHERE source = 'session'";
+    private static final String SESSION_ROLES =
+            " UNION ALL SELECT 'session_authorization', NULLIF(session_user, pg_catalog.pg_get_userbyid("
                     + "(SELECT usesysid FROM pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()))))"
                     + " UNION ALL SELECT 'role', NULLIF(pg_catalog.current_setting('role'), 'none')";
 
@@ -45,6 +47,8 @@ public final class ClientParameters {
     private final String[] reported = new String[TRACKED.size()];
     /** Startup settings the server does not report, as name, value, name, value… */
     private String[] unreported = NONE;
+    /** The startup settings among {@link #unreported}, which a RESET returns to. */
+    private String[] startup = NONE;
     /** Everything the client sent, until {@link #welcome} has matched it to the server's spelling. */
     private Map<String, String> requested;
 
@@ -158,6 +162,7 @@ public final class ClientParameters {
             }
         });
         unreported = notReported.toArray(NONE);
+        startup = unreported;
         for (int i = 0; i < reported.length; i++) {
             reported[i] = report.get(TRACKED.get(i));
         }
@@ -191,37 +196,41 @@ public final class ClientParameters {
     }
 
     /**
-     * The statements that give {@code server} this client's settings, or null when it has them already: RESET for
+     * The batch that gives {@code server} this client's settings, or null when it has them already: RESET for
      * what the pooler set there for another client and this one did not ask for, set_config for what differs.
      */
-    public String replayFor(ServerParameters server) {
-        StringBuilder resets = null;
+    public EncodableMessage replayFor(ServerParameters server) {
+        List<String> namesAndValues = null;
         Map<String, String> serverUnreported = server.unreported();
         // asked at every acquire: a server whose session nobody SET has nothing to walk (nor an iterator to make)
         if (!serverUnreported.isEmpty()) {
             for (String name : serverUnreported.keySet()) {
                 if (!asksFor(name)) {
-                    resets = start(resets).append("RESET ").append(name).append(';');
+                    namesAndValues = add(namesAndValues, name, null);
                 }
             }
         }
-        StringBuilder sets = null;
         for (int i = 0; i < reported.length; i++) {
             String value = reported[i];
             String current = value == null ? null : server.get(TRACKED.get(i));
             if (current != null && !current.equals(value)) {
-                sets = appendSet(sets, TRACKED.get(i), value);
+                namesAndValues = add(namesAndValues, TRACKED.get(i), value);
             }
         }
         for (int i = 0; i < unreported.length; i += 2) {
             if (!unreported[i + 1].equals(serverUnreported.get(unreported[i]))) {
-                sets = appendSet(sets, unreported[i], unreported[i + 1]);
+                namesAndValues = add(namesAndValues, unreported[i], unreported[i + 1]);
             }
         }
-        if (resets == null) {
-            return sets == null ? null : sets.toString();
-        }
-        return sets == null ? resets.toString() : resets.append(sets).toString();
+        return namesAndValues == null ? null
+                : new SettingsReplay(namesAndValues.toArray(NONE), server.majorVersion());
+    }
+
+    private static List<String> add(List<String> namesAndValues, String name, String value) {
+        List<String> list = namesAndValues == null ? new ArrayList<>() : namesAndValues;
+        list.add(name);
+        list.add(value);
+        return list;
     }
 
     /** After the replay succeeded: record the server's unreported settings, adopt the server's spelling. */
@@ -236,11 +245,22 @@ public final class ClientParameters {
     }
 
     /**
-     * Reads a server's session settings for {@link #captured}: those set in this session, and the custom
-     * ({@code prefix.name}) settings this client has, which PostgreSQL lists nowhere.
+     * Reads a server's session settings for {@link #captured}, after the {@link PoolerPrelude}: those set in this
+     * session, and the custom ({@code prefix.name}) settings this client has, which PostgreSQL lists nowhere. The
+     * prelude's timeouts are read apart: the prelude set them for its transaction, so pg_settings shows its values;
+     * their rows give the value each would RESET to, which the prelude's row is compared with.
      */
-    public String sessionSettingsQuery() {
+    public EncodableMessage sessionSettingsQuery(int majorVersion) {
         StringBuilder sql = new StringBuilder(SESSION_SETTINGS);
+        String[] timeouts = PoolerPrelude.timeouts(majorVersion);
+        for (int i = 0; i < timeouts.length; i++) {
+            sql.append(i == 0 ? " AND name NOT IN ('" : ", '").append(timeouts[i]).append('\'');
+        }
+        sql.append(')').append(SESSION_ROLES);
+        for (String timeout : timeouts) {
+            sql.append(" UNION ALL SELECT '").append(timeout).append("', pg_catalog.set_config('").append(timeout)
+                    .append("', NULL, true)");
+        }
         for (int i = 0; i < unreported.length; i += 2) {
             if (unreported[i].indexOf('.') >= 0) {
                 // names are checked identifiers (NAME)
@@ -248,30 +268,66 @@ public final class ClientParameters {
                         .append(unreported[i]).append("', true)");
             }
         }
-        return sql.toString();
+        return PoolerPrelude.before(sql.toString(), majorVersion);
     }
 
     /**
-     * The session settings read from {@code server} after this client changed some with SET or RESET (name and
-     * value per row): from now on the client asks for exactly these, besides the reported ones that
-     * ParameterStatus keeps, and the server is known to have them; a custom setting without a value is gone.
-     * False, and nothing changed, for a name that cannot be replayed: the server's settings are then unknown.
+     * The session settings read from {@code server} by {@link #sessionSettingsQuery} after this client changed some
+     * (the prelude's row, then name and value per row): from now on the client asks for exactly these, besides the
+     * reported ones that ParameterStatus keeps, and the server is known to have them; a custom setting without a
+     * value is gone. A startup setting no longer set in the session was RESET, which on PostgreSQL returns it to
+     * its startup value: the client asks for that again, which the server it gets next is given.
+     * False, and nothing changed, for rows that cannot be read: the server's settings are then unknown.
      */
     public boolean captured(List<String[]> rows, ServerParameters server) {
+        if (rows.isEmpty()) {
+            return false;
+        }
+        String[] timeouts = PoolerPrelude.timeouts(server.majorVersion());
+        String[] prelude = rows.get(0);
+        if (prelude.length != timeouts.length * 2 + 1) {
+            return false;
+        }
         List<String> settings = new ArrayList<>(rows.size() * 2);
-        for (String[] row : rows) {
+        for (String[] row : rows.subList(1, rows.size())) {
             if (row.length != 2 || row[0] == null || !NAME.matcher(row[0]).matches()) {
                 return false;
             }
             String name = row[0].toLowerCase(Locale.ROOT);
-            if (row[1] != null && !isTracked(name) && !settings.contains(name)) {
+            String value = row[1];
+            int timeout = indexOf(timeouts, name);
+            if (timeout >= 0) {
+                // the row gives the value RESET would give; the session's own is in the prelude's row
+                value = prelude[2 * timeout] == null || prelude[2 * timeout].equals(value) ? null
+                        : prelude[2 * timeout];
+            }
+            if (value != null && !isTracked(name) && !settings.contains(name)) {
                 settings.add(name);
-                settings.add(row[1]);
+                settings.add(value);
+            }
+        }
+        Map<String, String> serverUnreported = server.unreported();
+        serverUnreported.clear();
+        for (int i = 0; i < settings.size(); i += 2) {
+            serverUnreported.put(settings.get(i), settings.get(i + 1));
+        }
+        for (int i = 0; i < startup.length; i += 2) {
+            if (!serverUnreported.containsKey(startup[i])) {
+                settings.add(startup[i]);
+                settings.add(startup[i + 1]);
             }
         }
         unreported = settings.toArray(NONE);
-        recordUnreportedOn(server);
         return true;
+    }
+
+    private static int indexOf(String[] names, String name) {
+        for (int i = 0; i < names.length; i++) {
+            if (names[i].equals(name)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** {@code server} now has exactly this client's unreported settings. */
@@ -299,18 +355,5 @@ public final class ClientParameters {
             }
         }
         return false;
-    }
-
-    private static StringBuilder start(StringBuilder sql) {
-        return sql == null ? new StringBuilder(64) : sql;
-    }
-
-    private static StringBuilder appendSet(StringBuilder sql, String name, String value) {
-        StringBuilder out = sql == null ? new StringBuilder(64).append("SELECT ") : sql.append(", ");
-        // names are checked identifiers (NAME); the value is an escape string, read alike whatever
-        // standard_conforming_strings the server's previous client left
-        out.append("pg_catalog.set_config('").append(name).append("', E'")
-                .append(value.replace("\\", "\\\\").replace("'", "''")).append("', false)");
-        return out;
     }
 }

@@ -23,6 +23,16 @@ public final class ServerParameters {
         return reported.get(name);
     }
 
+    /** The major version of PostgreSQL the server reported ({@code 17} of {@code 17.2}), 0 if unknown. */
+    public int majorVersion() {
+        String version = reported.get("server_version");
+        int major = 0;
+        for (int i = 0; version != null && i < version.length() && Character.isDigit(version.charAt(i)); i++) {
+            major = major * 10 + version.charAt(i) - '0';
+        }
+        return major;
+    }
+
     /** The reported parameters, live. */
     public Map<String, String> reported() {
         return Collections.unmodifiableMap(reported);

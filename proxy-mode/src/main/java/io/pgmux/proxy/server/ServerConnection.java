@@ -204,6 +204,14 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
      * added to {@code rows} before the stage completes.
      */
     public CompletionStage<ErrorResponse> query(String sql, List<String[]> rows) {
+        return request(new Query(sql), rows);
+    }
+
+    /**
+     * Like {@link #query(String, List)} for a request of the pooler's own that ends with exactly one ReadyForQuery:
+     * a Query, or an extended-protocol batch ending with one Sync.
+     */
+    public CompletionStage<ErrorResponse> request(EncodableMessage request, List<String[]> rows) {
         CompletableFuture<ErrorResponse> done = new CompletableFuture<>();
         runOnLoop(() -> {
             if (state != State.IDLE && state != State.LINKED) {
@@ -214,7 +222,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
             queryError = null;
             queryRows = rows;
             state = State.QUERY;
-            channel.writeAndFlush(new Query(sql)).addListener(f -> {
+            channel.writeAndFlush(request).addListener(f -> {
                 if (!f.isSuccess()) {
                     failQuery(f.cause());
                 }
