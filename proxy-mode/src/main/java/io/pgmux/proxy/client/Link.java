@@ -95,6 +95,7 @@ final class Link implements ServerLink {
     private final ClientTraffic traffic;
     private final ResponseFilter filter;
     private final Pinning pinning;
+    private final SettingStatementsSeen settingStatements;
     /** Null unless LISTEN is answered through the pool's hub (transaction or statement mode, pinning on). */
     private final ListenerHub hub;
     /** The client listens through the hub, or did: it leaves it when it goes. */
@@ -173,6 +174,7 @@ final class Link implements ServerLink {
         this.pinning = pinning;
         this.filter = new ResponseFilter(channel, traffic, parameters, namedStatements,
                 poolMode != PoolMode.SESSION, pinning);
+        this.settingStatements = new SettingStatementsSeen(parameters, filter, pinning);
     }
 
     /** The server linked to the client now, or null; read from any thread, so possibly a moment old. */
@@ -339,9 +341,15 @@ final class Link implements ServerLink {
 
     private void forward(FrontendMessage message) {
         countMessageBytes(message);
-        if ((message.type() == FrontendMessage.QUERY || message.type() == FrontendMessage.PARSE)
-                && pinning.watches() && pinning.mentionsSessionState(message.content())) {
-            pinning.touched();
+        if (message.type() == FrontendMessage.QUERY || message.type() == FrontendMessage.PARSE) {
+            if (pinning.watches() && pinning.mentionsSessionState(message.content())) {
+                pinning.touched();
+            }
+            if (poolMode != PoolMode.SESSION) {
+                settingStatements.read(message);
+            }
+        } else if (message.type() == FrontendMessage.BIND && poolMode != PoolMode.SESSION) {
+            settingStatements.bound(message);
         }
         switch (message.type()) {
             case FrontendMessage.QUERY, FrontendMessage.FUNCTION_CALL -> expectReady();

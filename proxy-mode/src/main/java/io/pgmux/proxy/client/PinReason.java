@@ -2,7 +2,8 @@ package io.pgmux.proxy.client;
 
 /**
  * Session state that keeps a client on its server in transaction and statement mode. The first five are read from
- * the server, in this order, by {@link Pinning#CHECK_QUERY}; LOAD cannot be undone nor seen there.
+ * the server, in this order, by {@link Pinning#CHECK_QUERY}; LOAD cannot be undone nor seen there, nor can a
+ * setting whose name only the server knows (PostgreSQL lists custom settings nowhere).
  */
 public enum PinReason {
     LISTEN("LISTEN", "LISTEN"),
@@ -10,7 +11,9 @@ public enum PinReason {
     TEMPORARY_OBJECT("temporary table", "temporary tables"),
     HOLD_CURSOR("WITH HOLD cursor", "WITH HOLD cursors"),
     PREPARED_STATEMENT("PREPARE", "PREPARE"),
-    LOAD("LOAD", "LOAD");
+    LOAD("LOAD", "LOAD"),
+    /** SET or set_config of a setting the statement's text does not name: it cannot follow the client. */
+    UNKNOWN_SETTING("setting named only at run time", "a setting named only at run time");
 
     private final String logName;
     private final String feature;

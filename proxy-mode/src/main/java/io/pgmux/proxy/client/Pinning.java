@@ -44,6 +44,8 @@ final class Pinning {
     private boolean touched;
     /** LOAD ran: the library stays in the backend whatever the client does next. */
     private boolean loaded;
+    /** A setting of unknown name may be set: only this client's session may have it. */
+    private boolean unknownSetting;
     /** Bit mask of the {@link PinReason}s the server holds for this client. */
     private int held;
     private boolean logged;
@@ -70,6 +72,14 @@ final class Pinning {
     void loaded() {
         loaded = true;
         touched = true;
+    }
+
+    /** A statement set a setting whose name its text does not show: the client keeps its server from now on. */
+    void unknownSetting() {
+        if (watches) {
+            unknownSetting = true;
+            touched = true;
+        }
     }
 
     /** Whether a trigger fired since the last call. */
@@ -101,7 +111,7 @@ final class Pinning {
      * {@link io.pgmux.proxy.parameters.PoolerPrelude}'s row, then the check's.
      */
     int found(List<String[]> rows) {
-        int found = loaded ? PinReason.LOAD.bit() : 0;
+        int found = (loaded ? PinReason.LOAD.bit() : 0) | (unknownSetting ? PinReason.UNKNOWN_SETTING.bit() : 0);
         if (rows.size() == 2) {
             String[] row = rows.get(1);
             for (int i = 0; i < row.length && i < PinReason.LOAD.ordinal(); i++) {

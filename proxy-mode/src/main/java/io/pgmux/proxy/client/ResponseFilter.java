@@ -21,6 +21,8 @@ final class ResponseFilter {
     private static final byte[] SET_TAG = CommandComplete.tag("SET");
     private static final byte[] RESET_TAG = CommandComplete.tag("RESET");
     private static final byte[] DISCARD_ALL_TAG = CommandComplete.tag("DISCARD ALL");
+    /** A DO block may SET anything, with EXECUTE or set_config. */
+    private static final byte[] DO_TAG = CommandComplete.tag("DO");
     private static final byte[] LOAD_TAG = CommandComplete.tag("LOAD");
     /** Commands that may create or drop state a server keeps across transactions; SELECT is the query text's. */
     private static final byte[][] SESSION_STATE_TAGS = tags("LISTEN", "UNLISTEN", "DECLARE CURSOR", "CLOSE CURSOR",
@@ -104,13 +106,14 @@ final class ResponseFilter {
         return rest;
     }
 
-    /** SET, RESET and DISCARD ALL change session settings that the server does not report. */
+    /** SET, RESET, DISCARD ALL and DO change session settings that the server does not report. */
     private static boolean changesSettings(ByteBuf frames, int at, int next) {
         int tagStart = at + 5;
         int tagLength = next - tagStart;
         return CommandComplete.hasTag(frames, tagStart, tagLength, SET_TAG)
                 || CommandComplete.hasTag(frames, tagStart, tagLength, RESET_TAG)
-                || CommandComplete.hasTag(frames, tagStart, tagLength, DISCARD_ALL_TAG);
+                || CommandComplete.hasTag(frames, tagStart, tagLength, DISCARD_ALL_TAG)
+                || CommandComplete.hasTag(frames, tagStart, tagLength, DO_TAG);
     }
 
     private void noteSessionState(ByteBuf frames, int at, int next) {
@@ -191,6 +194,11 @@ final class ResponseFilter {
         boolean discarded = discardedAll;
         discardedAll = false;
         return discarded;
+    }
+
+    /** A statement that changes settings under another command tag (SELECT set_config(…)) ran. */
+    void settingsChanged() {
+        settingsChanged = true;
     }
 
     boolean takeSettingsChanged() {

@@ -49,6 +49,15 @@ public final class ClientParameters {
     private String[] unreported = NONE;
     /** The startup settings among {@link #unreported}, which a RESET returns to. */
     private String[] startup = NONE;
+    /**
+     * Custom settings the client's statements may have set since the settings were last read (see
+     * {@link SettingStatements}), which the next read includes; null while there are none.
+     */
+    private List<String> watched;
+    /** Custom settings the client's statements RESET since the settings were last read; null while none. */
+    private List<String> resets;
+    /** The client's statements ran RESET ALL or DISCARD ALL since the settings were last read. */
+    private boolean resetAll;
     /** Everything the client sent, until {@link #welcome} has matched it to the server's spelling. */
     private Map<String, String> requested;
 
@@ -244,6 +253,30 @@ public final class ClientParameters {
         }
     }
 
+    /** A statement of the client's may set the custom setting {@code name} (lower case, a checked name). */
+    public void watch(String name) {
+        if (watched == null) {
+            watched = new ArrayList<>(2);
+        }
+        if (!watched.contains(name) && !asksFor(name)) {
+            watched.add(name);
+        }
+    }
+
+    /** A statement of the client's RESETs the custom setting {@code name}, or every setting for null. */
+    public void resetSeen(String name) {
+        if (name == null) {
+            resetAll = true;
+            return;
+        }
+        if (resets == null) {
+            resets = new ArrayList<>(2);
+        }
+        if (!resets.contains(name)) {
+            resets.add(name);
+        }
+    }
+
     /**
      * Reads a server's session settings for {@link #captured}, after the {@link PoolerPrelude}: those set in this
      * session, and the custom ({@code prefix.name}) settings this client has, which PostgreSQL lists nowhere. The
@@ -263,12 +296,19 @@ public final class ClientParameters {
         }
         for (int i = 0; i < unreported.length; i += 2) {
             if (unreported[i].indexOf('.') >= 0) {
-                // names are checked identifiers (NAME)
-                sql.append(" UNION ALL SELECT '").append(unreported[i]).append("', pg_catalog.current_setting('")
-                        .append(unreported[i]).append("', true)");
+                appendCustom(sql, unreported[i]);
             }
         }
+        if (watched != null) {
+            watched.forEach(name -> appendCustom(sql, name));
+        }
         return PoolerPrelude.before(sql.toString(), majorVersion);
+    }
+
+    private static void appendCustom(StringBuilder sql, String name) {
+        // names are checked identifiers (NAME)
+        sql.append(" UNION ALL SELECT '").append(name).append("', pg_catalog.current_setting('").append(name)
+                .append("', true)");
     }
 
     /**
@@ -312,12 +352,24 @@ public final class ClientParameters {
             serverUnreported.put(settings.get(i), settings.get(i + 1));
         }
         for (int i = 0; i < startup.length; i += 2) {
-            if (!serverUnreported.containsKey(startup[i])) {
-                settings.add(startup[i]);
+            String name = startup[i];
+            if (!serverUnreported.containsKey(name)) {
+                settings.add(name);
                 settings.add(startup[i + 1]);
+            } else if (name.indexOf('.') > 0 && serverUnreported.get(name).isEmpty()
+                    && (resetAll || resets != null && resets.contains(name))) {
+                // a custom setting RESET reads as empty: PostgreSQL lists nowhere that it was reset, the text did
+                for (int j = 0; j < settings.size(); j += 2) {
+                    if (settings.get(j).equals(name)) {
+                        settings.set(j + 1, startup[i + 1]);
+                    }
+                }
             }
         }
         unreported = settings.toArray(NONE);
+        watched = null;
+        resets = null;
+        resetAll = false;
         return true;
     }
 

@@ -1,0 +1,307 @@
+package io.pgmux.proxy.parameters;
+
+import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * Reads in a Query or Parse text which custom settings ({@code prefix.name}) it may set for the session, which
+ * PostgreSQL lists nowhere: {@code SET [SESSION|LOCAL] a.b …}, {@code RESET a.b}, {@code set_config('a.b', …)},
+ * also inside strings and function bodies ({@code EXECUTE 'SET a.b = 1'}, {@code DO $$ … set_config(…) $$}). A
+ * name found is handed to the client's {@link ClientParameters}, whose read of the session's settings then
+ * includes it. Where the text sets a setting whose name it does not show ({@code set_config($1, …)}, {@code SET}
+ * followed by a string or a {@code U&""} identifier, as when a statement is built at run time) the result says so,
+ * and the client must keep its server.
+ *
+ * <p>Strings and comments are not skipped, since a lexer that guessed standard_conforming_strings wrong could hide
+ * a real SET inside what it took for a string: a word in a string costs at most a name read for nothing. The
+ * common text that contains no {@code set} at all is passed over in one walk that allocates nothing.
+ */
+public final class SettingStatements {
+    /**
+     * The text calls set_config or sets a custom setting: settings may change under a command tag other than SET
+     * (SELECT, DO).
+     */
+    public static final int SETS_SETTINGS = 1;
+    /** The text sets a setting whose name it does not show. */
+    public static final int UNKNOWN_NAME = 2;
+
+    private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]*(\\.[a-z_][a-z0-9_]*)+");
+
+    private final ByteBuf text;
+    private final int from;
+    private final int end;
+    private final ClientParameters into;
+    private int at;
+    private int result;
+
+    private SettingStatements(ByteBuf text, int from, int end, ClientParameters into) {
+        this.text = text;
+        this.from = from;
+        this.at = from;
+        this.end = end;
+        this.into = into;
+    }
+
+    /**
+     * Scans {@code text} from {@code from} to {@code to}; the custom names it sets go to {@code into}. Returns
+     * {@link #SETS_SETTINGS} and {@link #UNKNOWN_NAME} flags.
+     */
+    public static int scan(ByteBuf text, int from, int to, ClientParameters into) {
+        if (!containsSet(text, from, to)) {
+            return 0;
+        }
+        SettingStatements scan = new SettingStatements(text, from, to, into);
+        scan.run();
+        return scan.result;
+    }
+
+    /** Whether the bytes hold {@code set} in any case: the only texts worth a closer look. */
+    private static boolean containsSet(ByteBuf text, int from, int to) {
+        for (int i = from; i + 2 < to; i++) {
+            byte b = text.getByte(i + 2);
+            // 't' is the rarest of the three: test it first
+            if ((b | 0x20) == 't' && (text.getByte(i + 1) | 0x20) == 'e' && (text.getByte(i) | 0x20) == 's') {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void run() {
+        while (at < end) {
+            byte b = text.getByte(at);
+            if (isIdentifierStart(b) && (at == from || !isIdentifierPart(text.getByte(at - 1)))) {
+                int wordStart = at;
+                skipWord();
+                if (isWord(wordStart, "set")) {
+                    afterSet(true);
+                } else if (isWord(wordStart, "reset")) {
+                    afterSet(false);
+                } else if (isWord(wordStart, "discard")) {
+                    skipSpace();
+                    int all = at;
+                    skipWord();
+                    if (isWord(all, "all")) {
+                        into.resetSeen(null);
+                    }
+                } else if (isWord(wordStart, "set_config")) {
+                    afterSetConfig();
+                } else if ((b | 0x20) == 'u' && at - wordStart == 1 && at + 1 < end && text.getByte(at) == '&'
+                        && text.getByte(at + 1) == '"') {
+                    // U&"…" may spell set_config or a name with escapes: what it names is not read here
+                    result |= UNKNOWN_NAME;
+                }
+            } else if (b == '"' && at + 11 < end && isQuoted("\"set_config\"")) {
+                at += 12;
+                afterSetConfig();
+            } else {
+                at++;
+            }
+        }
+    }
+
+    /** After SET or RESET: an optional SESSION or LOCAL, then the setting's name. */
+    private void afterSet(boolean set) {
+        int spaceStart = at;
+        skipSpace();
+        int nameStart = at;
+        if (set && at < end && isIdentifierStart(text.getByte(at))) {
+            skipWord();
+            if (isWord(nameStart, "session") || isWord(nameStart, "local")) {
+                skipSpace();
+                if (at < end && text.getByte(at) != '.') {
+                    nameStart = at;
+                }
+            }
+            at = nameStart;
+        }
+        if (at >= end) {
+            return;
+        }
+        byte b = text.getByte(at);
+        // a statement built at run time: EXECUTE 'SET ' || name, format('SET %I …'), a placeholder
+        if (b == '%' || b == '$' || b == ':' || b == '\'' && at > spaceStart) {
+            result |= UNKNOWN_NAME;
+            return;
+        }
+        if (b != '"' && !isIdentifierStart(b)) {
+            // UPDATE t SET (a, b) = …, ALTER TABLE t SET (…), the end of a statement: no setting named
+            return;
+        }
+        String name = qualifiedName();
+        if (name == null) {
+            result |= UNKNOWN_NAME;
+            return;
+        }
+        if (!set && name.equals("all")) {
+            into.resetSeen(null);
+        } else if (name.indexOf('.') > 0) {
+            result |= SETS_SETTINGS;
+            into.watch(name);
+            if (!set || isDefault()) {
+                into.resetSeen(name);
+            }
+        }
+    }
+
+    /** After a SET's name: {@code TO DEFAULT} or {@code = DEFAULT}, which is a RESET. */
+    private boolean isDefault() {
+        skipSpace();
+        if (at < end && text.getByte(at) == '=') {
+            at++;
+        } else if (at + 1 < end && (text.getByte(at) | 0x20) == 't' && (text.getByte(at + 1) | 0x20) == 'o') {
+            at += 2;
+        } else {
+            return false;
+        }
+        skipSpace();
+        int word = at;
+        skipWord();
+        return isWord(word, "default");
+    }
+
+    /** After set_config: the name must be a plain literal, else it is unknown. */
+    private void afterSetConfig() {
+        skipSpace();
+        if (at >= end || text.getByte(at) != '(') {
+            return;
+        }
+        result |= SETS_SETTINGS;
+        at++;
+        skipSpace();
+        if (at >= end || text.getByte(at) != '\'') {
+            result |= UNKNOWN_NAME;
+            return;
+        }
+        int start = at + 1;
+        int close = start;
+        while (close < end && text.getByte(close) != '\'' && text.getByte(close) != '\\') {
+            close++;
+        }
+        if (close >= end || close == start || text.getByte(close) == '\\'
+                || close + 1 < end && text.getByte(close + 1) == '\'') {
+            result |= UNKNOWN_NAME;
+            return;
+        }
+        String name = text.toString(start, close - start, StandardCharsets.UTF_8)
+                .toLowerCase(Locale.ROOT);
+        at = close + 1;
+        if (name.indexOf('.') > 0) {
+            if (NAME.matcher(name).matches()) {
+                into.watch(name);
+            } else {
+                result |= UNKNOWN_NAME;
+            }
+        }
+    }
+
+    /**
+     * A name of plain or quoted identifiers joined by dots ({@code app.tenant}, {@code "App" . tenant}), as
+     * PostgreSQL folds it; null for anything else, or a name the pooler cannot read back.
+     */
+    private String qualifiedName() {
+        StringBuilder name = new StringBuilder();
+        while (true) {
+            if (at >= end) {
+                return null;
+            }
+            byte b = text.getByte(at);
+            if (b == '"') {
+                int start = ++at;
+                while (at < end && text.getByte(at) != '"') {
+                    at++;
+                }
+                if (at >= end || at + 1 < end && text.getByte(at + 1) == '"') {
+                    return null;
+                }
+                name.append(text.toString(start, at - start, StandardCharsets.UTF_8));
+                at++;
+            } else if (isIdentifierStart(b) && !((b | 0x20) == 'u' && at + 1 < end && text.getByte(at + 1) == '&')) {
+                int start = at;
+                skipWord();
+                name.append(text.toString(start, at - start, StandardCharsets.UTF_8)
+                        .toLowerCase(Locale.ROOT));
+            } else {
+                return null;
+            }
+            skipSpace();
+            if (at < end && text.getByte(at) == '.') {
+                at++;
+                skipSpace();
+                name.append('.');
+                continue;
+            }
+            String qualified = name.toString().toLowerCase(Locale.ROOT);
+            // GUC names compare case-insensitively; one the pooler cannot quote back is unknown to it
+            return qualified.indexOf('.') < 0 || NAME.matcher(qualified).matches() ? qualified : null;
+        }
+    }
+
+    /** Whitespace and comments, nested ones included. */
+    private void skipSpace() {
+        while (at < end) {
+            byte b = text.getByte(at);
+            if (b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' || b == 0x0B) {
+                at++;
+            } else if (b == '-' && at + 1 < end && text.getByte(at + 1) == '-') {
+                while (at < end && text.getByte(at) != '\n') {
+                    at++;
+                }
+            } else if (b == '/' && at + 1 < end && text.getByte(at + 1) == '*') {
+                int depth = 0;
+                while (at < end) {
+                    if (text.getByte(at) == '/' && at + 1 < end && text.getByte(at + 1) == '*') {
+                        depth++;
+                        at += 2;
+                    } else if (text.getByte(at) == '*' && at + 1 < end && text.getByte(at + 1) == '/') {
+                        at += 2;
+                        if (--depth == 0) {
+                            break;
+                        }
+                    } else {
+                        at++;
+                    }
+                }
+            } else {
+                return;
+            }
+        }
+    }
+
+    private void skipWord() {
+        while (at < end && isIdentifierPart(text.getByte(at))) {
+            at++;
+        }
+    }
+
+    private boolean isWord(int start, String word) {
+        if (at - start != word.length()) {
+            return false;
+        }
+        for (int i = 0; i < word.length(); i++) {
+            if ((text.getByte(start + i) | 0x20) != word.charAt(i) && text.getByte(start + i) != word.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean isQuoted(String quoted) {
+        for (int i = 0; i < quoted.length(); i++) {
+            if (text.getByte(at + i) != quoted.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isIdentifierStart(byte b) {
+        return (b | 0x20) >= 'a' && (b | 0x20) <= 'z' || b == '_' || b < 0;
+    }
+
+    private static boolean isIdentifierPart(byte b) {
+        return isIdentifierStart(b) || b >= '0' && b <= '9' || b == '$';
+    }
+}
