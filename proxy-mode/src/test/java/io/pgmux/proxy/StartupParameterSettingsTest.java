@@ -1,6 +1,7 @@
 package io.pgmux.proxy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
@@ -8,6 +9,7 @@ import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -15,8 +17,13 @@ import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** PgBouncer's ignore_startup_parameters and application_name_add_host, seen from the server's side. */
+/**
+ * Startup settings seen from the server's side: applied on every server connection the client gets, or refused at
+ * login with PostgreSQL's own error; PgBouncer's ignore_startup_parameters and application_name_add_host.
+ */
 @PostgresTest
 class StartupParameterSettingsTest {
     private final TestDatabase db;
@@ -74,5 +81,53 @@ class StartupParameterSettingsTest {
             String name = RawClient.firstColumn(client.readUntilReady());
             assertTrue(name.matches("report - 127\\.0\\.0\\.1:\\d+"), name);
         }
+    }
+
+    /** default_transaction_read_only is a reported parameter, which the proxy echoed and never set. */
+    @Test
+    void aReadOnlyStartupSettingMakesEverySessionReadOnlyAsDirect() throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
+        Properties readOnly = new Properties();
+        readOnly.setProperty("options", "-c default_transaction_read_only=on");
+        try (Connection direct = direct(readOnly); Statement d = direct.createStatement();
+             Connection proxied = ProxyFixture.connect(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD,
+                     readOnly);
+             Connection other = ProxyFixture.connect(proxy, db);
+             Statement p = proxied.createStatement(); Statement o = other.createStatement()) {
+            o.execute("CREATE TABLE IF NOT EXISTS read_only_target (a int)");
+            assertEquals(setting(direct, "default_transaction_read_only"),
+                    setting(proxied, "default_transaction_read_only"));
+            SQLException directly = assertThrows(SQLException.class,
+                    () -> d.execute("INSERT INTO read_only_target VALUES (1)"));
+            SQLException throughProxy = assertThrows(SQLException.class,
+                    () -> p.execute("INSERT INTO read_only_target VALUES (1)"));
+            assertEquals(directly.getSQLState(), throughProxy.getSQLState());
+            assertEquals("off", setting(other, "default_transaction_read_only"), "the next client of its server");
+            o.execute("INSERT INTO read_only_target VALUES (2)");
+        }
+    }
+
+    /** PostgreSQL refuses these at login with FATAL; the proxy says the same instead of welcoming and dropping them. */
+    @ParameterizedTest
+    @ValueSource(strings = {"-c is_superuser=on", "-c server_version=1", "-c session_authorization=no_such_role",
+            "-c no_such_setting=1", "-c default_transaction_isolation=sideways"})
+    void aStartupSettingPostgresqlRefusesIsRefusedAtLoginWithItsError(String options) throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
+        Properties asked = new Properties();
+        asked.setProperty("options", options);
+        SQLException directly = assertThrows(SQLException.class, () -> direct(asked).close());
+        SQLException throughProxy = assertThrows(SQLException.class, () -> ProxyFixture.connect(proxy, db.name(),
+                ProxyFixture.USER, ProxyFixture.PASSWORD, asked).close());
+        assertEquals(directly.getSQLState(), throughProxy.getSQLState());
+        assertEquals(directly.getMessage(), throughProxy.getMessage());
+    }
+
+    /** Directly as the superuser the proxy's servers log in as, with the same startup settings. */
+    private Connection direct(Properties settings) throws SQLException {
+        Properties properties = new Properties();
+        properties.putAll(settings);
+        properties.setProperty("user", db.superuser());
+        properties.setProperty("password", db.superuserPassword());
+        return DriverManager.getConnection(db.jdbcUrl(), properties);
     }
 }

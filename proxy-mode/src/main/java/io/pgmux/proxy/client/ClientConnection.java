@@ -49,6 +49,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
@@ -528,11 +529,16 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         context.adminRoute().open(channel, this, id, user, startupParameters);
     }
 
-    /** Reports the server's parameters; the first client of a pool fetches them from a server connection. */
+    /**
+     * Reports the server's parameters; the first client of a pool fetches them from a server connection, and one
+     * whose startup settings a server of the pool has not taken yet has them applied on one first.
+     */
     private void welcome() {
         Map<String, String> known = context.welcomeCache().get(pool.key());
-        if (known != null) {
-            sendWelcome(known);
+        Set<String> checked = context.welcomeCache().checked(pool.key());
+        Map<String, String> report = known == null ? null : parameters.welcome(known);
+        if (report != null && !parameters.needsCheck(checked)) {
+            sendWelcome(report);
             return;
         }
         channel.config().setAutoRead(false);
@@ -545,21 +551,36 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                 failAcquire(failure);
                 return;
             }
-            Map<String, String> fetched =
-                    context.welcomeCache().remember(pool.key(), acquired.connection().parameters());
-            // no client is linked to the server for this, so PgBouncer counts no server assignment
-            acquired.releaseUncounted();
-            if (state == State.CLOSED) {
+            Map<String, String> reported = known != null ? known
+                    : context.welcomeCache().remember(pool.key(), acquired.connection().parameters());
+            Map<String, String> toReport = report != null ? report : parameters.welcome(reported);
+            if (state == State.CLOSED || !parameters.needsCheck(checked)) {
+                // no client is linked to the server for this, so PgBouncer counts no server assignment
+                acquired.releaseUncounted();
+                welcomed(toReport, null, null);
                 return;
             }
-            channel.config().setAutoRead(true);
-            sendWelcome(fetched);
+            StartupSettingsCheck.apply(acquired, parameters, checked, reported, toReport).whenComplete(
+                    (error, checkFailure) -> channel.eventLoop().execute(() -> welcomed(toReport, error, checkFailure)));
         }));
     }
 
-    private void sendWelcome(Map<String, String> serverParameters) {
-        parameters.welcome(serverParameters).forEach((name, value) ->
-                channel.write(new ParameterStatus(name, value), channel.voidPromise()));
+    private void welcomed(Map<String, String> report, ErrorResponse refused, Throwable failure) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        if (failure != null) {
+            failAcquire(failure instanceof CompletionException ? failure.getCause() : failure);
+        } else if (refused != null) {
+            fatal(refused.asFatal());
+        } else {
+            channel.config().setAutoRead(true);
+            sendWelcome(report);
+        }
+    }
+
+    private void sendWelcome(Map<String, String> report) {
+        report.forEach((name, value) -> channel.write(new ParameterStatus(name, value), channel.voidPromise()));
         BackendKeyData ours;
         do {
             byte[] secret = new byte[BackendKeyData.KEY_LENGTH_3_0];

@@ -160,11 +160,13 @@ public final class ClientParameters {
         List<String> notReported = new ArrayList<>();
         requested.forEach((name, value) -> {
             String serverName = serverSpelling(serverParameters, name);
-            if (serverName == null) {
-                // setting names are case-insensitive: one spelling, so that servers are compared by name
+            if (serverName == null || !isTracked(serverName)) {
+                // setting names are case-insensitive: one spelling, so that servers are compared by name; a
+                // reported one the pooler does not track (default_transaction_read_only, is_superuser) is set too
                 notReported.add(name.toLowerCase(Locale.ROOT));
                 notReported.add(value);
-            } else {
+            }
+            if (serverName != null) {
                 String serverValue = serverParameters.get(serverName);
                 // the pool's instance where the values agree: one string for all its clients
                 report.put(serverName, value.equals(serverValue) ? serverValue : value);
@@ -177,6 +179,29 @@ public final class ClientParameters {
         }
         requested = null;
         return report;
+    }
+
+    /**
+     * Whether a startup setting of this client's (once {@link #welcome}d) has not yet been applied on a server of
+     * its pool with its value: {@code checked} holds the ones that were. Custom settings are left to the first
+     * replay, where they may be refused too.
+     */
+    public boolean needsCheck(Set<String> checked) {
+        for (int i = 0; i < startup.length; i += 2) {
+            if (startup[i].indexOf('.') < 0 && !checked.contains(startup[i] + '=' + startup[i + 1])) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The startup settings were applied on a server: adds them to {@code checked}, up to {@code limit} entries. */
+    public void checked(Set<String> checked, int limit) {
+        for (int i = 0; i < startup.length && checked.size() < limit; i += 2) {
+            if (startup[i].indexOf('.') < 0) {
+                checked.add(startup[i] + '=' + startup[i + 1]);
+            }
+        }
     }
 
     private static String serverSpelling(Map<String, String> serverParameters, String name) {

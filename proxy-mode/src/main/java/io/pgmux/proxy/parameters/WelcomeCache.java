@@ -2,19 +2,32 @@ package io.pgmux.proxy.parameters;
 
 import io.pgmux.core.pool.PoolKey;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The parameters a server of each pool reported at login, which the pool's new clients are told in their
  * welcome (PgBouncer keeps them per pool too): only a pool's first client waits for a server connection to
- * learn them.
+ * learn them; and the startup settings a server of the pool took, which a later login need not try again.
  */
 public final class WelcomeCache {
+    /** How many startup settings with their values each pool remembers as applied without error. */
+    public static final int CHECKED_LIMIT = 4096;
+
     private final Map<PoolKey, Map<String, String>> byPool = new ConcurrentHashMap<>();
+    private final Map<PoolKey, Set<String>> checkedByPool = new ConcurrentHashMap<>();
 
     /** What the pool's servers report, or null while no client of the pool has fetched it. */
     public Map<String, String> get(PoolKey pool) {
         return byPool.get(pool);
+    }
+
+    /**
+     * The startup settings ({@code name=value}) a server of the pool applied without error, which a login with the
+     * same need not try again: live, for {@link ClientParameters#checked}.
+     */
+    public Set<String> checked(PoolKey pool) {
+        return checkedByPool.computeIfAbsent(pool, key -> ConcurrentHashMap.newKeySet());
     }
 
     /** Keeps what {@code server} reports for the pool, unless another client did first; returns what is kept. */

@@ -1,7 +1,10 @@
 package io.pgmux.proxy.protocol;
 
 import io.netty.buffer.ByteBuf;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * ErrorResponse: severity, SQLSTATE, message and the optional fields, keyed by their protocol field codes
@@ -12,6 +15,9 @@ public final class ErrorResponse extends FieldMessage {
     public static final String FATAL = "FATAL";
     public static final String ERROR = "ERROR";
     public static final String PANIC = "PANIC";
+
+    /** Position, internal position, internal query, context: where in a statement the error arose. */
+    private static final Set<Character> STATEMENT_FIELDS = Set.of('P', 'p', 'q', 'W');
 
     private ErrorResponse(Map<Character, String> fields) {
         super(BackendMessage.ERROR_RESPONSE, fields);
@@ -35,6 +41,18 @@ public final class ErrorResponse extends FieldMessage {
 
     public ErrorResponse withHint(String hint) {
         return new ErrorResponse(NoticeFields.with(fields, NoticeFields.HINT, hint));
+    }
+
+    /**
+     * This error of a statement as the FATAL that ends a login: what PostgreSQL sends for a startup setting it
+     * refuses, with the same SQLSTATE, message, detail and hint, without the statement's position or context.
+     */
+    public ErrorResponse asFatal() {
+        Map<Character, String> fatal = new LinkedHashMap<>(fields);
+        fatal.put(NoticeFields.SEVERITY_LOCALIZED, FATAL);
+        fatal.put(NoticeFields.SEVERITY, FATAL);
+        fatal.keySet().removeAll(STATEMENT_FIELDS);
+        return new ErrorResponse(Collections.unmodifiableMap(fatal));
     }
 
     public boolean isFatal() {
