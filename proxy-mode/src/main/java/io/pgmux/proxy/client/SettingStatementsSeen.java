@@ -18,14 +18,14 @@ import java.util.Set;
 final class SettingStatementsSeen {
     private static final int BODY = 5;
 
-    private final ClientParameters parameters;
+    private final SettingStatements scanner;
     private final ResponseFilter filter;
     private final Pinning pinning;
     /** The client's named statements whose text sets settings; null while there are none. */
     private Set<String> settingStatements;
 
     SettingStatementsSeen(ClientParameters parameters, ResponseFilter filter, Pinning pinning) {
-        this.parameters = parameters;
+        this.scanner = new SettingStatements(parameters);
         this.filter = filter;
         this.pinning = pinning;
     }
@@ -44,10 +44,10 @@ final class SettingStatementsSeen {
                 // malformed: the server refuses it
                 return;
             }
-            flags = SettingStatements.scan(content, nameEnd + 1, textEnd, parameters);
+            flags = scanner.scan(content, nameEnd + 1, textEnd);
         } else {
             boolean whole = content.getInt(content.readerIndex() + 1) + 1 <= content.readableBytes();
-            flags = SettingStatements.scan(content, from, whole ? to - 1 : to, parameters);
+            flags = scanner.scan(content, from, whole ? to - 1 : to);
             if (!whole) {
                 // a Query streamed in pieces: what its rest sets is read back at the transaction's end
                 flags |= SettingStatements.SETS_SETTINGS;

@@ -29,40 +29,55 @@ public final class SettingStatements {
 
     private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]*(\\.[a-z_][a-z0-9_]*)+");
 
-    private final ByteBuf text;
-    private final int from;
-    private final int end;
+    /** What {@link #qualifiedName} returns for a name without a dot, which is no custom setting. */
+    private static final String PLAIN = "";
+
     private final ClientParameters into;
+    private ByteBuf text;
+    private int from;
+    private int end;
     private int at;
     private int result;
 
-    private SettingStatements(ByteBuf text, int from, int end, ClientParameters into) {
-        this.text = text;
-        this.from = from;
-        this.at = from;
-        this.end = end;
+    /** A scanner for one client's texts: the custom names it finds go to {@code into}. Not thread-safe. */
+    public SettingStatements(ClientParameters into) {
         this.into = into;
     }
 
     /**
-     * Scans {@code text} from {@code from} to {@code to}; the custom names it sets go to {@code into}. Returns
-     * {@link #SETS_SETTINGS} and {@link #UNKNOWN_NAME} flags.
+     * Scans {@code text} from {@code from} to {@code to}. Returns {@link #SETS_SETTINGS} and {@link #UNKNOWN_NAME}
+     * flags.
      */
-    public static int scan(ByteBuf text, int from, int to, ClientParameters into) {
+    public int scan(ByteBuf text, int from, int to) {
         if (!containsSet(text, from, to)) {
             return 0;
         }
-        SettingStatements scan = new SettingStatements(text, from, to, into);
-        scan.run();
-        return scan.result;
+        this.text = text;
+        this.from = from;
+        this.at = from;
+        this.end = to;
+        this.result = 0;
+        try {
+            run();
+            return result;
+        } finally {
+            this.text = null;
+        }
     }
 
-    /** Whether the bytes hold {@code set} in any case: the only texts worth a closer look. */
+    /**
+     * Whether the bytes hold {@code set} in any case, or the {@code &"} of a {@code U&""} identifier, which may
+     * spell it with escapes: the only texts worth a closer look.
+     */
     private static boolean containsSet(ByteBuf text, int from, int to) {
-        for (int i = from; i + 2 < to; i++) {
-            byte b = text.getByte(i + 2);
-            // 't' is the rarest of the three: test it first
-            if ((b | 0x20) == 't' && (text.getByte(i + 1) | 0x20) == 'e' && (text.getByte(i) | 0x20) == 's') {
+        for (int i = from; i + 1 < to; i++) {
+            byte b = text.getByte(i + 1);
+            if (b == '"' && text.getByte(i) == '&') {
+                return true;
+            }
+            // one byte read per position: the middle of "set", or the quote of U&"
+            if ((b | 0x20) == 'e' && i + 2 < to && (text.getByte(i + 2) | 0x20) == 't'
+                    && (text.getByte(i) | 0x20) == 's') {
                 return true;
             }
         }
@@ -135,9 +150,11 @@ public final class SettingStatements {
             result |= UNKNOWN_NAME;
             return;
         }
-        if (!set && name.equals("all")) {
-            into.resetSeen(null);
-        } else if (name.indexOf('.') > 0) {
+        if (name == PLAIN) {
+            if (!set && isWordAt(nameStart, "all")) {
+                into.resetSeen(null);
+            }
+        } else {
             result |= SETS_SETTINGS;
             into.watch(name);
             if (!set || isDefault()) {
@@ -202,6 +219,46 @@ public final class SettingStatements {
      * PostgreSQL folds it; null for anything else, or a name the pooler cannot read back.
      */
     private String qualifiedName() {
+        int start = at;
+        boolean dotted = false;
+        while (true) {
+            if (at >= end) {
+                return null;
+            }
+            byte b = text.getByte(at);
+            if (b == '"') {
+                at++;
+                while (at < end && text.getByte(at) != '"') {
+                    dotted |= text.getByte(at) == '.';
+                    at++;
+                }
+                if (at >= end || at + 1 < end && text.getByte(at + 1) == '"') {
+                    return null;
+                }
+                at++;
+            } else if (isIdentifierStart(b) && !((b | 0x20) == 'u' && at + 1 < end && text.getByte(at + 1) == '&')) {
+                skipWord();
+            } else {
+                return null;
+            }
+            skipSpace();
+            if (at < end && text.getByte(at) == '.') {
+                dotted = true;
+                at++;
+                skipSpace();
+                continue;
+            }
+            if (!dotted) {
+                // UPDATE t SET col = …: read without a string
+                return PLAIN;
+            }
+            at = start;
+            return dottedName();
+        }
+    }
+
+    /** The name {@link #qualifiedName} found to hold a dot, read again into a string. */
+    private String dottedName() {
         StringBuilder name = new StringBuilder();
         while (true) {
             if (at >= end) {
@@ -235,7 +292,7 @@ public final class SettingStatements {
             }
             String qualified = name.toString().toLowerCase(Locale.ROOT);
             // GUC names compare case-insensitively; one the pooler cannot quote back is unknown to it
-            return qualified.indexOf('.') < 0 || NAME.matcher(qualified).matches() ? qualified : null;
+            return NAME.matcher(qualified).matches() ? qualified : null;
         }
     }
 
@@ -282,6 +339,20 @@ public final class SettingStatements {
         }
         for (int i = 0; i < word.length(); i++) {
             if ((text.getByte(start + i) | 0x20) != word.charAt(i) && text.getByte(start + i) != word.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether the word {@code word}, in any case, starts at {@code start} and ends there. */
+    private boolean isWordAt(int start, String word) {
+        int after = start + word.length();
+        if (after > end || after < end && isIdentifierPart(text.getByte(after))) {
+            return false;
+        }
+        for (int i = 0; i < word.length(); i++) {
+            if ((text.getByte(start + i) | 0x20) != word.charAt(i)) {
                 return false;
             }
         }

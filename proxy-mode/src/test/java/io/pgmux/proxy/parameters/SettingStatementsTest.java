@@ -1,0 +1,74 @@
+package io.pgmux.proxy.parameters;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Which custom settings a statement text sets, as the proxy reads it before the statement goes to a server. */
+class SettingStatementsTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"SET app.tenant = 'b'", "set session APP.Tenant to 'b'", "SET LOCAL app.tenant = 1",
+            "SET /* c */ app -- x\n . tenant = 1", "SET \"app\".\"tenant\" = 1", "SET \"app.tenant\" = 1",
+            "RESET app.tenant", "SELECT pg_catalog.set_config('app.tenant', 'b', false)",
+            "SELECT \"set_config\" ( 'APP.TENANT', $1, false)", "SELECT 1; SET app.tenant = 1",
+            "DO $$BEGIN EXECUTE 'SET app.tenant = ''b'''; END$$",
+            "DO $$BEGIN PERFORM set_config('app.tenant', 'b', false); END$$"})
+    void aCustomNameInTheTextIsRead(String sql) {
+        ClientParameters parameters = parameters();
+        int flags = new SettingStatements(parameters).scan(text(sql), 0, sql.length());
+        assertEquals(SettingStatements.SETS_SETTINGS, flags);
+        assertTrue(settingsRead(parameters).contains("current_setting('app.tenant', true)"), sql);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"SELECT pg_catalog.set_config($1, $2, false)", "SELECT set_config(name, 'v', false)",
+            "SELECT set_config(E'app.tenant', 'v', false)", "EXECUTE 'SET ' || quote_ident(n) || ' = 1'",
+            "SELECT format('SET %I.%I = %L', a, b, c)", "SELECT U&\"\\0073et_config\"('app.tenant', 'x', false)",
+            "SET U&\"app\".tenant = 1", "SET \"app.odd name\" = 1",
+            "DO $$BEGIN EXECUTE 'SELECT set_config(''' || n || ''', ''x'', false)'; END$$"})
+    void aSettingWhoseNameTheTextDoesNotShowIsUnknown(String sql) {
+        int flags = new SettingStatements(parameters()).scan(text(sql), 0, sql.length());
+        assertTrue((flags & SettingStatements.UNKNOWN_NAME) != 0, sql);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"SELECT 1", "UPDATE t SET a = 1, b = 2 WHERE c OFFSET 3",
+            "UPDATE t SET (a, b) = (1, 2)", "ALTER TABLE t SET (fillfactor = 50)", "SET statement_timeout = 1",
+            "SET SESSION AUTHORIZATION x", "RESET ALL", "INSERT INTO settings VALUES ('reset')"})
+    void aTextThatSetsNoCustomSettingReadsNoName(String sql) {
+        ClientParameters parameters = parameters();
+        int flags = new SettingStatements(parameters).scan(text(sql), 0, sql.length());
+        assertEquals(0, flags, sql);
+        assertFalse(settingsRead(parameters).matches("(?s).*current_setting\\('[^']*', true\\).*"), sql);
+    }
+
+    private static ClientParameters parameters() {
+        ClientParameters parameters = ClientParameters.fromStartup(Map.of(), Set.of());
+        parameters.welcome(Map.of("server_version", "17.2"));
+        return parameters;
+    }
+
+    /** The text of the read of the settings that follows a SET, where each custom name is read by name. */
+    private static String settingsRead(ClientParameters parameters) {
+        ByteBuf out = parameters.sessionSettingsQuery(17).encode(ByteBufAllocator.DEFAULT);
+        try {
+            return out.toString(StandardCharsets.UTF_8);
+        } finally {
+            out.release();
+        }
+    }
+
+    private static ByteBuf text(String sql) {
+        return Unpooled.wrappedBuffer(sql.getBytes(StandardCharsets.UTF_8));
+    }
+}
