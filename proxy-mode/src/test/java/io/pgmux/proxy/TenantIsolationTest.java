@@ -62,7 +62,9 @@ class TenantIsolationTest {
 
     @AfterEach
     void stop() {
-        oneServer.close();
+        if (oneServer != null) {
+            oneServer.close();
+        }
     }
 
     @Test
