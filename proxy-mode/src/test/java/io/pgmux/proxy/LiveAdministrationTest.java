@@ -820,12 +820,18 @@ class LiveAdministrationTest {
     @Test
     void setServerResetQueryAlwaysResetsTheServerAfterEachTransaction() throws Exception {
         start("default_pool_size = 1\n", PASSWORD);
+        try (Connection direct = db.connect(); Statement s = direct.createStatement()) {
+            s.execute("CREATE SEQUENCE IF NOT EXISTS reset_always_sequence");
+        }
+        // a sequence's currval stays in the session, unseen by the pooler, until DISCARD ALL (DISCARD SEQUENCES)
         try (Connection console = console(); Connection app = client()) {
-            app.createStatement().execute("SELECT set_config('pgmux.checked', 'yes', false)");
-            assertEquals("yes", customSetting(app), "transaction pooling keeps a session setting by default");
+            app.createStatement().execute("SELECT nextval('reset_always_sequence')");
+            app.createStatement().execute("SELECT currval('reset_always_sequence')");
             console.createStatement().execute("SET server_reset_query_always = 1");
-            app.createStatement().execute("SELECT set_config('pgmux.checked', 'yes', false)");
-            assertNotEquals("yes", customSetting(app), "DISCARD ALL ran when the transaction released its server");
+            app.createStatement().execute("SELECT nextval('reset_always_sequence')");
+            SQLException e = assertThrows(SQLException.class,
+                    () -> app.createStatement().execute("SELECT currval('reset_always_sequence')"));
+            assertEquals("55000", e.getSQLState(), "DISCARD ALL ran when the transaction released its server");
         }
     }
 
