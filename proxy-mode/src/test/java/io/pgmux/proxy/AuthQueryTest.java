@@ -204,6 +204,34 @@ class AuthQueryTest {
     }
 
     /** The database names no user, so pools log in as the client's user with the secret the query returned. */
+    /**
+     * The user name of a client that has not logged in is a value of the auth_query: it must never be lexed under
+     * the client_encoding and backslash_quote a client of the auth user's pool left on the server connection.
+     */
+    @Test
+    void aUserNameBuiltToBreakOutUnderSjisDoesNotRunItsInsert() throws Exception {
+        try (Connection direct = db.connect(); Statement s = direct.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS auth_query_target");
+            s.execute("CREATE TABLE auth_query_target (a int)");
+        }
+        start(b -> b.defaultPoolSize(1));
+        String options = "-c%20backslash_quote%3Don%20-c%20standard_conforming_strings%3Doff";
+        Psql.Result sjis = Psql.run("postgresql://" + db.superuser() + ":" + db.superuserPassword() + "@127.0.0.1:"
+                + proxy.port() + "/" + db.name() + "?sslmode=disable&client_encoding=SJIS&options=" + options,
+                "SHOW client_encoding");
+        assertTrue(sjis.output().contains("SJIS"), sjis.output());
+        try (RawClient attacker = new RawClient(proxy.port())) {
+            attacker.startup(Map.of("user", "Á\\';INSERT INTO auth_query_target VALUES(3);--",
+                    "database", db.name()));
+            attacker.read();
+        }
+        try (Connection direct = db.connect(); Statement s = direct.createStatement();
+             ResultSet rows = s.executeQuery("SELECT count(*) FROM auth_query_target")) {
+            rows.next();
+            assertEquals(0, rows.getInt(1));
+        }
+    }
+
     private void start(Consumer<PgMuxProxy.Builder> settings) {
         proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> {
             b.database(db.name(), "postgresql://" + db.host() + ":" + db.port() + "/" + db.name()

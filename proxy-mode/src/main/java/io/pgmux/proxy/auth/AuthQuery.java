@@ -27,21 +27,16 @@ public record AuthQuery(String user, String query, String dbname) {
     }
 
     /**
-     * The query with {@code $1} (not followed by a digit) replaced by {@code userName} as an escape string
-     * literal, which reads the same whatever standard_conforming_strings the server has.
+     * Whether the query names the user as {@code $1} (not followed by a digit): the name is then sent as that Bind
+     * parameter, never in the SQL text, which the server reads under whatever client_encoding and
+     * backslash_quote the last client of its connection left.
      */
-    public String sql(String userName) {
-        String literal = "E'" + userName.replace("\\", "\\\\").replace("'", "''") + "'";
-        StringBuilder out = new StringBuilder(query.length() + literal.length());
-        int from = 0;
+    public boolean takesUserName() {
         for (int at = query.indexOf("$1"); at >= 0; at = query.indexOf("$1", at + 2)) {
-            int after = at + 2;
-            if (after < query.length() && Character.isDigit(query.charAt(after))) {
-                continue;
+            if (at + 2 >= query.length() || !Character.isDigit(query.charAt(at + 2))) {
+                return true;
             }
-            out.append(query, from, at).append(literal);
-            from = after;
         }
-        return out.append(query, from, query.length()).toString();
+        return false;
     }
 }

@@ -5,6 +5,8 @@ import io.pgmux.core.pool.Pool;
 import io.pgmux.proxy.auth.AuthQuery;
 import io.pgmux.proxy.auth.QueriedUsers;
 import io.pgmux.proxy.auth.Secret;
+import io.pgmux.proxy.parameters.PoolerPrelude;
+import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.server.ServerConnection;
@@ -66,8 +68,12 @@ final class UserLookup {
 
     private CompletionStage<Outcome> run(Lease<ServerConnection> lease, AuthQuery authQuery, String clientDatabase,
             String user) {
-        List<String[]> rows = new ArrayList<>(1);
-        return lease.connection().query(authQuery.sql(user), rows).handle((error, failure) -> {
+        List<String[]> rows = new ArrayList<>(2);
+        ServerConnection server = lease.connection();
+        EncodableMessage request = authQuery.takesUserName()
+                ? PoolerPrelude.before(authQuery.query(), server.parameters().majorVersion(), user)
+                : PoolerPrelude.before(authQuery.query(), server.parameters().majorVersion());
+        return server.request(request, rows).handle((error, failure) -> {
             if (failure != null) {
                 lease.discard(failure);
                 log.error("auth_query for user {} failed: {}", user, failure.toString());
@@ -78,7 +84,8 @@ final class UserLookup {
                 log.error("auth_query for user {} failed: {} ({})", user, error.message(), error.sqlState());
                 return Outcome.refused(PoolerError.bouncerConfigError());
             }
-            return outcome(rows, clientDatabase, user);
+            // the prelude's row first
+            return outcome(rows.subList(Math.min(1, rows.size()), rows.size()), clientDatabase, user);
         });
     }
 

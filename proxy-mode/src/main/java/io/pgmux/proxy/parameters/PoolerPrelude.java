@@ -30,13 +30,14 @@ public final class PoolerPrelude {
     }
 
     /**
-     * {@code sql} after the prelude, for a server of {@code majorVersion}: an extended-protocol batch, so that
+     * {@code sql} after the prelude, for a server of {@code majorVersion}, with its {@code parameters} ($1…) bound
+     * as text: an extended-protocol batch, so that
      * {@code sql} is parsed only once the prelude has run (a simple query's text is parsed whole before its first
      * statement runs, under the client's statement_timeout).
      */
-    public static EncodableMessage before(String sql, int majorVersion) {
+    public static EncodableMessage before(String sql, int majorVersion, String... parameters) {
         UnnamedStatementRun prelude = run(majorVersion);
-        UnnamedStatementRun statement = new UnnamedStatementRun(sql);
+        UnnamedStatementRun statement = new UnnamedStatementRun(sql, parameters);
         return out -> {
             prelude.encode(out);
             statement.encode(out);
