@@ -110,7 +110,7 @@ class StartupParameterSettingsTest {
     /** PostgreSQL refuses these at login with FATAL; the proxy says the same instead of welcoming and dropping them. */
     @ParameterizedTest
     @ValueSource(strings = {"-c is_superuser=on", "-c server_version=1", "-c session_authorization=no_such_role",
-            "-c no_such_setting=1", "-c default_transaction_isolation=sideways"})
+            "-c no_such_setting=1", "-c default_transaction_isolation=sideways", "-c DateStyle=bogus"})
     void aStartupSettingPostgresqlRefusesIsRefusedAtLoginWithItsError(String options) throws Exception {
         proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
         Properties asked = new Properties();

@@ -182,11 +182,16 @@ public final class ClientParameters {
     }
 
     /**
-     * Whether a startup setting of this client's (once {@link #welcome}d) has not yet been applied on a server of
-     * its pool with its value: {@code checked} holds the ones that were. Custom settings are left to the first
+     * Whether a startup setting or reported parameter of this client's (once {@link #welcome}d) has not yet been
+     * applied on a server of its pool with its value: {@code checked} holds the ones that were. Custom settings are left to the first
      * replay, where they may be refused too.
      */
     public boolean needsCheck(Set<String> checked) {
+        for (int i = 0; i < reported.length; i++) {
+            if (reported[i] != null && !checked.contains(TRACKED.get(i) + '=' + reported[i])) {
+                return true;
+            }
+        }
         for (int i = 0; i < startup.length; i += 2) {
             if (startup[i].indexOf('.') < 0 && !checked.contains(startup[i] + '=' + startup[i + 1])) {
                 return true;
@@ -197,6 +202,11 @@ public final class ClientParameters {
 
     /** The startup settings were applied on a server: adds them to {@code checked}, up to {@code limit} entries. */
     public void checked(Set<String> checked, int limit) {
+        for (int i = 0; i < reported.length && checked.size() < limit; i++) {
+            if (reported[i] != null) {
+                checked.add(TRACKED.get(i) + '=' + reported[i]);
+            }
+        }
         for (int i = 0; i < startup.length && checked.size() < limit; i += 2) {
             if (startup[i].indexOf('.') < 0) {
                 checked.add(startup[i] + '=' + startup[i + 1]);
