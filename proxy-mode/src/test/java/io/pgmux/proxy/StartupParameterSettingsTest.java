@@ -118,7 +118,7 @@ class StartupParameterSettingsTest {
         SQLException directly = assertThrows(SQLException.class, () -> direct(asked).close());
         SQLException throughProxy = assertThrows(SQLException.class, () -> ProxyFixture.connect(proxy, db.name(),
                 ProxyFixture.USER, ProxyFixture.PASSWORD, asked).close());
-        assertEquals(directly.getSQLState(), throughProxy.getSQLState());
+        assertEquals(directly.getSQLState(), throughProxy.getSQLState(), () -> throughProxy.getMessage());
         assertEquals(directly.getMessage(), throughProxy.getMessage());
     }
 
