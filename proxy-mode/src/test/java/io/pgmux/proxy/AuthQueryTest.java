@@ -232,6 +232,33 @@ class AuthQueryTest {
         }
     }
 
+    /**
+     * A client of the auth user's pool may leave a search_path that puts its own now() ahead of pg_catalog's: the
+     * auth_query (whose default calls now()) must not run it, as the auth user, for the next login.
+     */
+    @Test
+    void theAuthQueryDoesNotRunFunctionsOfTheSearchPathAClientLeft() throws Exception {
+        try (Connection direct = db.connect(); Statement s = direct.createStatement()) {
+            s.execute("DROP SCHEMA IF EXISTS hijack CASCADE");
+            s.execute("CREATE SCHEMA hijack");
+            s.execute("CREATE TABLE hijack.calls (at timestamptz)");
+            s.execute("CREATE FUNCTION hijack.now() RETURNS timestamptz LANGUAGE sql"
+                    + " AS 'INSERT INTO hijack.calls VALUES (pg_catalog.now()) RETURNING at'");
+        }
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        start(b -> b.defaultPoolSize(1));
+        try (Connection leaving = connect(db.superuser(), db.superuserPassword());
+             Statement s = leaving.createStatement()) {
+            s.execute("SET search_path = hijack, pg_catalog");
+        }
+        connect(user.name(), user.password()).close();
+        try (Connection direct = db.connect(); Statement s = direct.createStatement();
+             ResultSet rows = s.executeQuery("SELECT count(*) FROM hijack.calls")) {
+            rows.next();
+            assertEquals(0, rows.getInt(1), "calls of the client's now() by the auth_query");
+        }
+    }
+
     private void start(Consumer<PgMuxProxy.Builder> settings) {
         proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> {
             b.database(db.name(), "postgresql://" + db.host() + ":" + db.port() + "/" + db.name()

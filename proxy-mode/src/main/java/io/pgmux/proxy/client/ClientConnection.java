@@ -560,8 +560,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                 welcomed(toReport, null, null);
                 return;
             }
-            StartupSettingsCheck.apply(acquired, parameters, checked, reported, toReport).whenComplete(
-                    (error, checkFailure) -> channel.eventLoop().execute(() -> welcomed(toReport, error, checkFailure)));
+            StartupSettingsCheck.apply(acquired, parameters, checked, reported, toReport).whenComplete((error, fault) ->
+                    channel.eventLoop().execute(() -> welcomed(toReport, error, fault)));
         }));
     }
 

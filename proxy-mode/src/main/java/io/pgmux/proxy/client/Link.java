@@ -924,8 +924,7 @@ final class Link implements ServerLink {
         List<String[]> rows = new ArrayList<>();
         EventLoop loop = channel.eventLoop();
         server.request(PoolerPrelude.before(Pinning.CHECK_QUERY, server.parameters().majorVersion()), rows)
-                .whenComplete(
-                (error, failure) -> loop.execute(() -> onSessionState(rows, error, failure, readyHeld)));
+                .whenComplete((error, failure) -> loop.execute(() -> onSessionState(rows, error, failure, readyHeld)));
     }
 
     private void onSessionState(List<String[]> rows, ErrorResponse error, Throwable failure, boolean readyHeld) {

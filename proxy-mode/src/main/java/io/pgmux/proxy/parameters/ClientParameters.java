@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
 /**
  * The session settings one client expects on whatever server connection it gets: the reported ones
  * (client_encoding, DateStyle, TimeZone, …) as the server last reported them to this client, plus the settings
- * it asked for at startup that the server never reports (search_path, extra_float_digits, {@code options -c}),
+ * it asked for at startup or SET since that the pooler does not track from ParameterStatus (search_path,
+ * extra_float_digits, {@code options -c}, default_transaction_read_only, custom {@code prefix.name} settings),
  * which are reset on a server connection that gets a client without them.
  * Before a server connection is used for this client, the differences are replayed with set_config, which reads a
  * value as the startup packet does: {@code SET search_path TO 'a,b'} would name one schema "a,b".
@@ -45,7 +46,10 @@ public final class ClientParameters {
     // Arrays rather than maps: an idle client keeps these for as long as it is connected.
     /** The values of the {@link #TRACKED} parameters, by index; null for those the server does not report. */
     private final String[] reported = new String[TRACKED.size()];
-    /** Startup settings the server does not report, as name, value, name, value… */
+    /**
+     * The settings the pooler applies besides the {@link #TRACKED} ones, from the startup packet and the session's
+     * SETs, as name, value, name, value…
+     */
     private String[] unreported = NONE;
     /** The startup settings among {@link #unreported}, which a RESET returns to. */
     private String[] startup = NONE;
@@ -183,8 +187,8 @@ public final class ClientParameters {
 
     /**
      * Whether a startup setting or reported parameter of this client's (once {@link #welcome}d) has not yet been
-     * applied on a server of its pool with its value: {@code checked} holds the ones that were. Custom settings are left to the first
-     * replay, where they may be refused too.
+     * applied on a server of its pool with its value: {@code checked} holds the ones that were. Custom settings are
+     * left to the first replay, where they may be refused too.
      */
     public boolean needsCheck(Set<String> checked) {
         for (int i = 0; i < reported.length; i++) {
@@ -315,18 +319,18 @@ public final class ClientParameters {
     /**
      * Reads a server's session settings for {@link #captured}, after the {@link PoolerPrelude}: those set in this
      * session, and the custom ({@code prefix.name}) settings this client has, which PostgreSQL lists nowhere. The
-     * prelude's timeouts are read apart: the prelude set them for its transaction, so pg_settings shows its values;
+     * settings the prelude overrides are read apart: it set them for its transaction, so pg_settings shows its values;
      * their rows give the value each would RESET to, which the prelude's row is compared with.
      */
     public EncodableMessage sessionSettingsQuery(int majorVersion) {
         StringBuilder sql = new StringBuilder(SESSION_SETTINGS);
-        String[] timeouts = PoolerPrelude.timeouts(majorVersion);
-        for (int i = 0; i < timeouts.length; i++) {
-            sql.append(i == 0 ? " AND name NOT IN ('" : ", '").append(timeouts[i]).append('\'');
+        String[] overridden = PoolerPrelude.overridden(majorVersion);
+        for (int i = 0; i < overridden.length; i++) {
+            sql.append(i == 0 ? " AND name NOT IN ('" : ", '").append(overridden[i]).append('\'');
         }
         sql.append(')').append(SESSION_ROLES);
-        for (String timeout : timeouts) {
-            sql.append(" UNION ALL SELECT '").append(timeout).append("', pg_catalog.set_config('").append(timeout)
+        for (String name : overridden) {
+            sql.append(" UNION ALL SELECT '").append(name).append("', pg_catalog.set_config('").append(name)
                     .append("', NULL, true)");
         }
         for (int i = 0; i < unreported.length; i += 2) {
@@ -358,9 +362,9 @@ public final class ClientParameters {
         if (rows.isEmpty()) {
             return false;
         }
-        String[] timeouts = PoolerPrelude.timeouts(server.majorVersion());
+        String[] overridden = PoolerPrelude.overridden(server.majorVersion());
         String[] prelude = rows.get(0);
-        if (prelude.length != timeouts.length * 2 + 1) {
+        if (prelude.length != overridden.length * 2 + 1) {
             return false;
         }
         List<String> settings = new ArrayList<>(rows.size() * 2);
@@ -370,11 +374,11 @@ public final class ClientParameters {
             }
             String name = row[0].toLowerCase(Locale.ROOT);
             String value = row[1];
-            int timeout = indexOf(timeouts, name);
-            if (timeout >= 0) {
+            int override = indexOf(overridden, name);
+            if (override >= 0) {
                 // the row gives the value RESET would give; the session's own is in the prelude's row
-                value = prelude[2 * timeout] == null || prelude[2 * timeout].equals(value) ? null
-                        : prelude[2 * timeout];
+                value = prelude[2 * override] == null || prelude[2 * override].equals(value) ? null
+                        : prelude[2 * override];
             }
             if (value != null && !isTracked(name) && !settings.contains(name)) {
                 settings.add(name);

@@ -7,26 +7,28 @@ import io.pgmux.proxy.protocol.UnnamedStatementRun;
 /**
  * What each statement of the pooler's own on a client's session runs first, in the same transaction: the client's
  * timeouts off (a client's {@code statement_timeout = 1} would cancel the pooler's read of its settings, or the
- * next client's replay) and UTF-8 as client_encoding, so that what the pooler sends and reads is in the encoding
- * it speaks. Each is set with {@code is_local}, so the session keeps the client's values once the transaction ends.
- * The prelude returns one row: each timeout's session value, then what set_config returned.
+ * next client's replay), its search_path back to the connection's own (a client's function ahead of pg_catalog's
+ * must never run in the pooler's statements, auth_query included) and UTF-8 as client_encoding, so that what the
+ * pooler sends and reads is in the encoding it speaks. Each is set with {@code is_local}, so the session keeps the
+ * client's values once the transaction ends. The prelude returns one row: each overridden setting's session value,
+ * then what set_config returned.
  */
 public final class PoolerPrelude {
-    /** The client's settings that may end a statement of the pooler's, as PostgreSQL 15 has them. */
-    private static final String[] TIMEOUTS = {"statement_timeout", "lock_timeout",
-            "idle_in_transaction_session_timeout"};
-    /** PostgreSQL 17's transaction_timeout, which also counts the pooler's implicit transaction. */
-    private static final String[] TIMEOUTS_17 = {"statement_timeout", "lock_timeout",
-            "idle_in_transaction_session_timeout", "transaction_timeout"};
-    private static final String SQL_15 = sql(TIMEOUTS);
-    private static final String SQL_17 = sql(TIMEOUTS_17);
+    /** The client's settings the prelude overrides, as PostgreSQL 15 has them. */
+    private static final String[] OVERRIDDEN = {"statement_timeout", "lock_timeout",
+            "idle_in_transaction_session_timeout", "search_path"};
+    /** And PostgreSQL 17's transaction_timeout, which also counts the pooler's implicit transaction. */
+    private static final String[] OVERRIDDEN_17 = {"statement_timeout", "lock_timeout",
+            "idle_in_transaction_session_timeout", "search_path", "transaction_timeout"};
+    private static final String SQL_15 = sql(OVERRIDDEN);
+    private static final String SQL_17 = sql(OVERRIDDEN_17);
 
     private PoolerPrelude() {
     }
 
-    /** The timeouts the prelude turns off on a server of {@code majorVersion}, in the order of its row. */
-    static String[] timeouts(int majorVersion) {
-        return majorVersion >= 17 ? TIMEOUTS_17 : TIMEOUTS;
+    /** The settings the prelude overrides on a server of {@code majorVersion}, in the order of its row. */
+    static String[] overridden(int majorVersion) {
+        return majorVersion >= 17 ? OVERRIDDEN_17 : OVERRIDDEN;
     }
 
     /**
@@ -50,11 +52,12 @@ public final class PoolerPrelude {
         return new UnnamedStatementRun(majorVersion >= 17 ? SQL_17 : SQL_15);
     }
 
-    private static String sql(String[] timeouts) {
+    private static String sql(String[] overridden) {
         StringBuilder sql = new StringBuilder("SELECT ");
-        for (String timeout : timeouts) {
-            sql.append("pg_catalog.current_setting('").append(timeout).append("'), pg_catalog.set_config('")
-                    .append(timeout).append("', '0', true), ");
+        for (String name : overridden) {
+            // a timeout off; search_path to what RESET gives, the connection's own
+            sql.append("pg_catalog.current_setting('").append(name).append("'), pg_catalog.set_config('")
+                    .append(name).append(name.equals("search_path") ? "', NULL, true), " : "', '0', true), ");
         }
         return sql.append("pg_catalog.set_config('client_encoding', 'UTF8', true)").toString();
     }
