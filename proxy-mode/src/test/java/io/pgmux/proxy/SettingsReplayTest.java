@@ -19,6 +19,8 @@ import java.util.Properties;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * How a client's settings follow it onto whatever server connection it gets in transaction mode, and stay
@@ -72,6 +74,19 @@ class SettingsReplayTest {
             String byDefault = show(other, "statement_timeout");
             execute(setter, "SET statement_timeout = '4321ms'");
             assertEquals(byDefault, show(other, "statement_timeout"));
+        }
+    }
+
+    /** Tagged SELECT and DO, not SET: the text tells the pooler to read the settings all the same. */
+    @ParameterizedTest
+    @ValueSource(strings = {"SELECT pg_catalog.set_config('statement_timeout', '4321ms', false)",
+            "DO $$BEGIN EXECUTE 'SET statement_timeout = ''4321ms'''; END$$"})
+    void aSettingSetUnderAnotherCommandTagFollowsItsClientAndNotTheNext(String set) throws Exception {
+        try (Connection setter = connect(new Properties()); Connection other = connect(new Properties())) {
+            String byDefault = show(other, "statement_timeout");
+            execute(setter, set);
+            assertEquals(byDefault, show(other, "statement_timeout"));
+            assertEquals("4321ms", show(setter, "statement_timeout"));
         }
     }
 
