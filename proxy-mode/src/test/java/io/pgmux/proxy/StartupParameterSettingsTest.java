@@ -69,6 +69,25 @@ class StartupParameterSettingsTest {
         }
     }
 
+    /**
+     * Only a setting no server of the pool has taken is tried at login: the server's own values and any
+     * application_name need no server, so a client logs in while every server is lent.
+     */
+    @Test
+    void aLoginAskingForTheServersValuesOrAnApplicationNameNeedsNoFreeServer() throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1));
+        try (Connection holder = ProxyFixture.connect(proxy, db)) {
+            holder.setAutoCommit(false);
+            setting(holder, "search_path");
+            try (RawClient plain = RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD);
+                    RawClient named = new RawClient(proxy.port())) {
+                named.login(db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD,
+                        Map.of("application_name", "a name no login used"));
+            }
+            holder.commit();
+        }
+    }
+
     /** A raw client: pgjdbc sets application_name again after the login, as it does behind PgBouncer. */
     @Test
     void applicationNameAddHostAddsTheClientsAddressAsPgBouncerWritesIt() throws Exception {

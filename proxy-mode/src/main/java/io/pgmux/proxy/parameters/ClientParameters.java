@@ -22,6 +22,7 @@ public final class ClientParameters {
     /** The reported parameters PgBouncer keeps per client, in the order they are replayed. */
     private static final List<String> TRACKED = List.of("client_encoding", "DateStyle", "TimeZone", "IntervalStyle",
             "standard_conforming_strings", "application_name");
+    private static final int APPLICATION_NAME = TRACKED.indexOf("application_name");
     /** The startup parameter that carries command-line options ({@code -c name=value}). */
     public static final String OPTIONS = "options";
     private static final Set<String> NOT_SETTINGS = Set.of("user", "database", OPTIONS, "replication");
@@ -188,11 +189,12 @@ public final class ClientParameters {
     /**
      * Whether a startup setting or reported parameter of this client's (once {@link #welcome}d) has not yet been
      * applied on a server of its pool with its value: {@code checked} holds the ones that were. Custom settings are
-     * left to the first replay, where they may be refused too.
+     * left to the first replay, where they may be refused too; application_name takes any value, so a login need
+     * not wait for a server to try a name it has not seen.
      */
     public boolean needsCheck(Set<String> checked) {
         for (int i = 0; i < reported.length; i++) {
-            if (reported[i] != null && !checked.contains(TRACKED.get(i) + '=' + reported[i])) {
+            if (reported[i] != null && i != APPLICATION_NAME && !checked.contains(TRACKED.get(i) + '=' + reported[i])) {
                 return true;
             }
         }
@@ -207,7 +209,7 @@ public final class ClientParameters {
     /** The startup settings were applied on a server: adds them to {@code checked}, up to {@code limit} entries. */
     public void checked(Set<String> checked, int limit) {
         for (int i = 0; i < reported.length && checked.size() < limit; i++) {
-            if (reported[i] != null) {
+            if (reported[i] != null && i != APPLICATION_NAME) {
                 checked.add(TRACKED.get(i) + '=' + reported[i]);
             }
         }
@@ -232,7 +234,7 @@ public final class ClientParameters {
 
     /** The client's application_name as the server last reported it to the client; null if not reported. */
     public String applicationName() {
-        return reported[TRACKED.indexOf("application_name")];
+        return reported[APPLICATION_NAME];
     }
 
     /** The server reported a new value while linked to this client: the client now expects it. */

@@ -30,10 +30,18 @@ public final class WelcomeCache {
         return checkedByPool.computeIfAbsent(pool, key -> ConcurrentHashMap.newKeySet());
     }
 
-    /** Keeps what {@code server} reports for the pool, unless another client did first; returns what is kept. */
+    /**
+     * Keeps what {@code server} reports for the pool, unless another client did first; returns what is kept. Those
+     * values are the session a server starts with, so a login that asks for them has nothing to try.
+     */
     public Map<String, String> remember(PoolKey pool, ServerParameters server) {
         Map<String, String> fetched = Map.copyOf(server.reported());
         Map<String, String> earlier = byPool.putIfAbsent(pool, fetched);
-        return earlier != null ? earlier : fetched;
+        if (earlier != null) {
+            return earlier;
+        }
+        Set<String> checked = checked(pool);
+        fetched.forEach((name, value) -> checked.add(name + '=' + value));
+        return fetched;
     }
 }
