@@ -15,6 +15,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** How a driver URL and its Properties are split into the pgjdbc target and the pool's settings. */
 class ConnectionUrlTest {
@@ -272,6 +274,37 @@ class ConnectionUrlTest {
         SQLException e = assertThrows(SQLException.class, () -> config(url));
         assertEquals("22023", e.getSQLState());
         assertTrue(e.getMessage().startsWith("maximumPoolSize=abc"), e.getMessage());
+    }
+
+    /** Every numeric pool setting, under each of its names, and every numeric driver setting. */
+    static java.util.stream.Stream<String> numericSettingNames() {
+        java.util.stream.Stream.Builder<String> names = java.util.stream.Stream.builder();
+        for (ConfigKey key : ConfigKey.values()) {
+            if (key.type() == ConfigKey.Type.INT || key.type() == ConfigKey.Type.DURATION) {
+                names.add(key.camelName());
+                names.add(key.pgbouncerName());
+                if (key.hikariName() != null) {
+                    names.add(key.hikariName());
+                }
+            }
+        }
+        names.add("initializationFailTimeout");
+        names.add("idleTransactionTimeout");
+        names.add("idle_transaction_timeout");
+        return names.build();
+    }
+
+    @ParameterizedTest
+    @MethodSource("numericSettingNames")
+    void refusesANumberTooLargeForAnySettingNamingIt(String name) throws SQLException {
+        String text = "999999999999999999999";
+        ConnectionUrl url = parse("jdbc:pgmux:postgresql://db/app?" + name + "=" + text);
+        SQLException e = assertThrows(SQLException.class, () -> {
+            config(url);
+            url.driverValues();
+        });
+        assertEquals("22023", e.getSQLState());
+        assertTrue(e.getMessage().startsWith(name + "=" + text + ": "), e.getMessage());
     }
 
     @Test

@@ -68,7 +68,12 @@ public final class Durations {
             default:
                 throw new IllegalArgumentException("has unknown unit '" + unit + "' (use us, ms, s, m, h or d)");
         }
-        return Duration.ofNanos(Math.round(value * nanosPerUnit));
+        double nanos = value * nanosPerUnit;
+        // Math.round saturates: a value beyond a long of nanoseconds (292 years) would silently become that.
+        if (Math.abs(nanos) >= 0x1p63) {
+            throw new IllegalArgumentException("is too large (at most 106751d)");
+        }
+        return Duration.ofNanos(Math.round(nanos));
     }
 
     /** Renders a duration the way SHOW CONFIG and error messages print it. */
