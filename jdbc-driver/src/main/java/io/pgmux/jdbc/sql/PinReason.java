@@ -15,6 +15,7 @@ public enum PinReason {
     ADVISORY_LOCK("session-level advisory lock"),
     CURSOR_WITH_HOLD("cursor declared WITH HOLD outlives the transaction"),
     LOAD("LOAD of a shared library into the session"),
+    DYNAMIC_SQL("a DO block runs dynamic SQL (EXECUTE), whose effect the text cannot show"),
     UNWRAP("unwrap to a pgjdbc connection type"),
     COPY_API("COPY through pgjdbc's CopyManager"),
     LARGE_OBJECT_API("pgjdbc's large object API");

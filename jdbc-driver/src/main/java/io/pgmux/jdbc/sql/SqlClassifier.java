@@ -35,18 +35,23 @@ import java.util.function.Function;
  *       end with the transaction and do not pin.</li>
  *   <li>{@link PinReason#CURSOR_WITH_HOLD}: {@code DECLARE name ... CURSOR WITH HOLD FOR ...}.</li>
  *   <li>{@link PinReason#LOAD}: {@code LOAD 'library'}.</li>
+ *   <li>{@link PinReason#DYNAMIC_SQL}: a {@code DO} body running PL/pgSQL {@code EXECUTE} of a command string
+ *       built at run time.</li>
  * </ul>
+ * Names are compared as the server reads them: {@code U&"\0073et_config"} (with or without
+ * {@code UESCAPE}) is {@code set_config}. {@code EXPLAIN [ANALYZE | VERBOSE | (options)]} is looked through:
+ * the statement it explains is classified as if it stood alone, since ANALYZE runs it.
  * Function calls count wherever they appear (CTEs, subqueries, {@code {call ...}} escapes), whether
  * schema-qualified or written as a quoted identifier, except in statements that only define or name
  * routines: {@code CREATE [OR REPLACE] FUNCTION | PROCEDURE | VIEW | RULE}, {@code DROP},
  * {@code COMMENT}, {@code GRANT}, {@code REVOKE}. {@code NOTIFY} does not pin.
  *
  * <h2>Bodies of code</h2>
- * A {@code DO} block runs now, so its body is scanned with the same rules, where statements also
- * begin after the PL/pgSQL words BEGIN, DECLARE, THEN, ELSE, LOOP and EXCEPTION. A
- * {@code CREATE FUNCTION ... AS $$ ... $$} body is only stored, so it is not scanned. Dynamic SQL
- * (PL/pgSQL {@code EXECUTE 'SET ...'}) and what called functions do internally cannot be seen in the
- * text and are not detected.
+ * A {@code DO} block runs now, so its body (its value: escapes of {@code E'...'} and {@code U&'...'}
+ * decoded) is scanned with the same rules, where statements also begin after the PL/pgSQL words BEGIN,
+ * DECLARE, THEN, ELSE, LOOP and EXCEPTION; an {@code EXECUTE} of one literal is scanned as SQL, any other
+ * {@code EXECUTE} pins. A {@code CREATE FUNCTION ... AS $$ ... $$} body is only stored, so it is not
+ * scanned. What called functions do internally cannot be seen in the text and is not detected.
  *
  * <h2>Transaction control</h2>
  * Reported per {@link TransactionControl}; {@code COMMIT AND CHAIN} both ends and starts a transaction;

@@ -9,6 +9,11 @@ package io.pgmux.jdbc.sql;
  * <p>Standard-conforming strings are assumed (the server default since PostgreSQL 9.1): backslashes
  * escape only inside {@code E'...'}. Unterminated literals, quoted identifiers and comments run to the
  * end of the range and never throw.
+ *
+ * <p>A Unicode-escaped identifier or string ({@code U&"\0073et_config"}, {@code U&'...'}, each with an
+ * optional {@code UESCAPE 'c'}) is one token whose name is the decoded one, as the server reads it: a
+ * name spelt with escapes must not pass for another. It is the one token that allocates (its decoded
+ * text), and such tokens are rare.
  */
 final class SqlLexer {
 
@@ -37,6 +42,10 @@ final class SqlLexer {
     int contentStart;
     int contentEnd;
     boolean unterminated;
+    /** The prefix of a {@link #STRING} or {@link #QUOTED_IDENTIFIER}: 0, {@code 'E'} or {@code 'U'} (Unicode escapes). */
+    char prefix;
+    /** The decoded content of a {@code U&} token, else null. */
+    String decoded;
 
     SqlLexer(String sql, int from, int to) {
         this.sql = sql;
@@ -47,6 +56,8 @@ final class SqlLexer {
     int next() {
         skipWhitespaceAndComments();
         unterminated = false;
+        prefix = 0;
+        decoded = null;
         start = pos;
         if (pos >= limit) {
             end = pos;
@@ -56,7 +67,12 @@ final class SqlLexer {
         if (isIdentifierStart(c)) {
             if ((c == 'e' || c == 'E') && pos + 1 < limit && sql.charAt(pos + 1) == '\'') {
                 pos++;
+                prefix = 'E';
                 return quoted('\'', true, STRING);
+            }
+            if ((c == 'u' || c == 'U') && pos + 2 < limit && sql.charAt(pos + 1) == '&'
+                    && (sql.charAt(pos + 2) == '"' || sql.charAt(pos + 2) == '\'')) {
+                return unicodeEscaped();
             }
             pos++;
             while (pos < limit && isIdentifierPart(sql.charAt(pos))) {
@@ -100,13 +116,18 @@ final class SqlLexer {
         return type == IDENTIFIER && foldedEquals(start, end, lowerCaseKeyword);
     }
 
-    /** Whether this token names {@code lowerCaseName}: unquoted in any case, or quoted exactly. */
+    /** Whether this token names {@code lowerCaseName}: unquoted in any case, or quoted (or decoded) exactly. */
     boolean isName(String lowerCaseName) {
         if (type == IDENTIFIER) {
             return foldedEquals(start, end, lowerCaseName);
         }
-        return type == QUOTED_IDENTIFIER && !unterminated
-                && sql.regionMatches(contentStart, lowerCaseName, 0, lowerCaseName.length())
+        if (type != QUOTED_IDENTIFIER || unterminated) {
+            return false;
+        }
+        if (decoded != null) {
+            return decoded.equals(lowerCaseName);
+        }
+        return sql.regionMatches(contentStart, lowerCaseName, 0, lowerCaseName.length())
                 && contentEnd - contentStart == lowerCaseName.length();
     }
 
@@ -115,7 +136,26 @@ final class SqlLexer {
         if (type == IDENTIFIER) {
             return end - start;
         }
-        return type == QUOTED_IDENTIFIER ? contentEnd - contentStart : -1;
+        if (type != QUOTED_IDENTIFIER) {
+            return -1;
+        }
+        return decoded != null ? decoded.length() : contentEnd - contentStart;
+    }
+
+    /**
+     * The value of a {@link #STRING} token as the server reads it: doubled quotes undone, {@code E'...'}
+     * backslash escapes and {@code U&'...'} Unicode escapes decoded. Allocates; for the few places where a
+     * literal's text is itself SQL (a {@code DO} body).
+     */
+    String stringValue() {
+        if (decoded != null) {
+            return decoded;
+        }
+        if (sql.charAt(start) == '$') {
+            return sql.substring(contentStart, contentEnd);
+        }
+        return prefix == 'E' ? EscapeStrings.decodeBackslashes(sql, contentStart, contentEnd)
+                : EscapeStrings.undoubled(sql, contentStart, contentEnd, '\'');
     }
 
     /**
@@ -198,6 +238,36 @@ final class SqlLexer {
         pos = limit;
         contentEnd = limit;
         unterminated = true;
+        return token(tokenType);
+    }
+
+    /**
+     * {@code U&"..."} or {@code U&'...'}, with the {@code UESCAPE 'c'} clause that may follow it (after
+     * whitespace or comments, as the server's grammar takes it), decoded with that escape character.
+     */
+    private int unicodeEscaped() {
+        char quote = sql.charAt(pos + 2);
+        pos += 2;
+        int tokenType = quote == '"' ? QUOTED_IDENTIFIER : STRING;
+        quoted(quote, false, tokenType);
+        prefix = 'U';
+        char escape = '\\';
+        int afterToken = pos;
+        skipWhitespaceAndComments();
+        if (pos + 7 <= limit && sql.regionMatches(true, pos, "uescape", 0, 7)
+                && (pos + 7 == limit || !isIdentifierPart(sql.charAt(pos + 7)))) {
+            pos += 7;
+            skipWhitespaceAndComments();
+            if (pos + 2 < limit && sql.charAt(pos) == '\'' && sql.charAt(pos + 2) == '\'') {
+                escape = sql.charAt(pos + 1);
+                pos += 3;
+            } else {
+                pos = afterToken;
+            }
+        } else {
+            pos = afterToken;
+        }
+        decoded = EscapeStrings.decodeUnicode(sql, contentStart, contentEnd, quote, escape);
         return token(tokenType);
     }
 

@@ -13,7 +13,7 @@ final class StatementAnalyzer {
 
     /** Statements whose later tokens matter; every other statement is OTHER. */
     private enum Command {
-        OTHER, SET, PREPARE, CREATE, DECLARE, DISCARD, DO, START, COMMIT, ROLLBACK
+        OTHER, SET, PREPARE, CREATE, DECLARE, DISCARD, DO, START, COMMIT, ROLLBACK, EXPLAIN
     }
 
     /** A DO body may itself run DO; bodies nested deeper than this are not scanned. */
@@ -30,7 +30,6 @@ final class StatementAnalyzer {
     private static final int ARG_CAST_TYPE = 3;
     private static final int ARG_OTHER = 4;
 
-    private final String sql;
     private final SqlLexer lexer;
     /** Inside a DO body: PL/pgSQL block words start statements and transaction control is not reported. */
     private final boolean procedural;
@@ -79,12 +78,16 @@ final class StatementAnalyzer {
     private int configArgumentState;
     private boolean configLocal;
 
+    /** Inside a DO body: the previous token was EXECUTE. */
+    private boolean afterExecute;
+    /** Inside a DO body: the value of the literal that followed EXECUTE, until the command string is known whole. */
+    private String executeLiteral;
+
     /** Statements with at least one token, at the top level of the text. */
     private int statements;
     private boolean statementHasTokens;
 
     private StatementAnalyzer(String sql, int from, int to, boolean procedural, int nesting) {
-        this.sql = sql;
         this.lexer = new SqlLexer(sql, from, to);
         this.procedural = procedural;
         this.nesting = nesting;
@@ -156,11 +159,18 @@ final class StatementAnalyzer {
         intoState = 0;
         pendingCall = NO_CALL;
         configDepth = -1;
+        afterExecute = false;
+        executeLiteral = null;
     }
 
     private void endStatement() {
         if (atStatementStart) {
             return;
+        }
+        if (afterExecute) {
+            expressionFound(PinReason.DYNAMIC_SQL);
+        } else if (executeLiteral != null) {
+            executeLiteralFound();
         }
         if (createsTemporary && !onCommitDrop && commandReason == null) {
             commandReason = PinReason.TEMP_TABLE;
@@ -221,6 +231,9 @@ final class StatementAnalyzer {
             command = Command.DISCARD;
         } else if (lexer.isKeyword("do")) {
             command = Command.DO;
+        } else if (lexer.isKeyword("explain")) {
+            command = Command.EXPLAIN;
+
         } else if (lexer.isKeyword("drop") || lexer.isKeyword("comment")
                 || lexer.isKeyword("grant") || lexer.isKeyword("revoke")) {
             scanCalls = false;
@@ -278,6 +291,9 @@ final class StatementAnalyzer {
                 break;
             case DO:
                 doToken(type);
+                break;
+            case EXPLAIN:
+                explainToken();
                 break;
             case START:
                 if (tokenIndex == 1 && lexer.isKeyword("transaction")) {
@@ -360,7 +376,8 @@ final class StatementAnalyzer {
         if (type == SqlLexer.STRING && !previousWasLanguage && !bodyScanned) {
             bodyScanned = true;
             if (nesting < MAX_BODY_NESTING) {
-                StatementAnalyzer body = new StatementAnalyzer(sql, lexer.contentStart, lexer.contentEnd, true, nesting + 1);
+                String text = lexer.stringValue();
+                StatementAnalyzer body = new StatementAnalyzer(text, 0, text.length(), true, nesting + 1);
                 body.run();
                 if (body.pinReason != null) {
                     expressionFound(body.pinReason);
@@ -368,6 +385,20 @@ final class StatementAnalyzer {
             }
         }
         previousWasLanguage = lexer.isKeyword("language");
+    }
+
+    /**
+     * EXPLAIN ANALYZE runs the statement it explains (CREATE TABLE AS creates the table), so that statement
+     * is read as if it stood alone: the options are skipped, and its first token starts it.
+     */
+    private void explainToken() {
+        if (parenDepth > 0 || lexer.isSymbol('(') || lexer.isKeyword("analyze") || lexer.isKeyword("analyse")
+                || lexer.isKeyword("verbose")) {
+            return;
+        }
+        command = Command.OTHER;
+        tokenIndex = 0;
+        firstToken();
     }
 
     private void endOfTransactionToken() {
@@ -387,6 +418,9 @@ final class StatementAnalyzer {
 
     /** Checks every token, whatever the command: function calls, SELECT INTO TEMP, parentheses. */
     private void expressionToken(int type) {
+        if (procedural) {
+            dynamicSqlToken(type);
+        }
         int call = pendingCall;
         pendingCall = NO_CALL;
         boolean open = lexer.isSymbol('(') || lexer.isSymbol('[');
@@ -482,6 +516,43 @@ final class StatementAnalyzer {
                 return lexer.isSymbol('.') ? ARG_CAST : ARG_OTHER;
             default:
                 return ARG_OTHER;
+        }
+    }
+
+    /**
+     * PL/pgSQL's dynamic SQL (EXECUTE, FOR ... IN EXECUTE, OPEN ... FOR EXECUTE): a command string that is
+     * one literal, alone or followed by INTO or USING, is read as SQL of its own; any other is built at run
+     * time, so what it leaves behind cannot be read from the text and it pins.
+     */
+    private void dynamicSqlToken(int type) {
+        if (executeLiteral != null) {
+            if (lexer.isKeyword("into") || lexer.isKeyword("using")) {
+                executeLiteralFound();
+            } else {
+                executeLiteral = null;
+                expressionFound(PinReason.DYNAMIC_SQL);
+            }
+        } else if (afterExecute) {
+            if (type == SqlLexer.STRING && !lexer.unterminated) {
+                executeLiteral = lexer.stringValue();
+            } else {
+                expressionFound(PinReason.DYNAMIC_SQL);
+            }
+        }
+        afterExecute = lexer.isKeyword("execute");
+    }
+
+    private void executeLiteralFound() {
+        String text = executeLiteral;
+        executeLiteral = null;
+        if (nesting < MAX_BODY_NESTING) {
+            StatementAnalyzer command = new StatementAnalyzer(text, 0, text.length(), false, nesting + 1);
+            command.run();
+            if (command.pinReason != null) {
+                expressionFound(command.pinReason);
+            }
+        } else {
+            expressionFound(PinReason.DYNAMIC_SQL);
         }
     }
 
