@@ -52,6 +52,10 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private static final Logger log = LoggerFactory.getLogger(LogicalConnection.class);
     private static final String SQLSTATE_FEATURE_NOT_SUPPORTED = "0A000";
     private static final String SQLSTATE_CONNECTION_DOES_NOT_EXIST = "08003";
+    /** What the statement's SQLWarning and the pool's log line say of a currval() or lastval() read alone. */
+    public static final String SEQUENCE_READ_ALONE = "currval()/lastval() in a transaction that called no nextval():"
+            + " under transaction pooling the value may be another client's; use INSERT ... RETURNING or"
+            + " getGeneratedKeys()";
     /**
      * A server connection idle this long is probed before it is used: the probe (one system call and the
      * JDK socket's uncontended monitor, well under a microsecond) is then a tiny fraction of the time the
@@ -87,6 +91,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private PhysicalConnection physical;
     /** Counts this connection's loans, so that what pgjdbc handed out in one can tell when it ended (LeaseScope). */
     private long leases;
+    /** The server connection held now ran nextval(), setval() or an INSERT for this connection since it was borrowed. */
+    private boolean sequenceAdvanced;
     /** Session mode: a statement changed session state, so the server connection is reset at close. */
     private boolean sessionDirty;
     /** What the reclaimer moved this connection's loans to, so that it can be collected; made at its first look. */
@@ -290,6 +296,24 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         }
     }
 
+    /**
+     * A warning for a statement that reads currval() or lastval() on a server connection it has not called
+     * nextval() on since borrowing it: that value is whichever client's last nextval() ran there. Null when the
+     * value is this connection's own (session mode, a pin, or a nextval() or INSERT earlier in the loan).
+     */
+    SQLWarning sequenceWarning(Classification c) {
+        if (c.mayAdvanceSequence()) {
+            sequenceAdvanced = true;
+            return null;
+        }
+        if (!c.readsSequenceOnly() || mode == PoolMode.SESSION || (physical != null && sequenceAdvanced)
+                || pinReason() != null) {
+            return null;
+        }
+        pool.sequenceReadAlone();
+        return new SQLWarning(SEQUENCE_READ_ALONE, "01000");
+    }
+
     /** Keeps the current server connection until close(): state the pool cannot move now lives on it. */
     void pinTo(PinReason reason) throws SQLException {
         PhysicalConnection p = attach();
@@ -369,6 +393,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         Loan l = loan;
         physical = null;
         loan = null;
+        sequenceAdvanced = false;
         for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
             s.dropPhysical();
         }
@@ -382,6 +407,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             Loan l = loan;
             physical = null;
             loan = null;
+            sequenceAdvanced = false;
             for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
                 s.forgetPhysical();
             }

@@ -119,6 +119,7 @@ class LogicalStatement implements Statement {
             boolean multi = false;
             if (classification != null) {
                 conn.beforeExecute(classification);
+                warnOfSequenceRead(classification);
                 multi = classification.isMultiStatement();
             }
             PhysicalConnection p;
@@ -178,6 +179,18 @@ class LogicalStatement implements Statement {
             return kind == Kind.QUERY ? type(currentResultSet) : result;
         } finally {
             conn.unlock();
+        }
+    }
+
+    private void warnOfSequenceRead(Classification c) {
+        SQLWarning w = conn.sequenceWarning(c);
+        if (w != null) {
+            Options o = options();
+            if (o.warnings == null) {
+                o.warnings = w;
+            } else {
+                o.warnings.setNextWarning(w);
+            }
         }
     }
 
@@ -480,7 +493,9 @@ class LogicalStatement implements Statement {
         conn.lock();
         try {
             for (String sql : sqls) {
-                conn.beforeExecute(conn.classify(sql));
+                Classification c = conn.classify(sql);
+                conn.beforeExecute(c);
+                warnOfSequenceRead(c);
             }
         } finally {
             conn.unlock();

@@ -37,6 +37,12 @@ public interface ServerPool {
     /** A logical connection was pinned to its server connection. */
     void pinned(PinReason reason, int backendPid);
 
+    /**
+     * A statement read currval() or lastval() in a transaction that called no nextval() on its server
+     * connection; the pool says so in its log, once.
+     */
+    void sequenceReadAlone();
+
     /** A pinned logical connection gave its server connection back. */
     void unpinned();
 

@@ -30,6 +30,7 @@ import java.util.Properties;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.postgresql.PGProperty;
 import org.postgresql.util.PSQLException;
 import org.slf4j.Logger;
@@ -52,6 +53,7 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
     private final SessionDefaults sessionDefaults;
     private volatile ServerDefaults serverDefaults;
     private final ScheduledFuture<?> reclaimer;
+    private final AtomicBoolean sequenceReadLogged = new AtomicBoolean();
 
     public JdbcPool(JdbcPoolSettings settings) {
         this(settings, new org.postgresql.Driver());
@@ -263,6 +265,13 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
     }
 
     /** A logical connection was pinned to its server connection; the engine pool counts it for the MXBean and metrics. */
+    @Override
+    public void sequenceReadAlone() {
+        if (!sequenceReadLogged.get() && sequenceReadLogged.compareAndSet(false, true)) {
+            log.warn("pool {}: {}; logged once per pool", pool.name(), LogicalConnection.SEQUENCE_READ_ALONE);
+        }
+    }
+
     @Override
     public void pinned(PinReason reason, int backendPid) {
         if (log.isDebugEnabled()) {

@@ -13,7 +13,8 @@ package io.pgmux.jdbc.sql;
 public final class Classification {
 
     /** Nothing to pin, no transaction control: the classification of almost every statement. */
-    public static final Classification PLAIN = new Classification(null, TransactionControl.NONE, false, false, false);
+    public static final Classification PLAIN = new Classification(null, TransactionControl.NONE, false, false, false,
+            false, false);
 
     private static final Classification[][] CANONICAL = canonical();
 
@@ -22,23 +23,30 @@ public final class Classification {
     private final boolean startsTransaction;
     private final boolean endsTransaction;
     private final boolean multiStatement;
+    private final boolean readsSequenceOnly;
+    private final boolean mayAdvanceSequence;
 
     private Classification(PinReason pinReason, TransactionControl transactionControl,
-                           boolean startsTransaction, boolean endsTransaction, boolean multiStatement) {
+                           boolean startsTransaction, boolean endsTransaction, boolean multiStatement,
+                           boolean readsSequenceOnly, boolean mayAdvanceSequence) {
         this.pinReason = pinReason;
         this.transactionControl = transactionControl;
         this.startsTransaction = startsTransaction;
         this.endsTransaction = endsTransaction;
         this.multiStatement = multiStatement;
+        this.readsSequenceOnly = readsSequenceOnly;
+        this.mayAdvanceSequence = mayAdvanceSequence;
     }
 
-    static Classification of(PinReason pinReason, TransactionControl last,
-                             boolean startsTransaction, boolean endsTransaction, boolean multiStatement) {
-        if (!multiStatement && last.opensTransaction() == startsTransaction
-                && last.closesTransaction() == endsTransaction) {
+    static Classification of(PinReason pinReason, TransactionControl last, boolean startsTransaction,
+                             boolean endsTransaction, boolean multiStatement, boolean readsSequenceOnly,
+                             boolean mayAdvanceSequence) {
+        if (!multiStatement && !readsSequenceOnly && !mayAdvanceSequence
+                && last.opensTransaction() == startsTransaction && last.closesTransaction() == endsTransaction) {
             return CANONICAL[pinReason == null ? 0 : pinReason.ordinal() + 1][last.ordinal()];
         }
-        return new Classification(pinReason, last, startsTransaction, endsTransaction, multiStatement);
+        return new Classification(pinReason, last, startsTransaction, endsTransaction, multiStatement,
+                readsSequenceOnly, mayAdvanceSequence);
     }
 
     private static Classification[][] canonical() {
@@ -51,7 +59,7 @@ public final class Classification {
                 table[r][control.ordinal()] = reason == null && control == TransactionControl.NONE
                         ? PLAIN
                         : new Classification(reason, control, control.opensTransaction(), control.closesTransaction(),
-                                false);
+                                false, false, false);
             }
         }
         return table;
@@ -63,6 +71,23 @@ public final class Classification {
      */
     public boolean isMultiStatement() {
         return multiStatement;
+    }
+
+    /**
+     * The text calls {@code currval()} or {@code lastval()} and nothing that may call {@code nextval()}: the
+     * value read is the session's last one, which under transaction pooling may be another client's.
+     */
+    public boolean readsSequenceOnly() {
+        return readsSequenceOnly;
+    }
+
+    /**
+     * The text calls {@code nextval()} or {@code setval()}, or runs an INSERT, MERGE or COPY (whose column
+     * defaults may call {@code nextval()}): a later {@code currval()} on the same server connection reads
+     * this client's value.
+     */
+    public boolean mayAdvanceSequence() {
+        return mayAdvanceSequence;
     }
 
     /** Why this SQL pins its logical connection, or {@code null} when it does not. */
@@ -102,20 +127,24 @@ public final class Classification {
                 && ((Classification) o).transactionControl == transactionControl
                 && ((Classification) o).startsTransaction == startsTransaction
                 && ((Classification) o).endsTransaction == endsTransaction
-                && ((Classification) o).multiStatement == multiStatement;
+                && ((Classification) o).multiStatement == multiStatement
+                && ((Classification) o).readsSequenceOnly == readsSequenceOnly
+                && ((Classification) o).mayAdvanceSequence == mayAdvanceSequence;
     }
 
     @Override
     public int hashCode() {
         int h = pinReason == null ? 0 : pinReason.hashCode();
         h = 31 * h + transactionControl.hashCode();
-        return 8 * h + (multiStatement ? 4 : 0) + (startsTransaction ? 2 : 0) + (endsTransaction ? 1 : 0);
+        return 32 * h + (readsSequenceOnly ? 16 : 0) + (mayAdvanceSequence ? 8 : 0) + (multiStatement ? 4 : 0)
+                + (startsTransaction ? 2 : 0) + (endsTransaction ? 1 : 0);
     }
 
     @Override
     public String toString() {
         return "Classification[pinReason=" + pinReason + ", transactionControl=" + transactionControl
                 + ", startsTransaction=" + startsTransaction + ", endsTransaction=" + endsTransaction
-                + ", multiStatement=" + multiStatement + "]";
+                + ", multiStatement=" + multiStatement + ", readsSequenceOnly=" + readsSequenceOnly
+                + ", mayAdvanceSequence=" + mayAdvanceSequence + "]";
     }
 }

@@ -22,6 +22,8 @@ final class StatementAnalyzer {
     private static final int NO_CALL = 0;
     private static final int SET_CONFIG = 1;
     private static final int ADVISORY_LOCK = 2;
+    private static final int SEQUENCE_READ = 3;
+    private static final int SEQUENCE_ADVANCE = 4;
 
     /** States of the set_config third argument: only a TRUE literal, optionally cast, keeps it local. */
     private static final int ARG_EXPECTED = 0;
@@ -36,6 +38,10 @@ final class StatementAnalyzer {
     private final int nesting;
 
     private PinReason pinReason;
+    /** currval() or lastval() is called somewhere in the text. */
+    private boolean readsSequence;
+    /** nextval() or setval() is called, or an INSERT, MERGE or COPY may call nextval() through a default. */
+    private boolean advancesSequence;
     private TransactionControl lastControl = TransactionControl.NONE;
     private boolean startsTransaction;
     private boolean endsTransaction;
@@ -97,7 +103,8 @@ final class StatementAnalyzer {
         StatementAnalyzer analyzer = new StatementAnalyzer(sql, 0, sql.length(), false, 0);
         analyzer.run();
         return Classification.of(analyzer.pinReason, analyzer.lastControl,
-                analyzer.startsTransaction, analyzer.endsTransaction, analyzer.statements > 1);
+                analyzer.startsTransaction, analyzer.endsTransaction, analyzer.statements > 1,
+                analyzer.readsSequence && !analyzer.advancesSequence, analyzer.advancesSequence);
     }
 
     private void run() {
@@ -448,10 +455,20 @@ final class StatementAnalyzer {
         }
         previousWasPgTemp = lexer.isName("pg_temp");
         previousWasInsertOrMerge = lexer.isKeyword("insert") || lexer.isKeyword("merge");
+        if (previousWasInsertOrMerge || lexer.isKeyword("copy")) {
+            advancesSequence = true;
+        }
     }
 
     private int calledFunction() {
         switch (lexer.nameLength()) {
+            case 6:
+                return lexer.isName("setval") ? SEQUENCE_ADVANCE : NO_CALL;
+            case 7:
+                if (lexer.isName("nextval")) {
+                    return SEQUENCE_ADVANCE;
+                }
+                return lexer.isName("currval") || lexer.isName("lastval") ? SEQUENCE_READ : NO_CALL;
             case 10:
                 return lexer.isName("set_config") ? SET_CONFIG : NO_CALL;
             case 16:
@@ -468,7 +485,11 @@ final class StatementAnalyzer {
     }
 
     private void startCall(int call) {
-        if (call == ADVISORY_LOCK) {
+        if (call == SEQUENCE_READ) {
+            readsSequence = true;
+        } else if (call == SEQUENCE_ADVANCE) {
+            advancesSequence = true;
+        } else if (call == ADVISORY_LOCK) {
             expressionFound(PinReason.ADVISORY_LOCK);
         } else if (configDepth >= 0) {
             expressionFound(PinReason.SESSION_SET);
