@@ -28,11 +28,20 @@ import java.util.Map;
  * results) go through {@link #handOut}: the application never gets one of pgjdbc's as it is.
  */
 abstract class DelegatingResultSet implements ResultSet {
-    final ResultSet delegate;
+    /**
+     * pgjdbc's result set, or the copy that replaced it ({@link #redirect}). Not volatile: a subclass that
+     * redirects reads a volatile field of its own in {@link #check()}, written after this one.
+     */
+    ResultSet delegate;
     private ResultSetMetaData metaData;
 
     DelegatingResultSet(ResultSet delegate) {
         this.delegate = delegate;
+    }
+
+    /** From now on every call goes to {@code copy}. */
+    final void redirect(ResultSet copy) {
+        delegate = copy;
     }
 
     /** Throws if this result set may no longer be used. */

@@ -1177,11 +1177,13 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     }
 
     /**
-     * idle_transaction_timeout, checked by the reclaimer from its own thread: a connection that has held
-     * its server connection inside a transaction without using it for {@code timeoutNanos} is closed, and
-     * its transaction rolled back. One in use at this moment (its lock taken) is left for the next round.
+     * The reclaimer's round, on its own thread. Outside a transaction, a connection unused since the last round
+     * that still holds its server for results has its unread results buffered, so the server can go back.
+     * Inside one, idle_transaction_timeout (none if {@code timeoutNanos} is 0): a connection that has held its
+     * server connection inside a transaction without using it for {@code timeoutNanos} is closed, and its
+     * transaction rolled back. One in use at this moment (its lock taken) is left for the next round.
      */
-    void reclaimIfIdleInTransaction(long nowNanos, long timeoutNanos) {
+    void reclaimIfIdle(long nowNanos, long timeoutNanos) {
         if (!tryLock()) {
             return;
         }
@@ -1191,12 +1193,17 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             if (l == null) {
                 return;
             }
-            if (closed || p.transactionState() == TransactionState.IDLE || l.uses != l.usesSeen) {
+            boolean idle = p.transactionState() == TransactionState.IDLE;
+            if (closed || idle || l.uses != l.usesSeen) {
+                if (!closed && idle && l.uses == l.usesSeen && holds > 0 && l.pin == null
+                        && mode != PoolMode.SESSION) {
+                    bufferUnreadResults();
+                }
                 l.usesSeen = l.uses;
                 l.unchangedSinceNanos = nowNanos;
                 return;
             }
-            if (nowNanos - l.unchangedSinceNanos < timeoutNanos) {
+            if (timeoutNanos <= 0 || nowNanos - l.unchangedSinceNanos < timeoutNanos) {
                 return;
             }
             long millis = TimeUnit.NANOSECONDS.toMillis(timeoutNanos);
@@ -1207,6 +1214,20 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
                     + " closed the connection");
         } finally {
             unlock();
+        }
+    }
+
+    /**
+     * Outside a transaction, the server connection is held only for results: those nobody has read are copied
+     * (see {@link LogicalStatement#bufferUnreadResult}); once none needs it, the server goes back to the pool.
+     */
+    private void bufferUnreadResults() {
+        for (LogicalStatement s = openStatements; s != null && physical != null; s = s.nextOpen) {
+            try {
+                s.bufferUnreadResult();
+            } catch (SQLException e) {
+                log.debug("pool {}: could not buffer an unread result of backend {}", pool, currentBackendPid(), e);
+            }
         }
     }
 

@@ -1,7 +1,10 @@
 package io.pgmux.jdbc.logical;
 
 import io.pgmux.jdbc.physical.PhysicalConnection;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 
@@ -10,11 +13,31 @@ import java.sql.Statement;
  * every call (cursor fetches, metadata, updates) can go straight to pgjdbc.
  */
 final class LogicalResultSet extends DelegatingResultSet {
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(LogicalResultSet.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Not touched by the application yet: the pool may still copy it and give the server back. */
+    private static final int UNREAD = 0;
+    private static final int READ = 1;
+    /** The pool is copying it, holding the connection's lock. */
+    private static final int BUFFERING = 2;
+    /** Read from a copy: no server connection needed. */
+    private static final int BUFFERED = 3;
+
     private final LogicalConnection conn;
     /** null for result sets of DatabaseMetaData calls, which hold the connection themselves. */
     private final LogicalStatement owner;
     private final PhysicalConnection origin;
     private boolean closed;
+    /** Who reads it first, the application or the pool's copy: decided by one CAS from {@link #UNREAD}. */
+    private volatile int state;
 
     LogicalResultSet(LogicalConnection conn, LogicalStatement owner, ResultSet delegate, PhysicalConnection origin) {
         super(delegate);
@@ -26,11 +49,62 @@ final class LogicalResultSet extends DelegatingResultSet {
         }
     }
 
+    /** Every call of the application's but close() and isClosed(), so that none reaches pgjdbc's during a copy. */
     @Override
     void check() throws SQLException {
-        if (closed || conn.currentPhysical() != origin) {
+        reading();
+        if (closed || state != BUFFERED && conn.currentPhysical() != origin) {
             throw new SQLException("This ResultSet is closed.", "24000");
         }
+    }
+
+    /** The application reads: from now on the pool leaves it alone, or, if the pool is copying it, waits for the copy. */
+    private void reading() {
+        if (state == UNREAD && !STATE.compareAndSet(this, UNREAD, READ) && state == BUFFERING) {
+            // The pool copies it while it holds the connection's lock.
+            conn.lock();
+            conn.unlock();
+        }
+    }
+
+    /**
+     * The pool's, holding the connection's lock while the connection is otherwise idle: copies a result set
+     * nobody has read yet, if it can be copied, so that it no longer needs the server connection. Whether it
+     * did.
+     */
+    boolean buffer() {
+        if (!STATE.compareAndSet(this, UNREAD, BUFFERING)) {
+            return false;
+        }
+        ResultSetMetaData md;
+        try {
+            if (closed || !BufferedResultSet.copyable(delegate)) {
+                state = READ;
+                return false;
+            }
+            md = new DetachedResultSetMetaData(delegate.getMetaData());
+        } catch (SQLException | RuntimeException e) {
+            // Left as it was: the application reads it from pgjdbc, the server connection held as before.
+            state = READ;
+            return false;
+        }
+        try {
+            BufferedResultSet copy = BufferedResultSet.copy(delegate, md, LeaseScope.current(conn));
+            closeDelegate();
+            redirect(copy);
+            state = BUFFERED;
+            return true;
+        } catch (SQLException | RuntimeException e) {
+            // Rows were consumed: what is left of pgjdbc's result set would read wrong, so it ends here.
+            closed = true;
+            closeDelegate();
+            state = READ;
+            return false;
+        }
+    }
+
+    boolean isBuffered() {
+        return state == BUFFERED;
     }
 
     @Override
@@ -46,7 +120,8 @@ final class LogicalResultSet extends DelegatingResultSet {
 
     @Override
     Object handOut(Object value) throws SQLException {
-        return LeaseScope.handOut(value, conn, owner);
+        // A copy's arrays are bound already to the loan they were copied in, which has ended.
+        return state == BUFFERED ? value : LeaseScope.handOut(value, conn, owner);
     }
 
     @Override
@@ -57,7 +132,7 @@ final class LogicalResultSet extends DelegatingResultSet {
 
     @Override
     public boolean isClosed() {
-        return closed || conn.currentPhysical() != origin;
+        return closed || state != BUFFERED && conn.currentPhysical() != origin;
     }
 
     @Override

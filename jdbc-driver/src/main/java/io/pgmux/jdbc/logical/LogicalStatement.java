@@ -307,8 +307,8 @@ class LogicalStatement implements Statement {
     }
 
     private void updateHolding() throws SQLException {
-        boolean need = currentResultSet != null || keysResultSet != null || unfetchedResult || moreResults
-                || keysPending || holdsOutputs();
+        boolean need = currentResultSet != null && !currentResultSet.isBuffered() || keysResultSet != null
+                || unfetchedResult || moreResults || keysPending || holdsOutputs();
         if (need != holding) {
             holding = need;
             if (need) {
@@ -316,6 +316,29 @@ class LogicalStatement implements Statement {
             } else {
                 conn.unhold();
             }
+        }
+    }
+
+    /**
+     * The pool's, holding the connection's lock while the connection is otherwise idle: the one result of a
+     * single statement that nobody has read (nor fetched, after execute) is copied, so that this statement no
+     * longer holds the server connection, which an application that forgets to close statements would
+     * otherwise keep from every other client.
+     */
+    final void bufferUnreadResult() throws SQLException {
+        if (moreResults || keysPending || keysResultSet != null || holdsOutputs()) {
+            return;
+        }
+        if (unfetchedResult && physical != null) {
+            ResultSet rs = physical.getResultSet();
+            if (rs == null) {
+                return;
+            }
+            unfetchedResult = false;
+            currentResultSet = new LogicalResultSet(conn, this, rs, physicalOwner);
+        }
+        if (currentResultSet != null && currentResultSet.buffer()) {
+            updateHolding();
         }
     }
 
@@ -511,18 +534,24 @@ class LogicalStatement implements Statement {
     @Override
     public ResultSet getResultSet() throws SQLException {
         checkOpen();
-        if (currentResultSet != null) {
-            return currentResultSet;
-        }
-        if (unfetchedResult && physical != null) {
-            unfetchedResult = false;
-            ResultSet rs = physical.getResultSet();
-            if (rs != null) {
-                currentResultSet = new LogicalResultSet(conn, this, rs, physicalOwner);
+        // Under the lock: the pool may be buffering the unfetched result meanwhile.
+        conn.lock();
+        try {
+            if (currentResultSet != null) {
                 return currentResultSet;
             }
+            if (unfetchedResult && physical != null) {
+                unfetchedResult = false;
+                ResultSet rs = physical.getResultSet();
+                if (rs != null) {
+                    currentResultSet = new LogicalResultSet(conn, this, rs, physicalOwner);
+                    return currentResultSet;
+                }
+            }
+            return null;
+        } finally {
+            conn.unlock();
         }
-        return null;
     }
 
     @Override

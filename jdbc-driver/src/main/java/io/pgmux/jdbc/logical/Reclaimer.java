@@ -59,8 +59,8 @@ public final class Reclaimer {
 
     private void check(Loan loan, long now) {
         LogicalConnection c = loan.weaken();
-        if (c != null && idleTransactionTimeoutNanos > 0) {
-            c.reclaimIfIdleInTransaction(now, idleTransactionTimeoutNanos);
+        if (c != null) {
+            c.reclaimIfIdle(now, idleTransactionTimeoutNanos);
         }
     }
 
