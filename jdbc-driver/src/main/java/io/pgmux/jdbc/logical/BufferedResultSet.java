@@ -140,13 +140,15 @@ final class BufferedResultSet extends ReadOnlyResultSet {
     }
 
     private String text(int columnIndex) throws SQLException {
-        String s = texts.get(row - 1)[cell(columnIndex)];
+        int c = cell(columnIndex);
+        String s = texts.get(row - 1)[c];
         wasNull = s == null;
         return s;
     }
 
     private Object value(int columnIndex) throws SQLException {
-        Object v = values.get(row - 1)[cell(columnIndex)];
+        int c = cell(columnIndex);
+        Object v = values.get(row - 1)[c];
         wasNull = v == null;
         return v;
     }
@@ -197,6 +199,15 @@ final class BufferedResultSet extends ReadOnlyResultSet {
             throw badValue(typeName, s);
         }
         return v;
+    }
+
+    private static boolean is(int sqlType, int... any) {
+        for (int t : any) {
+            if (sqlType == t) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean isTimestamp(int columnIndex) {
@@ -255,6 +266,11 @@ final class BufferedResultSet extends ReadOnlyResultSet {
 
     @Override
     public byte getByte(int columnIndex) throws SQLException {
+        String s = text(columnIndex);
+        if (s != null && s.trim().isEmpty()) {
+            // pgjdbc reads an empty text as 0 here, unlike in the other whole-number getters.
+            return 0;
+        }
         return (byte) whole(columnIndex, "byte", Byte.MIN_VALUE, Byte.MAX_VALUE);
     }
 
@@ -401,6 +417,20 @@ final class BufferedResultSet extends ReadOnlyResultSet {
             throw new SQLException("Invalid class null", "22023");
         }
         Object v = value(columnIndex);
+        int t = sqlTypes[columnIndex - 1];
+        String name = metaData.getColumnTypeName(columnIndex);
+        boolean javaTime = type.getPackageName().equals("java.time");
+        if (v == null && javaTime) {
+            return null;
+        }
+        if (!converts(type, t, name, v)) {
+            // As pgjdbc: the column's type decides, whether or not this value is NULL (but for java.time types).
+            if (javaTime) {
+                throw new SQLException("Cannot convert the column of type " + name + " to requested type "
+                        + type.getName() + ".", "42821");
+            }
+            throw new SQLException("conversion to " + type + " from " + name + " not supported", "22023");
+        }
         if (v == null) {
             return null;
         }
@@ -410,16 +440,14 @@ final class BufferedResultSet extends ReadOnlyResultSet {
             converted = s;
         } else if (type == Integer.class) {
             converted = getInt(columnIndex);
-        } else if (type == Long.class) {
-            converted = getLong(columnIndex);
         } else if (type == Short.class) {
             converted = getShort(columnIndex);
-        } else if (type == Byte.class) {
-            converted = getByte(columnIndex);
-        } else if (type == Double.class) {
-            converted = getDouble(columnIndex);
+        } else if (type == Long.class) {
+            converted = getLong(columnIndex);
         } else if (type == Float.class) {
             converted = getFloat(columnIndex);
+        } else if (type == Double.class) {
+            converted = getDouble(columnIndex);
         } else if (type == BigDecimal.class) {
             converted = getBigDecimal(columnIndex);
         } else if (type == Boolean.class) {
@@ -442,13 +470,51 @@ final class BufferedResultSet extends ReadOnlyResultSet {
             converted = timestamps().toOffsetDateTime(s);
         } else if (type == OffsetTime.class) {
             converted = timestamps().toOffsetTime(s);
-        } else if (type.isInstance(v)) {
-            converted = getObject(columnIndex);
         } else {
-            throw new SQLException("conversion to " + type + " from " + metaData.getColumnTypeName(columnIndex)
-                    + " not supported", "22023");
+            converted = getObject(columnIndex);
         }
         return type.cast(converted);
+    }
+
+    /**
+     * Whether pgjdbc's getObject(column, type) converts a column of this SQL type (and, for the java.time types,
+     * which pgjdbc tells apart by the PostgreSQL type, of this type name) to {@code type}.
+     */
+    private static boolean converts(Class<?> type, int t, String typeName, Object value) {
+        if (type == String.class) {
+            return is(t, Types.CHAR, Types.VARCHAR, Types.LONGVARCHAR);
+        } else if (type == Integer.class) {
+            return is(t, Types.SMALLINT, Types.INTEGER);
+        } else if (type == Short.class) {
+            return is(t, Types.SMALLINT);
+        } else if (type == Long.class) {
+            return is(t, Types.BIGINT);
+        } else if (type == Float.class) {
+            return is(t, Types.REAL);
+        } else if (type == Double.class) {
+            return is(t, Types.DOUBLE, Types.FLOAT);
+        } else if (type == BigDecimal.class) {
+            return is(t, Types.NUMERIC, Types.DECIMAL);
+        } else if (type == Boolean.class) {
+            return is(t, Types.BOOLEAN, Types.BIT);
+        } else if (type == byte[].class) {
+            return is(t, Types.BINARY, Types.VARBINARY, Types.LONGVARBINARY);
+        } else if (type == Date.class) {
+            return is(t, Types.DATE);
+        } else if (type == Time.class) {
+            return is(t, Types.TIME);
+        } else if (type == Timestamp.class || type == OffsetDateTime.class) {
+            return is(t, Types.TIMESTAMP, Types.TIMESTAMP_WITH_TIMEZONE);
+        } else if (type == LocalDate.class) {
+            return typeName.equals("date") || typeName.equals("timestamp");
+        } else if (type == LocalDateTime.class) {
+            return typeName.equals("timestamp");
+        } else if (type == LocalTime.class) {
+            return typeName.equals("time");
+        } else if (type == OffsetTime.class) {
+            return typeName.equals("timetz");
+        }
+        return value == null || type.isInstance(value);
     }
 
     @Override

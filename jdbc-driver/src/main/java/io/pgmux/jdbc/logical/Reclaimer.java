@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
  * Takes server connections back from logical connections that cannot give them back themselves: one the
  * application dropped without close() (garbage-collected, always on) and, with idleTransactionTimeout
  * (PgBouncer's idle_transaction_timeout), one idle inside a transaction for longer than that. Either way
- * the transaction is rolled back and the server connection returned to the pool. Each pool has a round
+ * the transaction is rolled back and the server connection returned to the pool. A connection idle outside a
+ * transaction that holds its server only for results nobody has read has them buffered, and its server
+ * goes back (always on). Each pool has a round
  * over its lent server connections once a second, or every half timeout when that is shorter; all
  * pools' rounds run on one daemon thread, off every application thread.
  */
