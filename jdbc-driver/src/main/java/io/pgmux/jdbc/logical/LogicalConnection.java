@@ -93,6 +93,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private long leases;
     /** The server connection held now ran nextval(), setval() or an INSERT for this connection since it was borrowed. */
     private boolean sequenceAdvanced;
+    /** A statement hinted at session state the classifier could not see: the server is checked before it goes back. */
+    private boolean checkBeforeRelease;
     /** Session mode: a statement changed session state, so the server connection is reset at close. */
     private boolean sessionDirty;
     /** What the reclaimer moved this connection's loans to, so that it can be collected; made at its first look. */
@@ -293,6 +295,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             } else {
                 pinTo(c.pinReason());
             }
+        } else if (c.checksAfter() && mode != PoolMode.SESSION) {
+            checkBeforeRelease = true;
         }
     }
 
@@ -386,6 +390,14 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         if (physical.transactionState() != TransactionState.IDLE) {
             return;
         }
+        if (checkBeforeRelease) {
+            checkBeforeRelease = false;
+            PinReason found = SessionStateCheck.find(physical);
+            if (found != null) {
+                pinTo(found);
+                return;
+            }
+        }
         releaseServer();
     }
 
@@ -408,6 +420,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             physical = null;
             loan = null;
             sequenceAdvanced = false;
+            checkBeforeRelease = false;
             for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
                 s.forgetPhysical();
             }
@@ -1168,7 +1181,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         physical = null;
         loan = null;
         if (l != null) {
-            l.giveBack(this, sessionDirty);
+            // A hint of state that was never checked (the transaction did not end before close): reset instead.
+            l.giveBack(this, sessionDirty || checkBeforeRelease);
         }
     }
 

@@ -14,7 +14,7 @@ public final class Classification {
 
     /** Nothing to pin, no transaction control: the classification of almost every statement. */
     public static final Classification PLAIN = new Classification(null, TransactionControl.NONE, false, false, false,
-            false, false);
+            false, false, false);
 
     private static final Classification[][] CANONICAL = canonical();
 
@@ -25,10 +25,11 @@ public final class Classification {
     private final boolean multiStatement;
     private final boolean readsSequenceOnly;
     private final boolean mayAdvanceSequence;
+    private final boolean checksAfter;
 
     private Classification(PinReason pinReason, TransactionControl transactionControl,
                            boolean startsTransaction, boolean endsTransaction, boolean multiStatement,
-                           boolean readsSequenceOnly, boolean mayAdvanceSequence) {
+                           boolean readsSequenceOnly, boolean mayAdvanceSequence, boolean checksAfter) {
         this.pinReason = pinReason;
         this.transactionControl = transactionControl;
         this.startsTransaction = startsTransaction;
@@ -36,17 +37,18 @@ public final class Classification {
         this.multiStatement = multiStatement;
         this.readsSequenceOnly = readsSequenceOnly;
         this.mayAdvanceSequence = mayAdvanceSequence;
+        this.checksAfter = checksAfter;
     }
 
     static Classification of(PinReason pinReason, TransactionControl last, boolean startsTransaction,
                              boolean endsTransaction, boolean multiStatement, boolean readsSequenceOnly,
-                             boolean mayAdvanceSequence) {
-        if (!multiStatement && !readsSequenceOnly && !mayAdvanceSequence
+                             boolean mayAdvanceSequence, boolean checksAfter) {
+        if (!multiStatement && !readsSequenceOnly && !mayAdvanceSequence && !checksAfter
                 && last.opensTransaction() == startsTransaction && last.closesTransaction() == endsTransaction) {
             return CANONICAL[pinReason == null ? 0 : pinReason.ordinal() + 1][last.ordinal()];
         }
         return new Classification(pinReason, last, startsTransaction, endsTransaction, multiStatement,
-                readsSequenceOnly, mayAdvanceSequence);
+                readsSequenceOnly, mayAdvanceSequence, checksAfter);
     }
 
     private static Classification[][] canonical() {
@@ -59,7 +61,7 @@ public final class Classification {
                 table[r][control.ordinal()] = reason == null && control == TransactionControl.NONE
                         ? PLAIN
                         : new Classification(reason, control, control.opensTransaction(), control.closesTransaction(),
-                                false, false, false);
+                                false, false, false, false);
             }
         }
         return table;
@@ -88,6 +90,14 @@ public final class Classification {
      */
     public boolean mayAdvanceSequence() {
         return mayAdvanceSequence;
+    }
+
+    /**
+     * Nothing pins, but the text names session state somewhere the analyzer cannot follow (a literal a function
+     * runs as SQL, a function's name): the server connection is checked for that state before it goes back.
+     */
+    public boolean checksAfter() {
+        return checksAfter;
     }
 
     /** Why this SQL pins its logical connection, or {@code null} when it does not. */
@@ -129,14 +139,15 @@ public final class Classification {
                 && ((Classification) o).endsTransaction == endsTransaction
                 && ((Classification) o).multiStatement == multiStatement
                 && ((Classification) o).readsSequenceOnly == readsSequenceOnly
-                && ((Classification) o).mayAdvanceSequence == mayAdvanceSequence;
+                && ((Classification) o).mayAdvanceSequence == mayAdvanceSequence
+                && ((Classification) o).checksAfter == checksAfter;
     }
 
     @Override
     public int hashCode() {
         int h = pinReason == null ? 0 : pinReason.hashCode();
         h = 31 * h + transactionControl.hashCode();
-        return 32 * h + (readsSequenceOnly ? 16 : 0) + (mayAdvanceSequence ? 8 : 0) + (multiStatement ? 4 : 0)
+        return 64 * h + (checksAfter ? 32 : 0) + (readsSequenceOnly ? 16 : 0) + (mayAdvanceSequence ? 8 : 0) + (multiStatement ? 4 : 0)
                 + (startsTransaction ? 2 : 0) + (endsTransaction ? 1 : 0);
     }
 
@@ -145,6 +156,6 @@ public final class Classification {
         return "Classification[pinReason=" + pinReason + ", transactionControl=" + transactionControl
                 + ", startsTransaction=" + startsTransaction + ", endsTransaction=" + endsTransaction
                 + ", multiStatement=" + multiStatement + ", readsSequenceOnly=" + readsSequenceOnly
-                + ", mayAdvanceSequence=" + mayAdvanceSequence + "]";
+                + ", mayAdvanceSequence=" + mayAdvanceSequence + ", checksAfter=" + checksAfter + "]";
     }
 }

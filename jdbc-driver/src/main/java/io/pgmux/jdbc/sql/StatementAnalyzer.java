@@ -104,7 +104,8 @@ final class StatementAnalyzer {
         analyzer.run();
         return Classification.of(analyzer.pinReason, analyzer.lastControl,
                 analyzer.startsTransaction, analyzer.endsTransaction, analyzer.statements > 1,
-                analyzer.readsSequence && !analyzer.advancesSequence, analyzer.advancesSequence);
+                analyzer.readsSequence && !analyzer.advancesSequence, analyzer.advancesSequence,
+                analyzer.pinReason == null && SessionStateWords.mentioned(sql));
     }
 
     private void run() {
