@@ -46,7 +46,7 @@ import org.postgresql.jdbc.TimestampUtils;
  * dates and times with a {@link TimestampUtils} of its own. Forward-only and never updatable; refuses the getters whose values
  * live on the server (Blob, Clob, SQLXML), whose columns are never copied.
  */
-final class BufferedResultSet extends ReadOnlyResultSet {
+final class BufferedResultSet extends LabelledResultSet {
     private static final String NOT_POSITIONED = "ResultSet not positioned properly, perhaps you need to call next.";
 
     private final ResultSetMetaData metaData;
@@ -591,7 +591,7 @@ final class BufferedResultSet extends ReadOnlyResultSet {
         throw notAvailable("getURL");
     }
 
-    // ---------------------------------------------------------------- getters by label
+    // ---------------------------------------------------------------- columns by label
 
     @Override
     public int findColumn(String columnLabel) throws SQLException {
@@ -602,178 +602,6 @@ final class BufferedResultSet extends ReadOnlyResultSet {
             }
         }
         throw new SQLException("The column name " + columnLabel + " was not found in this ResultSet.", "42703");
-    }
-
-    @Override
-    public String getString(String columnLabel) throws SQLException {
-        return getString(findColumn(columnLabel));
-    }
-
-    @Override
-    public String getNString(String columnLabel) throws SQLException {
-        return getNString(findColumn(columnLabel));
-    }
-
-    @Override
-    public boolean getBoolean(String columnLabel) throws SQLException {
-        return getBoolean(findColumn(columnLabel));
-    }
-
-    @Override
-    public byte getByte(String columnLabel) throws SQLException {
-        return getByte(findColumn(columnLabel));
-    }
-
-    @Override
-    public short getShort(String columnLabel) throws SQLException {
-        return getShort(findColumn(columnLabel));
-    }
-
-    @Override
-    public int getInt(String columnLabel) throws SQLException {
-        return getInt(findColumn(columnLabel));
-    }
-
-    @Override
-    public long getLong(String columnLabel) throws SQLException {
-        return getLong(findColumn(columnLabel));
-    }
-
-    @Override
-    public float getFloat(String columnLabel) throws SQLException {
-        return getFloat(findColumn(columnLabel));
-    }
-
-    @Override
-    public double getDouble(String columnLabel) throws SQLException {
-        return getDouble(findColumn(columnLabel));
-    }
-
-    @Override
-    public BigDecimal getBigDecimal(String columnLabel) throws SQLException {
-        return getBigDecimal(findColumn(columnLabel));
-    }
-
-    @Override
-    @Deprecated
-    public BigDecimal getBigDecimal(String columnLabel, int scale) throws SQLException {
-        return getBigDecimal(findColumn(columnLabel), scale);
-    }
-
-    @Override
-    public byte[] getBytes(String columnLabel) throws SQLException {
-        return getBytes(findColumn(columnLabel));
-    }
-
-    @Override
-    public Date getDate(String columnLabel) throws SQLException {
-        return getDate(findColumn(columnLabel));
-    }
-
-    @Override
-    public Date getDate(String columnLabel, Calendar cal) throws SQLException {
-        return getDate(findColumn(columnLabel), cal);
-    }
-
-    @Override
-    public Time getTime(String columnLabel) throws SQLException {
-        return getTime(findColumn(columnLabel));
-    }
-
-    @Override
-    public Time getTime(String columnLabel, Calendar cal) throws SQLException {
-        return getTime(findColumn(columnLabel), cal);
-    }
-
-    @Override
-    public Timestamp getTimestamp(String columnLabel) throws SQLException {
-        return getTimestamp(findColumn(columnLabel));
-    }
-
-    @Override
-    public Timestamp getTimestamp(String columnLabel, Calendar cal) throws SQLException {
-        return getTimestamp(findColumn(columnLabel), cal);
-    }
-
-    @Override
-    public Object getObject(String columnLabel) throws SQLException {
-        return getObject(findColumn(columnLabel));
-    }
-
-    @Override
-    public Object getObject(String columnLabel, Map<String, Class<?>> map) throws SQLException {
-        return getObject(findColumn(columnLabel), map);
-    }
-
-    @Override
-    public <T> T getObject(String columnLabel, Class<T> type) throws SQLException {
-        return getObject(findColumn(columnLabel), type);
-    }
-
-    @Override
-    public Array getArray(String columnLabel) throws SQLException {
-        return getArray(findColumn(columnLabel));
-    }
-
-    @Override
-    public InputStream getAsciiStream(String columnLabel) throws SQLException {
-        return getAsciiStream(findColumn(columnLabel));
-    }
-
-    @Override
-    @Deprecated
-    public InputStream getUnicodeStream(String columnLabel) throws SQLException {
-        return getUnicodeStream(findColumn(columnLabel));
-    }
-
-    @Override
-    public InputStream getBinaryStream(String columnLabel) throws SQLException {
-        return getBinaryStream(findColumn(columnLabel));
-    }
-
-    @Override
-    public Reader getCharacterStream(String columnLabel) throws SQLException {
-        return getCharacterStream(findColumn(columnLabel));
-    }
-
-    @Override
-    public Reader getNCharacterStream(String columnLabel) throws SQLException {
-        return getNCharacterStream(findColumn(columnLabel));
-    }
-
-    @Override
-    public Ref getRef(String columnLabel) throws SQLException {
-        return getRef(findColumn(columnLabel));
-    }
-
-    @Override
-    public Blob getBlob(String columnLabel) throws SQLException {
-        return getBlob(findColumn(columnLabel));
-    }
-
-    @Override
-    public Clob getClob(String columnLabel) throws SQLException {
-        return getClob(findColumn(columnLabel));
-    }
-
-    @Override
-    public NClob getNClob(String columnLabel) throws SQLException {
-        return getNClob(findColumn(columnLabel));
-    }
-
-    @Override
-    public SQLXML getSQLXML(String columnLabel) throws SQLException {
-        return getSQLXML(findColumn(columnLabel));
-    }
-
-    @Override
-    public RowId getRowId(String columnLabel) throws SQLException {
-        return getRowId(findColumn(columnLabel));
-    }
-
-    @Override
-    public URL getURL(String columnLabel) throws SQLException {
-        return getURL(findColumn(columnLabel));
     }
 
     // ---------------------------------------------------------------- position
