@@ -15,6 +15,7 @@ import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.math.BigDecimal;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -75,6 +76,17 @@ class UnreadResultReleaseTest {
             assertRows(st.getResultSet());
             assertFalse(st.getMoreResults());
             assertEquals(-1, st.getUpdateCount());
+        }
+    }
+
+    @Test
+    void anUnreadResultOfAPreparedStatementGivesTheServerBackAndStaysReadable() throws SQLException {
+        try (Connection a = pool.getConnection(); Connection b = pool.getConnection()) {
+            PreparedStatement ps = a.prepareStatement(ROWS.replace("generate_series(1, 3)", "generate_series(1, ?)"));
+            ps.setInt(1, 3);
+            ResultSet rs = ps.executeQuery();
+            assertEquals("1", one(b, "SELECT 1"), "B is served while A's result lies unread");
+            assertRows(rs);
         }
     }
 
