@@ -4,6 +4,7 @@ import static io.pgmux.jdbc.logical.TestPools.execute;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolConfig;
@@ -75,6 +76,10 @@ class SequenceValueWarningTest {
 
     @Test
     void lastvalOfANewClientWarnsOnTheStatement() throws SQLException {
+        try (Connection direct = db.connect()) {
+            SQLException e = assertThrows(SQLException.class, () -> execute(direct, "SELECT lastval()"));
+            assertEquals("55000", e.getSQLState(), "directly, a new session has no lastval");
+        }
         try (Connection b = pool.getConnection()) {
             execute(b, "INSERT INTO seq_items (v) VALUES ('b')");
         }
