@@ -53,7 +53,9 @@ final class LogicalResultSet extends DelegatingResultSet {
     @Override
     void check() throws SQLException {
         reading();
-        if (closed || state != BUFFERED && conn.currentPhysical() != origin) {
+        // The volatile state first: it orders what the pool's thread wrote before it (the copy, a failed copy's close).
+        int st = state;
+        if (closed || st != BUFFERED && conn.currentPhysical() != origin) {
             throw new SQLException("This ResultSet is closed.", "24000");
         }
     }
@@ -132,7 +134,8 @@ final class LogicalResultSet extends DelegatingResultSet {
 
     @Override
     public boolean isClosed() {
-        return closed || state != BUFFERED && conn.currentPhysical() != origin;
+        int st = state;
+        return closed || st != BUFFERED && conn.currentPhysical() != origin;
     }
 
     @Override
