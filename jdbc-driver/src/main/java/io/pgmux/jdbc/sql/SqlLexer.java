@@ -106,6 +106,11 @@ final class SqlLexer {
         }
     }
 
+    /** The text the tokens are offsets into. */
+    String text() {
+        return sql;
+    }
+
     /** The symbol character of a {@link #SYMBOL} token. */
     boolean isSymbol(char c) {
         return type == SYMBOL && sql.charAt(start) == c;

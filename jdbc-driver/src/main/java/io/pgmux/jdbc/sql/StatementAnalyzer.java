@@ -89,6 +89,9 @@ final class StatementAnalyzer {
     /** Inside a DO body: the value of the literal that followed EXECUTE, until the command string is known whole. */
     private String executeLiteral;
 
+    /** A literal names a session-state command that a function may run (see {@link SessionStateWords}). */
+    private boolean hinted;
+
     /** Statements with at least one token, at the top level of the text. */
     private int statements;
     private boolean statementHasTokens;
@@ -105,7 +108,7 @@ final class StatementAnalyzer {
         return Classification.of(analyzer.pinReason, analyzer.lastControl,
                 analyzer.startsTransaction, analyzer.endsTransaction, analyzer.statements > 1,
                 analyzer.readsSequence && !analyzer.advancesSequence, analyzer.advancesSequence,
-                analyzer.pinReason == null && SessionStateWords.mentioned(sql));
+                analyzer.pinReason == null && (analyzer.hinted || SessionStateWords.mentioned(sql)));
     }
 
     private void run() {
@@ -426,6 +429,9 @@ final class StatementAnalyzer {
 
     /** Checks every token, whatever the command: function calls, SELECT INTO TEMP, parentheses. */
     private void expressionToken(int type) {
+        if (type == SqlLexer.STRING && !hinted) {
+            hinted = SessionStateWords.commandInLiteral(lexer.text(), lexer.contentStart, lexer.contentEnd);
+        }
         if (procedural) {
             dynamicSqlToken(type);
         }

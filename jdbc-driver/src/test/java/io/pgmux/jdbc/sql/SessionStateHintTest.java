@@ -34,6 +34,7 @@ class SessionStateHintTest {
     @ParameterizedTest
     @ValueSource(strings = {
             "SELECT 'temperature', 'template', 'holder', 'listener', 'prepared'",
+            "SELECT on_hold, listen_count, prepare_by FROM orders",
             "SELECT pg_advisory_xact_lock(1)",
             "SELECT 1",
             "CREATE TEMP TABLE t (a int)"
