@@ -78,6 +78,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private final PoolMode mode;
     /** How the pool counted this client, to count it out the same way. */
     private final ClientAdmission admission;
+    /** serverResetQuery, run on every server connection given back (serverResetQueryAlways), or null. */
+    private final String resetQueryAlways;
 
     private boolean autoCommit;
     private boolean readOnly;
@@ -116,6 +118,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         this.timed = pool.timesStatements();
         this.mode = pool.poolMode();
         this.admission = admission;
+        this.resetQueryAlways = mode == PoolMode.SESSION ? null : pool.resetQueryAlways();
         SessionDefaults d = pool.sessionDefaults();
         this.autoCommit = d.autoCommit;
         this.readOnly = d.readOnly;
@@ -403,11 +406,25 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
 
     private void releaseServer() {
         Loan l = loan;
+        PhysicalConnection p = physical;
         physical = null;
         loan = null;
         sequenceAdvanced = false;
         for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
             s.dropPhysical();
+        }
+        releaseReset(l, p);
+    }
+
+    /** Gives a server connection back, reset first when serverResetQueryAlways asks for it; one that fails it is closed. */
+    private void releaseReset(Loan l, PhysicalConnection p) {
+        if (resetQueryAlways != null) {
+            try {
+                p.reset(resetQueryAlways);
+            } catch (SQLException | RuntimeException e) {
+                l.discard(this, e);
+                return;
+            }
         }
         l.release(this);
     }
@@ -1180,9 +1197,16 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         Loan l = loan;
         physical = null;
         loan = null;
-        if (l != null) {
-            // A hint of state that was never checked (the transaction did not end before close): reset instead.
-            l.giveBack(this, sessionDirty || checkBeforeRelease);
+        if (l == null) {
+            return;
+        }
+        // A hint of state that was never checked (the transaction did not end before close): reset instead.
+        boolean dirty = sessionDirty || checkBeforeRelease;
+        if (resetQueryAlways != null && l.pin == null && !dirty) {
+            // reset() rolls back an open transaction first.
+            releaseReset(l, l.connection());
+        } else {
+            l.giveBack(this, dirty);
         }
     }
 

@@ -43,6 +43,12 @@ public interface ServerPool {
      */
     void sequenceReadAlone();
 
+    /**
+     * serverResetQuery when serverResetQueryAlways asks for it after every use in transaction and statement
+     * mode, else null.
+     */
+    String resetQueryAlways();
+
     /** A pinned logical connection gave its server connection back. */
     void unpinned();
 

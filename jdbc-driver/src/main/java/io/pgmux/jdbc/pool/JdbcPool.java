@@ -54,6 +54,7 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
     private volatile ServerDefaults serverDefaults;
     private final ScheduledFuture<?> reclaimer;
     private final AtomicBoolean sequenceReadLogged = new AtomicBoolean();
+    private final String resetQueryAlways;
 
     public JdbcPool(JdbcPoolSettings settings) {
         this(settings, new org.postgresql.Driver());
@@ -84,6 +85,9 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
                 settings.readOnly != null && settings.readOnly, settings.transactionIsolation, settings.catalog,
                 settings.schema, socketTimeoutMillis(settings));
         this.reclaimer = Reclaimer.start(pool, settings.idleTransactionTimeout);
+        PoolConfig c = settings.poolConfig;
+        this.resetQueryAlways = c.serverResetQueryAlways() && !c.serverResetQuery().isBlank()
+                ? c.serverResetQuery() : null;
     }
 
     /**
@@ -265,6 +269,11 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
     }
 
     /** A logical connection was pinned to its server connection; the engine pool counts it for the MXBean and metrics. */
+    @Override
+    public String resetQueryAlways() {
+        return resetQueryAlways;
+    }
+
     @Override
     public void sequenceReadAlone() {
         if (!sequenceReadLogged.get() && sequenceReadLogged.compareAndSet(false, true)) {
