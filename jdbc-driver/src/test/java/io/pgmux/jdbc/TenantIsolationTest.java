@@ -19,14 +19,15 @@ import org.junit.jupiter.api.Test;
 /**
  * The multi-tenant pattern of row-level security keyed on a custom setting, through logical connections
  * that share one server connection (transaction mode, maximumPoolSize=1): tenants A and B take turns,
- * 10,000 transactions in all, 2,500 for each way of setting the tenant (SET, SET SESSION, set_config(…,
- * false), and the startup option {@code -c app.tenant=…} of the URL). Every transaction must see its own
+ * 10,000 transactions in all, 2,000 for each way of setting the tenant (SET, SET SESSION, set_config(…,
+ * false), the startup option {@code -c app.tenant=…} of the URL, and a function that calls set_config(…, false)
+ * itself, which no text shows, with serverResetQueryAlways). Every transaction must see its own
  * tenant's rows only and its own setting: none of the other tenant's rows, no setting lost. Checked as a
  * role that row-level security applies to (not the superuser, which bypasses it).
  */
 @PostgresTest
 class TenantIsolationTest {
-    private static final int TRANSACTIONS_PER_WAY = 2_500;
+    private static final int TRANSACTIONS_PER_WAY = 2_000;
     private static final int ROWS_PER_TENANT = 3;
     private static final String CHECK = "SELECT count(*) FILTER (WHERE tenant = current_setting('app.tenant', true)),"
             + " count(*) FILTER (WHERE tenant IS DISTINCT FROM current_setting('app.tenant', true)),"
@@ -50,6 +51,8 @@ class TenantIsolationTest {
             st.execute("ALTER TABLE tenant_docs ENABLE ROW LEVEL SECURITY");
             st.execute("CREATE POLICY tenant_only ON tenant_docs USING (tenant = current_setting('app.tenant', true))");
             st.execute("GRANT SELECT ON tenant_docs TO " + tenantRole.name());
+            st.execute("CREATE OR REPLACE FUNCTION set_tenant(text) RETURNS text LANGUAGE sql"
+                    + " AS $$SELECT set_config('app.tenant', $1, false)$$");
         }
     }
 
@@ -80,6 +83,24 @@ class TenantIsolationTest {
                         execute(c, "SET app.tenant = '" + (turnOfA ? "B" : "A") + "'");
                         continue;
                     }
+                    assertSeesOnlyItsOwn(c, tenant, i);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aFunctionSettingItWithServerResetQueryAlwaysNeverShowsOneTenantTheOthersRows() throws SQLException {
+        try (PgMuxDataSource ds = dataSource(null)) {
+            ds.setServerResetQueryAlways(true);
+            for (int i = 0; i < TRANSACTIONS_PER_WAY; i++) {
+                String tenant = i % 2 == 0 ? "A" : "B";
+                try (Connection c = ds.getConnection()) {
+                    if (i % 100 == 0) {
+                        assertSeesOnlyItsOwn(c, null, i);
+                    }
+                    c.setAutoCommit(false);
+                    execute(c, "SELECT set_tenant('" + tenant + "')");
                     assertSeesOnlyItsOwn(c, tenant, i);
                 }
             }
