@@ -395,7 +395,16 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         }
         if (checkBeforeRelease) {
             checkBeforeRelease = false;
-            PinReason found = SessionStateCheck.find(physical);
+            PinReason found;
+            try {
+                found = SessionStateCheck.find(physical);
+            } catch (SQLException | RuntimeException e) {
+                // What the session holds is unknown: it goes to nobody else. The statement itself succeeded.
+                log.debug("pool {}: checking the session state of backend {} failed; closing it", pool,
+                        physical.backendPid(), e);
+                dropServer(e);
+                return;
+            }
             if (found != null) {
                 pinTo(found);
                 return;
@@ -433,19 +442,24 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     SQLException failed(SQLException e) {
         if (physical != null && isConnectionLoss(e)) {
             boolean inTransaction = !autoCommit || physical.transactionState() != TransactionState.IDLE;
-            Loan l = loan;
-            physical = null;
-            loan = null;
-            sequenceAdvanced = false;
-            checkBeforeRelease = false;
-            for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
-                s.forgetPhysical();
-            }
-            holds = 0;
-            l.discard(this, e);
+            dropServer(e);
             transactionLost = inTransaction;
         }
         return e;
+    }
+
+    /** Closes the server connection held instead of giving it back; the pool replaces it. */
+    private void dropServer(Throwable cause) {
+        Loan l = loan;
+        physical = null;
+        loan = null;
+        sequenceAdvanced = false;
+        checkBeforeRelease = false;
+        for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
+            s.forgetPhysical();
+        }
+        holds = 0;
+        l.discard(this, cause);
     }
 
     /**
