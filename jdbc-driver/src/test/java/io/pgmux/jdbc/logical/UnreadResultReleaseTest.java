@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolConfig;
@@ -14,6 +15,7 @@ import io.pgmux.jdbc.pool.JdbcPool;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.math.BigDecimal;
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -87,6 +89,22 @@ class UnreadResultReleaseTest {
             ResultSet rs = ps.executeQuery();
             assertEquals("1", one(b, "SELECT 1"), "B is served while A's result lies unread");
             assertRows(rs);
+        }
+    }
+
+    @Test
+    void anArrayOfABufferedResultGivesItsResultSetOnlyWhileTheServerItWasCopiedFromIsHeld() throws SQLException {
+        try (Connection a = pool.getConnection(); Connection b = pool.getConnection()) {
+            ResultSet rs = a.createStatement().executeQuery("SELECT ARRAY[1, 2]");
+            b.setAutoCommit(false);
+            assertEquals("1", one(b, "SELECT 1"), "B is served while A's result lies unread");
+            assertTrue(rs.next());
+            Array array = rs.getArray(1);
+            assertArrayEquals(new Integer[] {1, 2}, (Object[]) array.getArray());
+            SQLException e = assertThrows(SQLException.class, array::getResultSet,
+                    "the server A's array was read through is in B's transaction now");
+            assertEquals("55000", e.getSQLState());
+            b.commit();
         }
     }
 
