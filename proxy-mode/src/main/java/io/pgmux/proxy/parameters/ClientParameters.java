@@ -23,6 +23,11 @@ public final class ClientParameters {
     private static final List<String> TRACKED = List.of("client_encoding", "DateStyle", "TimeZone", "IntervalStyle",
             "standard_conforming_strings", "application_name");
     private static final int APPLICATION_NAME = TRACKED.indexOf("application_name");
+    /**
+     * How many settings one client may have followed, so that no client can make the pooler keep (and replay) an
+     * unbounded list; past it a new custom name keeps the client on its server, as a name the text does not show.
+     */
+    static final int MAX_FOLLOWED_SETTINGS = 1000;
     /** The startup parameter that carries command-line options ({@code -c name=value}). */
     public static final String OPTIONS = "options";
     private static final Set<String> NOT_SETTINGS = Set.of("user", "database", OPTIONS, "replication");
@@ -294,14 +299,21 @@ public final class ClientParameters {
         }
     }
 
-    /** A statement of the client's may set the custom setting {@code name} (lower case, a checked name). */
-    public void watch(String name) {
+    /**
+     * A statement of the client's may set the custom setting {@code name} (lower case, a checked name); false, and
+     * nothing kept, when the client already has {@link #MAX_FOLLOWED_SETTINGS}: it cannot be followed.
+     */
+    public boolean watch(String name) {
         if (watched == null) {
             watched = new ArrayList<>(2);
         }
         if (!watched.contains(name) && !asksFor(name)) {
+            if (watched.size() + unreported.length / 2 >= MAX_FOLLOWED_SETTINGS) {
+                return false;
+            }
             watched.add(name);
         }
+        return true;
     }
 
     /** A statement of the client's RESETs the custom setting {@code name}, or every setting for null. */

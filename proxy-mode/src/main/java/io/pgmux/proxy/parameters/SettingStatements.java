@@ -156,7 +156,9 @@ public final class SettingStatements {
             }
         } else {
             result |= SETS_SETTINGS;
-            into.watch(name);
+            if (!into.watch(name)) {
+                result |= UNKNOWN_NAME;
+            }
             if (!set || isDefault()) {
                 into.resetSeen(name);
             }

@@ -10,6 +10,7 @@ import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -50,6 +51,22 @@ class SettingStatementsTest {
         int flags = new SettingStatements(parameters).scan(text(sql), 0, sql.length());
         assertEquals(0, flags, sql);
         assertFalse(settingsRead(parameters).matches("(?s).*current_setting\\('[^']*', true\\).*"), sql);
+    }
+
+    @Test
+    void aCustomNamePastTheFollowedLimitIsUnknown() {
+        ClientParameters parameters = parameters();
+        SettingStatements statements = new SettingStatements(parameters);
+        for (int i = 0; i < ClientParameters.MAX_FOLLOWED_SETTINGS; i++) {
+            String sql = "SET app.n" + i + " = 1";
+            assertEquals(SettingStatements.SETS_SETTINGS, statements.scan(text(sql), 0, sql.length()), sql);
+        }
+        String again = "SET app.n7 = 2";
+        assertEquals(SettingStatements.SETS_SETTINGS, statements.scan(text(again), 0, again.length()),
+                "a name already followed stays followed");
+        String past = "SET app.one_too_many = 1";
+        int flags = statements.scan(text(past), 0, past.length());
+        assertTrue((flags & SettingStatements.UNKNOWN_NAME) != 0, "the client keeps its server instead");
     }
 
     private static ClientParameters parameters() {
