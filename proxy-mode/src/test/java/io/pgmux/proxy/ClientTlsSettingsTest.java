@@ -13,7 +13,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.Socket;
+import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,9 +37,11 @@ import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Client TLS configured by pgbouncer.ini's client_tls_* settings and auth_type cert, with PgBouncer's meanings,
@@ -119,6 +123,35 @@ class ClientTlsSettingsTest {
                 default -> assertTrue(!result.succeeded()
                         && result.output().contains("FATAL:  " + expected.get(i)), outcome);
             }
+        }
+    }
+
+    /** As PgBouncer's: TLS applies to TCP only, the Unix socket being guarded by its file's permissions. */
+    @ParameterizedTest(name = "client_tls_sslmode {0}")
+    @ValueSource(strings = {"require", "verify-ca", "verify-full"})
+    void psqlLogsInOverTheUnixSocketWithoutTls(String proxySslmode) throws Exception {
+        start(proxySslmode, "md5", "unix_socket_dir = " + dir + "\n");
+        Psql.Result result = Psql.run(overUnixSocket(), "\\conninfo");
+        assertTrue(result.succeeded() && result.output().contains("via socket")
+                && !result.output().contains("SSL connection"), result.output());
+    }
+
+    @Test
+    void requireProxyWithAUnixSocketStillRefusesAPlaintextTcpClient() throws Exception {
+        start("require", "md5", "unix_socket_dir = " + dir + "\n");
+        Psql.Result result = Psql.run(libpq("localhost", "disable", null), "\\conninfo");
+        assertTrue(!result.succeeded() && result.output().contains("FATAL:  SSL required"), result.output());
+    }
+
+    @Test
+    @Timeout(30)
+    void anSslRequestOverTheUnixSocketIsAnsweredN() throws IOException {
+        start("require", "md5", "unix_socket_dir = " + dir + "\n");
+        try (SocketChannel unix = SocketChannel.open(UnixDomainSocketAddress.of(proxy.unixSocket()))) {
+            unix.write(ByteBuffer.wrap(sslRequest()));
+            ByteBuffer answer = ByteBuffer.allocate(1);
+            assertEquals(1, unix.read(answer));
+            assertEquals('N', answer.get(0));
         }
     }
 
@@ -458,6 +491,12 @@ class ClientTlsSettingsTest {
         return "host=" + host + " hostaddr=127.0.0.1 port=" + proxy.port() + " dbname=" + db.name() + " user="
                 + USER + " password=" + PASSWORD + " sslmode=" + sslmode + " sslrootcert=" + rootCertificate
                 + certificate + " connect_timeout=10";
+    }
+
+    /** psql's connection string to the proxy's database as {@link #USER} over its Unix socket in {@link #dir}. */
+    private String overUnixSocket() {
+        return "host=" + dir + " port=" + proxy.port() + " dbname=" + db.name() + " user=" + USER + " password="
+                + PASSWORD + " connect_timeout=10";
     }
 
     private String admin() {

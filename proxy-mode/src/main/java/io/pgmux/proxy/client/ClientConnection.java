@@ -182,7 +182,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         ClientTls tls = context.clientTls();
-        if (!tls.offered()) {
+        if (!tls.offeredTo(channel)) {
             channel.writeAndFlush(SslResponse.REJECTED);
             return;
         }
@@ -200,7 +200,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void onStartup(StartupMessage startup) {
-        if (context.clientTls().required() && channel.pipeline().get(SslHandler.class) == null) {
+        if (context.clientTls().requiredOf(channel) && channel.pipeline().get(SslHandler.class) == null) {
             fatal(PoolerError.sslRequired());
             return;
         }

@@ -16,6 +16,7 @@ import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.config.TlsCipherSuites;
 import io.pgmux.proxy.config.TlsProtocols;
 import io.pgmux.proxy.server.TlsMode;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.security.PrivateKey;
 import java.security.cert.Certificate;
@@ -41,6 +42,9 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * What the JDK cannot honour is refused by name: client_tls_ecdhcurve and client_tls_dheparams take only their
  * default, {@code auto} (the JDK picks the curves and a 2048-bit DH group itself; setting them takes JDK-wide
  * system properties).
+ *
+ * <p>As in PgBouncer, TLS applies to TCP clients only: over the Unix socket SSLRequest is answered 'N' and no mode
+ * requires TLS (the socket file's permissions guard it, and libpq never asks for TLS there).
  */
 public final class ClientTls {
     /** TLS is never offered. */
@@ -115,14 +119,23 @@ public final class ClientTls {
         }
     }
 
-    /** Whether SSLRequest is answered 'S'. */
+    /** Whether TLS is configured at all. */
     boolean offered() {
         return context != null;
     }
 
-    /** Whether a client that did not ask for TLS is refused. */
-    boolean required() {
-        return mode.requiresTls();
+    /** Whether SSLRequest from {@code client} is answered 'S'. */
+    boolean offeredTo(Channel client) {
+        return offered() && overTcp(client);
+    }
+
+    /** Whether {@code client}, which did not ask for TLS, is refused. */
+    boolean requiredOf(Channel client) {
+        return mode.requiresTls() && overTcp(client);
+    }
+
+    private static boolean overTcp(Channel client) {
+        return client.remoteAddress() instanceof InetSocketAddress;
     }
 
     SslHandler newHandler(ByteBufAllocator alloc) {

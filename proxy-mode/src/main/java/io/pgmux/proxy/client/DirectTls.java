@@ -12,8 +12,9 @@ import org.slf4j.LoggerFactory;
  * PostgreSQL 17's direct TLS ({@code sslnegotiation=direct}), which PgBouncer 1.25 accepts from clients: a client
  * that starts with a TLS handshake record instead of a startup packet gets TLS at once, without SSLRequest. As in
  * PostgreSQL, such a client must negotiate the ALPN protocol {@code postgresql}: one offering only others gets the
- * TLS alert no_application_protocol, one offering none is closed after the handshake. With client TLS disabled
- * the connection is closed. The first bytes decide; the handler then leaves the pipeline, handing them on.
+ * TLS alert no_application_protocol, one offering none is closed after the handshake. With client TLS disabled,
+ * or over the Unix socket (where PgBouncer has no TLS), the connection is closed. The first bytes decide; the
+ * handler then leaves the pipeline, handing them on.
  */
 public final class DirectTls extends ByteToMessageDecoder {
     /** PostgreSQL's ALPN protocol name. */
@@ -38,8 +39,9 @@ public final class DirectTls extends ByteToMessageDecoder {
             return;
         }
         ClientTls tls = context.clientTls();
-        if (!tls.offered()) {
-            log.info("client {} asked for direct TLS, but client TLS is disabled", ctx.channel().remoteAddress());
+        if (!tls.offeredTo(ctx.channel())) {
+            log.info("client {} asked for direct TLS, but client TLS is disabled or it came over the Unix socket",
+                    ctx.channel().remoteAddress());
             in.skipBytes(in.readableBytes());
             ctx.close();
             return;
