@@ -94,9 +94,11 @@ public final class ClientTls {
             throw new IllegalArgumentException("client_tls_sslmode " + mode
                     + " needs client_tls_key_file and client_tls_cert_file");
         }
-        List<X509Certificate> chain = PemFiles.certificates(ProxySetting.CLIENT_TLS_CERT_FILE, certFile);
-        PrivateKey key = PemFiles.keyOf(chain.get(0), ProxySetting.CLIENT_TLS_CERT_FILE, certFile,
-                ProxySetting.CLIENT_TLS_KEY_FILE, keyFile);
+        List<X509Certificate> chain = TlsSetupFailure.logged("certificate file \"" + certFile + "\"",
+                () -> PemFiles.certificates(ProxySetting.CLIENT_TLS_CERT_FILE, certFile));
+        PrivateKey key = TlsSetupFailure.logged("private key file \"" + keyFile + "\"",
+                () -> PemFiles.keyOf(chain.get(0), ProxySetting.CLIENT_TLS_CERT_FILE, certFile,
+                        ProxySetting.CLIENT_TLS_KEY_FILE, keyFile));
         SslContextBuilder builder = SslContextBuilder.forServer(key, chain)
                 .sslProvider(SslProvider.JDK)
                 .protocols(protocols)
@@ -109,13 +111,17 @@ public final class ClientTls {
             builder.clientAuth(ClientAuth.REQUIRE);
             Path caFile = settings.get(ProxySetting.CLIENT_TLS_CA_FILE);
             if (caFile != null) {
-                builder.trustManager(PemFiles.certificates(ProxySetting.CLIENT_TLS_CA_FILE, caFile));
+                builder.trustManager(TlsSetupFailure.logged("CA",
+                        () -> PemFiles.certificates(ProxySetting.CLIENT_TLS_CA_FILE, caFile)));
             }
         }
         try {
             return new ClientTls(mode, builder.build());
         } catch (SSLException | IllegalArgumentException e) {
-            throw new IllegalArgumentException("cannot use the client_tls_* settings: " + e.getMessage(), e);
+            IllegalArgumentException refused = new IllegalArgumentException("cannot use the client_tls_* settings: "
+                    + e.getMessage(), e);
+            TlsSetupFailure.log(refused);
+            throw refused;
         }
     }
 

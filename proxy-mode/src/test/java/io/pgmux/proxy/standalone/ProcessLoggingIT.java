@@ -2,10 +2,12 @@ package io.pgmux.proxy.standalone;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.proxy.log.Syslog;
 import io.pgmux.proxy.log.SyslogReceiver;
+import io.pgmux.testing.TestCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -45,7 +47,12 @@ class ProcessLoggingIT {
     }
 
     private static void console(int port, String command) throws SQLException {
+        console(port, command, "prefer");
+    }
+
+    private static void console(int port, String command, String sslmode) throws SQLException {
         Properties properties = new Properties();
+        properties.setProperty("sslmode", sslmode);
         properties.setProperty("user", ADMIN);
         properties.setProperty("preferQueryMode", "simple");
         try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/pgbouncer",
@@ -142,6 +149,31 @@ class ProcessLoggingIT {
         try (ProxyJar verbose = ProxyJar.start("-v", ini().toString())) {
             console(verbose.awaitPort(), "SHOW VERSION");
             verbose.awaitStderr(Pattern.compile("DEBUG admin console admin: SHOW VERSION$"));
+        }
+    }
+
+    /** PgBouncer's suite (test_system_error_propagation) and operators' log watchers look for this line. */
+    @Test
+    void aReloadWithoutTheCertificateFileLogsPgBouncersTlsSetupFailedLineInTheLogfile() throws Exception {
+        TestCertificates ca = TestCertificates.authority(Files.createDirectory(dir.resolve("ca")), "logging CA");
+        TestCertificates.Issued certificate = ca.issue("proxy", "localhost", "dns:localhost");
+        Path missing = dir.resolve("dummy.crt");
+        Path ini = ini("logfile = pgmux.log", "client_tls_sslmode = require",
+                "client_tls_cert_file = " + certificate.certificate(),
+                "client_tls_key_file = " + certificate.privateKey(), "client_tls_ca_file = " + ca.caCertificate());
+        try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
+            int port = proxy.awaitPort();
+            Files.writeString(ini, Files.readString(ini).replace("client_tls_cert_file = "
+                    + certificate.certificate(), "client_tls_cert_file = " + missing));
+            SQLException refused = assertThrows(SQLException.class, () -> console(port, "RELOAD", "require"));
+            assertEquals("F0000", refused.getSQLState(), refused.getMessage());
+            String line = "ERROR TLS setup failed: failed to load certificate file \"" + missing
+                    + "\": No such file or directory";
+            proxy.awaitStderr(Pattern.compile(Pattern.quote(line) + "$"));
+            List<String> logged = Files.readAllLines(dir.resolve("pgmux.log")).stream()
+                    .filter(l -> l.contains("TLS setup failed")).toList();
+            assertEquals(1, logged.size(), String.join("\n", logged));
+            assertTrue(logged.get(0).endsWith(line), logged.get(0));
         }
     }
 }
