@@ -79,8 +79,7 @@ public final class ClientTls {
         requireAuto(settings, ProxySetting.CLIENT_TLS_DHEPARAMS);
         List<String> protocols = TlsProtocols.parse(ProxySetting.CLIENT_TLS_PROTOCOLS.configName(),
                 settings.get(ProxySetting.CLIENT_TLS_PROTOCOLS));
-        TlsCipherSuites ciphers = TlsCipherSuites.parse("client", settings.get(ProxySetting.CLIENT_TLS_CIPHERS),
-                settings.get(ProxySetting.CLIENT_TLS13_CIPHERS));
+        TlsCipherSuites ciphers = TlsSetupFailure.cipherSuites(settings);
         if (settings.get(ProxySetting.AUTH_TYPE) == AuthType.CERT && !mode.verifiesCertificate()) {
             throw new IllegalArgumentException("auth_type cert takes the user name from the client certificate:"
                     + " it needs client_tls_sslmode verify-ca or verify-full, not " + mode);

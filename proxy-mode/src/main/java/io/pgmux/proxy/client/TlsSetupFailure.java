@@ -1,5 +1,8 @@
 package io.pgmux.proxy.client;
 
+import io.pgmux.proxy.config.ProxySetting;
+import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.config.TlsCipherSuites;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.util.function.Supplier;
@@ -23,6 +26,22 @@ final class TlsSetupFailure {
             return load.get();
         } catch (IllegalArgumentException e) {
             log.error("TLS setup failed: failed to load {}: {}", file, reason(e));
+            throw e;
+        }
+    }
+
+    /** client_tls_ciphers and client_tls13_ciphers, a refusal logged (client_tls13_ciphers' in PgBouncer's words). */
+    static TlsCipherSuites cipherSuites(ProxySettings settings) {
+        try {
+            return TlsCipherSuites.parse("client", settings.get(ProxySetting.CLIENT_TLS_CIPHERS),
+                    settings.get(ProxySetting.CLIENT_TLS13_CIPHERS));
+        } catch (IllegalArgumentException e) {
+            // each refusal starts with the key it is about
+            if (e.getMessage().startsWith(ProxySetting.CLIENT_TLS13_CIPHERS.configName())) {
+                log.error("TLS setup failed: failed to set the TLSv1.3 cipher suites: {}", e.getMessage());
+            } else {
+                log(e);
+            }
             throw e;
         }
     }

@@ -176,4 +176,19 @@ class ProcessLoggingIT {
             assertTrue(logged.get(0).endsWith(line), logged.get(0));
         }
     }
+
+    @Test
+    void aSetOfAnUnknownTls13CipherSuiteLogsPgBouncersLineAndKeepsTheRunningTls() throws Exception {
+        TestCertificates ca = TestCertificates.authority(Files.createDirectory(dir.resolve("ca")), "cipher CA");
+        TestCertificates.Issued certificate = ca.issue("proxy", "localhost", "dns:localhost");
+        Path ini = ini("client_tls_sslmode = require", "client_tls_cert_file = " + certificate.certificate(),
+                "client_tls_key_file = " + certificate.privateKey());
+        try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
+            int port = proxy.awaitPort();
+            console(port, "SET client_tls13_ciphers = 'unknown'", "require");
+            proxy.awaitStderr(Pattern.compile("ERROR TLS setup failed: failed to set the TLSv1.3 cipher suites: "
+                    + "client_tls13_ciphers"));
+            console(port, "SHOW VERSION", "require");
+        }
+    }
 }
