@@ -34,7 +34,7 @@ public final class Syslog implements AutoCloseable {
     public static final String SOCKET_PROPERTY = "io.pgmux.syslog.socket";
 
     private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("MMM ppd HH:mm:ss", Locale.ENGLISH);
-    private static final long PID = ProcessHandle.current().pid();
+    private static final long PID = ProcessId.pid();
 
     private final EventLoopGroup loop;
     private final Channel channel;

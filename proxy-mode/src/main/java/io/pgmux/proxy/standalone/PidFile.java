@@ -1,5 +1,6 @@
 package io.pgmux.proxy.standalone;
 
+import io.pgmux.proxy.log.ProcessId;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,7 +19,7 @@ public final class PidFile {
     }
 
     /**
-     * Writes this process's pid to {@code path}.
+     * Writes this process's pid ({@link ProcessId}: the launcher's, when it started the JVM) to {@code path}.
      *
      * @throws IllegalStateException when the file names a running process
      * @throws IOException when the file cannot be read or written
@@ -27,7 +28,7 @@ public final class PidFile {
         try {
             String recorded = Files.readString(path, StandardCharsets.US_ASCII).strip();
             long pid = Long.parseLong(recorded);
-            if (pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
+            if (pid != ProcessId.pid() && pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
                     .isPresent()) {
                 throw new IllegalStateException("pidfile " + path + " exists and process " + pid
                         + " is running: another pooler with this configuration?");
@@ -35,7 +36,7 @@ public final class PidFile {
         } catch (NoSuchFileException | NumberFormatException e) {
             // no pooler recorded there
         }
-        Files.writeString(path, ProcessHandle.current().pid() + "\n", StandardCharsets.US_ASCII);
+        Files.writeString(path, ProcessId.pid() + "\n", StandardCharsets.US_ASCII);
         return new PidFile(path);
     }
 

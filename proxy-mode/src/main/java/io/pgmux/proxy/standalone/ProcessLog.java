@@ -1,5 +1,6 @@
 package io.pgmux.proxy.standalone;
 
+import io.pgmux.proxy.log.ProcessId;
 import io.pgmux.proxy.log.Syslog;
 import io.pgmux.proxy.log.SyslogFacility;
 import java.io.FileNotFoundException;
@@ -30,7 +31,7 @@ public final class ProcessLog {
     }
 
     private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS z");
-    private static final long PID = ProcessHandle.current().pid();
+    private static final long PID = ProcessId.pid();
 
     private static volatile boolean quiet;
     private static volatile int verbosity;

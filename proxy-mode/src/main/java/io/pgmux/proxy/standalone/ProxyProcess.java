@@ -5,6 +5,7 @@ import io.pgmux.proxy.admin.AdminConsole;
 import io.pgmux.proxy.config.IniFile;
 import io.pgmux.proxy.config.ProcessSettings;
 import io.pgmux.proxy.config.ProxyConfigLoader;
+import io.pgmux.proxy.log.ProcessId;
 import io.pgmux.proxy.standalone.ProcessLog.Level;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,9 +23,11 @@ import sun.misc.SignalHandler;
  * keeps a pidfile, registers each pool's MXBean, serves {@code /metrics} when {@code metrics_listen} is set and
  * answers PgBouncer 1.25's signals — SIGHUP reloads, SIGINT shuts down once servers are
  * released (SHUTDOWN WAIT_FOR_SERVERS), SIGTERM once clients have left (SHUTDOWN WAIT_FOR_CLIENTS), either of
- * them during a shutdown exits at once, SIGUSR1 pauses and SIGUSR2 resumes. SIGQUIT stays the JVM's (a thread
- * dump): HotSpot refuses a Java handler for it, with or without {@code -Xrs}, which only drops the thread dump
- * (SIGQUIT then kills the process) and refuses handlers for SIGHUP, SIGINT and SIGTERM as well.
+ * them during a shutdown exits at once, SIGUSR1 pauses and SIGUSR2 resumes. HotSpot refuses a Java handler for
+ * SIGQUIT, with or without {@code -Xrs} (which only drops the thread dump and refuses handlers for SIGHUP, SIGINT
+ * and SIGTERM as well): started by the distribution's {@code bin/pgmux}, which takes SIGQUIT in the JVM's place and
+ * passes it on as SIGURG, the proxy exits at once as PgBouncer does; started with {@code java -jar}, SIGQUIT stays
+ * the JVM's thread dump.
  */
 public final class ProxyProcess {
     private final CommandLine line;
@@ -74,7 +77,7 @@ public final class ProxyProcess {
                     + " (set on the java command line to choose otherwise)", null);
         }
         ProcessLog.write(Level.LOG, "process up: " + version().replace(System.lineSeparator(), ", ") + ", pid "
-                + ProcessHandle.current().pid() + ", " + proxy.transport(), null);
+                + ProcessId.pid() + ", " + proxy.transport(), null);
         proxy.metricsAddress().ifPresent(address -> ProcessLog.write(Level.LOG, "metrics_listen: serving http://"
                 + address.getHostString() + ":" + address.getPort() + "/metrics", null));
         proxy.closeFuture().toCompletableFuture().join();
@@ -167,11 +170,17 @@ public final class ProxyProcess {
             ProcessLog.write(Level.LOG, "got SIGUSR2, continuing", null);
             proxy.resume();
         });
+        if (ProcessId.launcher().isPresent()) {
+            // bin/pgmux takes SIGQUIT in the JVM's place and passes it on as SIGURG
+            handle("URG", () -> immediateShutdown("SIGQUIT"));
+            return;
+        }
         try {
             Signal.handle(new Signal("QUIT"), signal -> immediateShutdown("SIGQUIT"));
         } catch (IllegalArgumentException e) {
             ProcessLog.write(Level.LOG, "SIGQUIT stays the JVM's thread dump (" + e.getMessage() + "): for an"
-                    + " immediate shutdown send SIGINT or SIGTERM a second time, or SHUTDOWN on the console", null);
+                    + " immediate shutdown send SIGINT or SIGTERM a second time, or SHUTDOWN on the console, or"
+                    + " start with the distribution's bin/pgmux", null);
         }
     }
 

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -74,11 +75,30 @@ final class ProxyJar implements AutoCloseable {
         return new ProxyJar(new ProcessBuilder(command).start());
     }
 
+    /**
+     * The distribution's launcher, {@code bin/pgmux arguments…}, started through {@code env envOptions…} (e.g.
+     * {@code --ignore-signal=INT}) with {@code environment} added to this process's.
+     */
+    static ProxyJar launch(Path launcher, Map<String, String> environment, List<String> envOptions,
+            String... arguments) throws IOException {
+        List<String> command = new ArrayList<>(List.of("env"));
+        command.addAll(envOptions);
+        command.add(launcher.toString());
+        command.addAll(List.of(arguments));
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().putAll(environment);
+        return new ProxyJar(builder.start());
+    }
+
     /** Runs the jar to its end: its exit status and output. */
     static ProxyJar run(String... arguments) throws IOException, InterruptedException {
         ProxyJar jar = start(arguments);
         jar.awaitExit();
         return jar;
+    }
+
+    Process process() {
+        return process;
     }
 
     long pid() {
@@ -157,6 +177,8 @@ final class ProxyJar implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
+        // a launcher's JVM too
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
         if (process.isAlive()) {
             process.destroyForcibly();
             process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS);

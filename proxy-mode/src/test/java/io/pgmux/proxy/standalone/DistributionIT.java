@@ -1,0 +1,240 @@
+package io.pgmux.proxy.standalone;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The operator's distribution, {@code pgmux-<version>-dist.tar.gz}, unpacked and run as an operator runs it:
+ * {@code bin/pgmux pgbouncer.ini} in front of the fixture's PostgreSQL, with PgBouncer's signals sent to the pid in
+ * the pidfile, SIGQUIT included.
+ */
+@PostgresTest
+class DistributionIT {
+    private static final String USER = "app";
+    private static final String PASSWORD = "app-secret";
+    private static final long TIMEOUT_SECONDS = 60;
+
+    private final TestDatabase db;
+    @TempDir
+    Path dir;
+    private Path home;
+
+    DistributionIT(TestDatabase db) {
+        this.db = db;
+    }
+
+    @BeforeEach
+    void unpack() throws Exception {
+        Path tarball = tarball();
+        Process tar = new ProcessBuilder("tar", "-xzf", tarball.toString(), "-C", dir.toString()).inheritIO().start();
+        assertTrue(tar.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS) && tar.exitValue() == 0, "tar -xzf failed");
+        String name = tarball.getFileName().toString();
+        home = dir.resolve(name.substring(0, name.length() - "-dist.tar.gz".length()));
+    }
+
+    /** The tarball {@code package} built; failsafe names it. */
+    private static Path tarball() {
+        String name = System.getProperty("pgmux.proxy.dist");
+        assertTrue(name != null, "system property pgmux.proxy.dist is not set: run this test with failsafe");
+        Path tarball = Path.of(name);
+        assertTrue(Files.isRegularFile(tarball), tarball + " is missing: it is built in the package phase");
+        return tarball;
+    }
+
+    private Path ini(String... extra) throws IOException {
+        Files.writeString(dir.resolve("userlist.txt"), "\"" + USER + "\" \"" + PASSWORD + "\"\n");
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\n"
+                + "app = host=" + db.host() + " port=" + db.port() + " dbname=" + db.name()
+                + " user=" + db.superuser() + " password=" + db.superuserPassword() + "\n"
+                + "[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\npool_mode = transaction\n"
+                + "default_pool_size = 2\nauth_type = scram-sha-256\nauth_file = userlist.txt\n"
+                + "unix_socket_dir = " + dir + "\npidfile = " + dir.resolve("pgmux.pid") + "\n"
+                + String.join("\n", extra) + "\n");
+        return ini;
+    }
+
+    /** bin/pgmux with this test's JDK, without a class-data archive unless {@code environment} names one. */
+    private ProxyJar launch(Map<String, String> environment, List<String> envOptions, String... arguments)
+            throws IOException {
+        Map<String, String> env = new HashMap<>(Map.of("JAVA_HOME", System.getProperty("java.home"),
+                "PGMUX_CDS_ARCHIVE", ""));
+        env.putAll(environment);
+        return ProxyJar.launch(home.resolve("bin/pgmux"), env, envOptions, arguments);
+    }
+
+    private ProxyJar launch(String... arguments) throws IOException {
+        return launch(Map.of(), List.of(), arguments);
+    }
+
+    private static Connection connect(int port) throws SQLException {
+        Properties properties = new Properties();
+        properties.setProperty("user", USER);
+        properties.setProperty("password", PASSWORD);
+        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/app", properties);
+    }
+
+    private static int selectOne(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1")) {
+            assertTrue(rs.next());
+            return rs.getInt(1);
+        }
+    }
+
+    private long pidfilePid() throws IOException {
+        return Long.parseLong(Files.readString(dir.resolve("pgmux.pid"), StandardCharsets.US_ASCII).strip());
+    }
+
+    @Test
+    void theTarballHoldsTheLauncherTheJarAnExampleIniAndASystemdUnit() throws Exception {
+        for (String file : List.of("bin/pgmux", "etc/pgmux.ini", "etc/userlist.txt", "etc/jvm.options",
+                "systemd/pgmux.service", "LICENSE", "THIRD-PARTY.txt")) {
+            assertTrue(Files.isRegularFile(home.resolve(file)), file + " is missing");
+        }
+        assertTrue(Files.isExecutable(home.resolve("bin/pgmux")));
+        try (var jars = Files.list(home.resolve("lib"))) {
+            assertEquals(1, jars.filter(p -> p.getFileName().toString().matches("pgmux-proxy-.+-all\\.jar")).count());
+        }
+    }
+
+    @Test
+    void theTarballsChecksumFileVerifiesWithSha256sum() throws Exception {
+        Path tarball = tarball();
+        Process check = new ProcessBuilder("sha256sum", "-c", tarball.getFileName() + ".sha256")
+                .directory(tarball.getParent().toFile()).redirectErrorStream(true).start();
+        String output = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(check.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        assertEquals(0, check.exitValue(), output);
+        assertTrue(output.contains(": OK"), output);
+    }
+
+    @Test
+    void theLauncherAnswersVersionAndRefusesAMissingIniAsPgBouncer() throws Exception {
+        try (ProxyJar version = launch("-V")) {
+            assertEquals(0, version.awaitExit());
+            assertTrue(version.stdout().get(0).startsWith("PgBouncer 1.25.2 compatible (pgmux "), version.stdout()
+                    .toString());
+        }
+        try (ProxyJar usage = launch()) {
+            assertEquals(1, usage.awaitExit());
+        }
+    }
+
+    @Test
+    void theLauncherServesClientsAndThePidfileAndLogNameTheLauncher() throws Exception {
+        try (ProxyJar proxy = launch(ini().toString())) {
+            int port = proxy.awaitPort();
+            try (Connection c = connect(port)) {
+                assertEquals(1, selectOne(c));
+            }
+            assertEquals(proxy.pid(), pidfilePid());
+            proxy.awaitStderr(Pattern.compile("\\[" + proxy.pid() + "\\] LOG process up: .*, pid " + proxy.pid()));
+        }
+    }
+
+    @Test
+    void sigquitToThePidInThePidfileIsAnImmediateShutdownEvenWithATransactionOpen() throws Exception {
+        try (ProxyJar proxy = launch(ini().toString())) {
+            int port = proxy.awaitPort();
+            try (Connection c = connect(port)) {
+                c.setAutoCommit(false);
+                assertEquals(1, selectOne(c));
+                new ProcessBuilder("kill", "-QUIT", Long.toString(pidfilePid())).inheritIO().start().waitFor();
+                assertEquals(0, proxy.awaitExit());
+            }
+            proxy.awaitStderr(Pattern.compile("LOG got SIGQUIT, fast exit$"));
+            assertFalse(Files.exists(dir.resolve("pgmux.pid")), "the pidfile is removed");
+        }
+    }
+
+    @Test
+    void sighupReloadsAndSigtermShutsDownThroughTheLauncher() throws Exception {
+        try (ProxyJar proxy = launch(ini().toString())) {
+            proxy.awaitPort();
+            proxy.signal("HUP");
+            proxy.awaitStderr(Pattern.compile("LOG RELOAD: configuration applied$"));
+            proxy.signal("TERM");
+            assertEquals(0, proxy.awaitExit());
+            proxy.awaitStderr(Pattern.compile("LOG shutdown complete$"));
+        }
+    }
+
+    @Test
+    void sigusr1PausesAndSigusr2ResumesThroughTheLauncher() throws Exception {
+        try (ProxyJar proxy = launch(ini().toString())) {
+            proxy.awaitPort();
+            proxy.signal("USR1");
+            proxy.awaitStderr(Pattern.compile("LOG got SIGUSR1, pausing all activity$"));
+            proxy.signal("USR2");
+            proxy.awaitStderr(Pattern.compile("LOG got SIGUSR2, continuing$"));
+        }
+    }
+
+    /** A script's {@code &} leaves SIGINT and SIGQUIT ignored; PgBouncer answers them all the same. */
+    @Test
+    void signalsTheStartingShellLeftIgnoredAreAnsweredAllTheSame() throws Exception {
+        try (ProxyJar proxy = launch(Map.of(), List.of("--ignore-signal=HUP,INT,QUIT"), ini().toString())) {
+            proxy.awaitPort();
+            proxy.signal("INT");
+            assertEquals(0, proxy.awaitExit());
+            proxy.awaitStderr(Pattern.compile("LOG got SIGINT, shutting down"));
+            assertTrue(proxy.stderr().stream().noneMatch(line -> line.contains("was ignored when the process")),
+                    String.join("\n", proxy.stderr()));
+        }
+    }
+
+    @Test
+    void aCleanExitWritesTheClassDataArchiveThatTheNextStartUses() throws Exception {
+        Path archive = dir.resolve("cache/pgmux.jsa");
+        Map<String, String> env = Map.of("PGMUX_CDS_ARCHIVE", archive.toString());
+        try (ProxyJar proxy = launch(env, List.of(), ini().toString())) {
+            try (Connection c = connect(proxy.awaitPort())) {
+                assertEquals(1, selectOne(c));
+            }
+            proxy.signal("TERM");
+            assertEquals(0, proxy.awaitExit());
+        }
+        assertTrue(Files.size(archive) > 0, "no archive written at exit");
+        try (ProxyJar proxy = launch(env, List.of(), ini().toString())) {
+            try (Connection c = connect(proxy.awaitPort())) {
+                assertEquals(1, selectOne(c));
+            }
+            String jvm = proxy.process().descendants().map(p -> p.info().commandLine().orElse(""))
+                    .filter(line -> line.contains("-jar")).findFirst().orElse("");
+            assertTrue(jvm.contains("-XX:SharedArchiveFile=" + archive), jvm);
+            assertTrue(proxy.stdout().stream().noneMatch(line -> line.contains("[cds]")), proxy.stdout().toString());
+        }
+    }
+
+    @Test
+    void theShippedExampleIniStartsAProxy() throws Exception {
+        Path example = home.resolve("etc/pgmux.ini");
+        Files.writeString(example, Files.readString(example).replace("listen_port = 6432", "listen_port = 0")
+                + "unix_socket_dir =\n");
+        try (ProxyJar proxy = launch(example.toString())) {
+            assertTrue(proxy.awaitPort() > 0);
+        }
+    }
+}
