@@ -1,6 +1,7 @@
 package io.pgmux.jdbc;
 
 import io.pgmux.core.config.PoolConfig;
+import io.pgmux.core.pool.Failures;
 import io.pgmux.jdbc.pool.JdbcPool;
 import java.sql.Connection;
 import java.sql.Driver;
@@ -172,7 +173,7 @@ public final class PgMuxDriver implements Driver {
             throw new SQLNonTransientConnectionException("interrupted while the pool was starting",
                     ConnectionUrl.URL_ERROR, e);
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
+            Throwable cause = Failures.cause(e);
             if (cause instanceof SQLException) {
                 SQLException failure = (SQLException) cause;
                 throw new SQLException(failure.getMessage(), failure.getSQLState(), failure.getErrorCode(), failure);

@@ -10,7 +10,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -462,7 +461,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             s.setState(PooledServer.TESTED);
             runStage(() -> connector.reset(s.connection, config.serverResetQuery())).whenComplete((v, err) -> {
                 if (err != null) {
-                    closeServer(s, "server_reset_query failed: " + unwrap(err).getMessage());
+                    closeServer(s, "server_reset_query failed: " + Failures.cause(err).getMessage());
                 } else {
                     s.setState(PooledServer.ACTIVE);
                     // As in PgBouncer, a connection just reset is not checked as well.
@@ -545,7 +544,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
                 s.setState(PooledServer.ACTIVE);
                 giveBack(s, clock.nanoTime(), false);
             } else {
-                closeServer(s, "server check failed" + (err != null ? ": " + unwrap(err).getMessage() : ""));
+                closeServer(s, "server check failed" + (err != null ? ": " + Failures.cause(err).getMessage() : ""));
             }
         });
     }
@@ -564,7 +563,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
                 s.setState(PooledServer.ACTIVE);
                 offer(s, now);
             } else {
-                closeServer(s, "server check failed" + (err != null ? ": " + unwrap(err).getMessage() : ""));
+                closeServer(s, "server check failed" + (err != null ? ": " + Failures.cause(err).getMessage() : ""));
             }
         });
     }
@@ -672,7 +671,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         logins.decrementAndGet();
         if (err != null) {
             removeServer(s);
-            Throwable error = unwrap(err);
+            Throwable error = Failures.cause(err);
             onLoginFailure(error, s.loginStartedNanos, now, connector.isTransientLoginFailure(error));
             return;
         }
@@ -787,13 +786,6 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-    }
-
-    private static Throwable unwrap(Throwable t) {
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 
     private int connectedServers() {

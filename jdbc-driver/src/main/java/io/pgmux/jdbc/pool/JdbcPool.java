@@ -3,6 +3,7 @@ package io.pgmux.jdbc.pool;
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.ClientAdmission;
+import io.pgmux.core.pool.Failures;
 import io.pgmux.core.pool.Lease;
 import io.pgmux.core.pool.LentServer;
 import io.pgmux.core.pool.Pool;
@@ -334,7 +335,7 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (java.util.concurrent.ExecutionException e) {
-            log.warn("pool {}: draining failed", pool.name(), e.getCause());
+            log.warn("pool {}: draining failed", pool.name(), Failures.cause(e));
         } finally {
             reclaimer.cancel(false);
             registry.close();

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
+import io.pgmux.core.pool.Failures;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.NoticeResponse;
 import io.pgmux.proxy.protocol.EmptyQueryResponse;
@@ -223,7 +224,7 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
         try {
             return done.join();
         } catch (CompletionException e) {
-            Throwable cause = e.getCause() == null ? e : e.getCause();
+            Throwable cause = Failures.cause(e);
             log.warn("admin console command failed", cause);
             return List.of(ErrorResponse.error("XX000", String.valueOf(cause.getMessage())));
         } catch (RuntimeException e) {

@@ -10,6 +10,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.ClientAdmission;
+import io.pgmux.core.pool.Failures;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolClosedException;
 import io.pgmux.core.pool.PoolTimeoutException;
@@ -51,7 +52,6 @@ import java.security.SecureRandom;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -570,7 +570,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         if (failure != null) {
-            failAcquire(failure instanceof CompletionException ? failure.getCause() : failure);
+            failAcquire(failure);
         } else if (refused != null) {
             fatal(refused.asFatal());
         } else {
@@ -720,8 +720,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     /** The pool handed over no server: the client gets PgBouncer's error for the reason and is closed. */
     void failAcquire(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                ? failure.getCause() : failure;
+        Throwable cause = Failures.cause(failure);
         if (state == State.CLOSED) {
             return;
         }

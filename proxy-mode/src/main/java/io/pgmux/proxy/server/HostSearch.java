@@ -1,5 +1,6 @@
 package io.pgmux.proxy.server;
 
+import io.pgmux.core.pool.Failures;
 import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.ServerHandle;
 import io.pgmux.proxy.protocol.ErrorResponse;
@@ -9,7 +10,6 @@ import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -74,7 +74,7 @@ final class HostSearch {
         connector.openAt(handle, target.at(host)).whenComplete((server, failure) -> {
             if (failure != null) {
                 connector.hostFailed(index);
-                failed(host, unwrap(failure));
+                failed(host, Failures.cause(failure));
             } else if (target.targetSessionAttrs() == TargetSessionAttrs.ANY) {
                 choose(host, server);
             } else {
@@ -88,7 +88,7 @@ final class HostSearch {
         server.query(TargetSessionAttrs.CHECK_QUERY, rows).whenComplete((error, failure) -> {
             if (failure != null || error != null || rows.size() != 1) {
                 server.close();
-                failed(host, failure != null ? unwrap(failure)
+                failed(host, failure != null ? Failures.cause(failure)
                         : new ServerErrorException(error != null ? error : PoolerError.serverLoginFailed(
                                 "target_session_attrs check returned " + rows.size() + " rows")));
                 return;
@@ -185,13 +185,6 @@ final class HostSearch {
         // Netty's native transport prefixes the errno text with the call that failed
         int call = message.indexOf("): ");
         return call >= 0 && message.startsWith("finishConnect") ? message.substring(call + 3) : message;
-    }
-
-    private static Throwable unwrap(Throwable t) {
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 
     /**
