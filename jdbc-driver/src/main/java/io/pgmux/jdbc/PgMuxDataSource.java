@@ -774,7 +774,8 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
 
     /** Refused: a server connection is replaced when its error's SQLSTATE says the connection is gone. */
     public void setExceptionOverrideClassName(String className) {
-        refuse("exceptionOverrideClassName", className, "pgmux decides eviction by SQLSTATE (class 08, 57P01-03)");
+        refuse("exceptionOverrideClassName", className,
+                "pgmux decides eviction by SQLSTATE (class 08, 57P01-03, 57P05)");
     }
 
     public Object getMetricRegistry() {
@@ -833,7 +834,8 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
 
     /** Refused: a server connection is replaced when its error's SQLSTATE says the connection is gone. */
     public void setExceptionOverride(Object exceptionOverride) {
-        refuse("exceptionOverride", exceptionOverride, "pgmux decides eviction by SQLSTATE (class 08, 57P01-03)");
+        refuse("exceptionOverride", exceptionOverride,
+                "pgmux decides eviction by SQLSTATE (class 08, 57P01-03, 57P05)");
     }
 
     /** Refused: give username and password; the password may be changed while the pool runs. */

@@ -41,7 +41,7 @@ public interface ServerConnector<S> {
 
     /**
      * Whether a login failed because the server is unavailable for now (unreachable, refusing connections,
-     * shutting down or starting up: SQLSTATE 57P01 to 57P03) rather than because it refused this login (a wrong
+     * shutting down or starting up: {@link ServerGoingAway}) rather than because it refused this login (a wrong
      * password, no such database). The pool then keeps clients waiting and tries again after a short back-off;
      * a refusal instead fails them at once and is not retried for server_login_retry.
      */

@@ -3,6 +3,7 @@ package io.pgmux.jdbc.logical;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.ClientAdmission;
 import io.pgmux.core.pool.LentServer;
+import io.pgmux.core.pool.ServerGoingAway;
 import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.sql.Classification;
@@ -480,8 +481,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
 
     private static boolean isConnectionLoss(SQLException e) {
         String state = e.getSQLState();
-        return state != null && (state.startsWith("08") || state.equals("57P01") || state.equals("57P02")
-                || state.equals("57P03"));
+        return state != null && (state.startsWith("08") || ServerGoingAway.means(state));
     }
 
     void register(LogicalStatement s) {

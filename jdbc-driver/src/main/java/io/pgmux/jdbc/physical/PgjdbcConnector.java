@@ -1,6 +1,7 @@
 package io.pgmux.jdbc.physical;
 
 import io.pgmux.core.pool.ServerConnector;
+import io.pgmux.core.pool.ServerGoingAway;
 import io.pgmux.core.pool.ServerHandle;
 import java.net.Socket;
 import java.security.cert.CertificateException;
@@ -31,11 +32,10 @@ import org.slf4j.LoggerFactory;
 public final class PgjdbcConnector implements ServerConnector<PhysicalConnection> {
     private static final Logger log = LoggerFactory.getLogger(PgjdbcConnector.class);
     /**
-     * The SQLSTATEs of a server that is unavailable for now: pgjdbc's 08001 (refused, timed out, unknown host)
-     * and 08006 (the connection broke during the login), and the server's admin_shutdown, crash_shutdown and
-     * cannot_connect_now (shutting down, starting up).
+     * pgjdbc's SQLSTATEs of a server unavailable for now, beside those of a server going away: 08001 (refused,
+     * timed out, unknown host) and 08006 (the connection broke during the login).
      */
-    private static final Set<String> UNAVAILABLE = Set.of("08001", "08006", "57P01", "57P02", "57P03");
+    private static final Set<String> UNREACHABLE = Set.of("08001", "08006");
     private static final int CHECK_TIMEOUT_SECONDS = 5;
     /** SQLSTATE sqlclient_unable_to_establish_sqlconnection, also pgjdbc's "no host of the wanted type". */
     private static final String UNABLE_TO_CONNECT = "08001";
@@ -285,7 +285,8 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
 
     @Override
     public boolean isTransientLoginFailure(Throwable failure) {
-        return failure instanceof SQLException e && UNAVAILABLE.contains(e.getSQLState()) && !isTlsRefusal(e);
+        return failure instanceof SQLException e && (UNREACHABLE.contains(e.getSQLState()) || ServerGoingAway.means(e.getSQLState()))
+                && !isTlsRefusal(e);
     }
 
     /**

@@ -7,6 +7,7 @@ import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Lease;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolException;
+import io.pgmux.core.pool.ServerGoingAway;
 import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.parameters.PoolerPrelude;
 import io.pgmux.proxy.prepared.NamedStatements;
@@ -34,7 +35,6 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
@@ -59,11 +59,6 @@ final class Link implements ServerLink {
      * epoll_ctl calls to pause and resume reads, yet a client streaming COPY data cannot pile up memory.
      */
     private static final int PENDING_BYTES_LIMIT = 64 * 1024;
-    /**
-     * A server's FATAL that says it is going away, not that the request failed: admin_shutdown (a fast shutdown,
-     * pg_terminate_backend), crash_shutdown, cannot_connect_now and idle_session_timeout.
-     */
-    private static final Set<String> GOING_AWAY = Set.of("57P01", "57P02", "57P03", "57P05");
     /** The fifth byte of a message: the first of its body. */
     private static final int BODY = 5;
 
@@ -812,7 +807,7 @@ final class Link implements ServerLink {
     private boolean goingAway(BackendMessage message) {
         if (!message.isRun() && message.type() == BackendMessage.ERROR_RESPONSE) {
             ErrorResponse error = ErrorResponse.decode(message.body());
-            if (error.isFatal() && GOING_AWAY.contains(error.sqlState())) {
+            if (error.isFatal() && ServerGoingAway.means(error.sqlState())) {
                 log.debug("client {}: server going away before it answered ({} {}); sending the request to another",
                         channel.remoteAddress(), error.sqlState(), error.message());
                 message.release();

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
 import io.pgmux.core.pool.ServerConnector;
+import io.pgmux.core.pool.ServerGoingAway;
 import io.pgmux.core.pool.ServerHandle;
 import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.log.ConnectionLog;
@@ -17,7 +18,6 @@ import io.pgmux.proxy.transport.ReadGate;
 import io.pgmux.proxy.transport.Transport;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
@@ -34,8 +34,6 @@ import java.util.function.Supplier;
 public final class NettyServerConnector implements ServerConnector<ServerConnection> {
     /** PgBouncer's server_check_query value for "send an empty query". */
     private static final String EMPTY_QUERY = "<empty>";
-    /** The server's admin_shutdown, crash_shutdown and cannot_connect_now: it is going down or starting up. */
-    private static final Set<String> UNAVAILABLE = Set.of("57P01", "57P02", "57P03");
     /** invalid_authorization_specification and invalid_password: the server refused this login. */
     private static final String LOGIN_REFUSED_CLASS = "28";
 
@@ -244,7 +242,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
     @Override
     public boolean isTransientLoginFailure(Throwable failure) {
         ServerErrorException error = ServerErrorException.find(failure);
-        return error == null || UNAVAILABLE.contains(error.error().sqlState());
+        return error == null || ServerGoingAway.means(error.error().sqlState());
     }
 
     public ServerTarget target() {
