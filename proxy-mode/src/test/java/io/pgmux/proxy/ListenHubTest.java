@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.proxy.client.PinCounts;
-import io.pgmux.proxy.client.PinReason;
+import io.pgmux.core.pool.PinReason;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;

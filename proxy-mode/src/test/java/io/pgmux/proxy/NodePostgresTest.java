@@ -3,7 +3,7 @@ package io.pgmux.proxy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pgmux.core.config.PoolMode;
-import io.pgmux.proxy.client.PinReason;
+import io.pgmux.core.pool.PinReason;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import org.junit.jupiter.api.Test;

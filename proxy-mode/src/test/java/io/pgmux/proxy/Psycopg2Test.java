@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
-import io.pgmux.proxy.client.PinReason;
+import io.pgmux.core.pool.PinReason;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import org.junit.jupiter.api.Test;

@@ -7,7 +7,7 @@ import io.pgmux.core.pool.ServerGoingAway;
 import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.sql.Classification;
-import io.pgmux.jdbc.sql.PinReason;
+import io.pgmux.core.pool.PinReason;
 import io.pgmux.jdbc.sql.TransactionControl;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

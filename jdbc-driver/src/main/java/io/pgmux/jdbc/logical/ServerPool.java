@@ -5,7 +5,7 @@ import io.pgmux.core.pool.ClientAdmission;
 import io.pgmux.core.pool.LentServer;
 import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.jdbc.physical.PhysicalConnection;
-import io.pgmux.jdbc.sql.PinReason;
+import io.pgmux.core.pool.PinReason;
 import io.pgmux.jdbc.sql.SqlClassifier;
 import java.sql.SQLException;
 

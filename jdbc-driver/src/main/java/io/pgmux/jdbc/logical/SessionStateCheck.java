@@ -1,7 +1,7 @@
 package io.pgmux.jdbc.logical;
 
 import io.pgmux.jdbc.physical.PhysicalConnection;
-import io.pgmux.jdbc.sql.PinReason;
+import io.pgmux.core.pool.PinReason;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -22,8 +22,8 @@ final class SessionStateCheck {
             + " OR EXISTS (SELECT FROM pg_catalog.pg_proc WHERE pronamespace = pg_catalog.pg_my_temp_schema()),"
             + " EXISTS (SELECT FROM pg_catalog.pg_cursors WHERE is_holdable),"
             + " EXISTS (SELECT FROM pg_catalog.pg_prepared_statements WHERE from_sql)";
-    private static final PinReason[] REASONS = {PinReason.LISTEN, PinReason.ADVISORY_LOCK, PinReason.TEMP_TABLE,
-        PinReason.CURSOR_WITH_HOLD, PinReason.SQL_PREPARE};
+    private static final PinReason[] REASONS = {PinReason.LISTEN, PinReason.ADVISORY_LOCK, PinReason.TEMPORARY_OBJECT,
+        PinReason.HOLD_CURSOR, PinReason.PREPARED_STATEMENT};
 
     private SessionStateCheck() {
     }

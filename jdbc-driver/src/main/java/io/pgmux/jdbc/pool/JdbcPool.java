@@ -21,7 +21,7 @@ import io.pgmux.jdbc.logical.ServerPool;
 import io.pgmux.jdbc.logical.SessionDefaults;
 import io.pgmux.jdbc.physical.PgjdbcConnector;
 import io.pgmux.jdbc.physical.PhysicalConnection;
-import io.pgmux.jdbc.sql.PinReason;
+import io.pgmux.core.pool.PinReason;
 import io.pgmux.jdbc.sql.SqlClassifier;
 import java.sql.Connection;
 import java.sql.SQLException;

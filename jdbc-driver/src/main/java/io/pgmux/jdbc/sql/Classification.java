@@ -1,5 +1,7 @@
 package io.pgmux.jdbc.sql;
 
+import io.pgmux.core.pool.PinReason;
+
 /**
  * What a piece of SQL text means to the pool: whether it pins the logical connection, and which
  * transaction-control statements it contains. Immutable; results that a single statement can

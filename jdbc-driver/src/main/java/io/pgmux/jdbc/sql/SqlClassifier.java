@@ -3,6 +3,7 @@ package io.pgmux.jdbc.sql;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
+import io.pgmux.core.pool.PinReason;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -24,16 +25,16 @@ import java.util.function.Function;
  *       the driver applied to that server connection, so the pool's record of them would be wrong.</li>
  *   <li>{@link PinReason#LISTEN}: {@code LISTEN}. {@code UNLISTEN} does not pin: it only removes state,
  *       and a connection that listened is pinned already.</li>
- *   <li>{@link PinReason#SQL_PREPARE}: {@code PREPARE name AS ...}. {@code EXECUTE} and {@code DEALLOCATE}
+ *   <li>{@link PinReason#PREPARED_STATEMENT}: {@code PREPARE name AS ...}. {@code EXECUTE} and {@code DEALLOCATE}
  *       do not pin: they only use or drop a statement whose PREPARE pinned already.</li>
- *   <li>{@link PinReason#TEMP_TABLE}: {@code CREATE [GLOBAL | LOCAL] TEMP | TEMPORARY TABLE | VIEW | SEQUENCE},
+ *   <li>{@link PinReason#TEMPORARY_OBJECT}: {@code CREATE [GLOBAL | LOCAL] TEMP | TEMPORARY TABLE | VIEW | SEQUENCE},
  *       except a table created {@code ON COMMIT DROP}; any {@code CREATE} statement that names a
  *       {@code pg_temp.} qualified object (e.g. a temporary function);
  *       {@code SELECT ... INTO [LOCAL | GLOBAL] TEMP | TEMPORARY name} or {@code INTO pg_temp.name}.</li>
  *   <li>{@link PinReason#ADVISORY_LOCK}: a call of {@code pg_advisory_lock}, {@code pg_advisory_lock_shared},
  *       {@code pg_try_advisory_lock} or {@code pg_try_advisory_lock_shared}; the {@code _xact_} variants
  *       end with the transaction and do not pin.</li>
- *   <li>{@link PinReason#CURSOR_WITH_HOLD}: {@code DECLARE name ... CURSOR WITH HOLD FOR ...}.</li>
+ *   <li>{@link PinReason#HOLD_CURSOR}: {@code DECLARE name ... CURSOR WITH HOLD FOR ...}.</li>
  *   <li>{@link PinReason#LOAD}: {@code LOAD 'library'}.</li>
  *   <li>{@link PinReason#DYNAMIC_SQL}: a {@code DO} body running PL/pgSQL {@code EXECUTE} of a command string
  *       built at run time.</li>

@@ -1,5 +1,7 @@
 package io.pgmux.jdbc.sql;
 
+import io.pgmux.core.pool.PinReason;
+
 /**
  * One pass over the tokens of SQL text, statement by statement, deciding what pins and what
  * controls the transaction. The rules are listed in {@link SqlClassifier}.
@@ -184,10 +186,10 @@ final class StatementAnalyzer {
             executeLiteralFound();
         }
         if (createsTemporary && !onCommitDrop && commandReason == null) {
-            commandReason = PinReason.TEMP_TABLE;
+            commandReason = PinReason.TEMPORARY_OBJECT;
         }
         if (command == Command.PREPARE && !prepareTransaction && tokenIndex >= 1 && commandReason == null) {
-            commandReason = PinReason.SQL_PREPARE;
+            commandReason = PinReason.PREPARED_STATEMENT;
         }
         if (configDepth >= 0) {
             expressionFound(PinReason.SESSION_SET);
@@ -375,7 +377,7 @@ final class StatementAnalyzer {
             return;
         }
         if (previousWasWith && lexer.isKeyword("hold")) {
-            commandReason = PinReason.CURSOR_WITH_HOLD;
+            commandReason = PinReason.HOLD_CURSOR;
         }
         previousWasWith = lexer.isKeyword("with");
         if (lexer.isKeyword("for")) {
@@ -603,18 +605,18 @@ final class StatementAnalyzer {
                 break;
             case 2:
                 if (lexer.isKeyword("temp") || lexer.isKeyword("temporary")) {
-                    expressionFound(PinReason.TEMP_TABLE);
+                    expressionFound(PinReason.TEMPORARY_OBJECT);
                 }
                 break;
             case 3:
                 if ((lexer.type == SqlLexer.IDENTIFIER && !lexer.isKeyword("from"))
                         || lexer.type == SqlLexer.QUOTED_IDENTIFIER) {
-                    expressionFound(PinReason.TEMP_TABLE);
+                    expressionFound(PinReason.TEMPORARY_OBJECT);
                 }
                 break;
             case 4:
                 if (lexer.isSymbol('.')) {
-                    expressionFound(PinReason.TEMP_TABLE);
+                    expressionFound(PinReason.TEMPORARY_OBJECT);
                 }
                 break;
             default:

@@ -1,5 +1,6 @@
 package io.pgmux.jdbc.sql;
 
+import io.pgmux.core.pool.PinReason;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -31,16 +32,16 @@ class ClassificationStabilityPropertyTest {
             new Sample(PinReason.SESSION_SET, "SELECT", "pg_catalog", ".", "set_config", "(", "'a.b'", ",", "?", ",",
                     "'off'", "::", "bool", ")"),
             new Sample(PinReason.LISTEN, "LISTEN", "jobs"),
-            new Sample(PinReason.SQL_PREPARE, "PREPARE", "q", "(", "int", ")", "AS", "SELECT", "$1"),
-            new Sample(PinReason.TEMP_TABLE, "CREATE", "TEMP", "TABLE", "t", "(", "id", "int", ")"),
-            new Sample(PinReason.TEMP_TABLE, "CREATE", "GLOBAL", "TEMPORARY", "TABLE", "t", "(", "id", "int", ")",
+            new Sample(PinReason.PREPARED_STATEMENT, "PREPARE", "q", "(", "int", ")", "AS", "SELECT", "$1"),
+            new Sample(PinReason.TEMPORARY_OBJECT, "CREATE", "TEMP", "TABLE", "t", "(", "id", "int", ")"),
+            new Sample(PinReason.TEMPORARY_OBJECT, "CREATE", "GLOBAL", "TEMPORARY", "TABLE", "t", "(", "id", "int", ")",
                     "ON", "COMMIT", "PRESERVE", "ROWS"),
-            new Sample(PinReason.TEMP_TABLE, "SELECT", "*", "INTO", "TEMP", "t", "FROM", "src"),
+            new Sample(PinReason.TEMPORARY_OBJECT, "SELECT", "*", "INTO", "TEMP", "t", "FROM", "src"),
             new Sample(PinReason.ADVISORY_LOCK, "SELECT", "pg_advisory_lock", "(", "42", ")"),
             new Sample(PinReason.ADVISORY_LOCK, "WITH", "k", "AS", "(", "SELECT", "1", "AS", "id", ")", "SELECT",
                     "pg_try_advisory_lock_shared", "(", "id", ",", "2", ")", "FROM", "k"),
             new Sample(PinReason.ADVISORY_LOCK, "SELECT", "\"pg_try_advisory_lock\"", "(", "?", ")"),
-            new Sample(PinReason.CURSOR_WITH_HOLD, "DECLARE", "c", "NO", "SCROLL", "CURSOR", "WITH", "HOLD", "FOR",
+            new Sample(PinReason.HOLD_CURSOR, "DECLARE", "c", "NO", "SCROLL", "CURSOR", "WITH", "HOLD", "FOR",
                     "SELECT", "1"),
             new Sample(PinReason.LOAD, "LOAD", "'auto_explain'"),
             new Sample(PinReason.ADVISORY_LOCK, "DO", "$$ BEGIN PERFORM pg_advisory_lock(1); END $$"),

@@ -3,6 +3,7 @@ package io.pgmux.jdbc.sql;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.pgmux.core.pool.PinReason;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -51,7 +52,7 @@ class EncodedAndWrappedFormsTest {
             "SELECT 1 INTO U&\"pg_\\0074emp\".tt"
     })
     void temporarySchemaSpeltWithUnicodeEscapesPins(String sql) {
-        assertEquals(PinReason.TEMP_TABLE, reason(sql));
+        assertEquals(PinReason.TEMPORARY_OBJECT, reason(sql));
     }
 
     @ParameterizedTest
@@ -75,7 +76,7 @@ class EncodedAndWrappedFormsTest {
             "EXPLAIN ANALYZE CREATE TEMP TABLE t AS SELECT 1; SELECT 2"
     })
     void explainAnalyzeOfCreateTemporaryTablePins(String sql) {
-        assertEquals(PinReason.TEMP_TABLE, reason(sql));
+        assertEquals(PinReason.TEMPORARY_OBJECT, reason(sql));
     }
 
     @ParameterizedTest

@@ -1,5 +1,6 @@
 package io.pgmux.jdbc.sql;
 
+import io.pgmux.core.pool.PinReason;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

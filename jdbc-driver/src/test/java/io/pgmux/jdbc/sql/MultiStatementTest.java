@@ -1,5 +1,6 @@
 package io.pgmux.jdbc.sql;
 
+import io.pgmux.core.pool.PinReason;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -70,8 +71,8 @@ class MultiStatementTest {
 
     @Test
     void commandReasonPrecedesCallsInTheSameStatement() {
-        assertEquals(PinReason.SQL_PREPARE, classify("PREPARE q AS SELECT pg_advisory_lock(1)").pinReason());
-        assertEquals(PinReason.TEMP_TABLE,
+        assertEquals(PinReason.PREPARED_STATEMENT, classify("PREPARE q AS SELECT pg_advisory_lock(1)").pinReason());
+        assertEquals(PinReason.TEMPORARY_OBJECT,
                 classify("CREATE TEMP TABLE t AS SELECT pg_advisory_lock(1) AS locked").pinReason());
     }
 
@@ -87,7 +88,7 @@ class MultiStatementTest {
 
     @Test
     void onCommitDropAppliesOnlyToItsOwnStatement() {
-        assertEquals(PinReason.TEMP_TABLE,
+        assertEquals(PinReason.TEMPORARY_OBJECT,
                 classify("CREATE TEMP TABLE a (id int) ON COMMIT DROP; CREATE TEMP TABLE b (id int)").pinReason());
     }
 

@@ -1,5 +1,6 @@
 package io.pgmux.jdbc.sql;
 
+import io.pgmux.core.pool.PinReason;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -119,7 +120,7 @@ class PinTriggerTest {
             "prepare transaction AS SELECT 1"
     })
     void sqlPreparePins(String sql) {
-        assertEquals(PinReason.SQL_PREPARE, reason(sql));
+        assertEquals(PinReason.PREPARED_STATEMENT, reason(sql));
     }
 
     @ParameterizedTest
@@ -139,7 +140,7 @@ class PinTriggerTest {
             "CREATE FUNCTION pg_temp.f() RETURNS int AS 'SELECT 1' LANGUAGE sql"
     })
     void temporaryObjectsPin(String sql) {
-        assertEquals(PinReason.TEMP_TABLE, reason(sql));
+        assertEquals(PinReason.TEMPORARY_OBJECT, reason(sql));
     }
 
     @ParameterizedTest
@@ -151,7 +152,7 @@ class PinTriggerTest {
             "WITH s AS (SELECT 1 AS a) SELECT a INTO TEMP t FROM s"
     })
     void selectIntoTemporaryTablePins(String sql) {
-        assertEquals(PinReason.TEMP_TABLE, reason(sql));
+        assertEquals(PinReason.TEMPORARY_OBJECT, reason(sql));
     }
 
     @ParameterizedTest
@@ -181,7 +182,7 @@ class PinTriggerTest {
             "declare c binary insensitive scroll cursor with hold for select 1"
     })
     void cursorWithHoldPins(String sql) {
-        assertEquals(PinReason.CURSOR_WITH_HOLD, reason(sql));
+        assertEquals(PinReason.HOLD_CURSOR, reason(sql));
     }
 
     @Test
@@ -221,7 +222,7 @@ class PinTriggerTest {
 
     @Test
     void doBodyCreatingTemporaryTablePins() {
-        assertEquals(PinReason.TEMP_TABLE, reason("DO $$ BEGIN CREATE TEMP TABLE t (id int); END $$"));
+        assertEquals(PinReason.TEMPORARY_OBJECT, reason("DO $$ BEGIN CREATE TEMP TABLE t (id int); END $$"));
     }
 
     @Test

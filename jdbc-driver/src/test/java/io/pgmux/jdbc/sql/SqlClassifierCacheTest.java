@@ -1,5 +1,6 @@
 package io.pgmux.jdbc.sql;
 
+import io.pgmux.core.pool.PinReason;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

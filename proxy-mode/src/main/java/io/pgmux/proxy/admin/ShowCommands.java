@@ -22,7 +22,7 @@ import io.pgmux.proxy.client.ClientLimits;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.client.PinCounts;
-import io.pgmux.proxy.client.PinReason;
+import io.pgmux.core.pool.PinReason;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
 import java.lang.management.ManagementFactory;

@@ -1,5 +1,6 @@
 package io.pgmux.proxy.client;
 
+import io.pgmux.core.pool.PinReason;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 

@@ -2,6 +2,7 @@ package io.pgmux.proxy.client;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ByteProcessor;
+import io.pgmux.core.pool.PinReason;
 import io.pgmux.core.pool.Pool;
 import java.net.SocketAddress;
 import java.util.ArrayList;
@@ -20,8 +21,8 @@ final class Pinning {
     private static final Logger log = LoggerFactory.getLogger(Pinning.class);
 
     /**
-     * The session state a server holds outside a transaction, one boolean per {@link PinReason} but LOAD. Advisory
-     * locks still held once the transaction ended are session-level ones.
+     * The session state a server holds outside a transaction, one boolean per {@link PinReason} before LOAD, in
+     * their order. Advisory locks still held once the transaction ended are session-level ones.
      */
     static final String CHECK_QUERY = "SELECT"
             + " EXISTS (SELECT FROM pg_catalog.pg_listening_channels()),"
