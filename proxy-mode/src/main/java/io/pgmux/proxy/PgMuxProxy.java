@@ -520,7 +520,6 @@ public final class PgMuxProxy implements AutoCloseable {
         settings = next;
         context.connectionLog().settings(next);
         statsLog.enabled(next.get(ProxySetting.LOG_STATS));
-        statsLog.period(next.get(ProxySetting.STATS_PERIOD));
         registry.statsPeriod(next.get(ProxySetting.STATS_PERIOD));
         if (files.clientTls() != null) {
             context.clientTls(files.clientTls());
@@ -1103,8 +1102,8 @@ public final class PgMuxProxy implements AutoCloseable {
             registry.addJanitorChore(context.clientTimeouts());
             context.connectionLog(connectionLog);
             connectionLog.settings(s);
-            StatsLog statsLog = new StatsLog(registry, s.get(ProxySetting.STATS_PERIOD), s.get(ProxySetting.LOG_STATS));
-            registry.addJanitorChore(statsLog);
+            StatsLog statsLog = new StatsLog(s.get(ProxySetting.LOG_STATS));
+            registry.addStatsPeriodListener(statsLog);
             ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
             AtomicReference<PgMuxProxy> started = new AtomicReference<>();
             ConfigSource source = reloadFrom;

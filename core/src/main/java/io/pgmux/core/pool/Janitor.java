@@ -8,6 +8,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +25,7 @@ final class Janitor implements Runnable {
     private volatile long statsPeriodNanos;
     private long statsPeriodStart;
     private final List<Runnable> chores = new CopyOnWriteArrayList<>();
+    private final List<Consumer<TrafficStats.Period>> periodListeners = new CopyOnWriteArrayList<>();
     private final ReentrantLock running = new ReentrantLock();
     private volatile ScheduledExecutorService executor;
     private ScheduledFuture<?> scheduled;
@@ -71,6 +73,10 @@ final class Janitor implements Runnable {
         chores.add(chore);
     }
 
+    void addPeriodListener(Consumer<TrafficStats.Period> listener) {
+        periodListeners.add(listener);
+    }
+
     void cancel() {
         executor = null;
         if (scheduled != null) {
@@ -90,10 +96,7 @@ final class Janitor implements Runnable {
             }
             long now = clock.nanoTime();
             if (now - statsPeriodStart >= statsPeriodNanos) {
-                long period = now - statsPeriodStart;
-                for (TrafficStats traffic : registry.traffic()) {
-                    traffic.rollPeriod(period);
-                }
+                closeStatsPeriod(now - statsPeriodStart);
                 statsPeriodStart = now;
             }
             for (Runnable chore : chores) {
@@ -104,6 +107,18 @@ final class Janitor implements Runnable {
             log.error("pool janitor run failed", e);
         } finally {
             running.unlock();
+        }
+    }
+
+    /** PgBouncer's refresh_stats: every pool's period closes at once, and the listeners get their sum. */
+    private void closeStatsPeriod(long nanos) {
+        TrafficStats.Period all = TrafficStats.Period.NONE;
+        for (TrafficStats traffic : registry.traffic()) {
+            traffic.rollPeriod(nanos);
+            all = all.plus(traffic.lastPeriod());
+        }
+        for (Consumer<TrafficStats.Period> listener : periodListeners) {
+            listener.accept(all);
         }
     }
 }

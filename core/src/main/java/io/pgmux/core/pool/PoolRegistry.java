@@ -24,6 +24,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
@@ -368,6 +369,15 @@ public final class PoolRegistry<S> implements AutoCloseable {
      */
     public void addJanitorChore(Runnable chore) {
         janitor.add(Objects.requireNonNull(chore, "chore"));
+    }
+
+    /**
+     * Calls {@code listener} on the janitor's thread each time a stats period closes, with the period of every
+     * pool and of what was {@link #addTraffic added} summed (PgBouncer's log_stats line reads it). It must not
+     * block.
+     */
+    public void addStatsPeriodListener(Consumer<TrafficStats.Period> listener) {
+        janitor.addPeriodListener(Objects.requireNonNull(listener, "listener"));
     }
 
     /** Retries the logins of {@code pool} after a back-off shorter than the janitor's period. */

@@ -6,7 +6,9 @@ import java.util.function.LongSupplier;
 
 /**
  * The SHOW STATS totals of one pool: LongAdders, so recording from many threads never contends on a
- * lock. Averages are computed per stats period from two totals, as PgBouncer does.
+ * lock. Averages are computed per stats period from two totals, as PgBouncer does: {@link Totals} is its
+ * {@code PgStats}, with {@code stat_add} ({@link Totals#plus}) and {@code calc_average}
+ * ({@link Totals#averagesSince}); the registry's janitor closes every {@link Period} at once.
  */
 public final class TrafficStats {
     private final LongAdder xactCount = new LongAdder();
@@ -25,8 +27,7 @@ public final class TrafficStats {
     /** Assignments counted elsewhere (by the pool's server connections) and added to the totals. */
     private final LongSupplier countedElsewhere;
 
-    private volatile Totals periodStart = Totals.ZERO;
-    private volatile Averages lastAverages = Averages.ZERO;
+    private volatile Period lastPeriod = Period.NONE;
 
     public TrafficStats() {
         this(() -> 0L);
@@ -120,16 +121,19 @@ public final class TrafficStats {
                 clientParseCount.sum(), serverParseCount.sum(), bindCount.sum(), clientLoginCount.sum());
     }
 
-    /** Closes a stats period of {@code periodNanos}; the averages then describe it. */
+    /** Closes a stats period of {@code periodNanos}, begun where the last one ended; it is then the last. */
     public void rollPeriod(long periodNanos) {
-        Totals now = totals();
-        lastAverages = Averages.between(periodStart, now, periodNanos);
-        periodStart = now;
+        lastPeriod = new Period(lastPeriod.end, totals(), periodNanos);
+    }
+
+    /** The last completed stats period ({@link Period#NONE} until one has completed). */
+    public Period lastPeriod() {
+        return lastPeriod;
     }
 
     /** Averages over the last completed stats period (zero until one has completed). */
     public Averages averages() {
-        return lastAverages;
+        return lastPeriod.averages();
     }
 
     private static long micros(long nanos) {
@@ -169,6 +173,68 @@ public final class TrafficStats {
             this.queryTimeMicros = queryTimeMicros;
             this.waitTimeMicros = waitTimeMicros;
         }
+
+        /** PgBouncer's stat_add: these and {@code other}'s, field by field. */
+        public Totals plus(Totals other) {
+            return new Totals(xactCount + other.xactCount, queryCount + other.queryCount,
+                    serverAssignmentCount + other.serverAssignmentCount, received + other.received, sent + other.sent,
+                    xactTimeMicros + other.xactTimeMicros, queryTimeMicros + other.queryTimeMicros,
+                    waitTimeMicros + other.waitTimeMicros, clientParseCount + other.clientParseCount,
+                    serverParseCount + other.serverParseCount, bindCount + other.bindCount,
+                    clientLoginCount + other.clientLoginCount);
+        }
+
+        /**
+         * PgBouncer's calc_average: from {@code older} to these, over {@code periodNanos}, counts and bytes per
+         * second (rounded) and times as the mean duration of what finished in between (what SHOW STATS_AVERAGES
+         * and the log_stats line show).
+         */
+        public Averages averagesSince(Totals older, long periodNanos) {
+            double seconds = Math.max(periodNanos, 1) / 1e9;
+            long xacts = xactCount - older.xactCount;
+            long queries = queryCount - older.queryCount;
+            long assignments = serverAssignmentCount - older.serverAssignmentCount;
+            return new Averages(
+                    perSecond(xacts, seconds),
+                    perSecond(queries, seconds),
+                    perSecond(assignments, seconds),
+                    perSecond(received - older.received, seconds),
+                    perSecond(sent - older.sent, seconds),
+                    mean(xactTimeMicros - older.xactTimeMicros, xacts),
+                    mean(queryTimeMicros - older.queryTimeMicros, queries),
+                    mean(waitTimeMicros - older.waitTimeMicros, assignments),
+                    perSecond(clientParseCount - older.clientParseCount, seconds),
+                    perSecond(serverParseCount - older.serverParseCount, seconds),
+                    perSecond(bindCount - older.bindCount, seconds),
+                    perSecond(clientLoginCount - older.clientLoginCount, seconds));
+        }
+
+        private static long perSecond(long count, double seconds) {
+            return Math.round(count / seconds);
+        }
+
+        private static long mean(long micros, long count) {
+            return count == 0 ? 0 : micros / count;
+        }
+    }
+
+    /**
+     * One stats period: the totals at its start and at its end, and its length. Periods closed together (the
+     * janitor closes all of a registry's at once) add up as PgBouncer adds pools: both ends summed, so that the
+     * averages of a database or of everything are computed from the sums, never averaged again.
+     */
+    public record Period(Totals start, Totals end, long nanos) {
+        /** No period closed yet: averages of zero. */
+        public static final Period NONE = new Period(Totals.ZERO, Totals.ZERO, 0);
+
+        /** This period and {@code other}, closed at the same time; one with none closed yet adds nothing. */
+        public Period plus(Period other) {
+            return new Period(start.plus(other.start), end.plus(other.end), Math.max(nanos, other.nanos));
+        }
+
+        public Averages averages() {
+            return end.averagesSince(start, nanos);
+        }
     }
 
     /**
@@ -176,8 +242,6 @@ public final class TrafficStats {
      * (microseconds) of what finished in it.
      */
     public static final class Averages {
-        static final Averages ZERO = new Averages(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-
         public final long xactCount;
         public final long queryCount;
         public final long serverAssignmentCount;
@@ -206,26 +270,6 @@ public final class TrafficStats {
             this.xactTimeMicros = xactTimeMicros;
             this.queryTimeMicros = queryTimeMicros;
             this.waitTimeMicros = waitTimeMicros;
-        }
-
-        static Averages between(Totals a, Totals b, long periodNanos) {
-            double seconds = Math.max(periodNanos, 1) / 1e9;
-            long xacts = b.xactCount - a.xactCount;
-            long queries = b.queryCount - a.queryCount;
-            long assignments = b.serverAssignmentCount - a.serverAssignmentCount;
-            return new Averages(
-                    Math.round(xacts / seconds),
-                    Math.round(queries / seconds),
-                    Math.round(assignments / seconds),
-                    Math.round((b.received - a.received) / seconds),
-                    Math.round((b.sent - a.sent) / seconds),
-                    xacts == 0 ? 0 : (b.xactTimeMicros - a.xactTimeMicros) / xacts,
-                    queries == 0 ? 0 : (b.queryTimeMicros - a.queryTimeMicros) / queries,
-                    assignments == 0 ? 0 : (b.waitTimeMicros - a.waitTimeMicros) / assignments,
-                    Math.round((b.clientParseCount - a.clientParseCount) / seconds),
-                    Math.round((b.serverParseCount - a.serverParseCount) / seconds),
-                    Math.round((b.bindCount - a.bindCount) / seconds),
-                    Math.round((b.clientLoginCount - a.clientLoginCount) / seconds));
         }
     }
 }

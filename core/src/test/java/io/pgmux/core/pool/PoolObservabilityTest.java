@@ -8,8 +8,11 @@ import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.pool.FakeConnector.Conn;
 import io.pgmux.core.stats.IMetricsTracker;
 import io.pgmux.core.stats.PoolStats;
+import io.pgmux.core.stats.TrafficStats;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -142,6 +145,30 @@ class PoolObservabilityTest {
             assertEquals(500, pool.traffic().averages().received);
             assertEquals(5000, pool.traffic().averages().sent);
             assertEquals(100, pool.traffic().totals().queryCount);
+        }
+    }
+
+    @Test
+    void aClosedStatsPeriodReachesItsListenersSummedOverEveryPool() {
+        try (PoolRegistry<Conn> registry = PoolRegistry.<Conn>builder().connector(new FakeConnector())
+                .config(PoolConfig.jdbcDefaults().build()).clock(clock).janitorPeriod(Duration.ZERO)
+                .statsPeriod(Duration.ofSeconds(10)).build()) {
+            List<TrafficStats.Period> closed = new ArrayList<>();
+            registry.addStatsPeriodListener(closed::add);
+            for (int i = 0; i < 20; i++) {
+                registry.pool("app", "alice").traffic().recordTransaction(Duration.ofMillis(1).toNanos());
+                registry.pool("app", "bob").traffic().recordTransaction(Duration.ofMillis(4).toNanos());
+            }
+            clock.advance(Duration.ofSeconds(5));
+            registry.runJanitor();
+            assertEquals(List.of(), closed, "the period has not ended");
+            clock.advance(Duration.ofSeconds(5));
+            registry.runJanitor();
+            assertEquals(1, closed.size());
+            assertEquals(4, closed.get(0).averages().xactCount, "40 transactions in 10 s");
+            assertEquals(2500, closed.get(0).averages().xactTimeMicros);
+            assertEquals(closed.get(0).averages().xactCount,
+                    registry.pool("app", "alice").traffic().averages().xactCount * 2, "the pools' own periods closed too");
         }
     }
 }

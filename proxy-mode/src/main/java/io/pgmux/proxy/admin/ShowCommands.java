@@ -155,7 +155,7 @@ final class ShowCommands {
         Table t = new Table().text("name").numeric("value");
         Stats all = new Stats();
         for (TrafficStats traffic : console.registry().traffic()) {
-            all.add(traffic);
+            all = all.plus(traffic);
         }
         List<Long> totals = all.totals();
         List<Long> averages = all.averages();
@@ -175,9 +175,9 @@ final class ShowCommands {
     private Map<String, Stats> databaseStats() {
         Map<String, Stats> byDatabase = new TreeMap<>();
         for (Pool<ServerConnection> pool : console.registry().pools()) {
-            byDatabase.computeIfAbsent(pool.key().database(), k -> new Stats()).add(pool.traffic());
+            byDatabase.merge(pool.key().database(), new Stats().plus(pool.traffic()), Stats::plus);
         }
-        byDatabase.computeIfAbsent(AdminConsole.DATABASE, k -> new Stats()).add(console.traffic());
+        byDatabase.merge(AdminConsole.DATABASE, new Stats().plus(console.traffic()), Stats::plus);
         return byDatabase;
     }
 
@@ -549,60 +549,35 @@ final class ShowCommands {
         return ssl.engine().getSession().getProtocol() + "/" + ssl.engine().getSession().getCipherSuite();
     }
 
-    /** The figures of SHOW STATS for some pools; averages add up per second, times are weighted by counts. */
-    private static final class Stats {
-        private final long[] totals = new long[12];
-        private final long[] rates = new long[5];
-        private final long[] preparedAndLoginRates = new long[4];
-        private final double[] weightedTimes = new double[3];
+    /**
+     * The figures of SHOW STATS for some pools, as PgBouncer sums them: their totals and their last stats periods
+     * added up, the averages computed from the sums; in SHOW STATS's column order.
+     */
+    private record Stats(TrafficStats.Totals sum, TrafficStats.Period period) {
+        Stats() {
+            this(TrafficStats.Totals.ZERO, TrafficStats.Period.NONE);
+        }
 
-        void add(TrafficStats traffic) {
-            TrafficStats.Totals t = traffic.totals();
-            long[] tv = {t.serverAssignmentCount, t.xactCount, t.queryCount, t.received, t.sent, t.xactTimeMicros,
-                t.queryTimeMicros, t.waitTimeMicros, t.clientParseCount, t.serverParseCount, t.bindCount,
-                t.clientLoginCount};
-            for (int i = 0; i < tv.length; i++) {
-                totals[i] += tv[i];
-            }
-            TrafficStats.Averages a = traffic.averages();
-            rates[0] += a.serverAssignmentCount;
-            rates[1] += a.xactCount;
-            rates[2] += a.queryCount;
-            rates[3] += a.received;
-            rates[4] += a.sent;
-            preparedAndLoginRates[0] += a.clientParseCount;
-            preparedAndLoginRates[1] += a.serverParseCount;
-            preparedAndLoginRates[2] += a.bindCount;
-            preparedAndLoginRates[3] += a.clientLoginCount;
-            weightedTimes[0] += (double) a.xactTimeMicros * a.xactCount;
-            weightedTimes[1] += (double) a.queryTimeMicros * a.queryCount;
-            weightedTimes[2] += (double) a.waitTimeMicros * a.serverAssignmentCount;
+        Stats plus(TrafficStats traffic) {
+            return new Stats(sum.plus(traffic.totals()), period.plus(traffic.lastPeriod()));
+        }
+
+        Stats plus(Stats other) {
+            return new Stats(sum.plus(other.sum), period.plus(other.period));
         }
 
         List<Long> totals() {
-            List<Long> out = new ArrayList<>(12);
-            for (long v : totals) {
-                out.add(v);
-            }
-            return out;
+            TrafficStats.Totals t = sum;
+            return List.of(t.serverAssignmentCount, t.xactCount, t.queryCount, t.received, t.sent, t.xactTimeMicros,
+                    t.queryTimeMicros, t.waitTimeMicros, t.clientParseCount, t.serverParseCount, t.bindCount,
+                    t.clientLoginCount);
         }
 
         List<Long> averages() {
-            List<Long> out = new ArrayList<>(12);
-            for (long v : rates) {
-                out.add(v);
-            }
-            out.add(mean(weightedTimes[0], rates[1]));
-            out.add(mean(weightedTimes[1], rates[2]));
-            out.add(mean(weightedTimes[2], rates[0]));
-            for (long v : preparedAndLoginRates) {
-                out.add(v);
-            }
-            return out;
-        }
-
-        private static long mean(double weighted, long count) {
-            return count == 0 ? 0 : Math.round(weighted / count);
+            TrafficStats.Averages a = period.averages();
+            return List.of(a.serverAssignmentCount, a.xactCount, a.queryCount, a.received, a.sent, a.xactTimeMicros,
+                    a.queryTimeMicros, a.waitTimeMicros, a.clientParseCount, a.serverParseCount, a.bindCount,
+                    a.clientLoginCount);
         }
     }
 }

@@ -16,7 +16,7 @@ class StatsLogTest {
         Totals after = new Totals(30, 60, 9, 5_000, 10_000, 3_100, 2_200, 150, 10, 4, 38, 5);
         assertEquals("stats: 10 xacts/s, 20 queries/s, 3 client parses/s, 1 server parses/s, 15 binds/s,"
                 + " 2 client logins/s, in 2000 B/s, out 4000 B/s, xact 150 us, query 50 us, wait 25 us",
-                StatsLog.line(before, after, TimeUnit.SECONDS.toNanos(2)));
+                StatsLog.line(after.averagesSince(before, TimeUnit.SECONDS.toNanos(2))));
     }
 
     @Test
@@ -24,6 +24,6 @@ class StatsLogTest {
         Totals same = new Totals(10, 20, 5, 1_000, 2_000, 100, 200, 50, 4, 2, 8, 1);
         assertEquals("stats: 0 xacts/s, 0 queries/s, 0 client parses/s, 0 server parses/s, 0 binds/s,"
                 + " 0 client logins/s, in 0 B/s, out 0 B/s, xact 0 us, query 0 us, wait 0 us",
-                StatsLog.line(same, same, TimeUnit.SECONDS.toNanos(60)));
+                StatsLog.line(same.averagesSince(same, TimeUnit.SECONDS.toNanos(60))));
     }
 }
