@@ -7,6 +7,7 @@ import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.stats.MetricsTrackerFactory;
 import io.pgmux.core.stats.PgMuxPoolMXBean;
 import io.pgmux.core.stats.PoolMBeans;
+import io.pgmux.core.stats.micrometer.MicrometerMetricsTrackerFactory;
 import io.pgmux.jdbc.logical.LogicalConnection;
 import io.pgmux.jdbc.pool.JdbcPool;
 import java.io.Closeable;
@@ -801,7 +802,7 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
         if (metricsTrackerFactory != null && this.metricRegistry == null) {
             throw new IllegalArgumentException("metricRegistry and metricsTrackerFactory cannot be used together");
         }
-        this.metricsTrackerFactory = MetricsTrackerFactory.forRegistry(metricRegistry);
+        this.metricsTrackerFactory = MicrometerMetricsTrackerFactory.forRegistry(metricRegistry);
         this.metricRegistry = metricRegistry;
     }
 

@@ -13,6 +13,7 @@ import io.pgmux.core.config.PoolOverrides;
 import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.PoolRegistry;
 import io.pgmux.core.stats.MetricsTrackerFactory;
+import io.pgmux.core.stats.micrometer.MicrometerMetricsTrackerFactory;
 import io.pgmux.proxy.admin.AdminConsole;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.auth.PlaintextSecret;
@@ -996,8 +997,8 @@ public final class PgMuxProxy implements AutoCloseable {
          * @throws IllegalArgumentException for an object that is not a MeterRegistry
          */
         public Builder metricRegistry(Object meterRegistry) {
-            this.metricsTrackerFactory = MetricsTrackerFactory.forRegistry(Objects.requireNonNull(meterRegistry,
-                    "meterRegistry"));
+            this.metricsTrackerFactory = MicrometerMetricsTrackerFactory.forRegistry(
+                    Objects.requireNonNull(meterRegistry, "meterRegistry"));
             this.meterRegistry = meterRegistry;
             return this;
         }

@@ -24,6 +24,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.pgmux.core.stats.micrometer.MicrometerMetricsTrackerFactory;
 import io.prometheus.metrics.exporter.common.PrometheusScrapeHandler;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -112,7 +113,7 @@ public final class PrometheusEndpoint implements AutoCloseable {
 
     /** The trackers that publish each pool's meters here (and to the application's registry, if it gave one). */
     public MetricsTrackerFactory trackers() {
-        return MetricsTrackerFactory.forRegistry(pools);
+        return new MicrometerMetricsTrackerFactory(pools);
     }
 
     @Override

@@ -19,6 +19,29 @@ public final class MicrometerMetricsTrackerFactory implements MetricsTrackerFact
         this.registry = Objects.requireNonNull(registry, "registry");
     }
 
+    /**
+     * The factory for a metrics registry given as an untyped object, as HikariCP's {@code metricRegistry}
+     * is: a Micrometer {@code MeterRegistry}. Micrometer's classes are loaded only when it is one.
+     *
+     * @throws IllegalArgumentException for any other object
+     */
+    public static MetricsTrackerFactory forRegistry(Object registry) {
+        if (isA(registry, "io.micrometer.core.instrument.MeterRegistry")) {
+            return new MicrometerMetricsTrackerFactory((MeterRegistry) registry);
+        }
+        throw new IllegalArgumentException("metricRegistry " + registry.getClass().getName() + " is not supported:"
+                + " give a Micrometer io.micrometer.core.instrument.MeterRegistry, or a metricsTrackerFactory");
+    }
+
+    private static boolean isA(Object object, String className) {
+        for (Class<?> c = object.getClass(); c != null; c = c.getSuperclass()) {
+            if (c.getName().equals(className)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Override
     public IMetricsTracker create(String poolName, PoolStats poolStats) {
         return new MicrometerMetricsTracker(poolName, poolStats, registry);
