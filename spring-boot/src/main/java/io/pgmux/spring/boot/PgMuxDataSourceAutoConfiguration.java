@@ -7,12 +7,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.jdbc.metadata.DataSourcePoolMetadataProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * With pgmux on the class path and {@code spring.datasource.url} set, the application's DataSource is a
@@ -21,10 +20,15 @@ import org.springframework.context.annotation.Configuration;
  * {@code connection-timeout}, …, and pgmux's: {@code pool-mode}, {@code reserve-pool-size}, …). Runs before
  * Spring Boot's own DataSource configuration, which then backs off; {@code spring.datasource.type} naming
  * another pool turns it off.
+ *
+ * <p>The same class serves Spring Boot 3.5 and 4 (each starter compiles it against its line): it names Spring
+ * Boot's DataSource configuration by its two class names, and reads the {@code spring.datasource} keys itself
+ * rather than through {@code DataSourceProperties}, whose package Boot 4 moved.
  */
-@AutoConfiguration(before = DataSourceAutoConfiguration.class)
+@AutoConfiguration(beforeName = {
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration"})
 @ConditionalOnClass({DataSource.class, PgMuxDataSource.class})
-@EnableConfigurationProperties(DataSourceProperties.class)
 public class PgMuxDataSourceAutoConfiguration {
 
     @Bean
@@ -33,8 +37,14 @@ public class PgMuxDataSourceAutoConfiguration {
     @ConditionalOnProperty(name = "spring.datasource.type", havingValue = "io.pgmux.jdbc.PgMuxDataSource",
             matchIfMissing = true)
     @ConfigurationProperties("spring.datasource.pgmux")
-    public PgMuxDataSource dataSource(DataSourceProperties properties) {
-        return properties.initializeDataSourceBuilder().type(PgMuxDataSource.class).build();
+    public PgMuxDataSource dataSource(Environment environment) {
+        Binder binder = Binder.get(environment);
+        PgMuxDataSource dataSource = new PgMuxDataSource();
+        binder.bind("spring.datasource.driver-class-name", String.class).ifBound(dataSource::setDriverClassName);
+        binder.bind("spring.datasource.url", String.class).ifBound(dataSource::setJdbcUrl);
+        binder.bind("spring.datasource.username", String.class).ifBound(dataSource::setUsername);
+        binder.bind("spring.datasource.password", String.class).ifBound(dataSource::setPassword);
+        return dataSource;
     }
 
     /** Actuator's and Micrometer's view of any PgMuxDataSource, however it was made. */

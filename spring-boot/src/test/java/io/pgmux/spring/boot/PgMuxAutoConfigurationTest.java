@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pgmux.core.config.ConfigKey;
 import io.pgmux.core.stats.IMetricsTracker;
@@ -20,25 +21,30 @@ import java.sql.Statement;
 import java.util.Locale;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.DataSourceBuilder;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
-/** Which DataSource an application gets, and how, with the starter on its class path. */
+/**
+ * Which DataSource an application gets, and how, with the starter on its class path; run on each Spring Boot line
+ * by a subclass that names the line's own DataSourceAutoConfiguration.
+ */
 @PostgresTest
-class PgMuxAutoConfigurationTest {
+abstract class PgMuxAutoConfigurationTest {
     private final TestDatabase database;
+    private final Class<?> dataSourceAutoConfiguration;
     private final ApplicationContextRunner runner;
 
-    PgMuxAutoConfigurationTest(TestDatabase database) {
+    PgMuxAutoConfigurationTest(TestDatabase database, Class<?> dataSourceAutoConfiguration) {
         this.database = database;
+        this.dataSourceAutoConfiguration = dataSourceAutoConfiguration;
         this.runner = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(PgMuxDataSourceAutoConfiguration.class,
-                        PgMuxMetricsAutoConfiguration.class, DataSourceAutoConfiguration.class))
+                        PgMuxMetricsAutoConfiguration.class, dataSourceAutoConfiguration))
                 .withPropertyValues("spring.datasource.username=" + database.superuser(),
                         "spring.datasource.password=" + database.superuserPassword());
     }
@@ -71,6 +77,30 @@ class PgMuxAutoConfigurationTest {
     }
 
     @Test
+    void runsBeforeThisBootLinesDataSourceAutoConfiguration() {
+        assertThat(PgMuxDataSourceAutoConfiguration.class.getAnnotation(AutoConfiguration.class).beforeName())
+                .contains(dataSourceAutoConfiguration.getName());
+    }
+
+    @Test
+    void winsOverHikariCpOnTheClassPath() {
+        runner.withPropertyValues(url()).run(context -> {
+            assertThat(context).hasSingleBean(DataSource.class);
+            assertThat(context).doesNotHaveBean(HikariDataSource.class);
+            assertEquals(1, selectOne(context.getBean(PgMuxDataSource.class)));
+        });
+    }
+
+    @Test
+    void refusesADriverOtherThanPgjdbcAtStartWithItsReason() {
+        runner.withPropertyValues(url(), "spring.datasource.driver-class-name=org.h2.Driver")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("org.h2.Driver");
+                });
+    }
+
+    @Test
     void refusesASettingPgmuxCannotHonourAtStartWithItsReason() {
         runner.withPropertyValues(url(), "spring.datasource.pgmux.data-source-class-name=org.postgresql.ds.PGSimpleDataSource")
                 .run(context -> {
@@ -82,7 +112,7 @@ class PgMuxAutoConfigurationTest {
     @Test
     void springDatasourceTypeWorksThroughSpringBootsOwnDataSourceBuilder() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(dataSourceAutoConfiguration))
                 .withPropertyValues(url(), "spring.datasource.type=io.pgmux.jdbc.PgMuxDataSource",
                         "spring.datasource.username=" + database.superuser(),
                         "spring.datasource.password=" + database.superuserPassword())
