@@ -28,12 +28,15 @@ import io.pgmux.proxy.client.ClientTimeouts;
 import io.pgmux.proxy.client.ClientTls;
 import io.pgmux.proxy.client.DirectTls;
 import io.pgmux.proxy.client.PinCounts;
-import io.pgmux.proxy.client.PinSessionState;
 import io.pgmux.proxy.client.ProxyContext;
+import io.pgmux.proxy.config.PinSessionState;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.config.Scope;
 import io.pgmux.proxy.config.TlsCipherSuites;
+import io.pgmux.proxy.config.TlsMode;
 import io.pgmux.proxy.config.TlsProtocols;
+import io.pgmux.proxy.config.TransportKind;
 import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.log.StatsLog;
 import io.pgmux.proxy.metrics.PrometheusEndpoint;
@@ -48,12 +51,10 @@ import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.ServerTargets;
 import io.pgmux.proxy.server.ServerTls;
-import io.pgmux.proxy.server.TlsMode;
 import io.pgmux.proxy.transport.Listeners;
 import io.pgmux.proxy.transport.ReadGate;
 import io.pgmux.proxy.transport.TcpOptions;
 import io.pgmux.proxy.transport.Transport;
-import io.pgmux.proxy.transport.TransportKind;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -74,10 +75,10 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -759,7 +760,7 @@ public final class PgMuxProxy implements AutoCloseable {
                 clientLimits.byUser.put(Objects.requireNonNull(user, "user"), entryCount(own, "user " + user, value));
                 return this;
             }
-            if (own != null && own.poolKey() == null && own.takenIn(ProxySetting.Scope.USER)) {
+            if (own != null && own.poolKey() == null && own.takenIn(Scope.USER)) {
                 Duration timeout;
                 try {
                     timeout = (Duration) own.parse(value);
@@ -967,7 +968,7 @@ public final class PgMuxProxy implements AutoCloseable {
 
         /**
          * Makes the admin console's RELOAD apply {@code source}'s settings: a fresh builder, typically loaded again
-         * from the file this one came from ({@link io.pgmux.proxy.config.ProxyConfigLoader#load} sets it).
+         * from the file this one came from ({@link io.pgmux.proxy.ProxyConfigLoader#load} sets it).
          */
         public Builder reloadFrom(Callable<Builder> source) {
             this.reloadFrom = conffile -> source.call();

@@ -9,12 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.proxy.config.ProxySetting;
+import io.pgmux.proxy.config.Scope;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.Clients;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
-import io.pgmux.proxy.config.ProxyConfigLoader;
-import io.pgmux.proxy.config.ProxySetting;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -787,14 +787,14 @@ class AdminConsoleTest {
                 changeable.put(rs.getString("key"), rs.getString("changeable"));
             }
         }
-        for (ProxySetting s : ProxySetting.all(ProxySetting.Scope.GLOBAL)) {
+        for (ProxySetting s : ProxySetting.all(Scope.GLOBAL)) {
             assertEquals(s.defaultText(), defaults.get(s.configName()), s.configName());
             assertEquals(s.change() == ProxySetting.Change.RELOAD ? "yes" : "no", changeable.get(s.configName()),
                     s.configName());
         }
         assertEquals("yes", changeable.get("default_pool_size"));
         assertEquals("no", changeable.get("listen_port"));
-        assertEquals(ProxySetting.all(ProxySetting.Scope.GLOBAL).size(), defaults.size());
+        assertEquals(ProxySetting.all(Scope.GLOBAL).size(), defaults.size());
         assertEquals("6432", defaults.get("listen_port"));
         assertEquals("session", defaults.get("pool_mode"));
         assertEquals("transaction", values.get("pool_mode"));

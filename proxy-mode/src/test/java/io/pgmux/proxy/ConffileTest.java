@@ -3,7 +3,6 @@ package io.pgmux.proxy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.pgmux.proxy.config.ProxyConfigLoader;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;

@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.uring.IoUring;
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.proxy.config.TlsMode;
+import io.pgmux.proxy.config.TransportKind;
 import io.pgmux.proxy.server.LoadBalanceHosts;
 import io.pgmux.proxy.server.ServerHost;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.TargetSessionAttrs;
-import io.pgmux.proxy.server.TlsMode;
-import io.pgmux.proxy.transport.TransportKind;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.nio.file.Path;

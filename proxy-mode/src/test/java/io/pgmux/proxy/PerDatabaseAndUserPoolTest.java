@@ -6,13 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgmux.proxy.config.IniFile;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
-import io.pgmux.proxy.config.IniFile;
-import io.pgmux.proxy.config.ProxyConfigLoader;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;

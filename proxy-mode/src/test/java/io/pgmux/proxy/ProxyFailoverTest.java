@@ -3,7 +3,6 @@ package io.pgmux.proxy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pgmux.proxy.config.IniFile;
-import io.pgmux.proxy.config.ProxyConfigLoader;
 import io.pgmux.testing.StandbyPair;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -10,7 +10,7 @@ import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.proxy.client.PinCounts;
 import io.pgmux.core.pool.PinReason;
-import io.pgmux.proxy.client.PinSessionState;
+import io.pgmux.proxy.config.PinSessionState;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;

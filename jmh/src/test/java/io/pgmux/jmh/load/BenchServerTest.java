@@ -3,9 +3,9 @@ package io.pgmux.jmh.load;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.pgmux.proxy.config.TlsMode;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.ServerTargets;
-import io.pgmux.proxy.server.TlsMode;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 

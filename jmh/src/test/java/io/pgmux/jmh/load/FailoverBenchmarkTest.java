@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pgmux.jdbc.PgMuxDataSource;
 import io.pgmux.proxy.PgMuxProxy;
+import io.pgmux.proxy.ProxyConfigLoader;
 import io.pgmux.proxy.config.IniFile;
-import io.pgmux.proxy.config.ProxyConfigLoader;
 import io.pgmux.testing.StandbyPair;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -9,17 +9,17 @@ import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.PoolRegistry;
 import io.pgmux.core.stats.TrafficStats;
+import io.pgmux.proxy.auth.UserSecrets;
 import io.pgmux.proxy.client.AdminRoute;
 import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.client.ClientInfo;
-import io.pgmux.proxy.client.PinCounts;
-import io.pgmux.proxy.auth.UserSecrets;
 import io.pgmux.proxy.client.ClientLimits;
 import io.pgmux.proxy.client.ClientTimeouts;
-import io.pgmux.proxy.protocol.NoticeResponse;
+import io.pgmux.proxy.client.PinCounts;
 import io.pgmux.proxy.client.ProxyContext;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.config.Scope;
 import io.pgmux.proxy.protocol.CommandComplete;
 import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
@@ -537,10 +537,10 @@ public final class AdminConsole implements AdminRoute {
         ProxySetting found = ProxySetting.named(key);
         ProxySetting setting = found != null && found.configName().equals(key) ? found : null;
         String refusal = null;
-        if (setting == null || !setting.takenIn(ProxySetting.Scope.GLOBAL)
-                && !setting.pgbouncerTakesIn(ProxySetting.Scope.GLOBAL)) {
+        if (setting == null || !setting.takenIn(Scope.GLOBAL)
+                && !setting.pgbouncerTakesIn(Scope.GLOBAL)) {
             refusal = ProxySetting.unknownGlobal(key);
-        } else if (!setting.takenIn(ProxySetting.Scope.GLOBAL)) {
+        } else if (!setting.takenIn(Scope.GLOBAL)) {
             refusal = key + " is not supported by pgmux yet";
         } else if (setting.change() != ProxySetting.Change.RELOAD) {
             refusal = key + " cannot be changed at run time: it takes a restart (SHOW CONFIG's changeable column)";

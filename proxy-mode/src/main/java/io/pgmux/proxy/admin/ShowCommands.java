@@ -19,10 +19,11 @@ import io.pgmux.proxy.auth.UserList;
 import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.client.ClientInfo;
 import io.pgmux.proxy.client.ClientLimits;
-import io.pgmux.proxy.config.ProxySetting;
-import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.client.PinCounts;
 import io.pgmux.core.pool.PinReason;
+import io.pgmux.proxy.config.ProxySetting;
+import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.config.Scope;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
 import java.lang.management.ManagementFactory;
@@ -420,7 +421,7 @@ final class ShowCommands {
     Table config() {
         Table t = new Table().text("key", "value", "default", "changeable");
         ProxySettings settings = console.settings();
-        for (ProxySetting s : ProxySetting.all(ProxySetting.Scope.GLOBAL)) {
+        for (ProxySetting s : ProxySetting.all(Scope.GLOBAL)) {
             t.row(s.configName(), settings.text(s), s.defaultText(),
                     s.change() == ProxySetting.Change.RELOAD ? "yes" : "no");
         }

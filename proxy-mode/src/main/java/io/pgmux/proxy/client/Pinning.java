@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.util.ByteProcessor;
 import io.pgmux.core.pool.PinReason;
 import io.pgmux.core.pool.Pool;
+import io.pgmux.proxy.config.PinSessionState;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;

@@ -10,6 +10,7 @@ import io.pgmux.proxy.auth.HbaFile;
 import io.pgmux.proxy.auth.IdentMap;
 import io.pgmux.proxy.auth.QueriedUsers;
 import io.pgmux.proxy.auth.UserSecrets;
+import io.pgmux.proxy.config.PinSessionState;
 import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.parameters.WelcomeCache;

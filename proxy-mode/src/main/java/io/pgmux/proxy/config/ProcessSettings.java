@@ -1,6 +1,5 @@
 package io.pgmux.proxy.config;
 
-import io.pgmux.proxy.log.SyslogFacility;
 import java.nio.file.Path;
 
 /**

@@ -17,10 +17,6 @@ import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.config.UnknownSetting;
 import io.pgmux.proxy.auth.AuthQuery;
 import io.pgmux.proxy.auth.AuthType;
-import io.pgmux.proxy.client.PinSessionState;
-import io.pgmux.proxy.log.SyslogFacility;
-import io.pgmux.proxy.server.TlsMode;
-import io.pgmux.proxy.transport.TransportKind;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -193,9 +189,6 @@ public enum ProxySetting {
     // PgBouncer's, not taken by pgmux yet
     AUTH_LDAP_OPTIONS("auth_ldap_options", G);
 
-    /** Where a key is written: the {@code [pgbouncer]} section, a {@code [databases]} or a {@code [users]} entry. */
-    public enum Scope { GLOBAL, DATABASE, USER }
-
     /** Whether RELOAD applies a changed value, or it waits for a restart. */
     public enum Change { RESTART, RELOAD }
 
@@ -273,7 +266,7 @@ public enum ProxySetting {
      * An entry's {@code -1}, which PgBouncer reads as "not set" for query_wait_timeout and the client limits: the
      * database's or global value applies.
      */
-    static boolean notSet(ProxySetting setting, String value) {
+    public static boolean notSet(ProxySetting setting, String value) {
         return (setting == QUERY_WAIT_TIMEOUT || setting == MAX_DB_CLIENT_CONNECTIONS
                 || setting == MAX_USER_CLIENT_CONNECTIONS) && value.strip().equals("-1");
     }
@@ -388,7 +381,7 @@ public enum ProxySetting {
     }
 
     /** "unknown {what} 'name'", naming the nearest key pgmux takes in {@code scope}. */
-    static String unknown(String what, String name, Scope scope) {
+    public static String unknown(String what, String name, Scope scope) {
         return UnknownSetting.message(what, name, UnknownSetting.nearest(name, namesTakenIn(scope)));
     }
 
@@ -398,7 +391,7 @@ public enum ProxySetting {
      * @throws IllegalArgumentException naming {@code owner}, the key and the keys pgmux takes there, when pgmux
      *     does not take it there
      */
-    static ProxySetting entryKey(Scope scope, String owner, String name) {
+    public static ProxySetting entryKey(Scope scope, String owner, String name) {
         ProxySetting setting = named(name);
         if (setting != null && setting.takenIn(scope)) {
             return setting;
@@ -422,7 +415,7 @@ public enum ProxySetting {
      *
      * @throws IllegalArgumentException naming {@code owner} and the key
      */
-    String checkedEntryValue(String owner, String value) {
+    public String checkedEntryValue(String owner, String value) {
         if (poolKey == null) {
             try {
                 return format(parse(value, Path.of("")));
@@ -479,7 +472,7 @@ public enum ProxySetting {
      *
      * @throws IllegalArgumentException naming the key
      */
-    Object parse(String text, Path base) {
+    public Object parse(String text, Path base) {
         return checked(switch (type) {
             case INT, COUNT -> whole(text);
             case SECONDS -> seconds(text);

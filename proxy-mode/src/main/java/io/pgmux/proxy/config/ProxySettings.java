@@ -3,7 +3,6 @@ package io.pgmux.proxy.config;
 import io.pgmux.core.config.ConfigException;
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.proxy.config.ProxySetting.Change;
-import io.pgmux.proxy.config.ProxySetting.Scope;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;

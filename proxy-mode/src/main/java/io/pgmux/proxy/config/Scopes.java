@@ -1,6 +1,5 @@
 package io.pgmux.proxy.config;
 
-import io.pgmux.proxy.config.ProxySetting.Scope;
 import java.util.Set;
 
 /** The places a {@link ProxySetting} may be written, short enough for its table to stay one line a key. */

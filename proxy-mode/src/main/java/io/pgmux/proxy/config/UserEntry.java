@@ -1,6 +1,5 @@
 package io.pgmux.proxy.config;
 
-import io.pgmux.proxy.config.ProxySetting.Scope;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -13,6 +13,7 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.unix.DomainDatagramPacket;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.pgmux.proxy.config.SyslogFacility;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -10,6 +10,7 @@ import io.pgmux.core.pool.ServerConnector;
 import io.pgmux.core.pool.ServerGoingAway;
 import io.pgmux.core.pool.ServerHandle;
 import io.pgmux.proxy.auth.Secret;
+import io.pgmux.proxy.config.TlsMode;
 import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.protocol.BackendMessageDecoder;
 import io.pgmux.proxy.protocol.MessageEncoder;

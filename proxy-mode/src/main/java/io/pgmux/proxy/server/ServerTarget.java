@@ -1,5 +1,6 @@
 package io.pgmux.proxy.server;
 
+import io.pgmux.proxy.config.TlsMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

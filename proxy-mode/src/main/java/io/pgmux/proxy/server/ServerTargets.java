@@ -1,5 +1,6 @@
 package io.pgmux.proxy.server;
 
+import io.pgmux.proxy.config.TlsMode;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;

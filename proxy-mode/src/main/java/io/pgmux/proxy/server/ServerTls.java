@@ -7,6 +7,7 @@ import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.pgmux.proxy.config.PemFiles;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.TlsCipherSuites;
+import io.pgmux.proxy.config.TlsMode;
 import io.pgmux.proxy.config.TlsProtocols;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,8 +1,8 @@
 package io.pgmux.proxy.standalone;
 
+import io.pgmux.proxy.config.SyslogFacility;
 import io.pgmux.proxy.log.ProcessId;
 import io.pgmux.proxy.log.Syslog;
-import io.pgmux.proxy.log.SyslogFacility;
 import java.io.FileNotFoundException;
 import java.io.FileOutputStream;
 import java.io.IOException;

@@ -1,10 +1,10 @@
 package io.pgmux.proxy.standalone;
 
 import io.pgmux.proxy.PgMuxProxy;
+import io.pgmux.proxy.ProxyConfigLoader;
 import io.pgmux.proxy.admin.AdminConsole;
 import io.pgmux.proxy.config.IniFile;
 import io.pgmux.proxy.config.ProcessSettings;
-import io.pgmux.proxy.config.ProxyConfigLoader;
 import io.pgmux.proxy.log.ProcessId;
 import io.pgmux.proxy.standalone.ProcessLog.Level;
 import java.io.IOException;

@@ -9,6 +9,7 @@ import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.channel.uring.IoUringChannelOption;
 import io.netty.util.NetUtil;
 import io.pgmux.proxy.config.ListenAddresses;
+import io.pgmux.proxy.config.TransportKind;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;

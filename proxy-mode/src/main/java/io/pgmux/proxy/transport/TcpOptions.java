@@ -6,6 +6,7 @@ import io.netty.channel.unix.UnixChannelOption;
 import io.netty.channel.uring.IoUringChannelOption;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.config.TransportKind;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -28,6 +28,7 @@ import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerDomainSocketChannel;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.channel.uring.IoUringSocketChannel;
+import io.pgmux.proxy.config.TransportKind;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;

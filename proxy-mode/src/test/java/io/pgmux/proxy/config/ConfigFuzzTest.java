@@ -1,8 +1,6 @@
 package io.pgmux.proxy.config;
 
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.fail;
-
+import io.pgmux.proxy.ProxyConfigLoader;
 import io.pgmux.proxy.auth.HbaFile;
 import io.pgmux.proxy.auth.IdentMap;
 import io.pgmux.proxy.auth.UserList;
@@ -18,6 +16,8 @@ import java.util.Random;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Random bytes in every configuration file: pgbouncer.ini (and what it includes), auth_file, the hba and ident

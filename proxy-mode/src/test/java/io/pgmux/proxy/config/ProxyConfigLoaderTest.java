@@ -1,19 +1,13 @@
 package io.pgmux.proxy.config;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
+import io.pgmux.proxy.DatabaseEntry;
 import io.pgmux.proxy.PgMuxProxy;
-import io.pgmux.proxy.log.SyslogFacility;
+import io.pgmux.proxy.ProxyConfigLoader;
 import io.pgmux.proxy.server.LoadBalanceHosts;
 import io.pgmux.proxy.server.ServerHost;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.ServerTargets;
 import io.pgmux.proxy.server.TargetSessionAttrs;
-import io.pgmux.proxy.server.TlsMode;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +15,11 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ProxyConfigLoaderTest {
 

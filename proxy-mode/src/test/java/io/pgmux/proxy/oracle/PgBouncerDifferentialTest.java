@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.proxy.PgMuxProxy;
+import io.pgmux.proxy.ProxyConfigLoader;
 import io.pgmux.proxy.RawClient;
-import io.pgmux.proxy.config.ProxyConfigLoader;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.Clients;
 import io.pgmux.testing.PasswordMethod;

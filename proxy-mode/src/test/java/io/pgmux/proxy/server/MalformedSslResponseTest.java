@@ -1,9 +1,5 @@
 package io.pgmux.proxy.server;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -11,8 +7,9 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.pgmux.proxy.protocol.ProtocolViolationException;
 import io.pgmux.proxy.auth.Secret;
+import io.pgmux.proxy.config.TlsMode;
+import io.pgmux.proxy.protocol.ProtocolViolationException;
 import io.pgmux.proxy.transport.Transport;
 import java.net.InetSocketAddress;
 import java.util.EnumSet;
@@ -22,6 +19,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * Answers to SSLRequest that no PostgreSQL gives, from a stand-in server that writes fixed bytes: the login

@@ -1,10 +1,7 @@
 package io.pgmux.proxy.server;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import io.pgmux.proxy.auth.PlaintextSecret;
+import io.pgmux.proxy.config.TlsMode;
 import io.pgmux.proxy.transport.Transport;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.StandbyPair;
@@ -23,6 +20,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A host list of a primary and its standby: target_session_attrs picks the server of the wanted kind whatever

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.proxy.config.ProxySetting;
+import io.pgmux.proxy.config.Scope;
 import io.pgmux.proxy.log.Syslog;
 import io.pgmux.proxy.log.SyslogReceiver;
 import io.pgmux.testing.PostgresTest;
@@ -272,8 +273,8 @@ class EveryKeyIT {
         for (String key : union(PENDING_DATABASE, PENDING_USER, Set.of())) {
             ProxySetting setting = ProxySetting.named(key);
             boolean taken = setting != null && (PENDING_DATABASE.contains(key)
-                    && setting.takenIn(ProxySetting.Scope.DATABASE) || PENDING_USER.contains(key)
-                    && setting.takenIn(ProxySetting.Scope.USER));
+                    && setting.takenIn(Scope.DATABASE) || PENDING_USER.contains(key)
+                    && setting.takenIn(Scope.USER));
             assertTrue(!taken, key + " is taken in its entry by pgmux now: move it from PENDING_DATABASE or"
                     + " PENDING_USER to the entry");
         }

@@ -1,4 +1,4 @@
-package io.pgmux.proxy.transport;
+package io.pgmux.proxy.config;
 
 import java.util.Locale;
 

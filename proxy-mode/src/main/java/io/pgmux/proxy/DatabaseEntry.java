@@ -1,12 +1,14 @@
-package io.pgmux.proxy.config;
+package io.pgmux.proxy;
 
-import io.pgmux.proxy.client.PinSessionState;
-import io.pgmux.proxy.config.ProxySetting.Scope;
+import io.pgmux.proxy.config.ConnectString;
+import io.pgmux.proxy.config.PinSessionState;
+import io.pgmux.proxy.config.ProxySetting;
+import io.pgmux.proxy.config.Scope;
+import io.pgmux.proxy.config.TlsMode;
 import io.pgmux.proxy.server.LoadBalanceHosts;
 import io.pgmux.proxy.server.ServerSetup;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.TargetSessionAttrs;
-import io.pgmux.proxy.server.TlsMode;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,8 +1,12 @@
-package io.pgmux.proxy.config;
+package io.pgmux.proxy;
 
 import io.pgmux.core.config.UnknownSetting;
-import io.pgmux.proxy.PgMuxProxy;
-import io.pgmux.proxy.config.ProxySetting.Scope;
+import io.pgmux.proxy.config.IniFile;
+import io.pgmux.proxy.config.ProcessSettings;
+import io.pgmux.proxy.config.ProxySetting;
+import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.config.Scope;
+import io.pgmux.proxy.config.UserEntry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
