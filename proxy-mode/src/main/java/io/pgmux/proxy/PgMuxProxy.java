@@ -77,6 +77,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -233,6 +234,14 @@ public final class PgMuxProxy implements AutoCloseable {
         return context.clients();
     }
 
+    /**
+     * The proxy's executor for what blocks and so runs off the event loops: its RELOAD, SET and SHUTDOWN, name
+     * lookups, TLS setup. A few daemon threads, none while idle; it takes no work once the proxy is closed.
+     */
+    public Executor blockingWork() {
+        return transport.blockingWork();
+    }
+
     public boolean isEpoll() {
         return transport.isEpoll();
     }
@@ -268,7 +277,7 @@ public final class PgMuxProxy implements AutoCloseable {
             if (metrics != null) {
                 metrics.close();
             }
-            transport.group().shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+            transport.shutdown().syncUninterruptibly();
         } finally {
             closed.complete(null);
         }
@@ -382,7 +391,7 @@ public final class PgMuxProxy implements AutoCloseable {
         // Certificate, hba and ident files are read first, outside the lock; one that cannot be used fails RELOAD
         // as a whole.
         ProxySettings reloaded = settings.reloaded(next);
-        FromFiles files = new FromFiles(fresh.clientTls(reloaded), serverTls(reloaded, fresh.databases),
+        FromFiles files = new FromFiles(fresh.clientTls(reloaded), serverTls(transport, reloaded, fresh.databases),
                 ClientAuthentication.of(reloaded, fresh.authByDatabase));
         apply(fresh, next, files);
     }
@@ -464,7 +473,7 @@ public final class PgMuxProxy implements AutoCloseable {
         Optional<String> notice = Optional.empty();
         try {
             files = new FromFiles(name.startsWith(CLIENT_TLS_PREFIX) ? clientTlsOf.apply(next) : null,
-                    name.startsWith(SERVER_TLS_PREFIX) ? serverTls(next, databases) : null,
+                    name.startsWith(SERVER_TLS_PREFIX) ? serverTls(transport, next, databases) : null,
                     name.startsWith("auth_") || setting == ProxySetting.SCRAM_ITERATIONS
                             ? ClientAuthentication.of(next, authByDatabase) : null);
         } catch (IllegalArgumentException e) {
@@ -564,10 +573,10 @@ public final class PgMuxProxy implements AutoCloseable {
      *
      * @throws IllegalArgumentException naming the setting whose file cannot be used
      */
-    private static ServerTls serverTls(ProxySettings s, Map<String, ServerTarget> databases) {
+    private static ServerTls serverTls(Transport transport, ProxySettings s, Map<String, ServerTarget> databases) {
         Set<TlsMode> modes = EnumSet.noneOf(TlsMode.class);
         resolve(databases, s).values().forEach(target -> modes.add(target.tlsMode()));
-        return ServerTls.of(modes, s.get(ProxySetting.SERVER_TLS_CA_FILE), s.get(ProxySetting.SERVER_TLS_CERT_FILE),
+        return ServerTls.of(transport.blockingWork(), modes, s.get(ProxySetting.SERVER_TLS_CA_FILE), s.get(ProxySetting.SERVER_TLS_CERT_FILE),
                 s.get(ProxySetting.SERVER_TLS_KEY_FILE), TlsProtocols.parse(
                         ProxySetting.SERVER_TLS_PROTOCOLS.configName(), s.get(ProxySetting.SERVER_TLS_PROTOCOLS)),
                 TlsCipherSuites.parse("server", s.get(ProxySetting.SERVER_TLS_CIPHERS),
@@ -1049,12 +1058,20 @@ public final class PgMuxProxy implements AutoCloseable {
             Map<String, ServerTarget> resolved = resolve(databases, s);
             AutoDatabases autoDatabases = new AutoDatabases(resolved, s.get(ProxySetting.AUTODB_IDLE_TIMEOUT));
             Map<String, ServerTarget> targets = AutoDatabases.listed(resolved);
-            ServerTls serverTls = serverTls(s, databases);
-            ClientTls clientTls = clientTls(s);
-            PrometheusEndpoint metrics = startMetrics(s.get(ProxySetting.METRICS_LISTEN));
-            MetricsTrackerFactory trackers = metrics != null ? metrics.trackers() : metricsTrackerFactory;
             Transport transport = Transport.create(s.<Integer>get(ProxySetting.THREADS),
                     s.<TransportKind>get(ProxySetting.TRANSPORT), TcpOptions.of(s));
+            ServerTls serverTls;
+            ClientTls clientTls;
+            PrometheusEndpoint metrics;
+            try {
+                serverTls = serverTls(transport, s, databases);
+                clientTls = clientTls(s);
+                metrics = startMetrics(s.get(ProxySetting.METRICS_LISTEN));
+            } catch (RuntimeException e) {
+                transport.shutdown();
+                throw e;
+            }
+            MetricsTrackerFactory trackers = metrics != null ? metrics.trackers() : metricsTrackerFactory;
             UserSecrets secrets = users;
             QueriedUsers queried = new QueriedUsers();
             PreparedStatementLimit maxPrepared =
@@ -1087,7 +1104,7 @@ public final class PgMuxProxy implements AutoCloseable {
             ClientAuthentication authentication = ClientAuthentication.of(s, authByDatabase);
             ProxyContext context = new ProxyContext(registry, targets, autoDatabases, secrets, s.get(ProxySetting.AUTH_TYPE),
                     clientTls, new CancelSender(transport, s.get(ProxySetting.CANCEL_WAIT_TIMEOUT)),
-                    clientLoginTimeout.toMillis(), maxPrepared, socketIds::incrementAndGet);
+                    clientLoginTimeout.toMillis(), maxPrepared, socketIds::incrementAndGet, transport.blockingWork());
             context.clientTimeouts().limits(globalLimits, userLimits);
             context.disablePqexec(s.get(ProxySetting.DISABLE_PQEXEC));
             context.maxMessageLength(maxMessageLength(s));
@@ -1135,7 +1152,7 @@ public final class PgMuxProxy implements AutoCloseable {
                 if (metrics != null) {
                     metrics.close();
                 }
-                transport.group().shutdownGracefully(0, 1, TimeUnit.SECONDS);
+                transport.shutdown();
                 throw e;
             }
             context.connectionLog().unixPort(listeners.port());

@@ -549,7 +549,7 @@ public final class AdminConsole implements AdminRoute {
             log.info("admin SET {} refused: {}", key, refusal);
             return done(List.of(setFailed(refusal)));
         }
-        return offLoop("pgmux-admin-set", () -> {
+        return offLoop(() -> {
             Optional<String> notice;
             try {
                 notice = setter.set(setting, value);
@@ -754,7 +754,7 @@ public final class AdminConsole implements AdminRoute {
         if (reloader == null) {
             return done(List.of(error("RELOAD is not supported: the proxy was not started from a configuration file")));
         }
-        return offLoop("pgmux-admin-reload", () -> {
+        return offLoop(() -> {
             try {
                 reloader.reload();
             } catch (Exception | Error e) {
@@ -767,14 +767,9 @@ public final class AdminConsole implements AdminRoute {
         });
     }
 
-    /** Runs {@code work} on a thread of its own, for what reads files or blocks. */
-    private static CompletionStage<List<EncodableMessage>> offLoop(String name,
-            Supplier<List<EncodableMessage>> work) {
-        CompletableFuture<List<EncodableMessage>> result = new CompletableFuture<>();
-        Thread worker = new Thread(() -> result.complete(work.get()), name);
-        worker.setDaemon(true);
-        worker.start();
-        return result;
+    /** Runs {@code work} on the proxy's executor for blocking work, for what reads files or blocks. */
+    private CompletionStage<List<EncodableMessage>> offLoop(Supplier<List<EncodableMessage>> work) {
+        return CompletableFuture.supplyAsync(work, context.blockingWork());
     }
 
     /**
@@ -796,11 +791,7 @@ public final class AdminConsole implements AdminRoute {
         // before this session's next command, which the closing thread below may not have started by then
         context.shutdownBegins();
         // queued behind this read, so a reply is written before closing begins; closing blocks, so not here
-        session.channel().eventLoop().execute(() -> {
-            Thread stopper = new Thread(() -> shutdown.accept(mode), "pgmux-admin-shutdown");
-            stopper.setDaemon(false);
-            stopper.start();
-        });
+        session.channel().eventLoop().execute(() -> context.blockingWork().execute(() -> shutdown.accept(mode)));
         return mode == Shutdown.IMMEDIATE ? new CompletableFuture<>() : done(List.of(new CommandComplete("SHUTDOWN")));
     }
 

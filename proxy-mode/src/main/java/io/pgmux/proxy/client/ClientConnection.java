@@ -340,7 +340,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         channel.config().setAutoRead(false);
-        CompletableFuture.supplyAsync(() -> osUser(uid)).whenComplete((name, failure) ->
+        CompletableFuture.supplyAsync(() -> osUser(uid), context.blockingWork()).whenComplete((name, failure) ->
                 channel.eventLoop().execute(() -> {
                     if (state == State.CLOSED) {
                         return;

@@ -32,6 +32,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 
 /** What every client connection of one proxy shares: pools, databases, users, cancel keys. */
@@ -46,6 +47,8 @@ public final class ProxyContext {
     /** Replaced by RELOAD: new clients get the new certificates, connected ones keep theirs. */
     private volatile ClientTls clientTls;
     private final CancelSender cancelSender;
+    /** Where what blocks runs, off the event loops. */
+    private final Executor blockingWork;
     /** Set by RELOAD and SET; read at each login and each Parse. */
     private final PreparedStatementLimit preparedStatements;
     private final LongSupplier socketIds;
@@ -84,10 +87,13 @@ public final class ProxyContext {
      * @param clientTls the listener's TLS, {@link ClientTls#DISABLED} for none
      * @param clientLoginTimeoutMillis PgBouncer's client_login_timeout; 0 means none
      * @param preparedStatements PgBouncer's max_prepared_statements; 0 passes named statements through
+     * @param blockingWork the proxy's executor for what blocks
      */
     public ProxyContext(PoolRegistry<ServerConnection> registry, Map<String, ServerTarget> databases,
             AutoDatabases autoDatabases, UserSecrets users, AuthType authType, ClientTls clientTls, CancelSender cancelSender,
-            long clientLoginTimeoutMillis, PreparedStatementLimit preparedStatements, LongSupplier socketIds) {
+            long clientLoginTimeoutMillis, PreparedStatementLimit preparedStatements, LongSupplier socketIds,
+            Executor blockingWork) {
+        this.blockingWork = blockingWork;
         this.preparedStatements = preparedStatements;
         this.socketIds = socketIds;
         this.registry = registry;
@@ -225,6 +231,11 @@ public final class ProxyContext {
 
     public CancelSender cancelSender() {
         return cancelSender;
+    }
+
+    /** The proxy's executor for what blocks (file and name lookups, RELOAD, SET, SHUTDOWN), never an event loop. */
+    public Executor blockingWork() {
+        return blockingWork;
     }
 
     PreparedStatementLimit preparedStatements() {

@@ -9,21 +9,13 @@ import java.net.SocketAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Turns a {@link ServerHost} into the address a channel connects to. A host name is looked up on a thread of
- * its own, never on an event loop, as the system resolver blocks; the JVM caches answers
+ * Turns a {@link ServerHost} into the address a channel connects to. A host name is looked up on the
+ * transport's {@link io.pgmux.proxy.transport.BlockingWork}, never on an event loop, as the system resolver blocks; the JVM caches answers
  * ({@code networkaddress.cache.ttl}). Addresses and socket directories need no lookup.
  */
 final class HostResolver {
-    private static final int LOOKUP_THREADS = 4;
-    private static final Executor LOOKUPS = lookupThreads();
-
     private HostResolver() {
     }
 
@@ -62,19 +54,6 @@ final class HostResolver {
                 throw new CompletionException(new UnknownHostException("could not resolve host name \""
                         + host.host() + "\""));
             }
-        }, LOOKUPS);
-    }
-
-    /** A few daemon threads, gone when idle: lookups beyond them queue rather than pile up threads. */
-    private static Executor lookupThreads() {
-        AtomicInteger n = new AtomicInteger();
-        ThreadPoolExecutor threads = new ThreadPoolExecutor(LOOKUP_THREADS, LOOKUP_THREADS, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), r -> {
-                    Thread t = new Thread(r, "pgmux-dns-" + n.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                });
-        threads.allowCoreThreadTimeOut(true);
-        return threads;
+        }, transport.blockingWork());
     }
 }

@@ -17,6 +17,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import javax.net.ssl.SSLException;
 
 /**
@@ -37,6 +38,7 @@ public final class ServerTls {
     }
 
     /**
+     * @param blockingWork where a context is made, when a server first accepts TLS
      * @param modes the sslmodes the proxy's databases use; contexts are made for these only
      * @param caFile PEM certificates trusted by verify-ca and verify-full, or null for the JDK's trusted CAs
      * @param certFile PEM certificate chain presented to servers that ask for one, or null; needs keyFile
@@ -45,8 +47,8 @@ public final class ServerTls {
      * @param ciphers the suites to offer, or null for Netty's defaults
      * @throws IllegalArgumentException naming the setting whose file cannot be used
      */
-    public static ServerTls of(Set<TlsMode> modes, Path caFile, Path certFile, Path keyFile, List<String> protocols,
-            TlsCipherSuites ciphers) {
+    public static ServerTls of(Executor blockingWork, Set<TlsMode> modes, Path caFile, Path certFile, Path keyFile,
+            List<String> protocols, TlsCipherSuites ciphers) {
         if ((certFile == null) != (keyFile == null)) {
             throw new IllegalArgumentException("server_tls_cert_file and server_tls_key_file go together:"
                     + " set both or neither");
@@ -69,13 +71,14 @@ public final class ServerTls {
                 }
                 case ALLOW, PREFER, REQUIRE -> {
                     if (unverified == null) {
-                        unverified = context(Check.NONE, null, identity, protocols, ciphers);
+                        unverified = context(Check.NONE, null, identity, protocols, ciphers, blockingWork);
                     }
                     contexts.put(mode, unverified);
                 }
-                case VERIFY_CA -> contexts.put(mode, context(Check.CHAIN, trusted, identity, protocols, ciphers));
+                case VERIFY_CA -> contexts.put(mode, context(Check.CHAIN, trusted, identity, protocols, ciphers,
+                        blockingWork));
                 case VERIFY_FULL -> contexts.put(mode, context(Check.CHAIN_AND_HOST, trusted, identity, protocols,
-                        ciphers));
+                        ciphers, blockingWork));
             }
         }
         return new ServerTls(contexts);
@@ -109,7 +112,7 @@ public final class ServerTls {
 
     /** @param trusted the CAs of server_tls_ca_file, or null for the JDK's */
     private static ServerTlsContext context(Check check, X509Certificate[] trusted, Identity identity,
-            List<String> protocols, TlsCipherSuites ciphers) {
+            List<String> protocols, TlsCipherSuites ciphers, Executor blockingWork) {
         return new ServerTlsContext(() -> {
             SslContextBuilder builder = SslContextBuilder.forClient()
                     .protocols(protocols == null ? TlsProtocols.SECURE : protocols)
@@ -130,7 +133,7 @@ public final class ServerTls {
             } catch (SSLException e) {
                 throw new IllegalArgumentException("cannot use the server_tls_* settings: " + e.getMessage(), e);
             }
-        });
+        }, blockingWork);
     }
 
     private static void requireReadable(String setting, Path file) {

@@ -209,10 +209,10 @@ public final class ProxyProcess {
         }
     }
 
-    /** On a thread of its own: the signal handler's thread is the JVM's, and file access may block. */
+    /** On the proxy's executor for blocking work: the signal handler's thread is the JVM's, and files may block. */
     private void reload() {
         ProcessLog.write(Level.LOG, "got SIGHUP, re-reading config", null);
-        Thread worker = new Thread(() -> {
+        proxy.blockingWork().execute(() -> {
             try {
                 proxy.reload();
                 ProcessLog.write(Level.LOG, "RELOAD: configuration applied", null);
@@ -220,9 +220,7 @@ public final class ProxyProcess {
                 ProcessLog.write(Level.ERROR, "RELOAD failed, the running configuration is kept: "
                         + startFailure(line.config(), e), null);
             }
-        }, "pgmux-reload");
-        worker.setDaemon(true);
-        worker.start();
+        });
     }
 
     @FunctionalInterface
@@ -237,14 +235,13 @@ public final class ProxyProcess {
             return;
         }
         ProcessLog.write(Level.LOG, "got " + signal + ", shutting down, " + waiting, null);
-        Thread stopper = new Thread(() -> {
+        proxy.blockingWork().execute(() -> {
             try {
                 how.run();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }, "pgmux-shutdown");
-        stopper.start();
+        });
     }
 
     private void immediateShutdown(String signal) {

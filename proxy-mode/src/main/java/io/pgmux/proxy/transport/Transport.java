@@ -34,6 +34,7 @@ import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,6 +55,7 @@ public final class Transport {
     private final Class<? extends SocketChannel> socketChannel;
     private final Class<? extends ServerChannel> serverChannel;
     private final ReadGate readGate = new ReadGate();
+    private final BlockingWork blockingWork = new BlockingWork();
     /** Replaced by RELOAD and SET: sockets accepted or opened afterwards get the new options, as in PgBouncer. */
     private volatile TcpOptions tcp;
 
@@ -163,6 +165,19 @@ public final class Transport {
 
     public EventLoopGroup group() {
         return group;
+    }
+
+    /**
+     * Closes the event loops, after a quiet period of none (what is queued on them still runs), then takes no more
+     * blocking work: not before, as what runs on a loop may still hand some over.
+     */
+    public io.netty.util.concurrent.Future<?> shutdown() {
+        return group.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(done -> blockingWork.shutdown());
+    }
+
+    /** Where what blocks runs, off the event loops. */
+    public BlockingWork blockingWork() {
+        return blockingWork;
     }
 
     public Class<? extends SocketChannel> socketChannel() {

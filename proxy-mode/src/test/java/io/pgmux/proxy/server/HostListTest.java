@@ -51,7 +51,8 @@ class HostListTest {
         ServerTarget target = new ServerTarget(hosts, db.name(), null, null, TlsMode.DISABLE,
                 LoadBalanceHosts.DISABLE, TargetSessionAttrs.ANY);
         return new NettyServerConnector(transport, target, db.superuser(), new PlaintextSecret(db.superuserPassword()),
-                ServerTls.of(EnumSet.of(TlsMode.DISABLE), null, null, null, null, null), 5_000, 10);
+                ServerTls.of(transport.blockingWork(), EnumSet.of(TlsMode.DISABLE), null, null, null, null, null),
+                5_000, 10);
     }
 
     private static ServerConnection await(CompletionStage<ServerConnection> stage) throws Exception {

@@ -60,7 +60,8 @@ class MalformedSslResponseTest {
     private ProtocolViolationException loginFailure(int port) {
         ServerTarget target = new ServerTarget("127.0.0.1", port, "db", "u", null, TlsMode.PREFER);
         NettyServerConnector connector = new NettyServerConnector(transport, target, "u", (Secret) null,
-                ServerTls.of(EnumSet.of(TlsMode.PREFER), null, null, null, null, null), 5_000, 10);
+                ServerTls.of(transport.blockingWork(), EnumSet.of(TlsMode.PREFER), null, null, null, null, null),
+                5_000, 10);
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> connector.open(new RecordingHandle()).toCompletableFuture().get(10, TimeUnit.SECONDS));
         return assertInstanceOf(ProtocolViolationException.class, e.getCause());

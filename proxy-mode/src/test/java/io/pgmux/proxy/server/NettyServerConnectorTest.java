@@ -55,7 +55,7 @@ class NettyServerConnectorTest {
     private NettyServerConnector connector(String user, String password, TlsMode tls) {
         ServerTarget target = new ServerTarget(db.host(), db.port(), db.name(), null, null, tls);
         return new NettyServerConnector(transport, target, user, new PlaintextSecret(password),
-                ServerTls.of(EnumSet.of(tls), null, null, null, null, null), 5_000, 10);
+                ServerTls.of(transport.blockingWork(), EnumSet.of(tls), null, null, null, null, null), 5_000, 10);
     }
 
     private static ServerConnection await(java.util.concurrent.CompletionStage<ServerConnection> stage)
@@ -112,8 +112,8 @@ class NettyServerConnectorTest {
         }
         NettyServerConnector connector = new NettyServerConnector(transport,
                 new ServerTarget("127.0.0.1", closedPort, db.name(), null, null, TlsMode.DISABLE), scramUser.name(),
-                new PlaintextSecret(scramUser.password()), ServerTls.of(EnumSet.of(TlsMode.DISABLE), null, null, null,
-                null, null), 5_000, 10);
+                new PlaintextSecret(scramUser.password()), ServerTls.of(transport.blockingWork(),
+                EnumSet.of(TlsMode.DISABLE), null, null, null, null, null), 5_000, 10);
         ExecutionException e = assertThrows(ExecutionException.class, () -> await(connector.open(new RecordingHandle())));
         assertNull(ServerErrorException.find(e), e.toString());
         assertTrue(connector.isTransientLoginFailure(e.getCause()));

@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.pgmux.proxy.transport.BlockingWork;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -18,8 +20,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import javax.net.ssl.SSLException;
 import org.junit.jupiter.api.Test;
 
-/** The server TLS context is built once, off the thread of the login that first needs it. */
+/** The server TLS context is built once, on the proxy's executor for blocking work. */
 class ServerTlsContextTest {
+    private static final BlockingWork BLOCKING_WORK = new BlockingWork();
 
     private static SslContext newContext() {
         try {
@@ -35,7 +38,7 @@ class ServerTlsContextTest {
         ServerTlsContext tls = new ServerTlsContext(() -> {
             builds.incrementAndGet();
             return newContext();
-        });
+        }, BLOCKING_WORK);
         int logins = 4;
         CountDownLatch start = new CountDownLatch(1);
         List<CompletableFuture<CompletableFuture<SslContext>>> asked = new ArrayList<>();
@@ -64,16 +67,17 @@ class ServerTlsContextTest {
         ServerTlsContext tls = new ServerTlsContext(() -> {
             builder.set(Thread.currentThread());
             return newContext();
-        });
+        }, BLOCKING_WORK);
         tls.get().get(10, TimeUnit.SECONDS);
         assertNotSame(Thread.currentThread(), builder.get());
+        assertTrue(builder.get().getName().startsWith("pgmux-blocking-"), builder.get().getName());
     }
 
     @Test
     void aFailedBuildFailsTheLoginsThatNeedIt() {
         ServerTlsContext tls = new ServerTlsContext(() -> {
             throw new IllegalArgumentException("cannot use the server_tls_* settings: no such protocol");
-        });
+        }, BLOCKING_WORK);
         ExecutionException e = assertThrows(ExecutionException.class, () -> tls.get().get(10, TimeUnit.SECONDS));
         assertEquals("cannot use the server_tls_* settings: no such protocol", e.getCause().getMessage());
     }

@@ -59,7 +59,8 @@ class TargetSessionAttrsTest {
             TargetSessionAttrs attrs) {
         ServerTarget target = new ServerTarget(hosts, "postgres", null, null, TlsMode.DISABLE, balance, attrs);
         return new NettyServerConnector(transport, target, USER, new PlaintextSecret("any"),
-                ServerTls.of(EnumSet.of(TlsMode.DISABLE), null, null, null, null, null), 5_000, 10);
+                ServerTls.of(transport.blockingWork(), EnumSet.of(TlsMode.DISABLE), null, null, null, null, null),
+                5_000, 10);
     }
 
     private static ServerConnection await(CompletionStage<ServerConnection> stage) throws Exception {
