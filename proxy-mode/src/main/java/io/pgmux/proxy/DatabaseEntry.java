@@ -24,7 +24,7 @@ import java.util.function.Supplier;
  * application_name (taken by PgBouncer 1.25, not in its documentation) as startup parameters, connect_query run
  * after its login.
  *
- * @param poolSettings setting name to value as written, for {@code PgMuxProxy.Builder.databaseSetting}
+ * @param poolSettings setting name to value as written, for {@code ProxyBuilder.databaseSetting}
  */
 public record DatabaseEntry(ServerTarget target, Map<String, String> poolSettings) {
 

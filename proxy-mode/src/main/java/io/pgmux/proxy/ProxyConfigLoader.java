@@ -52,19 +52,19 @@ public final class ProxyConfigLoader {
     private ProxyConfigLoader() {
     }
 
-    public static PgMuxProxy.Builder load(Path file) throws IOException {
+    public static ProxyBuilder load(Path file) throws IOException {
         return load(file, false);
     }
 
-    private static PgMuxProxy.Builder load(Path file, boolean standalone) throws IOException {
+    private static ProxyBuilder load(Path file, boolean standalone) throws IOException {
         IniFile ini = IniFile.load(file);
         Path base = file.toAbsolutePath().getParent();
-        PgMuxProxy.Builder builder = configure(ini, base, standalone, file.toAbsolutePath());
+        ProxyBuilder builder = configure(ini, base, standalone, file.toAbsolutePath());
         return builder.reloadFromFile(conffile -> load(conffile, standalone));
     }
 
     /** @param base where relative file names (auth_file, server_tls_*_file) are looked up */
-    public static PgMuxProxy.Builder configure(IniFile ini, Path base) {
+    public static ProxyBuilder configure(IniFile ini, Path base) {
         return configure(ini, base, false, null);
     }
 
@@ -72,8 +72,8 @@ public final class ProxyConfigLoader {
      * @param standalone whether the standalone process takes the {@link #PROCESS_KEYS}
      * @param file the file read, conffile's default; null when the ini was not read from a file
      */
-    private static PgMuxProxy.Builder configure(IniFile ini, Path base, boolean standalone, Path file) {
-        PgMuxProxy.Builder builder = PgMuxProxy.builder();
+    private static ProxyBuilder configure(IniFile ini, Path base, boolean standalone, Path file) {
+        ProxyBuilder builder = PgMuxProxy.builder();
         refuseUnknownSections(ini, file);
         refusePeers(ini);
         refuseLdap(ini);
@@ -232,7 +232,7 @@ public final class ProxyConfigLoader {
      * As {@link #load(Path)}, for the standalone process, which takes logfile, pidfile, verbose and syslog
      * ({@link #processSettings}); embedded, they are reported as ignored.
      */
-    public static PgMuxProxy.Builder loadForProcess(Path file) throws IOException {
+    public static ProxyBuilder loadForProcess(Path file) throws IOException {
         return load(file, true);
     }
 

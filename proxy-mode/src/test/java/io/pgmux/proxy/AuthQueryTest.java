@@ -259,7 +259,7 @@ class AuthQueryTest {
         }
     }
 
-    private void start(Consumer<PgMuxProxy.Builder> settings) {
+    private void start(Consumer<ProxyBuilder> settings) {
         proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> {
             b.database(db.name(), "postgresql://" + db.host() + ":" + db.port() + "/" + db.name()
                             + "?sslmode=disable")

@@ -48,7 +48,7 @@ class FailureTest {
         }
     }
 
-    private PgMuxProxy startRaw(java.util.function.Consumer<PgMuxProxy.Builder> settings) {
+    private PgMuxProxy startRaw(java.util.function.Consumer<ProxyBuilder> settings) {
         proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> {
             b.authType(AuthType.TRUST).users(Map.of("raw", "", ProxyFixture.USER, ProxyFixture.PASSWORD));
             settings.accept(b);

@@ -31,8 +31,8 @@ final class ProxyFixture {
     }
 
     /** A proxy whose server connections log in as the fixture's superuser over plain TCP. */
-    static PgMuxProxy start(TestDatabase db, PoolMode mode, Consumer<PgMuxProxy.Builder> settings) {
-        PgMuxProxy.Builder builder = PgMuxProxy.builder()
+    static PgMuxProxy start(TestDatabase db, PoolMode mode, Consumer<ProxyBuilder> settings) {
+        ProxyBuilder builder = PgMuxProxy.builder()
                 .listen("127.0.0.1", 0)
                 .database(db.name(), serverUrl(db))
                 .poolMode(mode)

@@ -36,7 +36,7 @@ class QueryTimeoutsTest {
         }
     }
 
-    private void start(Consumer<PgMuxProxy.Builder> settings) {
+    private void start(Consumer<ProxyBuilder> settings) {
         proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> {
             b.authType(AuthType.TRUST).users(Map.of("raw", "", "other", ""));
             settings.accept(b);

@@ -41,7 +41,7 @@ class ServerConnectionLifecycleTest {
         }
     }
 
-    private void start(Consumer<PgMuxProxy.Builder> settings) {
+    private void start(Consumer<ProxyBuilder> settings) {
         proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, settings);
     }
 

@@ -310,7 +310,7 @@ class ServerTlsTest {
     }
 
     /** A proxy whose server connections log in as {@code user} (who needs no password here) to {@code host}. */
-    private void start(String user, String host, String sslmode, Consumer<PgMuxProxy.Builder> tls) {
+    private void start(String user, String host, String sslmode, Consumer<ProxyBuilder> tls) {
         proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> {
             b.database(db.name(), "postgresql://" + user + "@" + host + ":" + db.port() + "/" + db.name()
                     + "?sslmode=" + sslmode);

@@ -275,7 +275,7 @@ class SessionPinningTest {
         }
     }
 
-    private PgMuxProxy start(Consumer<PgMuxProxy.Builder> settings) {
+    private PgMuxProxy start(Consumer<ProxyBuilder> settings) {
         return ProxyFixture.start(db, PoolMode.TRANSACTION, b -> {
             b.defaultPoolSize(1);
             settings.accept(b);

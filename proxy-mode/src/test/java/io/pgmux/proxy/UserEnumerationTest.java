@@ -63,7 +63,7 @@ class UserEnumerationTest {
         }
     }
 
-    private PgMuxProxy start(Consumer<PgMuxProxy.Builder> settings) {
+    private PgMuxProxy start(Consumer<ProxyBuilder> settings) {
         return ProxyFixture.start(db, PoolMode.TRANSACTION, b -> {
             b.authType(AuthType.PLAIN);
             settings.accept(b);

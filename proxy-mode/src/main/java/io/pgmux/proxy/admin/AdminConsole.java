@@ -139,9 +139,9 @@ public final class AdminConsole implements AdminRoute {
     /**
      * @param settings who may log in (admin_users, stats_users) and what SHOW CONFIG shows
      * @param port     the proxy's listening port, for SHOW DATABASES' row of the console itself
-     * @param shutdown closes the proxy (SHUTDOWN and its WAIT_FOR_ forms); run on a thread of its own
-     * @param reloader RELOAD, run on a thread of its own; null when the proxy was not started from a file
-     * @param setter   SET of a changeable setting, run on a thread of its own (it may read files)
+     * @param shutdown closes the proxy (SHUTDOWN and its WAIT_FOR_ forms); run on the executor for blocking work
+     * @param reloader RELOAD, run on the executor for blocking work; null when the proxy was not started from a file
+     * @param setter   SET of a changeable setting, run on the executor for blocking work (it may read files)
      */
     public AdminConsole(ProxyContext context, Map<String, ServerTarget> databases, ProxySettings settings,
             IntSupplier port, Consumer<Shutdown> shutdown, Reloader reloader, Setter setter) {
@@ -749,7 +749,7 @@ public final class AdminConsole implements AdminRoute {
         });
     }
 
-    /** Reads the file on a thread of its own: file access has no place on an event loop. */
+    /** Reads the file on the executor for blocking work: file access has no place on an event loop. */
     private CompletionStage<List<EncodableMessage>> reload() {
         if (reloader == null) {
             return done(List.of(error("RELOAD is not supported: the proxy was not started from a configuration file")));

@@ -17,7 +17,6 @@ import io.pgmux.proxy.parameters.WelcomeCache;
 import io.pgmux.proxy.prepared.PreparedStatementLimit;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.NoticeResponse;
-import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.server.AutoDatabases;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.IdlePools;
@@ -26,7 +25,6 @@ import io.pgmux.proxy.server.ServerTarget;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -52,19 +50,15 @@ public final class ProxyContext {
     /** Set by RELOAD and SET; read at each login and each Parse. */
     private final PreparedStatementLimit preparedStatements;
     private final LongSupplier socketIds;
-    /** max_packet_size within PostgreSQL's limit, for the clients that connect from now on. */
-    private volatile int maxMessageLength = Integer.MAX_VALUE;
+    /** The settings clients read, swapped whole by each start, RELOAD and SET. */
+    private volatile ClientSettings settings = ClientSettings.DEFAULTS;
     private final Map<BackendKeyData, ClientConnection> clientsByKey = new ConcurrentHashMap<>();
     private final ClientTimeouts clientTimeouts;
     private final WelcomeCache welcomeCache = new WelcomeCache();
     private final ClientLimits clientLimits = new ClientLimits();
-    /** login_notify_message's notice, null when it is empty. */
-    private volatile NoticeResponse loginNotice;
     private final Map<PoolKey, PinCounts> pinCounts = new ConcurrentHashMap<>();
     /** By pool object: a pool rebuilt by RELOAD gets a hub of its own. */
     private final Map<Pool<ServerConnection>, ListenerHub> listenerHubs = new ConcurrentHashMap<>();
-    private volatile PinSessionState pinSessionState = PinSessionState.ON;
-    private volatile Map<String, PinSessionState> pinSessionStateByDatabase = Map.of();
     private volatile AdminRoute adminRoute = AdminRoute.NONE;
     private volatile QueriedUsers queriedUsers = new QueriedUsers();
     private volatile Map<String, AuthQuery> authQueries = Map.of();
@@ -73,37 +67,31 @@ public final class ProxyContext {
     private volatile IdentMap identMap = IdentMap.EMPTY;
     /** PgBouncer's default until the proxy sets its own. */
     private volatile int scramIterations = 4096;
-    private volatile Set<String> ignoredStartupParameters = Set.of();
-    private volatile boolean applicationNameAddHost;
     /** Set once a shutdown (of any form, from the console or a signal) has begun. */
     private volatile boolean shuttingDown;
-    private volatile boolean disablePqexec;
     private volatile ConnectionLog connectionLog = new ConnectionLog();
     /** The uid owning the Unix socket, the process's own; -1 without a Unix socket. */
     private volatile int unixSocketOwnerUid = -1;
 
     /**
-     * @param databases the databases [databases] lists, not the {@code *} entry, which {@code autoDatabases} holds
-     * @param clientTls the listener's TLS, {@link ClientTls#DISABLED} for none
-     * @param clientLoginTimeoutMillis PgBouncer's client_login_timeout; 0 means none
+     * Serves no database and takes no login until the proxy applies its configuration (databases, users, auth,
+     * TLS, settings).
+     *
      * @param preparedStatements PgBouncer's max_prepared_statements; 0 passes named statements through
      * @param blockingWork the proxy's executor for what blocks
      */
-    public ProxyContext(PoolRegistry<ServerConnection> registry, Map<String, ServerTarget> databases,
-            AutoDatabases autoDatabases, UserSecrets users, AuthType authType, ClientTls clientTls, CancelSender cancelSender,
-            long clientLoginTimeoutMillis, PreparedStatementLimit preparedStatements, LongSupplier socketIds,
-            Executor blockingWork) {
+    public ProxyContext(PoolRegistry<ServerConnection> registry, AutoDatabases autoDatabases, CancelSender cancelSender,
+            PreparedStatementLimit preparedStatements, LongSupplier socketIds, Executor blockingWork) {
         this.blockingWork = blockingWork;
         this.preparedStatements = preparedStatements;
         this.socketIds = socketIds;
         this.registry = registry;
-        this.databases = Map.copyOf(databases);
+        this.databases = Map.of();
         this.autoDatabases = autoDatabases;
-        this.users = users;
-        this.authType = authType;
-        this.clientTls = clientTls;
+        this.users = UserSecrets.of(Map.of());
+        this.clientTls = ClientTls.DISABLED;
         this.cancelSender = cancelSender;
-        this.clientTimeouts = new ClientTimeouts(clientsByKey.values(), clientLoginTimeoutMillis);
+        this.clientTimeouts = new ClientTimeouts(clientsByKey.values(), 0);
         this.idlePools = new IdlePools<>(registry, Duration.ZERO);
     }
 
@@ -242,14 +230,26 @@ public final class ProxyContext {
         return preparedStatements;
     }
 
-    /** The longest message a client connecting now may send (max_packet_size). */
-    public int maxMessageLength() {
-        return maxMessageLength;
+    /** The settings clients read now. */
+    public ClientSettings settings() {
+        return settings;
     }
 
-    /** After RELOAD or SET max_packet_size: for clients that connect from now on. */
-    public void maxMessageLength(int bytes) {
-        this.maxMessageLength = bytes;
+    /**
+     * After start, RELOAD or SET: the settings clients read from now on; the client timeouts hold for every client
+     * from the janitor's next pass.
+     */
+    public void settings(ClientSettings settings) {
+        this.settings = java.util.Objects.requireNonNull(settings, "settings");
+        clientTimeouts.loginTimeout(settings.loginTimeout());
+        clientTimeouts.limits(settings.limits(), settings.userLimits());
+        clientTimeouts.waitNotifySeconds(settings.queryWaitNotifySeconds());
+        clientTimeouts.fastClose(settings.serverFastClose());
+    }
+
+    /** The longest message a client connecting now may send (max_packet_size). */
+    public int maxMessageLength() {
+        return settings.maxMessageLength();
     }
 
     /**
@@ -269,40 +269,18 @@ public final class ProxyContext {
         return clientLimits;
     }
 
-    /**
-     * login_notify_message (empty for none), sent as a NOTICE to every client once logged in, and query_wait_notify,
-     * after which (in whole seconds, as PgBouncer counts) a client still waiting for a server is told so once.
-     */
-    public void notices(String loginMessage, int queryWaitNotifySeconds) {
-        this.loginNotice = loginMessage.isEmpty() ? null : PoolerError.loginNotice(loginMessage);
-        clientTimeouts.waitNotifySeconds(queryWaitNotifySeconds);
-    }
-
-    /**
-     * server_fast_close: in session mode too, a server marked close_needed closes as soon as its transaction
-     * ended, and its client with it, rather than when the client leaves.
-     */
-    public void serverFastClose(boolean on) {
-        clientTimeouts.fastClose(on);
-    }
-
     /** login_notify_message's NOTICE, or null. */
     public NoticeResponse loginNotice() {
-        return loginNotice;
+        return settings.loginNotice();
     }
 
     WelcomeCache welcomeCache() {
         return welcomeCache;
     }
 
-    /** pin_session_state, globally and for the databases that set their own. */
-    public void pinSessionState(PinSessionState global, Map<String, PinSessionState> byDatabase) {
-        this.pinSessionState = java.util.Objects.requireNonNull(global, "global");
-        this.pinSessionStateByDatabase = Map.copyOf(byDatabase);
-    }
-
     PinSessionState pinSessionState(String database) {
-        return pinSessionStateByDatabase.getOrDefault(autoDatabases.entryName(database), pinSessionState);
+        ClientSettings now = settings;
+        return now.pinSessionStateByDatabase().getOrDefault(autoDatabases.entryName(database), now.pinSessionState());
     }
 
     /** The pool's clients pinned to their server by session state; made at a client's login, never per query. */
@@ -321,32 +299,24 @@ public final class ProxyContext {
     }
 
     /** disable_pqexec: whether a client's simple-protocol Query closes it. */
-    public void disablePqexec(boolean disable) {
-        this.disablePqexec = disable;
-    }
-
     boolean disablePqexec() {
-        return disablePqexec;
-    }
-
-    /**
-     * ignore_startup_parameters (names dropped from what a client asked for) and application_name_add_host (the
-     * client's address added to its application_name, {@code app} when it named none, as PgBouncer writes it).
-     */
-    public void startupParameters(Set<String> ignored, boolean applicationNameAddHost) {
-        Set<String> lower = new HashSet<>();
-        ignored.forEach(name -> lower.add(name.toLowerCase(Locale.ROOT)));
-        this.ignoredStartupParameters = Set.copyOf(lower);
-        this.applicationNameAddHost = applicationNameAddHost;
+        return settings.disablePqexec();
     }
 
     /** ignore_startup_parameters, in lower case. */
     Set<String> ignoredStartupParameters() {
-        return ignoredStartupParameters;
+        return settings.ignoredStartupParameters();
     }
 
-    /** What a client's startup packet asks of its servers, after ignore_startup_parameters and application_name_add_host. */
+    /**
+     * What a client's startup packet asks of its servers, after ignore_startup_parameters (names dropped) and
+     * application_name_add_host (the client's address added to its application_name, {@code app} when it named
+     * none, as PgBouncer writes it).
+     */
     Map<String, String> startupParameters(Map<String, String> sent, SocketAddress client) {
+        ClientSettings now = settings;
+        Set<String> ignoredStartupParameters = now.ignoredStartupParameters();
+        boolean applicationNameAddHost = now.applicationNameAddHost();
         if (ignoredStartupParameters.isEmpty() && !applicationNameAddHost) {
             return sent;
         }

@@ -11,9 +11,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * Turns a {@link ServerHost} into the address a channel connects to. A host name is looked up on the
- * transport's {@link io.pgmux.proxy.transport.BlockingWork}, never on an event loop, as the system resolver blocks; the JVM caches answers
- * ({@code networkaddress.cache.ttl}). Addresses and socket directories need no lookup.
+ * Turns a {@link ServerHost} into the address a channel connects to. A host name is looked up on the transport's
+ * {@link io.pgmux.proxy.transport.BlockingWork}, never on an event loop, as the system resolver blocks; the JVM
+ * caches answers ({@code networkaddress.cache.ttl}). Addresses and socket directories need no lookup.
  */
 final class HostResolver {
     private HostResolver() {

@@ -1,6 +1,7 @@
 package io.pgmux.proxy.standalone;
 
 import io.pgmux.proxy.PgMuxProxy;
+import io.pgmux.proxy.ProxyBuilder;
 import io.pgmux.proxy.ProxyConfigLoader;
 import io.pgmux.proxy.admin.AdminConsole;
 import io.pgmux.proxy.config.IniFile;
@@ -52,7 +53,7 @@ public final class ProxyProcess {
         Path config = line.config();
         try {
             ProcessSettings settings = applyProcessSettings(config);
-            PgMuxProxy.Builder builder = ProxyConfigLoader.loadForProcess(config);
+            ProxyBuilder builder = ProxyConfigLoader.loadForProcess(config);
             if (settings.pidfile() != null) {
                 pidFile = PidFile.write(settings.pidfile());
             }

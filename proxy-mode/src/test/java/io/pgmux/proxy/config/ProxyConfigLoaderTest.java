@@ -1,7 +1,7 @@
 package io.pgmux.proxy.config;
 
 import io.pgmux.proxy.DatabaseEntry;
-import io.pgmux.proxy.PgMuxProxy;
+import io.pgmux.proxy.ProxyBuilder;
 import io.pgmux.proxy.ProxyConfigLoader;
 import io.pgmux.proxy.server.LoadBalanceHosts;
 import io.pgmux.proxy.server.ServerHost;
@@ -215,7 +215,7 @@ class ProxyConfigLoaderTest {
 
     @Test
     void serverTlsFilesThatCannotBeReadAreRefusedWhenTheProxyStarts(@TempDir Path dir) {
-        PgMuxProxy.Builder builder = ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h\n"
+        ProxyBuilder builder = ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h\n"
                 + "[pgbouncer]\nlisten_port = 0\nserver_tls_sslmode = verify-ca\nserver_tls_ca_file = missing.crt\n"),
                 dir);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::start);
@@ -226,7 +226,7 @@ class ProxyConfigLoaderTest {
     @Test
     void serverTlsCertFileWithoutKeyFileIsRefused(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("client.crt"), "");
-        PgMuxProxy.Builder builder = ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h\n"
+        ProxyBuilder builder = ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h\n"
                 + "[pgbouncer]\nlisten_port = 0\nserver_tls_cert_file = client.crt\n"), dir);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::start);
         assertEquals("server_tls_cert_file and server_tls_key_file go together: set both or neither", e.getMessage());
@@ -235,7 +235,7 @@ class ProxyConfigLoaderTest {
     @Test
     void malformedCaFileIsRefusedNamingTheSetting(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("ca.crt"), "not a certificate\n");
-        PgMuxProxy.Builder builder = ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h"
+        ProxyBuilder builder = ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h"
                 + " sslmode=verify-full\n[pgbouncer]\nlisten_port = 0\nserver_tls_ca_file = ca.crt\n"), dir);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::start);
         assertTrue(e.getMessage().startsWith("cannot use server_tls_ca_file " + dir.resolve("ca.crt") + ": "),

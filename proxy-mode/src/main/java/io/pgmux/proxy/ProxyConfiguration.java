@@ -1,0 +1,146 @@
+package io.pgmux.proxy;
+
+import io.netty.handler.ssl.SslContext;
+import io.pgmux.core.config.PoolOverrides;
+import io.pgmux.proxy.auth.ScramSecret;
+import io.pgmux.proxy.auth.UserList;
+import io.pgmux.proxy.auth.UserSecrets;
+import io.pgmux.proxy.client.ClientAuthentication;
+import io.pgmux.proxy.client.ClientSettings;
+import io.pgmux.proxy.client.ClientTimeouts;
+import io.pgmux.proxy.client.ClientTls;
+import io.pgmux.proxy.config.PinSessionState;
+import io.pgmux.proxy.config.ProxySetting;
+import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.config.TlsCipherSuites;
+import io.pgmux.proxy.config.TlsMode;
+import io.pgmux.proxy.config.TlsProtocols;
+import io.pgmux.proxy.server.AutoDatabases;
+import io.pgmux.proxy.server.ServerTarget;
+import io.pgmux.proxy.server.ServerTls;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executor;
+
+/**
+ * Everything one proxy runs with, immutable: the {@code [pgbouncer]} settings ({@link ProxySettings}, keyed by the
+ * {@link ProxySetting} table), the per-database and per-user overrides, the {@code [databases]} and {@code [users]}
+ * entries' own settings and the users' secrets. The builder makes the first; RELOAD and SET each make the next from
+ * the one in effect, and {@link SettingsApply} puts it into effect.
+ *
+ * @param databases the {@code [databases]} entries as configured, the {@code *} entry included
+ * @param maxClientsByDatabase the entries' own max_db_client_connections
+ * @param maxClientsByUser the entries' own max_user_client_connections
+ * @param authByDatabase the entries' own auth_user, auth_query and auth_dbname
+ * @param userLimits the {@code [users]} entries' own client timeouts
+ * @param clientTlsContext TLS for clients made by the caller in code, or null for the client_tls_* files'
+ * @param configDirectory where SET resolves relative file names
+ */
+record ProxyConfiguration(ProxySettings settings, PoolOverrides overrides, Map<String, ServerTarget> databases,
+        Map<String, PinSessionState> pinSessionStateByDatabase, Map<String, Integer> maxClientsByDatabase,
+        Map<String, Integer> maxClientsByUser, Map<String, Map<ProxySetting, String>> authByDatabase,
+        Map<String, ClientTimeouts.Limits> userLimits, UserSecrets users, SslContext clientTlsContext,
+        Path configDirectory) {
+
+    /**
+     * This configuration with what RELOAD applies taken from {@code fresh}: the settings {@link ProxySetting} marks
+     * as reloadable, the entries, and the users (keeping the SCRAM keys of those whose verifier did not change).
+     */
+    ProxyConfiguration reloaded(ProxyConfiguration fresh) {
+        return new ProxyConfiguration(settings.reloaded(fresh.settings), fresh.overrides, fresh.databases,
+                fresh.pinSessionStateByDatabase, fresh.maxClientsByDatabase, fresh.maxClientsByUser,
+                fresh.authByDatabase, fresh.userLimits, carryKeys(users, fresh.users), fresh.clientTlsContext,
+                configDirectory);
+    }
+
+    /**
+     * This configuration with one global setting changed, as the admin console's SET changes it; SET auth_file
+     * reads the file.
+     *
+     * @throws IllegalArgumentException for a value the setting cannot take
+     * @throws IOException when the auth file cannot be read
+     */
+    ProxyConfiguration with(ProxySetting setting, String value) throws IOException {
+        ProxySettings next = settings.with(setting, value, configDirectory);
+        UserSecrets nextUsers = users;
+        if (setting == ProxySetting.AUTH_FILE) {
+            Path file = next.get(ProxySetting.AUTH_FILE);
+            nextUsers = carryKeys(users, file == null ? UserSecrets.of(Map.of()) : UserList.load(file));
+        }
+        return new ProxyConfiguration(next, overrides, databases, pinSessionStateByDatabase, maxClientsByDatabase,
+                maxClientsByUser, authByDatabase, userLimits, nextUsers, clientTlsContext, configDirectory);
+    }
+
+    /** The databases with server_tls_sslmode applied, and unix_socket_dir to those without host. */
+    Map<String, ServerTarget> resolved() {
+        TlsMode defaultMode = settings.get(ProxySetting.SERVER_TLS_SSLMODE);
+        String socketDir = settings.get(ProxySetting.UNIX_SOCKET_DIR);
+        Map<String, ServerTarget> running = new LinkedHashMap<>();
+        databases.forEach((name, target) -> running.put(name,
+                target.withDefaultTlsMode(defaultMode).withSocketDirectory(socketDir)));
+        return Map.copyOf(running);
+    }
+
+    /** The databases clients may connect to by name: the resolved ones but the {@code *} entry. */
+    Map<String, ServerTarget> listed() {
+        return AutoDatabases.listed(resolved());
+    }
+
+    /**
+     * The server TLS of the server_tls_* settings, for the sslmodes the databases use; its files are read now.
+     *
+     * @param blockingWork where its contexts are built
+     * @throws IllegalArgumentException naming the setting whose file cannot be used
+     */
+    ServerTls serverTls(Executor blockingWork) {
+        Set<TlsMode> modes = EnumSet.noneOf(TlsMode.class);
+        resolved().values().forEach(target -> modes.add(target.tlsMode()));
+        return ServerTls.of(blockingWork, modes, settings.get(ProxySetting.SERVER_TLS_CA_FILE),
+                settings.get(ProxySetting.SERVER_TLS_CERT_FILE), settings.get(ProxySetting.SERVER_TLS_KEY_FILE),
+                TlsProtocols.parse(ProxySetting.SERVER_TLS_PROTOCOLS.configName(),
+                        settings.get(ProxySetting.SERVER_TLS_PROTOCOLS)),
+                TlsCipherSuites.parse("server", settings.get(ProxySetting.SERVER_TLS_CIPHERS),
+                        settings.get(ProxySetting.SERVER_TLS13_CIPHERS)));
+    }
+
+    /**
+     * The client TLS of the client_tls_* settings (its files read now), or of the context given in code.
+     *
+     * @throws IllegalArgumentException naming the setting whose file cannot be used
+     */
+    ClientTls clientTls() {
+        return clientTlsContext != null
+                ? ClientTls.of(settings.get(ProxySetting.CLIENT_TLS_SSLMODE), clientTlsContext)
+                : ClientTls.of(settings);
+    }
+
+    /** How clients log in: auth_type, the hba and ident files (read now), auth_query. */
+    ClientAuthentication authentication() {
+        return ClientAuthentication.of(settings, authByDatabase);
+    }
+
+    /** The settings clients read. */
+    ClientSettings clientSettings() {
+        return ClientSettings.of(settings, pinSessionStateByDatabase, userLimits);
+    }
+
+    /**
+     * {@code fresh}, the auth file read again, with the SCRAM passthrough keys clients left on an unchanged
+     * verifier kept.
+     */
+    private static UserSecrets carryKeys(UserSecrets previous, UserSecrets fresh) {
+        if (fresh instanceof UserList list) {
+            for (String user : list.users()) {
+                if (list.find(user).orElse(null) instanceof ScramSecret now
+                        && previous.find(user).orElse(null) instanceof ScramSecret before) {
+                    now.keepKeysOf(before);
+                }
+            }
+        }
+        return fresh;
+    }
+}

@@ -1,0 +1,19 @@
+package io.pgmux.proxy;
+
+import io.netty.channel.group.ChannelGroup;
+import io.pgmux.core.pool.PoolRegistry;
+import io.pgmux.proxy.client.ProxyContext;
+import io.pgmux.proxy.metrics.PrometheusEndpoint;
+import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.proxy.transport.Listeners;
+import io.pgmux.proxy.transport.Transport;
+
+/**
+ * What a started proxy runs on, as {@link ProxyStart} made it.
+ *
+ * @param clients every client channel accepted and not yet closed, the admin console's too
+ * @param metrics metrics_listen's endpoint; null when off
+ */
+record RunningProxy(Transport transport, PoolRegistry<ServerConnection> registry, ProxyContext context,
+        Listeners listeners, ChannelGroup clients, PrometheusEndpoint metrics) {
+}

@@ -1,0 +1,113 @@
+package io.pgmux.proxy;
+
+import io.pgmux.core.pool.PoolKey;
+import io.pgmux.proxy.auth.PlaintextSecret;
+import io.pgmux.proxy.auth.QueriedUsers;
+import io.pgmux.proxy.auth.Secret;
+import io.pgmux.proxy.auth.UserSecrets;
+import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.log.ConnectionLog;
+import io.pgmux.proxy.prepared.PreparedStatementLimit;
+import io.pgmux.proxy.server.AutoDatabases;
+import io.pgmux.proxy.server.NettyServerConnector;
+import io.pgmux.proxy.server.ReloadableConnector;
+import io.pgmux.proxy.server.ServerTarget;
+import io.pgmux.proxy.server.ServerTls;
+import io.pgmux.proxy.transport.Transport;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/** Every pool's connector, made from the targets and secrets of now; RELOAD and SET rebuild them. */
+final class ServerConnectors {
+    private final Transport transport;
+    private volatile ServerTls serverTls;
+    private final PreparedStatementLimit preparedStatements;
+    /** The secrets auth_query found, for users not in the auth file. */
+    private final QueriedUsers queried;
+    /** Where each connector logs the connections it opens and closes. */
+    private final ConnectionLog connectionLog;
+    private final Map<PoolKey, ReloadableConnector> byPool = new ConcurrentHashMap<>();
+    private volatile Map<String, ServerTarget> targets;
+    private final AutoDatabases autoDatabases;
+    private volatile UserSecrets secrets;
+    private volatile int connectTimeoutMillis;
+
+    /** Connects nowhere until {@link #update} gives it the targets, secrets and TLS. */
+    ServerConnectors(Transport transport, PreparedStatementLimit preparedStatements, QueriedUsers queried,
+            AutoDatabases autoDatabases, ConnectionLog connectionLog) {
+        this.autoDatabases = autoDatabases;
+        this.queried = queried;
+        this.connectionLog = connectionLog;
+        this.transport = transport;
+        this.preparedStatements = preparedStatements;
+        this.targets = Map.of();
+        this.secrets = UserSecrets.of(Map.of());
+    }
+
+    Map<String, ServerTarget> targets() {
+        return targets;
+    }
+
+    /** The secrets auth_query found, for users not in the auth file. */
+    QueriedUsers queried() {
+        return queried;
+    }
+
+    /** The listed database {@code name}, or the auto-database the * entry makes of it. */
+    private ServerTarget target(String name) {
+        ServerTarget listed = targets.get(name);
+        return listed != null ? listed : autoDatabases.target(name);
+    }
+
+    ReloadableConnector create(PoolKey key) {
+        ReloadableConnector connector = new ReloadableConnector(build(key, target(key.database())));
+        byPool.put(key, connector);
+        return connector;
+    }
+
+    /**
+     * New server connections go to these targets, log in with these secrets and use this TLS (null keeps the
+     * one in use); a removed database's pools go.
+     */
+    void update(Map<String, ServerTarget> targets, UserSecrets secrets, ProxySettings settings,
+            ServerTls serverTls) {
+        this.targets = targets;
+        this.secrets = secrets;
+        this.connectTimeoutMillis = connectTimeoutMillis(settings);
+        if (serverTls != null) {
+            this.serverTls = serverTls;
+        }
+        byPool.keySet().removeIf(key -> target(key.database()) == null);
+        byPool.forEach((key, connector) -> connector.replace(build(key, target(key.database()))));
+    }
+
+    /** The auto-database {@code database} was dropped with its pools. */
+    void forget(String database) {
+        byPool.keySet().removeIf(key -> key.database().equals(database));
+    }
+
+    private NettyServerConnector build(PoolKey key, ServerTarget target) {
+        String loginUser = target.loginUser(key.user());
+        Supplier<Secret> secret;
+        if (target.password() != null) {
+            Secret configured = new PlaintextSecret(target.password());
+            secret = () -> configured;
+        } else if (target.user() != null && !target.user().isEmpty()) {
+            // a forced user without password= logs in with the auth file's secret, as in PgBouncer
+            secret = () -> secrets.find(loginUser).orElse(null);
+        } else {
+            // a user auth_query found has the secret it last returned, which a later login may replace; the
+            // auth file's is read at each login, so a RELOAD's holds from then on
+            secret = () -> secrets.find(loginUser).orElseGet(() -> queried.find(key.database(), loginUser));
+        }
+        return new NettyServerConnector(transport, target, loginUser, secret, serverTls, connectTimeoutMillis,
+                preparedStatements::tracking).logTo(connectionLog, key.database());
+    }
+
+    private static int connectTimeoutMillis(ProxySettings settings) {
+        return (int) Math.min(Integer.MAX_VALUE,
+                Math.max(1, TimeUnit.NANOSECONDS.toMillis(settings.pool().serverConnectTimeoutNanos())));
+    }
+}

@@ -1,0 +1,233 @@
+package io.pgmux.proxy;
+
+import io.pgmux.core.pool.Pool;
+import io.pgmux.core.pool.PoolRegistry;
+import io.pgmux.proxy.admin.AdminConsole;
+import io.pgmux.proxy.client.ClientAuthentication;
+import io.pgmux.proxy.client.ClientTls;
+import io.pgmux.proxy.client.ProxyContext;
+import io.pgmux.proxy.config.ProxySetting;
+import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.log.StatsLog;
+import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.proxy.server.ServerTls;
+import io.pgmux.proxy.transport.Listeners;
+import io.pgmux.proxy.transport.TcpOptions;
+import io.pgmux.proxy.transport.Transport;
+import java.io.IOException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Puts a {@link ProxyConfiguration} into effect, by one path for start, RELOAD and the admin console's SET: each
+ * setting where PgBouncer reads it (the pools', the clients' through one {@link io.pgmux.proxy.client.ClientSettings}
+ * swap, the client timeouts for every client from the janitor's next pass, the rest for the clients, server
+ * connections and sockets that come afterwards), then what {@link SettingsChange} says changed. The configuration
+ * in effect is one volatile reference, replaced whole.
+ */
+final class SettingsApply {
+    /** Under the proxy's name, where RELOAD's and SET's lines have always been. */
+    private static final Logger log = LoggerFactory.getLogger(PgMuxProxy.class);
+    private static final String CLIENT_TLS_PREFIX = "client_tls";
+    private static final String SERVER_TLS_PREFIX = "server_tls";
+    private final PoolRegistry<ServerConnection> registry;
+    private final ProxyContext context;
+    private final ServerConnectors connectors;
+    private final StatsLog statsLog;
+    private final Transport transport;
+    private final AdminConsole console;
+    /** Where RELOAD loads the configuration from; null when built in code. */
+    private final PgMuxProxy.ConfigSource reloadFrom;
+    private volatile ProxyConfiguration current;
+    /** Null until bound: at start, the sockets are bound with the settings applied. */
+    private volatile Listeners listeners;
+    /** Told of the settings each RELOAD and SET leaves in effect: the standalone process's logging. */
+    private volatile Consumer<ProxySettings> settingsApplied = applied -> { };
+
+    /** What start, RELOAD and SET read from files, each null when it did not change. */
+    record FromFiles(ClientTls clientTls, ServerTls serverTls, ClientAuthentication authentication) {
+        static final FromFiles NONE = new FromFiles(null, null, null);
+
+        /**
+         * All of them, read now.
+         *
+         * @throws IllegalArgumentException naming the setting whose file cannot be used
+         */
+        static FromFiles of(ProxyConfiguration configuration, Transport transport) {
+            return new FromFiles(configuration.clientTls(), configuration.serverTls(transport.blockingWork()),
+                    configuration.authentication());
+        }
+    }
+
+    SettingsApply(ProxyConfiguration first, PoolRegistry<ServerConnection> registry, ProxyContext context,
+            ServerConnectors connectors, StatsLog statsLog, Transport transport, AdminConsole console,
+            PgMuxProxy.ConfigSource reloadFrom) {
+        this.current = first;
+        this.registry = registry;
+        this.context = context;
+        this.connectors = connectors;
+        this.statsLog = statsLog;
+        this.transport = transport;
+        this.console = console;
+        this.reloadFrom = reloadFrom;
+    }
+
+    /** The settings in effect. */
+    ProxySettings settings() {
+        return current.settings();
+    }
+
+    /** At start, before the listeners take clients: every setting, with what {@code files} holds. */
+    synchronized void start(FromFiles files) {
+        ProxyConfiguration first = current;
+        apply(first, first, first.settings(), files, null);
+    }
+
+    /** The listeners bound at start, retuned by what RELOAD and SET change from now on. */
+    void listening(Listeners bound) {
+        this.listeners = bound;
+    }
+
+    /**
+     * RELOAD: loads the configuration again from where it came from and applies what a running proxy can change,
+     * as PgBouncer does. Either way the listener of {@link #onSettingsApplied} hears of the settings in effect
+     * afterwards.
+     *
+     * @throws IllegalStateException when the proxy was not configured from a file
+     * @throws Exception what loading the configuration threw; the running settings are kept then
+     */
+    void reload() throws Exception {
+        if (reloadFrom == null) {
+            throw new IllegalStateException("the proxy was not started from a configuration file");
+        }
+        try {
+            ProxyConfiguration fresh = reloadFrom.load(settings().get(ProxySetting.CONFFILE)).configuration();
+            // Certificate, hba and ident files are read first, outside the lock; one that cannot be used fails
+            // RELOAD as a whole.
+            FromFiles files = FromFiles.of(current.reloaded(fresh), transport);
+            synchronized (this) {
+                apply(current, current.reloaded(fresh), fresh.settings(), files, "RELOAD");
+            }
+        } finally {
+            settingsApplied.accept(settings());
+        }
+    }
+
+    /**
+     * The admin console's SET: one global setting changed at once, as RELOAD would change it. A client_tls_* or
+     * server_tls_* value the TLS cannot be set up with is taken all the same while the TLS in use stays, as in
+     * PgBouncer: a key and its certificate change one SET at a time.
+     *
+     * @return PgBouncer's NOTICE when the TLS in use stays, else empty
+     * @throws IllegalArgumentException for a value the setting cannot take, or a file that cannot be read
+     */
+    Optional<String> set(ProxySetting setting, String value) throws IOException {
+        Optional<String> notice = applySet(setting, value);
+        settingsApplied.accept(settings());
+        return notice;
+    }
+
+    private synchronized Optional<String> applySet(ProxySetting setting, String value) throws IOException {
+        ProxyConfiguration next = current.with(setting, value);
+        String name = setting.configName();
+        boolean tls = name.startsWith(CLIENT_TLS_PREFIX) || name.startsWith(SERVER_TLS_PREFIX);
+        FromFiles files;
+        Optional<String> notice = Optional.empty();
+        try {
+            files = new FromFiles(name.startsWith(CLIENT_TLS_PREFIX) ? next.clientTls() : null,
+                    name.startsWith(SERVER_TLS_PREFIX) ? next.serverTls(transport.blockingWork()) : null,
+                    name.startsWith("auth_") || setting == ProxySetting.SCRAM_ITERATIONS
+                            ? next.authentication() : null);
+        } catch (IllegalArgumentException e) {
+            if (!tls) {
+                throw e;
+            }
+            log.warn("admin SET {}: {}; the TLS in use stays", name, e.getMessage());
+            files = FromFiles.NONE;
+            notice = Optional.of("TLS settings could not be applied, still using old configuration");
+        }
+        apply(current, next, next.settings(), files, "SET");
+        return notice;
+    }
+
+    /**
+     * Calls {@code listener} with the settings each RELOAD (one that failed too) and SET leaves in effect, from then
+     * on, on the thread that ran them and outside the lock (the listener may open files).
+     */
+    void onSettingsApplied(Consumer<ProxySettings> listener) {
+        this.settingsApplied = Objects.requireNonNull(listener, "listener");
+    }
+
+    /**
+     * The one path: {@code next} in effect from now on, where each setting is read. What {@code files} holds as
+     * null is kept as it is.
+     *
+     * @param requested the settings as loaded or asked for, the restart-only ones included
+     * @param cause what applies it, for the log lines of what changed; null at start, when nothing changes
+     */
+    private void apply(ProxyConfiguration before, ProxyConfiguration next, ProxySettings requested, FromFiles files,
+            String cause) {
+        SettingsChange change = SettingsChange.between(before, next, requested);
+        if (!change.restartOnly().isEmpty()) {
+            log.warn("{}: changes to {} take effect only after a restart", cause,
+                    String.join(", ", change.restartOnly()));
+        }
+        ProxySettings s = next.settings();
+        registry.reconfigure(s.pool(), next.overrides());
+        current = next;
+        context.settings(next.clientSettings());
+        context.users(next.users());
+        context.connectionLog().settings(s);
+        statsLog.enabled(s.get(ProxySetting.LOG_STATS));
+        registry.statsPeriod(s.get(ProxySetting.STATS_PERIOD));
+        if (files.clientTls() != null) {
+            context.clientTls(files.clientTls());
+        }
+        if (files.authentication() != null) {
+            files.authentication().applyTo(context, connectors.queried());
+        }
+        context.cancelSender().waitTimeout(s.get(ProxySetting.CANCEL_WAIT_TIMEOUT));
+        context.maxPreparedStatements(s.get(ProxySetting.MAX_PREPARED_STATEMENTS));
+        TcpOptions tcp = TcpOptions.of(s);
+        transport.tcp(tcp);
+        Listeners bound = listeners;
+        if (bound != null) {
+            bound.tune(tcp, transport.kind());
+        }
+        context.autoDatabases().idleTimeout(s.get(ProxySetting.AUTODB_IDLE_TIMEOUT));
+        context.clientLimits().configure(s.get(ProxySetting.MAX_DB_CLIENT_CONNECTIONS), next.maxClientsByDatabase(),
+                s.get(ProxySetting.MAX_USER_CLIENT_CONNECTIONS), next.maxClientsByUser());
+        context.idlePools().timeout(s.get(ProxySetting.POOL_IDLE_TIMEOUT));
+        console.reloaded(s);
+        Set<String> autoMoved = context.autoDatabases().reloaded(next.resolved());
+        // the connectors first, so that a client finding the database finds its server too
+        connectors.update(next.listed(), next.users(), s, files.serverTls());
+        if (files.serverTls() != null && change.serverTlsChanged()) {
+            log.info("server TLS settings changed: every server connection closes once released");
+            registry.pools().forEach(Pool::softEvictConnections);
+        }
+        context.databases(next.listed());
+        console.databases(next.listed());
+        autoMoved.forEach(name -> softEvict(name, cause + ": auto-database {} changed: its server connections close"
+                + " once released"));
+        change.removed().forEach(name -> {
+            log.info("{}: database {} removed", cause, name);
+            console.databaseRemoved(name);
+            registry.removeDatabase(name);
+        });
+        change.changed().forEach(name -> softEvict(name, cause + ": database {} changed: its server connections"
+                + " close once released"));
+        change.added().forEach(name -> log.info("{}: new database {}", cause, name));
+    }
+
+    /** The servers of {@code database}'s pools close once released, logged with {@code message}. */
+    private void softEvict(String database, String message) {
+        log.info(message, database);
+        registry.pools().stream().filter(p -> p.key().database().equals(database))
+                .forEach(Pool::softEvictConnections);
+    }
+}
