@@ -16,8 +16,10 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,6 +51,25 @@ class ConfigErrorsTest {
         if (proxy != null) {
             proxy.close();
         }
+    }
+
+    @Test
+    void aStartRefusedForItsHbaFileLeavesNoJanitorRunning() {
+        Set<Thread> before = janitors();
+        RuntimeException refused = assertThrows(RuntimeException.class,
+                () -> start("auth_type = hba\nauth_hba_file = " + dir.resolve("missing_hba.conf")));
+        assertTrue(refused.getMessage().contains("missing_hba.conf"), refused.getMessage());
+        Set<Thread> left = janitors();
+        left.removeAll(before);
+        assertEquals(Set.of(), left);
+    }
+
+    /** The pool janitors' threads alive now. */
+    private static Set<Thread> janitors() {
+        Set<Thread> janitors = new HashSet<>();
+        Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("pgmux-janitor") && t.isAlive())
+                .forEach(janitors::add);
+        return janitors;
     }
 
     @Test
