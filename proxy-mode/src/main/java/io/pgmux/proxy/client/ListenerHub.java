@@ -41,7 +41,7 @@ final class ListenerHub implements ServerLink {
     private final Pool<ServerConnection> pool;
     private final EventExecutor loop;
     /** Clients by channel; a channel is here exactly while somebody listens to it. */
-    private final Map<String, Set<Link>> listeners = new HashMap<>();
+    private final Map<String, Set<ListenInterception>> listeners = new HashMap<>();
     /** Channels the server connection LISTENs to now. */
     private final Set<String> listening = new LinkedHashSet<>();
     private final ArrayDeque<Op> ops = new ArrayDeque<>();
@@ -61,7 +61,7 @@ final class ListenerHub implements ServerLink {
      * {@code link} listens to {@code channel} once the server connection does; {@code done} is called on the hub's
      * loop with the server's error (or a failure), or two nulls when it listens.
      */
-    void listen(Link link, String channel, BiConsumer<ErrorResponse, Throwable> done) {
+    void listen(ListenInterception link, String channel, BiConsumer<ErrorResponse, Throwable> done) {
         loop.execute(() -> {
             listeners.computeIfAbsent(channel, c -> new LinkedHashSet<>()).add(link);
             if (listening.contains(channel)) {
@@ -80,7 +80,7 @@ final class ListenerHub implements ServerLink {
     }
 
     /** {@code link} stops listening to {@code channel}, or to every channel when it is null; at once. */
-    void unlisten(Link link, String channel) {
+    void unlisten(ListenInterception link, String channel) {
         loop.execute(() -> {
             if (channel != null) {
                 forget(link, channel);
@@ -92,8 +92,8 @@ final class ListenerHub implements ServerLink {
         });
     }
 
-    private void forget(Link link, String channel) {
-        Set<Link> links = listeners.get(channel);
+    private void forget(ListenInterception link, String channel) {
+        Set<ListenInterception> links = listeners.get(channel);
         if (links == null || !links.remove(link) || !links.isEmpty()) {
             return;
         }
@@ -235,10 +235,10 @@ final class ListenerHub implements ServerLink {
                     int channelStart = at + 9;
                     int channelEnd = frames.indexOf(channelStart, next, (byte) 0);
                     if (channelEnd > 0) {
-                        Set<Link> links = listeners.get(
+                        Set<ListenInterception> links = listeners.get(
                                 frames.toString(channelStart, channelEnd - channelStart, StandardCharsets.UTF_8));
                         if (links != null) {
-                            for (Link link : links) {
+                            for (ListenInterception link : links) {
                                 link.notification(frames.retainedSlice(at, next - at));
                             }
                         }
@@ -271,9 +271,9 @@ final class ListenerHub implements ServerLink {
             running = false;
             listening.clear();
             lost.discard(cause);
-            Set<Link> warned = new LinkedHashSet<>();
+            Set<ListenInterception> warned = new LinkedHashSet<>();
             listeners.values().forEach(warned::addAll);
-            warned.forEach(Link::notificationsLost);
+            warned.forEach(ListenInterception::notificationsLost);
             relisten();
         });
     }

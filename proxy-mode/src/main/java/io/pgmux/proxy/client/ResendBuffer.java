@@ -1,0 +1,102 @@
+package io.pgmux.proxy.client;
+
+import io.netty.buffer.ByteBuf;
+import io.pgmux.proxy.protocol.FrontendMessage;
+import java.util.ArrayDeque;
+
+/**
+ * What was forwarded to a server linked outside a transaction, kept while the server has not answered any of it:
+ * should the server's first answer be a FATAL saying it is going away, none of it can have taken effect, and it goes
+ * to another server instead of failing the client. Made at a client's first link outside session mode (a session
+ * keeps what it set on its server: only a new transaction can move to another one).
+ */
+final class ResendBuffer {
+    /** The fifth byte of a message: the first of its body. */
+    private static final int BODY = 5;
+
+    private final int limitBytes;
+    private final ArrayDeque<FrontendMessage> unanswered = new ArrayDeque<>(4);
+    private int unansweredBytes;
+    private boolean keeping;
+    /** The server linked now sent such a FATAL: its close sends what was kept to another server. */
+    private boolean serverGoingAway;
+    /** The requests were sent again once already: the next server's failure reaches the client. */
+    private boolean sentAgain;
+
+    /** @param limitBytes what may be kept at most: beyond it, nothing is */
+    ResendBuffer(int limitBytes) {
+        this.limitBytes = limitBytes;
+    }
+
+    /** A server was linked: what is forwarded from now on is kept if no transaction is open on it. */
+    void linked(boolean idleServer) {
+        keeping = !sentAgain && idleServer;
+        sentAgain = false;
+    }
+
+    /** The pool handed over no server: a later request is sent again if its server goes away. */
+    void acquireFailed() {
+        sentAgain = false;
+    }
+
+    boolean keeping() {
+        return keeping;
+    }
+
+    boolean serverGoingAway() {
+        return serverGoingAway;
+    }
+
+    /** The server's first answer is a FATAL saying it is going away: its close sends the requests again. */
+    void goingAway() {
+        serverGoingAway = true;
+    }
+
+    /**
+     * Keeps a copy of a message forwarded before the server answered anything: not for a named Parse or Close, which
+     * change the client's statements as they pass (sent twice, the Parse would find its name taken), nor beyond
+     * what a client may have waiting for a server.
+     *
+     * @param renamed statements are renamed: named Parse and Close change the client's statements
+     */
+    void keep(FrontendMessage message, boolean renamed) {
+        ByteBuf content = message.content();
+        int bytes = content.readableBytes();
+        boolean named = renamed && bytes > BODY + 1 && switch (message.type()) {
+            case FrontendMessage.PARSE -> content.getByte(content.readerIndex() + BODY) != 0;
+            case FrontendMessage.CLOSE -> content.getByte(content.readerIndex() + BODY) == 'S'
+                    && content.getByte(content.readerIndex() + BODY + 1) != 0;
+            default -> false;
+        };
+        if (named || unansweredBytes + bytes > limitBytes) {
+            forget();
+            return;
+        }
+        unanswered.add(message.retainedDuplicate());
+        unansweredBytes += bytes;
+    }
+
+    /** The server answered, or went: nothing kept is sent again. */
+    void forget() {
+        keeping = false;
+        serverGoingAway = false;
+        unansweredBytes = 0;
+        FrontendMessage kept;
+        while ((kept = unanswered.poll()) != null) {
+            kept.release();
+        }
+    }
+
+    /** Moves what was kept ahead of {@code pending}, in its order; returns its bytes. */
+    int sendAgain(ArrayDeque<FrontendMessage> pending) {
+        int bytes = 0;
+        FrontendMessage kept;
+        while ((kept = unanswered.pollLast()) != null) {
+            pending.addFirst(kept);
+            bytes += kept.content().readableBytes();
+        }
+        forget();
+        sentAgain = true;
+        return bytes;
+    }
+}

@@ -1,0 +1,448 @@
+package io.pgmux.proxy.client;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.pool.Lease;
+import io.pgmux.core.pool.Pool;
+import io.pgmux.core.pool.PoolException;
+import io.pgmux.proxy.parameters.ClientParameters;
+import io.pgmux.proxy.parameters.PoolerPrelude;
+import io.pgmux.proxy.prepared.NamedStatements;
+import io.pgmux.proxy.prepared.PreparedStatementLimit;
+import io.pgmux.proxy.protocol.EncodableMessage;
+import io.pgmux.proxy.protocol.ErrorResponse;
+import io.pgmux.proxy.protocol.PoolerError;
+import io.pgmux.proxy.protocol.ReadyForQuery;
+import io.pgmux.proxy.protocol.ReadyForQuery.TransactionStatus;
+import io.pgmux.proxy.protocol.SqlState;
+import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.proxy.server.ServerLink;
+import java.nio.channels.ClosedChannelException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A client's loan of server connections, as one state machine (PgBouncer's client-server link of objects.c): a
+ * server is acquired, the client's settings are replayed on it, it is linked, and it goes back to the pool (after
+ * its session settings were read, or the session state a transaction may have left was checked) or is dropped when
+ * its state is unknown. {@link #to} is the one place the state changes; {@link State#CLOSED} is final. The relay
+ * ({@link Link}) extends it, so that the hot path reads the loan's fields without another object between. Runs on
+ * the client's event loop.
+ */
+abstract class ServerLoan implements ServerLink {
+    private static final Logger log = LoggerFactory.getLogger(ServerLoan.class);
+
+    enum State {
+        /** No server. */
+        IDLE,
+        /** Waiting for the pool to hand over a server. */
+        WAITING,
+        /** The server runs the replay of the client's settings; then it is linked. */
+        REPLAYING,
+        LINKED,
+        /** The server runs the read of the settings the client changed; then it goes back to the pool. */
+        READING_SETTINGS,
+        /** The server runs the check of the session state the transaction may have left; then it stays or goes. */
+        CHECKING_SESSION_STATE,
+        /** The client sent the Parse of a LISTEN: the rest of its batch (Bind, Execute, Sync) is awaited. */
+        LISTEN_BATCH,
+        /** The listener hub runs the client's LISTEN; then the proxy answers it. */
+        LISTENING,
+        /**
+         * The client is gone or being closed: nothing more reaches it, and a server acquired now goes back. A server
+         * still held in this state runs a query of the pooler's own, whose completion ends the loan.
+         */
+        CLOSED
+    }
+
+    final ClientConnection client;
+    final Channel channel;
+    final Pool<ServerConnection> pool;
+    final PoolMode poolMode;
+    final ClientParameters parameters;
+    /** Null unless statements are renamed (transaction or statement mode, max_prepared_statements above 0). */
+    final NamedStatements namedStatements;
+    final ClientTraffic traffic;
+    final ResponseFilter filter;
+    final Pinning pinning;
+
+    State state = State.IDLE;
+    Lease<ServerConnection> lease;
+    ServerConnection server;
+    /** When the client started waiting for a server, 0 while it does not; read by the janitor for query_wait_notify. */
+    volatile long waitStartNanos;
+    /** The client was told it waits (query_wait_notify), once per wait. */
+    volatile boolean waitNoticeSent;
+    /** {@link #waitOver}, made at the first wait and passed to every later one, so that a wait allocates no stage. */
+    private BiConsumer<Lease<ServerConnection>, Throwable> whenServed;
+
+    ServerLoan(ClientConnection client, Channel channel, Pool<ServerConnection> pool, ClientParameters parameters,
+            PreparedStatementLimit preparedStatements, Pinning pinning) {
+        this.client = client;
+        this.channel = channel;
+        this.pool = pool;
+        this.poolMode = pool.config().poolMode();
+        this.parameters = parameters;
+        this.namedStatements = poolMode != PoolMode.SESSION && preparedStatements.value() > 0
+                ? new NamedStatements(preparedStatements, pool.traffic()) : null;
+        this.traffic = new ClientTraffic(pool.traffic());
+        this.pinning = pinning;
+        this.filter = new ResponseFilter(channel, traffic, parameters, namedStatements,
+                poolMode != PoolMode.SESSION, pinning);
+    }
+
+    /** The one transition: every state change goes through here, and none leaves {@link State#CLOSED}. */
+    final void to(State next) {
+        if (state != State.CLOSED) {
+            state = next;
+        }
+    }
+
+    // ---------------------------------------------------------------- what the relay does around the loan
+
+    /** The server is linked: what the client sent while it was not goes to it. */
+    abstract void linked();
+
+    /** The server went back or was closed: what the client sent meanwhile gets the next one. */
+    abstract void resumeUnlinked();
+
+    /** The link's relay state ends with the server's. */
+    abstract void unlinked();
+
+    /** The wait for a server was cancelled by the client's CancelRequest. */
+    abstract void cancelledWhileWaiting();
+
+    /** The server is pinned and stays linked: what the client sent meanwhile goes to it. */
+    abstract void forwardPending();
+
+    // ---------------------------------------------------------------- acquire, replay, link
+
+    final void acquire() {
+        EventLoop loop = channel.eventLoop();
+        // A server on this client's own loop relays without handing every message to another thread.
+        Lease<ServerConnection> ready = pool.tryAcquire(loop);
+        if (ready != null) {
+            onAcquired(ready);
+            return;
+        }
+        to(State.WAITING);
+        waitNoticeSent = false;
+        waitStartNanos = System.nanoTime();
+        if (whenServed == null) {
+            whenServed = this::waitOver;
+        }
+        pool.acquireAsync(loop, whenServed);
+    }
+
+    /** Takes the client out of the pool's queue, true if it was still there; the wait ends as cancelled. */
+    final boolean cancelWait() {
+        return state == State.WAITING && pool.cancelWait(whenServed);
+    }
+
+    /** Called by the pool on the thread that ended the wait. */
+    private void waitOver(Lease<ServerConnection> acquired, Throwable failure) {
+        EventLoop loop = channel.eventLoop();
+        // Handed over on this client's own loop (a server of its loop released): link at once. Queued
+        // behind the rest of the loop's ready sockets instead, the server would sit idle meanwhile.
+        if (loop.inEventLoop()) {
+            onWaitOver(acquired, failure);
+        } else {
+            loop.execute(() -> onWaitOver(acquired, failure));
+        }
+    }
+
+    private void onWaitOver(Lease<ServerConnection> acquired, Throwable failure) {
+        waitStartNanos = 0;
+        if (failure instanceof CancellationException) {
+            to(State.IDLE);
+            cancelledWhileWaiting();
+        } else if (failure != null) {
+            to(State.IDLE);
+            acquireFailed();
+            client.failAcquire(failure);
+        } else {
+            onAcquired(acquired);
+        }
+    }
+
+    /** The pool handed over no server. */
+    abstract void acquireFailed();
+
+    private void onAcquired(Lease<ServerConnection> acquired) {
+        if (state == State.CLOSED) {
+            acquired.release();
+            return;
+        }
+        lease = acquired;
+        server = acquired.connection();
+        if (!server.isOpen()) {
+            // closed by its server (a restart, a terminated backend) since it went idle: take another
+            drop(new ClosedChannelException());
+            acquire();
+            return;
+        }
+        EncodableMessage replay = parameters.replayFor(server.parameters());
+        if (replay == null) {
+            link();
+            return;
+        }
+        to(State.REPLAYING);
+        EventLoop loop = channel.eventLoop();
+        server.request(replay, null).whenComplete((error, failure) -> loop.execute(() -> onReplayed(error, failure)));
+    }
+
+    private void onReplayed(ErrorResponse error, Throwable failure) {
+        if (lease == null) {
+            // a timeout closed the server meanwhile
+            return;
+        }
+        if (failure != null) {
+            // The server died under the pooler's own query (a restart, a terminated backend): nothing the client
+            // sent has reached it, so the client waits for another server instead of losing its connection.
+            drop(failure);
+            if (state != State.CLOSED) {
+                acquire();
+            }
+            return;
+        }
+        if (state == State.CLOSED) {
+            release();
+            return;
+        }
+        if (error != null) {
+            release();
+            client.fatal(ErrorResponse.fatal(error.sqlState(), error.message()));
+            return;
+        }
+        parameters.replayed(server.parameters());
+        link();
+    }
+
+    private void link() {
+        to(State.LINKED);
+        linked();
+        server.link(this);
+        forwardPending();
+    }
+
+    // ---------------------------------------------------------------- the transaction's end
+
+    /**
+     * The transaction (or statement) ended: the server goes back, once its settings are known, unless it holds
+     * session state the client keeps it for.
+     */
+    final void endTransaction(boolean readyHeld) {
+        channel.flush();
+        if (pinning.takeTouched()) {
+            checkSessionState(readyHeld);
+            return;
+        }
+        if (pinning.isPinned()) {
+            return;
+        }
+        if (filter.takeSettingsChanged()) {
+            readSessionSettings();
+            return;
+        }
+        release();
+        channel.config().setAutoRead(true);
+    }
+
+    /**
+     * Before a server connection on which this client ran SET goes back to the pool: reads its session
+     * settings, which the client keeps on every later server connection and the next client of this one has
+     * reset. What the client sends meanwhile waits, as for a server.
+     */
+    private void readSessionSettings() {
+        to(State.READING_SETTINGS);
+        List<String[]> rows = new ArrayList<>();
+        EventLoop loop = channel.eventLoop();
+        server.request(parameters.sessionSettingsQuery(server.parameters().majorVersion()), rows).whenComplete(
+                (error, failure) -> loop.execute(() -> onSessionSettings(rows, error, failure)));
+    }
+
+    private void onSessionSettings(List<String[]> rows, ErrorResponse error, Throwable failure) {
+        if (lease == null) {
+            return;
+        }
+        if (failure == null && error == null && parameters.captured(rows, server.parameters())) {
+            release();
+        } else {
+            // its settings are unknown: the connection must not serve anyone else
+            drop(failure != null ? failure : new PoolException("session settings unreadable"
+                    + (error != null ? ": " + error.message() : "")));
+        }
+        resumeUnlinked();
+    }
+
+    /**
+     * After a transaction that may have left session state: one query of the pooler's own tells what the session
+     * holds. What the client sends meanwhile waits, as for a server.
+     */
+    private void checkSessionState(boolean readyHeld) {
+        to(State.CHECKING_SESSION_STATE);
+        List<String[]> rows = new ArrayList<>();
+        EventLoop loop = channel.eventLoop();
+        server.request(PoolerPrelude.before(Pinning.CHECK_QUERY, server.parameters().majorVersion()), rows)
+                .whenComplete((error, failure) -> loop.execute(() -> onSessionState(rows, error, failure, readyHeld)));
+    }
+
+    private void onSessionState(List<String[]> rows, ErrorResponse error, Throwable failure, boolean readyHeld) {
+        if (lease == null) {
+            return;
+        }
+        boolean closed = state == State.CLOSED;
+        if (failure != null) {
+            drop(failure);
+            if (!closed) {
+                client.fatal(PoolerError.serverConnCrashed());
+            }
+            return;
+        }
+        if (error != null) {
+            // what the session holds is unknown: the connection must not serve anyone else
+            log.warn("client {} session state unreadable, server connection closed: {}", channel.remoteAddress(),
+                    error.message());
+            pinning.hold(0);
+            drop(new PoolException("session state unreadable: " + error.message()));
+            if (readyHeld && !closed) {
+                filter.relayOwn(ReadyForQuery.IDLE);
+                channel.flush();
+            }
+            resumeUnlinked();
+            return;
+        }
+        int found = pinning.found(rows);
+        if (closed) {
+            pinning.hold(found);
+            endClosed();
+            return;
+        }
+        if (found != 0 && pinning.refuses()) {
+            String refusal = Pinning.refusal(found, poolMode == PoolMode.STATEMENT ? "statement" : "transaction");
+            filter.relayOwn(ErrorResponse.error(SqlState.FEATURE_NOT_SUPPORTED, refusal), ReadyForQuery.IDLE);
+            channel.flush();
+            // closing the server connection ends the state with the session
+            drop(new PoolException(refusal));
+            resumeUnlinked();
+            return;
+        }
+        if (readyHeld) {
+            filter.relayOwn(ReadyForQuery.IDLE);
+            channel.flush();
+        }
+        pinning.hold(found);
+        if (pinning.isPinned()) {
+            to(State.LINKED);
+            forwardPending();
+            return;
+        }
+        if (filter.takeSettingsChanged()) {
+            readSessionSettings();
+            return;
+        }
+        release();
+        resumeUnlinked();
+    }
+
+    // ---------------------------------------------------------------- closing, release, drop
+
+    /**
+     * The client is closing: the loan moves to {@link State#CLOSED}. A server that runs a query of the pooler's own
+     * is given back by that query's completion; any other goes back now if it is clean, and is dropped if a query or
+     * transaction is open on it.
+     */
+    final void closeLoan() {
+        State was = state;
+        to(State.CLOSED);
+        if (lease == null || was == State.REPLAYING || was == State.READING_SETTINGS
+                || was == State.CHECKING_SESSION_STATE || was == State.CLOSED) {
+            return;
+        }
+        if (serverIdle() && server.transactionStatus() == TransactionStatus.IDLE) {
+            endClosed();
+        } else {
+            drop(new PoolException("client disconnected with a query or transaction open"));
+        }
+    }
+
+    /** The server owes nothing and has nothing more to read of a message: it may serve another client. */
+    abstract boolean serverIdle();
+
+    /** The client is gone and its server idle: back to the pool, once cleared of the state it was pinned for. */
+    private void endClosed() {
+        if (!pinning.isPinned()) {
+            if (filter.takeSettingsChanged()) {
+                readSessionSettings();
+            } else {
+                release();
+            }
+            return;
+        }
+        if (pinning.isLoaded()) {
+            drop(new PoolException("client disconnected after LOAD, which cannot be undone"));
+            return;
+        }
+        // DISCARD ALL ends every kind of state a client is pinned for, whatever server_reset_query says
+        ServerConnection pinned = server;
+        Lease<ServerConnection> held = unlink();
+        pinned.query("DISCARD ALL").whenComplete((error, failure) -> {
+            if (failure == null && error == null) {
+                pinned.resetSession();
+                giveBack(pinned, held);
+            } else {
+                held.discard(failure != null ? failure : new PoolException("DISCARD ALL failed: " + error.message()));
+            }
+        });
+    }
+
+    /** Gives the server back to the pool, once a cancel forwarded to it cannot reach the next client's query. */
+    final void release() {
+        ServerConnection released = server;
+        Lease<ServerConnection> held = unlink();
+        if (held != null) {
+            giveBack(released, held);
+        }
+    }
+
+    private static void giveBack(ServerConnection released, Lease<ServerConnection> held) {
+        CompletableFuture<Void> cancel = released.cancelInFlight();
+        if (cancel == null) {
+            held.release();
+        } else {
+            // the backend may not have seen the cancel yet: it must not reach the next client's query
+            cancel.whenComplete((v, e) -> held.release());
+        }
+    }
+
+    /** Closes the server instead of giving it back: its state is unknown or broken. */
+    final void drop(Throwable cause) {
+        Lease<ServerConnection> held = unlink();
+        if (held != null) {
+            held.discard(cause);
+        }
+    }
+
+    /** Ends the link and what was pending on the server; returns the lease to end, or null when none was held. */
+    private Lease<ServerConnection> unlink() {
+        Lease<ServerConnection> held = lease;
+        if (held == null) {
+            return null;
+        }
+        to(State.IDLE);
+        server.unlink(this);
+        lease = null;
+        server = null;
+        unlinked();
+        if (namedStatements != null) {
+            namedStatements.serverGone();
+        }
+        return held;
+    }
+}
