@@ -29,6 +29,7 @@ import io.pgmux.proxy.protocol.SqlState;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.transport.ReadGate;
+import io.pgmux.proxy.transport.ReadPauses;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -174,7 +175,7 @@ public final class AdminConsole implements AdminRoute {
         suspended = false;
         suspendedBy = null;
         readGate.open();
-        listening.forEach(listener -> listener.config().setAutoRead(true));
+        listening.forEach(listener -> ReadPauses.resume(listener, ReadPauses.SUSPENDED));
     }
 
     /** The listening sockets, once bound, for SHOW FDS and SUSPEND; the gate SUSPEND closes on every socket. */
@@ -635,7 +636,7 @@ public final class AdminConsole implements AdminRoute {
         }
         suspended = true;
         suspendedBy = session;
-        listening.forEach(listener -> listener.config().setAutoRead(false));
+        listening.forEach(listener -> ReadPauses.pause(listener, ReadPauses.SUSPENDED));
         readGate.close();
         pools(null).forEach(Pool::pause);
         long timeoutNanos = settings.<Duration>get(ProxySetting.SUSPEND_TIMEOUT).toNanos();

@@ -17,6 +17,7 @@ import io.pgmux.proxy.protocol.ProtocolViolationException;
 import io.pgmux.proxy.protocol.Query;
 import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.protocol.SqlState;
+import io.pgmux.proxy.transport.ReadPauses;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
@@ -203,12 +204,12 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
             return;
         }
         busy = true;
-        channel.config().setAutoRead(false);
+        ReadPauses.pause(channel, ReadPauses.CONSOLE_COMMAND);
         CompletableFuture<List<EncodableMessage>> pending = result;
         pending.whenComplete((v, e) -> channel.eventLoop().execute(() -> {
             busy = false;
             reply(outcome(pending));
-            channel.config().setAutoRead(true);
+            ReadPauses.resume(channel, ReadPauses.CONSOLE_COMMAND);
             FrontendMessage next;
             while (!busy && (next = held.poll()) != null) {
                 try {

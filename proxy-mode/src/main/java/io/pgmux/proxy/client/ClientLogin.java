@@ -38,6 +38,7 @@ import io.pgmux.proxy.protocol.StartupMessage;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.transport.Transport;
+import io.pgmux.proxy.transport.ReadPauses;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -199,13 +200,13 @@ final class ClientLogin {
      * goes on with what was found (null for an unknown user) unless the lookup itself failed.
      */
     private void lookUp(StartupMessage startup, AuthQuery authQuery, Consumer<Secret> then) {
-        channel.config().setAutoRead(false);
+        ReadPauses.pause(channel, ReadPauses.LOGIN);
         new UserLookup(context).find(authQuery, startup.database(), client.user).whenComplete((found, failure) ->
                 channel.eventLoop().execute(() -> {
                     if (client.isOver()) {
                         return;
                     }
-                    channel.config().setAutoRead(true);
+                    ReadPauses.resume(channel, ReadPauses.LOGIN);
                     if (failure != null || found.acquireFailure() != null) {
                         client.failAcquire(failure != null ? failure : found.acquireFailure());
                     } else if (found.refusal() != null) {
@@ -262,13 +263,13 @@ final class ClientLogin {
             authenticate(new ClientAuthenticator(AuthType.PEER, client.user, secret, null));
             return;
         }
-        channel.config().setAutoRead(false);
+        ReadPauses.pause(channel, ReadPauses.LOGIN);
         CompletableFuture.supplyAsync(() -> osUser(uid), context.blockingWork()).whenComplete((name, failure) ->
                 channel.eventLoop().execute(() -> {
                     if (client.isOver()) {
                         return;
                     }
-                    channel.config().setAutoRead(true);
+                    ReadPauses.resume(channel, ReadPauses.LOGIN);
                     String systemUser = name;
                     if (name != null && rule.map() != null) {
                         boolean mapped = context.identMap().allows(rule.map(), name, client.user);
@@ -467,7 +468,7 @@ final class ClientLogin {
             sendWelcome(report);
             return;
         }
-        channel.config().setAutoRead(false);
+        ReadPauses.pause(channel, ReadPauses.LOGIN);
         client.to(ClientConnection.State.WELCOME);
         // as in PgBouncer, client_login_timeout counts from the connect until the welcome, whatever the client sends
         client.startTimeout(ClientTimeouts.Timeout.WELCOME, client.connectedAtNanos);
@@ -500,7 +501,7 @@ final class ClientLogin {
         } else if (refused != null) {
             client.fatal(refused.asFatal());
         } else {
-            channel.config().setAutoRead(true);
+            ReadPauses.resume(channel, ReadPauses.LOGIN);
             sendWelcome(report);
         }
     }

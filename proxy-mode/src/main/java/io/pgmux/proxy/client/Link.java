@@ -19,6 +19,7 @@ import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.protocol.ReadyForQuery.TransactionStatus;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.proxy.transport.ReadPauses;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -253,8 +254,8 @@ final class Link extends ServerLoan {
     void hold(FrontendMessage message) {
         pending.add(message);
         pendingBytes += message.content().readableBytes();
-        if (pendingBytes > PENDING_BYTES_LIMIT && channel.config().isAutoRead()) {
-            channel.config().setAutoRead(false);
+        if (pendingBytes > PENDING_BYTES_LIMIT) {
+            ReadPauses.pause(channel, ReadPauses.WAITING_FOR_SERVER);
         }
     }
 
@@ -335,7 +336,7 @@ final class Link extends ServerLoan {
                 channel.flush();
             }
             // asked again: the flush may have drained the buffer and run this handler for the writable event inside
-            current.channel().config().setAutoRead(channel.isWritable());
+            ReadPauses.change(current.channel(), ReadPauses.PEER_NOT_WRITABLE, !channel.isWritable());
         }
     }
 
@@ -447,7 +448,9 @@ final class Link extends ServerLoan {
         if (server != null && !acquiringInRead) {
             server.flush();
         }
-        channel.config().setAutoRead(true);
+        // a change of the server's writability while a query of the pooler's own ran there went unheard
+        ReadPauses.resume(channel, server == null || server.channel().isWritable() ? SERVER_REASONS
+                : ReadPauses.WAITING_FOR_SERVER);
     }
 
     /** The server went back or was closed: what the client sent meanwhile gets the next one. */
@@ -460,7 +463,7 @@ final class Link extends ServerLoan {
             listening.serverGone();
             listening.deliverKept();
         }
-        channel.config().setAutoRead(true);
+        ReadPauses.resume(channel, SERVER_REASONS);
         FrontendMessage next = pending.peek();
         if (next == null) {
             client.quiet(TransactionStatus.IDLE, System.nanoTime());
@@ -606,7 +609,7 @@ final class Link extends ServerLoan {
                     // what was relayed since the last read completed must go out, or the server never drains
                     current.flush();
                 }
-                channel.config().setAutoRead(now);
+                ReadPauses.change(channel, ReadPauses.PEER_NOT_WRITABLE, !now);
             }
         });
     }

@@ -18,6 +18,7 @@ import io.pgmux.proxy.protocol.ReadyForQuery.TransactionStatus;
 import io.pgmux.proxy.protocol.SqlState;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerLink;
+import io.pgmux.proxy.transport.ReadPauses;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,6 +61,9 @@ abstract class ServerLoan implements ServerLink {
          */
         CLOSED
     }
+
+    /** Why a client's reads pause for its loan: too much waits for a server, or its server cannot take more. */
+    static final int SERVER_REASONS = ReadPauses.WAITING_FOR_SERVER | ReadPauses.PEER_NOT_WRITABLE;
 
     final ClientConnection client;
     final Channel channel;
@@ -251,7 +255,7 @@ abstract class ServerLoan implements ServerLink {
             return;
         }
         release();
-        channel.config().setAutoRead(true);
+        ReadPauses.resume(channel, SERVER_REASONS);
     }
 
     /**

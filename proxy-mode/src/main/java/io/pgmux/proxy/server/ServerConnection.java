@@ -26,6 +26,7 @@ import io.pgmux.proxy.protocol.SslRequest;
 import io.pgmux.proxy.protocol.SslResponse;
 import io.pgmux.proxy.protocol.StartupMessage;
 import io.pgmux.proxy.protocol.Terminate;
+import io.pgmux.proxy.transport.ReadPauses;
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.util.LinkedHashMap;
@@ -167,7 +168,8 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         }
         this.link = link;
         state = State.LINKED;
-        channel.config().setAutoRead(true);
+        // the former client's writability no longer matters
+        ReadPauses.resume(channel, ReadPauses.PEER_NOT_WRITABLE);
     }
 
     /**
@@ -187,7 +189,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         if (state == State.LINKED && link == former) {
             link = null;
             state = State.IDLE;
-            channel.config().setAutoRead(true);
+            ReadPauses.resume(channel, ReadPauses.PEER_NOT_WRITABLE);
         }
     }
 

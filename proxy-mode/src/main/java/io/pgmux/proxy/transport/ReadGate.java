@@ -48,8 +48,6 @@ public final class ReadGate {
         /** Touched on the socket's event loop only; made at the first read held back (most sockets never hold one). */
         private ArrayDeque<Object> held;
         private ChannelHandlerContext ctx;
-        /** Whether this gate, rather than the pipeline's own flow control, stopped the socket's reading. */
-        private boolean stoppedReading;
 
         @Override
         public void handlerAdded(ChannelHandlerContext ctx) {
@@ -67,10 +65,7 @@ public final class ReadGate {
             }
             held.add(msg);
             holding.add(this);
-            if (ctx.channel().config().isAutoRead()) {
-                ctx.channel().config().setAutoRead(false);
-                stoppedReading = true;
-            }
+            ReadPauses.pause(ctx.channel(), ReadPauses.SUSPENDED);
             if (!closed) {
                 // RESUME came between the check and holding.add: it may have missed this socket
                 releaseLater();
@@ -109,10 +104,7 @@ public final class ReadGate {
             }
             holding.remove(this);
             ctx.fireChannelReadComplete();
-            if (stoppedReading) {
-                stoppedReading = false;
-                ctx.channel().config().setAutoRead(true);
-            }
+            ReadPauses.resume(ctx.channel(), ReadPauses.SUSPENDED);
         }
 
         private boolean isEmpty() {

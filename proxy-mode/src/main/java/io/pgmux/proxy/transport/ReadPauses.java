@@ -1,0 +1,69 @@
+package io.pgmux.proxy.transport;
+
+import io.netty.channel.Channel;
+import io.netty.util.Attribute;
+import io.netty.util.AttributeKey;
+
+/**
+ * Why a socket does not read now, the one place its autoRead is decided: each part of the proxy that pauses a
+ * socket's reads sets its own reason and clears only that one, and the socket reads when no reason is left. So a
+ * part that resumes cannot undo another's pause (SUSPEND's, a slow peer's). The reasons are bits kept in an
+ * attribute of the channel, changed on the channel's event loop (a call from another thread hops there).
+ */
+public final class ReadPauses {
+    /** A client sent more than it may while no server is linked to it. */
+    public static final int WAITING_FOR_SERVER = 1;
+    /** The socket's peer in the relay (the client of a server, the server of a client) cannot take more now. */
+    public static final int PEER_NOT_WRITABLE = 1 << 1;
+    /** SUSPEND: the read gate holds back what the socket reads, and the listeners accept nobody. */
+    public static final int SUSPENDED = 1 << 2;
+    /** A client's login waits for a lookup (auth_query, peer) or for the pool's first server. */
+    public static final int LOGIN = 1 << 3;
+    /** An admin console command runs: the session's next one waits. */
+    public static final int CONSOLE_COMMAND = 1 << 4;
+
+    /** Small values only: {@link Integer#valueOf} returns cached boxes for them, so no change allocates. */
+    private static final AttributeKey<Integer> REASONS = AttributeKey.valueOf(ReadPauses.class, "reasons");
+
+    private ReadPauses() {
+    }
+
+    /** {@code channel} stops reading for {@code reason}, until {@link #resume} clears it. */
+    public static void pause(Channel channel, int reason) {
+        change(channel, reason, true);
+    }
+
+    /** Clears {@code reason}: {@code channel} reads again if no other reason is left. */
+    public static void resume(Channel channel, int reason) {
+        change(channel, reason, false);
+    }
+
+    /** Sets {@code reason} when {@code paused}, else clears it. */
+    public static void change(Channel channel, int reason, boolean paused) {
+        if (channel.eventLoop().inEventLoop()) {
+            apply(channel, reason, paused);
+        } else {
+            channel.eventLoop().execute(() -> apply(channel, reason, paused));
+        }
+    }
+
+    /** Whether {@code reason} is set on {@code channel}; on its event loop. */
+    public static boolean isPaused(Channel channel, int reason) {
+        Integer reasons = channel.attr(REASONS).get();
+        return reasons != null && (reasons & reason) != 0;
+    }
+
+    private static void apply(Channel channel, int reason, boolean paused) {
+        Attribute<Integer> attribute = channel.attr(REASONS);
+        Integer current = attribute.get();
+        int before = current == null ? 0 : current;
+        int after = paused ? before | reason : before & ~reason;
+        if (after == before) {
+            return;
+        }
+        attribute.set(after);
+        if ((before == 0) != (after == 0)) {
+            channel.config().setAutoRead(after == 0);
+        }
+    }
+}
