@@ -63,14 +63,14 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     BackendKeyData key;
     /** From login on, for clients of a pool. */
     Link link;
-    /** The timeout running for this client, or null; read with {@link #timeoutSinceNanos} by the janitor. */
-    private volatile ClientTimeouts.Timeout timeout;
-    /** Since when {@link #timeout} runs; written before it. */
-    private volatile long timeoutSinceNanos;
-    /** The user's timeouts, set at login before the janitor can see the client. */
-    volatile ClientTimeouts.Limits limits = ClientTimeouts.Limits.NONE;
+    /** The timeout running for this client, or null. */
+    private ClientTimeouts.Timeout timeout;
+    /** Since when {@link #timeout} runs. */
+    private long timeoutSinceNanos;
+    /** The user's timeouts, set at login. */
+    ClientTimeouts.Limits limits = ClientTimeouts.Limits.NONE;
     /** The {@link ClientTimeouts#version()} {@link #limits} were taken at: RELOAD and SET change them for all. */
-    volatile int limitsVersion;
+    int limitsVersion;
     /** The users {@link #limits} are of: the client's own, and the one its servers log in as. */
     String limitsUser;
     String limitsLoginUser;
@@ -191,67 +191,33 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Called by the janitor on its own thread: hops to this client's loop only when a timeout passed, and closes it
-     * there unless it has sent something or been answered meanwhile.
+     * Its loop's pass of the timeout rules ({@link ClientTimeouts}): tells a client that waits for a server that it
+     * does, and closes one whose timeout passed.
      */
     void checkTimeout(long now, ClientTimeouts timeouts) {
+        if (isOver()) {
+            return;
+        }
         Link current = link;
-        int version = timeouts.version();
-        if (current != null && version != limitsVersion) {
-            limits = timeouts.forUser(limitsUser, limitsLoginUser);
-            limitsVersion = version;
+        if (current != null) {
+            int version = timeouts.version();
+            if (version != limitsVersion) {
+                limits = timeouts.forUser(limitsUser, limitsLoginUser);
+                limitsVersion = version;
+            }
+            if (timeouts.waitNoticeDue(current, now)) {
+                current.noticeWaiting();
+            }
+            ErrorResponse expired = timeouts.serverSideExpiry(current, limits, now);
+            if (expired != null) {
+                current.abort(expired.message(), context.cancelSender());
+                fatal(expired);
+                return;
+            }
         }
-        ClientTimeouts.Limits limits = this.limits;
-        int notify = timeouts.waitNotifySeconds();
-        if (current != null && notify > 0 && current.waitNoticeDue(now, notify)) {
-            channel.eventLoop().execute(() -> {
-                if (!isOver() && current.waitNoticeDue(System.nanoTime(), notify)) {
-                    current.noticeWaiting();
-                }
-            });
-        }
-        if (current != null && timeouts.fastClose() && current.fastCloseDue()) {
-            channel.eventLoop().execute(() -> {
-                if (!isOver() && current.fastCloseDue()) {
-                    ErrorResponse changed = PoolerError.databaseConfigurationChanged();
-                    current.abort(changed.message(), context.cancelSender());
-                    fatal(changed);
-                }
-            });
-            return;
-        }
-        if (current != null && current.expired(now, limits, timeouts.waitingQueryNanos()) != null) {
-            channel.eventLoop().execute(() -> {
-                ErrorResponse expired = current.expired(System.nanoTime(), limits, timeouts.waitingQueryNanos());
-                if (expired != null && !isOver()) {
-                    current.abort(expired.message(), context.cancelSender());
-                    fatal(expired);
-                }
-            });
-            return;
-        }
-        ClientTimeouts.Timeout running = timeout;
-        long since = timeoutSinceNanos;
-        if (running == null) {
-            return;
-        }
-        long ownLimit = switch (running) {
-            case LOGIN, WELCOME -> timeouts.loginNanos();
-            case IDLE -> limits.idleNanos();
-            case IDLE_IN_TRANSACTION -> limits.idleTransactionNanos();
-        };
-        long waiting = timeouts.waitingQueryNanos();
-        // as PgBouncer's, the global query_timeout also ends a client waiting at login for the pool's first server
-        boolean queryTimeoutFirst = running == ClientTimeouts.Timeout.WELCOME && waiting > 0
-                && (ownLimit <= 0 || waiting < ownLimit);
-        long limit = queryTimeoutFirst ? waiting : ownLimit;
-        if (limit > 0 && now - since >= limit) {
-            ErrorResponse error = queryTimeoutFirst ? PoolerError.waitingQueryTimeout() : running.error();
-            channel.eventLoop().execute(() -> {
-                if (timeout == running && timeoutSinceNanos == since && !isOver()) {
-                    fatal(error);
-                }
-            });
+        ErrorResponse expired = timeouts.quietExpiry(timeout, timeoutSinceNanos, limits, now);
+        if (expired != null) {
+            fatal(expired);
         }
     }
 

@@ -1,7 +1,10 @@
 package io.pgmux.proxy.client;
 
+import io.netty.channel.EventLoop;
+import io.pgmux.core.pool.Lease;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.PoolerError;
+import io.pgmux.proxy.server.ServerConnection;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
@@ -15,8 +18,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * a request until the server has answered it all, transaction_timeout from the start of a transaction until it
  * ended. A user's own value (a {@code [users]} entry) wins over the global one where it is above 0, as in
  * PgBouncer; the client's user's first, then that of the user its database logs in as (PgBouncer takes the login
- * user's for the server-side timeouts, so an ini written for it keeps its meaning). The check runs on the janitor's thread and only reads; a client whose timeout passed is closed on
- * its own event loop.
+ * user's for the server-side timeouts, so an ini written for it keeps its meaning). The janitor's pass touches no
+ * client: it hands one task to each event loop with clients, which checks its own clients there ({@link
+ * #serverSideExpiry} and {@link #quietExpiry} are the rules, pure functions of a client's state), so a client's
+ * state is read and written on its loop only.
  */
 public final class ClientTimeouts implements Runnable {
 
@@ -67,6 +72,8 @@ public final class ClientTimeouts implements Runnable {
         }
     }
 
+    /** The event loops clients have connected on: each gets a pass of its own. */
+    private final Set<EventLoop> loops = ConcurrentHashMap.newKeySet();
     /** Clients between connecting and their welcome; those logged in are in {@link #loggedIn}. */
     private final Set<ClientConnection> loggingIn = ConcurrentHashMap.newKeySet();
     private final Collection<ClientConnection> loggedIn;
@@ -151,6 +158,7 @@ public final class ClientTimeouts implements Runnable {
     }
 
     void loginStarted(ClientConnection client) {
+        loops.add(client.channel.eventLoop());
         loggingIn.add(client);
     }
 
@@ -162,18 +170,97 @@ public final class ClientTimeouts implements Runnable {
         return loginNanos;
     }
 
+    /** On the janitor's thread: one pass for each event loop, which checks the clients of its own there. */
     @Override
     public void run() {
+        boolean login = loginNanos > 0 || global.queryNanos() > 0;
+        boolean loggedInRules = anyLimit || waitNotifySeconds > 0 || fastClose;
+        if (!login && !loggedInRules) {
+            return;
+        }
+        for (EventLoop loop : loops) {
+            loop.execute(() -> pass(loop, login, loggedInRules));
+        }
+    }
+
+    private void pass(EventLoop loop, boolean login, boolean loggedInRules) {
         long now = System.nanoTime();
-        if (loginNanos > 0 || global.queryNanos() > 0) {
+        if (login) {
             for (ClientConnection client : loggingIn) {
-                client.checkTimeout(now, this);
+                if (client.channel.eventLoop() == loop) {
+                    client.checkTimeout(now, this);
+                }
             }
         }
-        if (anyLimit || waitNotifySeconds > 0 || fastClose) {
+        if (loggedInRules) {
             for (ClientConnection client : loggedIn) {
-                client.checkTimeout(now, this);
+                if (client.channel.eventLoop() == loop) {
+                    client.checkTimeout(now, this);
+                }
             }
         }
+    }
+
+    // ---------------------------------------------------------------- the rules
+
+    /**
+     * The error of a timeout of the client's request, transaction or server that closes its server too, or null:
+     * server_fast_close (the linked server is marked close_needed and is ready: PgBouncer's word for no request
+     * outstanding and no transaction open), query_timeout (the global one, PgBouncer's {@code query_timeout} text,
+     * while the client waits for a server; the user's, {@code query timeout}, once it has one) or transaction_timeout.
+     */
+    ErrorResponse serverSideExpiry(Link link, Limits limits, long now) {
+        Lease<ServerConnection> held = link.lease;
+        if (fastClose && held != null && link.state == ServerLoan.State.LINKED && link.queryStartNanos == 0
+                && link.transactionStartNanos == 0 && link.serverIdle() && held.server().closeNeeded()) {
+            return PoolerError.databaseConfigurationChanged();
+        }
+        boolean linked = link.server != null;
+        long query = link.queryStartNanos;
+        if (query != 0) {
+            long limit = linked ? limits.queryNanos() : waitingQueryNanos();
+            if (limit > 0 && now - query >= limit) {
+                return linked ? PoolerError.queryTimeout() : PoolerError.waitingQueryTimeout();
+            }
+        }
+        long transaction = link.transactionStartNanos;
+        if (transaction != 0 && linked && limits.transactionNanos() > 0
+                && now - transaction >= limits.transactionNanos()) {
+            return PoolerError.transactionTimeout();
+        }
+        return null;
+    }
+
+    /**
+     * Whether the client has waited for a server longer than query_wait_notify in whole seconds (PgBouncer's test)
+     * without being told.
+     */
+    boolean waitNoticeDue(Link link, long now) {
+        long since = link.waitStartNanos;
+        int notify = waitNotifySeconds;
+        return notify > 0 && since != 0 && !link.waitNoticeSent && (now - since) / 1_000_000_000L > notify;
+    }
+
+    /**
+     * The error of the timeout a quiet client has run out of, or null: {@code running} since {@code since}
+     * (client_login_timeout, client_idle_timeout, idle_transaction_timeout). As PgBouncer's, the global
+     * query_timeout also ends a client waiting at login for the pool's first server.
+     */
+    ErrorResponse quietExpiry(Timeout running, long since, Limits limits, long now) {
+        if (running == null) {
+            return null;
+        }
+        long ownLimit = switch (running) {
+            case LOGIN, WELCOME -> loginNanos;
+            case IDLE -> limits.idleNanos();
+            case IDLE_IN_TRANSACTION -> limits.idleTransactionNanos();
+        };
+        long waiting = waitingQueryNanos();
+        boolean queryTimeoutFirst = running == Timeout.WELCOME && waiting > 0 && (ownLimit <= 0 || waiting < ownLimit);
+        long limit = queryTimeoutFirst ? waiting : ownLimit;
+        if (limit > 0 && now - since >= limit) {
+            return queryTimeoutFirst ? PoolerError.waitingQueryTimeout() : running.error();
+        }
+        return null;
     }
 }

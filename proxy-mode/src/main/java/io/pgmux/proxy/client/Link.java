@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.pgmux.core.config.PoolMode;
-import io.pgmux.core.pool.Lease;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolException;
 import io.pgmux.core.pool.ServerGoingAway;
@@ -72,11 +71,11 @@ final class Link extends ServerLoan {
     private int messageRemaining;
     /**
      * When the request not yet answered in full started (PgBouncer's query_start), waiting for a server included;
-     * 0 when none runs. Written on the client's loop, read by the janitor for query_timeout.
+     * 0 when none runs; query_timeout.
      */
-    private volatile long queryStartNanos;
+    long queryStartNanos;
     /** When the open transaction's first request started (xact_start), 0 when none is open; transaction_timeout. */
-    private volatile long transactionStartNanos;
+    long transactionStartNanos;
 
     Link(ClientConnection client, Channel channel, Pool<ServerConnection> pool, ClientParameters parameters,
             PreparedStatementLimit preparedStatements, Pinning pinning, ListenerHub hub) {
@@ -92,15 +91,6 @@ final class Link extends ServerLoan {
 
     boolean isWaiting() {
         return state == State.WAITING;
-    }
-
-    /**
-     * Whether the client has waited for a server longer than {@code notifySeconds} in whole seconds (PgBouncer's
-     * test) without being told; from any thread.
-     */
-    boolean waitNoticeDue(long now, int notifySeconds) {
-        long since = waitStartNanos;
-        return since != 0 && !waitNoticeSent && (now - since) / 1_000_000_000L > notifySeconds;
     }
 
     /** query_wait_notify's NOTICE: the client waits on; on the client's loop. */
@@ -201,39 +191,6 @@ final class Link extends ServerLoan {
                     FrontendMessage.FUNCTION_CALL -> true;
             default -> false;
         };
-    }
-
-    /**
-     * The error of the timeout this client has run out of, or null: query_timeout (the global one, PgBouncer's
-     * {@code query_timeout} text, while it waits for a server; the user's, {@code query timeout}, once it has one)
-     * or transaction_timeout. Read from any thread: what the janitor reads may be a moment old, so the client's
-     * loop asks again before acting on it.
-     */
-    ErrorResponse expired(long now, ClientTimeouts.Limits limits, long waitingQueryNanos) {
-        long query = queryStartNanos;
-        if (query != 0) {
-            boolean linked = server != null;
-            long limit = linked ? limits.queryNanos() : waitingQueryNanos;
-            if (limit > 0 && now - query >= limit) {
-                return linked ? PoolerError.queryTimeout() : PoolerError.waitingQueryTimeout();
-            }
-        }
-        long transaction = transactionStartNanos;
-        if (transaction != 0 && server != null && limits.transactionNanos() > 0
-                && now - transaction >= limits.transactionNanos()) {
-            return PoolerError.transactionTimeout();
-        }
-        return null;
-    }
-
-    /**
-     * server_fast_close: the linked server is marked close_needed and is ready (PgBouncer's word: no request
-     * outstanding, no transaction open); from any thread, so possibly a moment old.
-     */
-    boolean fastCloseDue() {
-        Lease<ServerConnection> held = lease;
-        return held != null && state == State.LINKED && queryStartNanos == 0 && transactionStartNanos == 0
-                && readyPending == 0 && !syncPending && messageRemaining == 0 && held.server().closeNeeded();
     }
 
     /**

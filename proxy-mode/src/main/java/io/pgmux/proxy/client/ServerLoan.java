@@ -79,10 +79,10 @@ abstract class ServerLoan implements ServerLink {
     State state = State.IDLE;
     Lease<ServerConnection> lease;
     ServerConnection server;
-    /** When the client started waiting for a server, 0 while it does not; read by the janitor for query_wait_notify. */
-    volatile long waitStartNanos;
+    /** When the client started waiting for a server, 0 while it does not; query_wait_notify. */
+    long waitStartNanos;
     /** The client was told it waits (query_wait_notify), once per wait. */
-    volatile boolean waitNoticeSent;
+    boolean waitNoticeSent;
     /** {@link #waitOver}, made at the first wait and passed to every later one, so that a wait allocates no stage. */
     private BiConsumer<Lease<ServerConnection>, Throwable> whenServed;
 
