@@ -98,6 +98,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     /** The one transition of the client's state; the login's part ends with the welcome or the hand-off. */
     void to(State next) {
+        assert channel.eventLoop().inEventLoop() : "a client changes state off its event loop";
         state = next;
         if (next == State.READY || next == State.HANDED_OFF) {
             login = null;

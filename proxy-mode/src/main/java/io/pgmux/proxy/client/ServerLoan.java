@@ -103,6 +103,7 @@ abstract class ServerLoan implements ServerLink {
 
     /** The one transition: every state change goes through here, and none leaves {@link State#CLOSED}. */
     final void to(State next) {
+        assert channel.eventLoop().inEventLoop() : "a client's loan changes state off its event loop";
         if (state != State.CLOSED) {
             state = next;
         }

@@ -84,6 +84,12 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         this.authenticator = new ServerLoginAuthenticator(user, secret);
     }
 
+    /** The one transition of the connection's state, on its event loop only. */
+    private void to(State next) {
+        assert channel.eventLoop().inEventLoop() : "a server connection changes state off its event loop";
+        state = next;
+    }
+
     void attach(Channel channel, BackendMessageDecoder decoder) {
         this.channel = channel;
         this.decoder = decoder;
@@ -167,7 +173,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         this.link = link;
-        state = State.LINKED;
+        to(State.LINKED);
         // the former client's writability no longer matters
         ReadPauses.resume(channel, ReadPauses.PEER_NOT_WRITABLE);
     }
@@ -188,7 +194,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     private void unlinkNow(ServerLink former) {
         if (state == State.LINKED && link == former) {
             link = null;
-            state = State.IDLE;
+            to(State.IDLE);
             ReadPauses.resume(channel, ReadPauses.PEER_NOT_WRITABLE);
         }
     }
@@ -223,7 +229,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
             query = done;
             queryError = null;
             queryRows = rows;
-            state = State.QUERY;
+            to(State.QUERY);
             channel.writeAndFlush(request).addListener(f -> {
                 if (!f.isSuccess()) {
                     failQuery(f.cause());
@@ -242,7 +248,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
             if (state != State.CLOSED && channel.isActive() && state != State.CONNECTING && state != State.TLS) {
                 channel.writeAndFlush(Terminate.INSTANCE);
             }
-            state = State.CLOSED;
+            to(State.CLOSED);
             channel.close();
         });
     }
@@ -271,14 +277,14 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         if (tls == null) {
             startup();
         } else {
-            state = State.TLS;
+            to(State.TLS);
             decoder.expectSslResponse();
             channel.writeAndFlush(SslRequest.INSTANCE);
         }
     }
 
     private void startup() {
-        state = State.LOGIN;
+        to(State.LOGIN);
         Map<String, String> startup = new LinkedHashMap<>();
         startup.put("user", user);
         startup.put("database", target.dbname());
@@ -382,7 +388,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
                     CompletableFuture<ErrorResponse> done = query;
                     query = null;
                     queryRows = null;
-                    state = link != null ? State.LINKED : State.IDLE;
+                    to(link != null ? State.LINKED : State.IDLE);
                     done.complete(queryError);
                 }
                 case BackendMessage.DATA_ROW -> {
@@ -434,7 +440,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
                         return;
                     }
                     connectQueryRunning = false;
-                    state = State.IDLE;
+                    to(State.IDLE);
                     opened.complete(this);
                 }
                 default -> {
@@ -496,7 +502,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
 
     private void closed(Throwable cause) {
         State was = state;
-        state = State.CLOSED;
+        to(State.CLOSED);
         switch (was) {
             case CONNECTING, TLS, LOGIN -> failLogin(loginFailure(cause));
             case QUERY -> failQuery(cause);
@@ -521,7 +527,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
             done.completeExceptionally(cause);
         }
         if (channel.isActive()) {
-            state = State.CLOSED;
+            to(State.CLOSED);
             channel.close();
         }
     }
@@ -530,7 +536,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         if (!opened.completeExceptionally(cause)) {
             return;
         }
-        state = State.CLOSED;
+        to(State.CLOSED);
         channel.close();
     }
 

@@ -1,0 +1,34 @@
+package io.pgmux.proxy.client;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.netty.channel.DefaultEventLoopGroup;
+import io.netty.channel.local.LocalChannel;
+import io.pgmux.proxy.prepared.PreparedStatementLimit;
+import io.pgmux.proxy.protocol.FrontendMessageDecoder;
+import io.pgmux.proxy.protocol.PoolerError;
+import org.junit.jupiter.api.Test;
+
+/** A connection's state belongs to its event loop: the tests run with assertions that say so. */
+class EventLoopConfinementTest {
+
+    @Test
+    void aClientsStateChangedOffItsEventLoopFailsAnAssertion() throws Exception {
+        DefaultEventLoopGroup loops = new DefaultEventLoopGroup(1);
+        try {
+            ProxyContext context = new ProxyContext(null, null, null, new PreparedStatementLimit(0), () -> 1,
+                    Runnable::run);
+            ClientConnection client = new ClientConnection(context, new FrontendMessageDecoder());
+            LocalChannel channel = new LocalChannel();
+            channel.pipeline().addLast(client);
+            loops.register(channel).sync();
+            channel.eventLoop().submit(() -> client.channelActive(channel.pipeline().context(client))).get();
+
+            assertThrows(AssertionError.class, () -> client.fatal(PoolerError.clientIdleTimeout()));
+            // the same change on the client's own loop is what the proxy does
+            channel.eventLoop().submit(() -> client.fatal(PoolerError.clientIdleTimeout())).get();
+        } finally {
+            loops.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.SECONDS).sync();
+        }
+    }
+}
