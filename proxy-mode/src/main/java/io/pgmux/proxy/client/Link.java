@@ -19,7 +19,6 @@ import io.pgmux.proxy.protocol.ReadyForQuery.TransactionStatus;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.transport.ReadPauses;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -36,12 +35,6 @@ import org.slf4j.LoggerFactory;
  */
 final class Link extends ServerLoan {
     private static final Logger log = LoggerFactory.getLogger(Link.class);
-    /**
-     * What a client may send while it waits for a server before the proxy stops reading from it: enough for
-     * any ordinary request (one Query, or a Parse/Bind/Execute/Sync batch), so that waiting costs no
-     * epoll_ctl calls to pause and resume reads, yet a client streaming COPY data cannot pile up memory.
-     */
-    private static final int PENDING_BYTES_LIMIT = 64 * 1024;
 
     private final SettingStatementsSeen settingStatements;
     /** Null unless LISTEN is answered through the pool's hub (transaction or statement mode, pinning on). */
@@ -50,16 +43,11 @@ final class Link extends ServerLoan {
     private ListenInterception listening;
     /** Null in session mode, and until the first link. */
     private ResendBuffer resend;
-    /** Sized on first use rather than 16 slots up front: most idle clients never wait for a server. */
-    private final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>(0);
-    private int pendingBytes;
     /**
      * A message of the client's read is acquiring a server: one linked now gets the rest of the read's messages
      * too, and the read's end flushes them all with one write instead of one for the first and one for the rest.
      */
     private boolean acquiringInRead;
-    /** A request cancelled while waiting ended before its Sync: the client's messages until that Sync are dropped. */
-    private boolean discardingUntilSync;
     /** ReadyForQuery messages the server still owes: one per Query, Sync and FunctionCall sent. */
     private int readyPending;
     /** Extended-protocol messages were sent since the last Sync: the server is mid-batch. */
@@ -69,13 +57,6 @@ final class Link extends ServerLoan {
      * reads them before anything else, so it cannot go to another client meanwhile.
      */
     private int messageRemaining;
-    /**
-     * When the request not yet answered in full started (PgBouncer's query_start), waiting for a server included;
-     * 0 when none runs; query_timeout.
-     */
-    long queryStartNanos;
-    /** When the open transaction's first request started (xact_start), 0 when none is open; transaction_timeout. */
-    long transactionStartNanos;
 
     Link(ClientConnection client, Channel channel, Pool<ServerConnection> pool, ClientParameters parameters,
             PreparedStatementLimit preparedStatements, Pinning pinning, ListenerHub hub) {
@@ -167,22 +148,6 @@ final class Link extends ServerLoan {
         return listening;
     }
 
-    /** The rest of a batch whose request was cancelled while waiting: dropped, as a server drops it after an error. */
-    private void discardUntilSync(FrontendMessage message) {
-        byte type = message.type();
-        message.release();
-        if (type == FrontendMessage.TERMINATE) {
-            client.terminate();
-        } else if (type == FrontendMessage.SYNC) {
-            discardingUntilSync = false;
-            queryStartNanos = 0;
-            transactionStartNanos = 0;
-            filter.relayOwn(ReadyForQuery.IDLE);
-            channel.flush();
-            client.quiet(TransactionStatus.IDLE, System.nanoTime());
-        }
-    }
-
     /** Whether a message asks the server for something: a Flush, COPY data or a message's continuation does not. */
     private static boolean startsRequest(byte type) {
         return switch (type) {
@@ -205,15 +170,6 @@ final class Link extends ServerLoan {
         }
         drop(new PoolException(reason));
         close();
-    }
-
-    /** Keeps a message until a server is linked; stops reading once too much waits. */
-    void hold(FrontendMessage message) {
-        pending.add(message);
-        pendingBytes += message.content().readableBytes();
-        if (pendingBytes > PENDING_BYTES_LIMIT) {
-            ReadPauses.pause(channel, ReadPauses.WAITING_FOR_SERVER);
-        }
     }
 
     private void forward(FrontendMessage message) {
@@ -299,7 +255,7 @@ final class Link extends ServerLoan {
 
     /**
      * A CancelRequest for this client: forwarded to the server while the client's query runs there; a request
-     * still waiting for a server is ended here instead (see {@link #cancelledWhileWaiting}), never to run.
+     * still waiting for a server is ended by the loan instead, never to run.
      */
     void cancelQuery(CancelSender cancelSender) {
         if (cancelWait()) {
@@ -354,35 +310,6 @@ final class Link extends ServerLoan {
     @Override
     boolean serverIdle() {
         return readyPending == 0 && !syncPending && messageRemaining == 0;
-    }
-
-    /**
-     * The client cancelled the request that waited for a server: it is answered as PostgreSQL answers a cancelled
-     * statement (57014, then ReadyForQuery at the request's end: its Query or FunctionCall, or the Sync of its
-     * batch, read now or later), without having reached a server. What the client sent after it is served as usual.
-     */
-    @Override
-    void cancelledWhileWaiting() {
-        if (state == State.CLOSED) {
-            return;
-        }
-        FrontendMessage message;
-        boolean ended = false;
-        while (!ended && (message = pending.poll()) != null) {
-            pendingBytes -= message.content().readableBytes();
-            ended = message.type() == FrontendMessage.QUERY || message.type() == FrontendMessage.SYNC
-                    || message.type() == FrontendMessage.FUNCTION_CALL;
-            message.release();
-        }
-        filter.relayOwn(PoolerError.queryCanceled());
-        discardingUntilSync = !ended;
-        queryStartNanos = pending.isEmpty() ? 0 : System.nanoTime();
-        transactionStartNanos = queryStartNanos;
-        if (ended) {
-            filter.relayOwn(ReadyForQuery.IDLE);
-        }
-        channel.flush();
-        resumeUnlinked();
     }
 
     /** Sends what the client sent while the server was not linked to it. */

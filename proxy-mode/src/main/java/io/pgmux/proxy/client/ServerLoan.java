@@ -12,6 +12,7 @@ import io.pgmux.proxy.prepared.NamedStatements;
 import io.pgmux.proxy.prepared.PreparedStatementLimit;
 import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
+import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.protocol.ReadyForQuery.TransactionStatus;
@@ -20,6 +21,7 @@ import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerLink;
 import io.pgmux.proxy.transport.ReadPauses;
 import java.nio.channels.ClosedChannelException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -62,6 +64,12 @@ abstract class ServerLoan implements ServerLink {
         CLOSED
     }
 
+    /**
+     * What a client may send while it waits for a server before the proxy stops reading from it: enough for
+     * any ordinary request (one Query, or a Parse/Bind/Execute/Sync batch), so that waiting costs no
+     * epoll_ctl calls to pause and resume reads, yet a client streaming COPY data cannot pile up memory.
+     */
+    static final int PENDING_BYTES_LIMIT = 64 * 1024;
     /** Why a client's reads pause for its loan: too much waits for a server, or its server cannot take more. */
     static final int SERVER_REASONS = ReadPauses.WAITING_FOR_SERVER | ReadPauses.PEER_NOT_WRITABLE;
 
@@ -77,6 +85,18 @@ abstract class ServerLoan implements ServerLink {
     final Pinning pinning;
 
     State state = State.IDLE;
+    /** What the client sent while no server is linked to it; sized on first use: most idle clients never wait. */
+    final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>(0);
+    int pendingBytes;
+    /** A request cancelled while waiting ended before its Sync: the client's messages until that Sync are dropped. */
+    boolean discardingUntilSync;
+    /**
+     * When the request not yet answered in full started (PgBouncer's query_start), waiting for a server included;
+     * 0 when none runs; query_timeout.
+     */
+    long queryStartNanos;
+    /** When the open transaction's first request started (xact_start), 0 when none is open; transaction_timeout. */
+    long transactionStartNanos;
     Lease<ServerConnection> lease;
     ServerConnection server;
     /** When the client started waiting for a server, 0 while it does not; query_wait_notify. */
@@ -120,11 +140,63 @@ abstract class ServerLoan implements ServerLink {
     /** The link's relay state ends with the server's. */
     abstract void unlinked();
 
-    /** The wait for a server was cancelled by the client's CancelRequest. */
-    abstract void cancelledWhileWaiting();
-
     /** The server is pinned and stays linked: what the client sent meanwhile goes to it. */
     abstract void forwardPending();
+
+    // ---------------------------------------------------------------- waiting for a server
+
+    /** Keeps a message until a server is linked; stops reading once too much waits. */
+    final void hold(FrontendMessage message) {
+        pending.add(message);
+        pendingBytes += message.content().readableBytes();
+        if (pendingBytes > PENDING_BYTES_LIMIT) {
+            ReadPauses.pause(channel, ReadPauses.WAITING_FOR_SERVER);
+        }
+    }
+
+    /** The rest of a batch whose request was cancelled while waiting: dropped, as a server drops it after an error. */
+    final void discardUntilSync(FrontendMessage message) {
+        byte type = message.type();
+        message.release();
+        if (type == FrontendMessage.TERMINATE) {
+            client.terminate();
+        } else if (type == FrontendMessage.SYNC) {
+            discardingUntilSync = false;
+            queryStartNanos = 0;
+            transactionStartNanos = 0;
+            filter.relayOwn(ReadyForQuery.IDLE);
+            channel.flush();
+            client.quiet(TransactionStatus.IDLE, System.nanoTime());
+        }
+    }
+
+    /**
+     * The client cancelled the request that waited for a server: it is answered as PostgreSQL answers a cancelled
+     * statement (57014, then ReadyForQuery at the request's end: its Query or FunctionCall, or the Sync of its
+     * batch, read now or later), without having reached a server. What the client sent after it is served as usual.
+     */
+    private void cancelledWhileWaiting() {
+        if (state == State.CLOSED) {
+            return;
+        }
+        FrontendMessage message;
+        boolean ended = false;
+        while (!ended && (message = pending.poll()) != null) {
+            pendingBytes -= message.content().readableBytes();
+            ended = message.type() == FrontendMessage.QUERY || message.type() == FrontendMessage.SYNC
+                    || message.type() == FrontendMessage.FUNCTION_CALL;
+            message.release();
+        }
+        filter.relayOwn(PoolerError.queryCanceled());
+        discardingUntilSync = !ended;
+        queryStartNanos = pending.isEmpty() ? 0 : System.nanoTime();
+        transactionStartNanos = queryStartNanos;
+        if (ended) {
+            filter.relayOwn(ReadyForQuery.IDLE);
+        }
+        channel.flush();
+        resumeUnlinked();
+    }
 
     // ---------------------------------------------------------------- acquire, replay, link
 
