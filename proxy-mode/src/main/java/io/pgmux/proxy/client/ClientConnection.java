@@ -196,6 +196,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
      * does, and closes one whose timeout passed.
      */
     void checkTimeout(long now, ClientTimeouts timeouts) {
+        assert channel.eventLoop().inEventLoop() : "a client's timeouts are checked off its event loop";
         if (isOver()) {
             return;
         }
