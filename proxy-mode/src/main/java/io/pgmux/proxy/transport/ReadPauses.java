@@ -47,13 +47,11 @@ public final class ReadPauses {
         }
     }
 
-    /** Whether {@code reason} is set on {@code channel}; on its event loop. */
-    public static boolean isPaused(Channel channel, int reason) {
-        Integer reasons = channel.attr(REASONS).get();
-        return reasons != null && (reasons & reason) != 0;
-    }
-
     private static void apply(Channel channel, int reason, boolean paused) {
+        if (!paused && !channel.hasAttr(REASONS)) {
+            // never paused: a socket that only ever resumes (most, at each transaction's end) carries no attribute
+            return;
+        }
         Attribute<Integer> attribute = channel.attr(REASONS);
         Integer current = attribute.get();
         int before = current == null ? 0 : current;
