@@ -267,7 +267,7 @@ final class Link extends ServerLoan {
         }
     }
 
-    // ---------------------------------------------------------------- notifications of the hub
+    // ---------------------------------------------------------------- where notifications may go
 
     /**
      * No server, or a pinned one that owes nothing and has no transaction open: a notification written now falls

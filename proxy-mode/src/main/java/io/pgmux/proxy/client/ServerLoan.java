@@ -131,7 +131,7 @@ abstract class ServerLoan implements ServerLink {
 
     // ---------------------------------------------------------------- what the relay does around the loan
 
-    /** The server is linked: what the client sent while it was not goes to it. */
+    /** The server is linked; what the client sent meanwhile goes to it next. */
     abstract void linked();
 
     /** The server went back or was closed: what the client sent meanwhile gets the next one. */
@@ -142,6 +142,12 @@ abstract class ServerLoan implements ServerLink {
 
     /** The server is pinned and stays linked: what the client sent meanwhile goes to it. */
     abstract void forwardPending();
+
+    /** The pool handed over no server. */
+    abstract void acquireFailed();
+
+    /** The server owes nothing and has nothing more to read of a message: it may serve another client. */
+    abstract boolean serverIdle();
 
     // ---------------------------------------------------------------- waiting for a server
 
@@ -247,9 +253,6 @@ abstract class ServerLoan implements ServerLink {
             onAcquired(acquired);
         }
     }
-
-    /** The pool handed over no server. */
-    abstract void acquireFailed();
 
     private void onAcquired(Lease<ServerConnection> acquired) {
         if (state == State.CLOSED) {
@@ -448,9 +451,6 @@ abstract class ServerLoan implements ServerLink {
             drop(new PoolException("client disconnected with a query or transaction open"));
         }
     }
-
-    /** The server owes nothing and has nothing more to read of a message: it may serve another client. */
-    abstract boolean serverIdle();
 
     /** The client is gone and its server idle: back to the pool, once cleared of the state it was pinned for. */
     private void endClosed() {
