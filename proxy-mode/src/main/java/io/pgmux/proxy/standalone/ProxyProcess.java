@@ -163,8 +163,8 @@ public final class ProxyProcess {
             proxy.pause().thenRun(() -> ProcessLog.write(Level.LOG, "PAUSE done: no server in use", null));
         });
         handle("USR2", () -> {
-            // as PgBouncer: nothing is resumed once a shutdown has begun
-            if (proxy.isShuttingDown()) {
+            // as PgBouncer: nothing is resumed once a shutdown has begun, even one whose work has not started yet
+            if (shuttingDown.get() || proxy.isShuttingDown()) {
                 ProcessLog.write(Level.LOG, "got SIGUSR2 while shutting down, ignoring", null);
                 return;
             }
