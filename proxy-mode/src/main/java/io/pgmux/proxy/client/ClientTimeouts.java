@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 
 /**
  * PgBouncer's client timeouts, checked for every client on each pass of core's janitor, as PgBouncer's janitor.c
@@ -77,6 +78,8 @@ public final class ClientTimeouts implements Runnable {
     /** Clients between connecting and their welcome; those logged in are in {@link #loggedIn}. */
     private final Set<ClientConnection> loggingIn = ConcurrentHashMap.newKeySet();
     private final Collection<ClientConnection> loggedIn;
+    /** Whether any client waits for a server now: only such a client can be due a query_wait_notify notice. */
+    private final BooleanSupplier anyWaiting;
     private volatile long loginNanos;
     /** Counts the changes of the limits, so that each client takes the new ones on the next pass. */
     private volatile int version;
@@ -92,10 +95,12 @@ public final class ClientTimeouts implements Runnable {
 
     /**
      * @param loggedIn the logged-in clients, live
+     * @param anyWaiting whether any client waits for a server now
      * @param loginMillis client_login_timeout; 0 means none
      */
-    ClientTimeouts(Collection<ClientConnection> loggedIn, long loginMillis) {
+    ClientTimeouts(Collection<ClientConnection> loggedIn, BooleanSupplier anyWaiting, long loginMillis) {
         this.loggedIn = loggedIn;
+        this.anyWaiting = anyWaiting;
         this.loginNanos = Duration.ofMillis(loginMillis).toNanos();
     }
 
@@ -174,13 +179,22 @@ public final class ClientTimeouts implements Runnable {
     @Override
     public void run() {
         boolean login = loginNanos > 0 || global.queryNanos() > 0;
-        boolean loggedInRules = anyLimit || waitNotifySeconds > 0 || fastClose;
+        boolean loggedInRules = checksLoggedInClients();
         if (!login && !loggedInRules) {
             return;
         }
         for (EventLoop loop : loops) {
             loop.execute(() -> pass(loop, login, loggedInRules));
         }
+    }
+
+    /**
+     * Whether this pass must look at the logged-in clients. query_wait_notify is on by default, yet only a client
+     * waiting for a server can be due its notice: checking every idle client for it would make each pass cost as
+     * many checks as clients are connected, though none waits.
+     */
+    boolean checksLoggedInClients() {
+        return anyLimit || fastClose || waitNotifySeconds > 0 && anyWaiting.getAsBoolean();
     }
 
     private void pass(EventLoop loop, boolean login, boolean loggedInRules) {

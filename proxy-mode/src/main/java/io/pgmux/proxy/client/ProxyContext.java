@@ -91,7 +91,8 @@ public final class ProxyContext {
         this.users = UserSecrets.of(Map.of());
         this.clientTls = ClientTls.DISABLED;
         this.cancelSender = cancelSender;
-        this.clientTimeouts = new ClientTimeouts(clientsByKey.values(), 0);
+        this.clientTimeouts = new ClientTimeouts(clientsByKey.values(),
+                () -> registry.pools().stream().anyMatch(pool -> pool.view().waitingClients() > 0), 0);
         this.idlePools = new IdlePools<>(registry, Duration.ZERO);
     }
 
