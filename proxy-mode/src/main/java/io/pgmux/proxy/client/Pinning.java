@@ -2,6 +2,7 @@ package io.pgmux.proxy.client;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ByteProcessor;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.pgmux.core.pool.PinReason;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.proxy.config.PinSessionState;
@@ -34,6 +35,17 @@ final class Pinning {
             + " EXISTS (SELECT FROM pg_catalog.pg_cursors WHERE is_holdable),"
             + " EXISTS (SELECT FROM pg_catalog.pg_prepared_statements WHERE from_sql)";
 
+    /**
+     * The scanner of {@link #mentionsSessionState}, one per event loop rather than one per client: it holds nothing
+     * between two calls, each of which runs to its end on the client's loop.
+     */
+    private static final FastThreadLocal<SessionStateText> TEXT = new FastThreadLocal<>() {
+        @Override
+        protected SessionStateText initialValue() {
+            return new SessionStateText();
+        }
+    };
+
     private final PinSessionState mode;
     /** Transaction or statement mode with pin_session_state on or error. */
     private final boolean watches;
@@ -41,7 +53,6 @@ final class Pinning {
     /** Whose metrics count the pins. */
     private final Pool<?> pool;
     private final SocketAddress client;
-    private final SessionStateText text = new SessionStateText();
     /** A trigger fired since the last check. */
     private boolean touched;
     /** LOAD ran: the library stays in the backend whatever the client does next. */
@@ -180,6 +191,7 @@ final class Pinning {
      * bytes, no allocation; a false positive costs one check query.
      */
     boolean mentionsSessionState(ByteBuf message) {
+        SessionStateText text = TEXT.get();
         text.reset();
         return message.forEachByte(text) >= 0 || text.endsOnAWord();
     }
