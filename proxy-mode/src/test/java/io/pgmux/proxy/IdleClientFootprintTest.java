@@ -7,7 +7,9 @@ import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.management.ObjectName;
@@ -17,8 +19,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What an idle client holds: clients that logged in and ran one simple query each, then stay idle, keep no object
- * of a feature they did not use. Counted in the class histogram of live objects of this JVM (after a full
- * collection), as jcmd's GC.class_histogram prints it.
+ * of a feature they did not use. Counted as the growth of the class histogram of live objects of this JVM (after a
+ * full collection, as jcmd's GC.class_histogram prints it) from before the clients came to while they are idle;
+ * one client came and went before, so that the pool and what it shares exist already.
  */
 @PostgresTest
 class IdleClientFootprintTest {
@@ -28,6 +31,7 @@ class IdleClientFootprintTest {
     private final TestDatabase db;
     private final List<RawClient> clients = new ArrayList<>();
     private PgMuxProxy proxy;
+    private Map<String, Long> before;
 
     IdleClientFootprintTest(TestDatabase db) {
         this.db = db;
@@ -36,12 +40,19 @@ class IdleClientFootprintTest {
     @BeforeEach
     void idleClients() throws Exception {
         proxy = ProxyFixture.start(db, PoolMode.TRANSACTION);
-        for (int i = 0; i < CLIENTS; i++) {
-            RawClient client = RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD);
-            clients.add(client);
-            client.query("SELECT 1");
-            client.readUntilReady();
+        try (RawClient first = idleClient()) {
+            before = histogram();
         }
+        for (int i = 0; i < CLIENTS; i++) {
+            clients.add(idleClient());
+        }
+    }
+
+    private RawClient idleClient() throws Exception {
+        RawClient client = RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD);
+        client.query("SELECT 1");
+        client.readUntilReady();
+        return client;
     }
 
     @AfterEach
@@ -52,23 +63,33 @@ class IdleClientFootprintTest {
         proxy.close();
     }
 
-    /** Live instances of {@code className}, after a full collection. */
-    private static long instances(String className) throws Exception {
+    /** Live instances per class, after a full collection. */
+    private static Map<String, Long> histogram() throws Exception {
         String histogram = (String) ManagementFactory.getPlatformMBeanServer().invoke(
                 new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
                 new Object[] {new String[0]}, new String[] {String[].class.getName()});
+        Map<String, Long> instances = new HashMap<>();
         Matcher row = ROW.matcher(histogram);
         while (row.find()) {
-            if (row.group(2).equals(className)) {
-                return Long.parseLong(row.group(1));
-            }
+            instances.put(row.group(2), Long.parseLong(row.group(1)));
         }
-        return 0;
+        return instances;
+    }
+
+    /** How many more instances of {@code className} live with the idle clients than before them. */
+    private long added(String className) throws Exception {
+        return histogram().getOrDefault(className, 0L) - before.getOrDefault(className, 0L);
     }
 
     @Test
     void idleClientsShareTheScannerOfQueryTextsForSessionState() throws Exception {
-        long scanners = instances("io.pgmux.proxy.client.Pinning$SessionStateText");
+        long scanners = added("io.pgmux.proxy.client.Pinning$SessionStateText");
         assertTrue(scanners < CLIENTS, scanners + " scanners for " + CLIENTS + " clients");
+    }
+
+    @Test
+    void clientsThatNeverNamedAStatementKeepNoMapOfNames() throws Exception {
+        long maps = added("java.util.HashMap");
+        assertTrue(maps < CLIENTS, maps + " more hash maps with " + CLIENTS + " clients");
     }
 }

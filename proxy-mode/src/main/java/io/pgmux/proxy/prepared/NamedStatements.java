@@ -39,7 +39,8 @@ public final class NamedStatements {
     private static final byte[] DISCARD_ALL = CommandComplete.tag("DISCARD ALL");
 
     private final PendingRequests requests = new PendingRequests();
-    private final Map<String, StatementKey> statements = new HashMap<>();
+    /** The client's names; a shared empty map until its first named Parse, as most clients never name one. */
+    private Map<String, StatementKey> statements = Map.of();
     private final PreparedStatementLimit limit;
     private final TrafficStats traffic;
     private ServerConnection server;
@@ -105,6 +106,9 @@ public final class NamedStatements {
             return;
         }
         StatementKey key = new StatementKey(parse);
+        if (!(statements instanceof HashMap)) {
+            statements = new HashMap<>();
+        }
         statements.put(name, key);
         traffic.recordClientParse();
         PreparedStatementCache cache = server.preparedStatements();
@@ -166,7 +170,7 @@ public final class NamedStatements {
      */
     private void onClose(FrontendMessage message) {
         Close close = Close.decode(message.body());
-        if (close.target() == StatementOrPortal.STATEMENT && !close.name().isEmpty()) {
+        if (close.target() == StatementOrPortal.STATEMENT && !close.name().isEmpty() && !statements.isEmpty()) {
             statements.remove(close.name());
         }
         send(message, PendingRequests.Kind.CLOSE);
@@ -217,7 +221,9 @@ public final class NamedStatements {
         if (type == BackendMessage.COMMAND_COMPLETE && dropsAllStatements(frames, at + 5, length - 5)) {
             // sent as SQL: the server lost the pooler's statements too, and the client has none left
             server.preparedStatements().clear();
-            statements.clear();
+            if (!statements.isEmpty()) {
+                statements.clear();
+            }
         }
         return requests.onResponse(type, server.preparedStatements(), statements);
     }
