@@ -28,7 +28,8 @@ final class Janitor implements Runnable {
     private final List<Consumer<TrafficStats.Period>> periodListeners = new CopyOnWriteArrayList<>();
     private final ReentrantLock running = new ReentrantLock();
     private volatile ScheduledExecutorService executor;
-    private ScheduledFuture<?> scheduled;
+    private volatile ScheduledFuture<?> scheduled;
+    private volatile long periodNanos;
 
     Janitor(PoolRegistry<?> registry, PoolClock clock, long statsPeriodNanos) {
         this.registry = registry;
@@ -44,7 +45,34 @@ final class Janitor implements Runnable {
 
     void schedule(ScheduledExecutorService executor, long periodNanos) {
         this.executor = executor;
-        scheduled = executor.scheduleWithFixedDelay(this, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
+        this.periodNanos = periodNanos;
+        scheduleNext();
+    }
+
+    /** A new time between two passes, from the pass after the one scheduled now on. */
+    void period(long nanos) {
+        this.periodNanos = nanos;
+    }
+
+    /** Each pass schedules the next, so that the period may change while the janitor runs. */
+    private void scheduleNext() {
+        ScheduledExecutorService ex = executor;
+        if (ex == null) {
+            return;
+        }
+        try {
+            scheduled = ex.schedule(this::pass, periodNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            // shutting down: no more passes
+        }
+    }
+
+    private void pass() {
+        try {
+            run();
+        } finally {
+            scheduleNext();
+        }
     }
 
     /**
@@ -79,8 +107,9 @@ final class Janitor implements Runnable {
 
     void cancel() {
         executor = null;
-        if (scheduled != null) {
-            scheduled.cancel(false);
+        ScheduledFuture<?> next = scheduled;
+        if (next != null) {
+            next.cancel(false);
         }
     }
 

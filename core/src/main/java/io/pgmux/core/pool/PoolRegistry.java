@@ -355,6 +355,17 @@ public final class PoolRegistry<S> implements AutoCloseable {
     }
 
     /**
+     * A new time between two janitor passes, from the pass after the next on; for a registry built with a
+     * janitor period above zero.
+     */
+    public void janitorPeriod(Duration period) {
+        if (period.isNegative() || period.isZero()) {
+            throw new IllegalArgumentException("janitor period must be above zero: " + period);
+        }
+        janitor.period(period.toNanos());
+    }
+
+    /**
      * PgBouncer's stats_period changed at run time (RELOAD, SET): the period running now ends when the new length
      * has passed since it began.
      */

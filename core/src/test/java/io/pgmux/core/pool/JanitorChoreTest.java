@@ -1,6 +1,7 @@
 package io.pgmux.core.pool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.pool.FakeConnector.Conn;
@@ -32,6 +33,30 @@ class JanitorChoreTest {
             CountDownLatch passes = new CountDownLatch(3);
             registry.addJanitorChore(passes::countDown);
             assertTrue(passes.await(10, TimeUnit.SECONDS), "the chore did not run on three janitor passes");
+        }
+    }
+
+    @Test
+    void theJanitorGoesOnAtANewPeriod() throws InterruptedException {
+        try (PoolRegistry<Conn> registry = PoolRegistry.<Conn>builder().connector(new FakeConnector())
+                .janitorPeriod(Duration.ofMillis(10)).build()) {
+            CountDownLatch slowed = new CountDownLatch(1);
+            registry.addJanitorChore(slowed::countDown);
+            assertTrue(slowed.await(10, TimeUnit.SECONDS), "no janitor pass");
+            registry.janitorPeriod(Duration.ofMillis(20));
+            CountDownLatch passes = new CountDownLatch(3);
+            registry.addJanitorChore(passes::countDown);
+            assertTrue(passes.await(10, TimeUnit.SECONDS), "the janitor stopped after its period changed");
+        }
+    }
+
+    @Test
+    void aJanitorPeriodOfZeroOrLessIsRefused() {
+        try (PoolRegistry<Conn> registry = PoolRegistry.<Conn>builder().connector(new FakeConnector())
+                .janitorPeriod(Duration.ofMillis(10)).build()) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> registry.janitorPeriod(Duration.ZERO));
+            assertEquals("janitor period must be above zero: PT0S", e.getMessage());
         }
     }
 }
