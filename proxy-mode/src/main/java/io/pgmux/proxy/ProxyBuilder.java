@@ -15,6 +15,7 @@ import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.config.Scope;
 import io.pgmux.proxy.config.TlsMode;
+import io.pgmux.proxy.server.JanitorPeriod;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.ServerTargets;
 import java.io.IOException;
@@ -43,7 +44,8 @@ public final class ProxyBuilder {
     private final Map<String, Map<ProxySetting, Duration>> userTimeouts = new LinkedHashMap<>();
     private UserSecrets users = UserSecrets.of(Map.of());
     private SslContext clientTlsContext;
-    private Duration janitorPeriod = Duration.ofMillis(333);
+    /** Null: from the settings ({@link JanitorPeriod}). */
+    private Duration janitorPeriod;
     private Duration drainTimeout = Duration.ofSeconds(10);
     private PgMuxProxy.ConfigSource reloadFrom;
     private Path configDirectory = Path.of("");
@@ -349,7 +351,10 @@ public final class ProxyBuilder {
         return this;
     }
 
-    /** How often waiters, idle connections and the clients' timeouts are checked (default 333 ms). */
+    /**
+     * How often waiters, idle connections and the clients' timeouts are checked; by default five times in the
+     * shortest timeout set, between 333 ms and 1 s, and again after each RELOAD and SET.
+     */
     public ProxyBuilder janitorPeriod(Duration period) {
         this.janitorPeriod = Objects.requireNonNull(period, "period");
         return this;
@@ -492,6 +497,7 @@ public final class ProxyBuilder {
                 Map.copyOf(userLimits), users, clientTlsContext, configDirectory);
     }
 
+    /** The period the builder fixed, or null. */
     Duration janitorPeriod() {
         return janitorPeriod;
     }

@@ -23,6 +23,7 @@ import io.pgmux.proxy.protocol.FrontendMessageDecoder;
 import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.server.AutoDatabases;
 import io.pgmux.proxy.server.CancelSender;
+import io.pgmux.proxy.server.JanitorPeriod;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.transport.Listeners;
 import io.pgmux.proxy.transport.ReadGate;
@@ -76,7 +77,8 @@ final class ProxyStart {
                 .configs(key -> self.get().overrides().apply(self.get().config(),
                         autoDatabases.entryName(key.database()), key.user()))
                 .connectors(connectors::create)
-                .janitorPeriod(builder.janitorPeriod())
+                .janitorPeriod(builder.janitorPeriod() != null ? builder.janitorPeriod()
+                        : JanitorPeriod.of(s, configuration.userLimits().values()))
                 .statsPeriod(s.get(ProxySetting.STATS_PERIOD))
                 .metricsTrackerFactory(trackers)
                 .registerMbeans(builder.registerMbeans())
@@ -101,7 +103,7 @@ final class ProxyStart {
                 (setting, value) -> started.get().set(setting, value));
         context.adminRoute(console);
         SettingsApply settings = new SettingsApply(configuration, registry, context, connectors, statsLog, transport,
-                console, builder.reloadFrom());
+                console, builder.reloadFrom(), builder.janitorPeriod());
         settings.start(files);
         ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         Listeners listeners;

@@ -9,12 +9,14 @@ import io.pgmux.proxy.client.ProxyContext;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.log.StatsLog;
+import io.pgmux.proxy.server.JanitorPeriod;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTls;
 import io.pgmux.proxy.transport.Listeners;
 import io.pgmux.proxy.transport.TcpOptions;
 import io.pgmux.proxy.transport.Transport;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -42,6 +44,8 @@ final class SettingsApply {
     private final AdminConsole console;
     /** Where RELOAD loads the configuration from; null when built in code. */
     private final PgMuxProxy.ConfigSource reloadFrom;
+    /** The builder's janitor period, or null: then each settings change sets it ({@link JanitorPeriod}). */
+    private final Duration fixedJanitorPeriod;
     private volatile ProxyConfiguration current;
     /** Null until bound: at start, the sockets are bound with the settings applied. */
     private volatile Listeners listeners;
@@ -65,8 +69,9 @@ final class SettingsApply {
 
     SettingsApply(ProxyConfiguration first, PoolRegistry<ServerConnection> registry, ProxyContext context,
             ServerConnectors connectors, StatsLog statsLog, Transport transport, AdminConsole console,
-            PgMuxProxy.ConfigSource reloadFrom) {
+            PgMuxProxy.ConfigSource reloadFrom, Duration fixedJanitorPeriod) {
         this.current = first;
+        this.fixedJanitorPeriod = fixedJanitorPeriod;
         this.registry = registry;
         this.context = context;
         this.connectors = connectors;
@@ -184,6 +189,9 @@ final class SettingsApply {
         context.connectionLog().settings(s);
         statsLog.enabled(s.get(ProxySetting.LOG_STATS));
         registry.statsPeriod(s.get(ProxySetting.STATS_PERIOD));
+        if (fixedJanitorPeriod == null) {
+            registry.janitorPeriod(JanitorPeriod.of(s, next.userLimits().values()));
+        }
         if (files.clientTls() != null) {
             context.clientTls(files.clientTls());
         }

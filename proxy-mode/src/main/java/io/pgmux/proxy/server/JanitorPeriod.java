@@ -1,0 +1,60 @@
+package io.pgmux.proxy.server;
+
+import io.pgmux.core.config.PoolConfig;
+import io.pgmux.proxy.client.ClientTimeouts;
+import io.pgmux.proxy.config.ProxySetting;
+import io.pgmux.proxy.config.ProxySettings;
+import java.time.Duration;
+import java.util.Collection;
+
+/**
+ * How often core's janitor runs in the proxy: five passes in the shortest timeout it enforces, but at most three a
+ * second (PgBouncer's fixed period) and at least one. Each pass wakes a thread and walks the pools and the chores, a
+ * cost an idle process pays at every pass: at a third of a second it was the largest part of an idle proxy's CPU,
+ * though with the default settings no timeout is shorter than 5 s. The timeouts looked at are the global settings
+ * in seconds, the pool timeouts, query_wait_notify and the {@code [users]} entries' client timeouts; a shorter
+ * per-database or per-user pool timeout is at most one second late.
+ */
+public final class JanitorPeriod {
+    static final long FASTEST_NANOS = Duration.ofMillis(333).toNanos();
+    static final long SLOWEST_NANOS = Duration.ofSeconds(1).toNanos();
+    private static final int PASSES_PER_TIMEOUT = 5;
+
+    private JanitorPeriod() {
+    }
+
+    public static Duration of(ProxySettings settings, Collection<ClientTimeouts.Limits> users) {
+        long shortest = Long.MAX_VALUE;
+        for (ProxySetting setting : ProxySetting.values()) {
+            if (setting.type() == ProxySetting.Type.SECONDS) {
+                Duration value = settings.get(setting);
+                shortest = shorter(shortest, value.toNanos());
+            }
+        }
+        PoolConfig pool = settings.pool();
+        shortest = shorter(shortest, pool.queryWaitTimeoutNanos());
+        shortest = shorter(shortest, pool.serverIdleTimeoutNanos());
+        shortest = shorter(shortest, pool.serverLifetimeNanos());
+        shortest = shorter(shortest, pool.serverConnectTimeoutNanos());
+        shortest = shorter(shortest, pool.serverLoginRetryNanos());
+        shortest = shorter(shortest, pool.serverCheckDelayNanos());
+        if (pool.reservePoolSize() > 0) {
+            shortest = shorter(shortest, pool.reservePoolTimeoutNanos());
+        }
+        int waitNotifySeconds = settings.get(ProxySetting.QUERY_WAIT_NOTIFY);
+        shortest = shorter(shortest, Duration.ofSeconds(waitNotifySeconds).toNanos());
+        for (ClientTimeouts.Limits own : users) {
+            shortest = shorter(shortest, own.idleNanos());
+            shortest = shorter(shortest, own.idleTransactionNanos());
+            shortest = shorter(shortest, own.queryNanos());
+            shortest = shorter(shortest, own.transactionNanos());
+        }
+        long period = shortest / PASSES_PER_TIMEOUT;
+        return Duration.ofNanos(Math.max(FASTEST_NANOS, Math.min(SLOWEST_NANOS, period)));
+    }
+
+    /** The shorter of a timeout found so far and {@code nanos}, where 0 is off. */
+    private static long shorter(long shortest, long nanos) {
+        return nanos > 0 ? Math.min(shortest, nanos) : shortest;
+    }
+}
