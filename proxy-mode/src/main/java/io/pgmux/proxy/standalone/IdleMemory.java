@@ -13,11 +13,14 @@ import java.util.Map;
  * {@value #PERIODIC_GC_MILLIS} ms without one (G1PeriodicGCInterval) and leaves at most 20 % of the heap free
  * (MinHeapFreeRatio 10 and MaxHeapFreeRatio 20 instead of 40 and 70). Under load, collections come anyway and the
  * periodic one never runs; the free ratios apply only where G1 resizes the heap after a full collection or a
- * concurrent cycle, never after a young one. All three are manageable flags, set at run time; the library's own
+ * concurrent cycle, never after a young one. {@link PeriodicCollection} turns the periodic collection off while
+ * it has nothing to give back. All three are manageable flags, set at run time; the library's own
  * embedders keep whatever their JVM has.
  */
 final class IdleMemory {
     static final long PERIODIC_GC_MILLIS = 60_000;
+    /** What {@link #apply} lists when it turned the periodic collection on. */
+    static final String PERIODIC_GC = "G1PeriodicGCInterval=" + PERIODIC_GC_MILLIS;
 
     /** In order: MinHeapFreeRatio first, as MaxHeapFreeRatio may never be set below it. */
     private static final List<Map.Entry<String, String>> SETTINGS = List.of(Map.entry("MinHeapFreeRatio", "10"),

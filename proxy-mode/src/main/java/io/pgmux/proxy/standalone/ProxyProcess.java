@@ -73,6 +73,9 @@ public final class ProxyProcess {
             ProcessLog.write(Level.LOG, "listening on " + address, null);
         }
         List<String> idleMemory = IdleMemory.apply();
+        if (idleMemory.contains(IdleMemory.PERIODIC_GC)) {
+            proxy.registry().addJanitorChore(new PeriodicCollection(Long.toString(IdleMemory.PERIODIC_GC_MILLIS)));
+        }
         if (!idleMemory.isEmpty()) {
             ProcessLog.write(Level.DEBUG, "an idle process gives unused heap back: " + String.join(" ", idleMemory)
                     + " (set on the java command line to choose otherwise)", null);
