@@ -1,7 +1,6 @@
-package io.pgmux.proxy.server;
+package io.pgmux.proxy.client;
 
 import io.pgmux.core.config.PoolConfig;
-import io.pgmux.proxy.client.ClientTimeouts;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import java.time.Duration;

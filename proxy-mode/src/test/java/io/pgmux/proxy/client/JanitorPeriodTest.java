@@ -1,8 +1,7 @@
-package io.pgmux.proxy.server;
+package io.pgmux.proxy.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.pgmux.proxy.client.ClientTimeouts;
 import io.pgmux.proxy.config.ProxySettings;
 import java.nio.file.Path;
 import java.time.Duration;
