@@ -4,6 +4,7 @@ import io.pgmux.core.config.ConfigException;
 import io.pgmux.core.config.ConfigKey;
 import io.pgmux.core.config.UnknownSetting;
 import io.pgmux.core.config.PoolConfig;
+import io.pgmux.jdbc.credentials.CredentialsProvider;
 import io.pgmux.jdbc.pool.JdbcPoolSettings;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -252,10 +253,30 @@ final class ConnectionUrl {
     }
 
     /** Everything a pool for this request is built from; the caller adds what only it knows. */
-    JdbcPoolSettings.Builder poolSettings(PoolConfig config, Map<DriverProperty, Object> values) {
+    JdbcPoolSettings.Builder poolSettings(PoolConfig config, Map<DriverProperty, Object> values) throws SQLException {
+        return poolSettings(config, values, null);
+    }
+
+    /**
+     * As {@link #poolSettings(PoolConfig, Map)}, with the DataSource's credentialsProvider object. With a
+     * credentials provider, a user and password written in the URL move to the properties: pgjdbc lets the URL's
+     * win, and the provider's answer must win over them (what it leaves null falls back to them).
+     *
+     * @throws SQLException 22023 when the credential settings contradict each other
+     */
+    JdbcPoolSettings.Builder poolSettings(PoolConfig config, Map<DriverProperty, Object> values,
+                                          CredentialsProvider given) throws SQLException {
+        CredentialsProvider credentials = CredentialSources.provider(given, values,
+                Duration.ofNanos(config.serverConnectTimeoutNanos()));
+        String url = targetUrl;
+        Properties properties = driverProperties();
+        if (credentials != null) {
+            url = credentialsMovedToProperties(targetUrl, properties);
+        }
         return JdbcPoolSettings.builder()
-                .targetUrl(targetUrl)
-                .driverProperties(driverProperties())
+                .targetUrl(url)
+                .driverProperties(properties)
+                .credentialsProvider(credentials)
                 .poolKey(database, user)
                 .poolConfig(config)
                 .connectionInitSql((String) values.get(DriverProperty.CONNECTION_INIT_SQL))
@@ -264,6 +285,27 @@ final class ConnectionUrl {
                 .transactionIsolation((Integer) values.get(DriverProperty.TRANSACTION_ISOLATION))
                 .registerMbeans(Boolean.TRUE.equals(values.get(DriverProperty.REGISTER_MBEANS)))
                 .idleTransactionTimeout((Duration) values.get(DriverProperty.IDLE_TRANSACTION_TIMEOUT));
+    }
+
+    /** The URL without its user and password, which are put into {@code properties}, as pgjdbc reads them. */
+    private static String credentialsMovedToProperties(String url, Properties properties) {
+        int q = url.indexOf('?');
+        if (q < 0) {
+            return url;
+        }
+        List<String> kept = new ArrayList<>();
+        for (String token : url.substring(q + 1).split("&", -1)) {
+            int eq = token.indexOf('=');
+            String name = decode(eq < 0 ? token : token.substring(0, eq));
+            String value = eq < 0 ? "" : decode(token.substring(eq + 1));
+            if (value != null && ("user".equals(name) || "password".equals(name))) {
+                properties.setProperty(name, value);
+            } else {
+                kept.add(token);
+            }
+        }
+        String base = url.substring(0, q);
+        return kept.isEmpty() ? base : base + "?" + String.join("&", kept);
     }
 
     static SQLException valueError(ConfigException e) {

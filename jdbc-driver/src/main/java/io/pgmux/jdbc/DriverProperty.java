@@ -7,7 +7,7 @@ import java.util.Locale;
 
 /**
  * Settings of the JDBC layer that are not pool settings of the engine: HikariCP's names for what every
- * logical connection starts with and for how the pool starts. Accepted in the driver URL, beside it in the
+ * logical connection starts with, for how the pool starts and for where its logins take their credentials. Accepted in the driver URL, beside it in the
  * {@code Properties}, and as {@link PgMuxDataSource} bean properties.
  */
 enum DriverProperty {
@@ -29,7 +29,19 @@ enum DriverProperty {
     IDLE_TRANSACTION_TIMEOUT("idleTransactionTimeout", "idle_transaction_timeout", Type.DURATION, "0",
             "A logical connection idle inside a transaction this long has its transaction rolled back and is"
                     + " closed; 0 never (one garbage-collected without close() is always reclaimed)."
-                    + " PgBouncer's name: idle_transaction_timeout (seconds)");
+                    + " PgBouncer's name: idle_transaction_timeout (seconds)"),
+    CREDENTIALS_PROVIDER_CLASS_NAME("credentialsProviderClassName", null, Type.STRING, null,
+            "A class implementing io.pgmux.jdbc.credentials.CredentialsProvider (public, with a public no-argument"
+                    + " constructor), asked for the user and password of each new server connection, as HikariCP's"),
+    PASSWORD_FILE("passwordFile", null, Type.STRING, null,
+            "A file holding the password, read again at each new server connection (a Kubernetes secret volume)"),
+    USERNAME_FILE("usernameFile", null, Type.STRING, null,
+            "With passwordFile: a file holding the user name, read again at each new server connection"),
+    PASSWORD_COMMAND("passwordCommand", null, Type.STRING, null,
+            "A shell command printing the password (a token issuer), run for new server connections"),
+    PASSWORD_COMMAND_CACHE_TIME("passwordCommandCacheTime", null, Type.DURATION, "0",
+            "How long passwordCommand's output is used before the command runs again; 0 runs it at each new"
+                    + " server connection. Milliseconds, or with a unit (10m)");
 
     /** How a value is written. */
     enum Type { STRING, BOOLEAN, LONG, ISOLATION, DURATION }

@@ -8,6 +8,7 @@ import io.pgmux.core.stats.MetricsTrackerFactory;
 import io.pgmux.core.stats.PgMuxPoolMXBean;
 import io.pgmux.core.stats.PoolMBeans;
 import io.pgmux.core.stats.micrometer.MicrometerMetricsTrackerFactory;
+import io.pgmux.jdbc.credentials.CredentialsProvider;
 import io.pgmux.jdbc.logical.LogicalConnection;
 import io.pgmux.jdbc.pool.JdbcPool;
 import java.io.Closeable;
@@ -51,8 +52,6 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
     private static final String CONNECTION_DOES_NOT_EXIST = "08003";
     private static final String OWN_THREADS =
             "housekeeping and logins run on daemon threads of pgmux's own (pgmux-janitor, pgmux-connector-N)";
-    private static final String USERNAME_AND_PASSWORD =
-            "give username and password (setPassword works while the pool runs)";
 
     private final ReentrantLock startLock = new ReentrantLock();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -73,6 +72,7 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
     private String schema;
     private MetricsTrackerFactory metricsTrackerFactory;
     private Object metricRegistry;
+    private CredentialsProvider credentialsProvider;
     private volatile long validationTimeout = 5000;
     private boolean allowPoolSuspension;
     private boolean isolateInternalQueries;
@@ -181,7 +181,7 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
         values.putAll(request.driverValues());
         values.putAll(driverValues);
         Object timeout = values.get(DriverProperty.INITIALIZATION_FAIL_TIMEOUT);
-        return PoolStartup.start(request.poolSettings(config, values).catalog(catalog).schema(schema)
+        return PoolStartup.start(request.poolSettings(config, values, credentialsProvider).catalog(catalog).schema(schema)
                 .metricsTrackerFactory(metricsTrackerFactory).build(), timeout == null ? 1 : (Long) timeout);
     }
 
@@ -839,19 +839,82 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
                 "pgmux decides eviction by SQLSTATE (class 08, 57P01-03, 57P05)");
     }
 
-    /** Refused: give username and password; the password may be changed while the pool runs. */
+    /** Refused: give username and password, or a credentialsProvider. */
     public void setCredentials(Object credentials) {
-        refuse("credentials", credentials, USERNAME_AND_PASSWORD);
+        refuse("credentials", credentials, "give username and password (setPassword works while the pool runs),"
+                + " or a credentialsProvider");
     }
 
-    /** Refused: give username and password; the password may be changed while the pool runs. */
-    public void setCredentialsProvider(Object credentialsProvider) {
-        refuse("credentialsProvider", credentialsProvider, USERNAME_AND_PASSWORD);
+    // ---------------------------------------------------------------- credentials that change
+
+    public CredentialsProvider getCredentialsProvider() {
+        return credentialsProvider;
     }
 
-    /** Refused: give username and password; the password may be changed while the pool runs. */
+    /**
+     * Asked for the user and password of each new server connection, as HikariCP's credentialsProvider; what it
+     * leaves null falls back to username and password. Exclusive with the other credential sources below.
+     */
+    public void setCredentialsProvider(CredentialsProvider credentialsProvider) {
+        checkNotSealed();
+        this.credentialsProvider = credentialsProvider;
+    }
+
+    public String getCredentialsProviderClassName() {
+        return (String) driverValue(DriverProperty.CREDENTIALS_PROVIDER_CLASS_NAME);
+    }
+
+    /**
+     * A {@link CredentialsProvider} class with a public no-argument constructor, created when the pool starts.
+     *
+     * @throws IllegalArgumentException if the class cannot be found or is not such a provider
+     */
     public void setCredentialsProviderClassName(String className) {
-        refuse("credentialsProviderClassName", className, USERNAME_AND_PASSWORD);
+        checkNotSealed();
+        if (className != null) {
+            CredentialSources.check(className);
+        }
+        setDriverValue(DriverProperty.CREDENTIALS_PROVIDER_CLASS_NAME, className);
+    }
+
+    public String getPasswordFile() {
+        return (String) driverValue(DriverProperty.PASSWORD_FILE);
+    }
+
+    /** A file holding the password, read again at each new server connection (a Kubernetes secret volume). */
+    public void setPasswordFile(String passwordFile) {
+        setDriverValue(DriverProperty.PASSWORD_FILE, passwordFile);
+    }
+
+    public String getUsernameFile() {
+        return (String) driverValue(DriverProperty.USERNAME_FILE);
+    }
+
+    /** With passwordFile: a file holding the user name, read again at each new server connection. */
+    public void setUsernameFile(String usernameFile) {
+        setDriverValue(DriverProperty.USERNAME_FILE, usernameFile);
+    }
+
+    public String getPasswordCommand() {
+        return (String) driverValue(DriverProperty.PASSWORD_COMMAND);
+    }
+
+    /** A shell command that prints the password (a token issuer), run for new server connections. */
+    public void setPasswordCommand(String passwordCommand) {
+        setDriverValue(DriverProperty.PASSWORD_COMMAND, passwordCommand);
+    }
+
+    public long getPasswordCommandCacheTime() {
+        Object value = driverValue(DriverProperty.PASSWORD_COMMAND_CACHE_TIME);
+        return value == null ? 0 : ((Duration) value).toMillis();
+    }
+
+    /** Milliseconds passwordCommand's output is used before the command runs again; 0 runs it at every login. */
+    public void setPasswordCommandCacheTime(long cacheTimeMs) {
+        if (cacheTimeMs < 0) {
+            throw new IllegalArgumentException("passwordCommandCacheTime=" + cacheTimeMs + ": must not be negative");
+        }
+        setDriverValue(DriverProperty.PASSWORD_COMMAND_CACHE_TIME, Duration.ofMillis(cacheTimeMs));
     }
 
     private void refuse(String property, Object value, String instead) {

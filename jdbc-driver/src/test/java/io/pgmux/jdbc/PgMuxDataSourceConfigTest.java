@@ -274,8 +274,8 @@ class PgMuxDataSourceConfigTest {
 
     /** Every HikariCP 7.1 setting without a pgmux meaning is refused by name, never bound and ignored. */
     @ParameterizedTest
-    @ValueSource(strings = {"credentialsProviderClassName", "healthCheckProperties", "threadFactory",
-            "scheduledExecutor", "dataSource", "exceptionOverride", "credentialsProvider", "credentials"})
+    @ValueSource(strings = {"healthCheckProperties", "threadFactory", "scheduledExecutor", "dataSource",
+            "exceptionOverride", "credentials"})
     void refusesAHikariPropertyWithoutAMeaningHereByName(String property) {
         Properties p = new Properties();
         p.put(property, "com.example.Whatever");

@@ -103,7 +103,8 @@ class PgMuxDriverContractTest {
         assertEquals(ConfigKey.POOL_MODE.camelName(), info[0].name);
         assertEquals("transaction", info[0].value);
         assertEquals(List.of("session", "transaction", "statement"), Arrays.asList(info[0].choices));
-        assertEquals("idleTransactionTimeout", info[own - 1].name);
+        DriverProperty[] driverProperties = DriverProperty.values();
+        assertEquals(driverProperties[driverProperties.length - 1].propertyName(), info[own - 1].name);
         List<String> rest = new ArrayList<>();
         for (int i = own; i < info.length; i++) {
             rest.add(info[i].name);

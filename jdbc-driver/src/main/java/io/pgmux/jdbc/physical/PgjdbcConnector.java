@@ -3,10 +3,13 @@ package io.pgmux.jdbc.physical;
 import io.pgmux.core.pool.ServerConnector;
 import io.pgmux.core.pool.ServerGoingAway;
 import io.pgmux.core.pool.ServerHandle;
+import io.pgmux.jdbc.credentials.Credentials;
+import io.pgmux.jdbc.credentials.CredentialsProvider;
 import java.net.Socket;
 import java.security.cert.CertificateException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
 import java.sql.Statement;
 import java.util.Properties;
 import java.util.Set;
@@ -56,6 +59,8 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
     private final boolean selectsServerType;
     /** How long one login keeps looking for a server of that kind; 0 looks once. */
     private final long searchNanos;
+    /** Asked for the user and password of each login; null: those of the properties. */
+    private final CredentialsProvider credentials;
 
     /**
      * @param url        a {@code jdbc:postgresql:} URL
@@ -90,6 +95,17 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
      */
     public PgjdbcConnector(java.sql.Driver driver, String url, Properties properties, String connectionInitSql,
                            Executor executor, long searchNanos) {
+        this(driver, url, properties, connectionInitSql, executor, searchNanos, null);
+    }
+
+    /**
+     * @param credentials asked for the user name and password of each login (HikariCP's credentialsProvider),
+     *                    what it leaves null taken from {@code properties}; null: always those of the properties.
+     *                    The URL must then carry neither, since pgjdbc would let the URL's win.
+     */
+    public PgjdbcConnector(java.sql.Driver driver, String url, Properties properties, String connectionInitSql,
+                           Executor executor, long searchNanos, CredentialsProvider credentials) {
+        this.credentials = credentials;
         this.searchNanos = searchNanos;
         this.selectsServerType = selectsServerType(url, properties);
         this.driver = driver;
@@ -185,21 +201,23 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
      * that could not be reached carries its socket's exception.
      */
     private boolean noServerOfWantedType(SQLException e) {
-        return selectsServerType && UNABLE_TO_CONNECT.equals(e.getSQLState()) && e.getCause() == null;
+        return selectsServerType && UNABLE_TO_CONNECT.equals(e.getSQLState()) && e.getCause() == null
+                && !(e instanceof CredentialsUnavailableException);
     }
 
     private PhysicalConnection connect(ServerHandle handle) throws SQLException {
+        Properties login = credentials == null ? properties : withProvidedCredentials();
         Connection c;
         Socket socket = null;
         if (probed) {
             ProbedSocketFactory.Capture capture = ProbedSocketFactory.capture();
             try {
-                c = driver.connect(url, properties);
+                c = driver.connect(url, login);
             } finally {
                 socket = ProbedSocketFactory.end(capture);
             }
         } else {
-            c = driver.connect(url, properties);
+            c = driver.connect(url, login);
         }
         if (c == null) {
             throw new SQLException("not a jdbc:postgresql: URL: " + url, "08001");
@@ -221,6 +239,41 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
             c.close();
             throw e;
         }
+    }
+
+    /**
+     * The properties with the provider's user and password for this login. What the provider throws fails the
+     * login before any server is contacted: SQLSTATE 08001 (the client could not establish the connection), not
+     * 28P01, which would send the operator to the server's roles instead of the secret's source.
+     */
+    private Properties withProvidedCredentials() throws SQLException {
+        Credentials given;
+        try {
+            given = credentials.getCredentials();
+        } catch (RuntimeException e) {
+            throw new CredentialsUnavailableException("no credentials for a server login: " + describe(e), e);
+        }
+        if (given == null) {
+            throw new CredentialsUnavailableException("no credentials for a server login: " + credentials
+                    + " returned null", null);
+        }
+        Properties login = (Properties) properties.clone();
+        if (given.getUsername() != null) {
+            login.setProperty("user", given.getUsername());
+        }
+        if (given.getPassword() != null) {
+            login.setProperty("password", given.getPassword());
+        }
+        return login;
+    }
+
+    /** The built-in providers' messages name their source; another provider's exception is named with it. */
+    private String describe(RuntimeException e) {
+        String message = e.getMessage();
+        if (credentials.getClass().getPackage() == Credentials.class.getPackage() && message != null) {
+            return message;
+        }
+        return "credentialsProvider " + credentials.getClass().getName() + " threw " + e;
     }
 
     /**
@@ -283,10 +336,24 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
         }
     }
 
+    /**
+     * A provider that failed is no server that is down: like a refused login, its error goes at once to the
+     * clients waiting, and the next login is tried after server_login_retry.
+     */
     @Override
     public boolean isTransientLoginFailure(Throwable failure) {
-        return failure instanceof SQLException e && (UNREACHABLE.contains(e.getSQLState()) || ServerGoingAway.means(e.getSQLState()))
-                && !isTlsRefusal(e);
+        return failure instanceof SQLException e
+                && (UNREACHABLE.contains(e.getSQLState()) || ServerGoingAway.means(e.getSQLState()))
+                && !isTlsRefusal(e) && !(e instanceof CredentialsUnavailableException);
+    }
+
+    /** A credentials provider failed: the login never reached a server. */
+    private static final class CredentialsUnavailableException extends SQLNonTransientConnectionException {
+        private static final long serialVersionUID = 1L;
+
+        CredentialsUnavailableException(String message, Throwable cause) {
+            super(message, UNABLE_TO_CONNECT, cause);
+        }
     }
 
     /**

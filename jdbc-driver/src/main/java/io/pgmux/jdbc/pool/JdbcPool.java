@@ -71,7 +71,7 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
         // server_connect_timeout to its last try before the pool gives up on it.
         this.connector = new PgjdbcConnector(driver, settings.targetUrl, settings.driverProperties,
                 settings.connectionInitSql, PgjdbcConnector.sharedExecutor(),
-                settings.poolConfig.serverConnectTimeoutNanos() / 4 * 3);
+                settings.poolConfig.serverConnectTimeoutNanos() / 4 * 3, settings.credentialsProvider);
         // Logical connections reset a server connection themselves, and only when the session changed
         // state the pool cannot track; the engine's reset-on-every-release is not needed here.
         PoolConfig engineConfig = settings.poolConfig.toBuilder().serverResetQuery("").build();

@@ -2,6 +2,7 @@ package io.pgmux.jdbc.pool;
 
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.stats.MetricsTrackerFactory;
+import io.pgmux.jdbc.credentials.CredentialsProvider;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Properties;
@@ -22,6 +23,7 @@ public final class JdbcPoolSettings {
     final boolean registerMbeans;
     final MetricsTrackerFactory metricsTrackerFactory;
     final Duration idleTransactionTimeout;
+    final CredentialsProvider credentialsProvider;
 
     private JdbcPoolSettings(Builder b) {
         this.targetUrl = Objects.requireNonNull(b.targetUrl, "targetUrl");
@@ -38,6 +40,7 @@ public final class JdbcPoolSettings {
         this.registerMbeans = b.registerMbeans;
         this.metricsTrackerFactory = b.metricsTrackerFactory;
         this.idleTransactionTimeout = b.idleTransactionTimeout == null ? Duration.ZERO : b.idleTransactionTimeout;
+        this.credentialsProvider = b.credentialsProvider;
     }
 
     public static Builder builder() {
@@ -76,6 +79,7 @@ public final class JdbcPoolSettings {
         private boolean registerMbeans;
         private MetricsTrackerFactory metricsTrackerFactory;
         private Duration idleTransactionTimeout;
+        private CredentialsProvider credentialsProvider;
 
         private Builder() {
         }
@@ -148,6 +152,12 @@ public final class JdbcPoolSettings {
         /** PgBouncer's idle_transaction_timeout for logical connections; null or zero: off. */
         public Builder idleTransactionTimeout(Duration timeout) {
             this.idleTransactionTimeout = timeout;
+            return this;
+        }
+
+        /** Asked for the user and password of each new server connection; null: those of the properties. */
+        public Builder credentialsProvider(CredentialsProvider provider) {
+            this.credentialsProvider = provider;
             return this;
         }
 
