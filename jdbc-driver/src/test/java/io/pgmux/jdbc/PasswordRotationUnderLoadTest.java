@@ -1,0 +1,159 @@
+package io.pgmux.jdbc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.jdbc.credentials.SecretVolume;
+import io.pgmux.testing.Await;
+import io.pgmux.testing.PasswordMethod;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import io.pgmux.testing.TestUser;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A password rotated while six threads run transactions through a PgMuxDataSource of four server connections
+ * that reads its password from a Kubernetes-style secret volume: the secret is swapped and the role's password
+ * altered, the connections logged in with the old password go on serving until the pool renews them, and their
+ * replacements log in with the new secret, without one failed transaction.
+ */
+@PostgresTest
+class PasswordRotationUnderLoadTest {
+    private static final int THREADS = 6;
+    private static final int POOL_SIZE = 4;
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    /** How long the load runs before the rotation, between it and the renewal, and after the renewal. */
+    private static final long PHASE_MILLIS = 1_500;
+
+    private final TestDatabase db;
+    private final LongAdder committed = new LongAdder();
+    private final List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
+    /** The backend pid each committed transaction ran on, with how many ran there. */
+    private final Map<Integer, LongAdder> transactionsByBackend = new ConcurrentHashMap<>();
+    private volatile boolean stop;
+
+    PasswordRotationUnderLoadTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    @Test
+    void aPasswordRotatedUnderLoadCostsNoErrorAndNewServerConnectionsUseTheNewSecret(@TempDir Path dir)
+            throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        SecretVolume volume = new SecretVolume(dir, Map.of("password", user.password()));
+        List<Thread> load = new ArrayList<>();
+        try (PgMuxDataSource ds = new PgMuxDataSource()) {
+            ds.setJdbcUrl(db.jdbcUrl());
+            ds.setUsername(user.name());
+            ds.setPasswordFile(volume.file("password").toString());
+            ds.setMaximumPoolSize(POOL_SIZE);
+            ds.setMinimumIdle(POOL_SIZE);
+            for (int i = 0; i < THREADS; i++) {
+                Thread t = new Thread(() -> runTransactions(ds), "rotation-load-" + i);
+                t.setDaemon(true);
+                t.start();
+                load.add(t);
+            }
+            Await.until(() -> backendsOf(user).size() == POOL_SIZE && committed.sum() >= 100, WAIT,
+                    "the pool is full and the load runs");
+            Thread.sleep(PHASE_MILLIS);
+            Set<Integer> oldBackends = backendsOf(user);
+
+            String newPassword = user.password() + "-rotated";
+            volume.update(Map.of("password", newPassword));
+            alterPassword(user, newPassword);
+            assertEquals("28P01", assertThrows(SQLException.class,
+                    () -> db.connect(user.name(), user.password()).close()).getSQLState(),
+                    "the old password is refused from now on");
+            long atRotation = committed.sum();
+            Await.until(() -> committed.sum() >= atRotation + 100, WAIT,
+                    "the connections logged in with the old password go on serving");
+            Thread.sleep(PHASE_MILLIS);
+            assertEquals(oldBackends, backendsOf(user), "no server connection was replaced yet");
+
+            ds.getPoolMXBean().softEvictConnections();
+            Await.until(() -> {
+                Set<Integer> now = backendsOf(user);
+                return now.size() == POOL_SIZE && Collections.disjoint(now, oldBackends);
+            }, WAIT, "every server connection was replaced by one that logged in with the new secret");
+            Set<Integer> newBackends = backendsOf(user);
+            long atRenewal = committed.sum();
+            Await.until(() -> committed.sum() >= atRenewal + 100, WAIT, "the load goes on over the new connections");
+            Thread.sleep(PHASE_MILLIS);
+
+            stop = true;
+            for (Thread t : load) {
+                t.join(TimeUnit.SECONDS.toMillis(30));
+            }
+            assertEquals(List.of(), errors, "no transaction failed");
+            assertTrue(newBackends.stream().anyMatch(transactionsByBackend::containsKey),
+                    "transactions ran on the connections of the new secret");
+            assertTrue(oldBackends.stream().anyMatch(transactionsByBackend::containsKey),
+                    "transactions ran on the connections of the old secret");
+        } finally {
+            stop = true;
+        }
+    }
+
+    private void runTransactions(PgMuxDataSource ds) {
+        while (!stop) {
+            try (Connection c = ds.getConnection()) {
+                c.setAutoCommit(false);
+                int pid;
+                try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
+                    rs.next();
+                    pid = rs.getInt(1);
+                }
+                try (Statement st = c.createStatement()) {
+                    st.execute("SELECT pg_sleep(0.002)");
+                }
+                c.commit();
+                committed.increment();
+                transactionsByBackend.computeIfAbsent(pid, p -> new LongAdder()).increment();
+            } catch (SQLException | RuntimeException e) {
+                errors.add(e);
+                return; // one error fails the test; a thread that went on would only repeat it
+            }
+        }
+    }
+
+    private Set<Integer> backendsOf(TestUser user) throws SQLException {
+        try (Connection admin = db.connect();
+             PreparedStatement st = admin.prepareStatement(
+                     "SELECT pid FROM pg_stat_activity WHERE usename = ? AND datname = current_database()")) {
+            st.setString(1, user.name());
+            Set<Integer> pids = new HashSet<>();
+            try (ResultSet rs = st.executeQuery()) {
+                while (rs.next()) {
+                    pids.add(rs.getInt(1));
+                }
+            }
+            return pids;
+        }
+    }
+
+    private void alterPassword(TestUser user, String password) throws SQLException {
+        try (Connection admin = db.connect(); Statement st = admin.createStatement()) {
+            st.execute("SET password_encryption = 'scram-sha-256'");
+            st.execute("ALTER ROLE " + user.name() + " PASSWORD '" + password + "'");
+        }
+    }
+}
