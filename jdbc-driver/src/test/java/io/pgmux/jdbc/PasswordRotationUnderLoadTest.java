@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A password rotated while six threads run transactions through a PgMuxDataSource of four server connections
  * that reads its password from a Kubernetes-style secret volume: the secret is swapped and the role's password
  * altered, the connections logged in with the old password go on serving until the pool renews them, and their
- * replacements log in with the new secret, without one failed transaction.
+ * replacements log in with the new secret, without one failed transaction. The figures of the run are logged as
+ * the {@code ROTATION jdbc:} line (docs/benchmarks.md, "Password rotation under load"), never asserted.
  */
 @PostgresTest
 class PasswordRotationUnderLoadTest {
@@ -48,6 +50,8 @@ class PasswordRotationUnderLoadTest {
     private final List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
     /** The backend pid each committed transaction ran on, with how many ran there. */
     private final Map<Integer, LongAdder> transactionsByBackend = new ConcurrentHashMap<>();
+    /** The longest transaction, from getConnection() to the end of commit(), in microseconds. */
+    private final LongAccumulator slowestMicros = new LongAccumulator(Math::max, 0);
     private volatile boolean stop;
 
     PasswordRotationUnderLoadTest(TestDatabase db) {
@@ -75,6 +79,8 @@ class PasswordRotationUnderLoadTest {
             Await.until(() -> backendsOf(user).size() == POOL_SIZE && committed.sum() >= 100, WAIT,
                     "the pool is full and the load runs");
             Thread.sleep(PHASE_MILLIS);
+            long slowestBefore = slowestMicros.getThenReset();
+            long beforeRotation = committed.sum();
             Set<Integer> oldBackends = backendsOf(user);
 
             String newPassword = user.password() + "-rotated";
@@ -88,12 +94,17 @@ class PasswordRotationUnderLoadTest {
                     "the connections logged in with the old password go on serving");
             Thread.sleep(PHASE_MILLIS);
             assertEquals(oldBackends, backendsOf(user), "no server connection was replaced yet");
+            long onOldAfterRotation = committed.sum() - atRotation;
+            long slowestOnOld = slowestMicros.getThenReset();
 
+            long evictedAt = System.nanoTime();
             ds.getPoolMXBean().softEvictConnections();
             Await.until(() -> {
                 Set<Integer> now = backendsOf(user);
                 return now.size() == POOL_SIZE && Collections.disjoint(now, oldBackends);
             }, WAIT, "every server connection was replaced by one that logged in with the new secret");
+            long renewalMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - evictedAt);
+            long slowestDuringRenewal = slowestMicros.getThenReset();
             Set<Integer> newBackends = backendsOf(user);
             long atRenewal = committed.sum();
             Await.until(() -> committed.sum() >= atRenewal + 100, WAIT, "the load goes on over the new connections");
@@ -103,6 +114,12 @@ class PasswordRotationUnderLoadTest {
             for (Thread t : load) {
                 t.join(TimeUnit.SECONDS.toMillis(30));
             }
+            System.out.printf("ROTATION jdbc: %d threads, %d server connections; %d transactions before the rotation"
+                    + " (slowest %d ms), %d on the old password's connections after it (slowest %d ms), all %d renewed"
+                    + " %d ms after softEvictConnections (slowest transaction meanwhile %d ms), %d after the renewal"
+                    + " (slowest %d ms); %d failed%n", THREADS, POOL_SIZE, beforeRotation, slowestBefore / 1000,
+                    onOldAfterRotation, slowestOnOld / 1000, POOL_SIZE, renewalMillis, slowestDuringRenewal / 1000,
+                    committed.sum() - atRenewal, slowestMicros.get() / 1000, errors.size());
             assertEquals(List.of(), errors, "no transaction failed");
             assertTrue(newBackends.stream().anyMatch(transactionsByBackend::containsKey),
                     "transactions ran on the connections of the new secret");
@@ -115,6 +132,7 @@ class PasswordRotationUnderLoadTest {
 
     private void runTransactions(PgMuxDataSource ds) {
         while (!stop) {
+            long start = System.nanoTime();
             try (Connection c = ds.getConnection()) {
                 c.setAutoCommit(false);
                 int pid;
@@ -126,6 +144,7 @@ class PasswordRotationUnderLoadTest {
                     st.execute("SELECT pg_sleep(0.002)");
                 }
                 c.commit();
+                slowestMicros.accumulate(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start));
                 committed.increment();
                 transactionsByBackend.computeIfAbsent(pid, p -> new LongAdder()).increment();
             } catch (SQLException | RuntimeException e) {
