@@ -65,6 +65,11 @@ enum DriverProperty {
         return propertyName;
     }
 
+    /** Whether its value is a duration, written with a unit or as a bare number in its name's unit. */
+    boolean isDuration() {
+        return type == Type.DURATION;
+    }
+
     /** The default as text, or null where the default is "not set". */
     String defaultText() {
         return defaultText;

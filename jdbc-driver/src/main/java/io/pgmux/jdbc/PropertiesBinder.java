@@ -81,7 +81,9 @@ final class PropertiesBinder {
             return;
         }
         Method setter = setter(name);
-        if (setter == null && DriverProperty.lookup(name) != null) {
+        DriverProperty property = DriverProperty.lookup(name);
+        // A duration written as text may carry a unit (10m), which the setter's long could not take.
+        if (property != null && (setter == null || property.isDuration() && value instanceof String)) {
             target.setDriverSetting(name, String.valueOf(value));
             return;
         }

@@ -330,4 +330,35 @@ class PgMuxDataSourceConfigTest {
                 () -> new PgMuxDataSource("no/such/pool.properties"));
         assertTrue(e.getMessage().contains("no/such/pool.properties"), e.getMessage());
     }
+
+    @Test
+    void refusesACredentialsProviderClassNameThatNamesNoProviderAtOnce() {
+        PgMuxDataSource ds = new PgMuxDataSource();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ds.setCredentialsProviderClassName(String.class.getName()));
+        assertEquals("credentialsProviderClassName=java.lang.String: not a "
+                + "io.pgmux.jdbc.credentials.CredentialsProvider", e.getMessage());
+    }
+
+    @Test
+    void takesTheCredentialSourcesFromPropertiesUnderTheirNames() {
+        Properties p = new Properties();
+        p.setProperty("credentialsProviderClassName", StaticTestCredentials.class.getName());
+        p.setProperty("passwordCommandCacheTime", "10m");
+        PgMuxDataSource ds = new PgMuxDataSource(p);
+        assertEquals(StaticTestCredentials.class.getName(), ds.getCredentialsProviderClassName());
+        assertEquals(600_000, ds.getPasswordCommandCacheTime());
+    }
+
+    @Test
+    void refusesACompanionSettingWithoutItsSourceWhenThePoolStarts() {
+        try (PgMuxDataSource ds = new PgMuxDataSource()) {
+            ds.setJdbcUrl("jdbc:postgresql://127.0.0.1:1/app");
+            ds.setPasswordCommandCacheTime(60_000);
+            SQLException e = assertThrows(SQLException.class, ds::getConnection);
+            assertEquals("22023", e.getSQLState());
+            assertEquals("passwordCommandCacheTime applies only to passwordCommand; set passwordCommand too",
+                    e.getMessage());
+        }
+    }
 }
