@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.jdbc.credentials.Credentials;
 import io.pgmux.jdbc.credentials.CredentialsProvider;
+import io.pgmux.jdbc.credentials.SecretVolume;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.Backends;
 import io.pgmux.testing.PasswordMethod;
@@ -22,6 +23,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -183,6 +185,27 @@ class CredentialsProviderTest {
                 + "?user=" + user.name() + "&passwordFile=" + file;
         try (Connection c = DriverManager.getConnection(url, new Properties())) {
             assertEquals(user.name(), Sql.value(c, "SELECT current_user"));
+        }
+    }
+
+    @Test
+    void aServerConnectionKilledAfterARotationIsReplacedByALoginWithTheNewSecret(@TempDir Path dir) throws Exception {
+        SecretVolume volume = new SecretVolume(dir, Map.of("password", user.password()));
+        try (PgMuxDataSource ds = new PgMuxDataSource()) {
+            ds.setJdbcUrl(db.jdbcUrl());
+            ds.setUsername(user.name());
+            ds.setPasswordFile(volume.file("password").toString());
+            try (Connection c = ds.getConnection()) {
+                int before = Sql.backendPid(c);
+                String rotated = user.password() + "-next";
+                volume.update(Map.of("password", rotated));
+                try (Connection admin = db.connect(); Statement st = admin.createStatement()) {
+                    st.execute("ALTER ROLE " + user.name() + " PASSWORD '" + rotated + "'");
+                }
+                assertEquals(1, db.terminateBackends(Backends.ofUser(user.name())));
+                assertEquals(user.name(), Sql.value(c, "SELECT current_user"));
+                assertTrue(Sql.backendPid(c) != before, "a new server connection serves it");
+            }
         }
     }
 
