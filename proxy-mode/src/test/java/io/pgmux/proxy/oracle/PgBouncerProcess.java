@@ -42,12 +42,19 @@ final class PgBouncerProcess implements AutoCloseable {
 
     /**
      * The oracle's binary, a PgBouncer 1.25.x, or the end of the test. One named by {@code -Dpgmux.test.pgbouncer}
-     * or {@code $PGMUX_TEST_PGBOUNCER} must be that (else the test fails: it was named on purpose, and {@code
-     * .ci/run} names one whenever it can build 1.25). Without a name, the one on PATH or in /usr/sbin is used if
-     * it is 1.25.x, and otherwise the test is skipped, saying to name one, under CI too: there it means .ci/run
-     * could not build 1.25 (it says so), and a distribution's older PgBouncer is no oracle for 1.25's behaviour.
+     * or {@code $PGMUX_TEST_PGBOUNCER} must be that (else the test fails: it was named on purpose). Without a name,
+     * the one on PATH or in /usr/sbin is used if it is 1.25.x; otherwise the test is skipped, saying to name one, on
+     * a developer's machine, and fails under CI ({@code CI=true}): a green CI build has compared pgmux with
+     * PgBouncer, and a distribution's older PgBouncer is no oracle for 1.25's behaviour.
      */
     static Path oracle() throws IOException, InterruptedException {
+        // Debian installs it in /usr/sbin, which a non-root PATH lacks
+        return oracle(Clients.onPath("pgbouncer").or(() -> Optional.of(Path.of("/usr/sbin/pgbouncer"))
+                .filter(Files::isExecutable)), Clients.underCi());
+    }
+
+    /** {@link #oracle()} with the unnamed binary found, if any, and whether this is a CI run. */
+    static Path oracle(Optional<Path> found, boolean underCi) throws IOException, InterruptedException {
         String named = System.getProperty("pgmux.test.pgbouncer", System.getenv("PGMUX_TEST_PGBOUNCER"));
         if (named != null && !named.isBlank()) {
             Path binary = Path.of(named);
@@ -58,14 +65,15 @@ final class PgBouncerProcess implements AutoCloseable {
                     + ", PgBouncer " + version + "; the differential tests need PgBouncer " + ORACLE_RELEASE + "x");
             return binary;
         }
-        // Debian installs it in /usr/sbin, which a non-root PATH lacks
-        Optional<Path> found = Clients.onPath("pgbouncer").or(() -> Optional.of(Path.of("/usr/sbin/pgbouncer"))
-                .filter(Files::isExecutable));
         String version = found.isEmpty() ? null : version(found.get());
         if (version == null || !version.startsWith(ORACLE_RELEASE)) {
-            Assumptions.abort((found.isEmpty() ? "no pgbouncer on PATH" : found.get() + " is PgBouncer " + version)
+            String reason = (found.isEmpty() ? "no pgbouncer on PATH" : found.get() + " is PgBouncer " + version)
                     + ": the differential tests need PgBouncer " + ORACLE_RELEASE + "x; set PGMUX_TEST_PGBOUNCER to"
-                    + " the path of a PgBouncer " + ORACLE_RELEASE + "x binary");
+                    + " the path of a PgBouncer " + ORACLE_RELEASE + "x binary";
+            if (underCi) {
+                Assertions.fail("no oracle under CI=true: " + reason);
+            }
+            Assumptions.abort(reason);
         }
         return found.orElseThrow();
     }
