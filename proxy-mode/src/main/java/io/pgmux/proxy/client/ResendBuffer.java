@@ -3,6 +3,7 @@ package io.pgmux.proxy.client;
 import io.netty.buffer.ByteBuf;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 
 /**
  * What was forwarded to a server linked outside a transaction, kept while the server has not answered any of it:
@@ -15,7 +16,13 @@ final class ResendBuffer {
     private static final int BODY = 5;
 
     private final int limitBytes;
+    /** The messages themselves, their content retained once more: no copy or duplicate is made per message. */
     private final ArrayDeque<FrontendMessage> unanswered = new ArrayDeque<>(4);
+    /**
+     * Where each kept message's bytes started when it was kept, in order: a write that went out in part moves its
+     * reader index, which a second sending puts back.
+     */
+    private int[] starts = new int[4];
     private int unansweredBytes;
     private boolean keeping;
     /** The server linked now sent such a FATAL: its close sends what was kept to another server. */
@@ -53,7 +60,7 @@ final class ResendBuffer {
     }
 
     /**
-     * Keeps a copy of a message forwarded before the server answered anything: not for a named Parse or Close, which
+     * Keeps a message forwarded before the server answered anything: not for a named Parse or Close, which
      * change the client's statements as they pass (sent twice, the Parse would find its name taken), nor beyond
      * what a client may have waiting for a server.
      *
@@ -72,7 +79,11 @@ final class ResendBuffer {
             forget();
             return;
         }
-        unanswered.add(message.retainedDuplicate());
+        if (unanswered.size() == starts.length) {
+            starts = Arrays.copyOf(starts, starts.length * 2);
+        }
+        starts[unanswered.size()] = content.readerIndex();
+        unanswered.add(message.retain());
         unansweredBytes += bytes;
     }
 
@@ -92,8 +103,10 @@ final class ResendBuffer {
         int bytes = 0;
         FrontendMessage kept;
         while ((kept = unanswered.pollLast()) != null) {
+            ByteBuf content = kept.content();
+            content.readerIndex(starts[unanswered.size()]);
             pending.addFirst(kept);
-            bytes += kept.content().readableBytes();
+            bytes += content.readableBytes();
         }
         forget();
         sentAgain = true;
