@@ -92,9 +92,17 @@ final class Wire {
     }
 
     /**
+     * What a renamed message may hold beyond its leading strings for the whole to be copied into one buffer: below
+     * it a copy costs less than a composite buffer, which the native transports write through a JDK ByteBuffer per
+     * component and an array of them, each made anew per write.
+     */
+    private static final int COPIED_REST_LIMIT = 8 * 1024;
+
+    /**
      * A copy of {@code frame} (a whole typed message) with its {@code fieldIndex}-th leading C string replaced.
-     * Only the header and the leading strings are written anew; the rest is a retained slice of the original,
-     * so parameters and query text are forwarded byte for byte. The caller still owns {@code frame}.
+     * Only the header and the leading strings are written anew; the rest is copied when short, else a retained
+     * slice of the original, so parameters and query text are forwarded byte for byte. The caller still owns
+     * {@code frame}.
      */
     static ByteBuf replaceLeadingCString(ByteBufAllocator alloc, ByteBuf frame, int fieldIndex, String value) {
         int start = frame.readerIndex();
@@ -116,12 +124,17 @@ final class Wire {
             throw new IllegalArgumentException("a protocol string cannot contain a NUL character");
         }
         int restLength = end - fieldEnd - 1;
-        ByteBuf head = alloc.buffer(HEADER_LENGTH + (fieldStart - bodyStart) + ByteBufUtil.utf8MaxBytes(value) + 1);
+        boolean copied = restLength <= COPIED_REST_LIMIT;
+        ByteBuf head = alloc.buffer(HEADER_LENGTH + (fieldStart - bodyStart) + ByteBufUtil.utf8MaxBytes(value) + 1
+                + (copied ? restLength : 0));
         head.writeByte(frame.getByte(start));
         head.writeInt(0);
         head.writeBytes(frame, bodyStart, fieldStart - bodyStart);
         writeCString(head, value);
         head.setInt(1, head.readableBytes() - 1 + restLength);
+        if (copied) {
+            return head.writeBytes(frame, fieldEnd + 1, restLength);
+        }
         return alloc.compositeBuffer(2).addComponents(true, head, frame.retainedSlice(fieldEnd + 1, restLength));
     }
 }

@@ -288,6 +288,27 @@ class MessageCodecTest {
     }
 
     @Test
+    void bindRenameKeepsALargeParameterByteForByte() {
+        byte[] value = new byte[64 * 1024];
+        new java.util.Random(7).nextBytes(value);
+        ByteBuf original = Bytes.of().cstring("").cstring("client_stmt").int16(0).int16(1)
+                .int32(value.length).raw(value).int16(0).message('B');
+        int oldHead = 1 + 4 + 1 + "client_stmt".length() + 1;
+        String tailHex = Bytes.hex(original.slice(oldHead, original.readableBytes() - oldHead));
+        FrontendMessage bind = new FrontendMessage(FrontendMessage.BIND, original);
+        ByteBuf renamed = Bind.renameStatement(ByteBufAllocator.DEFAULT, bind, "PGMUX_3");
+        try {
+            int newHead = 1 + 4 + 1 + "PGMUX_3".length() + 1;
+            assertEquals(renamed.readableBytes() - 1, renamed.getInt(1));
+            assertEquals(tailHex, Bytes.hex(renamed.slice(newHead, renamed.readableBytes() - newHead)));
+        } finally {
+            renamed.release();
+            bind.release();
+        }
+        assertEquals(0, original.refCnt());
+    }
+
+    @Test
     void parseRenameKeepsQueryAndTypes() {
         ByteBuf wire = Unpooled.buffer();
         new Parse("mine", "SELECT 'é'", new int[] {25}).encode(wire);
