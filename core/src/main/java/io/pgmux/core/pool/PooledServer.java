@@ -5,8 +5,9 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One server connection owned by a pool, with PgBouncer's states. Transitions are CASes on {@code state}
- * so borrowing and returning take no lock. While ACTIVE it is lent to one client object (a {@link Lease}
+ * One server connection owned by a pool, with PgBouncer's states. Leaving LOGIN or IDLE is a CAS on
+ * {@code state}, so that borrowing takes no lock and two borrowers never win the same connection; every other
+ * transition is a volatile store by the one thread that holds the connection then. While ACTIVE it is lent to one client object (a {@link Lease}
  * or the caller of {@link Pool#acquireFor}), and only that object can end the loan.
  */
 final class PooledServer<S> implements LentServer<S> {

@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * SUSPEND's stop of reading, shared by every client and server socket of a proxy: while closed, what a socket has
  * read is held back from the rest of its pipeline and the socket stops reading (PgBouncer stops listening for data
  * on its sockets), until {@link #open()} hands the held bytes on in order and reading goes on. One handler per
- * socket, first in its pipeline after TLS; an admin console session takes its own out, so that RESUME can be read.
+ * socket, first in its pipeline (behind an SslHandler added for an SSLRequest); an admin console session takes its own out, so that RESUME can be read.
  */
 public final class ReadGate {
     /** The handler's name in a pipeline. */
