@@ -199,6 +199,27 @@ class AdminConsoleTest {
         }
     }
 
+    /**
+     * As PgBouncer's, SHOW STATS counts a transaction and a query when they begin: a transaction still open counts,
+     * and so does its BEGIN and query sent in one round trip, as one query (one per spell of the server's work,
+     * however many ReadyForQuery it owes).
+     */
+    @Test
+    void showStatsCountsAnOpenTransactionAndItsRoundTripAsOneQuery() throws Exception {
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer");
+             Connection app = ProxyFixture.connect(proxy, db)) {
+            backendPid(app);
+            long xacts = statsTotal(console, "total_xact_count");
+            long queries = statsTotal(console, "total_query_count");
+            app.setAutoCommit(false);
+            backendPid(app);
+            assertEquals(xacts + 1, statsTotal(console, "total_xact_count"), "the open transaction");
+            assertEquals(queries + 1, statsTotal(console, "total_query_count"), "BEGIN and its query, one round trip");
+            app.rollback();
+            assertEquals(xacts + 1, statsTotal(console, "total_xact_count"), "its end counts nothing more");
+        }
+    }
+
     /** SHOW STATS_TOTALS and SHOW TOTALS count the same transactions and bytes as SHOW STATS. */
     @Test
     void showStatsTotalsAndTotalsCountWhatShowStatsCounts() throws Exception {

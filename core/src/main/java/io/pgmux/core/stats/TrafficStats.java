@@ -38,17 +38,37 @@ public final class TrafficStats {
         this.countedElsewhere = countedElsewhere;
     }
 
-    /** A transaction finished after {@code nanos} on a server connection. */
+    /** A transaction finished after {@code nanos} on a server connection: counted and timed at once. */
     public void recordTransaction(long nanos) {
+        recordTransactionStart();
+        recordTransactionTime(nanos);
+    }
+
+    /** A query finished after {@code nanos}: counted and timed at once. */
+    public void recordQuery(long nanos) {
+        recordQueryStart();
+        recordQueryTime(nanos);
+    }
+
+    /** A transaction began: PgBouncer counts it then, so that one still open is counted too. */
+    public void recordTransactionStart() {
         xactCount.increment();
+    }
+
+    /** A transaction counted when it began ended after {@code nanos}. */
+    public void recordTransactionTime(long nanos) {
         if (nanos != 0) {
             xactNanos.add(nanos);
         }
     }
 
-    /** A query finished after {@code nanos}. */
-    public void recordQuery(long nanos) {
+    /** A query began: PgBouncer counts it then, so that one still running is counted too. */
+    public void recordQueryStart() {
         queryCount.increment();
+    }
+
+    /** A query counted when it began ended after {@code nanos}. */
+    public void recordQueryTime(long nanos) {
         if (nanos != 0) {
             queryNanos.add(nanos);
         }

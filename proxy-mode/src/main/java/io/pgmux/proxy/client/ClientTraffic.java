@@ -3,8 +3,9 @@ package io.pgmux.proxy.client;
 import io.pgmux.core.stats.TrafficStats;
 
 /**
- * One client's figures for SHOW STATS (PgBouncer's per-client stat counters): query and transaction times and
- * the bytes each way, kept on the client's loop and added to its pool's figures once the server is quiet.
+ * One client's figures for SHOW STATS (PgBouncer's per-client stat counters): queries and transactions, counted
+ * in its pool's figures as they begin, their times, and the bytes each way, kept on the client's loop and added
+ * to its pool's figures once the server is quiet.
  */
 final class ClientTraffic {
     private final TrafficStats pool;
@@ -17,11 +18,17 @@ final class ClientTraffic {
         this.pool = pool;
     }
 
-    /** The server was quiet and gets a request: a query starts, and a transaction unless one is open. */
+    /**
+     * The server was quiet and gets a request: a query starts, and a transaction unless one is open. Both count
+     * now, as PgBouncer counts them when the client's first message arrives, so that SHOW STATS counts an open
+     * transaction; their times count when they end.
+     */
     void queryStarted(long now) {
         queryStartNanos = now;
+        pool.recordQueryStart();
         if (xactStartNanos == 0) {
             xactStartNanos = now;
+            pool.recordTransactionStart();
         }
     }
 
@@ -34,20 +41,17 @@ final class ClientTraffic {
     }
 
     /**
-     * A ReadyForQuery ended a query. Once the server owes nothing more ({@code quiet}) the exchange's bytes
-     * count, and its transaction when the server is {@code idle}; while more ReadyForQuery are due the next
-     * query starts now.
+     * A ReadyForQuery came. Once the server owes nothing more ({@code quiet}) the query ends, however many
+     * ReadyForQuery the client's pipeline asked for (PgBouncer's one query per busy spell), the exchange's bytes
+     * count, and the transaction ends when the server is {@code idle}.
      */
-    void readyForQuery(long now, boolean idle, boolean quiet, boolean morePending) {
-        pool.recordQuery(now - queryStartNanos);
+    void readyForQuery(long now, boolean idle, boolean quiet) {
         if (!quiet) {
-            if (morePending) {
-                queryStartNanos = now;
-            }
             return;
         }
+        pool.recordQueryTime(now - queryStartNanos);
         if (idle) {
-            pool.recordTransaction(now - xactStartNanos);
+            pool.recordTransactionTime(now - xactStartNanos);
             xactStartNanos = 0;
         }
         pool.recordBytes(bytesReceived, bytesSent);

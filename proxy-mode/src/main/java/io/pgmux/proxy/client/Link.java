@@ -449,7 +449,7 @@ final class Link extends ServerLoan {
             filter.relay(message);
         }
         long now = System.nanoTime();
-        traffic.readyForQuery(now, status == TransactionStatus.IDLE, quiet, readyPending > 0);
+        traffic.readyForQuery(now, status == TransactionStatus.IDLE, quiet);
         if (quiet) {
             queryStartNanos = 0;
             if (status == TransactionStatus.IDLE) {

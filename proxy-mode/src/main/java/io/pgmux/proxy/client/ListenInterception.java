@@ -91,7 +91,7 @@ final class ListenInterception {
         }
         filter.relayOwn(error != null ? ErrorResponse.error(error.sqlState(), error.message())
                 : new CommandComplete(request.tag()), ReadyForQuery.IDLE);
-        link.traffic.readyForQuery(System.nanoTime(), true, true, false);
+        link.traffic.readyForQuery(System.nanoTime(), true, true);
         link.channel.flush();
         link.resumeUnlinked();
     }
