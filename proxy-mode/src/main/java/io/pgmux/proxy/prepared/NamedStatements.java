@@ -14,7 +14,6 @@ import io.pgmux.proxy.protocol.Parse;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.ProtocolViolationException;
 import io.pgmux.proxy.protocol.StatementOrPortal;
-import io.pgmux.proxy.server.ServerConnection;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -43,7 +42,7 @@ public final class NamedStatements {
     private Map<String, StatementKey> statements = Map.of();
     private final PreparedStatementLimit limit;
     private final TrafficStats traffic;
-    private ServerConnection server;
+    private StatementServer server;
     private Channel client;
 
     /**
@@ -56,7 +55,7 @@ public final class NamedStatements {
     }
 
     /** Sends one client message to {@code server}, renaming statements and adding Parses where needed. */
-    public void forward(FrontendMessage message, ServerConnection server, Channel client) {
+    public void forward(FrontendMessage message, StatementServer server, Channel client) {
         this.server = server;
         this.client = client;
         try {
@@ -216,7 +215,7 @@ public final class NamedStatements {
      * Accounts for the server message of {@code length} bytes at {@code at} in {@code frames}; false when it
      * answers a message the pooler added and must be dropped.
      */
-    public boolean onResponse(ByteBuf frames, int at, int length, ServerConnection server) {
+    public boolean onResponse(ByteBuf frames, int at, int length, StatementServer server) {
         byte type = frames.getByte(at);
         if (type == BackendMessage.COMMAND_COMPLETE && dropsAllStatements(frames, at + 5, length - 5)) {
             // sent as SQL: the server lost the pooler's statements too, and the client has none left

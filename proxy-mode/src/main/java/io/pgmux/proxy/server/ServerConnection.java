@@ -11,6 +11,7 @@ import io.pgmux.proxy.auth.ServerAuthenticationException;
 import io.pgmux.proxy.auth.ServerLoginAuthenticator;
 import io.pgmux.proxy.parameters.ServerParameters;
 import io.pgmux.proxy.prepared.PreparedStatementCache;
+import io.pgmux.proxy.prepared.StatementServer;
 import io.pgmux.proxy.protocol.Authentication;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.BackendMessage;
@@ -45,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * in, then is either idle, running a query of the pooler's own (check, reset, parameter replay), or linked to
  * a client, to which it passes every message unparsed. All state changes happen on the channel's event loop.
  */
-public final class ServerConnection extends ChannelInboundHandlerAdapter {
+public final class ServerConnection extends ChannelInboundHandlerAdapter implements StatementServer {
     private static final Logger log = LoggerFactory.getLogger(ServerConnection.class);
     private enum State { CONNECTING, TLS, LOGIN, IDLE, QUERY, LINKED, CLOSED }
 
@@ -139,6 +140,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     }
 
     /** The statements the pooler prepared here for clients in transaction and statement mode. */
+    @Override
     public PreparedStatementCache preparedStatements() {
         return preparedStatements;
     }
@@ -254,6 +256,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     }
 
     /** Writes a message of the client's (a relayed buffer or an encodable message); flushed by {@link #flush()}. */
+    @Override
     public void write(Object message) {
         channel.write(message, channel.voidPromise());
     }
