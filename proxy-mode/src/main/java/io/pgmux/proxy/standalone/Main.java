@@ -1,9 +1,7 @@
-package io.pgmux.proxy;
+package io.pgmux.proxy.standalone;
 
 import io.netty.util.ResourceLeakDetector;
 import io.pgmux.proxy.churn.ChurnReport;
-import io.pgmux.proxy.standalone.CommandLine;
-import io.pgmux.proxy.standalone.ProxyProcess;
 import java.util.List;
 
 /**

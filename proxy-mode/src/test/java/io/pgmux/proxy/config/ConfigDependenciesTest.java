@@ -15,7 +15,10 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** The settings sit below what reads them: no package config imports imports config back, directly or not. */
+/**
+ * The settings sit below what reads them: no package config imports imports config back, directly or not; and no
+ * package of the proxy depends on itself through others.
+ */
 class ConfigDependenciesTest {
     private static final Path SOURCES = Path.of("src/main/java/io/pgmux/proxy");
     private static final String CONFIG = "io.pgmux.proxy.config";
@@ -41,6 +44,27 @@ class ConfigDependenciesTest {
             }
         });
         assertEquals(Set.of(), importingConfigBack, "config depends on " + reached);
+    }
+
+    @Test
+    void noPackageOfTheProxyDependsOnItselfThroughOthers() {
+        Map<String, Set<String>> imports = proxyPackageImports();
+        Set<String> inCircles = new TreeSet<>();
+        for (String start : imports.keySet()) {
+            Set<String> reached = new TreeSet<>();
+            Set<String> next = new TreeSet<>(imports.get(start));
+            while (!next.isEmpty()) {
+                String p = next.iterator().next();
+                next.remove(p);
+                if (reached.add(p)) {
+                    next.addAll(imports.getOrDefault(p, Set.of()));
+                }
+            }
+            if (reached.contains(start)) {
+                inCircles.add(start);
+            }
+        }
+        assertEquals(Set.of(), inCircles, "packages in an import circle");
     }
 
     /** Each package of proxy-mode's sources, with the other proxy packages its files import. */

@@ -680,7 +680,7 @@ class ProxyProcessIT {
             assertEquals(0, proxy.awaitExit());
         }
         String loaded = Files.readString(classes);
-        assertTrue(loaded.contains(" io.pgmux.proxy.Main source: shared objects file (top)"),
+        assertTrue(loaded.contains(" io.pgmux.proxy.standalone.Main source: shared objects file (top)"),
                 "the proxy's main class did not come from the archive");
         assertTrue(loaded.contains(" io.pgmux.proxy.auth.ScramServer source: shared objects file (top)"),
                 "the login's classes did not come from the archive");
