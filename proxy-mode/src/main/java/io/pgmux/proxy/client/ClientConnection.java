@@ -89,6 +89,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     String consoleDatabase;
     /** Why the pooler closes the client, for log_disconnections; null while it has not decided to. */
     String closeReason;
+    private boolean closingLogged;
 
     public ClientConnection(ProxyContext context, FrontendMessageDecoder decoder) {
         this.context = context;
@@ -283,6 +284,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             closeReason = error.message();
             context.connectionLog().poolerError(channel, poolDatabase(), user, error.message());
         }
+        logClosing();
         to(State.CLOSED);
         if (link != null) {
             link.close();
@@ -318,7 +320,15 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         return console ? consoleDatabase : pool == null ? null : pool.key().database();
     }
 
-    private void logClosing() {
+    /**
+     * Once per client. Like PgBouncer, the pooler writes the line before the error it closes a client with goes
+     * out, so that whoever reads the error finds the line in the log.
+     */
+    void logClosing() {
+        if (closingLogged) {
+            return;
+        }
+        closingLogged = true;
         String reason = closeReason;
         if (reason == null) {
             // a console session ends on the client's Terminate; another client that sent none just went away

@@ -407,6 +407,7 @@ final class ClientLogin {
                         step.failureReason());
                 client.closeReason = failureMessage(step);
                 context.connectionLog().poolerError(channel, client.poolDatabase(), client.user, client.closeReason);
+                client.logClosing();
                 client.to(ClientConnection.State.CLOSED);
                 channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             }

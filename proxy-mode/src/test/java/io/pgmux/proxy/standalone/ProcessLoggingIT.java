@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgmux.proxy.RawClient;
 import io.pgmux.proxy.log.Syslog;
 import io.pgmux.proxy.log.SyslogReceiver;
 import io.pgmux.testing.TestCertificates;
@@ -15,6 +16,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -189,6 +191,30 @@ class ProcessLoggingIT {
             proxy.awaitStderr(Pattern.compile("ERROR TLS setup failed: failed to set the TLSv1.3 cipher suites: "
                     + "client_tls13_ciphers"));
             console(port, "SHOW VERSION", "require");
+        }
+    }
+
+    /**
+     * PgBouncer logs why it closes a client before the error goes out; its suite, like an operator's watcher,
+     * reads the log as soon as the client has the error.
+     */
+    @Test
+    void theClosingLineOfAClientRefusedAtLoginIsInTheLogfileOnceTheClientHasTheError() throws Exception {
+        Path logfile = dir.resolve("pgmux.log");
+        try (ProxyJar proxy = ProxyJar.start(ini("logfile = pgmux.log").toString())) {
+            int port = proxy.awaitPort();
+            for (int attempt = 1; attempt <= 20; attempt++) {
+                try (RawClient client = new RawClient(port)) {
+                    client.startup(Map.of("user", "nosuchuser", "database", "app"));
+                    RawClient.Message error = client.read();
+                    assertEquals('E', error.type());
+                    assertEquals("\"trust\" authentication failed", error.field('M'));
+                    List<String> closing = Files.readAllLines(logfile).stream()
+                            .filter(line -> line.contains("closing because: \"trust\" authentication failed (age="))
+                            .toList();
+                    assertEquals(attempt, closing.size(), String.join("\n", Files.readAllLines(logfile)));
+                }
+            }
         }
     }
 }
