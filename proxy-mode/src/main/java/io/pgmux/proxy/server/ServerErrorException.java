@@ -12,7 +12,8 @@ public final class ServerErrorException extends RuntimeException {
     private final transient ErrorResponse error;
 
     public ServerErrorException(ErrorResponse error) {
-        super(error.sqlState() + " " + error.message(), null, false, false);
+        // PgBouncer's words in its "server login failed: FATAL database \"x\" does not exist" line
+        super(error.severity() + " " + error.message(), null, false, false);
         this.error = error;
     }
 

@@ -607,6 +607,25 @@ class ProxyProcessIT {
         }
     }
 
+    /** PgBouncer's line, which its suite (test_no_database_pg) and operators' log watchers look for. */
+    @Test
+    void aServerRefusingTheLoginIsLoggedWithItsSeverityAndMessage() throws Exception {
+        Path logfile = dir.resolve("pgmux.log");
+        Path ini = ini("logfile = pgmux.log");
+        Files.writeString(ini, Files.readString(ini).replace("[pgbouncer]", "gone = host=" + db.host() + " port="
+                + db.port() + " dbname=no_such_pg_db user=" + db.superuser() + " password="
+                + db.superuserPassword() + "\n[pgbouncer]"));
+        try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
+            int port = proxy.awaitPort();
+            String login = "host=127.0.0.1 sslmode=disable port=" + port + " user=" + USER + " password=" + PASSWORD;
+            String refused = psql(login + " dbname=gone", "SELECT 1");
+            assertTrue(refused.contains("database \"no_such_pg_db\" does not exist"), refused);
+            await(() -> contains(logfile, "server login failed: "), "the failed server login in the logfile");
+            assertLogged(Files.readAllLines(logfile), String.format(LINE_START, proxy.pid()) + "WARNING .*server"
+                    + " login failed: FATAL database \"no_such_pg_db\" does not exist$");
+        }
+    }
+
     @Test
     void logConnectionsDisconnectionsAndPoolerErrorsAtZeroLeaveTheirLinesOut() throws Exception {
         Path logfile = dir.resolve("pgmux.log");
