@@ -12,6 +12,8 @@ import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -120,6 +122,23 @@ class AuthQueryTest {
         TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
         start(b -> b.set("auth_query", "SELECT $1::text, NULL::text"));
         assertEquals("SASL authentication failed", refusal(user.name(), user.password()));
+    }
+
+    /**
+     * PgBouncer takes a user the query returns with a NULL secret for one that exists and matches no password, so
+     * trust lets it in: its suite logs in that way to auth_user databases under client limits.
+     */
+    @Test
+    void underTrustAUserTheQueryReturnsWithANullSecretLogsIn() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        start(b -> b.authType(AuthType.TRUST).set("auth_query", "SELECT $1::text, NULL::text")
+                .database(db.name(), "postgresql://" + db.superuser() + ":"
+                        + URLEncoder.encode(db.superuserPassword(), StandardCharsets.UTF_8) + "@" + db.host() + ":"
+                        + db.port() + "/" + db.name() + "?sslmode=disable"));
+        try (Connection c = connect(user.name(), ""); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT 1")) {
+            assertTrue(rs.next());
+        }
     }
 
     /** PgBouncer looks the user up at each login: the secret the pooler keeps for its server logins follows. */

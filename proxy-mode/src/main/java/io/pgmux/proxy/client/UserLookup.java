@@ -20,9 +20,10 @@ import org.slf4j.LoggerFactory;
 /**
  * PgBouncer's start_auth_query: looks up the secret of a user missing from the auth file by running auth_query
  * on a server of the pool of (auth_dbname or the client's database, auth_user), without blocking: the stage
- * completes on whatever thread the server answered on. A user the query does not return, or returns with a NULL
- * secret (PgBouncer's default query does so for an expired password), is unknown; so is a user it returns
- * more than once, a broken query the log names.
+ * completes on whatever thread the server answered on. A user the query does not return is unknown; so is a user
+ * it returns more than once, a broken query the log names. A user it returns with a NULL secret (PgBouncer's
+ * default query does so for an expired password) exists without a password: trust lets it in, every password
+ * method refuses it, as PgBouncer does.
  */
 final class UserLookup {
     private static final Logger log = LoggerFactory.getLogger(UserLookup.class);
@@ -106,12 +107,9 @@ final class UserLookup {
             queried.forget(clientDatabase, user);
             return Outcome.UNKNOWN;
         }
-        if (row[1] == null) {
-            queried.forget(clientDatabase, user);
-            return Outcome.UNKNOWN;
-        }
         try {
-            return new Outcome(queried.remember(clientDatabase, user, row[1]), null, null);
+            // PgBouncer's "impossible password": a NULL secret is a user that exists and matches no password
+            return new Outcome(queried.remember(clientDatabase, user, row[1] == null ? "" : row[1]), null, null);
         } catch (IllegalArgumentException e) {
             log.error("auth_query returned a malformed secret for user {}: {}", user, e.getMessage());
             queried.forget(clientDatabase, user);
