@@ -230,6 +230,13 @@ final class SettingsApply {
         change.changed().forEach(name -> softEvict(name, cause + ": database {} changed: its server connections"
                 + " close once released"));
         change.added().forEach(name -> log.info("{}: new database {}", cause, name));
+        // as PgBouncer's janitor: the pool of a forced user keeps min_pool_size servers open before any client comes
+        next.listed().forEach((name, target) -> {
+            if (target.user() != null && !target.user().isEmpty()
+                    && next.overrides().forDatabase(s.pool(), name).minPoolSize() > 0) {
+                registry.pool(name, target.user());
+            }
+        });
     }
 
     /** The servers of {@code database}'s pools close once released, logged with {@code message}. */

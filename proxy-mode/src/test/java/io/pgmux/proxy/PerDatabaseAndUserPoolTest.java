@@ -168,6 +168,14 @@ class PerDatabaseAndUserPoolTest {
                 "min_pool_size=3 fills the user's pool up to its size, 2");
     }
 
+    /** As PgBouncer's janitor: a forced user's pool is filled before any client comes (its suite's p0z). */
+    @Test
+    void aForcedUsersPoolHasItsMinPoolSizeOpenBeforeAnyClient() throws Exception {
+        proxy = start("forced = " + target() + " pool_mode=transaction min_pool_size=2\n", "");
+        Await.equal(2, () -> proxy.registry().find("forced", db.superuser()).map(p -> p.getTotalConnections())
+                .orElse(0), Duration.ofSeconds(10), "min_pool_size=2 opened without a client");
+    }
+
     @Test
     void aDatabasesQueryWaitTimeoutWinsOverTheGlobalOne() throws Exception {
         proxy = start("quick = " + target() + " pool_mode=transaction pool_size=1 query_wait_timeout=1\n",
