@@ -156,6 +156,42 @@ class PreparedStatementTest {
         }
     }
 
+    /**
+     * A name longer than PostgreSQL takes in a Close (10,000 bytes) reaches the server renamed in Parse and Bind;
+     * its Close is the pooler's to answer, or the server would drop the connection.
+     */
+    @Test
+    void statementNameLongerThanAServerTakesInACloseIsClosed() throws Exception {
+        start(1, 200);
+        String name = "a".repeat(16_384);
+        try (RawClient c = login()) {
+            assertPreparedAndRun(c, name, "SELECT 'long'", "long");
+            c.closeStatement(name);
+            c.sync();
+            assertEquals("3Z", types(c.readUntilReady()));
+            assertPreparedAndRun(c, name, "SELECT 'again'", "again");
+        }
+    }
+
+    /** The pooler's CloseComplete comes between the server's responses to the requests before and after it. */
+    @Test
+    void theAnswerToAPipelinedCloseComesInItsPlaceAmongTheServersResponses() throws Exception {
+        start(1, 200);
+        try (RawClient c = login()) {
+            prepare(c, "S1", "SELECT 'first'");
+            c.bind("S1");
+            c.execute();
+            c.closeStatement("S1");
+            c.parse("S2", "SELECT 'second'");
+            c.bind("S2");
+            c.execute();
+            c.sync();
+            List<RawClient.Message> result = c.readUntilReady();
+            assertEquals("2DC312DCZ", types(result));
+            assertEquals(List.of("first", "second"), RawClient.firstColumns(result));
+        }
+    }
+
     /** max_prepared_statements = 0 turns PgBouncer's tracking off: a named statement reaches the server as named. */
     @Test
     void withMaxPreparedStatementsZeroANamedStatementKeepsItsNameOnTheServer() throws Exception {

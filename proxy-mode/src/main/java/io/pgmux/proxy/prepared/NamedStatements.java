@@ -164,13 +164,19 @@ public final class NamedStatements {
     }
 
     /**
-     * The server statement stays for other clients; the client's name goes. The Close is forwarded unchanged:
-     * the server has no statement by the client's name and answers CloseComplete in the right place.
+     * The server statement stays for other clients; the client's name goes, and the pooler answers CloseComplete
+     * itself: the server never knew the name, which may be longer than PostgreSQL takes in a Close (10,000 bytes)
+     * when the client's Parse and Binds reached it renamed. Other names (a portal, or a statement the pooler
+     * does not track, such as one made by SQL PREPARE) are the server's to close.
      */
     private void onClose(FrontendMessage message) {
-        Close close = Close.decode(message.body());
-        if (close.target() == StatementOrPortal.STATEMENT && !close.name().isEmpty() && !statements.isEmpty()) {
-            statements.remove(close.name());
+        if (!statements.isEmpty()) {
+            Close close = Close.decode(message.body());
+            if (close.target() == StatementOrPortal.STATEMENT && statements.remove(close.name()) != null) {
+                message.release();
+                requests.answerClose(client);
+                return;
+            }
         }
         send(message, PendingRequests.Kind.CLOSE);
     }

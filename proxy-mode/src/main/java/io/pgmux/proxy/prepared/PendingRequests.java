@@ -2,6 +2,7 @@ package io.pgmux.proxy.prepared;
 
 import io.netty.channel.Channel;
 import io.pgmux.proxy.protocol.BackendMessage;
+import io.pgmux.proxy.protocol.CloseComplete;
 import io.pgmux.proxy.protocol.ParseComplete;
 import java.util.ArrayDeque;
 import java.util.Map;
@@ -10,7 +11,7 @@ import java.util.Map;
  * The requests sent to the linked server whose responses have not all arrived, in order, so that the responses
  * to messages the pooler added (a Parse before a Bind on a server that lacks the statement, the Close of an
  * evicted statement) are swallowed, and the answers it gives itself (ParseComplete for a statement the server
- * has already) reach the client exactly where the server would have put them.
+ * has already, CloseComplete for a client's name) reach the client exactly where the server would have put them.
  */
 final class PendingRequests {
 
@@ -21,6 +22,8 @@ final class PendingRequests {
         PARSE_ADDED,
         /** A client Parse of a statement the server has: the pooler answers ParseComplete. */
         PARSE_ANSWERED,
+        /** A client Close of one of its names: the pooler answers CloseComplete, the server never sees the name. */
+        CLOSE_ANSWERED,
         BIND,
         /** A Bind the pooler added (to raise an error the server's way): its BindComplete is not the client's. */
         BIND_ADDED,
@@ -75,6 +78,15 @@ final class PendingRequests {
         }
     }
 
+    /** A CloseComplete of the pooler's own: at once when nothing is in flight, else in its place. */
+    void answerClose(Channel client) {
+        if (queue.isEmpty()) {
+            client.write(CloseComplete.INSTANCE, client.voidPromise());
+        } else {
+            queue.add(PLAIN[Kind.CLOSE_ANSWERED.ordinal()]);
+        }
+    }
+
     @Override
     public String toString() {
         return queue.stream().map(r -> r.kind().name()).toList().toString();
@@ -110,15 +122,20 @@ final class PendingRequests {
 
     boolean answerIsDue() {
         Request head = queue.peek();
-        return head != null && head.kind() == Kind.PARSE_ANSWERED;
+        return head != null && isAnswered(head.kind());
+    }
+
+    private static boolean isAnswered(Kind kind) {
+        return kind == Kind.PARSE_ANSWERED || kind == Kind.CLOSE_ANSWERED;
     }
 
     /** Writes the pooler's own answers now at the head of the queue. */
     void answerDue(Channel client) {
         Request head;
-        while ((head = queue.peek()) != null && head.kind() == Kind.PARSE_ANSWERED) {
+        while ((head = queue.peek()) != null && isAnswered(head.kind())) {
             queue.poll();
-            client.write(ParseComplete.INSTANCE, client.voidPromise());
+            client.write(head.kind() == Kind.PARSE_ANSWERED ? ParseComplete.INSTANCE : CloseComplete.INSTANCE,
+                    client.voidPromise());
         }
     }
 
@@ -154,7 +171,7 @@ final class PendingRequests {
                     || type == BackendMessage.PORTAL_SUSPENDED;
             case CLOSE, CLOSE_ADDED -> type == BackendMessage.CLOSE_COMPLETE;
             case SYNC, QUERY, FUNCTION_CALL -> type == BackendMessage.READY_FOR_QUERY;
-            case PARSE_ANSWERED -> false;
+            case PARSE_ANSWERED, CLOSE_ANSWERED -> false;
         };
     }
 }
