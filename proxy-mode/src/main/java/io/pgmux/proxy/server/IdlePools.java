@@ -52,8 +52,9 @@ public final class IdlePools<S> implements Runnable {
             if (now - since >= timeout) {
                 emptySince.remove(pool);
                 if (registry.removePool(pool)) {
-                    log.info("freeing pool {}/{}: no client or server connection for pool_idle_timeout",
-                            pool.key().database(), pool.key().user());
+                    // PgBouncer's words: an operator's log is an interface
+                    log.info("cleaning up idle pool for user {} on db {} because: pool idle timeout (age={}s)",
+                            pool.key().user(), pool.key().database(), Duration.ofNanos(now - since).toSeconds());
                 }
             }
         }

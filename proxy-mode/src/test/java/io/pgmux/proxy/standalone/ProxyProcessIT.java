@@ -647,6 +647,20 @@ class ProxyProcessIT {
     }
 
     @Test
+    void aPoolFreedByPoolIdleTimeoutIsLoggedInPgBouncersWords() throws Exception {
+        Path logfile = dir.resolve("pgmux.log");
+        try (ProxyJar proxy = ProxyJar.start(ini("logfile = pgmux.log", "pool_idle_timeout = 1",
+                "server_idle_timeout = 1").toString())) {
+            int port = proxy.awaitPort();
+            String login = "host=127.0.0.1 sslmode=disable port=" + port + " user=" + USER + " password=" + PASSWORD;
+            assertEquals("1", psql(login + " dbname=app", "SELECT 1"));
+            await(() -> contains(logfile, "cleaning up idle pool"), "the freed pool in the logfile");
+            assertLogged(Files.readAllLines(logfile), String.format(LINE_START, proxy.pid()) + "LOG cleaning up idle"
+                    + " pool for user \\S+ on db app because: pool idle timeout \\(age=\\d+s\\)$");
+        }
+    }
+
+    @Test
     void logStatsWritesPgBouncersStatsLineEveryStatsPeriod() throws Exception {
         Path logfile = dir.resolve("pgmux.log");
         try (ProxyJar proxy = ProxyJar.start(ini("logfile = pgmux.log", "stats_period = 1").toString())) {
