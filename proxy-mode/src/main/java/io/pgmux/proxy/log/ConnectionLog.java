@@ -100,6 +100,22 @@ public final class ConnectionLog {
         }
     }
 
+    /**
+     * {@code closing because: connect failed (age=0s)}, for a server connection that never logged in:
+     * {@code target} is where it was going, as the channel may have no peer address.
+     */
+    public void serverNotConnected(Object server, SocketAddress target, String database, String user, String reason,
+            long startedNanos) {
+        if (disconnections) {
+            String address = target instanceof InetSocketAddress inet
+                    ? inetAddress(inet) : "unix:" + unixPort;
+            log.info("S-{}: {}/{}@{} closing because: {} (age={}s)",
+                    String.format("0x%08x", System.identityHashCode(server)), database == null ? "(nodb)" : database,
+                    user == null ? "(nouser)" : user, address, reason,
+                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startedNanos));
+        }
+    }
+
     private String clientPrefix(Channel client, String pool, String user) {
         return prefix('C', client, client, pool, user);
     }
@@ -114,11 +130,15 @@ public final class ConnectionLog {
     /** {@code 127.0.0.1:5432}, {@code [::1]:5432}, or for a Unix socket peer {@code unix(pid):port}. */
     private String address(Channel channel, SocketAddress address) {
         if (address instanceof InetSocketAddress inet) {
-            String host = inet.getAddress() == null ? inet.getHostString() : NetUtil.toAddressString(inet.getAddress());
-            return (host.contains(":") ? "[" + host + "]" : host) + ":" + inet.getPort();
+            return inetAddress(inet);
         }
         int pid = peerPid(channel);
         return (pid > 0 ? "unix(" + pid + ")" : "unix") + ":" + unixPort;
+    }
+
+    private static String inetAddress(InetSocketAddress inet) {
+        String host = inet.getAddress() == null ? inet.getHostString() : NetUtil.toAddressString(inet.getAddress());
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + inet.getPort();
     }
 
     private String tls(Channel client) {

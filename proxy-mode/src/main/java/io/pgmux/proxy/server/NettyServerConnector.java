@@ -159,11 +159,12 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
         if (address instanceof InetSocketAddress) {
             transport.tcpOptions(bootstrap);
         }
+        long started = System.nanoTime();
         ChannelFuture connecting = bootstrap.connect(address);
         CompletableFuture<ServerConnection> result = new CompletableFuture<>();
         connecting.addListener(f -> {
-            if (!f.isSuccess()) {
-                result.completeExceptionally(f.cause());
+            if (!f.isSuccess() && result.completeExceptionally(f.cause())) {
+                logNotConnected(server, address, "connect failed", started);
             }
         });
         // server_connect_timeout covers the login as well as the TCP connect, as PgBouncer's does: a server that
@@ -171,6 +172,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
         ScheduledFuture<?> deadline = connecting.channel().eventLoop().schedule(() -> {
             if (result.completeExceptionally(new ConnectTimeoutException("server login did not finish within"
                     + " server_connect_timeout (" + connectTimeoutMillis + " ms)"))) {
+                logNotConnected(server, address, "connect timeout", started);
                 connecting.channel().close();
             }
         }, connectTimeoutMillis, TimeUnit.MILLISECONDS);
@@ -189,6 +191,13 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
             }
         });
         return result;
+    }
+
+    /** PgBouncer's line for a server connection that never logged in, which its operators search for. */
+    private void logNotConnected(ServerConnection server, SocketAddress address, String reason, long started) {
+        if (connectionLog != null) {
+            connectionLog.serverNotConnected(server, address, poolDatabase, user, reason, started);
+        }
     }
 
     /** The connection's event loop: a client on the same loop relays to and from it without a thread hop. */

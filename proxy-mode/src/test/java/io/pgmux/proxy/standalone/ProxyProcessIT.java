@@ -12,6 +12,8 @@ import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -657,6 +659,39 @@ class ProxyProcessIT {
             await(() -> contains(logfile, "cleaning up idle pool"), "the freed pool in the logfile");
             assertLogged(Files.readAllLines(logfile), String.format(LINE_START, proxy.pid()) + "LOG cleaning up idle"
                     + " pool for user \\S+ on db app because: pool idle timeout \\(age=\\d+s\\)$");
+        }
+    }
+
+    @Test
+    void aServerConnectionRefusedIsLoggedAsConnectFailed() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = socket.getLocalPort();
+        }
+        assertServerConnectionLogged(closedPort, "connect failed");
+    }
+
+    @Test
+    void aServerLoginPastServerConnectTimeoutIsLoggedAsConnectTimeout() throws Exception {
+        // a listener that never accepts: the kernel completes the TCP handshake, the login gets no answer
+        try (ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            assertServerConnectionLogged(silent.getLocalPort(), "connect timeout");
+        }
+    }
+
+    /** A client of database {@code down}, on {@code serverPort}, gets no server; the log says why as PgBouncer's. */
+    private void assertServerConnectionLogged(int serverPort, String reason) throws Exception {
+        Path logfile = dir.resolve("pgmux.log");
+        Path ini = ini("logfile = pgmux.log", "server_connect_timeout = 1", "query_wait_timeout = 3");
+        Files.writeString(ini, Files.readString(ini).replace("[pgbouncer]\n", "down = host=127.0.0.1 port="
+                + serverPort + " dbname=down user=" + USER + "\n[pgbouncer]\n"));
+        try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
+            int port = proxy.awaitPort();
+            psql("host=127.0.0.1 sslmode=disable port=" + port + " user=" + USER + " password=" + PASSWORD
+                    + " dbname=down", "SELECT 1");
+            await(() -> contains(logfile, reason), "the server connection's end in the logfile");
+            assertLogged(Files.readAllLines(logfile), String.format(LINE_START, proxy.pid()) + "LOG S-0x[0-9a-f]{8}:"
+                    + " down/app@127\\.0\\.0\\.1:" + serverPort + " closing because: " + reason + " \\(age=\\d+s\\)$");
         }
     }
 
