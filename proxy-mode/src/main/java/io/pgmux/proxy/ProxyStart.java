@@ -100,7 +100,7 @@ final class ProxyStart {
                 () -> started.get() == null ? port : started.get().port(),
                 mode -> started.get().shutdown(mode),
                 builder.reloadFrom() == null ? null : () -> started.get().reload(),
-                (setting, value) -> started.get().set(setting, value));
+                (setting, value) -> started.get().set(setting, value), transport.dnsHosts());
         context.adminRoute(console);
         SettingsApply settings = new SettingsApply(configuration, registry, context, connectors, statsLog, transport,
                 console, builder.reloadFrom(), builder.janitorPeriod());

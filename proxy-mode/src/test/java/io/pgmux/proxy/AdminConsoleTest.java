@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
@@ -445,6 +446,36 @@ class AdminConsoleTest {
             assertEquals(List.of("peer_id", "host", "port", "pool_size"), columnsOfEmpty(s, "SHOW PEERS"));
             assertEquals(List.of("peer_id", "cl_active_cancel_req", "cl_waiting_cancel_req", "sv_active_cancel",
                     "sv_login"), columnsOfEmpty(s, "SHOW PEER_POOLS"));
+        }
+    }
+
+    @Test
+    void showDnsHostsListsAServerHostNameLookedUpWithItsTtlAndAddresses() throws Exception {
+        proxy.close();
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b
+                .database("byname", "postgresql://" + db.superuser() + ":" + db.superuserPassword() + "@localhost:"
+                        + db.port() + "/" + db.name())
+                .users(Map.of(ProxyFixture.USER, ProxyFixture.PASSWORD, STATS, STATS_PASSWORD))
+                .statsUsers(STATS));
+        try (Connection app = DriverManager.getConnection(ProxyFixture.jdbcUrl(proxy, "byname"), ProxyFixture.USER,
+                ProxyFixture.PASSWORD)) {
+            app.createStatement().execute("SELECT 1");
+        }
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer"); Statement s = console.createStatement();
+             ResultSet rs = s.executeQuery("SHOW DNS_HOSTS")) {
+            assertTrue(rs.next(), "no row");
+            assertEquals("localhost", rs.getString("hostname"));
+            assertTrue(rs.getLong("ttl") > 0, "ttl " + rs.getLong("ttl"));
+            assertTrue(List.of(rs.getString("addrs").split(",")).stream()
+                    .anyMatch(a -> a.equals("127.0.0.1") || a.equals("0:0:0:0:0:0:0:1")), rs.getString("addrs"));
+            assertFalse(rs.next(), "a second host listed");
+        }
+    }
+
+    @Test
+    void showDnsZonesAnswersWithPgBouncersColumnsAndNoRows() throws Exception {
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer"); Statement s = console.createStatement()) {
+            assertEquals(List.of("zonename", "serial", "count"), columnsOfEmpty(s, "SHOW DNS_ZONES"));
         }
     }
 

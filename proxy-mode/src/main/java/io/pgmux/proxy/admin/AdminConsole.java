@@ -28,6 +28,7 @@ import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.SqlState;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
+import io.pgmux.proxy.transport.DnsHosts;
 import io.pgmux.proxy.transport.ReadGate;
 import io.pgmux.proxy.transport.ReadPauses;
 import java.time.Duration;
@@ -74,7 +75,6 @@ public final class AdminConsole implements AdminRoute {
             "datestyle", "ISO", "timezone", "GMT");
     /** Also SET and ignored, beyond PgBouncer's list: pgjdbc sends them after login (docs/pgbouncer-differences.md). */
     private static final Set<String> IGNORED_BY_PGMUX = Set.of("application_name", "extra_float_digits");
-    private static final Set<String> SHOW_UNSUPPORTED = Set.of("DNS_HOSTS", "DNS_ZONES");
     /**
      * PgBouncer's SET: {@code SET key = word} or {@code SET key = 'string'} ('' for a quote), the key a word or
      * a double-quoted name, case-insensitive; anything else is an invalid command.
@@ -117,6 +117,7 @@ public final class AdminConsole implements AdminRoute {
     private final Consumer<Shutdown> shutdown;
     private final Reloader reloader;
     private final Setter setter;
+    private final DnsHosts dnsHosts;
     private final ShowCommands show = new ShowCommands(this);
     private final Set<AdminSession> sessions = ConcurrentHashMap.newKeySet();
     /**
@@ -145,8 +146,9 @@ public final class AdminConsole implements AdminRoute {
      * @param setter   SET of a changeable setting, run on the executor for blocking work (it may read files)
      */
     public AdminConsole(ProxyContext context, Map<String, ServerTarget> databases, ProxySettings settings,
-            IntSupplier port, Consumer<Shutdown> shutdown, Reloader reloader, Setter setter) {
+            IntSupplier port, Consumer<Shutdown> shutdown, Reloader reloader, Setter setter, DnsHosts dnsHosts) {
         this.context = context;
+        this.dnsHosts = dnsHosts;
         this.databases = Map.copyOf(databases);
         this.port = port;
         this.shutdown = shutdown;
@@ -382,7 +384,7 @@ public final class AdminConsole implements AdminRoute {
                 }
                 Table table = showTable(command);
                 if (table == null) {
-                    return done(command.argument().equals("HELP") ? help() : unsupportedOrInvalid(command));
+                    return done(command.argument().equals("HELP") ? help() : invalid(command));
                 }
                 return done(table.messages());
             }
@@ -482,13 +484,10 @@ public final class AdminConsole implements AdminRoute {
             case "PINS" -> show.pins();
             case "PEERS" -> ShowCommands.peers();
             case "PEER_POOLS" -> ShowCommands.peerPools();
+            case "DNS_HOSTS" -> ShowCommands.dnsHosts(dnsHosts);
+            case "DNS_ZONES" -> ShowCommands.dnsZones();
             default -> null;
         };
-    }
-
-    private List<EncodableMessage> unsupportedOrInvalid(AdminCommand command) {
-        return SHOW_UNSUPPORTED.contains(command.argument()) && command.extra().isEmpty()
-                ? unsupported("SHOW " + command.argument()) : invalid(command);
     }
 
     private static List<EncodableMessage> help() {
@@ -496,6 +495,7 @@ public final class AdminConsole implements AdminRoute {
                 "\tSHOW HELP|CONFIG|DATABASES|POOLS|CLIENTS|SERVERS|USERS|VERSION",
                 "\tSHOW PEERS|PEER_POOLS",
                 "\tSHOW FDS|SOCKETS|ACTIVE_SOCKETS|LISTS|MEM|STATE",
+                "\tSHOW DNS_HOSTS|DNS_ZONES",
                 "\tSHOW STATS|STATS_TOTALS|STATS_AVERAGES|TOTALS",
                 "\tSET key = arg",
                 "\tRELOAD",
@@ -808,10 +808,6 @@ public final class AdminConsole implements AdminRoute {
 
     private static List<EncodableMessage> invalid(AdminCommand command) {
         return List.of(error("invalid command '" + command.query() + "', use SHOW HELP;"));
-    }
-
-    private static List<EncodableMessage> unsupported(String what) {
-        return List.of(error(what + " is not supported by pgmux"));
     }
 
     private static ErrorResponse error(String message) {

@@ -26,6 +26,7 @@ import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.config.Scope;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
+import io.pgmux.proxy.transport.DnsHosts;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
 import java.net.InetSocketAddress;
@@ -415,6 +416,23 @@ final class ShowCommands {
     static Table peerPools() {
         return new Table().int4("peer_id", "cl_active_cancel_req", "cl_waiting_cancel_req", "sv_active_cancel",
                 "sv_login");
+    }
+
+    /** The host names looked up for server connections, with seconds until the next lookup and their addresses. */
+    static Table dnsHosts(DnsHosts dnsHosts) {
+        Table t = new Table().text("hostname").int8("ttl").text("addrs");
+        for (DnsHosts.Host host : dnsHosts.hosts()) {
+            t.row(host.name(), host.ttlSeconds(), host.addresses());
+        }
+        return t;
+    }
+
+    /**
+     * PgBouncer's columns and no row: zones are followed only by PgBouncer's c-ares build with dns_zone_check_period,
+     * and pgmux leaves expiry to the JVM's cache.
+     */
+    static Table dnsZones() {
+        return new Table().text("zonename").int8("serial").int4("count");
     }
 
     /** Every setting pgmux takes in [pgbouncer]; changeable (by SET and RELOAD) as its RELOAD rule says. */

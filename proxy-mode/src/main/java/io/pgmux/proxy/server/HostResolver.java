@@ -49,7 +49,9 @@ final class HostResolver {
         }
         return CompletableFuture.supplyAsync(() -> {
             try {
-                return new InetSocketAddress(InetAddress.getByName(host.host()), host.port());
+                InetAddress[] addresses = InetAddress.getAllByName(host.host());
+                transport.dnsHosts().looked(host.host(), addresses);
+                return new InetSocketAddress(addresses[0], host.port());
             } catch (UnknownHostException e) {
                 throw new CompletionException(new UnknownHostException("could not resolve host name \""
                         + host.host() + "\""));

@@ -56,6 +56,7 @@ public final class Transport {
     private final Class<? extends ServerChannel> serverChannel;
     private final ReadGate readGate = new ReadGate();
     private final BlockingWork blockingWork = new BlockingWork();
+    private final DnsHosts dnsHosts = new DnsHosts();
     /** Replaced by RELOAD and SET: sockets accepted or opened afterwards get the new options, as in PgBouncer. */
     private volatile TcpOptions tcp;
 
@@ -178,6 +179,11 @@ public final class Transport {
     /** Where what blocks runs, off the event loops. */
     public BlockingWork blockingWork() {
         return blockingWork;
+    }
+
+    /** The host names looked up for this proxy's server connections. */
+    public DnsHosts dnsHosts() {
+        return dnsHosts;
     }
 
     public Class<? extends SocketChannel> socketChannel() {
