@@ -115,6 +115,29 @@ final class ConnectionUrl {
     /** Takes pool and driver settings off the query; the rest of the URL stays byte for byte as written. */
     private static String takeFromQuery(String url, Map<ConfigKey, Setting> pool, Map<DriverProperty, Setting> driver)
             throws SQLException {
+        return withoutTaken(url, (name, value) -> {
+            if (value != null) {
+                return take(name, value, pool, driver);
+            }
+            if (isPoolOrDriverSetting(name)) {
+                throw new SQLNonTransientConnectionException("malformed percent-encoding in the value of " + name
+                        + " in the URL", URL_ERROR);
+            }
+            return false;
+        });
+    }
+
+    /** Decides whether a query parameter leaves the URL; {@code value} is null when its encoding is malformed. */
+    @FunctionalInterface
+    private interface QueryTaker {
+        boolean take(String name, String value) throws SQLException;
+    }
+
+    /**
+     * The URL without the query parameters {@code taker} takes; the others stay byte for byte as written, and a
+     * parameter whose name cannot be decoded always stays.
+     */
+    private static String withoutTaken(String url, QueryTaker taker) throws SQLException {
         int q = url.indexOf('?');
         if (q < 0) {
             return url;
@@ -123,18 +146,7 @@ final class ConnectionUrl {
         for (String token : url.substring(q + 1).split("&", -1)) {
             int eq = token.indexOf('=');
             String name = decode(eq < 0 ? token : token.substring(0, eq));
-            if (name == null) {
-                kept.add(token);
-                continue;
-            }
-            String value = eq < 0 ? "" : decode(token.substring(eq + 1));
-            if (value == null) {
-                if (isPoolOrDriverSetting(name)) {
-                    throw new SQLNonTransientConnectionException("malformed percent-encoding in the value of " + name
-                            + " in the URL", URL_ERROR);
-                }
-                kept.add(token);
-            } else if (!take(name, value, pool, driver)) {
+            if (name == null || !taker.take(name, eq < 0 ? "" : decode(token.substring(eq + 1)))) {
                 kept.add(token);
             }
         }
@@ -288,24 +300,14 @@ final class ConnectionUrl {
     }
 
     /** The URL without its user and password, which are put into {@code properties}, as pgjdbc reads them. */
-    private static String credentialsMovedToProperties(String url, Properties properties) {
-        int q = url.indexOf('?');
-        if (q < 0) {
-            return url;
-        }
-        List<String> kept = new ArrayList<>();
-        for (String token : url.substring(q + 1).split("&", -1)) {
-            int eq = token.indexOf('=');
-            String name = decode(eq < 0 ? token : token.substring(0, eq));
-            String value = eq < 0 ? "" : decode(token.substring(eq + 1));
+    private static String credentialsMovedToProperties(String url, Properties properties) throws SQLException {
+        return withoutTaken(url, (name, value) -> {
             if (value != null && ("user".equals(name) || "password".equals(name))) {
                 properties.setProperty(name, value);
-            } else {
-                kept.add(token);
+                return true;
             }
-        }
-        String base = url.substring(0, q);
-        return kept.isEmpty() ? base : base + "?" + String.join("&", kept);
+            return false;
+        });
     }
 
     static SQLException valueError(ConfigException e) {
