@@ -123,6 +123,38 @@ class BadInputTest {
         }
     }
 
+    /**
+     * PostgreSQL answers a Flush with a body with an error and then ignores everything until a Sync: passed on, it
+     * would leave the server deaf to the next client it is lent to.
+     */
+    @org.junit.jupiter.api.Test
+    void aFlushWithABodyEndsTheClientAndTheNextClientOfItsServerIsAnswered() throws Exception {
+        PgMuxProxy single = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b
+                .authType(AuthType.MD5)
+                .users(Map.of("raw", "secret"))
+                .defaultPoolSize(1));
+        try {
+            try (RawClient c = new RawClient(single.port())) {
+                c.login(db.name(), "raw", "secret");
+                c.sendRaw(RawClient.concat(RawClient.frame('Q', RawClient.cstring("SELECT 1")),
+                        RawClient.frame('H', new byte[] {'r'})));
+                List<RawClient.Message> messages = c.readUntilClosed();
+                RawClient.Message last = messages.get(messages.size() - 1);
+                assertEquals("FATAL", last.field('S'), RawClient.types(messages));
+                assertEquals("08P01", last.field('C'));
+                assertEquals("bad packet header: '480000000572'", last.field('M'));
+            }
+            try (RawClient next = new RawClient(single.port())) {
+                next.readTimeout(10_000);
+                next.login(db.name(), "raw", "secret");
+                next.query("SELECT 2");
+                assertEquals("2", RawClient.firstColumn(next.readUntilReady()));
+            }
+        } finally {
+            single.close();
+        }
+    }
+
     private static String backendPid(RawClient c) throws Exception {
         c.query("SELECT pg_backend_pid()");
         return RawClient.firstColumn(c.readUntilReady());

@@ -26,7 +26,7 @@ import java.util.List;
  *       than what one read brings.</li>
  * </ol>
  * Every length is checked against its limit as soon as the header is in, before any body byte is waited
- * for. A violation throws {@link ProtocolViolationException} (which travels to {@code exceptionCaught}) with
+ * for; Flush, Sync, CopyDone and Terminate must have no body. A violation throws {@link ProtocolViolationException} (which travels to {@code exceptionCaught}) with
  * PgBouncer 1.25's text ({@code bad packet header: '…'}, {@code unknown pkt}, …) and the exact reason as its
  * detail; from then on, and after a CancelRequest, all further input is discarded.
  */
@@ -44,6 +44,11 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
     /** PgBouncer shows at most this many bytes of a header it cannot read. */
     private static final int SHOWN_HEADER_BYTES = 8;
     private static final boolean[] FRONTEND_TYPES = new boolean[256];
+    /**
+     * Types whose only valid length is 4. PostgreSQL answers a Flush with a body with an error and then ignores
+     * everything until a Sync, which the relay could not know: the next client of that server would hang.
+     */
+    private static final boolean[] BODILESS_TYPES = new boolean[256];
 
     static {
         for (byte type : new byte[] {
@@ -52,6 +57,10 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
                 FrontendMessage.FUNCTION_CALL, FrontendMessage.PARSE, FrontendMessage.PASSWORD,
                 FrontendMessage.QUERY, FrontendMessage.SYNC, FrontendMessage.TERMINATE}) {
             FRONTEND_TYPES[type & 0xFF] = true;
+        }
+        for (byte type : new byte[] {
+                FrontendMessage.FLUSH, FrontendMessage.SYNC, FrontendMessage.COPY_DONE, FrontendMessage.TERMINATE}) {
+            BODILESS_TYPES[type & 0xFF] = true;
         }
     }
 
@@ -221,6 +230,10 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
         }
         if (phase == Phase.LOGIN && type != FrontendMessage.PASSWORD && type != FrontendMessage.TERMINATE) {
             throw violation(in, "expected password response, got message type " + (type & 0xFF));
+        }
+        if (length != 4 && BODILESS_TYPES[type & 0xFF]) {
+            throw badHeader(in, "invalid message length " + length + " for message type " + (type & 0xFF)
+                    + ", which has no body");
         }
         int available = in.readableBytes();
         if (available - 1 < length) {

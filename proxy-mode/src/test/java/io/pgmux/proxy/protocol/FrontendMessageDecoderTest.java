@@ -322,6 +322,15 @@ class FrontendMessageDecoderTest {
     }
 
     @Test
+    void rejectsAFlushWithABodyFromItsHeader() {
+        loggedIn();
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Unpooled.buffer().writeByte('H').writeInt(5)));
+        assertEquals("bad packet header: '4800000005'", e.getMessage());
+        assertEquals("invalid message length 5 for message type 72, which has no body", e.detail());
+    }
+
+    @Test
     void rejectsOversizedMessageFromItsHeaderWithoutBufferingTheBody() {
         loggedIn();
         ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
