@@ -25,6 +25,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -89,7 +90,8 @@ class FailureTest {
             Matcher waited = Pattern.compile("within (\\d+) ms").matcher(message);
             assertTrue(waited.find(), "says how long it waited: " + message);
             assertTrue(Integer.parseInt(waited.group(1)) >= 500, message);
-            assertTrue(millis >= 500 && millis < 5_000, "failed after the wait timeout: " + millis + " ms");
+            assertTrue(millis >= 500, "failed after the wait timeout, not before: " + millis + " ms");
+            assertTrue(millis < 30_000, "failed at the wait timeout, not long after: " + millis + " ms");
             holder.close();
             assertEquals(holder.pid(), pid(waiter), "the waiter works once the backend is free");
         }
@@ -190,19 +192,21 @@ class FailureTest {
     }
 
     @Test
-    void isValidAnswersWithinItsTimeoutWhileThePoolIsExhausted() throws SQLException {
+    void isValidAnswersWithinItsTimeoutWhileThePoolIsExhausted() throws Exception {
+        // the only backend stays held and the pool's own wait outlasts the test: an answer can only come from
+        // isValid's timeout
         JdbcPool pool = pool("fail-valid", PoolConfig.jdbcDefaults().defaultPoolSize(1)
-                .queryWaitTimeout(Duration.ofSeconds(5)));
+                .queryWaitTimeout(Duration.ofMinutes(30)));
         try (TestPools.Held holder = hold(pool); Connection c = pool.getConnection()) {
-            long start = System.nanoTime();
-            try {
-                c.isValid(1);
-            } catch (SQLException e) {
-                throw new AssertionError("isValid reports with true or false, it does not throw", e);
-            } finally {
-                long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-                assertTrue(millis < 2_500, "isValid(1) answered within about a second, took " + millis + " ms");
-            }
+            CompletableFuture<Boolean> valid = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return c.isValid(1);
+                } catch (SQLException e) {
+                    throw new AssertionError("isValid reports with true or false, it does not throw", e);
+                }
+            });
+            // a TimeoutException here: isValid waited for a backend instead of answering
+            valid.get(60, TimeUnit.SECONDS);
         }
     }
 
