@@ -110,7 +110,9 @@ final class PgBouncerProcess implements AutoCloseable {
                     + dir.resolve("pgbouncer.pid") + "\n"));
             List<String> command = new ArrayList<>();
             if ("root".equals(System.getProperty("user.name"))) {
-                command.addAll(List.of("runuser", "-u", "postgres", "--"));
+                // setpriv execs PgBouncer in its own place, so a signal reaches it; runuser would stay as the
+                // parent and, on SIGTERM, wait two seconds before killing it: two seconds at each scenario's end
+                command.addAll(List.of("setpriv", "--reuid=postgres", "--regid=postgres", "--clear-groups"));
             }
             command.addAll(List.of(binary.toString(), iniFile.toString()));
             Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
