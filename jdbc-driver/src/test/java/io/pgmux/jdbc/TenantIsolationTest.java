@@ -1,5 +1,6 @@
 package io.pgmux.jdbc;
 
+import static io.pgmux.testing.Sql.execute;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pgmux.core.config.PoolMode;
@@ -144,12 +145,6 @@ class TenantIsolationTest {
         }
         c.commit();
         c.setAutoCommit(true);
-    }
-
-    private static void execute(Connection c, String sql) throws SQLException {
-        try (Statement st = c.createStatement()) {
-            st.execute(sql);
-        }
     }
 
     /** One server connection in transaction mode, as the tenant role; with {@code -c app.tenant=<tenant>} unless null. */

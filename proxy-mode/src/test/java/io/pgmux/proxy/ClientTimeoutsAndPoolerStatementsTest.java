@@ -1,5 +1,7 @@
 package io.pgmux.proxy;
 
+import static io.pgmux.testing.Sql.execute;
+import static io.pgmux.testing.Sql.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pgmux.core.config.PoolMode;
@@ -7,9 +9,7 @@ import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Properties;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -84,18 +84,5 @@ class ClientTimeoutsAndPoolerStatementsTest {
 
     private Connection connect(Properties properties) throws SQLException {
         return ProxyFixture.connect(oneServer, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD, properties);
-    }
-
-    private static void execute(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
-    }
-
-    private static String value(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getString(1);
-        }
     }
 }

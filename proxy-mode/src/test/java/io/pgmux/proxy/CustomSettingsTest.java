@@ -1,5 +1,6 @@
 package io.pgmux.proxy;
 
+import static io.pgmux.testing.Sql.execute;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -140,12 +141,6 @@ class CustomSettingsTest {
         }
         Pool<ServerConnection> pool = ProxyFixture.pool(oneServer, db);
         Await.value(pool::getTotalConnections, total -> total == 0, Duration.ofSeconds(5));
-    }
-
-    private static void execute(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
     }
 
     private Connection connect(Properties props) throws SQLException {

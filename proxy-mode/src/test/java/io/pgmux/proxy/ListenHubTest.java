@@ -1,5 +1,6 @@
 package io.pgmux.proxy;
 
+import static io.pgmux.testing.Sql.execute;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -283,11 +284,5 @@ class ListenHubTest {
     private int notYetTaken(Connection c) throws SQLException {
         PGNotification[] got = c.unwrap(PGConnection.class).getNotifications();
         return inboxes.getOrDefault(c, new ArrayDeque<>()).size() + (got == null ? 0 : got.length);
-    }
-
-    private static void execute(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
     }
 }

@@ -1,5 +1,6 @@
 package io.pgmux.proxy;
 
+import static io.pgmux.testing.Sql.execute;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
@@ -246,12 +247,6 @@ class SettingsReplayTest {
     private void dropRole(String role) throws SQLException {
         try (Connection direct = db.connect()) {
             execute(direct, "DROP ROLE " + role);
-        }
-    }
-
-    private static void execute(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute(sql);
         }
     }
 

@@ -17,6 +17,13 @@ public final class Sql {
         T call() throws SQLException;
     }
 
+    /** Runs {@code sql} on {@code c}, whatever it returns. */
+    public static void execute(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
     /** The process id of the server backend that answers on {@code c} now. */
     public static int backendPid(Connection c) throws SQLException {
         return Integer.parseInt(value(c, "SELECT pg_backend_pid()"));
