@@ -112,10 +112,15 @@ public final class OutageWatch implements AutoCloseable {
      * new connection, so that they start after it went away; returns at once.
      */
     public void runIdleClientsOnceRefusedBy(TestDatabase db) {
+        runIdleClientsOnceRefusedBy(db::connect);
+    }
+
+    /** The same for a server reached directly through {@code server}: a primary about to stop, say. */
+    public void runIdleClientsOnceRefusedBy(ConnectionSource server) {
         Thread waiter = new Thread(() -> {
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
             while (System.nanoTime() < deadline) {
-                try (Connection c = db.connect()) {
+                try (Connection c = server.open()) {
                     Thread.sleep(PROBE_INTERVAL_MILLIS);
                 } catch (SQLException refused) {
                     refusedNanos = System.nanoTime();
