@@ -1,5 +1,6 @@
 package io.pgmux.jdbc;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,6 +13,8 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -19,9 +22,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A fast restart of the server under 32 threads running pgbench's TPC-B transaction through a PgMuxDataSource of
- * 20 server connections, with idle logical connections and a prober beside them: idle connections see no error,
- * the balances stay exact, and the time without service and the failed transactions are logged
- * (docs/benchmarks.md, "Server restart under load"), never asserted. Short on purpose: the machine is shared.
+ * 20 server connections, with idle logical connections and a prober beside them. The restart's budget: only the
+ * transactions running on a server the restart killed after their first statement was answered may fail, at most
+ * one per server connection; idle connections see no error; the balances stay exact. The time without service is
+ * logged (docs/benchmarks.md, "Server restart under load"), never asserted. Short on purpose: the machine is shared.
  */
 @PostgresTest
 class RestartUnderLoadTest {
@@ -29,10 +33,16 @@ class RestartUnderLoadTest {
     private static final int IDLE_CLIENTS = 8;
     private static final int POOL_SIZE = 20;
     private static final long LOAD_MILLIS = 10_000;
+    /** The floor: a transaction in flight on each server connection of the dying server, and nothing else. */
+    private static final int MAX_FAILED_TRANSACTIONS_PER_RESTART = POOL_SIZE;
 
     private final TestDatabase db;
     private final LongAdder committed = new LongAdder();
+    private static final int FAILURES_LISTED = 20;
     private final LongAdder failed = new LongAdder();
+    private final LongAdder failedAtFirstStatement = new LongAdder();
+    /** The first failures, for the assertions' messages. */
+    private final Queue<String> failures = new ConcurrentLinkedQueue<>();
 
     RestartUnderLoadTest(TestDatabase db) {
         this.db = db;
@@ -76,7 +86,14 @@ class RestartUnderLoadTest {
                         report.restartMillis(), report.withoutServiceMillis(), report.afterServerBackMillis(),
                         report.idleClients(), report.slowestIdleClientMillis(), report.idleClientErrors().size(),
                         report.proberErrors(), failed.sum(), LOAD_THREADS, committedBefore, committed.sum());
-                assertEquals(List.of(), report.idleClientErrors(), "idle connections saw no error");
+                assertAll(
+                        () -> assertTrue(failed.sum() <= MAX_FAILED_TRANSACTIONS_PER_RESTART, "at most "
+                                + MAX_FAILED_TRANSACTIONS_PER_RESTART + " transactions fail, one per server "
+                                + "connection of the dying server; failed " + failed.sum() + ", the first: "
+                                + failures),
+                        () -> assertEquals(0, failedAtFirstStatement.sum(), "no transaction fails before its "
+                                + "first statement was answered; the first failures: " + failures),
+                        () -> assertEquals(List.of(), report.idleClientErrors(), "idle connections saw no error"));
             }
         }
         PgbenchTables.assertBalancesExact(db);
@@ -91,8 +108,10 @@ class RestartUnderLoadTest {
                 int aid = random.nextInt(1, 100_001);
                 int tid = random.nextInt(1, 11);
                 int delta = random.nextInt(-5000, 5001);
+                boolean first = true;
                 try {
                     update(c, "UPDATE pgbench_accounts SET abalance = abalance + ? WHERE aid = ?", delta, aid);
+                    first = false;
                     update(c, "UPDATE pgbench_tellers SET tbalance = tbalance + ? WHERE tid = ?", delta, tid);
                     update(c, "UPDATE pgbench_branches SET bbalance = bbalance + ? WHERE bid = ?", delta, 1);
                     try (PreparedStatement ps = c.prepareStatement("INSERT INTO pgbench_history (tid, bid, aid, delta,"
@@ -106,6 +125,13 @@ class RestartUnderLoadTest {
                     committed.increment();
                 } catch (SQLException e) {
                     failed.increment();
+                    if (first) {
+                        failedAtFirstStatement.increment();
+                    }
+                    if (failures.size() < FAILURES_LISTED) {
+                        failures.add((first ? "at the first statement: " : "") + e.getSQLState() + " "
+                                + e.getMessage());
+                    }
                     c.rollback();
                 }
             }
@@ -121,7 +147,4 @@ class RestartUnderLoadTest {
             ps.executeUpdate();
         }
     }
-
-
-
 }
