@@ -6,6 +6,7 @@ import io.pgmux.core.config.UnknownSetting;
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.jdbc.credentials.CredentialsProvider;
 import io.pgmux.jdbc.pool.JdbcPoolSettings;
+import io.pgmux.jdbc.pool.ReadRouting;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLDataException;
@@ -296,7 +297,9 @@ final class ConnectionUrl {
                 .readOnly((Boolean) values.get(DriverProperty.READ_ONLY))
                 .transactionIsolation((Integer) values.get(DriverProperty.TRANSACTION_ISOLATION))
                 .registerMbeans(Boolean.TRUE.equals(values.get(DriverProperty.REGISTER_MBEANS)))
-                .idleTransactionTimeout((Duration) values.get(DriverProperty.IDLE_TRANSACTION_TIMEOUT));
+                .idleTransactionTimeout((Duration) values.get(DriverProperty.IDLE_TRANSACTION_TIMEOUT))
+                .readRouting((ReadRouting) values.get(DriverProperty.READ_ROUTING))
+                .replicaCheckPeriod((Duration) values.get(DriverProperty.REPLICA_CHECK_PERIOD));
     }
 
     /** The URL without its user and password, which are put into {@code properties}, as pgjdbc reads them. */

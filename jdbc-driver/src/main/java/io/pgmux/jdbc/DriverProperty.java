@@ -2,6 +2,7 @@ package io.pgmux.jdbc;
 
 import io.pgmux.core.config.ConfigException;
 import io.pgmux.core.config.Durations;
+import io.pgmux.jdbc.pool.ReadRouting;
 import java.time.Duration;
 import java.util.Locale;
 
@@ -41,10 +42,16 @@ enum DriverProperty {
             "A shell command printing the password (a token issuer), run for new server connections"),
     PASSWORD_COMMAND_CACHE_TIME("passwordCommandCacheTime", null, Type.DURATION, "0",
             "How long passwordCommand's output is used before the command runs again; 0 runs it at each new"
-                    + " server connection. Milliseconds, or with a unit (10m)");
+                    + " server connection. Milliseconds, or with a unit (10m)"),
+    READ_ROUTING("readRouting", null, Type.READ_ROUTING, "off",
+            "off: every transaction runs on the server the URL finds. replicas: the URL's host list has one primary"
+                    + " and standbys, each host with a pool of its own"),
+    REPLICA_CHECK_PERIOD("replicaCheckPeriod", null, Type.DURATION, "1000",
+            "With readRouting=replicas: how often each host is asked whether it is a standby and how far it has"
+                    + " replayed. Milliseconds, or with a unit (2s)");
 
     /** How a value is written. */
-    enum Type { STRING, BOOLEAN, LONG, ISOLATION, DURATION }
+    enum Type { STRING, BOOLEAN, LONG, ISOLATION, DURATION, READ_ROUTING }
 
     private final String propertyName;
     /** PgBouncer's name, where PgBouncer has the setting: a bare number under it is seconds. */
@@ -138,6 +145,12 @@ enum DriverProperty {
                     throw new ConfigException(writtenName, writtenName + "=" + text + ": must not be negative");
                 }
                 return d;
+            case READ_ROUTING:
+                try {
+                    return ReadRouting.parse(value);
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException(writtenName, writtenName + "=" + text + ": " + e.getMessage());
+                }
             case ISOLATION:
                 try {
                     return IsolationLevels.parse(writtenName, value);

@@ -691,6 +691,32 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
         setDriverValue(DriverProperty.IDLE_TRANSACTION_TIMEOUT, Duration.ofMillis(idleTransactionTimeoutMs));
     }
 
+    public String getReadRouting() {
+        Object value = driverValue(DriverProperty.READ_ROUTING);
+        return value == null ? "off" : value.toString().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /**
+     * {@code off} (the default) or {@code replicas}: the URL's host list has one primary and standbys, and read-only
+     * transactions run on a standby (see docs/jdbc.md, "Read routing").
+     */
+    public void setReadRouting(String readRouting) {
+        setDriverSetting(DriverProperty.READ_ROUTING.propertyName(), readRouting);
+    }
+
+    public long getReplicaCheckPeriod() {
+        Object value = driverValue(DriverProperty.REPLICA_CHECK_PERIOD);
+        return value == null ? 1000 : ((Duration) value).toMillis();
+    }
+
+    /** With readRouting=replicas: milliseconds between two checks of each host's role and replay position. */
+    public void setReplicaCheckPeriod(long replicaCheckPeriodMs) {
+        if (replicaCheckPeriodMs <= 0) {
+            throw new IllegalArgumentException("replicaCheckPeriod=" + replicaCheckPeriodMs + ": must be positive");
+        }
+        setDriverValue(DriverProperty.REPLICA_CHECK_PERIOD, Duration.ofMillis(replicaCheckPeriodMs));
+    }
+
     /** A driver setting written as text under any of its names, as in a properties file. */
     void setDriverSetting(String name, String text) {
         DriverProperty property = DriverProperty.lookup(name);

@@ -242,6 +242,27 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
     }
 
     /**
+     * A connection outside the pool, logged in as the pool's are but with pgjdbc's own sockets and timeouts of
+     * {@code timeoutSeconds}: the read routing's checks of a host, which must not hang on one that stopped
+     * answering. No connectionInitSql: it only asks the server's state. The caller closes it.
+     */
+    public Connection connectUnpooled(int timeoutSeconds) throws SQLException {
+        Properties login = (Properties) (credentials == null ? properties : withProvidedCredentials()).clone();
+        if (probed) {
+            login.remove(PGProperty.SOCKET_FACTORY.getName());
+        }
+        String timeout = Integer.toString(timeoutSeconds);
+        login.setProperty(PGProperty.CONNECT_TIMEOUT.getName(), timeout);
+        login.setProperty(PGProperty.LOGIN_TIMEOUT.getName(), timeout);
+        login.setProperty(PGProperty.SOCKET_TIMEOUT.getName(), timeout);
+        Connection c = driver.connect(url, login);
+        if (c == null) {
+            throw new SQLException("not a jdbc:postgresql: URL: " + url, "08001");
+        }
+        return c;
+    }
+
+    /**
      * The properties with the provider's user and password for this login. What the provider throws fails the
      * login before any server is contacted: SQLSTATE 08001 (the client could not establish the connection), not
      * 28P01, which would send the operator to the server's roles instead of the secret's source.

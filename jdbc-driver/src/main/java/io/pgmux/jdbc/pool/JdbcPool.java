@@ -9,6 +9,9 @@ import io.pgmux.core.pool.LentServer;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolClosedException;
 import io.pgmux.core.pool.PoolException;
+import io.pgmux.core.pool.PoolKey;
+import io.pgmux.core.pool.Replica;
+import io.pgmux.core.pool.ReplicaSet;
 import io.pgmux.core.pool.PoolRegistry;
 import io.pgmux.core.pool.PoolTimeoutException;
 import io.pgmux.core.pool.ServerLoginException;
@@ -27,6 +30,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -54,6 +61,10 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
     private final SessionDefaults sessionDefaults;
     private volatile ServerDefaults serverDefaults;
     private final ScheduledFuture<?> reclaimer;
+    /** With readRouting=replicas: every host of the URL's list with a pool of its own; else null. */
+    private final ReplicaSet<PhysicalConnection> replicas;
+    private final ReplicaWatch replicaWatch;
+    private final List<ScheduledFuture<?>> replicaReclaimers = new ArrayList<>();
     private final AtomicBoolean sequenceReadLogged = new AtomicBoolean();
     private final String resetQueryAlways;
 
@@ -67,28 +78,58 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
      */
     public JdbcPool(JdbcPoolSettings settings, java.sql.Driver driver) {
         this.settings = settings;
-        // A login looking for the targetServerType's kind through a failover leaves a quarter of
-        // server_connect_timeout to its last try before the pool gives up on it.
-        this.connector = new PgjdbcConnector(driver, settings.targetUrl, settings.driverProperties,
-                settings.connectionInitSql, PgjdbcConnector.sharedExecutor(),
-                settings.poolConfig.serverConnectTimeoutNanos() / 4 * 3, settings.credentialsProvider);
+        boolean routed = settings.readRouting == ReadRouting.REPLICAS;
+        this.connector = connector(driver, settings, routed ? HostList.primaryUrl(settings.targetUrl)
+                : settings.targetUrl);
         // Logical connections reset a server connection themselves, and only when the session changed
         // state the pool cannot track; the engine's reset-on-every-release is not needed here.
         PoolConfig engineConfig = settings.poolConfig.toBuilder().serverResetQuery("").build();
+        Map<PoolKey, PgjdbcConnector> replicaConnectors = new LinkedHashMap<>();
+        if (routed) {
+            for (HostList.Host host : HostList.hosts(settings.targetUrl, settings.driverProperties)) {
+                replicaConnectors.put(new PoolKey(settings.database + "@" + host.name(), settings.user),
+                        connector(driver, settings, host.url()));
+            }
+        }
         PoolRegistry.Builder<PhysicalConnection> b = PoolRegistry.<PhysicalConnection>builder()
-                .connector(connector).config(engineConfig).registerMbeans(settings.registerMbeans);
+                .connectors(key -> replicaConnectors.getOrDefault(key, connector))
+                .config(engineConfig).registerMbeans(settings.registerMbeans);
         if (settings.metricsTrackerFactory != null) {
             b.metricsTrackerFactory(settings.metricsTrackerFactory::create);
         }
         this.registry = b.build();
         this.pool = registry.pool(settings.database, settings.user);
+        this.reclaimer = Reclaimer.start(pool, settings.idleTransactionTimeout);
+        if (routed) {
+            List<Replica<PhysicalConnection>> replicas = new ArrayList<>();
+            for (PoolKey key : replicaConnectors.keySet()) {
+                Pool<PhysicalConnection> p = registry.pool(key.database(), key.user());
+                replicas.add(new Replica<>(key.database().substring(settings.database.length() + 1), p));
+                replicaReclaimers.add(Reclaimer.start(p, settings.idleTransactionTimeout));
+            }
+            this.replicas = new ReplicaSet<>(replicas);
+            this.replicaWatch = new ReplicaWatch(pool.name(), replicas(), List.copyOf(replicaConnectors.values()),
+                    settings.replicaCheckPeriod);
+        } else {
+            this.replicas = null;
+            this.replicaWatch = null;
+        }
         this.sessionDefaults = new SessionDefaults(settings.autoCommit == null || settings.autoCommit,
                 settings.readOnly != null && settings.readOnly, settings.transactionIsolation, settings.catalog,
                 settings.schema, socketTimeoutMillis(settings));
-        this.reclaimer = Reclaimer.start(pool, settings.idleTransactionTimeout);
         PoolConfig c = settings.poolConfig;
         this.resetQueryAlways = c.serverResetQueryAlways() && !c.serverResetQuery().isBlank()
                 ? c.serverResetQuery() : null;
+    }
+
+    /**
+     * The connector of one pool: a login looking for the targetServerType's kind through a failover leaves a
+     * quarter of server_connect_timeout to its last try before the pool gives up on it.
+     */
+    private static PgjdbcConnector connector(java.sql.Driver driver, JdbcPoolSettings settings, String url) {
+        return new PgjdbcConnector(driver, url, settings.driverProperties, settings.connectionInitSql,
+                PgjdbcConnector.sharedExecutor(), settings.poolConfig.serverConnectTimeoutNanos() / 4 * 3,
+                settings.credentialsProvider);
     }
 
     /**
@@ -228,6 +269,11 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
         return lent;
     }
 
+    /** With readRouting=replicas, the hosts reads may go to and what their last check found; else null. */
+    public ReplicaSet<PhysicalConnection> replicas() {
+        return replicas;
+    }
+
     private void learnServerDefaults(PhysicalConnection p) throws SQLException {
         if (serverDefaults == null) {
             serverDefaults = ServerDefaults.of(p);
@@ -327,8 +373,11 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
      */
     @Override
     public void close() {
+        if (replicaWatch != null) {
+            replicaWatch.close();
+        }
         try {
-            pool.close().toCompletableFuture().get(DRAIN_SECONDS, TimeUnit.SECONDS);
+            registry.closeGracefully().toCompletableFuture().get(DRAIN_SECONDS, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
             log.warn("pool {}: {} connections still in use after {} s; closing them", pool.name(),
                     pool.getActiveConnections(), DRAIN_SECONDS);
@@ -338,6 +387,7 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
             log.warn("pool {}: draining failed", pool.name(), Failures.cause(e));
         } finally {
             reclaimer.cancel(false);
+            replicaReclaimers.forEach(r -> r.cancel(false));
             registry.close();
         }
     }

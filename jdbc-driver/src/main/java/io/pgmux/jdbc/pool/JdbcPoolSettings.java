@@ -9,6 +9,8 @@ import java.util.Properties;
 
 /** Everything a {@link JdbcPool} is built from; the driver and the DataSource both produce one. */
 public final class JdbcPoolSettings {
+    private static final Duration DEFAULT_REPLICA_CHECK_PERIOD = Duration.ofSeconds(1);
+
     final String targetUrl;
     final Properties driverProperties;
     final String database;
@@ -24,6 +26,8 @@ public final class JdbcPoolSettings {
     final MetricsTrackerFactory metricsTrackerFactory;
     final Duration idleTransactionTimeout;
     final CredentialsProvider credentialsProvider;
+    final ReadRouting readRouting;
+    final Duration replicaCheckPeriod;
 
     private JdbcPoolSettings(Builder b) {
         this.targetUrl = Objects.requireNonNull(b.targetUrl, "targetUrl");
@@ -41,6 +45,9 @@ public final class JdbcPoolSettings {
         this.metricsTrackerFactory = b.metricsTrackerFactory;
         this.idleTransactionTimeout = b.idleTransactionTimeout == null ? Duration.ZERO : b.idleTransactionTimeout;
         this.credentialsProvider = b.credentialsProvider;
+        this.readRouting = b.readRouting == null ? ReadRouting.OFF : b.readRouting;
+        this.replicaCheckPeriod = b.replicaCheckPeriod == null || b.replicaCheckPeriod.isZero()
+                ? DEFAULT_REPLICA_CHECK_PERIOD : b.replicaCheckPeriod;
     }
 
     public static Builder builder() {
@@ -80,6 +87,8 @@ public final class JdbcPoolSettings {
         private MetricsTrackerFactory metricsTrackerFactory;
         private Duration idleTransactionTimeout;
         private CredentialsProvider credentialsProvider;
+        private ReadRouting readRouting;
+        private Duration replicaCheckPeriod;
 
         private Builder() {
         }
@@ -158,6 +167,18 @@ public final class JdbcPoolSettings {
         /** Asked for the user and password of each new server connection; null: those of the properties. */
         public Builder credentialsProvider(CredentialsProvider provider) {
             this.credentialsProvider = provider;
+            return this;
+        }
+
+        /** Where read-only transactions run; null: {@link ReadRouting#OFF}. */
+        public Builder readRouting(ReadRouting routing) {
+            this.readRouting = routing;
+            return this;
+        }
+
+        /** How often each host's role and replay position are checked; null or zero: every second. */
+        public Builder replicaCheckPeriod(Duration period) {
+            this.replicaCheckPeriod = period;
             return this;
         }
 

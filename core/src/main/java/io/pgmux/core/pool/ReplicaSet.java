@@ -1,0 +1,95 @@
+package io.pgmux.core.pool;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The servers a pool's read-only transactions may run on instead of its primary: every host of its list, each
+ * with a pool of its own, of which those the last check found standbys are the read set. A read takes the next
+ * of them in turn that has replayed what the reader must see; with none, the caller borrows from the primary.
+ * The set itself never changes; a promotion or a standby joining changes what the checks find.
+ */
+public final class ReplicaSet<S> {
+    private final List<Replica<S>> replicas;
+    private final AtomicInteger turn = new AtomicInteger();
+    /** Readers waiting for a standby's replay to reach their position wait here; a check wakes them. */
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition checked = lock.newCondition();
+
+    public ReplicaSet(List<Replica<S>> replicas) {
+        if (replicas.isEmpty()) {
+            throw new IllegalArgumentException("a replica set needs at least one host");
+        }
+        this.replicas = List.copyOf(replicas);
+    }
+
+    public List<Replica<S>> replicas() {
+        return replicas;
+    }
+
+    /**
+     * The next standby in turn that has replayed up to {@code minLsn} (0: any standby), or null when none has:
+     * no allocation, no lock.
+     */
+    public Replica<S> pick(long minLsn) {
+        int n = replicas.size();
+        int start = Math.floorMod(turn.getAndIncrement(), n);
+        for (int i = 0; i < n; i++) {
+            Replica<S> r = replicas.get((start + i) % n);
+            if (r.serves(minLsn)) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * As {@link #pick}, but when no standby has replayed up to {@code minLsn} yet, waits up to {@code timeout}
+     * for a check to find one that has; null if none did by then.
+     */
+    public Replica<S> await(long minLsn, long timeout, TimeUnit unit) throws InterruptedException {
+        Replica<S> r = pick(minLsn);
+        if (r != null || timeout <= 0) {
+            return r;
+        }
+        long remaining = unit.toNanos(timeout);
+        lock.lock();
+        try {
+            while ((r = pick(minLsn)) == null && remaining > 0) {
+                remaining = checked.awaitNanos(remaining);
+            }
+            return r;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** What a check of {@code replica} found: whether it is a standby, and its replay position (0 if unknown). */
+    public void checked(Replica<S> replica, boolean standby, long replayLsn) {
+        replica.found(standby, replayLsn);
+        lock.lock();
+        try {
+            checked.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A check could not reach {@code replica}: it leaves the read set until a check finds it a standby again. */
+    public void unreachable(Replica<S> replica) {
+        replica.found(false, 0);
+    }
+
+    /** Whether some host is a standby now. */
+    public boolean hasStandby() {
+        return pick(0) != null;
+    }
+
+    @Override
+    public String toString() {
+        return "ReplicaSet" + replicas;
+    }
+}

@@ -1,0 +1,62 @@
+package io.pgmux.jdbc.pool;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.postgresql.Driver;
+import org.postgresql.PGProperty;
+
+/**
+ * The hosts of a pgjdbc URL, for read routing: the URL its primary pool logs in with (the whole list, looking
+ * for the primary) and one URL per host for the pools its reads borrow from. A parameter appended to a URL's
+ * query wins over the same one earlier in it, as pgjdbc reads a query left to right, and over the properties.
+ */
+final class HostList {
+    private static final String PREFIX = "jdbc:postgresql:";
+
+    /** One host of the list: as the list writes it, and the URL that reaches it alone. */
+    record Host(String name, String url) {
+    }
+
+    private HostList() {
+    }
+
+    /** The URL finding the primary among the hosts: targetServerType=primary, whatever it said. */
+    static String primaryUrl(String url) {
+        return withParameter(url, PGProperty.TARGET_SERVER_TYPE.getName(), "primary");
+    }
+
+    /**
+     * Each host of {@code url}'s list (pgjdbc's localhost:5432 when it names none), with a URL to it alone that
+     * takes any server type.
+     *
+     * @throws IllegalArgumentException when pgjdbc does not read the URL
+     */
+    static List<Host> hosts(String url, Properties properties) {
+        Properties parsed = Driver.parseURL(url, properties);
+        if (parsed == null || !url.startsWith(PREFIX)) {
+            throw new IllegalArgumentException("not a jdbc:postgresql: URL");
+        }
+        String[] names = PGProperty.PG_HOST.getOrDefault(parsed).split(",");
+        String[] ports = PGProperty.PG_PORT.getOrDefault(parsed).split(",");
+        String database = PGProperty.PG_DBNAME.getOrDefault(parsed);
+        int q = url.indexOf('?');
+        String query = q < 0 ? "" : url.substring(q);
+        List<Host> hosts = new ArrayList<>(names.length);
+        for (int i = 0; i < names.length; i++) {
+            String host = names[i].indexOf(':') >= 0 ? "[" + names[i] + "]" : names[i];
+            String address = host + ":" + ports[i];
+            String single = PREFIX + "//" + address + "/" + encode(database == null ? "" : database) + query;
+            hosts.add(new Host(address, withParameter(single, PGProperty.TARGET_SERVER_TYPE.getName(), "any")));
+        }
+        return hosts;
+    }
+
+    private static String encode(String database) {
+        return java.net.URLEncoder.encode(database, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    private static String withParameter(String url, String name, String value) {
+        return url + (url.indexOf('?') < 0 ? "?" : "&") + name + "=" + value;
+    }
+}

@@ -1,0 +1,124 @@
+package io.pgmux.jdbc.pool;
+
+import io.pgmux.core.pool.Lsn;
+import io.pgmux.core.pool.Replica;
+import io.pgmux.core.pool.ReplicaSet;
+import io.pgmux.jdbc.physical.PgjdbcConnector;
+import io.pgmux.jdbc.physical.PhysicalConnection;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checks each host of a read-routing pool every replicaCheckPeriod, on a connection of its own outside the
+ * pools: whether it is a standby ({@code pg_is_in_recovery()}, targetServerType's test) and how far it has
+ * replayed. A promotion thus moves reads off the promoted server at the next check, and a standby that stops
+ * answering leaves the read set until it answers again. All pools' checks run on one daemon thread; one
+ * pool's hosts are checked one after the other, so its check connections are only ever used by that thread.
+ */
+final class ReplicaWatch implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ReplicaWatch.class);
+    private static final String CHECK = "SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text";
+    /** A host that does not answer a check within this long is out of the read set until the next one. */
+    private static final int CHECK_TIMEOUT_SECONDS = 5;
+
+    private final String poolName;
+    private final ReplicaSet<PhysicalConnection> set;
+    private final List<PgjdbcConnector> connectors;
+    private final Connection[] checks;
+    private final ScheduledFuture<?> rounds;
+
+    /** Checks every host once now, then every {@code period}; {@code connectors} reach each replica alone. */
+    ReplicaWatch(String poolName, ReplicaSet<PhysicalConnection> set, List<PgjdbcConnector> connectors,
+                 Duration period) {
+        this.poolName = poolName;
+        this.set = set;
+        this.connectors = List.copyOf(connectors);
+        this.checks = new Connection[connectors.size()];
+        // the first round before any borrow, so that the first read-only transaction finds the standbys
+        try {
+            Rounds.EXECUTOR.submit(this::round).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            log.warn("pool {}: the first check of its hosts failed", poolName, e.getCause());
+        }
+        this.rounds = Rounds.EXECUTOR.scheduleWithFixedDelay(this::round, period.toNanos(), period.toNanos(),
+                TimeUnit.NANOSECONDS);
+    }
+
+    private void round() {
+        List<Replica<PhysicalConnection>> replicas = set.replicas();
+        for (int i = 0; i < checks.length; i++) {
+            check(i, replicas.get(i));
+        }
+    }
+
+    private void check(int i, Replica<PhysicalConnection> replica) {
+        boolean wasStandby = replica.isStandby();
+        try {
+            if (checks[i] == null) {
+                checks[i] = connectors.get(i).connectUnpooled(CHECK_TIMEOUT_SECONDS);
+            }
+            try (Statement st = checks[i].createStatement(); ResultSet rs = st.executeQuery(CHECK)) {
+                rs.next();
+                boolean standby = rs.getBoolean(1);
+                set.checked(replica, standby, standby ? Lsn.parse(rs.getString(2)) : 0);
+            }
+            if (wasStandby != replica.isStandby()) {
+                log.info("pool {}: {} is {} a standby: {} the read set", poolName, replica.host(),
+                        replica.isStandby() ? "now" : "no longer", replica.isStandby() ? "it joins" : "it leaves");
+            }
+        } catch (SQLException | RuntimeException e) {
+            closeCheck(i);
+            set.unreachable(replica);
+            if (wasStandby) {
+                log.warn("pool {}: standby {} did not answer its check, it leaves the read set: {}", poolName,
+                        replica.host(), e.getMessage());
+            } else {
+                log.debug("pool {}: host {} did not answer its check: {}", poolName, replica.host(), e.getMessage());
+            }
+        }
+    }
+
+    private void closeCheck(int i) {
+        Connection c = checks[i];
+        checks[i] = null;
+        if (c != null) {
+            try {
+                c.close();
+            } catch (SQLException e) {
+                log.debug("pool {}: closing a check connection failed", poolName, e);
+            }
+        }
+    }
+
+    /** Stops the checks and closes their connections, on the checks' thread, after any round in progress. */
+    @Override
+    public void close() {
+        rounds.cancel(false);
+        Rounds.EXECUTOR.execute(() -> {
+            for (int i = 0; i < checks.length; i++) {
+                closeCheck(i);
+            }
+        });
+    }
+
+    /** The one thread of every pool's checks. */
+    private static final class Rounds {
+        static final ScheduledExecutorService EXECUTOR = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "pgmux-replica-watch");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+}
