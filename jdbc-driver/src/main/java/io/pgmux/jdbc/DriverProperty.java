@@ -45,7 +45,8 @@ enum DriverProperty {
                     + " server connection. Milliseconds, or with a unit (10m)"),
     READ_ROUTING("readRouting", null, Type.READ_ROUTING, "off",
             "off: every transaction runs on the server the URL finds. replicas: the URL's host list has one primary"
-                    + " and standbys, each host with a pool of its own"),
+                    + " and standbys; read-only transactions (setReadOnly(true)) run on a standby, the rest on the"
+                    + " primary"),
     REPLICA_CHECK_PERIOD("replicaCheckPeriod", null, Type.DURATION, "1000",
             "With readRouting=replicas: how often each host is asked whether it is a standby and how far it has"
                     + " replayed. Milliseconds, or with a unit (2s)");

@@ -215,7 +215,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
      */
     private Loan borrow() throws SQLException {
         while (true) {
-            LentServer<PhysicalConnection> lent = pool.borrowFor(this);
+            // the intent a transaction declares when it borrows decides where it runs (read routing)
+            LentServer<PhysicalConnection> lent = readOnly ? pool.borrowForRead(this) : pool.borrowFor(this);
             PhysicalConnection p = lent.connection();
             if (lent.idleNanos() >= PROBE_AFTER_IDLE_NANOS && p.serverSpokeUnasked()) {
                 log.debug("backend {} ended its session while idle in the pool; closing it", p.backendPid());

@@ -28,6 +28,12 @@ public interface ServerPool {
      */
     LentServer<PhysicalConnection> borrowFor(Object client) throws SQLException;
 
+    /**
+     * As {@link #borrowFor}, for a transaction declared read-only: from a standby when the pool routes reads to
+     * them and one is usable, else from the primary.
+     */
+    LentServer<PhysicalConnection> borrowForRead(Object client) throws SQLException;
+
     /** What a new server session starts with; may borrow a connection the first time. */
     ServerDefaults serverDefaults() throws SQLException;
 

@@ -269,6 +269,29 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
         return lent;
     }
 
+    /**
+     * Borrows for a read-only transaction: from the next standby in turn when read routing is on and one is
+     * usable, else from the primary as {@link #borrowFor}. A standby whose pool cannot lend (it stopped since its
+     * last check) leaves the read set and the primary serves: the transaction had not started on it.
+     */
+    @Override
+    public LentServer<PhysicalConnection> borrowForRead(Object client) throws SQLException {
+        Replica<PhysicalConnection> replica = replicas == null ? null : replicas.pick(0);
+        if (replica == null) {
+            return borrowFor(client);
+        }
+        try {
+            return replica.pool().acquireFor(client);
+        } catch (PoolException e) {
+            log.warn("pool {}: standby {} could not lend a server connection, the primary serves: {}", pool.name(),
+                    replica.host(), e.getMessage());
+            replicas.unreachable(replica);
+            return borrowFor(client);
+        } catch (InterruptedException e) {
+            throw borrowFailed(e);
+        }
+    }
+
     /** With readRouting=replicas, the hosts reads may go to and what their last check found; else null. */
     public ReplicaSet<PhysicalConnection> replicas() {
         return replicas;
