@@ -299,7 +299,9 @@ final class ConnectionUrl {
                 .registerMbeans(Boolean.TRUE.equals(values.get(DriverProperty.REGISTER_MBEANS)))
                 .idleTransactionTimeout((Duration) values.get(DriverProperty.IDLE_TRANSACTION_TIMEOUT))
                 .readRouting((ReadRouting) values.get(DriverProperty.READ_ROUTING))
-                .replicaCheckPeriod((Duration) values.get(DriverProperty.REPLICA_CHECK_PERIOD));
+                .replicaCheckPeriod((Duration) values.get(DriverProperty.REPLICA_CHECK_PERIOD))
+                .readYourWrites((Boolean) values.get(DriverProperty.READ_YOUR_WRITES))
+                .replicaWaitTimeout((Duration) values.get(DriverProperty.REPLICA_WAIT_TIMEOUT));
     }
 
     /** The URL without its user and password, which are put into {@code properties}, as pgjdbc reads them. */

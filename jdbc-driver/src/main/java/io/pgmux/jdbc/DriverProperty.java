@@ -49,7 +49,13 @@ enum DriverProperty {
                     + " primary"),
     REPLICA_CHECK_PERIOD("replicaCheckPeriod", null, Type.DURATION, "1000",
             "With readRouting=replicas: how often each host is asked whether it is a standby and how far it has"
-                    + " replayed. Milliseconds, or with a unit (2s)");
+                    + " replayed. Milliseconds, or with a unit (2s)"),
+    READ_YOUR_WRITES("readYourWrites", null, Type.BOOLEAN, "true",
+            "With readRouting=replicas: a logical connection's read-only transactions see its own committed writes"
+                    + " (they run only on a standby that has replayed them, else on the primary)"),
+    REPLICA_WAIT_TIMEOUT("replicaWaitTimeout", null, Type.DURATION, "100",
+            "With readYourWrites: how long a read-only transaction waits for a standby to replay its connection's"
+                    + " last write before it runs on the primary. Milliseconds, or with a unit (1s)");
 
     /** How a value is written. */
     enum Type { STRING, BOOLEAN, LONG, ISOLATION, DURATION, READ_ROUTING }

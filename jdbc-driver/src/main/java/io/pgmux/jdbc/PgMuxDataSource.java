@@ -717,6 +717,32 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
         setDriverValue(DriverProperty.REPLICA_CHECK_PERIOD, Duration.ofMillis(replicaCheckPeriodMs));
     }
 
+    public boolean isReadYourWrites() {
+        return !Boolean.FALSE.equals(driverValue(DriverProperty.READ_YOUR_WRITES));
+    }
+
+    /**
+     * With readRouting=replicas (true by default): a logical connection's read-only transactions see its own
+     * committed writes, running only on a standby that has replayed them, else on the primary.
+     */
+    public void setReadYourWrites(boolean readYourWrites) {
+        setDriverValue(DriverProperty.READ_YOUR_WRITES, readYourWrites);
+    }
+
+    public long getReplicaWaitTimeout() {
+        Object value = driverValue(DriverProperty.REPLICA_WAIT_TIMEOUT);
+        return value == null ? 100 : ((Duration) value).toMillis();
+    }
+
+    /** With readYourWrites: milliseconds a read waits for a standby to replay its connection's last write. */
+    public void setReplicaWaitTimeout(long replicaWaitTimeoutMs) {
+        if (replicaWaitTimeoutMs < 0) {
+            throw new IllegalArgumentException("replicaWaitTimeout=" + replicaWaitTimeoutMs
+                    + ": must not be negative");
+        }
+        setDriverValue(DriverProperty.REPLICA_WAIT_TIMEOUT, Duration.ofMillis(replicaWaitTimeoutMs));
+    }
+
     /** A driver setting written as text under any of its names, as in a properties file. */
     void setDriverSetting(String name, String text) {
         DriverProperty property = DriverProperty.lookup(name);

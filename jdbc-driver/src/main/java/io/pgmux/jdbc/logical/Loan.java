@@ -52,6 +52,8 @@ final class Loan {
     /** A transaction is open on the server (SHOW STATS counts it when it ends); it began at xactStartNanos. */
     boolean inTransaction;
     long xactStartNanos;
+    /** The borrower's transactions here may write and it reads its own writes: each one's end is noted. */
+    boolean writes;
     /** Uses of the server connection in this loan; the reclaimer compares it between two of its rounds. */
     int uses;
     /** The reclaimer's bookkeeping: {@link #uses} at its last round, and since when it has not changed. */

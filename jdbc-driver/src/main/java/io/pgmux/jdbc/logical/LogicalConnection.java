@@ -82,6 +82,9 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     /** serverResetQuery, run on every server connection given back (serverResetQueryAlways), or null. */
     private final String resetQueryAlways;
 
+    /** Read-your-writes' record of this connection's writes; null when the pool does not route reads for it. */
+    private final OwnWrites ownWrites;
+
     private boolean autoCommit;
     private boolean readOnly;
     private Integer isolation;
@@ -120,6 +123,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         this.mode = pool.poolMode();
         this.admission = admission;
         this.resetQueryAlways = mode == PoolMode.SESSION ? null : pool.resetQueryAlways();
+        this.ownWrites = pool.tracksWrites() ? new OwnWrites() : null;
         SessionDefaults d = pool.sessionDefaults();
         this.autoCommit = d.autoCommit;
         this.readOnly = d.readOnly;
@@ -216,7 +220,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private Loan borrow() throws SQLException {
         while (true) {
             // the intent a transaction declares when it borrows decides where it runs (read routing)
-            LentServer<PhysicalConnection> lent = readOnly ? pool.borrowForRead(this) : pool.borrowFor(this);
+            LentServer<PhysicalConnection> lent = !readOnly ? pool.borrowFor(this)
+                    : ownWrites != null ? ownWrites.borrowForRead(pool, this) : pool.borrowForRead(this, 0, false);
             PhysicalConnection p = lent.connection();
             if (lent.idleNanos() >= PROBE_AFTER_IDLE_NANOS && p.serverSpokeUnasked()) {
                 log.debug("backend {} ended its session while idle in the pool; closing it", p.backendPid());
@@ -225,6 +230,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             }
             Loan l = Loan.of(pool, lent);
             l.begin(this, admission);
+            l.writes = ownWrites != null && !readOnly;
             return l;
         }
     }
@@ -367,6 +373,9 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             traffic.recordTransaction(now - (l != null && l.inTransaction ? l.xactStartNanos : startNanos));
             if (l != null) {
                 l.inTransaction = false;
+                if (l.writes) {
+                    ownWrites.transactionEnded();
+                }
             }
         } else if (!l.inTransaction) {
             l.inTransaction = true;
@@ -733,7 +742,9 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             }
             long start = statementStart();
             try {
-                if (commit) {
+                if (commit && loan.writes && physical.transactionState() == TransactionState.OPEN) {
+                    ownWrites.commit(physical);
+                } else if (commit) {
                     physical.connection().commit();
                 } else {
                     physical.connection().rollback();

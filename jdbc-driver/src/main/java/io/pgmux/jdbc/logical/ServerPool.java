@@ -30,9 +30,19 @@ public interface ServerPool {
 
     /**
      * As {@link #borrowFor}, for a transaction declared read-only: from a standby when the pool routes reads to
-     * them and one is usable, else from the primary.
+     * them and one has replayed up to {@code minLsn} (0: any), else from the primary. With {@code mayWait}, a read
+     * that finds no standby there yet waits up to replicaWaitTimeout for one.
      */
-    LentServer<PhysicalConnection> borrowForRead(Object client) throws SQLException;
+    LentServer<PhysicalConnection> borrowForRead(Object client, long minLsn, boolean mayWait) throws SQLException;
+
+    /** Whether read-only transactions must see their logical connection's own writes (readYourWrites). */
+    boolean tracksWrites();
+
+    /**
+     * The primary's WAL insert position now, on a server connection borrowed for it: at or past every commit
+     * that ended before the call.
+     */
+    long walInsertLsn() throws SQLException;
 
     /** What a new server session starts with; may borrow a connection the first time. */
     ServerDefaults serverDefaults() throws SQLException;

@@ -6,6 +6,7 @@ import io.pgmux.core.pool.ClientAdmission;
 import io.pgmux.core.pool.Failures;
 import io.pgmux.core.pool.Lease;
 import io.pgmux.core.pool.LentServer;
+import io.pgmux.core.pool.Lsn;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolClosedException;
 import io.pgmux.core.pool.PoolException;
@@ -27,9 +28,11 @@ import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.core.pool.PinReason;
 import io.pgmux.jdbc.sql.SqlClassifier;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -65,6 +68,8 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
     private final ReplicaSet<PhysicalConnection> replicas;
     private final ReplicaWatch replicaWatch;
     private final List<ScheduledFuture<?>> replicaReclaimers = new ArrayList<>();
+    private final boolean tracksWrites;
+    private final long replicaWaitNanos;
     private final AtomicBoolean sequenceReadLogged = new AtomicBoolean();
     private final String resetQueryAlways;
 
@@ -114,6 +119,8 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
             this.replicas = null;
             this.replicaWatch = null;
         }
+        this.tracksWrites = routed && settings.readYourWrites;
+        this.replicaWaitNanos = settings.replicaWaitTimeout.toNanos();
         this.sessionDefaults = new SessionDefaults(settings.autoCommit == null || settings.autoCommit,
                 settings.readOnly != null && settings.readOnly, settings.transactionIsolation, settings.catalog,
                 settings.schema, socketTimeoutMillis(settings));
@@ -275,8 +282,20 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
      * last check) leaves the read set and the primary serves: the transaction had not started on it.
      */
     @Override
-    public LentServer<PhysicalConnection> borrowForRead(Object client) throws SQLException {
-        Replica<PhysicalConnection> replica = replicas == null ? null : replicas.pick(0);
+    public LentServer<PhysicalConnection> borrowForRead(Object client, long minLsn, boolean mayWait)
+            throws SQLException {
+        if (replicas == null) {
+            return borrowFor(client);
+        }
+        Replica<PhysicalConnection> replica = replicas.pick(minLsn);
+        if (replica == null && mayWait && minLsn != 0 && replicaWaitNanos > 0 && replicas.hasStandby()) {
+            replicaWatch.checkSoon();
+            try {
+                replica = replicas.await(minLsn, replicaWaitNanos, TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                throw borrowFailed(e);
+            }
+        }
         if (replica == null) {
             return borrowFor(client);
         }
@@ -290,6 +309,32 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
         } catch (InterruptedException e) {
             throw borrowFailed(e);
         }
+    }
+
+    @Override
+    public boolean tracksWrites() {
+        return tracksWrites;
+    }
+
+    @Override
+    public long walInsertLsn() throws SQLException {
+        Lease<PhysicalConnection> lease = borrow();
+        long lsn;
+        try {
+            PhysicalConnection p = lease.connection();
+            // whatever its last borrower left, this query must not open a transaction
+            p.autoCommit(true);
+            try (Statement st = p.connection().createStatement();
+                 ResultSet rs = st.executeQuery("SELECT pg_current_wal_insert_lsn()::text")) {
+                rs.next();
+                lsn = Lsn.parse(rs.getString(1));
+            }
+        } catch (SQLException | RuntimeException e) {
+            lease.discard(e);
+            throw e;
+        }
+        lease.release();
+        return lsn;
     }
 
     /** With readRouting=replicas, the hosts reads may go to and what their last check found; else null. */

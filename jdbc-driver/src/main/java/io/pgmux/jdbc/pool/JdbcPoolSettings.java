@@ -10,6 +10,7 @@ import java.util.Properties;
 /** Everything a {@link JdbcPool} is built from; the driver and the DataSource both produce one. */
 public final class JdbcPoolSettings {
     private static final Duration DEFAULT_REPLICA_CHECK_PERIOD = Duration.ofSeconds(1);
+    private static final Duration DEFAULT_REPLICA_WAIT_TIMEOUT = Duration.ofMillis(100);
 
     final String targetUrl;
     final Properties driverProperties;
@@ -28,6 +29,8 @@ public final class JdbcPoolSettings {
     final CredentialsProvider credentialsProvider;
     final ReadRouting readRouting;
     final Duration replicaCheckPeriod;
+    final boolean readYourWrites;
+    final Duration replicaWaitTimeout;
 
     private JdbcPoolSettings(Builder b) {
         this.targetUrl = Objects.requireNonNull(b.targetUrl, "targetUrl");
@@ -48,6 +51,8 @@ public final class JdbcPoolSettings {
         this.readRouting = b.readRouting == null ? ReadRouting.OFF : b.readRouting;
         this.replicaCheckPeriod = b.replicaCheckPeriod == null || b.replicaCheckPeriod.isZero()
                 ? DEFAULT_REPLICA_CHECK_PERIOD : b.replicaCheckPeriod;
+        this.readYourWrites = b.readYourWrites == null || b.readYourWrites;
+        this.replicaWaitTimeout = b.replicaWaitTimeout == null ? DEFAULT_REPLICA_WAIT_TIMEOUT : b.replicaWaitTimeout;
     }
 
     public static Builder builder() {
@@ -89,6 +94,8 @@ public final class JdbcPoolSettings {
         private CredentialsProvider credentialsProvider;
         private ReadRouting readRouting;
         private Duration replicaCheckPeriod;
+        private Boolean readYourWrites;
+        private Duration replicaWaitTimeout;
 
         private Builder() {
         }
@@ -179,6 +186,18 @@ public final class JdbcPoolSettings {
         /** How often each host's role and replay position are checked; null or zero: every second. */
         public Builder replicaCheckPeriod(Duration period) {
             this.replicaCheckPeriod = period;
+            return this;
+        }
+
+        /** With read routing, whether read-only transactions see their connection's own writes; null: true. */
+        public Builder readYourWrites(Boolean readYourWrites) {
+            this.readYourWrites = readYourWrites;
+            return this;
+        }
+
+        /** How long a read waits for a standby to replay its connection's last write; null: 100 ms. */
+        public Builder replicaWaitTimeout(Duration timeout) {
+            this.replicaWaitTimeout = timeout;
             return this;
         }
 

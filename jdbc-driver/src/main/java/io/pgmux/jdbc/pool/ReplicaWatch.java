@@ -15,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +37,9 @@ final class ReplicaWatch implements AutoCloseable {
     private final List<PgjdbcConnector> connectors;
     private final Connection[] checks;
     private final ScheduledFuture<?> rounds;
+    /** A round asked for by {@link #checkSoon} is queued and has not started yet. */
+    private final AtomicBoolean soon = new AtomicBoolean();
+    private volatile boolean closed;
 
     /** Checks every host once now, then every {@code period}; {@code connectors} reach each replica alone. */
     ReplicaWatch(String poolName, ReplicaSet<PhysicalConnection> set, List<PgjdbcConnector> connectors,
@@ -56,7 +60,23 @@ final class ReplicaWatch implements AutoCloseable {
                 TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * Runs a round as soon as the checks' thread is free, for a read waiting for a standby to replay a write:
+     * one round however many reads ask before it starts.
+     */
+    void checkSoon() {
+        if (!soon.get() && soon.compareAndSet(false, true)) {
+            Rounds.EXECUTOR.execute(() -> {
+                soon.set(false);
+                round();
+            });
+        }
+    }
+
     private void round() {
+        if (closed) {
+            return;
+        }
         List<Replica<PhysicalConnection>> replicas = set.replicas();
         for (int i = 0; i < checks.length; i++) {
             check(i, replicas.get(i));
@@ -105,6 +125,7 @@ final class ReplicaWatch implements AutoCloseable {
     /** Stops the checks and closes their connections, on the checks' thread, after any round in progress. */
     @Override
     public void close() {
+        closed = true;
         rounds.cancel(false);
         Rounds.EXECUTOR.execute(() -> {
             for (int i = 0; i < checks.length; i++) {
