@@ -1,6 +1,7 @@
 package io.pgmux.jdbc.replicas;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.jdbc.PgMuxDriver;
@@ -134,6 +135,38 @@ class ReadYourWritesTest {
                 String read = readOnly(c, n);
                 assertTrue(read.endsWith(", 1 row"), "read " + i + " after its write: " + read);
             }
+        }
+    }
+
+    @Test
+    void aCommitThatFailsAtCommitTimeGetsTheServersErrorAndKeepsNothing() throws SQLException {
+        pair.executeOnPrimary("CREATE TABLE IF NOT EXISTS once (n int UNIQUE DEFERRABLE INITIALLY DEFERRED)");
+        try (Connection c = connect("")) {
+            c.setAutoCommit(false);
+            try (Statement st = c.createStatement()) {
+                st.executeUpdate("INSERT INTO once VALUES (1), (1)");
+            }
+            SQLException e = assertThrows(SQLException.class, c::commit);
+            assertEquals("23505", e.getSQLState());
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM once")) {
+                rs.next();
+                assertEquals(0, rs.getInt(1));
+            }
+            c.commit();
+        }
+    }
+
+    @Test
+    void aCommitUnderPgjdbcsAutosaveIsSeenByTheNextRead() throws SQLException {
+        int n = VALUES.incrementAndGet();
+        try (Connection c = connect("&autosave=always")) {
+            pauseReplay();
+            c.setAutoCommit(false);
+            insert(c, n);
+            c.commit();
+
+            assertEquals("primary, 1 row", readOnly(c, n));
+            assertEquals("primary, 1 row", readOnly(c, n));
         }
     }
 
