@@ -1,5 +1,7 @@
 package io.pgmux.core.pool;
 
+import java.util.Locale;
+
 /**
  * A WAL position ({@code pg_lsn}) as a long: PostgreSQL writes it as two hexadecimal halves, {@code 16/B374D848}.
  * Positions compare unsigned; 0 is PostgreSQL's invalid position, which every position has reached.
@@ -31,7 +33,8 @@ public final class Lsn {
     }
 
     public static String format(long lsn) {
-        return Long.toHexString(lsn >>> 32).toUpperCase() + "/" + Long.toHexString(lsn & 0xFFFFFFFFL).toUpperCase();
+        return Long.toHexString(lsn >>> 32).toUpperCase(Locale.ROOT) + "/"
+                + Long.toHexString(lsn & 0xFFFFFFFFL).toUpperCase(Locale.ROOT);
     }
 
     /** Whether {@code position} is at or past {@code wanted}. */

@@ -1,5 +1,7 @@
 package io.pgmux.jdbc.pool;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
@@ -44,8 +46,9 @@ final class HostList {
         String query = q < 0 ? "" : url.substring(q);
         List<Host> hosts = new ArrayList<>(names.length);
         for (int i = 0; i < names.length; i++) {
-            String host = names[i].indexOf(':') >= 0 ? "[" + names[i] + "]" : names[i];
-            String address = host + ":" + ports[i];
+            // an IPv6 address the URL wrote bare; pgjdbc keeps the brackets of one written with them
+            boolean bare = names[i].indexOf(':') >= 0 && !names[i].startsWith("[");
+            String address = (bare ? "[" + names[i] + "]" : names[i]) + ":" + ports[i];
             String single = PREFIX + "//" + address + "/" + encode(database == null ? "" : database) + query;
             hosts.add(new Host(address, withParameter(single, PGProperty.TARGET_SERVER_TYPE.getName(), "any")));
         }
@@ -53,7 +56,7 @@ final class HostList {
     }
 
     private static String encode(String database) {
-        return java.net.URLEncoder.encode(database, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+        return URLEncoder.encode(database, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     private static String withParameter(String url, String name, String value) {

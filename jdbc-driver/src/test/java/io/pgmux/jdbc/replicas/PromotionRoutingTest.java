@@ -15,7 +15,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** readRouting=replicas follows a promotion without a restart: the promoted standby is the primary of both kinds of transaction. */
+/**
+ * readRouting=replicas follows a promotion without a restart: the promoted standby is the primary of both kinds of
+ * transaction.
+ */
 class PromotionRoutingTest {
     private StandbyPair pair;
 
