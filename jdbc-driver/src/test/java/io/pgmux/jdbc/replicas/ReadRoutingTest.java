@@ -85,12 +85,16 @@ class ReadRoutingTest {
     @Test
     void oneLogicalConnectionMovesBetweenStandbyAndPrimaryWithItsDeclaredIntent() throws SQLException {
         try (Connection c = routed()) {
+            c.setAutoCommit(false);
             c.setReadOnly(true);
             assertTrue(inRecovery(c));
+            c.commit();
             c.setReadOnly(false);
             assertFalse(inRecovery(c));
+            c.commit();
             c.setReadOnly(true);
             assertTrue(inRecovery(c));
+            c.commit();
         }
     }
 
@@ -98,9 +102,10 @@ class ReadRoutingTest {
     void theHostListMayNameTheStandbyFirst() throws SQLException {
         String standbyFirst = pair.host() + ":" + pair.standbyPort() + "," + pair.host() + ":" + pair.primaryPort();
         try (Connection c = connect(standbyFirst, "?readRouting=replicas")) {
-            assertFalse(inRecovery(c));
             c.setReadOnly(true);
             assertTrue(inRecovery(c));
+            c.setReadOnly(false);
+            assertFalse(inRecovery(c));
         }
     }
 
@@ -111,6 +116,15 @@ class ReadRoutingTest {
             SQLException e = assertThrows(SQLException.class, () -> st.executeUpdate("INSERT INTO ledger VALUES (2)"));
             assertEquals("25006", e.getSQLState());
         }
+    }
+
+    @Test
+    void aHostListWithNoPrimaryFailsThePoolsStartWithPgjdbcsError() {
+        String standbyOnly = pair.host() + ":" + pair.standbyPort();
+        SQLException e = assertThrows(SQLException.class,
+                () -> connect(standbyOnly, "?readRouting=replicas&serverConnectTimeout=30000&connectionTimeout=60000"));
+        assertEquals("08001", e.getSQLState());
+        assertTrue(e.getMessage().contains("targetServerType"), e.getMessage());
     }
 
     @Test
