@@ -7,6 +7,7 @@ import java.lang.invoke.VarHandle;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -73,7 +74,7 @@ class LogicalStatement implements Statement {
     /** What few statements set: JDBC options, a batch of SQL texts, warnings collected from pgjdbc. */
     private static final class Options {
         int fetchSize;
-        long maxRows;
+        int maxRows;
         int queryTimeout;
         int maxFieldSize;
         int fetchDirection = ResultSet.FETCH_FORWARD;
@@ -235,7 +236,7 @@ class LogicalStatement implements Statement {
             ps.setFetchSize(o.fetchSize);
         }
         if (o.maxRows != 0) {
-            ps.setLargeMaxRows(o.maxRows);
+            ps.setMaxRows(o.maxRows);
         }
         if (o.queryTimeout != 0) {
             ps.setQueryTimeout(o.queryTimeout);
@@ -692,30 +693,30 @@ class LogicalStatement implements Statement {
     @Override
     public int getMaxRows() throws SQLException {
         checkOpen();
-        return (int) Math.min(getLargeMaxRows(), Integer.MAX_VALUE);
-    }
-
-    @Override
-    public void setMaxRows(int max) throws SQLException {
-        setLargeMaxRows(max);
-    }
-
-    @Override
-    public long getLargeMaxRows() throws SQLException {
-        checkOpen();
         return options == null ? 0 : options.maxRows;
     }
 
     @Override
-    public void setLargeMaxRows(long max) throws SQLException {
+    public void setMaxRows(int max) throws SQLException {
         checkOpen();
         if (max < 0) {
             throw new SQLException("Maximum number of rows must be a value greater than or equal to 0.", "HY024");
         }
         options().maxRows = max;
         if (physical != null) {
-            physical.setLargeMaxRows(max);
+            physical.setMaxRows(max);
         }
+    }
+
+    /** pgjdbc implements neither large variant; a statement it refuses is refused here alike. */
+    @Override
+    public long getLargeMaxRows() throws SQLException {
+        throw new SQLFeatureNotSupportedException("Method getLargeMaxRows is not yet implemented.", "0A000");
+    }
+
+    @Override
+    public void setLargeMaxRows(long max) throws SQLException {
+        throw new SQLFeatureNotSupportedException("Method setLargeMaxRows is not yet implemented.", "0A000");
     }
 
     @Override

@@ -155,4 +155,17 @@ class LogicalConnectionBasicsTest {
         fourth.close();
         assertEquals(0, pool.pool().getClientsActive());
     }
+
+    @Test
+    void maxRowsLimitsTheRowsOfAQueryAndTheStatementStillRuns() throws SQLException {
+        try (Connection c = connect(PoolMode.TRANSACTION); Statement st = c.createStatement()) {
+            st.setMaxRows(2);
+            try (ResultSet rs = st.executeQuery("SELECT generate_series(1, 5)")) {
+                assertTrue(rs.next());
+                assertTrue(rs.next());
+                assertFalse(rs.next(), "the third row is past maxRows");
+            }
+            assertEquals(2, st.getMaxRows());
+        }
+    }
 }
