@@ -155,7 +155,7 @@ final class BufferedResultSet extends LabelledResultSet {
 
     private void checkOpen() throws SQLException {
         if (closed) {
-            throw new SQLException("This ResultSet is closed.", "24000");
+            throw new SQLException("This ResultSet is closed.", "55000");
         }
     }
 

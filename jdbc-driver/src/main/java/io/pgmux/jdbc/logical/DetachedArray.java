@@ -68,7 +68,7 @@ final class DetachedArray implements Array {
         int length = elements == null ? 0 : java.lang.reflect.Array.getLength(elements);
         if (index < 1 || count < 0 || index - 1 + count > length) {
             throw new SQLException("The array index is out of range: " + index + ", number of elements: " + length
-                    + ".", "2202E");
+                    + ".", "22000");
         }
         return copy((int) index - 1, count);
     }

@@ -108,6 +108,14 @@ final class DetachedResultSetMetaData implements ResultSetMetaData {
         return i;
     }
 
+    /**
+     * pgjdbc answers the catalog, schema, searchable and writable questions for any index, the others only
+     * for a column of the result: so do these.
+     */
+    private boolean inRange(int column) {
+        return column >= 1 && column <= count;
+    }
+
     private int at(int column) throws SQLException {
         if (column < 1 || column > count) {
             throw new SQLException("The column index is out of range: " + column + ", number of columns: " + count
@@ -133,7 +141,7 @@ final class DetachedResultSetMetaData implements ResultSetMetaData {
 
     @Override
     public boolean isSearchable(int column) throws SQLException {
-        return searchable[at(column)];
+        return !inRange(column) || searchable[column - 1];
     }
 
     @Override
@@ -168,7 +176,7 @@ final class DetachedResultSetMetaData implements ResultSetMetaData {
 
     @Override
     public String getSchemaName(int column) throws SQLException {
-        return schema[catalogAt(column)];
+        return inRange(column) ? schema[catalogAt(column)] : "";
     }
 
     @Override
@@ -188,7 +196,7 @@ final class DetachedResultSetMetaData implements ResultSetMetaData {
 
     @Override
     public String getCatalogName(int column) throws SQLException {
-        return catalog[at(column)];
+        return inRange(column) ? catalog[column - 1] : "";
     }
 
     @Override
@@ -203,17 +211,17 @@ final class DetachedResultSetMetaData implements ResultSetMetaData {
 
     @Override
     public boolean isReadOnly(int column) throws SQLException {
-        return readOnly[at(column)];
+        return inRange(column) && readOnly[column - 1];
     }
 
     @Override
     public boolean isWritable(int column) throws SQLException {
-        return writable[at(column)];
+        return !inRange(column) || writable[column - 1];
     }
 
     @Override
     public boolean isDefinitelyWritable(int column) throws SQLException {
-        return definitelyWritable[at(column)];
+        return inRange(column) && definitelyWritable[column - 1];
     }
 
     @Override

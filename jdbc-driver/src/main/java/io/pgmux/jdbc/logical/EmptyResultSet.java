@@ -35,7 +35,7 @@ final class EmptyResultSet extends DelegatingResultSet {
 
     private void checkOpen() throws SQLException {
         if (closed) {
-            throw new SQLException("This ResultSet is closed.", "24000");
+            throw new SQLException("This ResultSet is closed.", "55000");
         }
     }
 

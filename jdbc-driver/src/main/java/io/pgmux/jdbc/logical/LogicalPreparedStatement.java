@@ -135,6 +135,14 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
         return run(classification, Kind.EXECUTE, keys, EXECUTE);
     }
 
+    /** A batch of a prepared statement holds its parameters only, as pgjdbc's: SQL text is refused. */
+    @Override
+    public void addBatch(String sql) throws SQLException {
+        checkOpen();
+        throw new SQLException("Can''t use query methods that take a query string on a PreparedStatement.",
+                "42809");
+    }
+
     @Override
     public void addBatch() throws SQLException {
         checkOpen();

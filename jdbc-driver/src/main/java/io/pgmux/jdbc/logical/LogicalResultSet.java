@@ -56,7 +56,7 @@ final class LogicalResultSet extends DelegatingResultSet {
         // The volatile state first: it orders what the pool's thread wrote before it (the copy, a failed copy's close).
         int st = state;
         if (closed || st != BUFFERED && conn.currentPhysical() != origin) {
-            throw new SQLException("This ResultSet is closed.", "24000");
+            throw new SQLException("This ResultSet is closed.", "55000");
         }
     }
 

@@ -5,6 +5,7 @@ import io.pgmux.jdbc.sql.Classification;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -90,6 +91,8 @@ class LogicalStatement implements Statement {
         Options o = options;
         if (o == null) {
             o = new Options();
+            // JDBC: prepared and callable statements are poolable unless told otherwise, plain ones are not
+            o.poolable = this instanceof PreparedStatement;
             options = o;
         }
         return o;
@@ -250,8 +253,8 @@ class LogicalStatement implements Statement {
         if (!o.escapeProcessing) {
             ps.setEscapeProcessing(false);
         }
-        if (o.poolable) {
-            ps.setPoolable(true);
+        if (o.poolable != ps.isPoolable()) {
+            ps.setPoolable(o.poolable);
         }
         if (o.cursorName != null) {
             ps.setCursorName(o.cursorName);
@@ -672,9 +675,10 @@ class LogicalStatement implements Statement {
         return conn;
     }
 
+    // Like pgjdbc's, the getters of options (fetch size and direction, field size, result set type, close on
+    // completion) answer on a closed statement too; the others refuse it with 55000.
     @Override
     public int getMaxFieldSize() throws SQLException {
-        checkOpen();
         return options == null ? 0 : options.maxFieldSize;
     }
 
@@ -682,7 +686,7 @@ class LogicalStatement implements Statement {
     public void setMaxFieldSize(int max) throws SQLException {
         checkOpen();
         if (max < 0) {
-            throw new SQLException("The maximum field size must be a value greater than or equal to 0.", "HY024");
+            throw new SQLException("The maximum field size must be a value greater than or equal to 0.", "22023");
         }
         options().maxFieldSize = max;
         if (physical != null) {
@@ -700,7 +704,7 @@ class LogicalStatement implements Statement {
     public void setMaxRows(int max) throws SQLException {
         checkOpen();
         if (max < 0) {
-            throw new SQLException("Maximum number of rows must be a value greater than or equal to 0.", "HY024");
+            throw new SQLException("Maximum number of rows must be a value greater than or equal to 0.", "22023");
         }
         options().maxRows = max;
         if (physical != null) {
@@ -738,7 +742,7 @@ class LogicalStatement implements Statement {
     public void setQueryTimeout(int seconds) throws SQLException {
         checkOpen();
         if (seconds < 0) {
-            throw new SQLException("Query timeout must be a value greater than or equals to 0.", "HY024");
+            throw new SQLException("Query timeout must be a value greater than or equals to 0.", "22023");
         }
         options().queryTimeout = seconds;
         if (physical != null) {
@@ -783,7 +787,7 @@ class LogicalStatement implements Statement {
                 options().fetchDirection = direction;
                 break;
             default:
-                throw new SQLException("Invalid fetch direction constant: " + direction + ".", "HY024");
+                throw new SQLException("Invalid fetch direction constant: " + direction + ".", "22023");
         }
         if (physical != null) {
             physical.setFetchDirection(direction);
@@ -792,7 +796,6 @@ class LogicalStatement implements Statement {
 
     @Override
     public int getFetchDirection() throws SQLException {
-        checkOpen();
         return options == null ? ResultSet.FETCH_FORWARD : options.fetchDirection;
     }
 
@@ -800,7 +803,7 @@ class LogicalStatement implements Statement {
     public void setFetchSize(int rows) throws SQLException {
         checkOpen();
         if (rows < 0) {
-            throw new SQLException("Fetch size must be a value greater than or equal to 0.", "HY024");
+            throw new SQLException("Fetch size must be a value greater than or equal to 0.", "22023");
         }
         options().fetchSize = rows;
         if (physical != null) {
@@ -810,25 +813,21 @@ class LogicalStatement implements Statement {
 
     @Override
     public int getFetchSize() throws SQLException {
-        checkOpen();
         return options == null ? 0 : options.fetchSize;
     }
 
     @Override
     public int getResultSetConcurrency() throws SQLException {
-        checkOpen();
         return type.concurrency;
     }
 
     @Override
     public int getResultSetType() throws SQLException {
-        checkOpen();
         return type.type;
     }
 
     @Override
     public int getResultSetHoldability() throws SQLException {
-        checkOpen();
         return type.holdability != -1 ? type.holdability : conn.getHoldability();
     }
 
@@ -841,7 +840,7 @@ class LogicalStatement implements Statement {
     @Override
     public boolean isPoolable() throws SQLException {
         checkOpen();
-        return options != null && options.poolable;
+        return options == null ? this instanceof PreparedStatement : options.poolable;
     }
 
     @Override
@@ -852,7 +851,6 @@ class LogicalStatement implements Statement {
 
     @Override
     public boolean isCloseOnCompletion() throws SQLException {
-        checkOpen();
         return options != null && options.closeOnCompletion;
     }
 

@@ -95,7 +95,7 @@ class BufferedResultAsPgjdbcTest {
             }));
             assertEquals(st, rs.getStatement());
             rs.close();
-            assertEquals("24000", assertThrowsState(rs::next));
+            assertEquals("55000", assertThrowsState(rs::next));
             assertFalse(logical(a).holdsServerConnection());
         }
     }
