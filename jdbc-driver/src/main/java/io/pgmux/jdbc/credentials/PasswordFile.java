@@ -1,29 +1,25 @@
 package io.pgmux.jdbc.credentials;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.pgmux.core.secret.SecretFile;
 import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * The password (and optionally the user name) read from files at each login, so that a secret replaced on disk
- * is used by the next server connection: a Kubernetes secret volume, whose kubelet swaps a symbolic link to a
- * new directory, or a file rewritten by a rotation job. Reading a small file costs far less than the login it
- * serves, so nothing is cached and no change can be missed. One line break at the end of a file (as
- * {@code echo} writes) is not part of the secret.
+ * The password (and optionally the user name) read from files at each login ({@link SecretFile}), so that a
+ * secret replaced on disk is used by the next server connection: a Kubernetes secret volume, whose kubelet swaps
+ * a symbolic link to a new directory, or a file rewritten by a rotation job.
  */
 public final class PasswordFile implements CredentialsProvider {
-    private final Path passwordFile;
-    private final Path usernameFile;
+    private final SecretFile passwordFile;
+    private final SecretFile usernameFile;
 
     /**
      * @param passwordFile the password, the whole file
      * @param usernameFile the user name, or null to keep the pool's
      */
     public PasswordFile(Path passwordFile, Path usernameFile) {
-        this.passwordFile = Objects.requireNonNull(passwordFile, "passwordFile");
-        this.usernameFile = usernameFile;
+        this.passwordFile = new SecretFile("passwordFile", Objects.requireNonNull(passwordFile, "passwordFile"));
+        this.usernameFile = usernameFile == null ? null : new SecretFile("usernameFile", usernameFile);
     }
 
     /**
@@ -31,28 +27,12 @@ public final class PasswordFile implements CredentialsProvider {
      */
     @Override
     public Credentials getCredentials() {
-        String user = usernameFile == null ? null : read("usernameFile", usernameFile);
-        return Credentials.of(user, read("passwordFile", passwordFile));
-    }
-
-    private static String read(String setting, Path file) {
-        String text;
-        try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException(setting + " " + file + " cannot be read (" + e.getClass().getSimpleName()
-                    + (e.getMessage() == null || e.getMessage().equals(file.toString()) ? "" : ": " + e.getMessage())
-                    + ")", e);
-        }
-        String secret = Secrets.withoutFinalLineBreak(text);
-        if (secret.isEmpty()) {
-            throw new IllegalStateException(setting + " " + file + " is empty");
-        }
-        return secret;
+        String user = usernameFile == null ? null : usernameFile.read();
+        return Credentials.of(user, passwordFile.read());
     }
 
     @Override
     public String toString() {
-        return "passwordFile " + passwordFile + (usernameFile == null ? "" : ", usernameFile " + usernameFile);
+        return passwordFile + (usernameFile == null ? "" : ", " + usernameFile);
     }
 }
