@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.jdbc.credentials.Credentials;
 import io.pgmux.jdbc.credentials.CredentialsProvider;
-import io.pgmux.jdbc.credentials.SecretVolume;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.Backends;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.SecretVolume;
 import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pgmux.jdbc.credentials.SecretVolume;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.SecretVolume;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
 import java.nio.file.Path;

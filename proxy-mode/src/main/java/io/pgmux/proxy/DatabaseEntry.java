@@ -9,6 +9,8 @@ import io.pgmux.proxy.server.LoadBalanceHosts;
 import io.pgmux.proxy.server.ServerSetup;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.TargetSessionAttrs;
+import io.pgmux.proxy.server.ServerPasswordSource;
+import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -22,7 +24,8 @@ import java.util.function.Supplier;
  * PgBouncer's alias, is reserve_pool_size), pgmux's pin_session_state, auth_user, auth_query, auth_dbname,
  * max_db_client_connections, and what each new server connection gets: client_encoding, datestyle, timezone and
  * application_name (taken by PgBouncer 1.25, not in its documentation) as startup parameters, connect_query run
- * after its login.
+ * after its login; pgmux's server_password_file or server_password_command, read at each server login instead
+ * of password=.
  *
  * @param poolSettings setting name to value as written, for {@code ProxyBuilder.databaseSetting}
  */
@@ -38,6 +41,11 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
      *     implement yet, such as connect_query, are named) or a malformed value
      */
     public static DatabaseEntry parse(String name, String connectString) {
+        return parse(name, connectString, Path.of(""));
+    }
+
+    /** As {@link #parse(String, String)}, a relative server_password_file looked up in {@code base}. */
+    public static DatabaseEntry parse(String name, String connectString, Path base) {
         String owner = "database " + name;
         String host = null;
         String port = ProxySetting.PORT.defaultText();
@@ -49,6 +57,8 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
         TlsMode tls = null;
         Map<String, String> startupParameters = new LinkedHashMap<>();
         String connectQuery = null;
+        Path passwordFile = null;
+        String passwordCommand = null;
         Map<String, String> poolSettings = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : ConnectString.parse(owner, connectString).entrySet()) {
             ProxySetting setting = ProxySetting.entryKey(Scope.DATABASE, owner, e.getKey());
@@ -64,6 +74,8 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
                 case SSLMODE, SERVER_TLS_SSLMODE -> tls = TlsMode.fromConfig(v);
                 case CLIENT_ENCODING, DATESTYLE, TIMEZONE, APPLICATION_NAME -> startupParameters.put(setting.configName(), v);
                 case CONNECT_QUERY -> connectQuery = v;
+                case SERVER_PASSWORD_FILE -> passwordFile = checked(owner, () -> (Path) setting.parse(v, base));
+                case SERVER_PASSWORD_COMMAND -> passwordCommand = v;
                 case PIN_SESSION_STATE -> poolSettings.put(setting.configName(), checked(owner, () -> {
                     PinSessionState.fromConfig(v);
                     return v;
@@ -82,11 +94,27 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
                 }
             }
         }
+        ServerPasswordSource passwordSource = passwordSource(owner, password, passwordFile, passwordCommand);
         String hosts = host;
         String ports = port;
         return new DatabaseEntry(new ServerTarget(checked(owner, () -> ServerTarget.hostList(hosts, ports)), dbname,
-                user, password, tls, loadBalance, sessionAttrs, new ServerSetup(startupParameters, connectQuery)),
-                Collections.unmodifiableMap(poolSettings));
+                user, password, tls, loadBalance, sessionAttrs, new ServerSetup(startupParameters, connectQuery),
+                passwordSource), Collections.unmodifiableMap(poolSettings));
+    }
+
+    /**
+     * The entry's own server password source, its command's output kept for the global
+     * server_password_command_cache_time; with password= too, the entry is refused rather than one of them
+     * silently ignored.
+     */
+    private static ServerPasswordSource passwordSource(String owner, String password, Path file, String command) {
+        ServerPasswordSource source = checked(owner, () -> ServerPasswordSource.of(file, command, null));
+        if (source != null && password != null) {
+            throw new IllegalArgumentException(owner + ": password and " + (file != null
+                    ? ServerPasswordSource.FILE_KEY : ServerPasswordSource.COMMAND_KEY) + " cannot be used together:"
+                    + " each gives the server password; keep one");
+        }
+        return source;
     }
 
     private static <T> T checked(String owner, Supplier<T> parse) {

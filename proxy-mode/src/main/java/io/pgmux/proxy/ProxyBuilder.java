@@ -16,6 +16,7 @@ import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.config.Scope;
 import io.pgmux.proxy.config.TlsMode;
+import io.pgmux.proxy.server.ServerPasswordSource;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.ServerTargets;
 import java.io.IOException;
@@ -127,8 +128,14 @@ public final class ProxyBuilder {
     public ProxyBuilder set(String name, String value, Path base) {
         settings.set(name, value, base);
         configDirectory = base;
-        if (ProxySetting.global(name) == ProxySetting.AUTH_FILE) {
+        ProxySetting setting = ProxySetting.global(name);
+        if (setting == ProxySetting.AUTH_FILE) {
             readAuthFile(settings.get(ProxySetting.AUTH_FILE));
+        }
+        if (setting == ProxySetting.SERVER_PASSWORD_FILE || setting == ProxySetting.SERVER_PASSWORD_COMMAND) {
+            // the second of the two is refused at its line
+            ServerPasswordSource.of(settings.get(ProxySetting.SERVER_PASSWORD_FILE),
+                    settings.get(ProxySetting.SERVER_PASSWORD_COMMAND), Duration.ZERO);
         }
         return this;
     }

@@ -82,7 +82,7 @@ public final class ProxyConfigLoader {
             throw new IllegalArgumentException(inFile(file) + "the [databases] section is missing or empty");
         }
         databases.forEach((name, value) -> at(ini, "databases", name, () -> {
-            DatabaseEntry entry = DatabaseEntry.parse(name, value);
+            DatabaseEntry entry = DatabaseEntry.parse(name, value, base);
             builder.database(name, entry.target());
             entry.poolSettings().forEach((key, v) -> builder.databaseSetting(name, key, v));
         }));

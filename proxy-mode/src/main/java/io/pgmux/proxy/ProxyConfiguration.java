@@ -46,6 +46,11 @@ record ProxyConfiguration(ProxySettings settings, PoolOverrides overrides, Map<S
         Map<String, ClientTimeouts.Limits> userLimits, UserSecrets users, SslContext clientTlsContext,
         Path configDirectory) {
 
+    ProxyConfiguration {
+        // refused when loaded, reloaded or SET rather than at the first server login
+        ServerConnectors.globalPassword(settings);
+    }
+
     /**
      * This configuration with what RELOAD applies taken from {@code fresh}: the settings {@link ProxySetting} marks
      * as reloadable, the entries, and the users (keeping the SCRAM keys of those whose verifier did not change).

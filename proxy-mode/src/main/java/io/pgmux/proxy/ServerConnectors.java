@@ -5,16 +5,21 @@ import io.pgmux.proxy.auth.PlaintextSecret;
 import io.pgmux.proxy.auth.QueriedUsers;
 import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.auth.UserSecrets;
+import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.prepared.PreparedStatementLimit;
 import io.pgmux.proxy.server.AutoDatabases;
 import io.pgmux.proxy.server.NettyServerConnector;
 import io.pgmux.proxy.server.ReloadableConnector;
+import io.pgmux.proxy.server.ServerPassword;
+import io.pgmux.proxy.server.ServerPasswordSource;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.ServerTls;
 import io.pgmux.proxy.transport.Transport;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -33,6 +38,11 @@ final class ServerConnectors {
     private final AutoDatabases autoDatabases;
     private volatile UserSecrets secrets;
     private volatile int connectTimeoutMillis;
+    /** The global server_password_file or server_password_command, or null. */
+    private volatile ServerPasswordSource globalPassword;
+    private volatile Duration commandCacheTime = Duration.ZERO;
+    /** Each source's reader, shared by the pools that use it, so that a command's output serves them all. */
+    private volatile Map<ServerPasswordSource, ServerPassword> passwords = new ConcurrentHashMap<>();
 
     /** Connects nowhere until {@link #update} gives it the targets, secrets and TLS. */
     ServerConnectors(Transport transport, PreparedStatementLimit preparedStatements, QueriedUsers queried,
@@ -76,6 +86,10 @@ final class ServerConnectors {
         this.targets = targets;
         this.secrets = secrets;
         this.connectTimeoutMillis = connectTimeoutMillis(settings);
+        this.globalPassword = globalPassword(settings);
+        this.commandCacheTime = settings.get(ProxySetting.SERVER_PASSWORD_COMMAND_CACHE_TIME);
+        // read afresh from now on: a changed file name or command is never served from an old cache
+        this.passwords = new ConcurrentHashMap<>();
         if (serverTls != null) {
             this.serverTls = serverTls;
         }
@@ -90,6 +104,12 @@ final class ServerConnectors {
 
     private NettyServerConnector build(PoolKey key, ServerTarget target) {
         String loginUser = target.loginUser(key.user());
+        ServerPasswordSource source = target.passwordSource() != null ? target.passwordSource()
+                : target.password() == null ? globalPassword : null;
+        if (source != null) {
+            ServerPassword password = password(source);
+            return connector(key, target, loginUser, () -> password.read(key.database(), loginUser));
+        }
         Supplier<Secret> secret;
         if (target.password() != null) {
             Secret configured = new PlaintextSecret(target.password());
@@ -102,8 +122,33 @@ final class ServerConnectors {
             // auth file's is read at each login, so a RELOAD's holds from then on
             secret = () -> secrets.find(loginUser).orElseGet(() -> queried.find(key.database(), loginUser));
         }
+        return connector(key, target, loginUser, () -> CompletableFuture.completedFuture(secret.get()));
+    }
+
+    private NettyServerConnector connector(PoolKey key, ServerTarget target, String loginUser,
+            Supplier<CompletableFuture<Secret>> secret) {
         return new NettyServerConnector(transport, target, loginUser, secret, serverTls, connectTimeoutMillis,
                 preparedStatements::tracking).logTo(connectionLog, key.database());
+    }
+
+    /** The reader of {@code source}, an entry's without a cache time of its own taking the global one. */
+    private ServerPassword password(ServerPasswordSource source) {
+        ServerPasswordSource complete = source.cacheTime() != null ? source
+                : new ServerPasswordSource(source.file(), source.command(), commandCacheTime);
+        return passwords.computeIfAbsent(complete, s -> new ServerPassword(s,
+                Duration.ofMillis(connectTimeoutMillis), transport.blockingWork()));
+    }
+
+    /**
+     * The server password source of {@code [pgbouncer]}: every server login whose entry gives no password of its
+     * own reads it, instead of the auth file's secret.
+     *
+     * @throws IllegalArgumentException for both server_password_file and server_password_command
+     */
+    static ServerPasswordSource globalPassword(ProxySettings settings) {
+        return ServerPasswordSource.of(settings.get(ProxySetting.SERVER_PASSWORD_FILE),
+                settings.get(ProxySetting.SERVER_PASSWORD_COMMAND),
+                settings.get(ProxySetting.SERVER_PASSWORD_COMMAND_CACHE_TIME));
     }
 
     private static int connectTimeoutMillis(ProxySettings settings) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgmux.testing.SecretVolume;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -43,6 +43,12 @@ public enum ProxySetting {
     SSLMODE("sslmode", Type.TLS_MODE, "", RESTART, D, NONE),
     LOAD_BALANCE_HOSTS("load_balance_hosts", Type.TEXT, "round-robin", RESTART, D, D),
     TARGET_SESSION_ATTRS("target_session_attrs", Type.TEXT, "any", RESTART, D, NONE),
+    /** pgmux's: the server password read from this file at each new server login, beside password=. */
+    SERVER_PASSWORD_FILE("server_password_file", Type.FILE, "", RELOAD, GD, NONE),
+    /** pgmux's: the server password printed by this shell command, kept for its cache time. */
+    SERVER_PASSWORD_COMMAND("server_password_command", Type.TEXT, "", RELOAD, GD, NONE),
+    /** How long a server_password_command's output is used before it runs again; 0 runs it at each login. */
+    SERVER_PASSWORD_COMMAND_CACHE_TIME("server_password_command_cache_time", Type.SECONDS, "0", RELOAD, G, NONE),
     /** Run once on each new server connection after its login, before any client uses it. */
     CONNECT_QUERY("connect_query", Type.TEXT, "", RESTART, D, D),
     /** Startup parameters of each new server connection. */
@@ -73,6 +79,8 @@ public enum ProxySetting {
     STATS_PERIOD("stats_period", Type.SECONDS, "60", RELOAD, G, G),
     AUTH_TYPE("auth_type", Type.AUTH_TYPE, "md5", RELOAD, G, G),
     AUTH_FILE("auth_file", Type.FILE, "", RELOAD, G, G),
+    /** pgmux's: how often the auth file is checked for a change and read again; 0 (PgBouncer's way) never. */
+    AUTH_FILE_CHECK_PERIOD("auth_file_check_period", Type.SECONDS, "0", RELOAD, G, NONE),
     /** The file RELOAD reads: the one the proxy was loaded from unless set to another. */
     CONFFILE("conffile", Type.FILE, "", RELOAD, G, G),
     AUTH_HBA_FILE("auth_hba_file", Type.FILE, "", RELOAD, G, G),

@@ -115,7 +115,8 @@ public final class AutoDatabases {
     private static ServerTarget named(ServerTarget template, String name) {
         return !template.dbname().equals(FALLBACK) ? template
                 : new ServerTarget(template.hosts(), name, template.user(), template.password(), template.tlsMode(),
-                        template.loadBalanceHosts(), template.targetSessionAttrs());
+                        template.loadBalanceHosts(), template.targetSessionAttrs(), ServerSetup.NONE,
+                        template.passwordSource());
     }
 
     /**

@@ -41,7 +41,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
     private final Transport transport;
     private final ServerTarget target;
     private final String user;
-    private final Supplier<Secret> secret;
+    private final Supplier<? extends CompletionStage<Secret>> secret;
     private final int connectTimeoutMillis;
     private final ServerTlsContext tlsContext;
     private final IntSupplier maxPreparedStatements;
@@ -58,15 +58,19 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
      */
     public NettyServerConnector(Transport transport, ServerTarget target, String user, Secret secret,
             ServerTls tls, int connectTimeoutMillis, int maxPreparedStatements) {
-        this(transport, target, user, () -> secret, tls, connectTimeoutMillis, () -> maxPreparedStatements);
+        this(transport, target, user, () -> CompletableFuture.completedFuture(secret), tls, connectTimeoutMillis,
+                () -> maxPreparedStatements);
     }
 
     /**
-     * @param secret read at each login: the user's secret may change while the pool lives (auth_query)
+     * @param secret asked at each login, after the host's name is looked up: the user's secret may change while
+     *     the pool lives (auth_query, server_password_file); one read from a file or a command completes on
+     *     BlockingWork, and one that fails fails the login with its error
      * @param maxPreparedStatements the statements each server keeps, read at each Parse
      */
-    public NettyServerConnector(Transport transport, ServerTarget target, String user, Supplier<Secret> secret,
-            ServerTls tls, int connectTimeoutMillis, IntSupplier maxPreparedStatements) {
+    public NettyServerConnector(Transport transport, ServerTarget target, String user,
+            Supplier<? extends CompletionStage<Secret>> secret, ServerTls tls, int connectTimeoutMillis,
+            IntSupplier maxPreparedStatements) {
         this.maxPreparedStatements = maxPreparedStatements;
         this.transport = transport;
         this.target = target.withDefaultTlsMode(TlsMode.PREFER);
@@ -137,12 +141,13 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
     /** @param tls the context to ask for TLS with, or null for plain TCP */
     private CompletableFuture<ServerConnection> connect(ServerHandle handle, ServerTarget at, ServerTlsContext tls) {
         ServerHost host = at.hosts().get(0);
-        return HostResolver.resolve(transport, host).thenCompose(address -> connect(handle, at, tls, address));
+        return HostResolver.resolve(transport, host).thenCompose(address -> secret.get()
+                .thenCompose(loginSecret -> connect(handle, at, tls, address, loginSecret)));
     }
 
     private CompletableFuture<ServerConnection> connect(ServerHandle handle, ServerTarget at, ServerTlsContext tls,
-            SocketAddress address) {
-        ServerConnection server = new ServerConnection(at, user, secret.get(), handle, tls, maxPreparedStatements);
+            SocketAddress address, Secret loginSecret) {
+        ServerConnection server = new ServerConnection(at, user, loginSecret, handle, tls, maxPreparedStatements);
         Bootstrap bootstrap = new Bootstrap()
                 .group(transport.group())
                 .channel(transport.channelFor(address))

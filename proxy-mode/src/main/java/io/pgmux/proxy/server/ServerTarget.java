@@ -12,9 +12,13 @@ import java.util.stream.Collectors;
  * name and, optionally, the user and password the pooler logs in with (when absent, the client's user and its
  * secret from the auth file) and the sslmode of its server connections (when null, the proxy's
  * server_tls_sslmode).
+ *
+ * @param passwordSource pgmux's server_password_file or server_password_command of the entry, read at each
+ *     login; null for none (then password, else the global source, else the auth file)
  */
 public record ServerTarget(List<ServerHost> hosts, String dbname, String user, String password, TlsMode tlsMode,
-        LoadBalanceHosts loadBalanceHosts, TargetSessionAttrs targetSessionAttrs, ServerSetup setup) {
+        LoadBalanceHosts loadBalanceHosts, TargetSessionAttrs targetSessionAttrs, ServerSetup setup,
+        ServerPasswordSource passwordSource) {
 
     public ServerTarget {
         hosts = List.copyOf(hosts);
@@ -25,6 +29,12 @@ public record ServerTarget(List<ServerHost> hosts, String dbname, String user, S
         Objects.requireNonNull(loadBalanceHosts, "loadBalanceHosts");
         Objects.requireNonNull(targetSessionAttrs, "targetSessionAttrs");
         Objects.requireNonNull(setup, "setup");
+    }
+
+    /** The password, if any, as written in the entry. */
+    public ServerTarget(List<ServerHost> hosts, String dbname, String user, String password, TlsMode tlsMode,
+            LoadBalanceHosts loadBalanceHosts, TargetSessionAttrs targetSessionAttrs, ServerSetup setup) {
+        this(hosts, dbname, user, password, tlsMode, loadBalanceHosts, targetSessionAttrs, setup, null);
     }
 
     /** Nothing asked of a server beyond the login. */
@@ -84,20 +94,21 @@ public record ServerTarget(List<ServerHost> hosts, String dbname, String user, S
     /** This target with {@code mode} when it names no sslmode of its own. */
     public ServerTarget withDefaultTlsMode(TlsMode mode) {
         return tlsMode != null ? this
-                : new ServerTarget(hosts, dbname, user, password, mode, loadBalanceHosts, targetSessionAttrs, setup);
+                : new ServerTarget(hosts, dbname, user, password, mode, loadBalanceHosts, targetSessionAttrs, setup,
+                        passwordSource);
     }
 
     /** This target with an entry without host going to the socket in {@code unixSocketDir} (empty for none). */
     public ServerTarget withSocketDirectory(String unixSocketDir) {
         List<ServerHost> placed = hosts.stream().map(h -> h.inSocketDirectory(unixSocketDir)).toList();
         return placed.equals(hosts) ? this : new ServerTarget(placed, dbname, user, password, tlsMode,
-                loadBalanceHosts, targetSessionAttrs, setup);
+                loadBalanceHosts, targetSessionAttrs, setup, passwordSource);
     }
 
     /** This target narrowed to one of its hosts, for one server connection. */
     ServerTarget at(ServerHost host) {
         return new ServerTarget(List.of(host), dbname, user, password, tlsMode, loadBalanceHosts, targetSessionAttrs,
-                setup);
+                setup, passwordSource);
     }
 
     /** The user to log in as for a client logged in as {@code clientUser}. */

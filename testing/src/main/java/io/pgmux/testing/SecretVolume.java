@@ -1,4 +1,4 @@
-package io.pgmux.jdbc.credentials;
+package io.pgmux.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
