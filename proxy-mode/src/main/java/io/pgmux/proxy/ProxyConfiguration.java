@@ -71,13 +71,25 @@ record ProxyConfiguration(ProxySettings settings, PoolOverrides overrides, Map<S
      */
     ProxyConfiguration with(ProxySetting setting, String value) throws IOException {
         ProxySettings next = settings.with(setting, value, configDirectory);
-        UserSecrets nextUsers = users;
-        if (setting == ProxySetting.AUTH_FILE) {
-            Path file = next.get(ProxySetting.AUTH_FILE);
-            nextUsers = carryKeys(users, file == null ? UserSecrets.of(Map.of()) : UserList.load(file));
-        }
+        UserSecrets nextUsers = setting == ProxySetting.AUTH_FILE ? usersOf(next) : users;
         return new ProxyConfiguration(next, overrides, databases, pinSessionStateByDatabase, maxClientsByDatabase,
                 maxClientsByUser, authByDatabase, userLimits, nextUsers, clientTlsContext, configDirectory);
+    }
+
+    /**
+     * This configuration with the auth file read again (auth_file_check_period saw it change).
+     *
+     * @throws IOException when it cannot be read
+     * @throws IllegalArgumentException naming the file and line that is malformed
+     */
+    ProxyConfiguration withAuthFileReadAgain() throws IOException {
+        return new ProxyConfiguration(settings, overrides, databases, pinSessionStateByDatabase, maxClientsByDatabase,
+                maxClientsByUser, authByDatabase, userLimits, usersOf(settings), clientTlsContext, configDirectory);
+    }
+
+    private UserSecrets usersOf(ProxySettings next) throws IOException {
+        Path file = next.get(ProxySetting.AUTH_FILE);
+        return carryKeys(users, file == null ? UserSecrets.of(Map.of()) : UserList.load(file));
     }
 
     /** The databases with server_tls_sslmode applied, and unix_socket_dir to those without host. */

@@ -105,6 +105,7 @@ final class ProxyStart {
         SettingsApply settings = new SettingsApply(configuration, registry, context, connectors, statsLog, transport,
                 console, builder.reloadFrom(), builder.janitorPeriod());
         settings.start(files);
+        registry.addJanitorChore(new AuthFileWatch(settings, transport.blockingWork()));
         ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         Listeners listeners;
         try {

@@ -16,6 +16,7 @@ import io.pgmux.proxy.transport.Listeners;
 import io.pgmux.proxy.transport.TcpOptions;
 import io.pgmux.proxy.transport.Transport;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -157,6 +158,22 @@ final class SettingsApply {
         }
         apply(current, next, next.settings(), files, "SET");
         return notice;
+    }
+
+    /**
+     * The auth file changed on disk (auth_file_check_period): its users from now on, without a RELOAD; clients
+     * logged in stay. A file that cannot be read or is malformed leaves the users in effect.
+     */
+    void authFileChanged() {
+        Path file = settings().get(ProxySetting.AUTH_FILE);
+        try {
+            synchronized (this) {
+                apply(current, current.withAuthFileReadAgain(), current.settings(), FromFiles.NONE, "auth_file");
+            }
+            log.info("auth_file {} changed: its users read again", file);
+        } catch (IOException | IllegalArgumentException e) {
+            log.warn("auth_file {} changed but cannot be used: {}; the users read before stay", file, e.getMessage());
+        }
     }
 
     /**
