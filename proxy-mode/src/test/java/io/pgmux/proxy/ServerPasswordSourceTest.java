@@ -13,6 +13,9 @@ import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.SecretVolume;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -105,10 +108,14 @@ class ServerPasswordSourceTest {
     void aMissingServerPasswordFileFailsTheLoginWithPgBouncersErrorUntilTheFileIsThere() throws Exception {
         Path password = dir.resolve("password");
         proxy = start(" server_password_file=" + password, "server_login_retry = 1\n");
-        SQLException refused = assertThrows(SQLException.class, () -> connectAndQuery());
-        assertEquals("08P01", refused.getSQLState());
-        assertEquals("server login failed: server password could not be read",
-                refused.getMessage().replaceFirst("^FATAL: ", ""));
+        String log = logOf(() -> {
+            SQLException refused = assertThrows(SQLException.class, () -> connectAndQuery());
+            assertEquals("08P01", refused.getSQLState());
+            assertEquals("server login failed: server password could not be read",
+                    refused.getMessage().replaceFirst("^FATAL: ", ""));
+        });
+        assertTrue(log.contains("server_password_file " + password + " cannot be read (NoSuchFileException)"),
+                "the log names the key and the file: " + log);
         assertEquals(0, backendsOfUser(), "no backend left behind");
 
         Files.writeString(password, user.password());
@@ -125,10 +132,14 @@ class ServerPasswordSourceTest {
     @Test
     void aFailingServerPasswordCommandFailsTheLoginWithPgBouncersError() throws Exception {
         proxy = start(" server_password_command='echo no token >&2; exit 3'", "");
-        SQLException refused = assertThrows(SQLException.class, () -> connectAndQuery());
-        assertEquals("08P01", refused.getSQLState());
-        assertEquals("server login failed: server password could not be read",
-                refused.getMessage().replaceFirst("^FATAL: ", ""));
+        String log = logOf(() -> {
+            SQLException refused = assertThrows(SQLException.class, () -> connectAndQuery());
+            assertEquals("08P01", refused.getSQLState());
+            assertEquals("server login failed: server password could not be read",
+                    refused.getMessage().replaceFirst("^FATAL: ", ""));
+        });
+        assertTrue(log.contains("server_password_command 'echo no token >&2; exit 3' exited with status 3: no token"),
+                "the log names the key, the command and its error: " + log);
         assertEquals(0, backendsOfUser(), "no backend left behind");
     }
 
@@ -170,6 +181,21 @@ class ServerPasswordSourceTest {
         try (Connection c = connect()) {
             backendPid(c);
         }
+    }
+
+    /** What the proxy logged (slf4j-simple writes to stderr) while {@code action} ran. */
+    private static String logOf(Runnable action) {
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            action.run();
+        } finally {
+            System.setErr(stderr);
+        }
+        String log = captured.toString(StandardCharsets.UTF_8);
+        stderr.print(log);
+        return log;
     }
 
     private void alterPassword(String password) throws SQLException {

@@ -56,7 +56,7 @@ public final class ServerPassword {
             try {
                 password = reader.get();
             } catch (RuntimeException e) {
-                log.error("S: database {} user {}: no server password: {}", database, user, e.getMessage());
+                log.error("server login of database {} user {} failed: {}", database, user, e.getMessage());
                 throw new CompletionException(new ServerErrorException(
                         PoolerError.serverLoginFailed("server password could not be read")));
             }
