@@ -77,14 +77,20 @@ record ProxyConfiguration(ProxySettings settings, PoolOverrides overrides, Map<S
     }
 
     /**
-     * This configuration with the auth file read again (auth_file_check_period saw it change).
+     * The users of the auth file read again (auth_file_check_period saw it change), with the SCRAM keys of those
+     * whose verifier did not change.
      *
      * @throws IOException when it cannot be read
      * @throws IllegalArgumentException naming the file and line that is malformed
      */
-    ProxyConfiguration withAuthFileReadAgain() throws IOException {
+    UserSecrets authFileReadAgain() throws IOException {
+        return usersOf(settings);
+    }
+
+    /** This configuration with {@code fresh} as its users. */
+    ProxyConfiguration withUsers(UserSecrets fresh) {
         return new ProxyConfiguration(settings, overrides, databases, pinSessionStateByDatabase, maxClientsByDatabase,
-                maxClientsByUser, authByDatabase, userLimits, usersOf(settings), clientTlsContext, configDirectory);
+                maxClientsByUser, authByDatabase, userLimits, fresh, clientTlsContext, configDirectory);
     }
 
     private UserSecrets usersOf(ProxySettings next) throws IOException {

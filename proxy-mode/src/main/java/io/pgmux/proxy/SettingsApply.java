@@ -3,6 +3,7 @@ package io.pgmux.proxy;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolRegistry;
 import io.pgmux.proxy.admin.AdminConsole;
+import io.pgmux.proxy.auth.UserSecrets;
 import io.pgmux.proxy.client.ClientAuthentication;
 import io.pgmux.proxy.client.ClientTls;
 import io.pgmux.proxy.client.JanitorPeriod;
@@ -166,14 +167,18 @@ final class SettingsApply {
      */
     void authFileChanged() {
         Path file = settings().get(ProxySetting.AUTH_FILE);
+        UserSecrets fresh;
         try {
-            synchronized (this) {
-                apply(current, current.withAuthFileReadAgain(), current.settings(), FromFiles.NONE, "auth_file");
-            }
-            log.info("auth_file {} changed: its users read again", file);
+            // read outside the lock, as RELOAD reads its files
+            fresh = current.authFileReadAgain();
         } catch (IOException | IllegalArgumentException e) {
             log.warn("auth_file {} changed but cannot be used: {}; the users read before stay", file, e.getMessage());
+            return;
         }
+        synchronized (this) {
+            apply(current, current.withUsers(fresh), current.settings(), FromFiles.NONE, "auth_file");
+        }
+        log.info("auth_file {} changed: its users read again", file);
     }
 
     /**
