@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.SecretVolume;
 import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
 import java.nio.file.Files;
@@ -13,6 +14,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -60,6 +62,17 @@ class AuthFileCheckPeriodTest {
     }
 
     @Test
+    void anAuthFileInASecretVolumeIsReadAgainWhenTheVolumeIsUpdated() throws Exception {
+        Path volumeDir = Files.createDirectory(dir.resolve("secret"));
+        SecretVolume volume = new SecretVolume(volumeDir, Map.of("userlist.txt", entry(OLD_PASSWORD)));
+        start("auth_file = " + volume.file("userlist.txt") + "\nauth_file_check_period = 0.2\n");
+        login(OLD_PASSWORD).close();
+
+        volume.update(Map.of("userlist.txt", entry(NEW_PASSWORD)));
+        Await.until(() -> logsIn(NEW_PASSWORD), WAIT, "a login with the updated volume's password");
+    }
+
+    @Test
     void aMalformedAuthFileLeavesTheUsersInEffect() throws Exception {
         start("auth_file_check_period = 0.2\n");
         Files.writeString(dir.resolve("userlist.txt"), "\"" + USER + "\" \"" + NEW_PASSWORD + "\n");
@@ -78,6 +91,10 @@ class AuthFileCheckPeriodTest {
                 "unix_socket_dir =\n" + settings);
         proxy = ProxyConfigLoader.load(dir.resolve("pgmux.ini")).janitorPeriod(Duration.ofMillis(50))
                 .drainTimeout(Duration.ofSeconds(2)).start();
+    }
+
+    private static String entry(String password) {
+        return "\"" + USER + "\" \"" + password + "\"\n";
     }
 
     private Connection login(String password) throws SQLException {
