@@ -67,6 +67,11 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private final LongAdder clients = new LongAdder();
 
     private volatile int state = RUNNING;
+    /**
+     * This pool's share of its fleet's budget (see {@link io.pgmux.core.fleet.FleetCoordinator}): no login starts
+     * above it. Integer.MAX_VALUE outside a fleet. Read when a server opens or comes back, never when one is lent.
+     */
+    private volatile int fleetCap = Integer.MAX_VALUE;
     /** The last failed login since one succeeded, or null: the pool is failing while it is set. */
     private volatile Throwable loginError;
     /** The server refused that login (a wrong password, no such database) rather than being unavailable. */
@@ -147,6 +152,26 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     public TrafficStats traffic() {
         return traffic;
+    }
+
+    /**
+     * Holds the pool to {@code cap} server connections, its fleet's share: a lower cap closes idle connections
+     * above it now and the others as they come back; a higher one serves the waiting clients.
+     */
+    public void fleetCap(int cap) {
+        int was = fleetCap;
+        fleetCap = cap;
+        if (cap < was) {
+            while (serverCount.get() > cap && closeOneIdle("above the fleet's share")) {
+                // each round closed one
+            }
+        } else if (cap > was) {
+            maybeOpen();
+        }
+    }
+
+    public int fleetCap() {
+        return fleetCap;
     }
 
     public PoolClock clock() {
@@ -453,6 +478,8 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             closeServer(s, state == CLOSING ? "pool closing" : "evicted");
         } else if (lifetimeOver(s, now)) {
             closeServer(s, "server_lifetime reached");
+        } else if (serverCount.get() > fleetCap) {
+            closeServer(s, "above the fleet's share");
         } else if (serverCount.get() > config.defaultPoolSize() + config.reservePoolSize() && waiters.isEmpty()) {
             closeServer(s, "too many servers in the pool");
         } else if (!used) {
@@ -636,11 +663,17 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     /** Opens one connection if the pool, database and user limits allow it. */
     private boolean tryOpen(long now, int limit) {
         int total = serverCount.get();
-        if (total >= limit) {
+        if (total >= Math.min(limit, fleetCap)) {
             return false;
         }
         if (!serverCount.compareAndSet(total, total + 1)) {
             return true;
+        }
+        // Read again after the count grew: fleetCap(int) lowers the cap before it counts, so either it sees this
+        // login or this login sees the lower cap.
+        if (total >= fleetCap) {
+            serverCount.decrementAndGet();
+            return false;
         }
         if (!registry.reserveServerSlot(this)) {
             serverCount.decrementAndGet();
@@ -794,11 +827,15 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     /** Closes one idle connection to make room for another pool of the same database or user. */
     boolean evictOneIdle() {
+        return closeOneIdle("evicted for another pool (max_db_connections / max_user_connections)");
+    }
+
+    private boolean closeOneIdle(String reason) {
         PooledServer<S> s = servers.claimIdleToClose();
         if (s == null) {
             return false;
         }
-        closeServer(s, "evicted for another pool (max_db_connections / max_user_connections)");
+        closeServer(s, reason);
         return true;
     }
 
@@ -840,6 +877,8 @@ public final class Pool<S> implements PgMuxPoolMXBean {
                     reason = "server_lifetime reached";
                 } else if (count > c.defaultPoolSize() + c.reservePoolSize()) {
                     reason = "too many servers in the pool";
+                } else if (count > fleetCap) {
+                    reason = "above the fleet's share";
                 } else if (c.serverIdleTimeoutNanos() > 0 && count > c.minPoolSize()
                         && now - s.lastUsedNanos >= c.serverIdleTimeoutNanos()) {
                     reason = "server_idle_timeout reached";
