@@ -1,0 +1,16 @@
+package io.pgmux.core.fleet;
+
+/** The pool side of a fleet: what it wants, what it holds, and the cap it obeys. */
+public interface FleetMember {
+    /** The server connections the member would use now, at most its own pool size. */
+    int demand();
+
+    /** The server connections the member holds now, those logging in included. */
+    int servers();
+
+    /**
+     * Holds the member to {@code cap} server connections from now on: no login starts above it, and a lower cap
+     * closes idle connections above it at once and the others as they come back.
+     */
+    void cap(int cap);
+}
