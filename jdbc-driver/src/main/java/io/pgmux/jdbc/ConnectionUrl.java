@@ -286,7 +286,9 @@ final class ConnectionUrl {
         if (credentials != null) {
             url = credentialsMovedToProperties(targetUrl, properties);
         }
-        return JdbcPoolSettings.builder()
+        JdbcPoolSettings.Builder settings = JdbcPoolSettings.builder();
+        fleet(settings, values);
+        return settings
                 .targetUrl(url)
                 .driverProperties(properties)
                 .credentialsProvider(credentials)
@@ -302,6 +304,28 @@ final class ConnectionUrl {
                 .replicaCheckPeriod((Duration) values.get(DriverProperty.REPLICA_CHECK_PERIOD))
                 .readYourWrites((Boolean) values.get(DriverProperty.READ_YOUR_WRITES))
                 .replicaWaitTimeout((Duration) values.get(DriverProperty.REPLICA_WAIT_TIMEOUT));
+    }
+
+    /** fleet and fleetMaxServers, which go together. */
+    private static void fleet(JdbcPoolSettings.Builder settings, Map<DriverProperty, Object> values)
+            throws SQLException {
+        String fleet = (String) values.get(DriverProperty.FLEET);
+        Long max = (Long) values.get(DriverProperty.FLEET_MAX_SERVERS);
+        if (fleet != null && fleet.isBlank()) {
+            fleet = null;
+        }
+        if (fleet == null && max == null) {
+            return;
+        }
+        if (fleet == null) {
+            throw new SQLDataException("fleetMaxServers=" + max + " needs fleet, the name of the fleet", VALUE_ERROR);
+        }
+        if (max == null || max < 1 || max > Integer.MAX_VALUE) {
+            throw new SQLDataException("fleet=" + fleet + (max == null ? " needs fleetMaxServers, the server"
+                    + " connections the fleet's pools hold together" : ": fleetMaxServers=" + max
+                    + " must be at least 1"), VALUE_ERROR);
+        }
+        settings.fleet(fleet, max.intValue());
     }
 
     /** The URL without its user and password, which are put into {@code properties}, as pgjdbc reads them. */

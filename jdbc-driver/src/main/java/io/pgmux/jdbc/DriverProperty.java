@@ -55,7 +55,12 @@ enum DriverProperty {
                     + " (they run only on a standby that has replayed them, else on the primary)"),
     REPLICA_WAIT_TIMEOUT("replicaWaitTimeout", null, Type.DURATION, "100",
             "With readYourWrites: how long a read-only transaction waits for a standby to replay its connection's"
-                    + " last write before it runs on the primary. Milliseconds, or with a unit (1s)");
+                    + " last write before it runs on the primary. Milliseconds, or with a unit (1s)"),
+    FLEET("fleet", null, Type.STRING, null,
+            "The fleet this pool belongs to: every pool of the same fleet, database and user, in any process, holds"
+                    + " at most fleetMaxServers server connections together (docs/fleet.md); unset: no fleet"),
+    FLEET_MAX_SERVERS("fleetMaxServers", null, Type.LONG, null,
+            "With fleet: the server connections the fleet's pools of this database and user hold together");
 
     /** How a value is written. */
     enum Type { STRING, BOOLEAN, LONG, ISOLATION, DURATION, READ_ROUTING }

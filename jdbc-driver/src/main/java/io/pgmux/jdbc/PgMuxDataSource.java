@@ -743,6 +743,28 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
         setDriverValue(DriverProperty.REPLICA_WAIT_TIMEOUT, Duration.ofMillis(replicaWaitTimeoutMs));
     }
 
+    public String getFleet() {
+        return (String) driverValue(DriverProperty.FLEET);
+    }
+
+    /**
+     * The fleet this pool belongs to: the pools of the same fleet, database and user hold at most
+     * {@link #setFleetMaxServers fleetMaxServers} server connections together, in every process; null: no fleet.
+     */
+    public void setFleet(String fleet) {
+        setDriverValue(DriverProperty.FLEET, fleet);
+    }
+
+    public int getFleetMaxServers() {
+        Object value = driverValue(DriverProperty.FLEET_MAX_SERVERS);
+        return value == null ? 0 : ((Long) value).intValue();
+    }
+
+    /** With {@link #setFleet fleet}: the server connections the fleet's pools of this database and user share. */
+    public void setFleetMaxServers(int fleetMaxServers) {
+        setDriverValue(DriverProperty.FLEET_MAX_SERVERS, (long) fleetMaxServers);
+    }
+
     /** A driver setting written as text under any of its names, as in a properties file. */
     void setDriverSetting(String name, String text) {
         DriverProperty property = DriverProperty.lookup(name);

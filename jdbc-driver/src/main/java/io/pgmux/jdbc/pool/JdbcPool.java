@@ -15,6 +15,9 @@ import io.pgmux.core.pool.Replica;
 import io.pgmux.core.pool.ReplicaSet;
 import io.pgmux.core.pool.PoolRegistry;
 import io.pgmux.core.pool.PoolTimeoutException;
+import io.pgmux.core.pool.PoolFleetMember;
+import io.pgmux.core.fleet.FleetCoordinator;
+import io.pgmux.jdbc.fleet.PostgresFleetCoordinator;
 import io.pgmux.core.pool.ServerLoginException;
 import io.pgmux.core.pool.TooManyClientsException;
 import io.pgmux.core.stats.TrafficStats;
@@ -72,6 +75,8 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
     private final long replicaWaitNanos;
     private final AtomicBoolean sequenceReadLogged = new AtomicBoolean();
     private final String resetQueryAlways;
+    /** The pool's fleet coordination, or null outside a fleet. */
+    private final FleetCoordinator fleet;
 
     public JdbcPool(JdbcPoolSettings settings) {
         this(settings, new org.postgresql.Driver());
@@ -127,6 +132,14 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
         PoolConfig c = settings.poolConfig;
         this.resetQueryAlways = c.serverResetQueryAlways() && !c.serverResetQuery().isBlank()
                 ? c.serverResetQuery() : null;
+        this.fleet = settings.fleet == null ? null : joinFleet(settings, driver);
+    }
+
+    private FleetCoordinator joinFleet(JdbcPoolSettings settings, java.sql.Driver driver) {
+        FleetCoordinator coordinator = new PostgresFleetCoordinator(settings.fleet, settings.fleetMaxServers,
+                settings.database, settings.user, driver, settings.targetUrl, settings.driverProperties);
+        coordinator.join(new PoolFleetMember(pool));
+        return coordinator;
     }
 
     /**
@@ -457,6 +470,10 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
             reclaimer.cancel(false);
             replicaReclaimers.forEach(r -> r.cancel(false));
             registry.close();
+            // Only once its servers are closed does the member give its share back.
+            if (fleet != null) {
+                fleet.close();
+            }
         }
     }
 

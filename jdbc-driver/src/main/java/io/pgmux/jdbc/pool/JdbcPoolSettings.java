@@ -31,6 +31,9 @@ public final class JdbcPoolSettings {
     final Duration replicaCheckPeriod;
     final boolean readYourWrites;
     final Duration replicaWaitTimeout;
+    /** The fleet this pool is a member of, or null; with the budget its members share. */
+    final String fleet;
+    final int fleetMaxServers;
 
     private JdbcPoolSettings(Builder b) {
         this.targetUrl = Objects.requireNonNull(b.targetUrl, "targetUrl");
@@ -53,6 +56,8 @@ public final class JdbcPoolSettings {
                 ? DEFAULT_REPLICA_CHECK_PERIOD : b.replicaCheckPeriod;
         this.readYourWrites = b.readYourWrites == null || b.readYourWrites;
         this.replicaWaitTimeout = b.replicaWaitTimeout == null ? DEFAULT_REPLICA_WAIT_TIMEOUT : b.replicaWaitTimeout;
+        this.fleet = b.fleet;
+        this.fleetMaxServers = b.fleetMaxServers;
     }
 
     public static Builder builder() {
@@ -96,6 +101,8 @@ public final class JdbcPoolSettings {
         private Duration replicaCheckPeriod;
         private Boolean readYourWrites;
         private Duration replicaWaitTimeout;
+        private String fleet;
+        private int fleetMaxServers;
 
         private Builder() {
         }
@@ -198,6 +205,13 @@ public final class JdbcPoolSettings {
         /** How long a read waits for a standby to replay its connection's last write; null: 100 ms. */
         public Builder replicaWaitTimeout(Duration timeout) {
             this.replicaWaitTimeout = timeout;
+            return this;
+        }
+
+        /** Makes the pool a member of {@code fleet}, whose pools hold at most {@code maxServers} together. */
+        public Builder fleet(String fleet, int maxServers) {
+            this.fleet = fleet;
+            this.fleetMaxServers = maxServers;
             return this;
         }
 

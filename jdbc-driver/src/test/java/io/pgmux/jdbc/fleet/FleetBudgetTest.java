@@ -1,0 +1,377 @@
+package io.pgmux.jdbc.fleet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.jdbc.PgMuxDataSource;
+import io.pgmux.testing.Await;
+import io.pgmux.testing.PasswordMethod;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import io.pgmux.testing.TestUser;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pools of one fleet, each with its own coordinator and member id as separate processes would have, under load
+ * against the real server: the backends they hold together, counted from pg_stat_activity every 100 ms, never
+ * exceed the fleet's budget, and the budget follows the members alive and their demand.
+ */
+@PostgresTest
+class FleetBudgetTest {
+    private static final Duration SHARE_MOVES = Duration.ofSeconds(15);
+    private static final AtomicInteger FLEETS = new AtomicInteger();
+
+    private final TestDatabase db;
+    private final String fleet = "fleet" + FLEETS.incrementAndGet() + "_" + System.nanoTime();
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private final BackendSampler sampler = new BackendSampler();
+
+    FleetBudgetTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    @AfterEach
+    void closeEverything() throws Exception {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            toClose.get(i).close();
+        }
+        sampler.close();
+    }
+
+    @Test
+    void threePoolsUnderLoadNeverHoldMoreBackendsThanTheBudget() throws Exception {
+        PgMuxDataSource a = member("a", 10, 6);
+        PgMuxDataSource b = member("b", 10, 6);
+        PgMuxDataSource c = member("c", 10, 6);
+        sampler.start();
+        Load load = new Load();
+        load.run(a, 8);
+        load.run(b, 8);
+        load.run(c, 8);
+        Thread.sleep(3_000);
+        load.stop();
+        assertEquals(List.of(), load.errors());
+        assertTrue(load.transactions() > 0);
+        assertTrue(sampler.maxTotal() <= 6, "backends of the fleet at most: " + sampler.maxTotal());
+        assertTrue(sampler.maxTotal() >= 3, "the load used the fleet: " + sampler.maxTotal());
+    }
+
+    @Test
+    void anIdleMembersShareIsLentToTheBusyOneAndTakenBack() throws Exception {
+        PgMuxDataSource busy = member("busy", 8, 8);
+        PgMuxDataSource idle = member("idle", 8, 8);
+        query(idle);
+        sampler.start();
+        Load load = new Load();
+        load.run(busy, 12);
+        Await.until(() -> sampler.now("busy") == 7, SHARE_MOVES, "the busy member holds all but the idle one's 1");
+        load.run(idle, 12);
+        Await.until(() -> sampler.now("idle") >= 3, SHARE_MOVES, "the member turned busy takes its share back");
+        load.stop();
+        assertEquals(List.of(), load.errors());
+        assertTrue(sampler.maxTotal() <= 8, "backends of the fleet at most: " + sampler.maxTotal());
+    }
+
+    @Test
+    void aClosedMembersShareReturnsToTheOthers() throws Exception {
+        PgMuxDataSource stays = member("stays", 8, 8);
+        PgMuxDataSource leaves = member("leaves", 8, 8);
+        sampler.start();
+        Load load = new Load();
+        load.run(stays, 12);
+        Load leaving = new Load();
+        leaving.run(leaves, 12);
+        Await.until(() -> sampler.now("leaves") >= 3, SHARE_MOVES, "both members busy");
+        leaving.stop();
+        leaves.close();
+        Await.until(() -> sampler.now("stays") == 8, SHARE_MOVES, "the member left holds the whole budget");
+        load.stop();
+        assertEquals(List.of(), load.errors());
+        assertTrue(sampler.maxTotal() <= 8, "backends of the fleet at most: " + sampler.maxTotal());
+    }
+
+    @Test
+    void aMemberWhoseHeartbeatsStopReturnsItsShareOnlyAfterTheBound() throws Exception {
+        // A member that held 6 of 8 and was killed: its row stays, its heartbeat ages.
+        try (Connection c = db.connect(); Statement st = c.createStatement()) {
+            st.execute("CREATE SCHEMA IF NOT EXISTS pgmux_fleet");
+        }
+        PgMuxDataSource alive = member("alive", 8, 8);
+        query(alive);
+        try (Connection c = db.connect(); PreparedStatement st = c.prepareStatement("INSERT INTO pgmux_fleet.members"
+                + " VALUES (?, current_database(), ?, 'killed', 8, 8, 6, clock_timestamp())")) {
+            st.setString(1, fleet);
+            st.setString(2, db.superuser());
+            st.executeUpdate();
+        }
+        long killedAt = System.nanoTime();
+        sampler.start();
+        Load load = new Load();
+        load.run(alive, 12);
+        Await.until(() -> sampler.now("alive") == 8, SHARE_MOVES, "the killed member's share returned");
+        Duration took = Duration.ofNanos(System.nanoTime() - killedAt);
+        load.stop();
+        assertEquals(List.of(), load.errors());
+        assertTrue(took.compareTo(PostgresFleetCoordinator.DEAD_AFTER) >= 0, "returned only after the bound: " + took);
+        int whileCounted = sampler.maxBefore(killedAt, PostgresFleetCoordinator.DEAD_AFTER);
+        assertTrue(whileCounted <= 2, "while the killed member counted, the alive one held at most 2: " + whileCounted);
+    }
+
+    @Test
+    void aDroppedSchemaFallsBackToAFixedShareWithAWarning() throws Exception {
+        PgMuxDataSource a = member("a", 10, 8);
+        PgMuxDataSource b = member("b", 10, 8);
+        query(a);
+        query(b);
+        // Both members have seen each other.
+        Thread.sleep(3 * PostgresFleetCoordinator.HEARTBEAT.toMillis());
+        String log = capturingStderr(() -> {
+            try (Connection c = db.connect(); Statement st = c.createStatement()) {
+                st.execute("DROP SCHEMA pgmux_fleet CASCADE");
+            }
+            sampler.start();
+            Load load = new Load();
+            load.run(a, 12);
+            load.run(b, 12);
+            Await.until(() -> sampler.now("a") == 4 && sampler.now("b") == 4, SHARE_MOVES,
+                    "each member holds budget / 2 members last seen");
+            Thread.sleep(1_000);
+            load.stop();
+            assertEquals(List.of(), load.errors());
+        });
+        assertTrue(log.contains("WARN") && log.contains("coordination through the server failed"), log);
+        assertTrue(sampler.max("a") <= 4 && sampler.max("b") <= 4, "each held at most its fixed share");
+    }
+
+    @Test
+    void aRoleWithoutRightsFallsBackToTheWholeBudgetAloneWithAWarning() throws Exception {
+        TestUser stranger = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        String log = capturingStderr(() -> {
+            PgMuxDataSource a = member("a", 10, 3, stranger);
+            sampler.start();
+            Load load = new Load();
+            load.run(a, 12);
+            Await.until(() -> sampler.now("a") == 3, SHARE_MOVES, "the member holds its fixed share");
+            Thread.sleep(1_000);
+            load.stop();
+            assertEquals(List.of(), load.errors());
+        });
+        assertTrue(log.contains("WARN") && log.contains("coordination through the server failed")
+                && log.contains("permission denied"), log);
+        assertEquals(3, sampler.max("a"), "never above the budget");
+    }
+
+    @Test
+    void theDriverUrlTakesTheFleetAndItsBudget() throws Exception {
+        String url = db.jdbcUrl().replace("jdbc:postgresql:", "jdbc:pgmux:postgresql:")
+                + (db.jdbcUrl().contains("?") ? "&" : "?") + "fleet=" + fleet + "&fleetMaxServers=2"
+                + "&maximumPoolSize=10&ApplicationName=" + fleet + "-url";
+        sampler.start();
+        ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 6; t++) {
+            Thread thread = new Thread(() -> {
+                try (Connection c = DriverManager.getConnection(url, db.superuser(), db.superuserPassword());
+                     Statement st = c.createStatement()) {
+                    for (int i = 0; i < 20; i++) {
+                        st.execute("SELECT pg_sleep(0.01)");
+                    }
+                } catch (SQLException e) {
+                    errors.add(e);
+                }
+            });
+            thread.start();
+            threads.add(thread);
+        }
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        assertEquals(List.of(), List.copyOf(errors));
+        assertTrue(sampler.max("url") <= 2 && sampler.max("url") >= 1, "backends: " + sampler.max("url"));
+    }
+
+    @Test
+    void aFleetWithoutABudgetIsRefusedWithSqlState22023() {
+        String url = db.jdbcUrl().replace("jdbc:postgresql:", "jdbc:pgmux:postgresql:")
+                + (db.jdbcUrl().contains("?") ? "&" : "?") + "fleet=" + fleet;
+        SQLException e = assertThrows(SQLException.class,
+                () -> DriverManager.getConnection(url, db.superuser(), db.superuserPassword()).close());
+        assertEquals("22023", e.getSQLState());
+        assertTrue(e.getMessage().contains("fleetMaxServers"), e.getMessage());
+    }
+
+    // ---------------------------------------------------------------- members, load and the sampler
+
+    private PgMuxDataSource member(String name, int poolSize, int budget) {
+        return member(name, poolSize, budget, null);
+    }
+
+    private PgMuxDataSource member(String name, int poolSize, int budget, TestUser user) {
+        PgMuxDataSource ds = new PgMuxDataSource();
+        ds.setJdbcUrl(db.jdbcUrl());
+        ds.setUsername(user == null ? db.superuser() : user.name());
+        ds.setPassword(user == null ? db.superuserPassword() : user.password());
+        ds.setMaximumPoolSize(poolSize);
+        ds.setConnectionTimeout(60_000);
+        ds.addDataSourceProperty("ApplicationName", fleet + "-" + name);
+        ds.setFleet(fleet);
+        ds.setFleetMaxServers(budget);
+        toClose.add(ds);
+        return ds;
+    }
+
+    private static void query(PgMuxDataSource ds) throws SQLException {
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            st.execute("SELECT 1");
+        }
+    }
+
+    @FunctionalInterface
+    private interface Action {
+        void run() throws Exception;
+    }
+
+    private static String capturingStderr(Action action) throws Exception {
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            action.run();
+        } finally {
+            System.setErr(stderr);
+        }
+        return captured.toString(StandardCharsets.UTF_8);
+    }
+
+    /** Threads running short transactions on members until stopped. */
+    private static final class Load {
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final AtomicInteger transactions = new AtomicInteger();
+        private final ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+        private final List<Thread> threads = new ArrayList<>();
+
+        void run(PgMuxDataSource ds, int threadCount) {
+            for (int t = 0; t < threadCount; t++) {
+                Thread thread = new Thread(() -> {
+                    try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+                        while (running.get()) {
+                            st.execute("SELECT pg_sleep(0.02)");
+                            transactions.incrementAndGet();
+                        }
+                    } catch (SQLException | RuntimeException e) {
+                        errors.add(e);
+                    }
+                }, "load-" + t);
+                thread.start();
+                threads.add(thread);
+            }
+        }
+
+        void stop() throws InterruptedException {
+            running.set(false);
+            for (Thread t : threads) {
+                t.join();
+            }
+        }
+
+        int transactions() {
+            return transactions.get();
+        }
+
+        List<Throwable> errors() {
+            return List.copyOf(errors);
+        }
+    }
+
+    /** Counts the fleet's backends by application name every 100 ms, as an operator would. */
+    private final class BackendSampler implements AutoCloseable {
+        private final AtomicBoolean running = new AtomicBoolean();
+        private final Map<String, Integer> now = new ConcurrentHashMap<>();
+        private final Map<String, Integer> max = new ConcurrentHashMap<>();
+        private final List<long[]> totals = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private volatile int maxTotal;
+        private Thread thread;
+
+        void start() {
+            running.set(true);
+            thread = new Thread(() -> {
+                try (Connection c = db.connect(); PreparedStatement st = c.prepareStatement(
+                        "SELECT application_name, count(*) FROM pg_stat_activity WHERE application_name LIKE ?"
+                                + " GROUP BY 1")) {
+                    st.setString(1, fleet + "-%");
+                    while (running.get()) {
+                        Map<String, Integer> seen = new HashMap<>();
+                        int total = 0;
+                        try (ResultSet rs = st.executeQuery()) {
+                            while (rs.next()) {
+                                String member = rs.getString(1).substring(fleet.length() + 1);
+                                seen.put(member, rs.getInt(2));
+                                total += rs.getInt(2);
+                            }
+                        }
+                        for (String m : List.copyOf(now.keySet())) {
+                            now.put(m, seen.getOrDefault(m, 0));
+                        }
+                        seen.forEach((m, n) -> {
+                            now.put(m, n);
+                            max.merge(m, n, Math::max);
+                        });
+                        totals.add(new long[] {System.nanoTime(), total});
+                        maxTotal = Math.max(maxTotal, total);
+                        Thread.sleep(100);
+                    }
+                } catch (SQLException | InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, "backend-sampler");
+            thread.start();
+        }
+
+        int now(String member) {
+            return now.getOrDefault(member, 0);
+        }
+
+        int max(String member) {
+            return max.getOrDefault(member, 0);
+        }
+
+        int maxTotal() {
+            return maxTotal;
+        }
+
+        /** The most backends seen from {@code from} for {@code span}. */
+        int maxBefore(long from, Duration span) {
+            long until = from + span.toNanos();
+            return (int) totals.stream().filter(t -> t[0] >= from && t[0] < until).mapToLong(t -> t[1]).max()
+                    .orElse(0);
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            running.set(false);
+            if (thread != null) {
+                thread.join();
+            }
+        }
+    }
+}
