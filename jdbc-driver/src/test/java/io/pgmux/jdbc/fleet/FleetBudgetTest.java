@@ -10,7 +10,9 @@ import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
+import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -19,6 +21,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -138,6 +141,27 @@ class FleetBudgetTest {
     }
 
     @Test
+    void aKilledProcessesShareReturnsToTheOthersWithoutAnErrorElsewhere() throws Exception {
+        PgMuxDataSource alive = member("alive", 8, 8);
+        query(alive);
+        sampler.start();
+        Process other = otherProcess("killed", 8);
+        try {
+            Load load = new Load();
+            load.run(alive, 12);
+            Await.until(() -> sampler.now("killed") >= 3 && sampler.now("alive") >= 3, SHARE_MOVES,
+                    "both processes busy, sharing the budget");
+            other.destroyForcibly().waitFor();
+            Await.until(() -> sampler.now("alive") == 8, SHARE_MOVES, "the killed process's share returned");
+            load.stop();
+            assertEquals(List.of(), load.errors());
+            assertTrue(sampler.maxTotal() <= 8, "backends of the fleet at most: " + sampler.maxTotal());
+        } finally {
+            other.destroyForcibly();
+        }
+    }
+
+    @Test
     void aDroppedSchemaFallsBackToAFixedShareWithAWarning() throws Exception {
         PgMuxDataSource a = member("a", 10, 8);
         PgMuxDataSource b = member("b", 10, 8);
@@ -238,6 +262,17 @@ class FleetBudgetTest {
         ds.setFleetMaxServers(budget);
         toClose.add(ds);
         return ds;
+    }
+
+    /** A member in a JVM of its own, under load, once it has run its first query. */
+    private Process otherProcess(String name, int budget) throws Exception {
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), FleetMemberProcess.class.getName(), db.jdbcUrl(),
+                db.superuser(), db.superuserPassword(), fleet, Integer.toString(budget), fleet + "-" + name)
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        assertEquals("ready", out.readLine(), "the other process started its pool");
+        return p;
     }
 
     private static void query(PgMuxDataSource ds) throws SQLException {
