@@ -244,6 +244,35 @@ class FleetBudgetTest {
         assertTrue(e.getMessage().contains("fleetMaxServers"), e.getMessage());
     }
 
+    @Test
+    void aBudgetBelowOneIsRefusedWithSqlState22023() {
+        String url = db.jdbcUrl().replace("jdbc:postgresql:", "jdbc:pgmux:postgresql:")
+                + (db.jdbcUrl().contains("?") ? "&" : "?") + "fleet=" + fleet + "&fleetMaxServers=0";
+        SQLException e = assertThrows(SQLException.class,
+                () -> DriverManager.getConnection(url, db.superuser(), db.superuserPassword()).close());
+        assertEquals("22023", e.getSQLState());
+        assertTrue(e.getMessage().contains("fleetMaxServers=0"), e.getMessage());
+    }
+
+    @Test
+    void membersGivingDifferentBudgetsHoldToTheSmallestWithAWarning() throws Exception {
+        String log = capturingStderr(() -> {
+            PgMuxDataSource small = member("small", 10, 4);
+            query(small);
+            PgMuxDataSource large = member("large", 10, 8);
+            sampler.start();
+            Load load = new Load();
+            load.run(large, 12);
+            load.run(small, 12);
+            Await.until(() -> sampler.now("large") >= 1 && sampler.now("small") >= 1, SHARE_MOVES, "both busy");
+            Thread.sleep(2_000);
+            load.stop();
+            assertEquals(List.of(), load.errors());
+        });
+        assertTrue(log.contains("WARN") && log.contains("the smallest, 4, holds"), log);
+        assertTrue(sampler.maxTotal() <= 4, "backends of the fleet at most: " + sampler.maxTotal());
+    }
+
     // ---------------------------------------------------------------- members, load and the sampler
 
     private PgMuxDataSource member(String name, int poolSize, int budget) {
