@@ -36,6 +36,11 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
     public static final Duration HEARTBEAT = Duration.ofMillis(250);
     /** A member not heard from this long is gone, and its share returns to the others. */
     public static final Duration DEAD_AFTER = Duration.ofSeconds(3);
+    /**
+     * The longest a heartbeat may wait for the server, below {@link #DEAD_AFTER}: a member whose heartbeat hangs
+     * falls back to its fixed share before the others count it dead.
+     */
+    private static final Duration STALL = Duration.ofSeconds(2);
     /** What the coordination connection shows in pg_stat_activity. */
     public static final String APPLICATION_NAME = "pgmux fleet";
 
@@ -98,8 +103,7 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
         this.url = url;
         this.properties = (Properties) properties.clone();
         this.properties.setProperty("ApplicationName", APPLICATION_NAME);
-        this.properties.putIfAbsent("socketTimeout", "10");
-        this.properties.putIfAbsent("connectTimeout", "5");
+        this.properties.setProperty("connectTimeout", Long.toString(STALL.toSeconds()));
         this.beats = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "pgmux-fleet-" + fleet);
             t.setDaemon(true);
@@ -147,10 +151,13 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
         if (c == null) {
             throw new SQLException("no driver accepts " + url, "08001");
         }
-        // The URL's ApplicationName would win over the property: the session's name is set here, so that an
-        // operator counting the pool's backends tells this one apart.
+        // The URL's settings would win over the properties: they are set on the session here. The name lets an
+        // operator counting the pool's backends tell this one apart; the server ends a transaction this member
+        // left open (it stalled), so that its advisory lock never blocks the others.
+        c.setNetworkTimeout(Runnable::run, (int) STALL.toMillis());
         try (Statement st = c.createStatement()) {
             st.execute("SET application_name = '" + APPLICATION_NAME + "'");
+            st.execute("SET idle_in_transaction_session_timeout = " + STALL.toMillis());
         }
         c.setAutoCommit(false);
         return c;

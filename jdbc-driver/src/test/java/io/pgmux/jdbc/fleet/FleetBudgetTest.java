@@ -245,6 +245,26 @@ class FleetBudgetTest {
     }
 
     @Test
+    void aMemberWhoseHeartbeatCannotGetTheLockServesItsClientsAtItsFixedShare() throws Exception {
+        try (Connection blocker = db.connect(); PreparedStatement lock = blocker.prepareStatement(
+                "SELECT pg_advisory_lock(hashtext('pgmux_fleet'), hashtext(?))")) {
+            lock.setString(1, fleet + "/" + db.name() + "/" + db.superuser());
+            lock.execute();
+            String log = capturingStderr(() -> {
+                PgMuxDataSource a = member("a", 10, 3);
+                sampler.start();
+                Load load = new Load();
+                load.run(a, 12);
+                Await.until(() -> sampler.now("a") == 3, SHARE_MOVES, "the member holds its fixed share");
+                load.stop();
+                assertEquals(List.of(), load.errors());
+            });
+            assertTrue(log.contains("WARN") && log.contains("coordination through the server failed"), log);
+            assertEquals(3, sampler.max("a"), "never above the budget");
+        }
+    }
+
+    @Test
     void aBudgetBelowOneIsRefusedWithSqlState22023() {
         String url = db.jdbcUrl().replace("jdbc:postgresql:", "jdbc:pgmux:postgresql:")
                 + (db.jdbcUrl().contains("?") ? "&" : "?") + "fleet=" + fleet + "&fleetMaxServers=0";
