@@ -162,8 +162,9 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         int was = fleetCap;
         fleetCap = cap;
         if (cap < was) {
-            while (serverCount.get() > cap && closeOneIdle("above the fleet's share")) {
-                // each round closed one
+            boolean closed = true;
+            while (closed && serverCount.get() > cap) {
+                closed = closeOneIdle("above the fleet's share");
             }
         } else if (cap > was) {
             maybeOpen();
