@@ -59,6 +59,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private volatile PoolConfig config;
 
     private final WaitQueue<S> waiters = new WaitQueue<>();
+    private final DedicatedLogins<S> dedicated = new DedicatedLogins<>(this);
     private final PoolView<S> view = new PoolView<>(this, servers, waiters);
     /** Every server in any state but closed, including those logging in, and those about to be added. */
     private final AtomicInteger serverCount = new AtomicInteger();
@@ -309,6 +310,19 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     }
 
     /**
+     * A server connection of the client's own, opened with {@code startupParameters} added to the pool's login
+     * (PgBouncer's replication connections): never one of the pool's idle ones, never given back to them; ending
+     * the lease closes it. It counts in pool_size and the shared limits as any other: an idle connection is
+     * evicted to make room, else the client waits up to query_wait_timeout. A failed login fails this client only.
+     */
+    public CompletionStage<Lease<S>> acquireDedicated(Map<String, String> startupParameters) {
+        if (state == CLOSING) {
+            return CompletableFuture.failedFuture(shuttingDown());
+        }
+        return dedicated.request(startupParameters, clock.nanoTime());
+    }
+
+    /**
      * Borrows an idle connection if one is free and nobody waits, else returns null at once; the caller then
      * waits with {@link #acquireAsync(Object)}. Lets a client skip the future and the pause of its reads when
      * the pool has a connection ready, which is the common case.
@@ -475,6 +489,8 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
         if (s.isBroken()) {
             closeServer(s, "server connection broken: " + s.brokenCause.getMessage());
+        } else if (s.dedicated) {
+            closeServer(s, "replication client was closed");
         } else if (s.evicted || state == CLOSING) {
             closeServer(s, state == CLOSING ? "pool closing" : "evicted");
         } else if (lifetimeOver(s, now)) {
@@ -528,6 +544,8 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             checkPaused();
         } else if (!waiters.isEmpty()) {
             serveWaiters();
+        } else if (dedicated.hasWaiting()) {
+            dedicated.openWaiting();
         } else if (config.maxDbConnections() > 0 || config.maxUserConnections() > 0) {
             registry.offerSlotToSiblings(this);
         }
@@ -600,6 +618,9 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     /** Opens connections for waiters not already covered by logins in progress, within every limit. */
     void maybeOpen() {
+        if (dedicated.hasWaiting()) {
+            dedicated.openWaiting();
+        }
         while (state == RUNNING) {
             long now = clock.nanoTime();
             if (!loginAllowed(now)) {
@@ -691,6 +712,71 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         CompletionStage<S> opening = runStage(() -> connector.open(s));
         opening.whenComplete((conn, err) -> onOpened(s, conn, err));
         return true;
+    }
+
+    boolean isRunning() {
+        return state == RUNNING;
+    }
+
+    /** Takes a pool_size slot and the shared limits' for a dedicated connection; false when one is full. */
+    boolean takeServerSlot() {
+        int total;
+        do {
+            total = serverCount.get();
+            if (total >= config.defaultPoolSize()) {
+                return false;
+            }
+        } while (!serverCount.compareAndSet(total, total + 1));
+        if (!registry.reserveServerSlot(this)) {
+            serverCount.decrementAndGet();
+            registry.evictIdleForLimit(this);
+            return false;
+        }
+        return true;
+    }
+
+    /** A slot {@link #takeServerSlot} took was not used after all. */
+    void giveBackServerSlot() {
+        serverCount.decrementAndGet();
+        registry.releaseServerSlot(this);
+    }
+
+    /** Opens the connection of a dedicated request, in a slot already taken for it. */
+    void openDedicated(DedicatedLogins.Request<S> r) {
+        PooledServer<S> s = new PooledServer<>(this, clock.nanoTime(), true);
+        servers.add(s);
+        runStage(() -> connector.openDedicated(s, r.startupParameters))
+                .whenComplete((conn, err) -> onDedicatedOpened(s, r, conn, err));
+    }
+
+    /**
+     * A dedicated login ended. Its failure is this client's alone, as in PgBouncer: a replication login fails for
+     * reasons of its own (no REPLICATION role, no pg_hba.conf line), so the pool's logins go on as they were.
+     */
+    private void onDedicatedOpened(PooledServer<S> s, DedicatedLogins.Request<S> r, S conn, Throwable err) {
+        long now = clock.nanoTime();
+        if (err != null) {
+            s.setState(PooledServer.CLOSING);
+            removeServer(s);
+            r.completeExceptionally(err);
+            maybeOpen();
+            return;
+        }
+        s.connection = conn;
+        s.affinity = connector.affinity(conn);
+        s.connectedAtNanos = now;
+        s.setState(PooledServer.ACTIVE);
+        Lease<S> lease = new Lease<>();
+        lend(s, lease, now);
+        lease.bind(s);
+        if (state == CLOSING) {
+            r.completeExceptionally(shuttingDown());
+            closeServer(s, "pool closing");
+        } else if (!r.complete(lease)) {
+            closeServer(s, "replication client was closed");
+        } else {
+            assigned(r.requestedNanos, now);
+        }
     }
 
     private void onOpened(PooledServer<S> s, S conn, Throwable err) {
@@ -831,7 +917,8 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         return closeOneIdle("evicted for another pool (max_db_connections / max_user_connections)");
     }
 
-    private boolean closeOneIdle(String reason) {
+    /** Closes one idle connection, logged with {@code reason}; false when none was idle. */
+    boolean closeOneIdle(String reason) {
         PooledServer<S> s = servers.claimIdleToClose();
         if (s == null) {
             return false;
@@ -840,8 +927,13 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         return true;
     }
 
+    /** Clients waiting for a server connection of their own: cl_waiting counts them with the others. */
+    int dedicatedWaiting() {
+        return dedicated.waitingCount();
+    }
+
     boolean hasWaiters() {
-        return !waiters.isEmpty();
+        return !waiters.isEmpty() || dedicated.hasWaiting();
     }
 
     // ---------------------------------------------------------------- janitor
@@ -857,8 +949,13 @@ public final class Pool<S> implements PgMuxPoolMXBean {
                 }
             });
         }
+        dedicated.expire(now, c.queryWaitTimeoutNanos());
         int count = serverCount.get();
         for (PooledServer<S> s : servers.members()) {
+            if (s.dedicated) {
+                // its client's own: it logs in under the connector's timeout and closes with its client
+                continue;
+            }
             int st = s.state();
             if (st == PooledServer.LOGIN) {
                 if (now - s.loginStartedNanos >= c.serverConnectTimeoutNanos()
@@ -976,6 +1073,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             }
             PoolClosedException failure = shuttingDown();
             waiters.forEachWaiting(w -> waiters.fail(w, failure));
+            dedicated.failAll(failure);
             for (PooledServer<S> s : servers.members()) {
                 if (s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
                     closeServer(s, "pool closing");

@@ -25,7 +25,7 @@ public final class PoolView<S> {
     public PoolSnapshot snapshot() {
         long now = pool.clock().nanoTime();
         ServerCounts c = count(now);
-        int waiting = waiters.size();
+        int waiting = waitingClients();
         long waitedMicros = maxWaitMicros(now);
         return new PoolSnapshot(pool.key().database(), pool.key().user(), activeClients(waiting, c.active), waiting,
                 c.active, c.idle, c.used, c.tested, c.login, waitedMicros / 1_000_000, waitedMicros % 1_000_000,
@@ -88,12 +88,12 @@ public final class PoolView<S> {
 
     /** Clients waiting for a server connection (cl_waiting). */
     public int waitingClients() {
-        return waiters.size();
+        return waiters.size() + pool.dedicatedWaiting();
     }
 
     /** Clients connected and not waiting (cl_active). */
     public int activeClients() {
-        int waiting = waiters.size();
+        int waiting = waitingClients();
         return activeClients(waiting, count(pool.clock().nanoTime()).active);
     }
 

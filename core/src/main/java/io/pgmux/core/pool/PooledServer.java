@@ -80,11 +80,18 @@ final class PooledServer<S> implements LentServer<S> {
     volatile Throwable brokenCause;
     /** Set by soft eviction and RECONNECT: close instead of reusing. */
     volatile boolean evicted;
+    /** Opened for one client alone ({@link DedicatedLogins}): closed when its loan ends, never idle. */
+    final boolean dedicated;
 
     PooledServer(Pool<S> pool, long nowNanos) {
+        this(pool, nowNanos, false);
+    }
+
+    PooledServer(Pool<S> pool, long nowNanos, boolean dedicated) {
         this.pool = pool;
         this.id = pool.nextServerId();
         this.loginStartedNanos = nowNanos;
+        this.dedicated = dedicated;
     }
 
     int state() {

@@ -1,5 +1,7 @@
 package io.pgmux.core.pool;
 
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -15,6 +17,15 @@ public interface ServerConnector<S> {
      * report later that it broke while idle.
      */
     CompletionStage<S> open(ServerHandle handle);
+
+    /**
+     * Opens and logs in a server connection for one client alone, with {@code startupParameters} added to the
+     * pool's own login (PgBouncer's replication connections); by default there is no such connection.
+     */
+    default CompletionStage<S> openDedicated(ServerHandle handle, Map<String, String> startupParameters) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                "this connector opens no dedicated server connection"));
+    }
 
     /** Checks that an idle connection still works ({@code server_check_query}); completes false if not. */
     CompletionStage<Boolean> test(S server, String checkQuery);

@@ -2,6 +2,7 @@ package io.pgmux.core.pool;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -48,6 +49,17 @@ final class FakeConnector implements ServerConnector<FakeConnector.Conn> {
     volatile boolean transientFailures;
     volatile boolean holdResets;
     final ConcurrentLinkedQueue<CompletableFuture<Void>> heldResets = new ConcurrentLinkedQueue<>();
+
+    /** The startup parameters of each dedicated login, in order. */
+    final List<Map<String, String>> dedicatedStartups = new ArrayList<>();
+
+    @Override
+    public CompletionStage<Conn> openDedicated(ServerHandle handle, Map<String, String> startupParameters) {
+        synchronized (dedicatedStartups) {
+            dedicatedStartups.add(startupParameters);
+        }
+        return open(handle);
+    }
 
     @Override
     public CompletionStage<Conn> open(ServerHandle handle) {

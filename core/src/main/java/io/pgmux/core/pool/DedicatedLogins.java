@@ -1,0 +1,94 @@
+package io.pgmux.core.pool;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * The clients of one pool waiting for a server connection of their own (PgBouncer's replication connections): each
+ * is opened with the client's startup parameters, so no other client may ever use it. Such a connection takes one
+ * of the pool's pool_size slots and of the max_db_connections / max_user_connections ones like any other; when the
+ * pool is full, an idle connection is evicted to make room, otherwise the client waits, oldest first, until a
+ * connection closes or goes idle, or query_wait_timeout passes.
+ */
+final class DedicatedLogins<S> {
+    private final Pool<S> pool;
+    private final ConcurrentLinkedQueue<Request<S>> waiting = new ConcurrentLinkedQueue<>();
+
+    /** One client's wait; completed with the lease of its own connection, or failed. */
+    static final class Request<S> extends CompletableFuture<Lease<S>> {
+        final Map<String, String> startupParameters;
+        final long requestedNanos;
+
+        Request(Map<String, String> startupParameters, long requestedNanos) {
+            this.startupParameters = startupParameters;
+            this.requestedNanos = requestedNanos;
+        }
+    }
+
+    DedicatedLogins(Pool<S> pool) {
+        this.pool = pool;
+    }
+
+    Request<S> request(Map<String, String> startupParameters, long now) {
+        Request<S> r = new Request<>(startupParameters, now);
+        waiting.add(r);
+        openWaiting();
+        return r;
+    }
+
+    boolean hasWaiting() {
+        return !waiting.isEmpty();
+    }
+
+    int waitingCount() {
+        return waiting.size();
+    }
+
+    /**
+     * Opens a connection for each waiting client, oldest first, while a slot can be had, if need be by evicting an
+     * idle connection. Safe from any thread: a request is opened by the one caller that takes it off the queue.
+     */
+    void openWaiting() {
+        Request<S> r;
+        while (pool.isRunning() && (r = waiting.peek()) != null) {
+            if (r.isDone()) {
+                waiting.remove(r);
+                continue;
+            }
+            if (!pool.takeServerSlot()) {
+                if (pool.closeOneIdle("evicted")) {
+                    continue;
+                }
+                return;
+            }
+            if (!waiting.remove(r) || r.isDone()) {
+                pool.giveBackServerSlot();
+                continue;
+            }
+            pool.openDedicated(r);
+        }
+    }
+
+    /** query_wait_timeout: fails the requests that waited that long (0: none ever does). */
+    void expire(long now, long timeoutNanos) {
+        if (timeoutNanos <= 0) {
+            return;
+        }
+        for (Request<S> r : waiting) {
+            long waited = now - r.requestedNanos;
+            if (waited >= timeoutNanos && waiting.remove(r)) {
+                r.completeExceptionally(new PoolTimeoutException("query_wait_timeout: pool " + pool.name()
+                        + " had no slot free for a dedicated server connection", waited, null));
+            }
+        }
+    }
+
+    /** The pool closes: nobody waiting will be served. */
+    void failAll(Throwable failure) {
+        Request<S> r;
+        while ((r = waiting.poll()) != null) {
+            r.completeExceptionally(failure);
+        }
+    }
+}
