@@ -28,6 +28,10 @@ final class AuthRules {
         for (String address : LOOPBACK) {
             lines.add("host all all " + address + " trust");
         }
+        // physical replication connections match only this keyword; the server still asks for the REPLICATION role
+        for (String address : LOOPBACK) {
+            lines.add("host replication all " + address + " trust");
+        }
         return String.join("\n", lines) + "\n";
     }
 

@@ -292,6 +292,8 @@ final class EmbeddedServer extends PgServer {
         settings.put("log_filename", "postgresql.log");
         settings.put("log_rotation_age", "0");
         settings.put("log_rotation_size", "0");
+        // replication connections through the proxy: logical decoding needs it, and it takes effect at start only
+        settings.put("wal_level", "logical");
         return Map.copyOf(settings);
     }
 }

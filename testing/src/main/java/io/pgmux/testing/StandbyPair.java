@@ -319,7 +319,7 @@ public final class StandbyPair implements AutoCloseable {
     }
 
     /** The directory holding initdb, pg_ctl and pg_basebackup, or the end of the test as {@link Clients#missing} says. */
-    private static Path binaries() {
+    static Path binaries() {
         String configured = System.getenv("PGMUX_TEST_PG_BIN");
         Path dir = configured != null && !configured.isBlank() ? Path.of(configured) : pgConfigBindir();
         if (dir == null || !Stream.of("initdb", "pg_ctl", "pg_basebackup")
