@@ -229,7 +229,7 @@ final class ShowCommands {
         }
         infos.sort(Comparator.comparingLong(ClientInfo::connectedAtMillis));
         for (ClientInfo c : infos) {
-            rows.add(row(c.channel(), "C", c.user(), c.database(), "none", c.state(), host(c.channel().remoteAddress()),
+            rows.add(row(c.channel(), "C", c.user(), c.database(), c.replication(), c.state(), host(c.channel().remoteAddress()),
                     port(c.channel().remoteAddress()), host(c.channel().localAddress()),
                     port(c.channel().localAddress()), timestamp(c.connectedAtMillis()),
                     timestamp(c.requestedAtMillis()), 0, 0, 0,
@@ -273,7 +273,8 @@ final class ShowCommands {
                         : nowMillis - TimeUnit.NANOSECONDS.toMillis(poolNow - s.connectedAtNanos);
                 long usedAt = s.lastUsedNanos == 0 ? 0
                         : nowMillis - TimeUnit.NANOSECONDS.toMillis(poolNow - s.lastUsedNanos);
-                rows.add(row(c == null ? null : c.channel(), "S", loginUser, pool.key().database(), "none", s.state.equals("login") ? "new" : s.state,
+                rows.add(row(c == null ? null : c.channel(), "S", loginUser, pool.key().database(),
+                        c == null ? "none" : c.replication(), s.state.equals("login") ? "new" : s.state,
                         host(remote), port(remote), host(local), port(local),
                         connectedAt == 0 ? null : timestamp(connectedAt), usedAt == 0 ? null : timestamp(usedAt),
                         0, 0, s.closeNeeded ? 1 : 0, c == null ? "" : ptr(c),

@@ -37,8 +37,11 @@ public final class HbaFile {
 
     private enum Type { LOCAL, HOST, HOSTSSL, HOSTNOSSL }
 
-    /** A set of names: {@code all}, a list, and for databases {@code sameuser}. */
-    private record Names(boolean all, boolean sameUser, Set<String> names) {
+    /**
+     * A set of names: {@code all}, a list, and for databases {@code sameuser} and {@code replication}, which only
+     * physical replication connections match, and they only it.
+     */
+    private record Names(boolean all, boolean sameUser, boolean replication, Set<String> names) {
         boolean matches(String name, String user) {
             return all || sameUser && name.equals(user) || names.contains(name);
         }
@@ -46,7 +49,7 @@ public final class HbaFile {
 
     /** {@code address} null for {@code all} and for local lines. */
     private record Line(Type type, Names databases, Names users, byte[] address, byte[] mask, Rule rule) {
-        boolean matches(InetAddress client, boolean tls, String database, String user) {
+        boolean matches(InetAddress client, boolean tls, String database, String user, boolean physical) {
             if (client == null) {
                 if (type != Type.LOCAL) {
                     return false;
@@ -55,7 +58,8 @@ public final class HbaFile {
                     || address != null && !inNetwork(client.getAddress())) {
                 return false;
             }
-            return databases.matches(database, user) && users.matches(user, null);
+            return (physical ? databases.replication : databases.matches(database, user))
+                    && users.matches(user, null);
         }
 
         private boolean inNetwork(byte[] client) {
@@ -110,8 +114,16 @@ public final class HbaFile {
      * @param client the client's address; null for a Unix socket
      */
     public Rule evaluate(InetAddress client, boolean tls, String database, String user) {
+        return evaluate(client, tls, database, user, false);
+    }
+
+    /**
+     * As {@link #evaluate(InetAddress, boolean, String, String)}; a physical replication connection ({@code
+     * physical}) matches only the lines whose database is {@code replication}, as in PostgreSQL and PgBouncer.
+     */
+    public Rule evaluate(InetAddress client, boolean tls, String database, String user, boolean physical) {
         for (Line line : lines) {
-            if (line.matches(client, tls, database, user)) {
+            if (line.matches(client, tls, database, user, physical)) {
                 return line.rule;
             }
         }
@@ -191,6 +203,7 @@ public final class HbaFile {
     private static Names names(List<Word> words, boolean database, Path file) {
         boolean all = false;
         boolean sameUser = false;
+        boolean replication = false;
         Set<String> names = new HashSet<>();
         for (Word word : words) {
             if (word.is("all")) {
@@ -198,8 +211,7 @@ public final class HbaFile {
             } else if (database && word.is("sameuser")) {
                 sameUser = true;
             } else if (database && word.is("replication")) {
-                // pgmux serves no replication connections: the keyword matches none
-                continue;
+                replication = true;
             } else if (database && (word.is("samerole") || word.is("samegroup"))) {
                 throw new IllegalArgumentException(word.text() + " is not supported");
             } else if (!word.quoted() && word.text().startsWith("+")) {
@@ -210,7 +222,7 @@ public final class HbaFile {
                 names.add(word.text());
             }
         }
-        return new Names(all, sameUser, Set.copyOf(names));
+        return new Names(all, sameUser, replication, Set.copyOf(names));
     }
 
     /** An {@code @file}: names separated by white space or commas, {@code #} comments. */

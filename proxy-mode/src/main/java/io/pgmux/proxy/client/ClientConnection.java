@@ -63,6 +63,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     BackendKeyData key;
     /** From login on, for clients of a pool. */
     Link link;
+    /** Instead of {@link #link}, for a replication client: its own server connection. */
+    ReplicationLink replication;
     /** The timeout running for this client, or null. */
     private ClientTimeouts.Timeout timeout;
     /** Since when {@link #timeout} runs. */
@@ -152,6 +154,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             fatal(PoolerError.pqexecDisallowed());
             return;
         }
+        if (replication != null) {
+            replication.onClientMessage(message);
+            return;
+        }
         switch (state) {
             case READY -> link.onClientMessage(message);
             case WELCOME -> link.hold(message);
@@ -161,14 +167,18 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        if (state == State.READY) {
+        if (replication != null) {
+            replication.flushToServer();
+        } else if (state == State.READY) {
             link.flushToServer();
         }
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        if (state == State.READY) {
+        if (replication != null) {
+            replication.onClientWritabilityChanged();
+        } else if (state == State.READY) {
             link.onClientWritabilityChanged();
         }
     }
@@ -289,6 +299,9 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (link != null) {
             link.close();
         }
+        if (replication != null) {
+            replication.close();
+        }
         channel.writeAndFlush(error).addListener(ChannelFutureListener.CLOSE);
     }
 
@@ -306,13 +319,15 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     /** What SHOW CLIENTS shows of this client. */
     public ClientInfo info() {
         Link current = link;
-        ServerConnection server = current == null ? null : current.server();
+        ReplicationLink own = replication;
+        ServerConnection server = current != null ? current.server() : own != null ? own.server() : null;
         String shown = state == State.WELCOME || current != null && current.isWaiting() ? "waiting"
                 : server != null ? "active" : "idle";
         ClientParameters settings = parameters;
         String reported = settings == null ? null : settings.applicationName();
         return new ClientInfo(channel, user, pool == null ? null : pool.key().database(), shown, connectedAtMillis,
-                requestedAtMillis, reported != null ? reported : applicationName, server, id);
+                requestedAtMillis, reported != null ? reported : applicationName, server, id,
+                own != null ? own.mode().shown() : StartupReplication.NONE.shown());
     }
 
 
@@ -346,6 +361,9 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         if (link != null) {
             link.close();
+        }
+        if (replication != null) {
+            replication.close();
         }
         if (admission != null) {
             context.registry().clientLeaves(pool, admission);

@@ -13,7 +13,9 @@ import io.pgmux.proxy.server.ServerConnection;
  *              request_time
  * @param server the server connection linked to the client now, or null
  * @param id the client's number from the proxy's one counter of clients and servers (SHOW CLIENTS, KILL_CLIENT)
+ * @param replication {@code none}, {@code logical} or {@code physical}
  */
 public record ClientInfo(Channel channel, String user, String database, String state, long connectedAtMillis,
-                         long requestedAtMillis, String applicationName, ServerConnection server, long id) {
+                         long requestedAtMillis, String applicationName, ServerConnection server, long id,
+                         String replication) {
 }

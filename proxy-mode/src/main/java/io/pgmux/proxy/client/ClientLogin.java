@@ -36,6 +36,7 @@ import io.pgmux.proxy.protocol.SslRequest;
 import io.pgmux.proxy.protocol.SslResponse;
 import io.pgmux.proxy.protocol.StartupMessage;
 import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.proxy.server.ServerErrorException;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.transport.Transport;
 import io.pgmux.proxy.transport.ReadPauses;
@@ -43,6 +44,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -71,6 +73,10 @@ final class ClientLogin {
     /** The console user is not in the auth file: auth_query found it. */
     private boolean consoleUserQueried;
     private Map<String, String> startupParameters;
+    /** The walsender the client asked for, if any. */
+    private StartupReplication replication = StartupReplication.NONE;
+    /** A replication client's startup parameters, for the login of its own server connection. */
+    private Map<String, String> replicationStartup;
 
     ClientLogin(ClientConnection client, ProxyContext context, Channel channel) {
         this.client = client;
@@ -117,7 +123,13 @@ final class ClientLogin {
     private void onCancelRequest(CancelRequest cancel) {
         ClientConnection target = context.clientsByKey().get(cancel.key());
         if (target != null && cancel.matches(target.key)) {
-            target.channel.eventLoop().execute(() -> target.link.cancelQuery(context.cancelSender()));
+            target.channel.eventLoop().execute(() -> {
+                if (target.replication != null) {
+                    target.replication.cancel(context.cancelSender());
+                } else if (target.link != null) {
+                    target.link.cancelQuery(context.cancelSender());
+                }
+            });
         }
         channel.close();
     }
@@ -127,16 +139,23 @@ final class ClientLogin {
             client.fatal(PoolerError.sslRequired());
             return;
         }
-        ErrorResponse replication = StartupReplication.refusal(startup.parameters().get(StartupReplication.PARAMETER));
-        if (replication != null) {
-            client.fatal(replication);
+        String replicationValue = startup.parameters().get(StartupReplication.PARAMETER);
+        replication = StartupReplication.of(replicationValue);
+        if (replication == null) {
+            client.fatal(StartupReplication.refusal(replicationValue));
             return;
         }
         try {
             // before the user is looked at, as PgBouncer reads the startup packet: a malformed options value or
             // a setting name no server would take is refused before any password is asked for
-            client.parameters = ClientParameters.fromStartup(context.startupParameters(startup.parameters(),
-                    channel.remoteAddress()), context.ignoredStartupParameters());
+            Map<String, String> sent = context.startupParameters(startup.parameters(), channel.remoteAddress());
+            if (replication != StartupReplication.NONE) {
+                // as PgBouncer: options goes to the client's own server as it came, so any option is taken
+                replicationStartup = replicationStartup(sent);
+                sent = new LinkedHashMap<>(sent);
+                sent.remove(ClientParameters.OPTIONS);
+            }
+            client.parameters = ClientParameters.fromStartup(sent, context.ignoredStartupParameters());
         } catch (IllegalArgumentException e) {
             client.fatal(PoolerError.fatal(e.getMessage()));
             return;
@@ -163,7 +182,7 @@ final class ClientLogin {
             startupParameters = startup.parameters();
             if (isOwnUserOnUnixSocket()) {
                 context.connectionLog().consoleFromUnixSocket(channel, client.user);
-                context.connectionLog().loginAttempt(channel, database, database, client.user);
+                context.connectionLog().loginAttempt(channel, database, database, client.user, replication.logWord);
                 client.endLogin();
                 channel.write(Authentication.Ok.INSTANCE, channel.voidPromise());
                 client.to(ClientConnection.State.HANDED_OFF);
@@ -171,7 +190,7 @@ final class ClientLogin {
                 context.adminRoute().openForOwner(channel, client, client.id, client.user, startupParameters);
                 return;
             }
-            context.connectionLog().loginAttempt(channel, database, database, client.user);
+            context.connectionLog().loginAttempt(channel, database, database, client.user, replication.logWord);
             Secret secret = context.users().find(client.user).orElse(null);
             AuthQuery authQuery = secret == null && context.authType() != AuthType.ANY ? context.consoleAuthQuery()
                     : null;
@@ -193,6 +212,19 @@ final class ClientLogin {
             return;
         }
         login(startup, secret);
+    }
+
+    /** What a replication client's server logs in with beyond the pool's login: the client's own parameters. */
+    private Map<String, String> replicationStartup(Map<String, String> sent) {
+        Map<String, String> own = new LinkedHashMap<>();
+        sent.forEach((name, value) -> {
+            if (!name.equals("user") && !name.equals("database") && !name.equals(StartupReplication.PARAMETER)
+                    && !name.startsWith("_pq_.")) {
+                own.put(name, value);
+            }
+        });
+        own.put(StartupReplication.PARAMETER, replication.serverValue);
+        return own;
     }
 
     /**
@@ -222,7 +254,7 @@ final class ClientLogin {
         // is the same for every name, so it cannot probe which users and databases exist.
         refusal = admit(startup.database(), startup, secret);
         context.connectionLog().loginAttempt(channel, client.pool == null ? null : startup.database(),
-                startup.database(), client.user);
+                startup.database(), client.user, replication.logWord);
         startLogin(secret, startup.database());
     }
 
@@ -233,7 +265,8 @@ final class ClientLogin {
         if (context.authType() == AuthType.HBA) {
             rule = context.hba().evaluate(
                     channel.remoteAddress() instanceof InetSocketAddress inet ? inet.getAddress() : null,
-                    channel.pipeline().get(SslHandler.class) != null, database, client.user);
+                    channel.pipeline().get(SslHandler.class) != null, database, client.user,
+                    replication == StartupReplication.PHYSICAL);
             if (rule == HbaFile.Rule.NO_MATCH) {
                 log.info("client {} login failed for user {}: no hba line matches", channel.remoteAddress(),
                         client.user);
@@ -429,6 +462,11 @@ final class ClientLogin {
                 }
                 client.decoder.loginComplete();
                 client.decoder.streamLargeMessages();
+                if (replication != StartupReplication.NONE) {
+                    client.pool.traffic().recordClientLogin();
+                    openReplication();
+                    return;
+                }
                 client.limitsUser = client.user;
                 client.limitsLoginUser = context.database(client.pool.key().database()).loginUser(client.user);
                 client.limitsVersion = context.clientTimeouts().version();
@@ -443,6 +481,45 @@ final class ClientLogin {
                 welcome();
             }
         }
+    }
+
+    /**
+     * A replication client waits for its own server connection, then is welcomed with that server's parameters:
+     * the session is the server's, not the pool's.
+     */
+    private void openReplication() {
+        ReadPauses.pause(channel, ReadPauses.LOGIN);
+        client.to(ClientConnection.State.WELCOME);
+        client.startTimeout(ClientTimeouts.Timeout.WELCOME, client.connectedAtNanos);
+        context.clientTimeouts().loginStarted(client);
+        ReplicationLink own = new ReplicationLink(client, channel, replication);
+        client.replication = own;
+        own.open(replicationStartup).whenComplete((server, failure) -> {
+            if (client.isOver()) {
+                return;
+            }
+            if (failure != null) {
+                failReplication(failure);
+                return;
+            }
+            ReadPauses.resume(channel, ReadPauses.LOGIN);
+            sendWelcome(server.parameters().reported());
+            own.welcomed();
+        });
+    }
+
+    /**
+     * As PgBouncer: a server refusing a replication login (no REPLICATION role, no pg_hba.conf line for it) is
+     * logged with its error, and the client gets {@code login failed}, the server's error as its detail.
+     */
+    private void failReplication(Throwable failure) {
+        ServerErrorException refused = ServerErrorException.find(failure);
+        if (refused == null) {
+            client.failAcquire(failure);
+            return;
+        }
+        log.warn("pool {}: replication server login failed: {}", client.pool.name(), refused.getMessage());
+        client.fatal(PoolerError.loginFailed().withDetail(refused.error().message()));
     }
 
     private void openConsole() {

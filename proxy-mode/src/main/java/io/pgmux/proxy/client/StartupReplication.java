@@ -1,38 +1,53 @@
 package io.pgmux.proxy.client;
 
 import io.pgmux.proxy.protocol.ErrorResponse;
-import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.SqlState;
 import java.util.Locale;
 
 /**
- * The startup packet's {@code replication} parameter. pgmux serves no replication connection yet: one that asks
- * for a walsender ({@code database}, or a true boolean) is refused at login with the FATAL a PgBouncer that serves
- * none gave ({@code unsupported startup parameter: replication}, before 1.23), rather than handed an ordinary
- * session on which {@code IDENTIFY_SYSTEM} is a syntax error. A false boolean is an ordinary session, as on
- * PostgreSQL; any other value gets PostgreSQL's own refusal.
+ * The startup packet's {@code replication} parameter, read as PostgreSQL and PgBouncer 1.23+ read it: {@code
+ * database} asks for a logical walsender, a true boolean for a physical one, a false boolean (or none) for an
+ * ordinary session; any other value gets PostgreSQL's own refusal.
  */
-final class StartupReplication {
+enum StartupReplication {
+    NONE(null, "no"),
+    LOGICAL("database", "database"),
+    PHYSICAL("true", "yes");
+
     static final String PARAMETER = "replication";
 
-    private StartupReplication() {
+    /** What the client's own server connection is opened with; null for an ordinary session. */
+    final String serverValue;
+    /** PgBouncer's word in its {@code login attempt} line. */
+    final String logWord;
+
+    StartupReplication(String serverValue, String logWord) {
+        this.serverValue = serverValue;
+        this.logWord = logWord;
     }
 
-    /** Why a client sending {@code replication = value} is refused; null when it may log in (no value, or false). */
-    static ErrorResponse refusal(String value) {
+    /** SHOW CLIENTS' and SHOW SERVERS' word: none, logical or physical. */
+    String shown() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The kind of session {@code value} asks for; null when it is no value PostgreSQL takes. */
+    static StartupReplication of(String value) {
         if (value == null) {
-            return null;
+            return NONE;
         }
         if (value.equals("database")) {
-            return PoolerError.unsupportedStartupParameter(PARAMETER);
+            return LOGICAL;
         }
         Boolean walsender = parseBool(value);
-        if (walsender == null) {
-            return ErrorResponse.fatal(SqlState.INVALID_PARAMETER_VALUE, "invalid value for parameter \""
-                    + PARAMETER + "\": \"" + value + "\"")
-                    .withHint("Valid values are: \"false\", 0, \"true\", 1, \"database\".");
-        }
-        return walsender ? PoolerError.unsupportedStartupParameter(PARAMETER) : null;
+        return walsender == null ? null : walsender ? PHYSICAL : NONE;
+    }
+
+    /** PostgreSQL's refusal of a value {@link #of} does not take. */
+    static ErrorResponse refusal(String value) {
+        return ErrorResponse.fatal(SqlState.INVALID_PARAMETER_VALUE, "invalid value for parameter \""
+                + PARAMETER + "\": \"" + value + "\"")
+                .withHint("Valid values are: \"false\", 0, \"true\", 1, \"database\".");
     }
 
     /** PostgreSQL's parse_bool: a prefix of true, false, yes or no, on, of or off, 1 or 0, in any case. */

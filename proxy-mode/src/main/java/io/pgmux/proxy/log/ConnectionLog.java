@@ -45,11 +45,15 @@ public final class ConnectionLog {
         this.unixPort = port;
     }
 
-    /** {@code login attempt: db=app user=bob tls=no replication=no} */
-    public void loginAttempt(Channel client, String pool, String database, String user) {
+    /**
+     * {@code login attempt: db=app user=bob tls=no replication=no}
+     *
+     * @param replication PgBouncer's word for the walsender asked for: no, database or yes
+     */
+    public void loginAttempt(Channel client, String pool, String database, String user, String replication) {
         if (connections) {
-            log.info("{}login attempt: db={} user={} tls={} replication=no", clientPrefix(client, pool, user),
-                    database, user, tls(client));
+            log.info("{}login attempt: db={} user={} tls={} replication={}", clientPrefix(client, pool, user),
+                    database, user, tls(client), replication);
         }
     }
 

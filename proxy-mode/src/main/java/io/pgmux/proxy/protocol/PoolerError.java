@@ -175,8 +175,9 @@ public final class PoolerError {
         return QUERY_CANCELED;
     }
 
-    public static ErrorResponse unsupportedStartupParameter(String name) {
-        return fatal("unsupported startup parameter: " + name);
+    /** A replication client's own server connection could not log in; PgBouncer's text. */
+    public static ErrorResponse loginFailed() {
+        return fatal("login failed");
     }
 
     public static ErrorResponse oldV2Protocol() {

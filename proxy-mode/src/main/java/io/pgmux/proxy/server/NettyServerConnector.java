@@ -19,6 +19,7 @@ import io.pgmux.proxy.transport.ReadGate;
 import io.pgmux.proxy.transport.Transport;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
@@ -92,9 +93,18 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
 
     @Override
     public CompletionStage<ServerConnection> open(ServerHandle handle) {
-        // three quarters of server_connect_timeout, so that the search ends before the pool gives up on it
-        long searchNanos = TimeUnit.MILLISECONDS.toNanos(connectTimeoutMillis) / 4 * 3;
-        return new HostSearch(this, target, handle, searchNanos).run();
+        return new HostSearch(this, target, handle, searchNanos()).run();
+    }
+
+    /** A replication client's own connection: the login carries its startup parameters ({@code replication} too). */
+    @Override
+    public CompletionStage<ServerConnection> openDedicated(ServerHandle handle, Map<String, String> startupParameters) {
+        return new HostSearch(this, target.withClientStartup(startupParameters), handle, searchNanos()).run();
+    }
+
+    /** Three quarters of server_connect_timeout, so that the search ends before the pool gives up on it. */
+    private long searchNanos() {
+        return TimeUnit.MILLISECONDS.toNanos(connectTimeoutMillis) / 4 * 3;
     }
 
     /** The index of the host a new login tries first, as load_balance_hosts says. */
@@ -184,6 +194,10 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
         result.whenComplete((s, err) -> deadline.cancel(false));
         server.opened().whenComplete((s, err) -> {
             if (err != null) {
+                if (server.isReplication() && result.completeExceptionally(err)) {
+                    // as PgBouncer: a refused replication login fails its own client, and says so
+                    logNotConnected(server, address, "login failed", started);
+                }
                 result.completeExceptionally(err);
             } else if (result.isDone()) {
                 // the deadline passed first (both run on the channel's event loop)

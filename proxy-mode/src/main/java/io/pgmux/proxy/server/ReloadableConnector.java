@@ -2,6 +2,7 @@ package io.pgmux.proxy.server;
 
 import io.pgmux.core.pool.ServerConnector;
 import io.pgmux.core.pool.ServerHandle;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -27,6 +28,11 @@ public final class ReloadableConnector implements ServerConnector<ServerConnecti
     @Override
     public CompletionStage<ServerConnection> open(ServerHandle handle) {
         return current.open(handle);
+    }
+
+    @Override
+    public CompletionStage<ServerConnection> openDedicated(ServerHandle handle, Map<String, String> startupParameters) {
+        return current.openDedicated(handle, startupParameters);
     }
 
     @Override

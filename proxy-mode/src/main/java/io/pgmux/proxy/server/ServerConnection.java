@@ -49,6 +49,7 @@ import org.slf4j.LoggerFactory;
 public final class ServerConnection extends ChannelInboundHandlerAdapter implements StatementServer {
     private static final Logger log = LoggerFactory.getLogger(ServerConnection.class);
     private enum State { CONNECTING, TLS, LOGIN, IDLE, QUERY, LINKED, CLOSED }
+    private static final String REPLICATION = "replication";
 
     private final ServerTarget target;
     private final String user;
@@ -154,6 +155,17 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
     /** The status of the last ReadyForQuery: a connection is clean for another client only when IDLE. */
     public ReadyForQuery.TransactionStatus transactionStatus() {
         return transactionStatus;
+    }
+
+    /** Opened for a replication client, with its {@code replication} startup parameter. */
+    public boolean isReplication() {
+        return target.setup().startupParameters().containsKey(REPLICATION);
+    }
+
+    /** SHOW SERVERS' replication column: none, logical or physical. */
+    public String replication() {
+        String mode = target.setup().startupParameters().get(REPLICATION);
+        return mode == null ? "none" : mode.equals("database") ? "logical" : "physical";
     }
 
     public boolean isOpen() {

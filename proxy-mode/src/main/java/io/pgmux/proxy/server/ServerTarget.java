@@ -2,7 +2,9 @@ package io.pgmux.proxy.server;
 
 import io.pgmux.proxy.config.TlsMode;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Collectors;
 
@@ -103,6 +105,17 @@ public record ServerTarget(List<ServerHost> hosts, String dbname, String user, S
         List<ServerHost> placed = hosts.stream().map(h -> h.inSocketDirectory(unixSocketDir)).toList();
         return placed.equals(hosts) ? this : new ServerTarget(placed, dbname, user, password, tlsMode,
                 loadBalanceHosts, targetSessionAttrs, setup, passwordSource);
+    }
+
+    /**
+     * This target for a connection of one client's own (a replication connection): the client's startup
+     * parameters after the entry's, and no connect_query, which a physical replication session cannot run.
+     */
+    ServerTarget withClientStartup(Map<String, String> clientStartup) {
+        Map<String, String> startup = new LinkedHashMap<>(setup.startupParameters());
+        startup.putAll(clientStartup);
+        return new ServerTarget(hosts, dbname, user, password, tlsMode, loadBalanceHosts, targetSessionAttrs,
+                new ServerSetup(startup, null));
     }
 
     /** This target narrowed to one of its hosts, for one server connection. */

@@ -70,6 +70,19 @@ class HbaFileTest {
                 .evaluate(InetAddress.getByName("127.0.0.1"), false, "other", "carol"));
     }
 
+    /** As in PostgreSQL and PgBouncer: the keyword matches physical replication connections, and they only it. */
+    @Test
+    void theReplicationKeywordMatchesPhysicalReplicationConnectionsOnly() throws Exception {
+        HbaFile hba = hba("""
+                host replication backup 127.0.0.1/32 trust
+                host all all 127.0.0.1/32 md5
+                """);
+        InetAddress local = InetAddress.getByName("127.0.0.1");
+        assertEquals(AuthType.TRUST, hba.evaluate(local, false, "replication", "backup", true).method());
+        assertEquals(HbaFile.Rule.NO_MATCH, hba.evaluate(local, false, "app", "alice", true));
+        assertEquals(AuthType.MD5, hba.evaluate(local, false, "replication", "backup", false).method());
+    }
+
     @Test
     void malformedLinesAreRefusedNamingFileAndLine() throws Exception {
         assertRefused("host all all 127.0.0.1/32 ident", "line 1: unsupported method \"ident\"");

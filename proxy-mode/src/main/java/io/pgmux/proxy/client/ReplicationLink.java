@@ -1,0 +1,189 @@
+package io.pgmux.proxy.client;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.pgmux.core.pool.Lease;
+import io.pgmux.proxy.protocol.BackendMessage;
+import io.pgmux.proxy.protocol.FrontendMessage;
+import io.pgmux.proxy.protocol.PoolerError;
+import io.pgmux.proxy.server.CancelSender;
+import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.proxy.server.ServerLink;
+import io.pgmux.proxy.transport.ReadPauses;
+import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A replication client (startup parameter {@code replication=database} or a true boolean, as PgBouncer 1.23+
+ * serves them) and its server connection of its own, in every pool mode: the pool opens one with the client's
+ * startup parameters ({@code Pool.acquireDedicated}), and from then on every message goes through unparsed both
+ * ways (walsender commands, CopyBoth and CopyData both ways, a base backup's CopyOut streams, SQL on a logical one)
+ * until either side closes, which closes the other. Nothing is replayed or reset: the session is the client's
+ * alone, and its end closes the server connection. Runs on the client's event loop; the server's messages arrive
+ * on the server's.
+ */
+final class ReplicationLink implements ServerLink {
+    private final ClientConnection client;
+    private final Channel channel;
+    private final StartupReplication mode;
+    /** What the client sent before it was welcomed: a client normally waits, but nothing it sends is lost. */
+    private final ArrayDeque<FrontendMessage> early = new ArrayDeque<>();
+    private Lease<ServerConnection> lease;
+    private ServerConnection server;
+    private boolean closed;
+
+    ReplicationLink(ClientConnection client, Channel channel, StartupReplication mode) {
+        this.client = client;
+        this.channel = channel;
+        this.mode = mode;
+    }
+
+    StartupReplication mode() {
+        return mode;
+    }
+
+    /**
+     * Asks the client's pool for its own server connection; completes on the client's loop with the server, linked,
+     * or fails with why none could be had (a refused login, query_wait_timeout, the pool closing).
+     */
+    CompletionStage<ServerConnection> open(Map<String, String> startupParameters) {
+        CompletableFuture<ServerConnection> linked = new CompletableFuture<>();
+        client.pool.acquireDedicated(startupParameters).whenComplete((acquired, failure) ->
+                channel.eventLoop().execute(() -> {
+                    if (failure != null) {
+                        linked.completeExceptionally(failure);
+                    } else if (closed) {
+                        acquired.release();
+                        linked.cancel(false);
+                    } else {
+                        lease = acquired;
+                        server = acquired.connection();
+                        server.link(this);
+                        linked.complete(server);
+                    }
+                }));
+        return linked;
+    }
+
+    /** The client was welcomed: what it sent meanwhile goes to its server. */
+    void welcomed() {
+        FrontendMessage message;
+        while ((message = early.poll()) != null) {
+            server.write(message.content());
+        }
+        server.flush();
+    }
+
+    ServerConnection server() {
+        return server;
+    }
+
+    void onClientMessage(FrontendMessage message) {
+        if (closed) {
+            message.release();
+        } else if (message.type() == FrontendMessage.TERMINATE) {
+            message.release();
+            client.terminate();
+        } else if (server == null || !early.isEmpty()) {
+            early.add(message);
+        } else {
+            server.write(message.content());
+        }
+    }
+
+    /** The client's receive buffer is drained: what was forwarded goes out. */
+    void flushToServer() {
+        if (server != null && early.isEmpty()) {
+            server.flush();
+        }
+    }
+
+    void onClientWritabilityChanged() {
+        ServerConnection current = server;
+        if (current != null) {
+            if (!channel.isWritable()) {
+                channel.flush();
+            }
+            ReadPauses.change(current.channel(), ReadPauses.PEER_NOT_WRITABLE, !channel.isWritable());
+        }
+    }
+
+    /** A CancelRequest for this client goes to its server, whatever it runs: the server is the client's alone. */
+    void cancel(CancelSender cancelSender) {
+        ServerConnection current = server;
+        if (!closed && current != null && current.backendKeyData() != null) {
+            current.cancelSent(cancelSender.send(current.remoteAddress(), current.backendKeyData()));
+        }
+    }
+
+    @Override
+    public void onServerMessage(BackendMessage message) {
+        EventLoop loop = channel.eventLoop();
+        if (loop.inEventLoop()) {
+            relay(message);
+        } else {
+            loop.execute(() -> relay(message));
+        }
+    }
+
+    private void relay(BackendMessage message) {
+        if (closed) {
+            message.release();
+            return;
+        }
+        channel.write(message.content(), channel.voidPromise());
+    }
+
+    @Override
+    public void onServerReadComplete() {
+        EventLoop loop = channel.eventLoop();
+        if (loop.inEventLoop()) {
+            channel.flush();
+        } else {
+            loop.execute(channel::flush);
+        }
+    }
+
+    @Override
+    public void onServerWritabilityChanged(boolean writable) {
+        channel.eventLoop().execute(() -> {
+            ServerConnection current = server;
+            if (!closed && current != null) {
+                boolean now = current.channel().isWritable();
+                if (!now) {
+                    current.flush();
+                }
+                ReadPauses.change(channel, ReadPauses.PEER_NOT_WRITABLE, !now);
+            }
+        });
+    }
+
+    /** The server's close closes the client, after whatever the server said last (its FATAL, if any). */
+    @Override
+    public void onServerClosed(Throwable cause) {
+        channel.eventLoop().execute(() -> {
+            if (!closed) {
+                client.fatal(PoolerError.serverConnCrashed());
+            }
+        });
+    }
+
+    /** The client is closing: its server connection is closed with it, never given back. Once only. */
+    void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        FrontendMessage message;
+        while ((message = early.poll()) != null) {
+            message.release();
+        }
+        Lease<ServerConnection> held = lease;
+        lease = null;
+        if (held != null) {
+            held.release();
+        }
+    }
+}
