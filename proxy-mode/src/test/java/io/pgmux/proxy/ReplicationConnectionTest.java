@@ -12,6 +12,7 @@ import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -107,6 +108,18 @@ class ReplicationConnectionTest {
     }
 
     @Test
+    void aLogicalReplicationClientRunsWalsenderCommandsAndSqlOnItsOwnSession() throws Exception {
+        Psql.Result identify = Psql.run(conninfo(db.name(), "database") + " application_name=abc",
+                "IDENTIFY_SYSTEM");
+        assertTrue(identify.succeeded(), identify.output());
+        assertTrue(identify.output().strip().matches("\\d+\\|\\d+\\|[0-9A-F]+/[0-9A-F]+\\|" + db.name()),
+                identify.output());
+        String options = conninfo(db.name(), "database") + " application_name=abc options='-c enable_seqscan=off'";
+        assertEquals("abc", Psql.run(options, "SHOW application_name").output().strip());
+        assertEquals("off", Psql.run(options, "SHOW enable_seqscan").output().strip());
+    }
+
+    @Test
     void aPhysicalReplicationClientRunsIdentifySystemAndGetsTheWalsendersRefusalOfSql() throws Exception {
         Psql.Result identify = Psql.run(conninfo(db.name(), "yes"), "IDENTIFY_SYSTEM");
         assertTrue(identify.succeeded(), identify.output());
@@ -115,6 +128,54 @@ class ReplicationConnectionTest {
         assertFalse(sql.succeeded(), sql.output());
         assertTrue(sql.output().contains("cannot execute SQL commands in WAL sender for physical replication"),
                 sql.output());
+    }
+
+    @Test
+    void pgjdbcStreamsLogicalChangesOfATestDecodingSlot() throws Exception {
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE decoded(a int)");
+            s.execute("SELECT pg_create_logical_replication_slot('through_proxy', 'test_decoding')");
+        }
+        try (Connection c = replicationConnection(db.name(), "database")) {
+            PGReplicationStream stream = c.unwrap(PGConnection.class).getReplicationAPI().replicationStream()
+                    .logical().withSlotName("through_proxy").start();
+            try (Connection direct = db.connect(); Statement s = direct.createStatement()) {
+                s.execute("INSERT INTO decoded VALUES (42)");
+            }
+            StringBuilder seen = new StringBuilder();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!seen.toString().contains("INSERT") && System.nanoTime() < deadline) {
+                ByteBuffer change = stream.readPending();
+                if (change == null) {
+                    Thread.sleep(10);
+                    continue;
+                }
+                seen.append(StandardCharsets.UTF_8.decode(change)).append('\n');
+                stream.setFlushedLSN(stream.getLastReceiveLSN());
+                stream.forceUpdateStatus();
+            }
+            assertTrue(seen.toString().contains("table public.decoded: INSERT: a[integer]:42"), seen.toString());
+            stream.close();
+        } finally {
+            awaitSlotInactive("through_proxy");
+            try (Connection c = db.connect(); Statement s = c.createStatement()) {
+                s.execute("SELECT pg_drop_replication_slot('through_proxy')");
+            }
+        }
+    }
+
+    private void awaitSlotInactive(String slot) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            try (Connection c = db.connect(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT active FROM pg_replication_slots WHERE slot_name = '" + slot
+                         + "'")) {
+                if (!rs.next() || !rs.getBoolean(1)) {
+                    return;
+                }
+            }
+            Thread.sleep(20);
+        }
     }
 
     @Test

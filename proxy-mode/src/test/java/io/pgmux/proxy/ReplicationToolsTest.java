@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.testing.InstalledServer;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -149,6 +151,25 @@ class ReplicationToolsTest {
     private static boolean hasFiles(Path dir) throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
             return files.findAny().isPresent();
+        }
+    }
+
+    @Test
+    void pgRecvlogicalPrintsTheChangesOfATestDecodingSlot() throws Exception {
+        sql("source", "CREATE TABLE recvlogical(a int)",
+                "SELECT pg_create_logical_replication_slot('recvlogical', 'test_decoding')");
+        Process receive = tool("pg_recvlogical", "--dbname", conninfo("source"), "--slot=recvlogical", "--file=-",
+                "--no-loop", "--start");
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(receive.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            sql("source", "INSERT INTO recvlogical VALUES (1)");
+            assertTrue(lines.readLine().startsWith("BEGIN "));
+            assertEquals("table public.recvlogical: INSERT: a[integer]:1", lines.readLine());
+            assertTrue(lines.readLine().startsWith("COMMIT "));
+        } finally {
+            receive.destroyForcibly().waitFor();
+            awaitCount("postgres", "SELECT count(*) FROM pg_replication_slots WHERE active", 0);
+            sql("postgres", "SELECT pg_drop_replication_slot('recvlogical')");
         }
     }
 }
