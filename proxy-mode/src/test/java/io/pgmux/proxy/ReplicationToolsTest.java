@@ -172,4 +172,24 @@ class ReplicationToolsTest {
             sql("postgres", "SELECT pg_drop_replication_slot('recvlogical')");
         }
     }
+
+    @Test
+    void aSubscriberWhoseConnectionStringNamesTheProxyReplicatesRows() throws Exception {
+        sql("source", "CREATE TABLE subscribed(a int)", "INSERT INTO subscribed VALUES (1)",
+                "CREATE PUBLICATION pub FOR TABLE subscribed",
+                "SELECT pg_create_logical_replication_slot('subscriber', 'pgoutput')");
+        // the slot made apart: a subscription on the same cluster that creates its own waits for itself forever
+        sql("target", "CREATE TABLE subscribed(a int)", "CREATE SUBSCRIPTION sub CONNECTION '" + conninfo("source")
+                + "' PUBLICATION pub WITH (slot_name = subscriber, create_slot = false)");
+        try {
+            assertEquals(1, awaitCount("target", "SELECT count(*) FROM subscribed", 1), "the initial copy");
+            sql("source", "INSERT INTO subscribed VALUES (2)");
+            assertEquals(2, awaitCount("target", "SELECT count(*) FROM subscribed", 2), "the streamed insert");
+        } finally {
+            sql("target", "ALTER SUBSCRIPTION sub DISABLE", "ALTER SUBSCRIPTION sub SET (slot_name = NONE)",
+                    "DROP SUBSCRIPTION sub");
+            awaitCount("postgres", "SELECT count(*) FROM pg_replication_slots WHERE active", 0);
+            sql("postgres", "SELECT pg_drop_replication_slot('subscriber')");
+        }
+    }
 }
