@@ -41,8 +41,9 @@ final class DedicatedLogins<S> {
         return !waiting.isEmpty();
     }
 
+    /** The requests still waiting: one its client cancelled leaves the queue at the next pass. */
     int waitingCount() {
-        return waiting.size();
+        return (int) waiting.stream().filter(r -> !r.isDone()).count();
     }
 
     /**

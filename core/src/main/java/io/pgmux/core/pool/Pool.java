@@ -314,6 +314,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * (PgBouncer's replication connections): never one of the pool's idle ones, never given back to them; ending
      * the lease closes it. It counts in pool_size and the shared limits as any other: an idle connection is
      * evicted to make room, else the client waits up to query_wait_timeout. A failed login fails this client only.
+     * Cancelling the stage while it waits gives up the client's place.
      */
     public CompletionStage<Lease<S>> acquireDedicated(Map<String, String> startupParameters) {
         if (state == CLOSING) {

@@ -91,6 +91,17 @@ class PoolDedicatedServerTest {
     }
 
     @Test
+    void aClientLeavingWhileItWaitsGivesUpItsPlace() {
+        Pool<Conn> pool = pool(1);
+        Lease<Conn> busy = pool.acquireAsync().toCompletableFuture().join();
+        pool.acquireDedicated(LOGICAL).toCompletableFuture().cancel(false);
+        assertEquals(0, pool.view().snapshot().clWaiting);
+        busy.release();
+        assertFalse(busy.connection().closed, "a server was evicted for a client gone");
+        assertTrue(connector.dedicatedStartups.isEmpty(), "a server was opened for a client gone");
+    }
+
+    @Test
     void aWaitLongerThanQueryWaitTimeoutFails() {
         Pool<Conn> pool = pool(1);
         pool.acquireAsync().toCompletableFuture().join();

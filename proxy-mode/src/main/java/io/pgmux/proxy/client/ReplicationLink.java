@@ -30,6 +30,8 @@ final class ReplicationLink implements ServerLink {
     private final StartupReplication mode;
     /** What the client sent before it was welcomed: a client normally waits, but nothing it sends is lost. */
     private final ArrayDeque<FrontendMessage> early = new ArrayDeque<>();
+    /** The pool's answer while the client waits for its server; cancelled if the client leaves first. */
+    private CompletableFuture<Lease<ServerConnection>> acquiring;
     private Lease<ServerConnection> lease;
     private ServerConnection server;
     private boolean closed;
@@ -50,7 +52,8 @@ final class ReplicationLink implements ServerLink {
      */
     CompletionStage<ServerConnection> open(Map<String, String> startupParameters) {
         CompletableFuture<ServerConnection> linked = new CompletableFuture<>();
-        client.pool.acquireDedicated(startupParameters).whenComplete((acquired, failure) ->
+        acquiring = client.pool.acquireDedicated(startupParameters).toCompletableFuture();
+        acquiring.whenComplete((acquired, failure) ->
                 channel.eventLoop().execute(() -> {
                     if (failure != null) {
                         linked.completeExceptionally(failure);
@@ -176,6 +179,9 @@ final class ReplicationLink implements ServerLink {
             return;
         }
         closed = true;
+        if (acquiring != null) {
+            acquiring.cancel(false);
+        }
         FrontendMessage message;
         while ((message = early.poll()) != null) {
             message.release();
