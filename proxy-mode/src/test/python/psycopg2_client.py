@@ -49,6 +49,34 @@ def login():
 
 
 @scenario()
+def logical_replication():
+    """A LogicalReplicationConnection gets a walsender of its own: a test_decoding slot streams a change."""
+    t = table("replicated", "a int")
+    r = psycopg2.connect(connection_factory=psycopg2.extras.LogicalReplicationConnection, connect_timeout=10)
+    try:
+        cur = r.cursor()
+        # TEMPORARY: the slot goes with the connection
+        cur.execute(f"CREATE_REPLICATION_SLOT pg2_{POOL_MODE}_slot TEMPORARY LOGICAL test_decoding")
+        cur.start_replication(slot_name=f"pg2_{POOL_MODE}_slot", decode=True)
+        c = connect()
+        try:
+            with c.cursor() as insert:
+                insert.execute(f"INSERT INTO {t} VALUES (7)")
+        finally:
+            c.close()
+        for _ in range(300):
+            message = cur.read_message()
+            if message is None:
+                select.select([cur], [], [], 0.1)
+            elif "INSERT" in message.payload:
+                check(message.payload.endswith("INSERT: a[integer]:7"), message.payload)
+                return "change=INSERT a=7"
+        raise AssertionError("no change streamed within 30 s")
+    finally:
+        r.close()
+
+
+@scenario()
 def wrong_password():
     return refused(connect, psycopg2.OperationalError)
 

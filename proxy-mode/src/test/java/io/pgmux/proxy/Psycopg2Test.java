@@ -21,6 +21,13 @@ class Psycopg2Test extends LibpqClientTest {
         super(db, ClientScript.python("psycopg2_client.py", "psycopg2", "python3-psycopg2"));
     }
 
+    /** A replication connection (issue 23) in every pool mode: its own walsender, whose stream passes through. */
+    @ParameterizedTest
+    @EnumSource(PoolMode.class)
+    void aLogicalReplicationConnectionStreamsAChange(PoolMode mode) {
+        assertEquals("change=INSERT a=7", facts(mode, "logical_replication"));
+    }
+
     @ParameterizedTest
     @EnumSource(PoolMode.class)
     void clientSideBindingAndBatchInserts(PoolMode mode) {
