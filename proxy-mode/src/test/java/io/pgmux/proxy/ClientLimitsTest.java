@@ -111,6 +111,14 @@ class ClientLimitsTest {
     }
 
     @Test
+    void aUsersEntryWithSpacesAroundItsEqualsSignsIsTakenAsPgBouncerTakesIt() throws Exception {
+        proxy = start("one = " + target() + "\n", "[users]\n" + BATCH + " = max_user_client_connections = 1\n");
+        try (Connection a = connect("one", BATCH)) {
+            assertEquals(USER_FULL, refusal(() -> connect("one", BATCH)));
+        }
+    }
+
+    @Test
     void showDatabasesAndUsersShowTheLimitsInForceAndTheClientsCounted() throws Exception {
         proxy = start("own = " + target() + " max_db_client_connections=4\nglobal = " + target() + "\n",
                 "max_db_client_connections = 7\nmax_user_client_connections = 8\n[users]\n" + BATCH

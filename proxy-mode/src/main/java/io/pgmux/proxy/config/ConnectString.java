@@ -51,6 +51,10 @@ public final class ConnectString {
             }
             StringBuilder value = new StringBuilder();
             i++;
+            // as PgBouncer's loader: spaces after '=' too (puser1 = max_user_connections = 1)
+            while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+                i++;
+            }
             if (i < s.length() && s.charAt(i) == '\'') {
                 i++;
                 while (true) {
