@@ -103,6 +103,18 @@ class ConfigErrorsTest {
     }
 
     @Test
+    void reloadOfTheAdminConsoleAsGlobalAuthDbnameIsRefusedWithPgBouncersWordsAndKeepsTheRunningSettings()
+            throws Exception {
+        start("auth_dbname = " + db.name() + "\n");
+        try (Connection console = console()) {
+            writeIni("auth_dbname = pgbouncer\n");
+            String detail = reloadRefused(console);
+            assertTrue(detail.endsWith("cannot use the reserved \"pgbouncer\" database as an auth_dbname"), detail);
+            assertEquals(db.name(), config(console, "auth_dbname"));
+        }
+    }
+
+    @Test
     void reloadOfAMisspelledSectionNamesItsLineAndKeepsTheRunningSettings() throws Exception {
         start("default_pool_size = 4\n");
         try (Connection console = console()) {

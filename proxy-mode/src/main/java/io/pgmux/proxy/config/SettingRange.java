@@ -12,7 +12,7 @@ import java.util.Set;
  * The values of the proxy's own settings that can work, beyond what their type reads: a value outside is refused
  * with the reason, at the ini line or on the admin console's SET, rather than taken and found out later (a
  * max_packet_size of 1 that refuses every login, the console's too; a stats_period of 0 that logs without pause;
- * a logfile that is no file). PgBouncer 1.25 checks none of these.
+ * a logfile that is no file). PgBouncer 1.25 checks none of these but the admin console's name as auth_dbname.
  */
 final class SettingRange {
     /** Below this, the messages of a login (a SCRAM exchange, a console's SET) no longer fit. */
@@ -53,6 +53,13 @@ final class SettingRange {
                 }
             }
             case LOGFILE, PIDFILE -> writableFile(setting, (Path) value);
+            case AUTH_DBNAME -> {
+                // PgBouncer refuses it as a global setting; a database's own is refused client by client
+                if ("pgbouncer".equals(value)) {
+                    throw new IllegalArgumentException("cannot use the reserved \"pgbouncer\" database as an"
+                            + " auth_dbname");
+                }
+            }
             default -> {
             }
         }
