@@ -1,6 +1,5 @@
 package io.pgmux.proxy;
 
-import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolRegistry;
 import io.pgmux.proxy.admin.AdminConsole;
 import io.pgmux.proxy.auth.UserSecrets;
@@ -10,6 +9,7 @@ import io.pgmux.proxy.client.JanitorPeriod;
 import io.pgmux.proxy.client.ProxyContext;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.log.StatsLog;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTls;
@@ -238,7 +238,7 @@ final class SettingsApply {
         connectors.update(next.listed(), next.users(), s, files.serverTls());
         if (files.serverTls() != null && change.serverTlsChanged()) {
             log.info("server TLS settings changed: every server connection closes once released");
-            registry.pools().forEach(Pool::softEvictConnections);
+            registry.pools().forEach(p -> p.softEvictConnections(ConnectionLog.CONFIGURATION_CHANGED));
         }
         context.databases(next.listed());
         console.databases(next.listed());
@@ -265,6 +265,6 @@ final class SettingsApply {
     private void softEvict(String database, String message) {
         log.info(message, database);
         registry.pools().stream().filter(p -> p.key().database().equals(database))
-                .forEach(Pool::softEvictConnections);
+                .forEach(p -> p.softEvictConnections(ConnectionLog.CONFIGURATION_CHANGED));
     }
 }

@@ -423,8 +423,10 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private PooledServer<S> claimIdle(long now, Object affinity) {
         PooledServer<S> s;
         while ((s = servers.claimIdle(affinity)) != null) {
-            if (s.evicted || s.isBroken() || lifetimeOver(s, now)) {
-                closeServer(s, s.isBroken() ? "server connection broken" : "server_lifetime reached");
+            String evicted = s.evictedBecause;
+            if (evicted != null || s.isBroken() || lifetimeOver(s, now)) {
+                closeServer(s, s.isBroken() ? "server connection broken"
+                        : evicted != null ? evicted : "server_lifetime reached");
             } else if (s.needsCheck(now, config.serverCheckDelayNanos())) {
                 startCheck(s);
             } else {
@@ -492,8 +494,8 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             closeServer(s, "server connection broken: " + s.brokenCause.getMessage());
         } else if (s.dedicated) {
             closeServer(s, "replication client was closed");
-        } else if (s.evicted || state == CLOSING) {
-            closeServer(s, state == CLOSING ? "pool closing" : "evicted");
+        } else if (s.evictedBecause != null || state == CLOSING) {
+            closeServer(s, state == CLOSING ? "pool closing" : s.evictedBecause);
         } else if (lifetimeOver(s, now)) {
             closeServer(s, "server_lifetime reached");
         } else if (serverCount.get() > fleetCap) {
@@ -970,8 +972,8 @@ public final class Pool<S> implements PgMuxPoolMXBean {
                 }
             } else if (st == PooledServer.IDLE) {
                 String reason = null;
-                if (s.evicted) {
-                    reason = "evicted";
+                if (s.evictedBecause != null) {
+                    reason = s.evictedBecause;
                 } else if (lifetimeOver(s, now)) {
                     reason = "server_lifetime reached";
                 } else if (count > c.defaultPoolSize() + c.reservePoolSize()) {
@@ -1050,13 +1052,21 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         return servers.count(now, config.serverCheckDelayNanos());
     }
 
-    /** RECONNECT / soft eviction: idle connections close now, busy ones when they are released. */
+    /** Soft eviction: idle connections close now, busy ones when they are released. */
     @Override
     public void softEvictConnections() {
+        softEvictConnections("evicted");
+    }
+
+    /**
+     * Soft eviction for {@code reason}, the closing reason logged for each connection (the proxy's RECONNECT and
+     * changed configuration give PgBouncer's {@code database configuration changed}).
+     */
+    public void softEvictConnections(String reason) {
         for (PooledServer<S> s : servers.members()) {
-            s.evicted = true;
+            s.evictedBecause = reason;
             if (s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
-                closeServer(s, "evicted");
+                closeServer(s, reason);
             }
         }
     }

@@ -56,7 +56,7 @@ public final class PoolView<S> {
                     continue;
             }
             rows.add(new ServerSnapshot<>(s.id(), s.connection, state, s.connectedAtNanos, s.lastUsedNanos,
-                    s.evicted));
+                    s.evictedBecause != null));
         }
         return rows;
     }

@@ -78,8 +78,8 @@ final class PooledServer<S> implements LentServer<S> {
      */
     private long assignments;
     volatile Throwable brokenCause;
-    /** Set by soft eviction and RECONNECT: close instead of reusing. */
-    volatile boolean evicted;
+    /** Set by soft eviction and RECONNECT to the reason to close instead of reusing; null while reusable. */
+    volatile String evictedBecause;
     /** Opened for one client alone ({@link DedicatedLogins}): closed when its loan ends, never idle. */
     final boolean dedicated;
 
@@ -214,7 +214,7 @@ final class PooledServer<S> implements LentServer<S> {
 
     @Override
     public boolean closeNeeded() {
-        return evicted;
+        return evictedBecause != null;
     }
 
     @Override

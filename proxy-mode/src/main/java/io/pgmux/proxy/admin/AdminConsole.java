@@ -20,6 +20,7 @@ import io.pgmux.proxy.client.ProxyContext;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.config.Scope;
+import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.protocol.CommandComplete;
 import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
@@ -661,7 +662,7 @@ public final class AdminConsole implements AdminRoute {
     }
 
     private List<EncodableMessage> reconnect(String database) {
-        pools(database).forEach(Pool::softEvictConnections);
+        pools(database).forEach(p -> p.softEvictConnections(ConnectionLog.CONFIGURATION_CHANGED));
         return List.of(new CommandComplete("RECONNECT"));
     }
 

@@ -24,6 +24,11 @@ import org.slf4j.LoggerFactory;
  * log_disconnections and log_pooler_errors turn each kind on or off; RELOAD changes them.
  */
 public final class ConnectionLog {
+    /**
+     * PgBouncer's closing reason for a server marked close_needed (RECONNECT, a changed database or server TLS
+     * setting): the operator's log says why its servers went.
+     */
+    public static final String CONFIGURATION_CHANGED = "database configuration changed";
     private static final Logger log = LoggerFactory.getLogger(ConnectionLog.class);
     private static final AttributeKey<Long> CONNECTED_AT = AttributeKey.valueOf(ConnectionLog.class, "connectedAt");
     private static final AttributeKey<Integer> PEER_PID = AttributeKey.valueOf(ConnectionLog.class, "peerPid");

@@ -253,6 +253,23 @@ class ProxyProcessIT {
     }
 
     @Test
+    void aServerClosedForAChangedServerTlsSettingIsLoggedInPgBouncersWords() throws Exception {
+        Path ini = ini("server_tls_sslmode = disable");
+        try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
+            int port = proxy.awaitPort();
+            try (Connection c = connect(port, "app")) {
+                assertEquals("1", queryOne(c, "SELECT 1"));
+                Files.writeString(ini, Files.readString(ini).replace("server_tls_sslmode = disable",
+                        "server_tls_sslmode = allow"));
+                proxy.signal("HUP");
+                proxy.awaitStderr(Pattern.compile("LOG S-0x[0-9a-f]+: app/\\S+ closing because: database"
+                        + " configuration changed \\(age="));
+                assertEquals("1", queryOne(c, "SELECT 1"));
+            }
+        }
+    }
+
+    @Test
     void sighupAddsADatabaseWrittenIntoTheIni() throws Exception {
         Path ini = ini();
         try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
