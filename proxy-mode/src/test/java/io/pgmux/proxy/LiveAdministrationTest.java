@@ -446,6 +446,20 @@ class LiveAdministrationTest {
     }
 
     @Test
+    void poolIdleTimeoutKeepsAForcedUsersPoolWithMinPoolSizeWhoseServerCannotBeReached() throws Exception {
+        writeUserlist(PASSWORD);
+        writeIni("pool_idle_timeout = 1\nmin_pool_size = 2\nserver_login_retry = 10\n", "no_such_database");
+        proxy = ProxyConfigLoader.load(dir.resolve("pgmux.ini")).janitorPeriod(Duration.ofMillis(50))
+                .drainTimeout(Duration.ofSeconds(2)).start();
+        try (Connection console = console()) {
+            await(() -> !poolRow(console).isEmpty(), "the forced user's pool made for min_pool_size");
+            // the login fails and the next waits server_login_retry: no client and no server for 3 pool_idle_timeouts
+            Thread.sleep(3000);
+            assertFalse(poolRow(console).isEmpty(), "the pool is kept for min_pool_size");
+        }
+    }
+
+    @Test
     void setSuspendTimeoutClosesAClientWhoseRepliesAreNotFlushedWithinIt() throws Exception {
         start("auth_type = trust\nsuspend_timeout = 600\n", PASSWORD);
         try (Connection console = console();

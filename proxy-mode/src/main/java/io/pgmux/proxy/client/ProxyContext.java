@@ -93,7 +93,7 @@ public final class ProxyContext {
         this.cancelSender = cancelSender;
         this.clientTimeouts = new ClientTimeouts(clientsByKey.values(),
                 () -> registry.pools().stream().anyMatch(pool -> pool.view().waitingClients() > 0), 0);
-        this.idlePools = new IdlePools<>(registry, Duration.ZERO);
+        this.idlePools = new IdlePools<>(registry, this::forcedUserPool, Duration.ZERO);
     }
 
     /** PgBouncer's lines about clients and servers (log_connections, log_disconnections, log_pooler_errors). */
@@ -123,6 +123,16 @@ public final class ProxyContext {
     ServerTarget database(String name) {
         ServerTarget listed = databases.get(name);
         return listed != null ? listed : autoDatabases.register(name);
+    }
+
+    /** Whether {@code pool}'s user is the one its database (listed, or an auto-database made) logs in with. */
+    private boolean forcedUserPool(Pool<ServerConnection> pool) {
+        String database = pool.key().database();
+        ServerTarget target = databases.get(database);
+        if (target == null) {
+            target = autoDatabases.target(database);
+        }
+        return target != null && pool.key().user().equals(target.user());
     }
 
     public AutoDatabases autoDatabases() {
