@@ -208,6 +208,26 @@ class LiveAdministrationTest {
         }
     }
 
+    @Test
+    void reloadOfADatabaseWhoseServerRefusedTheLoginTriesTheNewTargetWithoutWaitingForServerLoginRetry()
+            throws Exception {
+        writeUserlist(PASSWORD);
+        writeIni("server_login_retry = 600\n", "no_such_database");
+        proxy = ProxyConfigLoader.load(dir.resolve("pgmux.ini")).janitorPeriod(Duration.ofMillis(50))
+                .drainTimeout(Duration.ofSeconds(2)).start();
+        try (Connection console = console()) {
+            SQLException refused = assertThrows(SQLException.class, () -> client().close());
+            assertTrue(refused.getMessage().contains("no_such_database"), refused.getMessage());
+            SQLException cached = assertThrows(SQLException.class, () -> client().close());
+            assertTrue(cached.getMessage().contains("server login has been failing"), cached.getMessage());
+            writeIni("server_login_retry = 600\n", db.name());
+            console.createStatement().execute("RELOAD");
+            try (Connection app = client()) {
+                assertEquals(db.name(), currentDatabase(app));
+            }
+        }
+    }
+
     /** As PgBouncer: no server goes on under TLS settings RELOAD replaced; a RELOAD that changed nothing keeps them. */
     @Test
     void reloadOfAServerTlsSettingClosesTheServerConnectionsOnceReleased() throws Exception {

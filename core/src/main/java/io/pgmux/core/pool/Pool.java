@@ -1060,9 +1060,11 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     /**
      * Soft eviction for {@code reason}, the closing reason logged for each connection (the proxy's RECONNECT and
-     * changed configuration give PgBouncer's {@code database configuration changed}).
+     * changed configuration give PgBouncer's {@code database configuration changed}). A login the server refused
+     * is tried again at once rather than after server_login_retry: what made it fail may be what changed.
      */
     public void softEvictConnections(String reason) {
+        loginRetryAtNanos = clock.nanoTime();
         for (PooledServer<S> s : servers.members()) {
             s.evictedBecause = reason;
             if (s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
