@@ -110,6 +110,12 @@ class AuthQueryTest {
     }
 
     @Test
+    void userTheQueryDoesNotFindUnderTrustIsRefusedWithPgBouncersNoSuchUser() throws Exception {
+        start(b -> b.authType(AuthType.TRUST));
+        assertEquals("no such user", refusal("nosuchuser", "whatever"));
+    }
+
+    @Test
     void queryReturningTwoRowsRefusesTheUserAsUnknown() throws Exception {
         TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
         start(b -> b.set("auth_query", "SELECT rolname, rolpassword FROM pg_authid WHERE rolname = $1"

@@ -208,7 +208,16 @@ final class ClientLogin {
         AuthQuery authQuery = secret == null && context.authType() != AuthType.ANY ? context.authQuery(database)
                 : null;
         if (authQuery != null && context.database(database) != null) {
-            lookUp(startup, authQuery, found -> login(startup, found));
+            lookUp(startup, authQuery, found -> {
+                // trust refuses an unknown user before any password anyway: PgBouncer's words then say why
+                if (found == null && context.authType() == AuthType.TRUST) {
+                    log.info("client {} login failed: auth_query found no user {}", channel.remoteAddress(),
+                            client.user);
+                    client.fatal(PoolerError.noSuchUser());
+                } else {
+                    login(startup, found);
+                }
+            });
             return;
         }
         login(startup, secret);
