@@ -69,6 +69,15 @@ class AuthTest {
     }
 
     @Test
+    void aPasswordLongerThanPostgresqlsAuthTokenLimitIsRefusedAsAWrongPassword(@TempDir Path dir) throws Exception {
+        start(AuthType.PLAIN, userlist(dir));
+        // PgBouncer's MAX_PASSWORD: its PasswordMessage is one byte over PostgreSQL's PG_MAX_AUTH_TOKEN_LENGTH
+        SQLException e = assertThrows(SQLException.class, () -> selectOne("bob", "b".repeat(65_531)));
+        assertEquals("08P01", e.getSQLState());
+        assertTrue(e.getMessage().contains("password authentication failed"), e.getMessage());
+    }
+
+    @Test
     void trustAcceptsAnyPasswordOfAListedUser(@TempDir Path dir) throws Exception {
         start(AuthType.TRUST, userlist(dir));
         assertEquals(1, selectOne("bob", "whatever"));

@@ -33,8 +33,12 @@ import java.util.List;
 public final class FrontendMessageDecoder extends ByteToMessageDecoder {
     /** PostgreSQL's MAX_STARTUP_PACKET_LENGTH. */
     public static final int MAX_STARTUP_PACKET_LENGTH = 10_000;
-    /** PostgreSQL's PG_MAX_AUTH_TOKEN_LENGTH, the bound on authentication messages. */
-    public static final int MAX_LOGIN_MESSAGE_LENGTH = 65_535;
+    /**
+     * The bound on authentication messages: twice PostgreSQL's PG_MAX_AUTH_TOKEN_LENGTH, so that a password longer
+     * than any user has (PgBouncer stores up to 65530 bytes) is read and refused as a wrong one, as PgBouncer
+     * refuses it, rather than as a bad packet.
+     */
+    public static final int MAX_LOGIN_MESSAGE_LENGTH = 2 * 65_535;
     /** PostgreSQL's PQ_LARGE_MESSAGE_LIMIT: the largest message a server accepts. */
     public static final int DEFAULT_MAX_MESSAGE_LENGTH = 0x3FFF_FFFE;
     /** Messages longer than this (PgBouncer's default pkt_buf times 16) may be streamed once logged in. */

@@ -296,11 +296,11 @@ class FrontendMessageDecoderTest {
     }
 
     @Test
-    void loginPhaseLimitsMessagesTo64KiB() {
+    void loginPhaseLimitsMessagesToTwicePostgresqlsAuthTokenLength() {
         channel.writeInbound(startup("user", "alice"));
         channel.readInbound();
         assertThrows(ProtocolViolationException.class,
-                () -> channel.writeInbound(Unpooled.buffer().writeByte('p').writeInt(65_536)));
+                () -> channel.writeInbound(Unpooled.buffer().writeByte('p').writeInt(2 * 65_535 + 1)));
     }
 
     @Test
