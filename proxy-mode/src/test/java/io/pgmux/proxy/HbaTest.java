@@ -102,6 +102,24 @@ class HbaTest {
         assertTrue(bad.output().contains("password authentication failed"), bad.output());
     }
 
+    /** PgBouncer's test suite names its hba file relative to the working directory, where PgBouncer looks. */
+    @Test
+    void aRelativeHbaFileMissingBesideTheIniIsReadFromTheWorkingDirectory() throws Exception {
+        Path hba = Files.createTempFile(Path.of("target"), "hba-", ".conf");
+        try {
+            Files.writeString(hba, "host all all 0.0.0.0/0 reject\n");
+            ProxyFixture.writeUserlist(dir, ProxyFixture.USER, ProxyFixture.PASSWORD);
+            Path ini = ProxyFixture.writeIni(dir.resolve("pgbouncer.ini"), db.name() + " = host=" + db.host()
+                    + " port=" + db.port() + " dbname=" + db.name() + " user=" + db.superuser() + " password="
+                    + db.superuserPassword(), 0, "unix_socket_dir =\nauth_type = hba\nauth_hba_file = target/"
+                    + hba.getFileName() + "\n");
+            proxy = ProxyConfigLoader.load(ini).start();
+            assertEquals("login rejected", refusal(ProxyFixture.USER, ProxyFixture.PASSWORD));
+        } finally {
+            Files.delete(hba);
+        }
+    }
+
     @Test
     void hostsslLineDoesNotMatchAPlainTextClient() throws Exception {
         Path hba = dir.resolve("hba.conf");

@@ -18,6 +18,7 @@ import io.pgmux.core.config.UnknownSetting;
 import io.pgmux.proxy.auth.AuthQuery;
 import io.pgmux.proxy.auth.AuthType;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -488,7 +489,7 @@ public enum ProxySetting {
             case ADDRESS -> ListenAddresses.normalized(configName, text);
             case SWITCH -> switchValue(text);
             case FILE_MODE -> fileMode(text);
-            case FILE -> text.isBlank() ? null : base.resolve(text.strip());
+            case FILE -> text.isBlank() ? null : file(text.strip(), base);
             case HOST_PORT -> hostPort(text);
             case USERS, NAMES -> users(text);
             case AUTH_TYPE -> AuthType.fromConfig(text);
@@ -508,6 +509,19 @@ public enum ProxySetting {
             case TRANSPORT -> TransportKind.fromConfig(text);
             case POOL -> throw new IllegalStateException(configName + " is core's to parse");
         });
+    }
+
+    /**
+     * A relative file name is taken from {@code base}, the ini file's directory; a file to read that is not there
+     * but in the working directory, where PgBouncer takes every relative name from, is that one.
+     */
+    private Path file(String name, Path base) {
+        Path inBase = base.resolve(name);
+        if (this == LOGFILE || this == PIDFILE || Path.of(name).isAbsolute() || Files.exists(inBase)) {
+            return inBase;
+        }
+        Path inWorkingDirectory = Path.of(name).toAbsolutePath();
+        return Files.exists(inWorkingDirectory) ? inWorkingDirectory : inBase;
     }
 
     /** {@code value}, after the checks its type and its range ({@link SettingRange}) ask for. */
