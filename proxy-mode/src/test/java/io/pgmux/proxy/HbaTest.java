@@ -121,6 +121,16 @@ class HbaTest {
     }
 
     @Test
+    void aUserListWithSpacesAroundItsCommasMatchesEachUserInIt() throws Exception {
+        Path hba = dir.resolve("hba.conf");
+        Files.writeString(hba, "host all nobody , " + ProxyFixture.USER + " 0.0.0.0/0 reject\n"
+                + "host all all 0.0.0.0/0 md5\n");
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b
+                .set("auth_type", "hba").set("auth_hba_file", hba.toString()));
+        assertEquals("login rejected", refusal(ProxyFixture.USER, ProxyFixture.PASSWORD));
+    }
+
+    @Test
     void hostsslLineDoesNotMatchAPlainTextClient() throws Exception {
         Path hba = dir.resolve("hba.conf");
         Files.writeString(hba, "hostssl all all 0.0.0.0/0 trust\nhost all all 127.0.0.1/32 md5\n");

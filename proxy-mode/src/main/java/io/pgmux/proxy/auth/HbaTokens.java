@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * One line of an hba or ident file split as PgBouncer's hba.c does: fields separated by white space, each field a
- * comma-separated list of words or double-quoted strings ({@code ""} is one quote), {@code #} starting a
+ * comma-separated list (spaces around the commas allowed) of words or double-quoted strings ({@code ""} is one quote), {@code #} starting a
  * comment. A quoted word is never a keyword ({@code "all"} is a database named all).
  */
 final class HbaTokens {
@@ -36,7 +36,8 @@ final class HbaTokens {
             }
             if (Character.isWhitespace(c)) {
                 i++;
-                if (!afterComma) {
+                // a list may have spaces around its commas ("user1,user2 , user3"), as PgBouncer reads it
+                if (!afterComma && !commaFollows(line, i)) {
                     field = null;
                 }
                 continue;
@@ -84,5 +85,13 @@ final class HbaTokens {
             throw new IllegalArgumentException("a list ends with a comma");
         }
         return fields;
+    }
+
+    /** Whether the next character of {@code line} after white space from {@code i} is a comma. */
+    private static boolean commaFollows(String line, int i) {
+        while (i < line.length() && Character.isWhitespace(line.charAt(i))) {
+            i++;
+        }
+        return i < line.length() && line.charAt(i) == ',';
     }
 }
