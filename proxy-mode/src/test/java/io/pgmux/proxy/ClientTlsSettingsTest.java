@@ -208,6 +208,18 @@ class ClientTlsSettingsTest {
         }
     }
 
+    /** As PgBouncer, which asks every TLS client for its certificate and checks one given against the CA. */
+    @Test
+    void anHbaCertLineLogsInByTheCertificateAClientGivesUnderSslmodeRequire() throws Exception {
+        Files.writeString(dir.resolve("hba.conf"), "hostssl all all 0.0.0.0/0 cert\n");
+        start("require", "hba", "auth_hba_file = hba.conf\n");
+        try (Connection c = pgjdbc("require", USER, null, appClient); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT 8")) {
+            rs.next();
+            assertEquals(8, rs.getInt(1));
+        }
+    }
+
     @Test
     void certAuthRefusesACertificateNamingAnotherUserWithPgBouncersError() {
         start("verify-ca", "cert");

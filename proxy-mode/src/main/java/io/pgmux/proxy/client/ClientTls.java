@@ -106,13 +106,17 @@ public final class ClientTls {
                 .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
                         ApplicationProtocolConfig.SelectorFailureBehavior.FATAL_ALERT,
                         ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, DirectTls.ALPN_PROTOCOL));
+        Path caFile = settings.get(ProxySetting.CLIENT_TLS_CA_FILE);
         if (mode.verifiesCertificate()) {
             builder.clientAuth(ClientAuth.REQUIRE);
-            Path caFile = settings.get(ProxySetting.CLIENT_TLS_CA_FILE);
-            if (caFile != null) {
-                builder.trustManager(TlsSetupFailure.logged("CA",
-                        () -> PemFiles.certificates(ProxySetting.CLIENT_TLS_CA_FILE, caFile)));
-            }
+        } else if (caFile != null) {
+            // as PgBouncer: below verify-ca a client is asked for its certificate too (an hba cert line reads it),
+            // and one it gives must pass the CA
+            builder.clientAuth(ClientAuth.OPTIONAL);
+        }
+        if (caFile != null) {
+            builder.trustManager(TlsSetupFailure.logged("CA",
+                    () -> PemFiles.certificates(ProxySetting.CLIENT_TLS_CA_FILE, caFile)));
         }
         try {
             return new ClientTls(mode, builder.build());
