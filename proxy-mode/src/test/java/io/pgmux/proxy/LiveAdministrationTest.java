@@ -228,6 +228,44 @@ class LiveAdministrationTest {
         }
     }
 
+    /**
+     * As PgBouncer's kill_pool_logins: a server RECONNECT marked serves nobody once released, so a refused login
+     * fails the clients waiting behind it rather than leaving them to query_wait_timeout.
+     */
+    @Test
+    void aRefusedLoginFailsTheWaitingClientsWhenTheOnlyServerIsMarkedForClosing() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        writeUserlist(PASSWORD);
+        ProxyFixture.writeIni(dir.resolve("pgmux.ini"), db.name() + " = host=" + serverHost + " port=" + serverPort
+                + " dbname=" + db.name() + " user=" + user.name() + " password=" + user.password(), 0,
+                "admin_users = " + ADMIN + "\npool_mode = transaction\ndefault_pool_size = 1\n"
+                        + "query_wait_timeout = 600\n");
+        proxy = ProxyConfigLoader.load(dir.resolve("pgmux.ini")).janitorPeriod(Duration.ofMillis(50))
+                .drainTimeout(Duration.ofSeconds(2)).start();
+        try (Connection console = console(); Connection holder = client()) {
+            holder.setAutoCommit(false);
+            backendPid(holder);
+            try (Connection c = db.connect(); Statement s = c.createStatement()) {
+                s.execute("ALTER ROLE " + user.name() + " PASSWORD 'changed-" + user.password() + "'");
+            }
+            CompletableFuture<SQLException> waiting = CompletableFuture.supplyAsync(() -> {
+                try (Connection c = client()) {
+                    c.createStatement().execute("SELECT 1");
+                    return null;
+                } catch (SQLException e) {
+                    return e;
+                }
+            });
+            await(() -> "1".equals(poolRow(console).get("cl_waiting")), "the second client waits");
+            console.createStatement().execute("RECONNECT");
+            console.createStatement().execute("SET default_pool_size = 2");
+            SQLException refused = waiting.get(60, TimeUnit.SECONDS);
+            assertTrue(refused != null && refused.getMessage().contains("password authentication failed"),
+                    String.valueOf(refused));
+            holder.rollback();
+        }
+    }
+
     /** As PgBouncer: no server goes on under TLS settings RELOAD replaced; a RELOAD that changed nothing keeps them. */
     @Test
     void reloadOfAServerTlsSettingClosesTheServerConnectionsOnceReleased() throws Exception {

@@ -851,7 +851,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             if (!waiters.isEmpty() || serverCount.get() < config.minPoolSize()) {
                 registry.retryLoginsLater(this, pause);
             }
-        } else if (connectedServers() == 0) {
+        } else if (!hasUsableServer()) {
             ServerLoginException failure = new ServerLoginException(error.getMessage(), error, false);
             waiters.forEachWaiting(w -> waiters.fail(w, failure));
         }
@@ -913,6 +913,19 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     private int connectedServers() {
         return serverCount.get() - logins.get();
+    }
+
+    /**
+     * Whether a logged-in server will serve a waiting client: one a soft eviction marked closes once released
+     * instead, so waiters behind a refused login would wait for nothing (PgBouncer's kill_pool_logins).
+     */
+    private boolean hasUsableServer() {
+        for (PooledServer<S> s : servers.members()) {
+            if (s.state() != PooledServer.LOGIN && s.state() != PooledServer.CLOSING && s.evictedBecause == null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Closes one idle connection to make room for another pool of the same database or user. */
