@@ -6,6 +6,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
+import io.pgmux.core.pool.Failures;
 import io.pgmux.core.pool.ServerConnector;
 import io.pgmux.core.pool.ServerGoingAway;
 import io.pgmux.core.pool.ServerHandle;
@@ -19,6 +20,7 @@ import io.pgmux.proxy.transport.ReadGate;
 import io.pgmux.proxy.transport.Transport;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.UnknownHostException;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -151,7 +153,14 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
     /** @param tls the context to ask for TLS with, or null for plain TCP */
     private CompletableFuture<ServerConnection> connect(ServerHandle handle, ServerTarget at, ServerTlsContext tls) {
         ServerHost host = at.hosts().get(0);
-        return HostResolver.resolve(transport, host).thenCompose(address -> secret.get()
+        long started = System.nanoTime();
+        return HostResolver.resolve(transport, host).whenComplete((address, failure) -> {
+            if (failure != null && Failures.cause(failure) instanceof UnknownHostException) {
+                // PgBouncer's line for a name it could not look up; the pool's handle stands for the connection
+                logNotConnected(handle, InetSocketAddress.createUnresolved(host.host(), host.port()),
+                        "server DNS lookup failed", started);
+            }
+        }).thenCompose(address -> secret.get()
                 .thenCompose(loginSecret -> connect(handle, at, tls, address, loginSecret)));
     }
 
@@ -194,11 +203,16 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
         result.whenComplete((s, err) -> deadline.cancel(false));
         server.opened().whenComplete((s, err) -> {
             if (err != null) {
-                if (server.isReplication() && result.completeExceptionally(err)) {
-                    // as PgBouncer: a refused replication login fails its own client, and says so
-                    logNotConnected(server, address, "login failed", started);
+                ServerErrorException refused = ServerErrorException.find(err);
+                if (result.completeExceptionally(err)) {
+                    if (server.isReplication()) {
+                        // as PgBouncer: a refused replication login fails its own client, and says so
+                        logNotConnected(server, address, "login failed", started);
+                    } else if (refused != null) {
+                        // PgBouncer closes a server that refused the login with the server's own message
+                        logNotConnected(server, address, refused.error().message(), started);
+                    }
                 }
-                result.completeExceptionally(err);
             } else if (result.isDone()) {
                 // the deadline passed first (both run on the channel's event loop)
                 s.channel().close();
@@ -213,7 +227,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
     }
 
     /** PgBouncer's line for a server connection that never logged in, which its operators search for. */
-    private void logNotConnected(ServerConnection server, SocketAddress address, String reason, long started) {
+    private void logNotConnected(Object server, SocketAddress address, String reason, long started) {
         if (connectionLog != null) {
             connectionLog.serverNotConnected(server, address, poolDatabase, user, reason, started);
         }

@@ -253,6 +253,36 @@ class ProxyProcessIT {
     }
 
     @Test
+    void aServerThatRefusedTheLoginIsLoggedClosingWithTheServersMessage() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        Path ini = ini();
+        Files.writeString(ini, Files.readString(ini).replace(" user=" + db.superuser() + " password="
+                + db.superuserPassword() + "\n", " user=" + user.name() + " password=wrong-" + user.password() + "\n"));
+        try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
+            int port = proxy.awaitPort();
+            SQLException refused = assertThrows(SQLException.class, () -> connect(port, "app").close());
+            assertTrue(refused.getMessage().contains("password authentication failed"), refused.getMessage());
+            proxy.awaitStderr(Pattern.compile("LOG S-0x[0-9a-f]+: app/" + user.name() + "@\\S+ closing because:"
+                    + " password authentication failed for user \"" + user.name() + "\" \\(age="));
+        }
+    }
+
+    @Test
+    void aHostNameThatDoesNotResolveIsLoggedInPgBouncersWordsAndTheNextHostServes() throws Exception {
+        Path ini = ini();
+        Files.writeString(ini, Files.readString(ini).replace("app = host=" + db.host() + " ",
+                "app = host=unresolvable-hostname," + db.host() + " load_balance_hosts=disable "));
+        try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
+            int port = proxy.awaitPort();
+            try (Connection c = connect(port, "app")) {
+                assertEquals("1", queryOne(c, "SELECT 1"));
+            }
+            proxy.awaitStderr(Pattern.compile("LOG S-0x[0-9a-f]+: app/\\S+@unresolvable-hostname:" + db.port()
+                    + " closing because: server DNS lookup failed \\(age="));
+        }
+    }
+
+    @Test
     void aServerClosedForAChangedServerTlsSettingIsLoggedInPgBouncersWords() throws Exception {
         Path ini = ini("server_tls_sslmode = disable");
         try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
