@@ -73,6 +73,20 @@ class ServerConnectionLifecycleTest {
         }
     }
 
+    /** PgBouncer's server_lifetime = 0: a server connection serves one client, then closes. */
+    @Test
+    void serverLifetimeOfZeroClosesEachServerAfterItsClientUsedIt() throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.SESSION, b -> b.set("server_lifetime", "0"));
+        int first;
+        try (Connection client = ProxyFixture.connect(proxy, db)) {
+            first = backendPid(client);
+        }
+        assertTrue(db.awaitBackendExit(first, CLOSED_WITHIN), "backend " + first + " still runs");
+        try (Connection client = ProxyFixture.connect(proxy, db)) {
+            assertNotEquals(first, backendPid(client), "the next client gets a new server connection");
+        }
+    }
+
     @Test
     void minPoolSizeOpensServersBeforeAnyQuery() throws Exception {
         start(b -> b.set("min_pool_size", "2"));

@@ -108,9 +108,17 @@ public final class PoolConfig {
         return serverIdleTimeoutNanos;
     }
 
-    /** 0 means no age limit. */
+    /** 0 means no age limit (in the proxy: see {@link #serverUsedOnce()}). */
     public long serverLifetimeNanos() {
         return serverLifetimeNanos;
+    }
+
+    /**
+     * PgBouncer's server_lifetime of 0: a server connection is used by one client, then closed. Only the proxy reads
+     * 0 so; for the JDBC driver it means no limit, as HikariCP's maxLifetime of 0 does.
+     */
+    public boolean serverUsedOnce() {
+        return serverLifetimeNanos == 0 && profile == ConfigKey.Profile.PROXY;
     }
 
     public long serverConnectTimeoutNanos() {

@@ -496,7 +496,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             closeServer(s, "replication client was closed");
         } else if (s.evictedBecause != null || state == CLOSING) {
             closeServer(s, state == CLOSING ? "pool closing" : s.evictedBecause);
-        } else if (lifetimeOver(s, now)) {
+        } else if (lifetimeOver(s, now) || used && config.serverUsedOnce()) {
             closeServer(s, "server_lifetime reached");
         } else if (serverCount.get() > fleetCap) {
             closeServer(s, "above the fleet's share");
