@@ -120,6 +120,24 @@ class SessionPinningTest {
         }
     }
 
+    /**
+     * Inside an open transaction pgjdbc's Parse, Bind, Describe, Execute and Sync reach the linked relay in one read,
+     * which forwards them as one run: the pin check still reads the Parse's text (the command's tag is SELECT).
+     */
+    @Test
+    void aTemporaryTableMadeInsideAnOpenTransactionPinsAfterItsCommit() throws Exception {
+        try (Connection c = ProxyFixture.connect(proxy, db)) {
+            c.setAutoCommit(false);
+            assertEquals("1", query(c, "SELECT 1"));
+            execute(c, "CREATE TEMP TABLE made_in_transaction AS SELECT 1 AS x");
+            c.commit();
+            assertPinned(PinReason.TEMPORARY_OBJECT);
+            c.setAutoCommit(true);
+            execute(c, "DROP TABLE made_in_transaction");
+            assertEquals(0, ProxyFixture.awaitActive(pool(), 0));
+        }
+    }
+
     @Test
     void aTemporaryTableDroppedAtCommitDoesNotPin() throws Exception {
         try (Connection c = ProxyFixture.connect(proxy, db)) {

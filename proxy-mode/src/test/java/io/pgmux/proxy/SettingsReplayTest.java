@@ -91,6 +91,24 @@ class SettingsReplayTest {
         }
     }
 
+    /**
+     * Inside an open transaction pgjdbc's Parse, Bind, Describe, Execute and Sync reach the linked relay in one read,
+     * which forwards them as one run: the settings scan still reads the Parse's text.
+     */
+    @Test
+    void aSettingSetByAFunctionInsideATransactionFollowsItsClientAndNotTheNext() throws Exception {
+        try (Connection setter = connect(new Properties()); Connection other = connect(new Properties())) {
+            String byDefault = show(other, "statement_timeout");
+            setter.setAutoCommit(false);
+            show(setter, "pg_backend_pid()");
+            execute(setter, "SELECT pg_catalog.set_config('statement_timeout', '4321ms', false)");
+            setter.commit();
+            setter.setAutoCommit(true);
+            assertEquals(byDefault, show(other, "statement_timeout"));
+            assertEquals("4321ms", show(setter, "statement_timeout"));
+        }
+    }
+
     @Test
     void aSettingTheClientSetsFollowsItToAnotherServer() throws Exception {
         try (Connection setter = connect(new Properties())) {

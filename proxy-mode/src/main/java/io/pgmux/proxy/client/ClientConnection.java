@@ -21,6 +21,8 @@ import io.pgmux.proxy.protocol.ProtocolViolationException;
 import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
+import java.util.List;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -132,6 +134,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
+        if (msg instanceof FrontendMessage run && run.isRun() && (state != State.READY || !link.relaysRuns())) {
+            // read as a run while the relay took runs, delivered when it no longer does: one message at a time
+            each(run.split(), message -> channelRead(ctx, message));
+            return;
+        }
         requestedAtMillis = System.currentTimeMillis();
         if (msg instanceof FrontendMessage message && state != State.LOGIN) {
             onQueryMessage(message);
@@ -139,6 +146,20 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             login.onMessage(ctx, msg);
         } else {
             ReferenceCountUtil.release(msg);
+        }
+    }
+
+    /** Hands a run's pieces to {@code action} one by one; those after one that throws are released. */
+    static void each(List<FrontendMessage> messages, Consumer<FrontendMessage> action) {
+        for (int i = 0; i < messages.size(); i++) {
+            try {
+                action.accept(messages.get(i));
+            } catch (RuntimeException e) {
+                for (int j = i + 1; j < messages.size(); j++) {
+                    messages.get(j).release();
+                }
+                throw e;
+            }
         }
     }
 

@@ -486,6 +486,7 @@ final class ClientLogin {
                                 context.pinCounts(client.pool.key()), client.pool,
                                 channel.remoteAddress()),
                         context.listenerHub(client.pool, channel.eventLoop()));
+                client.decoder.relayRuns(client.link::relaysRuns);
                 client.pool.traffic().recordClientLogin();
                 welcome();
             }

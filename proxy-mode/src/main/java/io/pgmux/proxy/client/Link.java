@@ -8,6 +8,7 @@ import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolException;
 import io.pgmux.core.pool.ServerGoingAway;
 import io.pgmux.proxy.parameters.ClientParameters;
+import io.pgmux.proxy.prepared.NamedStatements;
 import io.pgmux.proxy.prepared.PreparedStatementLimit;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
@@ -70,6 +71,14 @@ final class Link extends ServerLoan {
         return server;
     }
 
+    /**
+     * Whether the client's messages may come in runs ({@link FrontendMessage#isRun()}): a linked relay forwards them,
+     * an idle one holds them for the server it acquires.
+     */
+    boolean relaysRuns() {
+        return state == State.LINKED || state == State.IDLE && !discardingUntilSync;
+    }
+
     boolean isWaiting() {
         return state == State.WAITING;
     }
@@ -84,6 +93,12 @@ final class Link extends ServerLoan {
 
     /** A message of the client's in the query phase. */
     void onClientMessage(FrontendMessage message) {
+        if (message.isRun() && (!relaysRuns() || state == State.IDLE && hub != null
+                && ListenInterception.startsBatch(message))) {
+            // what only a linked or idle relay reads in place, and the Parse of a LISTEN batch, go one by one
+            ClientConnection.each(message.split(), this::onClientMessage);
+            return;
+        }
         if (queryStartNanos == 0 && startsRequest(message.type())) {
             long now = System.nanoTime();
             queryStartNanos = now;
@@ -173,18 +188,72 @@ final class Link extends ServerLoan {
     }
 
     private void forward(FrontendMessage message) {
+        if (message.isRun()) {
+            forwardRun(message);
+            return;
+        }
+        if (message.type() == FrontendMessage.TERMINATE) {
+            message.release();
+            client.terminate();
+            return;
+        }
         countMessageBytes(message);
-        if (message.type() == FrontendMessage.QUERY || message.type() == FrontendMessage.PARSE) {
-            if (pinning.watches() && pinning.mentionsSessionState(message.content())) {
+        ByteBuf content = message.content();
+        see(message.type(), content, content.readerIndex(), content.writerIndex());
+        ResendBuffer kept = resend;
+        if (kept != null && kept.keeping()) {
+            kept.keep(message, namedStatements != null);
+        }
+        traffic.received(content.readableBytes());
+        if (namedStatements != null) {
+            namedStatements.forward(message, server, channel);
+        } else {
+            server.write(content);
+        }
+    }
+
+    /**
+     * The complete Parse, Bind, Describe, Execute and Sync messages of one read, each seen where it lies and all
+     * written as one, as PgBouncer's sbuf sends the packets of a read with one send. A message statement tracking
+     * may change goes alone, the others still together.
+     */
+    private void forwardRun(FrontendMessage run) {
+        if (namedStatements != null && !NamedStatements.passesUnchanged(run)) {
+            ClientConnection.each(run.split(NamedStatements::isTracked), this::forward);
+            return;
+        }
+        messageRemaining = 0;
+        ByteBuf frames = run.content();
+        for (int at = frames.readerIndex(), end = frames.writerIndex(); at < end; ) {
+            int next = at + 1 + frames.getInt(at + 1);
+            see(frames.getByte(at), frames, at, next);
+            at = next;
+        }
+        ResendBuffer kept = resend;
+        if (kept != null && kept.keeping()) {
+            kept.keep(run, namedStatements != null);
+        }
+        traffic.received(frames.readableBytes());
+        if (namedStatements != null) {
+            namedStatements.forwardRun(run, server, channel);
+        } else {
+            server.write(frames);
+        }
+    }
+
+    /** What the relay reads of a message of {@code type} from {@code start} to {@code end} on its way to the server. */
+    private void see(byte type, ByteBuf frames, int start, int end) {
+        if (type == FrontendMessage.QUERY || type == FrontendMessage.PARSE) {
+            if (pinning.watches() && pinning.mentionsSessionState(frames, start, end - start)) {
                 pinning.touched();
             }
             if (poolMode != PoolMode.SESSION) {
-                settingStatements.read(message);
+                settingStatements.read(type, frames, start, end);
             }
-        } else if (message.type() == FrontendMessage.BIND && poolMode != PoolMode.SESSION) {
-            settingStatements.bound(message);
+        } else if (type == FrontendMessage.BIND && poolMode != PoolMode.SESSION) {
+            settingStatements.bound(frames, start, end);
         }
-        switch (message.type()) {
+        switch (type) {
             case FrontendMessage.QUERY, FrontendMessage.FUNCTION_CALL -> expectReady();
             case FrontendMessage.SYNC -> {
                 expectReady();
@@ -198,24 +267,9 @@ final class Link extends ServerLoan {
                 }
                 syncPending = true;
             }
-            case FrontendMessage.TERMINATE -> {
-                message.release();
-                client.terminate();
-                return;
-            }
             default -> {
                 // COPY data and the rest of a streamed message flow through; their ReadyForQuery is counted
             }
-        }
-        ResendBuffer kept = resend;
-        if (kept != null && kept.keeping()) {
-            kept.keep(message, namedStatements != null);
-        }
-        traffic.received(message.content().readableBytes());
-        if (namedStatements != null) {
-            namedStatements.forward(message, server, channel);
-        } else {
-            server.write(message.content());
         }
     }
 

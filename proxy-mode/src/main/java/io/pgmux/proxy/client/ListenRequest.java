@@ -64,7 +64,10 @@ record ListenRequest(boolean listen, String channel) {
     /** Reads a Parse message where it lies, as {@link #parse(FrontendMessage)} a Query. */
     static ListenRequest parseUnnamed(FrontendMessage parse) {
         ByteBuf frame = parse.content();
-        return unnamed(frame, frame.readerIndex() + FrontendMessage.HEADER_LENGTH, frame.writerIndex());
+        int start = frame.readerIndex();
+        // the first message's end: a run holds more behind it
+        long end = Math.min(frame.writerIndex(), start + 1 + (long) frame.getInt(start + 1));
+        return unnamed(frame, start + FrontendMessage.HEADER_LENGTH, (int) end);
     }
 
     /** The Query body between {@code start} and {@code end}. */

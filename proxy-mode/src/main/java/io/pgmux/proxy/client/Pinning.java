@@ -191,9 +191,14 @@ final class Pinning {
      * bytes, no allocation; a false positive costs one check query.
      */
     boolean mentionsSessionState(ByteBuf message) {
+        return mentionsSessionState(message, message.readerIndex(), message.readableBytes());
+    }
+
+    /** The same for the {@code length} bytes of a message at {@code start} in {@code frames}. */
+    boolean mentionsSessionState(ByteBuf frames, int start, int length) {
         SessionStateText text = TEXT.get();
         text.reset();
-        return message.forEachByte(text) >= 0 || text.endsOnAWord();
+        return frames.forEachByte(start, length, text) >= 0 || text.endsOnAWord();
     }
 
     /**

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * What was forwarded to a server linked outside a transaction, kept while the server has not answered any of it:
@@ -105,8 +106,16 @@ final class ResendBuffer {
         while ((kept = unanswered.pollLast()) != null) {
             ByteBuf content = kept.content();
             content.readerIndex(starts[unanswered.size()]);
-            pending.addFirst(kept);
             bytes += content.readableBytes();
+            if (kept.isRun()) {
+                // what waits for a server is read one message at a time
+                List<FrontendMessage> messages = kept.split();
+                for (int i = messages.size() - 1; i >= 0; i--) {
+                    pending.addFirst(messages.get(i));
+                }
+            } else {
+                pending.addFirst(kept);
+            }
         }
         forget();
         sentAgain = true;

@@ -188,6 +188,14 @@ abstract class ServerLoan implements ServerLink {
         FrontendMessage message;
         boolean ended = false;
         while (!ended && (message = pending.poll()) != null) {
+            if (message.isRun()) {
+                // the request may end inside the run: what follows its end is served as usual
+                List<FrontendMessage> messages = message.split();
+                for (int i = messages.size() - 1; i >= 0; i--) {
+                    pending.addFirst(messages.get(i));
+                }
+                continue;
+            }
             pendingBytes -= message.content().readableBytes();
             ended = message.type() == FrontendMessage.QUERY || message.type() == FrontendMessage.SYNC
                     || message.type() == FrontendMessage.FUNCTION_CALL;

@@ -30,14 +30,14 @@ final class SettingStatementsSeen {
         this.pinning = pinning;
     }
 
-    /** A Query or Parse on its way to the server. */
-    void read(FrontendMessage message) {
-        ByteBuf content = message.content();
-        int from = content.readerIndex() + BODY;
-        int to = content.writerIndex();
+    /**
+     * A Query or Parse on its way to the server, from {@code start} (its type byte) to {@code to} in {@code content}.
+     */
+    void read(byte type, ByteBuf content, int start, int to) {
+        int from = start + BODY;
         int flags;
         int nameEnd = -1;
-        if (message.type() == FrontendMessage.PARSE) {
+        if (type == FrontendMessage.PARSE) {
             nameEnd = content.indexOf(from, to, (byte) 0);
             int textEnd = nameEnd < 0 ? -1 : content.indexOf(nameEnd + 1, to, (byte) 0);
             if (textEnd < 0) {
@@ -46,7 +46,7 @@ final class SettingStatementsSeen {
             }
             flags = scanner.scan(content, nameEnd + 1, textEnd);
         } else {
-            boolean whole = content.getInt(content.readerIndex() + 1) + 1 <= content.readableBytes();
+            boolean whole = content.getInt(start + 1) + 1 <= to - start;
             flags = scanner.scan(content, from, whole ? to - 1 : to);
             if (!whole) {
                 // a Query streamed in pieces: what its rest sets is read back at the transaction's end
@@ -67,14 +67,15 @@ final class SettingStatementsSeen {
         }
     }
 
-    /** A Bind on its way to the server: one of a statement that sets settings counts as setting them. */
-    void bound(FrontendMessage bind) {
+    /**
+     * A Bind on its way to the server, from {@code start} (its type byte) to {@code to} in {@code content}: one of a
+     * statement that sets settings counts as setting them.
+     */
+    void bound(ByteBuf content, int start, int to) {
         if (settingStatements == null) {
             return;
         }
-        ByteBuf content = bind.content();
-        int to = content.writerIndex();
-        int portalEnd = content.indexOf(content.readerIndex() + BODY, to, (byte) 0);
+        int portalEnd = content.indexOf(start + BODY, to, (byte) 0);
         int nameEnd = portalEnd < 0 ? -1 : content.indexOf(portalEnd + 1, to, (byte) 0);
         if (nameEnd > portalEnd + 1 && settingStatements.contains(
                 content.toString(portalEnd + 1, nameEnd - portalEnd - 1, StandardCharsets.UTF_8))) {

@@ -77,6 +77,53 @@ public final class NamedStatements {
         }
     }
 
+    /**
+     * Whether every message of a run (see {@link FrontendMessage#isRun()}) passes to the server as it is: a Parse and
+     * Bind of the unnamed statement, a Describe of a portal or of the unnamed statement, an Execute or a Sync.
+     */
+    public static boolean passesUnchanged(FrontendMessage run) {
+        ByteBuf frames = run.content();
+        for (int at = frames.readerIndex(), end = frames.writerIndex(); at < end; ) {
+            int next = at + 1 + frames.getInt(at + 1);
+            if (isTracked(frames, at, next)) {
+                return false;
+            }
+            at = next;
+        }
+        return true;
+    }
+
+    /** Whether the message of a run from {@code start} to {@code end} is one this class may change or answer. */
+    public static boolean isTracked(ByteBuf frames, int start, int end) {
+        return switch (frames.getByte(start)) {
+            case FrontendMessage.PARSE -> !Parse.isUnnamed(frames, start, end);
+            case FrontendMessage.BIND -> !Bind.bindsUnnamedStatement(frames, start, end);
+            case FrontendMessage.DESCRIBE -> Describe.passingThrough(frames, start, end) == null;
+            case FrontendMessage.EXECUTE, FrontendMessage.SYNC -> false;
+            default -> true;
+        };
+    }
+
+    /** Sends a run whose messages all pass unchanged ({@link #passesUnchanged}) with one write. */
+    public void forwardRun(FrontendMessage run, StatementServer server, Channel client) {
+        this.server = server;
+        this.client = client;
+        ByteBuf frames = run.content();
+        for (int at = frames.readerIndex(), end = frames.writerIndex(); at < end; ) {
+            int next = at + 1 + frames.getInt(at + 1);
+            requests.add(switch (frames.getByte(at)) {
+                case FrontendMessage.PARSE -> PendingRequests.Kind.PARSE;
+                case FrontendMessage.BIND -> PendingRequests.Kind.BIND;
+                case FrontendMessage.DESCRIBE -> Describe.passingThrough(frames, at, next) == StatementOrPortal.PORTAL
+                        ? PendingRequests.Kind.DESCRIBE_PORTAL : PendingRequests.Kind.DESCRIBE_STATEMENT;
+                case FrontendMessage.EXECUTE -> PendingRequests.Kind.EXECUTE;
+                default -> PendingRequests.Kind.SYNC;
+            });
+            at = next;
+        }
+        server.write(frames);
+    }
+
     private void send(FrontendMessage message, PendingRequests.Kind kind) {
         requests.add(kind);
         server.write(message.content());

@@ -12,9 +12,13 @@ public record Bind(String portal, String statementName) {
     /** Whether {@code bind} binds the unnamed statement, read where it lies (its portal name is skipped). */
     public static boolean bindsUnnamedStatement(FrontendMessage bind) {
         ByteBuf frame = bind.content();
-        int end = frame.writerIndex();
-        int portalEnd = frame.indexOf(frame.readerIndex() + Wire.HEADER_LENGTH, end, (byte) 0);
-        return portalEnd >= 0 && portalEnd + 1 < end && frame.getByte(portalEnd + 1) == 0;
+        return bindsUnnamedStatement(frame, frame.readerIndex(), frame.writerIndex());
+    }
+
+    /** The same for the Bind from {@code start} (its type byte) to {@code end} in {@code frames}. */
+    public static boolean bindsUnnamedStatement(ByteBuf frames, int start, int end) {
+        int portalEnd = frames.indexOf(start + Wire.HEADER_LENGTH, end, (byte) 0);
+        return portalEnd >= 0 && portalEnd + 1 < end && frames.getByte(portalEnd + 1) == 0;
     }
 
     public static Bind decode(ByteBuf body) {

@@ -11,8 +11,12 @@ public record Describe(StatementOrPortal target, String name) implements Encodab
      */
     public static StatementOrPortal passingThrough(FrontendMessage describe) {
         ByteBuf frame = describe.content();
-        int at = frame.readerIndex() + Wire.HEADER_LENGTH;
-        int end = frame.writerIndex();
+        return passingThrough(frame, frame.readerIndex(), frame.writerIndex());
+    }
+
+    /** The same for the Describe from {@code start} (its type byte) to {@code end} in {@code frame}. */
+    public static StatementOrPortal passingThrough(ByteBuf frame, int start, int end) {
+        int at = start + Wire.HEADER_LENGTH;
         if (end - at < 2 || frame.getByte(end - 1) != 0) {
             return null;
         }

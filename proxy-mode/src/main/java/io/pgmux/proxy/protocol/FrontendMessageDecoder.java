@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * Frames what a client sends, in three phases:
@@ -23,7 +24,9 @@ import java.util.List;
  *       {@link #STREAM_THRESHOLD} whose end is not in yet is passed on in pieces as its bytes arrive, as
  *       PgBouncer streams large packets: its start (header included) under its own type, the rest as
  *       {@link FrontendMessage#CONTINUATION}s, so a client declaring a huge message makes the proxy hold no more
- *       than what one read brings.</li>
+ *       than what one read brings. While {@link #relayRuns} says so, consecutive complete Parse, Bind, Describe,
+ *       Execute and Sync messages come out as one run (see {@link FrontendMessage}): an extended-protocol batch
+ *       is forwarded with one write instead of one per message.</li>
  * </ol>
  * Every length is checked against its limit as soon as the header is in, before any body byte is waited
  * for; Flush, Sync, CopyDone and Terminate must have no body. A violation throws {@link ProtocolViolationException} (which travels to {@code exceptionCaught}) with
@@ -53,6 +56,8 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
      * everything until a Sync, which the relay could not know: the next client of that server would hang.
      */
     private static final boolean[] BODILESS_TYPES = new boolean[256];
+    /** The types a run may hold: requests of the extended protocol the relay reads in place. */
+    private static final boolean[] RUN_TYPES = new boolean[256];
 
     static {
         for (byte type : new byte[] {
@@ -66,6 +71,11 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
                 FrontendMessage.FLUSH, FrontendMessage.SYNC, FrontendMessage.COPY_DONE, FrontendMessage.TERMINATE}) {
             BODILESS_TYPES[type & 0xFF] = true;
         }
+        for (byte type : new byte[] {
+                FrontendMessage.PARSE, FrontendMessage.BIND, FrontendMessage.DESCRIBE, FrontendMessage.EXECUTE,
+                FrontendMessage.SYNC}) {
+            RUN_TYPES[type & 0xFF] = true;
+        }
     }
 
     private enum Phase { STARTUP, LOGIN, READY, DISCARD }
@@ -75,6 +85,7 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
     private boolean streaming;
     /** Bytes of the message being streamed that are still to come. */
     private int streamRemaining;
+    private BooleanSupplier runs = () -> false;
 
     public FrontendMessageDecoder() {
         this(DEFAULT_MAX_MESSAGE_LENGTH);
@@ -101,6 +112,11 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
      */
     public void streamLargeMessages() {
         streaming = true;
+    }
+
+    /** Asked before each message once logged in: whether it may start a run, true only while the reader walks runs. */
+    public void relayRuns(BooleanSupplier whether) {
+        this.runs = whether;
     }
 
     @Override
@@ -247,7 +263,32 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
             }
             return;
         }
+        int next = start + length + 1;
+        if (phase == Phase.READY && RUN_TYPES[type & 0xFF] && runs.getAsBoolean()) {
+            int end = runEnd(in, next, in.writerIndex(), limit);
+            if (end > next) {
+                out.add(new FrontendMessage(type, in.readRetainedSlice(end - start), true));
+                return;
+            }
+        }
         out.add(new FrontendMessage(type, in.readRetainedSlice(length + 1)));
+    }
+
+    /**
+     * Where a run that goes on at {@code at} ends: before the first message that is not all in, not of a run's type
+     * or of a bad length (the next call refuses that one as usual).
+     */
+    private static int runEnd(ByteBuf in, int at, int end, int limit) {
+        while (end - at >= Wire.HEADER_LENGTH) {
+            int type = in.getByte(at) & 0xFF;
+            int length = in.getInt(at + 1);
+            if (!RUN_TYPES[type] || length < 4 || length > limit || length != 4 && BODILESS_TYPES[type]
+                    || end - at - 1 < length) {
+                break;
+            }
+            at += length + 1;
+        }
+        return at;
     }
 
     /** Only messages the pooler passes on unread may go in pieces. */

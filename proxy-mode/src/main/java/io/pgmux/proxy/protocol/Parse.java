@@ -25,8 +25,12 @@ public final class Parse implements EncodableMessage {
      */
     public static boolean isUnnamed(FrontendMessage parse) {
         ByteBuf frame = parse.content();
-        int at = frame.readerIndex() + Wire.HEADER_LENGTH;
-        int end = frame.writerIndex();
+        return isUnnamed(frame, frame.readerIndex(), frame.writerIndex());
+    }
+
+    /** The same for the Parse from {@code start} (its type byte) to {@code end} in {@code frame}. */
+    public static boolean isUnnamed(ByteBuf frame, int start, int end) {
+        int at = start + Wire.HEADER_LENGTH;
         if (at >= end || frame.getByte(at) != 0) {
             return false;
         }

@@ -2,6 +2,7 @@ package io.pgmux.proxy.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -14,6 +15,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ResourceLeakDetector;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -275,6 +277,65 @@ class FrontendMessageDecoderTest {
         }
         assertEquals(0, first.refCnt());
         assertEquals(0, second.refCnt());
+    }
+
+    @Test
+    void extendedProtocolMessagesOfOneReadComeAsOneRunWhileTheReaderAsks() {
+        loggedIn();
+        decoder.relayRuns(() -> true);
+        ByteBuf parse = Bytes.of().cstring("").cstring("SELECT 1").int16(0).message('P');
+        ByteBuf bind = Bytes.of().cstring("").cstring("").int16(0).int16(0).int16(0).message('B');
+        ByteBuf execute = Bytes.of().cstring("").int32(0).message('E');
+        ByteBuf sync = Bytes.of().message('S');
+        ByteBuf query = Bytes.of().cstring("SELECT 2").message('Q');
+        String syncHex = Bytes.hex(sync);
+        String runHex = Bytes.hex(parse) + Bytes.hex(bind) + Bytes.hex(execute) + syncHex;
+        channel.writeInbound(Unpooled.wrappedBuffer(parse, bind, execute, sync, query));
+        FrontendMessage run = channel.readInbound();
+        assertTrue(run.isRun());
+        assertEquals(FrontendMessage.PARSE, run.type());
+        assertEquals(runHex, Bytes.hex(run.content()));
+        FrontendMessage single = channel.readInbound();
+        assertFalse(single.isRun(), "a Query is not read in place");
+        assertEquals(FrontendMessage.QUERY, single.type());
+        single.release();
+        List<FrontendMessage> messages = run.split();
+        assertEquals("PBES", messages.stream().map(m -> String.valueOf((char) m.type()))
+                .reduce("", String::concat));
+        assertEquals(syncHex, Bytes.hex(messages.get(3).content()));
+        messages.forEach(FrontendMessage::release);
+        assertEquals(0, run.refCnt(), "the run goes with its messages");
+    }
+
+    @Test
+    void aRunCutAroundTheMessagesPickedKeepsTheOthersTogether() {
+        loggedIn();
+        decoder.relayRuns(() -> true);
+        channel.writeInbound(Unpooled.wrappedBuffer(Bytes.of().cstring("").cstring("s1").int16(0).int16(0).int16(0)
+                .message('B'), Bytes.of().cstring("").int32(0).message('E'), Bytes.of().message('S')));
+        FrontendMessage run = channel.readInbound();
+        List<FrontendMessage> pieces = run.split((frames, start, end) -> frames.getByte(start) == 'B');
+        assertEquals(2, pieces.size());
+        assertFalse(pieces.get(0).isRun());
+        assertEquals(FrontendMessage.BIND, pieces.get(0).type());
+        assertTrue(pieces.get(1).isRun(), "the Execute and the Sync stay one run");
+        assertEquals(FrontendMessage.EXECUTE, pieces.get(1).type());
+        pieces.forEach(FrontendMessage::release);
+        assertEquals(0, run.refCnt());
+    }
+
+    @Test
+    void extendedProtocolMessagesComeOneByOneUnlessTheReaderAsksForRuns() {
+        loggedIn();
+        channel.writeInbound(Unpooled.wrappedBuffer(Bytes.of().cstring("").int32(0).message('E'),
+                Bytes.of().message('S')));
+        FrontendMessage execute = channel.readInbound();
+        FrontendMessage sync = channel.readInbound();
+        assertFalse(execute.isRun());
+        assertEquals(FrontendMessage.EXECUTE, execute.type());
+        assertEquals(FrontendMessage.SYNC, sync.type());
+        execute.release();
+        sync.release();
     }
 
     @Test
