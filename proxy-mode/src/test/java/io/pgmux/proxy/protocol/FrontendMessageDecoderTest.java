@@ -280,6 +280,23 @@ class FrontendMessageDecoderTest {
     }
 
     @Test
+    void aSyncWithABodyEndsARunAndIsRefusedOnItsOwn() {
+        loggedIn();
+        decoder.relayRuns(() -> true);
+        ByteBuf parse = Bytes.of().cstring("").cstring("SELECT 1").int16(0).message('P');
+        ByteBuf execute = Bytes.of().cstring("").int32(0).message('E');
+        ByteBuf badSync = Unpooled.buffer().writeByte('S').writeInt(5).writeByte('r');
+        ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+                () -> channel.writeInbound(Unpooled.wrappedBuffer(parse, execute, badSync)));
+        assertEquals("bad packet header: '530000000572'", e.getMessage());
+        FrontendMessage run = channel.readInbound();
+        assertEquals("PE", run.split().stream().map(m -> {
+            m.release();
+            return String.valueOf((char) m.type());
+        }).reduce("", String::concat), "the run stops before the Sync");
+    }
+
+    @Test
     void extendedProtocolMessagesOfOneReadComeAsOneRunWhileTheReaderAsks() {
         loggedIn();
         decoder.relayRuns(() -> true);
