@@ -163,6 +163,11 @@ final class BufferedResultSet extends LabelledResultSet {
         return new SQLException("Bad value for type " + type + " : " + s, "22003");
     }
 
+    /** What pgjdbc answers for the getters it does not implement, whatever the column: so does its copy. */
+    private static SQLException notImplemented(String method) {
+        return new SQLFeatureNotSupportedException("Method " + method + " is not yet implemented.", "0A000");
+    }
+
     private static SQLException notAvailable(String what) {
         return new SQLFeatureNotSupportedException(what + " is not available on a result set the pool buffered"
                 + " after it was left unread", "0A000");
@@ -230,7 +235,7 @@ final class BufferedResultSet extends LabelledResultSet {
 
     @Override
     public String getNString(int columnIndex) throws SQLException {
-        return text(columnIndex);
+        throw notImplemented("getNString(int)");
     }
 
     @Override
@@ -536,7 +541,8 @@ final class BufferedResultSet extends LabelledResultSet {
     @Override
     @Deprecated
     public InputStream getUnicodeStream(int columnIndex) throws SQLException {
-        throw notAvailable("getUnicodeStream");
+        String s = text(columnIndex);
+        return s == null ? null : new ByteArrayInputStream(s.getBytes(StandardCharsets.UTF_8));
     }
 
     @Override
@@ -553,7 +559,7 @@ final class BufferedResultSet extends LabelledResultSet {
 
     @Override
     public Reader getNCharacterStream(int columnIndex) throws SQLException {
-        return getCharacterStream(columnIndex);
+        throw notImplemented("getNCharacterStream(int)");
     }
 
     @Override

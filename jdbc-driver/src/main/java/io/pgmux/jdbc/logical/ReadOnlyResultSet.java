@@ -12,6 +12,7 @@ import java.sql.Ref;
 import java.sql.ResultSet;
 import java.sql.RowId;
 import java.sql.SQLException;
+import java.sql.SQLType;
 import java.sql.SQLXML;
 import java.sql.Time;
 import java.sql.Timestamp;
@@ -128,6 +129,28 @@ abstract class ReadOnlyResultSet implements ResultSet {
 
     @Override
     public final void updateObject(int column, Object value, int length) throws SQLException {
+        throw readOnly();
+    }
+
+    // The interface's defaults would throw without an SQLSTATE.
+    @Override
+    public final void updateObject(int column, Object value, SQLType type, int scaleOrLength) throws SQLException {
+        throw readOnly();
+    }
+
+    @Override
+    public final void updateObject(int column, Object value, SQLType type) throws SQLException {
+        throw readOnly();
+    }
+
+    @Override
+    public final void updateObject(String column, Object value, SQLType type, int scaleOrLength)
+            throws SQLException {
+        throw readOnly();
+    }
+
+    @Override
+    public final void updateObject(String column, Object value, SQLType type) throws SQLException {
         throw readOnly();
     }
 

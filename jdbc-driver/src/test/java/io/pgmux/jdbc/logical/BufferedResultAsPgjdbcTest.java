@@ -11,8 +11,12 @@ import io.pgmux.jdbc.pool.JdbcPool;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
 import java.math.BigDecimal;
 import java.sql.Connection;
+import java.sql.JDBCType;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -69,8 +73,6 @@ class BufferedResultAsPgjdbcTest {
                     "the unread result buffered and the server given back");
             List<String> buffered = answers(rs);
             for (int i = 0; i < direct.size(); i++) {
-            }
-            for (int i = 0; i < direct.size(); i++) {
                 assertEquals(direct.get(i), buffered.get(i));
             }
             assertEquals(direct.size(), buffered.size());
@@ -93,6 +95,10 @@ class BufferedResultAsPgjdbcTest {
                 rs.updateInt(1, 2);
                 return null;
             }));
+            assertEquals("24000", assertThrowsState(() -> {
+                rs.updateObject(1, 2, JDBCType.INTEGER);
+                return null;
+            }), "refused as every other updater, with an SQLSTATE");
             assertEquals(st, rs.getStatement());
             rs.close();
             assertEquals("55000", assertThrowsState(rs::next));
@@ -135,7 +141,8 @@ class BufferedResultAsPgjdbcTest {
                     () -> rs.getObject(c, Float.class), () -> rs.getObject(c, BigDecimal.class),
                     () -> rs.getObject(c, Boolean.class), () -> rs.getObject(c, byte[].class),
                     () -> rs.getObject(c, java.sql.Timestamp.class), () -> rs.getObject(c, java.sql.Date.class),
-                    () -> rs.getObject(c, java.sql.Time.class));
+                    () -> rs.getObject(c, java.sql.Time.class), () -> rs.getNString(c),
+                    () -> rs.getNCharacterStream(c), () -> rs.getUnicodeStream(c));
             // pgjdbc answers these two with runtime errors on columns of other types, so they are asked only here.
             String typeName = rs.getMetaData().getColumnTypeName(c);
             if (typeName.equals("uuid")) {
@@ -162,7 +169,21 @@ class BufferedResultAsPgjdbcTest {
         return out;
     }
 
-    private static String render(Object v) {
+    private static String render(Object v) throws SQLException {
+        try {
+            if (v instanceof InputStream in) {
+                return "InputStream:" + java.util.Arrays.toString(in.readAllBytes());
+            }
+            if (v instanceof Reader r) {
+                StringBuilder text = new StringBuilder();
+                for (int ch = r.read(); ch >= 0; ch = r.read()) {
+                    text.append((char) ch);
+                }
+                return "Reader:" + text;
+            }
+        } catch (IOException e) {
+            throw new SQLException(e);
+        }
         if (v instanceof byte[] b) {
             return java.util.Arrays.toString(b);
         }
