@@ -1,6 +1,7 @@
 package io.pgmux.jdbc.logical;
 
 import static io.pgmux.jdbc.logical.ArgumentValues.constants;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.pgmux.jdbc.PgMuxDriver;
 import io.pgmux.jdbc.logical.ArgumentValues.Choice;
@@ -351,6 +352,56 @@ class JdbcSurfaceSideBySideTest {
                 .choosing(JdbcSurfaceSideBySideTest::columnArguments)
                 .probing(JdbcSurfaceSideBySideTest::resultSetState)
                 .tests();
+    }
+
+    /**
+     * A result left unread until the pool copied it and gave its server connection back, read on its first row,
+     * beside pgjdbc's forward-only, read-only result of the same query.
+     */
+    @TestFactory
+    Stream<DynamicTest> bufferedResultSet() {
+        return new SideBySide<>(ResultSet.class, sides, c -> {
+            ResultSet rs = c.createStatement().executeQuery(SELECT_ROWS);
+            if (c instanceof LogicalConnection logical) {
+                buffered(logical);
+            }
+            rs.next();
+            return rs;
+        }, rs -> rs instanceof LogicalResultSet l && l.isBuffered()
+                && l.delegate instanceof BufferedResultSet)
+                .choosing(JdbcSurfaceSideBySideTest::columnArguments)
+                .probing(JdbcSurfaceSideBySideTest::resultSetState)
+                .differing(List.of(
+                        new Difference("update\\w+\\(.*", "(?m)^threw SQLException (0A000|42703|22023)$",
+                                "threw SQLException 24000", "a buffered result is read-only: every updater is refused"
+                                        + " with 24000 first, where pgjdbc checks the column first or refuses the"
+                                        + " updaters it does not implement with 0A000"),
+                        new Difference("cancelRowUpdates\\(\\)", "(?m)^null$", "threw SQLException 24000",
+                                "cancelRowUpdates is refused with 24000 as every updater; pgjdbc lets it pass"),
+                        new Difference("getArray\\(.*", "(?m)^threw SQLException 02000$", "threw SQLException 22023",
+                                "getArray of a column that is no array is refused with 22023 at once; pgjdbc hands out"
+                                        + " an Array that fails with 02000 when read"),
+                        new Difference("get(Blob|Clob)\\(.*", "(?m)^threw SQLException (25P01|22003|22023)$",
+                                "threw SQLException 0A000", "a large object lives on the server the buffered result"
+                                        + " gave back: getBlob and getClob are refused with 0A000 whatever the column"),
+                        new Difference("getSQLXML\\(.*", "(?m)^(SQLXML .*|threw SQLException 22023)$",
+                                "threw SQLException 0A000", "pgjdbc's SQLXML reads through its connection, which a"
+                                        + " buffered result no longer has: getSQLXML is refused with 0A000"),
+                        new Difference("getObject\\(int,Class\\)",
+                                "(?m)^threw java\\.lang\\.ArrayIndexOutOfBoundsException$", "threw SQLException 22023", "a column index out of range is refused with 22023, where"
+                                        + " pgjdbc's getObject(int, Class) throws ArrayIndexOutOfBoundsException")))
+                .tests();
+    }
+
+    /**
+     * The reclaimer's round, run here rather than waited for: the first sees the connection idle, the next
+     * copies its unread result and gives the server back. One more if the reclaimer's own round held the lock.
+     */
+    private static void buffered(LogicalConnection c) {
+        for (int round = 0; round < 4 && c.holdsServerConnection(); round++) {
+            c.reclaimIfIdle(System.nanoTime(), 0);
+        }
+        assertFalse(c.holdsServerConnection(), "the unread result buffered and the server given back");
     }
 
     /** The result set pgjdbc answers getGeneratedKeys with when no keys were asked for: no columns, no rows. */
