@@ -24,7 +24,6 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -64,13 +63,6 @@ class PgMuxDataSourceTest {
         return ds;
     }
 
-    private static String queryString(Connection c, String sql) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-            assertTrue(rs.next(), sql);
-            return rs.getString(1);
-        }
-    }
-
     private Backends ours() {
         return Backends.withApplicationName(application);
     }
@@ -85,8 +77,8 @@ class PgMuxDataSourceTest {
             ds.setMaxLifetime(600_000);
             ds.setPoolName("hikari-style-" + application);
             try (Connection c = ds.getConnection()) {
-                assertEquals("1", queryString(c, "SELECT 1"));
-                assertEquals(application, queryString(c, "SELECT current_setting('application_name')"));
+                assertEquals("1", Sql.value(c, "SELECT 1"));
+                assertEquals(application, Sql.value(c, "SELECT current_setting('application_name')"));
             }
             assertTrue(ds.isRunning());
             assertEquals("hikari-style-" + application, ds.getPoolName());
@@ -104,7 +96,7 @@ class PgMuxDataSourceTest {
             ds.setJdbcUrl("jdbc:pgmux:" + database.jdbcUrl().substring("jdbc:".length())
                     + "?poolMode=statement&maximumPoolSize=3");
             try (Connection c = ds.getConnection()) {
-                assertEquals("1", queryString(c, "SELECT 1"));
+                assertEquals("1", Sql.value(c, "SELECT 1"));
             }
             assertEquals(PoolMode.STATEMENT, ds.getPoolMode());
             assertEquals(3, ds.getMaximumPoolSize());
@@ -154,7 +146,7 @@ class PgMuxDataSourceTest {
             // Not started, so not sealed: the configuration can be put right and the start retried.
             ds.setPassword(user.password());
             try (Connection c = ds.getConnection()) {
-                assertEquals(user.name(), queryString(c, "SELECT current_user"));
+                assertEquals(user.name(), Sql.value(c, "SELECT current_user"));
             }
         }
     }
@@ -181,7 +173,7 @@ class PgMuxDataSourceTest {
             ds.setInitializationFailTimeout(-1);
             try (Connection c = ds.getConnection()) {
                 assertTrue(ds.isRunning());
-                SQLException refused = assertThrows(SQLException.class, () -> queryString(c, "SELECT 1"));
+                SQLException refused = assertThrows(SQLException.class, () -> Sql.value(c, "SELECT 1"));
                 assertEquals("28P01", refused.getSQLState());
             }
         }
@@ -241,8 +233,8 @@ class PgMuxDataSourceTest {
                 ""));
         try (PgMuxDataSource ds = new PgMuxDataSource(file.toString()); Connection c = ds.getConnection()) {
             assertFalse(c.getAutoCommit());
-            assertEquals("repeatable read", queryString(c, "SHOW transaction_isolation"));
-            assertEquals(application, queryString(c, "SELECT current_setting('application_name')"));
+            assertEquals("repeatable read", Sql.value(c, "SHOW transaction_isolation"));
+            assertEquals(application, Sql.value(c, "SELECT current_setting('application_name')"));
             c.rollback();
             assertEquals(4, ds.getMaximumPoolSize());
         }
@@ -259,7 +251,7 @@ class PgMuxDataSourceTest {
                 assertTrue(c.isReadOnly());
                 assertFalse(c.getAutoCommit());
                 assertEquals("pg_catalog", c.getSchema());
-                assertEquals("4321ms", queryString(c, "SHOW statement_timeout"));
+                assertEquals("4321ms", Sql.value(c, "SHOW statement_timeout"));
                 c.rollback();
             }
         }
@@ -270,15 +262,15 @@ class PgMuxDataSourceTest {
         try (PgMuxDataSource ds = hikariStyle()) {
             ds.setAutoCommit(false);
             Connection c = ds.getConnection();
-            String pid = queryString(c, "SELECT pg_backend_pid()");
+            String pid = Sql.value(c, "SELECT pg_backend_pid()");
             ds.evictConnection(c);
             assertTrue(c.isClosed());
             try (Connection admin = database.connect()) {
-                Await.equal("0", () -> queryString(admin, "SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid),
+                Await.equal("0", () -> Sql.value(admin, "SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid),
                         Duration.ofSeconds(5), "backends with the closed connection's pid");
             }
             try (Connection next = ds.getConnection()) {
-                assertTrue(!pid.equals(queryString(next, "SELECT pg_backend_pid()")));
+                assertTrue(!pid.equals(Sql.value(next, "SELECT pg_backend_pid()")));
                 next.rollback();
             }
         }
@@ -304,11 +296,11 @@ class PgMuxDataSourceTest {
         PgMuxDataSource ds = hikariStyle();
         ds.setPoolMode(PoolMode.TRANSACTION);
         Connection c = ds.getConnection();
-        assertEquals("1", queryString(c, "SELECT 1"));
+        assertEquals("1", Sql.value(c, "SELECT 1"));
         assertFalse(c.isClosed());
         ds.close();
         assertTrue(c.isClosed());
-        SQLException e = assertThrows(SQLException.class, () -> queryString(c, "SELECT 1"));
+        SQLException e = assertThrows(SQLException.class, () -> Sql.value(c, "SELECT 1"));
         assertEquals("08003", e.getSQLState());
     }
 
@@ -331,7 +323,7 @@ class PgMuxDataSourceTest {
         try (PgMuxDataSource ds = hikariStyle()) {
             Callable<JdbcPool> firstUse = () -> {
                 try (Connection c = ds.getConnection()) {
-                    queryString(c, "SELECT 1");
+                    Sql.value(c, "SELECT 1");
                 }
                 return ds.unwrap(JdbcPool.class);
             };

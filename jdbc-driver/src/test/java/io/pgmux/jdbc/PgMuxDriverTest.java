@@ -12,6 +12,7 @@ import io.pgmux.testing.Await;
 import io.pgmux.testing.Backends;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
 import io.pgmux.jdbc.logical.LogicalConnection;
@@ -19,9 +20,7 @@ import io.pgmux.jdbc.pool.JdbcPool;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -61,13 +60,6 @@ class PgMuxDriverTest {
         return DriverManager.getConnection(url(query), database.superuser(), database.superuserPassword());
     }
 
-    private static String queryString(Connection c, String sql) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-            assertTrue(rs.next(), sql);
-            return rs.getString(1);
-        }
-    }
-
     private int serverConnections() {
         return database.countConnections(Backends.withApplicationName(application));
     }
@@ -76,16 +68,16 @@ class PgMuxDriverTest {
     void runsQueriesThroughDriverManager() throws SQLException {
         try (Connection c = connect("")) {
             assertTrue(c.isWrapperFor(LogicalConnection.class));
-            assertEquals("1", queryString(c, "SELECT 1"));
-            assertEquals(database.name(), queryString(c, "SELECT current_database()"));
+            assertEquals("1", Sql.value(c, "SELECT 1"));
+            assertEquals(database.name(), Sql.value(c, "SELECT current_database()"));
         }
     }
 
     @Test
     void sharesOnePoolBetweenConnectionsOfTheSameUrlAndCredentials() throws SQLException {
         try (Connection first = connect("maximumPoolSize=1"); Connection second = connect("maximumPoolSize=1")) {
-            queryString(first, "SELECT 1");
-            queryString(second, "SELECT 2");
+            Sql.value(first, "SELECT 1");
+            Sql.value(second, "SELECT 2");
             assertEquals(1, PgMuxDriver.pools().size());
             assertEquals(1, serverConnections());
         }
@@ -96,7 +88,7 @@ class PgMuxDriverTest {
         for (String setting : new String[] {"maximumPoolSize=4", "default_pool_size=4",
                 "defaultPoolSize=4&autoCommit=true&poolMode=transaction"}) {
             try (Connection c = connect(setting)) {
-                queryString(c, "SELECT 1");
+                Sql.value(c, "SELECT 1");
             }
         }
         assertEquals(1, PgMuxDriver.pools().size());
@@ -107,7 +99,7 @@ class PgMuxDriverTest {
         for (String settings : new String[] {"maximumPoolSize=2", "maximumPoolSize=3",
                 "maximumPoolSize=3&poolMode=statement"}) {
             try (Connection c = connect(settings)) {
-                queryString(c, "SELECT 1");
+                Sql.value(c, "SELECT 1");
             }
         }
         assertEquals(3, PgMuxDriver.pools().size());
@@ -118,8 +110,8 @@ class PgMuxDriverTest {
         TestUser other = database.createUser(PasswordMethod.SCRAM_SHA_256);
         try (Connection superuser = connect("");
              Connection user = DriverManager.getConnection(url(""), other.name(), other.password())) {
-            assertEquals(other.name(), queryString(user, "SELECT current_user"));
-            assertEquals(database.superuser(), queryString(superuser, "SELECT current_user"));
+            assertEquals(other.name(), Sql.value(user, "SELECT current_user"));
+            assertEquals(database.superuser(), Sql.value(superuser, "SELECT current_user"));
             assertEquals(2, PgMuxDriver.pools().size());
         }
     }
@@ -153,7 +145,7 @@ class PgMuxDriverTest {
         info.setProperty("password", database.superuserPassword());
         info.setProperty("pool_mode", "statement");
         try (Connection c = DriverManager.getConnection(url(""), info)) {
-            assertEquals("1", queryString(c, "SELECT 1"));
+            assertEquals("1", Sql.value(c, "SELECT 1"));
             assertEquals(PoolMode.STATEMENT, PgMuxDriver.pools().iterator().next().config().poolMode());
         }
     }
@@ -161,14 +153,14 @@ class PgMuxDriverTest {
     @Test
     void passesPgjdbcPropertiesToPgjdbc() throws SQLException {
         try (Connection c = connect("")) {
-            assertEquals(application, queryString(c, "SELECT current_setting('application_name')"));
+            assertEquals(application, Sql.value(c, "SELECT current_setting('application_name')"));
         }
     }
 
     @Test
     void runsConnectionInitSqlOnEveryServerConnection() throws SQLException {
         try (Connection c = connect("connectionInitSql=SET%20statement_timeout%20%3D%20%2712345ms%27")) {
-            assertEquals("12345ms", queryString(c, "SHOW statement_timeout"));
+            assertEquals("12345ms", Sql.value(c, "SHOW statement_timeout"));
         }
     }
 
@@ -178,7 +170,7 @@ class PgMuxDriverTest {
             assertFalse(c.getAutoCommit());
             assertTrue(c.isReadOnly());
             assertEquals(Connection.TRANSACTION_SERIALIZABLE, c.getTransactionIsolation());
-            assertEquals("serializable", queryString(c, "SHOW transaction_isolation"));
+            assertEquals("serializable", Sql.value(c, "SHOW transaction_isolation"));
             SQLException write = assertThrows(SQLException.class,
                     () -> c.createStatement().execute("CREATE TABLE refused (id int)"));
             assertEquals("25006", write.getSQLState());
@@ -194,7 +186,7 @@ class PgMuxDriverTest {
         assertEquals("28P01", refused.getSQLState());
         assertTrue(PgMuxDriver.pools().isEmpty(), "a pool that could not log in is not kept");
         try (Connection c = DriverManager.getConnection(url(""), user.name(), user.password())) {
-            assertEquals(user.name(), queryString(c, "SELECT current_user"));
+            assertEquals(user.name(), Sql.value(c, "SELECT current_user"));
         }
     }
 
@@ -202,7 +194,7 @@ class PgMuxDriverTest {
     void startsWithoutLoggingInWhenInitializationFailTimeoutIsNegative() throws SQLException {
         TestUser user = database.createUser(PasswordMethod.SCRAM_SHA_256);
         try (Connection c = DriverManager.getConnection(url("initializationFailTimeout=-1"), user.name(), "wrong")) {
-            SQLException refused = assertThrows(SQLException.class, () -> queryString(c, "SELECT 1"));
+            SQLException refused = assertThrows(SQLException.class, () -> Sql.value(c, "SELECT 1"));
             assertEquals("28P01", refused.getSQLState());
         }
     }
@@ -213,7 +205,7 @@ class PgMuxDriverTest {
         ObjectName name = new ObjectName("io.pgmux:type=Pool,name=" + ObjectName.quote(poolName));
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         try (Connection c = connect("registerMbeans=true&minimumIdle=1&poolName=" + poolName)) {
-            queryString(c, "SELECT 1");
+            Sql.value(c, "SELECT 1");
             assertTrue(server.isRegistered(name));
             assertEquals(1, server.getAttribute(name, "TotalConnections"));
             assertEquals("transaction", server.getAttribute(name, "PoolMode"));
@@ -226,7 +218,7 @@ class PgMuxDriverTest {
     void doesNotRegisterAnMxBeanUnlessAsked() throws Exception {
         String poolName = "driver-nojmx-" + application;
         try (Connection c = connect("poolName=" + poolName)) {
-            queryString(c, "SELECT 1");
+            Sql.value(c, "SELECT 1");
             assertFalse(ManagementFactory.getPlatformMBeanServer().isRegistered(
                     new ObjectName("io.pgmux:type=Pool,name=" + ObjectName.quote(poolName))));
         }
@@ -236,7 +228,7 @@ class PgMuxDriverTest {
     void closeAllClosesTheServerConnectionsAndLaterConnectsStartAfresh() throws SQLException {
         JdbcPool before;
         try (Connection c = connect("minimumIdle=1")) {
-            queryString(c, "SELECT 1");
+            Sql.value(c, "SELECT 1");
             before = PgMuxDriver.pools().iterator().next();
         }
         assertEquals(1, serverConnections());
@@ -245,7 +237,7 @@ class PgMuxDriverTest {
         assertTrue(PgMuxDriver.pools().isEmpty());
         assertEquals(0, database.awaitConnections(Backends.withApplicationName(application), 0, Duration.ofSeconds(5)));
         try (Connection c = connect("minimumIdle=1")) {
-            assertEquals("1", queryString(c, "SELECT 1"));
+            assertEquals("1", Sql.value(c, "SELECT 1"));
             List<JdbcPool> pools = List.copyOf(PgMuxDriver.pools());
             assertEquals(1, pools.size());
             assertNotSame(before, pools.get(0));
@@ -255,9 +247,9 @@ class PgMuxDriverTest {
     @Test
     void connectionsOpenAtCloseAllFailAtTheirNextUse() throws SQLException {
         try (Connection c = connect("")) {
-            queryString(c, "SELECT 1");
+            Sql.value(c, "SELECT 1");
             PgMuxDriver.closeAll();
-            SQLException e = assertThrows(SQLException.class, () -> queryString(c, "SELECT 1"));
+            SQLException e = assertThrows(SQLException.class, () -> Sql.value(c, "SELECT 1"));
             assertTrue(e.getSQLState().startsWith("08"), e.getSQLState());
         }
     }
@@ -272,7 +264,7 @@ class PgMuxDriverTest {
             int n = i;
             workers[i] = new Thread(() -> {
                 try (Connection c = connect("maximumPoolSize=2")) {
-                    queryString(c, "SELECT 1");
+                    Sql.value(c, "SELECT 1");
                     seen[n] = PgMuxDriver.pools().iterator().next();
                 } catch (Throwable t) {
                     failures[n] = t;

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
@@ -54,7 +54,7 @@ class ServerSetupTest {
         String jvmZone = java.util.TimeZone.getDefault().getID();
         try (Connection c = connect()) {
             for (int i = 0; i < 3; i++) {
-                assertEquals(jvmZone + " ISO, DMY", text(c, "SELECT current_setting('TimeZone') || ' ' "
+                assertEquals(jvmZone + " ISO, DMY", Sql.value(c, "SELECT current_setting('TimeZone') || ' ' "
                         + "|| current_setting('DateStyle')"), "pgjdbc asks for ISO and its JVM's zone");
             }
         }
@@ -77,7 +77,7 @@ class ServerSetupTest {
         Properties named = new Properties();
         named.setProperty("ApplicationName", "billing");
         try (Connection c = ProxyFixture.connect(proxy, "app", ProxyFixture.USER, ProxyFixture.PASSWORD, named)) {
-            assertEquals("billing", text(c, "SELECT current_setting('application_name')"));
+            assertEquals("billing", Sql.value(c, "SELECT current_setting('application_name')"));
         }
         try (RawClient client = RawClient.login(proxy, "app", ProxyFixture.USER, ProxyFixture.PASSWORD)) {
             client.query("SELECT current_setting('application_name')");
@@ -93,11 +93,11 @@ class ServerSetupTest {
         }
         proxy = start("connect_query='INSERT INTO server_logins VALUES (pg_backend_pid())'", "session");
         try (Connection a = connect(); Connection b = connect()) {
-            assertEquals("1", text(a, "SELECT count(*) FROM server_logins WHERE pid = pg_backend_pid()"));
-            assertEquals("1", text(b, "SELECT count(*) FROM server_logins WHERE pid = pg_backend_pid()"));
+            assertEquals("1", Sql.value(a, "SELECT count(*) FROM server_logins WHERE pid = pg_backend_pid()"));
+            assertEquals("1", Sql.value(b, "SELECT count(*) FROM server_logins WHERE pid = pg_backend_pid()"));
         }
         try (Connection again = connect()) {
-            assertEquals("2", text(again, "SELECT count(*) FROM server_logins"), "a server used again runs none");
+            assertEquals("2", Sql.value(again, "SELECT count(*) FROM server_logins"), "a server used again runs none");
         }
     }
 
@@ -105,7 +105,7 @@ class ServerSetupTest {
     void whatConnectQuerySetsIsTheSessionsClientsFind() throws Exception {
         proxy = start("connect_query='SELECT set_config(''pgmux.greeting'', ''hello'', false)'", "transaction");
         try (Connection c = connect()) {
-            assertEquals("hello", text(c, "SELECT current_setting('pgmux.greeting')"));
+            assertEquals("hello", Sql.value(c, "SELECT current_setting('pgmux.greeting')"));
         }
         Psql.Result psql = Psql.run(connectionString(), "SELECT current_setting('pgmux.greeting')");
         assertEquals("hello\n", psql.output());
@@ -116,7 +116,7 @@ class ServerSetupTest {
     void aFailingConnectQueryIsLoggedAndTheConnectionIsUsed() throws Exception {
         proxy = start("connect_query='SELECT no_such_column'", "session");
         try (Connection c = connect()) {
-            assertEquals("1", text(c, "SELECT 1"));
+            assertEquals("1", Sql.value(c, "SELECT 1"));
         }
     }
 
@@ -132,10 +132,10 @@ class ServerSetupTest {
     void reloadOfAChangedConnectQueryGivesNewServersTheNewOne() throws Exception {
         proxy = start("connect_query='SELECT set_config(''pgmux.greeting'', ''before'', false)'", "transaction");
         try (Connection c = connect()) {
-            assertEquals("before", text(c, "SELECT current_setting('pgmux.greeting')"));
+            assertEquals("before", Sql.value(c, "SELECT current_setting('pgmux.greeting')"));
             writeIni("connect_query='SELECT set_config(''pgmux.greeting'', ''after'', false)'", "transaction");
             proxy.reload();
-            assertEquals("after", text(c, "SELECT current_setting('pgmux.greeting')"),
+            assertEquals("after", Sql.value(c, "SELECT current_setting('pgmux.greeting')"),
                     "the server of before closes once released; the next transaction gets a new one");
         }
     }
@@ -158,12 +158,5 @@ class ServerSetupTest {
     private String connectionString() {
         return "host=127.0.0.1 port=" + proxy.port() + " dbname=app user=" + ProxyFixture.USER + " password="
                 + ProxyFixture.PASSWORD + " sslmode=disable";
-    }
-
-    private static String text(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getString(1);
-        }
     }
 }

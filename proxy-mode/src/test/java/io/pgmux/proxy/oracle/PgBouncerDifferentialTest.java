@@ -14,6 +14,7 @@ import io.pgmux.testing.Await;
 import io.pgmux.testing.Clients;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestCertificates;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
@@ -182,7 +183,7 @@ class PgBouncerDifferentialTest {
         Poolers p = start("", "datestyle=German timezone=Europe/Paris");
         assertSame(p, endpoint -> {
             try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
-                return text(c, "SELECT current_setting('DateStyle') || ' ' "
+                return Sql.value(c, "SELECT current_setting('DateStyle') || ' ' "
                         + "|| current_setting('TimeZone')");
             }
         });
@@ -205,7 +206,7 @@ class PgBouncerDifferentialTest {
         Poolers p = start("", "connect_query='SELECT set_config(''pgmux.greeting'', ''hello'', false)'");
         assertSame(p, endpoint -> {
             try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
-                return text(c, "SELECT current_setting('pgmux.greeting')");
+                return Sql.value(c, "SELECT current_setting('pgmux.greeting')");
             }
         });
     }
@@ -215,7 +216,7 @@ class PgBouncerDifferentialTest {
         Poolers p = start("", "connect_query='SELECT no_such_column'");
         assertSame(p, endpoint -> {
             try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
-                return text(c, "SELECT 'served'");
+                return Sql.value(c, "SELECT 'served'");
             }
         });
     }
@@ -583,7 +584,7 @@ class PgBouncerDifferentialTest {
             psql(endpoint, ADMIN, ADMIN_PASSWORD, "RESUME app");
             try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
                 return paused + "; RESUME: " + resumeAll.strip()
-                        + "; after RESUME app: " + text(c, "SELECT 'served'");
+                        + "; after RESUME app: " + Sql.value(c, "SELECT 'served'");
             }
         };
         assertSame(p, "app paused=1, zoo paused=0; RESUME: psql exit 1: "
@@ -920,7 +921,7 @@ class PgBouncerDifferentialTest {
             });
             assertEquals(Map.of(), differing);
             try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
-                assertEquals("served", text(c, "SELECT 'served'"));
+                assertEquals("served", Sql.value(c, "SELECT 'served'"));
             }
         }
     }
@@ -987,7 +988,7 @@ class PgBouncerDifferentialTest {
 
     /** What {@code client} sees of its next query: whether it is still served, or the error that ended it. */
     private static String stillServed(Endpoint endpoint, Connection client) {
-        return "then: " + seen(endpoint, e -> text(client, "SELECT 'still served'"));
+        return "then: " + seen(endpoint, e -> Sql.value(client, "SELECT 'still served'"));
     }
 
     /** SHOW SERVERS' close_needed of the one server connection. */
@@ -1342,7 +1343,7 @@ class PgBouncerDifferentialTest {
         options.setProperty("options", value);
         for (Endpoint endpoint : List.of(p.pgbouncer, p.pgmux)) {
             try (Connection c = connect(endpoint, "app", USER, PASSWORD, options)) {
-                assertEquals("iso_8601 1", text(c, "SELECT current_setting('IntervalStyle') || ' ' "
+                assertEquals("iso_8601 1", Sql.value(c, "SELECT current_setting('IntervalStyle') || ' ' "
                         + "|| current_setting('extra_float_digits')"), endpoint.name());
             }
         }
@@ -1356,7 +1357,7 @@ class PgBouncerDifferentialTest {
         options.setProperty("options", "-c foo\\ bar=x -c TimeZone=Europe/Lisbon");
         for (Endpoint endpoint : List.of(p.pgbouncer, p.pgmux)) {
             try (Connection c = connect(endpoint, "app", USER, PASSWORD, options)) {
-                assertEquals("Europe/Lisbon", text(c, "SELECT current_setting('TimeZone')"), endpoint.name());
+                assertEquals("Europe/Lisbon", Sql.value(c, "SELECT current_setting('TimeZone')"), endpoint.name());
             }
         }
     }
@@ -1369,10 +1370,10 @@ class PgBouncerDifferentialTest {
         options.setProperty("options", "-c search_path=x");
         String sql = "SELECT current_setting('search_path')";
         try (Connection c = connect(p.pgbouncer, "app", USER, PASSWORD, options)) {
-            assertEquals("\"$user\", public", text(c, sql));
+            assertEquals("\"$user\", public", Sql.value(c, sql));
         }
         try (Connection c = connect(p.pgmux, "app", USER, PASSWORD, options)) {
-            assertEquals("x", text(c, sql));
+            assertEquals("x", Sql.value(c, sql));
         }
     }
 
@@ -1659,13 +1660,6 @@ class PgBouncerDifferentialTest {
         psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW CONFIG").lines().skip(1).map(l -> l.split("\\|", -1))
                 .filter(columns -> columns.length == 4).forEach(columns -> byKey.put(columns[0], columns[column]));
         return byKey;
-    }
-
-    private static String text(Connection c, String sql) throws SQLException {
-        try (ResultSet rs = c.createStatement().executeQuery(sql)) {
-            rs.next();
-            return rs.getString(1);
-        }
     }
 
     /** SHOW CLIENTS' user, database and state of each client, by user. */

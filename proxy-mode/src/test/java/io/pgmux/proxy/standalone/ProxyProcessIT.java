@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.testing.Clients;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.Sql;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
 import java.io.IOException;
@@ -77,13 +78,6 @@ class ProxyProcessIT {
         return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/" + database, properties);
     }
 
-    private static String queryOne(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            assertTrue(rs.next(), sql + " returned no row");
-            return rs.getString(1);
-        }
-    }
-
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!condition.getAsBoolean()) {
@@ -97,7 +91,7 @@ class ProxyProcessIT {
         try (ProxyJar proxy = ProxyJar.start(ini().toString())) {
             int port = proxy.awaitPort();
             try (Connection c = connect(port, "app")) {
-                assertEquals(db.name(), queryOne(c, "SELECT current_database()"));
+                assertEquals(db.name(), Sql.value(c, "SELECT current_database()"));
             }
         }
     }
@@ -131,10 +125,10 @@ class ProxyProcessIT {
             int port = proxy.awaitPort();
             try (Connection holder = connect(port, "app"); Connection waiter = connect(port, "app")) {
                 holder.setAutoCommit(false);
-                queryOne(holder, "SELECT 1");
+                Sql.value(holder, "SELECT 1");
                 assertTrue(proxy.stderr().stream().noneMatch(line -> line.contains("reserve_pool")),
                         "a pool within its size logged a reserve connection: " + String.join("\n", proxy.stderr()));
-                assertEquals("2", queryOne(waiter, "SELECT 2"));
+                assertEquals("2", Sql.value(waiter, "SELECT 2"));
                 proxy.awaitStderr(Pattern.compile("WARNING .*taking connection from reserve_pool$"));
             }
         }
@@ -247,7 +241,7 @@ class ProxyProcessIT {
             proxy.signal("HUP");
             proxy.awaitStderr(Pattern.compile("LOG RELOAD: configuration applied"));
             try (Connection admin = connect(port, "pgbouncer")) {
-                assertTrue(queryOne(admin, "SHOW VERSION").contains("PgBouncer"));
+                assertTrue(Sql.value(admin, "SHOW VERSION").contains("PgBouncer"));
             }
         }
     }
@@ -275,7 +269,7 @@ class ProxyProcessIT {
         try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
             int port = proxy.awaitPort();
             try (Connection c = connect(port, "app")) {
-                assertEquals("1", queryOne(c, "SELECT 1"));
+                assertEquals("1", Sql.value(c, "SELECT 1"));
             }
             proxy.awaitStderr(Pattern.compile("LOG S-0x[0-9a-f]+: app/\\S+@unresolvable-hostname:" + db.port()
                     + " closing because: server DNS lookup failed \\(age="));
@@ -288,13 +282,13 @@ class ProxyProcessIT {
         try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
             int port = proxy.awaitPort();
             try (Connection c = connect(port, "app")) {
-                assertEquals("1", queryOne(c, "SELECT 1"));
+                assertEquals("1", Sql.value(c, "SELECT 1"));
                 Files.writeString(ini, Files.readString(ini).replace("server_tls_sslmode = disable",
                         "server_tls_sslmode = allow"));
                 proxy.signal("HUP");
                 proxy.awaitStderr(Pattern.compile("LOG S-0x[0-9a-f]+: app/\\S+ closing because: database"
                         + " configuration changed \\(age="));
-                assertEquals("1", queryOne(c, "SELECT 1"));
+                assertEquals("1", Sql.value(c, "SELECT 1"));
             }
         }
     }
@@ -312,7 +306,7 @@ class ProxyProcessIT {
             proxy.signal("HUP");
             proxy.awaitStderr(Pattern.compile("LOG RELOAD: configuration applied"));
             try (Connection c = connect(port, "added")) {
-                assertEquals(db.name(), queryOne(c, "SELECT current_database()"));
+                assertEquals(db.name(), Sql.value(c, "SELECT current_database()"));
             }
         }
     }
@@ -324,7 +318,7 @@ class ProxyProcessIT {
         try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
             int port = proxy.awaitPort();
             try (Connection before = connect(port, "app")) {
-                assertEquals("1", queryOne(before, "SELECT 1"));
+                assertEquals("1", Sql.value(before, "SELECT 1"));
                 Files.writeString(dir.resolve("userlist.txt"), "\"" + USER + "\" \"changed-secret\"\n");
                 Files.writeString(ini, Files.readString(ini).replace("app = host=", "moved = host=")
                         + "listen_backlog = 100\n");
@@ -332,7 +326,7 @@ class ProxyProcessIT {
                 proxy.awaitStderr(Pattern.compile("LOG RELOAD: configuration applied"));
                 assertTrue(proxy.stderr().stream().anyMatch(l -> l.matches(".*WARNING RELOAD: changes to "
                         + "listen_backlog take effect only after a restart")), String.join("\n", proxy.stderr()));
-                SQLException removed = assertThrows(SQLException.class, () -> queryOne(before, "SELECT 1"));
+                SQLException removed = assertThrows(SQLException.class, () -> Sql.value(before, "SELECT 1"));
                 assertTrue(removed.getMessage().contains("database removed"), removed.getMessage());
             }
             SQLException oldPassword = assertThrows(SQLException.class, () -> connect(port, "moved").close());
@@ -341,7 +335,7 @@ class ProxyProcessIT {
             changed.setProperty("user", USER);
             changed.setProperty("password", "changed-secret");
             try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/moved", changed)) {
-                assertEquals(db.name(), queryOne(c, "SELECT current_database()"));
+                assertEquals(db.name(), Sql.value(c, "SELECT current_database()"));
             }
             SQLException gone = assertThrows(SQLException.class, () -> DriverManager.getConnection(
                     "jdbc:postgresql://127.0.0.1:" + port + "/app", changed).close());
@@ -359,7 +353,7 @@ class ProxyProcessIT {
             proxy.awaitStderr(Pattern.compile("ERROR RELOAD failed, the running configuration is kept: .*"
                     + Pattern.quote(ini.toAbsolutePath().normalize().toString()) + " line \\d+: expected key = value"));
             try (Connection c = connect(port, "app")) {
-                assertEquals("1", queryOne(c, "SELECT 1"));
+                assertEquals("1", Sql.value(c, "SELECT 1"));
             }
         }
     }
@@ -378,8 +372,8 @@ class ProxyProcessIT {
         try (ProxyJar proxy = ProxyJar.start(ini.toString())) {
             int port = proxy.awaitPort();
             try (Connection c = connect(port, "app"); Connection console = connect(port, "pgbouncer")) {
-                assertEquals("1", queryOne(c, "SELECT 1"));
-                queryOne(console, "SHOW DATABASES");
+                assertEquals("1", Sql.value(c, "SELECT 1"));
+                Sql.value(console, "SHOW DATABASES");
             }
             Files.writeString(ini, Files.readString(ini).replace("[pgbouncer]", "other = postgresql://u:" + uriSecret
                     + "@127.0.0.1/app\n[pgbouncer]"));
@@ -428,7 +422,7 @@ class ProxyProcessIT {
     /** A client's login line lands in {@code logfile}, opened anew, and not in {@code rotated}, which has the SIGHUP. */
     private static void assertNextLinesGoToTheNewLogfile(int port, Path logfile, Path rotated) throws Exception {
         try (Connection c = connect(port, "app")) {
-            assertEquals("1", queryOne(c, "SELECT 1"));
+            assertEquals("1", Sql.value(c, "SELECT 1"));
         }
         await(() -> contains(logfile, "login attempt: db=app"), "the login in the new logfile");
         assertTrue(contains(rotated, "LOG got SIGHUP, re-reading config"), "the rotated file lacks the SIGHUP");
@@ -456,7 +450,7 @@ class ProxyProcessIT {
             assertEquals(0, proxy.awaitExit());
         }
         try (Connection c = db.connect()) {
-            assertEquals("2", queryOne(c, "SELECT count(*) FROM sigint_done"));
+            assertEquals("2", Sql.value(c, "SELECT count(*) FROM sigint_done"));
         }
     }
 
@@ -466,7 +460,7 @@ class ProxyProcessIT {
             int port = proxy.awaitPort();
             try (Connection c = connect(port, "app")) {
                 c.setAutoCommit(false);
-                assertEquals("1", queryOne(c, "SELECT 1"));
+                assertEquals("1", Sql.value(c, "SELECT 1"));
                 proxy.signal("INT");
                 proxy.awaitStderr(Pattern.compile("LOG got SIGINT, shutting down"));
                 // the transaction stays open: only the second signal ends the wait
@@ -485,8 +479,8 @@ class ProxyProcessIT {
                 proxy.signal("TERM");
                 proxy.awaitStderr(Pattern.compile("LOG got SIGTERM, shutting down, waiting for all clients"));
                 // a client connected before keeps being served, transaction after transaction
-                assertEquals("1", queryOne(c, "SELECT 1"));
-                assertEquals("2", queryOne(c, "SELECT 2"));
+                assertEquals("1", Sql.value(c, "SELECT 1"));
+                assertEquals("2", Sql.value(c, "SELECT 2"));
                 await(() -> refused(port), "new clients to be refused");
                 assertTrue(proxy.isAlive(), "the proxy exited with a client connected");
             }
@@ -517,12 +511,12 @@ class ProxyProcessIT {
         try (ProxyJar proxy = ProxyJar.start(ini("admin_users = " + USER).toString())) {
             int port = proxy.awaitPort();
             try (Connection c = connect(port, "app"); Connection admin = connect(port, "pgbouncer")) {
-                assertEquals("1", queryOne(c, "SELECT 1"));
+                assertEquals("1", Sql.value(c, "SELECT 1"));
                 proxy.signal("USR1");
                 proxy.awaitStderr(Pattern.compile("LOG PAUSE done"));
                 CompletableFuture<String> paused = CompletableFuture.supplyAsync(() -> {
                     try {
-                        return queryOne(c, "SELECT 2");
+                        return Sql.value(c, "SELECT 2");
                     } catch (SQLException e) {
                         throw new IllegalStateException(e);
                     }
@@ -544,7 +538,7 @@ class ProxyProcessIT {
                 proxy.awaitStderr(Pattern.compile("LOG got SIGTERM, shutting down"));
                 proxy.signal("USR2");
                 proxy.awaitStderr(Pattern.compile("LOG got SIGUSR2 while shutting down, ignoring"));
-                assertEquals("1", queryOne(c, "SELECT 1"));
+                assertEquals("1", Sql.value(c, "SELECT 1"));
                 await(() -> refused(port), "new clients to be refused");
             }
             assertEquals(0, proxy.awaitExit());
@@ -559,7 +553,7 @@ class ProxyProcessIT {
             proxy.signal("QUIT");
             proxy.awaitStdout(Pattern.compile("^Full thread dump"));
             try (Connection c = connect(port, "app")) {
-                assertEquals("1", queryOne(c, "SELECT 1"));
+                assertEquals("1", Sql.value(c, "SELECT 1"));
             }
         }
     }
@@ -762,7 +756,7 @@ class ProxyProcessIT {
         try (ProxyJar proxy = ProxyJar.start(List.of("-Xlog:class+load:file=" + classes),
                 ini("server_tls_sslmode = prefer").toString())) {
             try (Connection c = connect(proxy.awaitPort(), "app")) {
-                assertEquals("1", queryOne(c, "SELECT 1"));
+                assertEquals("1", Sql.value(c, "SELECT 1"));
             }
             proxy.signal("TERM");
             assertEquals(0, proxy.awaitExit());
@@ -778,7 +772,7 @@ class ProxyProcessIT {
         Path archive = dir.resolve("pgmux.jsa");
         try (ProxyJar training = ProxyJar.start(List.of("-XX:ArchiveClassesAtExit=" + archive), ini().toString())) {
             try (Connection c = connect(training.awaitPort(), "app")) {
-                assertEquals("1", queryOne(c, "SELECT 1"));
+                assertEquals("1", Sql.value(c, "SELECT 1"));
             }
             training.signal("TERM");
             assertEquals(0, training.awaitExit());
@@ -789,7 +783,7 @@ class ProxyProcessIT {
         try (ProxyJar proxy = ProxyJar.start(List.of("-XX:SharedArchiveFile=" + archive, "-Xshare:on",
                 "-Xlog:class+load:file=" + classes), ini().toString())) {
             try (Connection c = connect(proxy.awaitPort(), "app")) {
-                assertEquals("1", queryOne(c, "SELECT 1"));
+                assertEquals("1", Sql.value(c, "SELECT 1"));
             }
             proxy.signal("TERM");
             assertEquals(0, proxy.awaitExit());
