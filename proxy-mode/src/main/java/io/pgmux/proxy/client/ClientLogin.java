@@ -151,7 +151,7 @@ final class ClientLogin {
             Map<String, String> sent = context.startupParameters(startup.parameters(), channel.remoteAddress());
             if (replication != StartupReplication.NONE) {
                 // as PgBouncer: options goes to the client's own server as it came, so any option is taken
-                replicationStartup = replicationStartup(sent);
+                replicationStartup = replication.serverStartup(sent);
                 sent = new LinkedHashMap<>(sent);
                 sent.remove(ClientParameters.OPTIONS);
             }
@@ -221,19 +221,6 @@ final class ClientLogin {
             return;
         }
         login(startup, secret);
-    }
-
-    /** What a replication client's server logs in with beyond the pool's login: the client's own parameters. */
-    private Map<String, String> replicationStartup(Map<String, String> sent) {
-        Map<String, String> own = new LinkedHashMap<>();
-        sent.forEach((name, value) -> {
-            if (!name.equals("user") && !name.equals("database") && !name.equals(StartupReplication.PARAMETER)
-                    && !name.startsWith("_pq_.")) {
-                own.put(name, value);
-            }
-        });
-        own.put(StartupReplication.PARAMETER, replication.serverValue);
-        return own;
     }
 
     /**

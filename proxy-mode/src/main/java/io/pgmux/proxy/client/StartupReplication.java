@@ -2,7 +2,9 @@ package io.pgmux.proxy.client;
 
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.SqlState;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The startup packet's {@code replication} parameter, read as PostgreSQL and PgBouncer 1.23+ read it: {@code
@@ -29,6 +31,22 @@ enum StartupReplication {
     /** SHOW CLIENTS' and SHOW SERVERS' word: none, logical or physical. */
     String shown() {
         return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * What the client's own server connection logs in with beyond the pool's login: the client's startup
+     * parameters {@code sent}, this kind of walsender asked for.
+     */
+    Map<String, String> serverStartup(Map<String, String> sent) {
+        Map<String, String> own = new LinkedHashMap<>();
+        sent.forEach((name, value) -> {
+            if (!name.equals("user") && !name.equals("database") && !name.equals(PARAMETER)
+                    && !name.startsWith("_pq_.")) {
+                own.put(name, value);
+            }
+        });
+        own.put(PARAMETER, serverValue);
+        return own;
     }
 
     /** The kind of session {@code value} asks for; null when it is no value PostgreSQL takes. */
