@@ -13,4 +13,14 @@ public interface FleetMember {
      * closes idle connections above it at once and the others as they come back.
      */
     void cap(int cap);
+
+    /**
+     * As {@link #cap(int)} for {@code validForNanos}, then {@code fencedCap} until the next call: the member
+     * fences itself when its coordinator has not renewed its share for as long as the others wait before they
+     * may count it dead (a long GC pause, a stopped process).
+     */
+    void cap(int cap, long validForNanos, int fencedCap);
+
+    /** What the member's coordinator saw at its last heartbeat, to show. */
+    void status(FleetStatus status);
 }

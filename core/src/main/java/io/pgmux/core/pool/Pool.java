@@ -1,6 +1,7 @@
 package io.pgmux.core.pool;
 
 import io.pgmux.core.config.PoolConfig;
+import io.pgmux.core.fleet.FleetStatus;
 import io.pgmux.core.stats.IMetricsTracker;
 import io.pgmux.core.stats.PgMuxPoolMXBean;
 import io.pgmux.core.stats.TrafficStats;
@@ -70,9 +71,11 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private volatile int state = RUNNING;
     /**
      * This pool's share of its fleet's budget (see {@link io.pgmux.core.fleet.FleetCoordinator}): no login starts
-     * above it. Integer.MAX_VALUE outside a fleet. Read when a server opens or comes back, never when one is lent.
+     * above it. Read when a server opens or comes back, never when one is lent.
      */
-    private volatile int fleetCap = Integer.MAX_VALUE;
+    private volatile FleetCap fleetCap = FleetCap.NONE;
+    /** What the fleet's coordinator saw at its last heartbeat, or null outside a fleet. */
+    private volatile FleetStatus fleetStatus;
     /** The last failed login since one succeeded, or null: the pool is failing while it is set. */
     private volatile Throwable loginError;
     /** The server refused that login (a wrong password, no such database) rather than being unavailable. */
@@ -160,8 +163,18 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * above it now and the others as they come back; a higher one serves the waiting clients.
      */
     public void fleetCap(int cap) {
-        int was = fleetCap;
-        fleetCap = cap;
+        fleetCap(cap, Long.MAX_VALUE, cap);
+    }
+
+    /**
+     * As {@link #fleetCap(int)} for {@code validForNanos}; then the pool holds to {@code fencedCap} until the next
+     * call (idle servers above it close at the janitor's next pass): a member that could not beat for so long may
+     * have been counted dead, its share given to others.
+     */
+    public void fleetCap(int cap, long validForNanos, int fencedCap) {
+        long now = clock.nanoTime();
+        int was = fleetCap.at(now);
+        fleetCap = new FleetCap(cap, now, validForNanos, fencedCap);
         if (cap < was) {
             boolean closed = true;
             while (closed && serverCount.get() > cap) {
@@ -172,8 +185,59 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
     }
 
+    /** What the fleet's coordinator saw at its last heartbeat; the first makes the pool's fleet meters. */
+    public void fleetStatus(FleetStatus status) {
+        FleetStatus was = fleetStatus;
+        fleetStatus = status;
+        if (was == null && tracking) {
+            tracker.recordFleetJoined(status.fleet());
+        }
+    }
+
+    /** What the fleet's coordinator saw at its last heartbeat, or null outside a fleet. */
+    public FleetStatus fleetStatus() {
+        return fleetStatus;
+    }
+
+    @Override
+    public String getFleet() {
+        FleetStatus f = fleetStatus;
+        return f == null ? "" : f.fleet();
+    }
+
+    @Override
+    public int getFleetShare() {
+        FleetStatus f = fleetStatus;
+        return f == null ? 0 : f.share();
+    }
+
+    @Override
+    public int getFleetLent() {
+        FleetStatus f = fleetStatus;
+        return f == null ? 0 : f.lent();
+    }
+
+    @Override
+    public int getFleetBorrowed() {
+        FleetStatus f = fleetStatus;
+        return f == null ? 0 : f.borrowed();
+    }
+
+    @Override
+    public int getFleetMembers() {
+        FleetStatus f = fleetStatus;
+        return f == null ? 0 : f.members();
+    }
+
+    @Override
+    public boolean isFleetFallback() {
+        FleetStatus f = fleetStatus;
+        return f != null && f.fallback();
+    }
+
+    /** The fleet's share in force now; Integer.MAX_VALUE outside a fleet. */
     public int fleetCap() {
-        return fleetCap;
+        return fleetCap.at(clock.nanoTime());
     }
 
     public PoolClock clock() {
@@ -498,7 +562,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             closeServer(s, state == CLOSING ? "pool closing" : s.evictedBecause);
         } else if (lifetimeOver(s, now) || used && config.serverUsedOnce()) {
             closeServer(s, "server_lifetime reached");
-        } else if (serverCount.get() > fleetCap) {
+        } else if (serverCount.get() > fleetCap.at(now)) {
             closeServer(s, "above the fleet's share");
         } else if (serverCount.get() > config.defaultPoolSize() + config.reservePoolSize() && waiters.isEmpty()) {
             closeServer(s, "too many servers in the pool");
@@ -688,7 +752,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     /** Opens one connection if the pool, database and user limits allow it. */
     private boolean tryOpen(long now, int limit) {
         int total = serverCount.get();
-        if (total >= Math.min(limit, fleetCap)) {
+        if (total >= Math.min(limit, fleetCap.at(now))) {
             return false;
         }
         if (!serverCount.compareAndSet(total, total + 1)) {
@@ -696,7 +760,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
         // Read again after the count grew: fleetCap(int) lowers the cap before it counts, so either it sees this
         // login or this login sees the lower cap.
-        if (total >= fleetCap) {
+        if (total >= fleetCap.at(now)) {
             serverCount.decrementAndGet();
             return false;
         }
@@ -967,6 +1031,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
         dedicated.expire(now, c.queryWaitTimeoutNanos());
         int count = serverCount.get();
+        int cap = fleetCap.at(now);
         for (PooledServer<S> s : servers.members()) {
             if (s.dedicated) {
                 // its client's own: it logs in under the connector's timeout and closes with its client
@@ -991,7 +1056,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
                     reason = "server_lifetime reached";
                 } else if (count > c.defaultPoolSize() + c.reservePoolSize()) {
                     reason = "too many servers in the pool";
-                } else if (count > fleetCap) {
+                } else if (count > cap) {
                     reason = "above the fleet's share";
                 } else if (c.serverIdleTimeoutNanos() > 0 && count > c.minPoolSize()
                         && now - s.lastUsedNanos >= c.serverIdleTimeoutNanos()) {

@@ -1,6 +1,7 @@
 package io.pgmux.core.pool;
 
 import io.pgmux.core.fleet.FleetMember;
+import io.pgmux.core.fleet.FleetStatus;
 
 /**
  * A {@link Pool} as a member of its fleet. Its demand is its whole pool size while clients wait for a server,
@@ -31,5 +32,15 @@ public final class PoolFleetMember implements FleetMember {
     @Override
     public void cap(int cap) {
         pool.fleetCap(cap);
+    }
+
+    @Override
+    public void cap(int cap, long validForNanos, int fencedCap) {
+        pool.fleetCap(cap, validForNanos, fencedCap);
+    }
+
+    @Override
+    public void status(FleetStatus status) {
+        pool.fleetStatus(status);
     }
 }

@@ -142,6 +142,7 @@ public final class PoolRegistry<S> implements AutoCloseable {
                 loginConnections = s.svLogin;
                 maxWaitMicros = s.maxwait * 1_000_000 + s.maxwaitUs;
                 traffic = pool.traffic().totals();
+                fleet = pool.fleetStatus();
             }
         });
     }

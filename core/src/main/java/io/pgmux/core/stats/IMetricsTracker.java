@@ -25,6 +25,13 @@ public interface IMetricsTracker extends AutoCloseable {
     default void recordServerLoginFailure() {
     }
 
+    /**
+     * The pool joined {@code fleet}: its share, lent and borrowed capacity, members seen and fallback state are in
+     * {@link PoolStats#getFleet()} from now on (pgmux addition).
+     */
+    default void recordFleetJoined(String fleet) {
+    }
+
     @Override
     default void close() {
     }

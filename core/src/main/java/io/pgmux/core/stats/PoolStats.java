@@ -1,5 +1,7 @@
 package io.pgmux.core.stats;
 
+import io.pgmux.core.fleet.FleetStatus;
+
 /**
  * Gauges handed to a {@link MetricsTrackerFactory}, shaped like HikariCP's {@code PoolStats} so existing
  * trackers port by changing an import. Values are cached and refreshed at most every {@code timeoutMs}.
@@ -27,6 +29,8 @@ public abstract class PoolStats {
     protected volatile long maxWaitMicros;
     /** SHOW STATS totals. */
     protected volatile TrafficStats.Totals traffic = TrafficStats.Totals.ZERO;
+    /** The pool's fleet as its last heartbeat saw it, or null outside a fleet. */
+    protected volatile FleetStatus fleet;
 
     /** Stats of a pool with no identity beyond its name (HikariCP's constructor). */
     protected PoolStats(long timeoutMs) {
@@ -101,6 +105,12 @@ public abstract class PoolStats {
     public TrafficStats.Totals getTraffic() {
         refresh();
         return traffic;
+    }
+
+    /** The pool's fleet as its last heartbeat saw it, or null outside a fleet. */
+    public FleetStatus getFleet() {
+        refresh();
+        return fleet;
     }
 
     /** Fills the protected fields. */

@@ -1,6 +1,7 @@
 package io.pgmux.core.pool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.pgmux.core.config.PoolConfig;
@@ -13,17 +14,28 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** A pool held to its fleet's share: no server opens above the cap, and a lower cap closes the surplus. */
+/**
+ * A pool held to its fleet's share: no server opens above the cap, a lower cap closes the surplus, and a share not
+ * renewed in time falls to the fenced cap.
+ */
 class PoolFleetCapTest {
     private final FakeConnector connector = new FakeConnector();
     private final PoolRegistry<Conn> registry = PoolRegistry.<Conn>builder().connector(connector)
             .config(PoolConfig.jdbcDefaults().defaultPoolSize(10).queryWaitTimeout(Duration.ofMillis(200)).build())
             .janitorPeriod(Duration.ZERO).build();
     private final Pool<Conn> pool = registry.pool("app", "alice");
+    /** A pool on a clock the fence tests move. */
+    private final ManualClock clock = new ManualClock();
+    private final FakeConnector clockedConnector = new FakeConnector();
+    private final PoolRegistry<Conn> clockedRegistry = PoolRegistry.<Conn>builder().connector(clockedConnector)
+            .config(PoolConfig.jdbcDefaults().defaultPoolSize(10).build()).clock(clock)
+            .janitorPeriod(Duration.ZERO).build();
+    private final Pool<Conn> clocked = clockedRegistry.pool("app", "alice");
 
     @AfterEach
     void close() {
         registry.close();
+        clockedRegistry.close();
     }
 
     @Test
@@ -63,10 +75,45 @@ class PoolFleetCapTest {
         held.forEach(Lease::release);
     }
 
+    @Test
+    void aShareNotRenewedWithinItsBoundClosesIdleServersAboveTheFencedCap() throws Exception {
+        clocked.fleetCap(6, Duration.ofSeconds(3).toNanos(), 2);
+        borrow(clocked, 6).forEach(Lease::release);
+        clock.advance(Duration.ofSeconds(3));
+        clockedRegistry.runJanitor();
+        assertEquals(2, clockedConnector.live());
+    }
+
+    @Test
+    void aShareNotRenewedWithinItsBoundOpensNoServerAboveTheFencedCap() throws Exception {
+        clocked.fleetCap(6, Duration.ofSeconds(3).toNanos(), 2);
+        clock.advance(Duration.ofSeconds(3));
+        List<Lease<Conn>> held = borrow(clocked, 2);
+        CompletableFuture<Lease<Conn>> third = clocked.acquireAsync().toCompletableFuture();
+        assertFalse(third.isDone());
+        assertEquals(2, clockedConnector.live());
+        held.forEach(Lease::release);
+        third.get(1, TimeUnit.SECONDS).release();
+    }
+
+    @Test
+    void aRenewedShareLiftsTheFence() throws Exception {
+        clocked.fleetCap(6, Duration.ofSeconds(3).toNanos(), 2);
+        clock.advance(Duration.ofSeconds(3));
+        clocked.fleetCap(6, Duration.ofSeconds(3).toNanos(), 2);
+        List<Lease<Conn>> held = borrow(clocked, 6);
+        assertEquals(6, clockedConnector.live());
+        held.forEach(Lease::release);
+    }
+
     private List<Lease<Conn>> borrow(int n) throws Exception {
+        return borrow(pool, n);
+    }
+
+    private static List<Lease<Conn>> borrow(Pool<Conn> from, int n) throws Exception {
         List<Lease<Conn>> held = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            held.add(pool.acquire(1, TimeUnit.SECONDS));
+            held.add(from.acquire(1, TimeUnit.SECONDS));
         }
         return held;
     }

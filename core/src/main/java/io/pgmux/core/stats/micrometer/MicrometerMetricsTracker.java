@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
+import io.pgmux.core.fleet.FleetStatus;
 import io.pgmux.core.stats.IMetricsTracker;
 import io.pgmux.core.stats.PoolStats;
 import io.pgmux.core.stats.TrafficStats;
@@ -33,9 +34,11 @@ final class MicrometerMetricsTracker implements IMetricsTracker {
     private final Counter timeouts;
     private final Counter loginFailures;
     private final ConcurrentHashMap<String, Counter> pins = new ConcurrentHashMap<>();
+    private final PoolStats stats;
 
     MicrometerMetricsTracker(String poolName, PoolStats stats, MeterRegistry registry) {
         this.registry = registry;
+        this.stats = stats;
         this.tags = Tags.of("pool", poolName, "database", stats.getDatabase(), "user", stats.getUser(),
                 "mode", stats.getPoolMode());
 
@@ -134,6 +137,30 @@ final class MicrometerMetricsTracker implements IMetricsTracker {
     @Override
     public void recordServerLoginFailure() {
         loginFailures.increment();
+    }
+
+    /** Made when the pool joins its fleet, so that a pool outside one has no fleet meters. */
+    @Override
+    public void recordFleetJoined(String fleet) {
+        fleetGauge("pgmux.fleet.share", "Server connections the pool may hold as its fleet's share", fleet,
+                FleetStatus::share);
+        fleetGauge("pgmux.fleet.lent", "What the pool's share leaves of its equal part of the budget to others",
+                fleet, FleetStatus::lent);
+        fleetGauge("pgmux.fleet.borrowed", "What the pool's share holds beyond its equal part of the budget",
+                fleet, FleetStatus::borrowed);
+        fleetGauge("pgmux.fleet.members", "The fleet's members seen at the last heartbeat", fleet,
+                FleetStatus::members);
+        fleetGauge("pgmux.fleet.budget", "The server connections the fleet's pools hold together at most", fleet,
+                FleetStatus::budget);
+        fleetGauge("pgmux.fleet.fallback", "1 while coordination failed and the pool holds a fixed share", fleet,
+                f -> f.fallback() ? 1 : 0);
+    }
+
+    private void fleetGauge(String name, String description, String fleet, ToDoubleFunction<FleetStatus> value) {
+        meters.add(Gauge.builder(name, stats, s -> {
+            FleetStatus f = s.getFleet();
+            return f == null ? Double.NaN : value.applyAsDouble(f);
+        }).description(description).tags(tags.and("fleet", fleet)).strongReference(true).register(registry));
     }
 
     @Override
