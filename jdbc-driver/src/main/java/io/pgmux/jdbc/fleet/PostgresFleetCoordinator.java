@@ -3,8 +3,8 @@ package io.pgmux.jdbc.fleet;
 import io.pgmux.core.fleet.FleetCoordinator;
 import io.pgmux.core.fleet.FleetMember;
 import io.pgmux.core.fleet.FleetShares;
+import io.pgmux.core.fleet.FleetStatus;
 import java.sql.Connection;
-import java.sql.Driver;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -12,7 +12,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -44,14 +43,21 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
     /** What the coordination connection shows in pg_stat_activity. */
     public static final String APPLICATION_NAME = "pgmux fleet";
 
+    private static final String EXISTS = "SELECT to_regclass('pgmux_fleet.members') IS NOT NULL";
     private static final String SCHEMA = "CREATE SCHEMA IF NOT EXISTS pgmux_fleet";
     private static final String TABLE = "CREATE TABLE IF NOT EXISTS pgmux_fleet.members ("
             + " fleet text NOT NULL, database text NOT NULL, username text NOT NULL, member text NOT NULL,"
             + " budget integer NOT NULL, demand integer NOT NULL, cap integer NOT NULL,"
             + " heartbeat timestamptz NOT NULL, PRIMARY KEY (fleet, database, username, member))";
     private static final String LOCK = "SELECT pg_advisory_xact_lock(hashtext('pgmux_fleet'), hashtext(?))";
+    /**
+     * Every member's coordination session holds this advisory lock of its id: a member not heard from whose
+     * session still holds it is stalled (a GC pause, a stopped process), not dead, and its servers still run.
+     */
+    private static final String ALIVE = "SELECT pg_try_advisory_lock(hashtext('pgmux_fleet_member'), hashtext(?))";
     private static final String BURY = "DELETE FROM pgmux_fleet.members WHERE fleet = ? AND database = ?"
-            + " AND username = ? AND heartbeat < clock_timestamp() - make_interval(secs => ?) RETURNING member";
+            + " AND username = ? AND heartbeat < clock_timestamp() - make_interval(secs => ?)"
+            + " AND pg_try_advisory_xact_lock(hashtext('pgmux_fleet_member'), hashtext(member)) RETURNING member";
     private static final String BEAT = "INSERT INTO pgmux_fleet.members"
             + " (fleet, database, username, member, budget, demand, cap, heartbeat)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, clock_timestamp()) ON CONFLICT (fleet, database, username, member)"
@@ -68,9 +74,7 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
     private final String user;
     private final int budget;
     private final String memberId;
-    private final Driver driver;
-    private final String url;
-    private final Properties properties;
+    private final Login login;
     private final ScheduledExecutorService beats;
 
     // Read and written on the heartbeat thread only (join and close wait for it).
@@ -82,15 +86,26 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
     /** Servers held at the end of the last heartbeat: a slot closed since is given back one heartbeat later. */
     private int heldLastBeat;
     private int membersSeen = 1;
+    /** The budget in force: the smallest any member gives. */
+    private int fleetBudget;
     private boolean fallenBack;
     private boolean budgetsDifferLogged;
 
+    /** Opens the coordination connection, logged in as the pool's own connections are. */
+    @FunctionalInterface
+    public interface Login {
+        /**
+         * A new connection whose waits for the server end after {@code timeoutSeconds}, showing
+         * {@code applicationName} from its login on.
+         */
+        Connection open(int timeoutSeconds, String applicationName) throws SQLException;
+    }
+
     /**
      * A member of {@code fleet} for the pool of ({@code database}, {@code user}), whose coordination connection
-     * {@code driver} opens to {@code url} with {@code properties} (the pool's own).
+     * {@code login} opens.
      */
-    public PostgresFleetCoordinator(String fleet, int budget, String database, String user, Driver driver, String url,
-                                    Properties properties) {
+    public PostgresFleetCoordinator(String fleet, int budget, String database, String user, Login login) {
         if (budget < 1) {
             throw new IllegalArgumentException("fleetMaxServers=" + budget + ": must be at least 1");
         }
@@ -99,11 +114,8 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
         this.database = database;
         this.user = user;
         this.memberId = UUID.randomUUID().toString();
-        this.driver = driver;
-        this.url = url;
-        this.properties = (Properties) properties.clone();
-        this.properties.setProperty("ApplicationName", APPLICATION_NAME);
-        this.properties.setProperty("connectTimeout", Long.toString(STALL.toSeconds()));
+        this.login = login;
+        this.fleetBudget = budget;
         this.beats = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "pgmux-fleet-" + fleet);
             t.setDaemon(true);
@@ -125,10 +137,16 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
                 try {
                     connection = open();
                     try (Statement st = connection.createStatement()) {
-                        // Serialized, since two members creating the schema at once would collide.
+                        // Serialized, since two members creating the schema at once would collide. A table an
+                        // operator made is used as it is: its members' role needs no CREATE then.
                         st.execute("SELECT pg_advisory_xact_lock(hashtext('pgmux_fleet'), 0)");
-                        st.execute(SCHEMA);
-                        st.execute(TABLE);
+                        try (ResultSet rs = st.executeQuery(EXISTS)) {
+                            rs.next();
+                            if (!rs.getBoolean(1)) {
+                                st.execute(SCHEMA);
+                                st.execute(TABLE);
+                            }
+                        }
                     }
                     connection.commit();
                 } catch (SQLException e) {
@@ -147,20 +165,26 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
     }
 
     private Connection open() throws SQLException {
-        Connection c = driver.connect(url, properties);
-        if (c == null) {
-            throw new SQLException("no driver accepts " + url, "08001");
+        Connection c = login.open((int) STALL.toSeconds(), APPLICATION_NAME);
+        try {
+            // The name lets an operator counting the pool's backends tell this one apart (set again here, since a
+            // URL's ApplicationName wins over the login's); the server ends a transaction this member left open
+            // (it stalled), so that its advisory lock never blocks the others.
+            c.setNetworkTimeout(Runnable::run, (int) STALL.toMillis());
+            try (Statement st = c.createStatement()) {
+                st.execute("SET application_name = '" + APPLICATION_NAME + "'");
+                st.execute("SET idle_in_transaction_session_timeout = " + STALL.toMillis());
+            }
+            try (PreparedStatement alive = c.prepareStatement(ALIVE)) {
+                alive.setString(1, memberId);
+                alive.execute();
+            }
+            c.setAutoCommit(false);
+            return c;
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
         }
-        // The URL's settings would win over the properties: they are set on the session here. The name lets an
-        // operator counting the pool's backends tell this one apart; the server ends a transaction this member
-        // left open (it stalled), so that its advisory lock never blocks the others.
-        c.setNetworkTimeout(Runnable::run, (int) STALL.toMillis());
-        try (Statement st = c.createStatement()) {
-            st.execute("SET application_name = '" + APPLICATION_NAME + "'");
-            st.execute("SET idle_in_transaction_session_timeout = " + STALL.toMillis());
-        }
-        c.setAutoCommit(false);
-        return c;
     }
 
     /** One heartbeat: tell the demand, bury the dead, take this member's share. */
@@ -182,6 +206,7 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
     }
 
     private void rebalance() throws SQLException {
+        long started = System.nanoTime();
         // Two fleets whose keys collide only take turns; nothing else depends on the lock.
         String key = fleet + '/' + database + '/' + user;
         int demand = member.demand();
@@ -219,7 +244,7 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
                 }
             }
         }
-        int fleetBudget = budget;
+        fleetBudget = budget;
         int[] demands = new int[rows.size()];
         int others = 0;
         int me = ids.indexOf(memberId);
@@ -241,7 +266,7 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
         // Never more than what the others leave: they lower theirs first, at their own heartbeats.
         int allowed = Math.max(0, Math.min(share, fleetBudget - others));
         if (allowed < localCap) {
-            member.cap(allowed);
+            renew(allowed, started);
             localCap = allowed;
         }
         int held = member.servers();
@@ -255,10 +280,21 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
         connection.commit();
         recorded = record;
         heldLastBeat = held;
-        if (allowed > localCap) {
-            member.cap(allowed);
-            localCap = allowed;
-        }
+        localCap = allowed;
+        renew(allowed, started);
+        member.status(new FleetStatus(fleet, fleetBudget, allowed, membersSeen, false));
+    }
+
+    /**
+     * Holds the member to {@code cap} until the others may count it dead, {@link #DEAD_AFTER} after the heartbeat
+     * that began at {@code started}; past that, without another heartbeat, to its fallback share.
+     */
+    private void renew(int cap, long started) {
+        member.cap(cap, DEAD_AFTER.toNanos() - (System.nanoTime() - started), fallbackShare());
+    }
+
+    private int fallbackShare() {
+        return Math.max(1, budget / Math.max(1, membersSeen));
     }
 
     private void bind(PreparedStatement st) throws SQLException {
@@ -273,7 +309,7 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
 
     /** Coordination failed: a fixed share of the budget until it works again, never an unbounded pool. */
     private void fallBack(Exception e) {
-        int share = Math.max(1, budget / Math.max(1, membersSeen));
+        int share = fallbackShare();
         if (!fallenBack) {
             fallenBack = true;
             log.warn("fleet {}: coordination through the server failed ({}); holding a fixed share of {} server"
@@ -281,6 +317,7 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
                     e.getMessage(), share, budget, membersSeen);
         }
         member.cap(share);
+        member.status(new FleetStatus(fleet, budget, share, membersSeen, true));
         localCap = share;
         recorded = 0;
         heldLastBeat = 0;

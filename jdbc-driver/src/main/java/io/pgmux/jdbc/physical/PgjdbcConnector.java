@@ -247,7 +247,15 @@ public final class PgjdbcConnector implements ServerConnector<PhysicalConnection
      * answering. No connectionInitSql: it only asks the server's state. The caller closes it.
      */
     public Connection connectUnpooled(int timeoutSeconds) throws SQLException {
+        return connectUnpooled(timeoutSeconds, null);
+    }
+
+    /** As {@link #connectUnpooled(int)}, showing {@code applicationName} (null: the pool's) from its login on. */
+    public Connection connectUnpooled(int timeoutSeconds, String applicationName) throws SQLException {
         Properties login = (Properties) (credentials == null ? properties : withProvidedCredentials()).clone();
+        if (applicationName != null) {
+            login.setProperty(PGProperty.APPLICATION_NAME.getName(), applicationName);
+        }
         if (probed) {
             login.remove(PGProperty.SOCKET_FACTORY.getName());
         }

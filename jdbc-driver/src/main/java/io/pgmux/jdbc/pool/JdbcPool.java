@@ -132,12 +132,13 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
         PoolConfig c = settings.poolConfig;
         this.resetQueryAlways = c.serverResetQueryAlways() && !c.serverResetQuery().isBlank()
                 ? c.serverResetQuery() : null;
-        this.fleet = settings.fleet == null ? null : joinFleet(settings, driver);
+        this.fleet = settings.fleet == null ? null : joinFleet(settings);
     }
 
-    private FleetCoordinator joinFleet(JdbcPoolSettings settings, java.sql.Driver driver) {
+    /** The coordination connection logs in as the pool's do, through the credentialsProvider too. */
+    private FleetCoordinator joinFleet(JdbcPoolSettings settings) {
         FleetCoordinator coordinator = new PostgresFleetCoordinator(settings.fleet, settings.fleetMaxServers,
-                settings.database, settings.user, driver, settings.targetUrl, settings.driverProperties);
+                settings.database, settings.user, connector::connectUnpooled);
         coordinator.join(new PoolFleetMember(pool));
         return coordinator;
     }

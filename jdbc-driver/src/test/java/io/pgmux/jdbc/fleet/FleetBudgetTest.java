@@ -1,10 +1,12 @@
 package io.pgmux.jdbc.fleet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.jdbc.PgMuxDataSource;
+import io.pgmux.jdbc.credentials.Credentials;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
@@ -162,6 +164,59 @@ class FleetBudgetTest {
     }
 
     @Test
+    void aMemberStoppedPastTheBoundNeverTakesTheFleetAboveItsBudget() throws Exception {
+        PgMuxDataSource alive = member("alive", 8, 8);
+        query(alive);
+        sampler.start();
+        Process other = otherProcess("stopped", 8);
+        try {
+            Load load = new Load();
+            load.run(alive, 12);
+            Await.until(() -> sampler.now("stopped") >= 3 && sampler.now("alive") >= 3, SHARE_MOVES,
+                    "both processes busy, sharing the budget");
+            signal(other, "STOP");
+            Thread.sleep(PostgresFleetCoordinator.DEAD_AFTER.toMillis() + 2_000);
+            signal(other, "CONT");
+            Thread.sleep(2_000);
+            load.stop();
+            assertEquals(List.of(), load.errors());
+            assertTrue(other.isAlive(), "the stopped process runs again");
+            assertTrue(sampler.maxTotal() <= 8, "backends of the fleet at most: " + sampler.maxTotal());
+        } finally {
+            other.destroyForcibly();
+        }
+    }
+
+    @Test
+    void theCoordinationConnectionLogsInWithTheCredentialsProvidersPassword() throws Exception {
+        TestUser user = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        grantTheFleetTable(user);
+        PgMuxDataSource ds = new PgMuxDataSource();
+        ds.setJdbcUrl(db.jdbcUrl());
+        ds.setUsername(user.name());
+        ds.setCredentialsProvider(() -> Credentials.of(null, user.password()));
+        ds.setMaximumPoolSize(4);
+        ds.addDataSourceProperty("ApplicationName", fleet + "-provided");
+        ds.setFleet(fleet);
+        ds.setFleetMaxServers(4);
+        toClose.add(ds);
+        String log = capturingStderr(() -> {
+            query(ds);
+            Thread.sleep(3 * PostgresFleetCoordinator.HEARTBEAT.toMillis());
+        });
+        assertFalse(log.contains("coordination through the server failed"), log);
+        try (Connection c = db.connect(); PreparedStatement st = c.prepareStatement(
+                "SELECT count(*) FROM pgmux_fleet.members WHERE fleet = ? AND username = ?")) {
+            st.setString(1, fleet);
+            st.setString(2, user.name());
+            try (ResultSet rs = st.executeQuery()) {
+                rs.next();
+                assertEquals(1, rs.getInt(1), "the member's row, written over its coordination connection");
+            }
+        }
+    }
+
+    @Test
     void aDroppedSchemaFallsBackToAFixedShareWithAWarning() throws Exception {
         PgMuxDataSource a = member("a", 10, 8);
         PgMuxDataSource b = member("b", 10, 8);
@@ -311,6 +366,19 @@ class FleetBudgetTest {
         ds.setFleetMaxServers(budget);
         toClose.add(ds);
         return ds;
+    }
+
+    /** The fleet's table made by an operator, and {@code user} given the rights to use it. */
+    private void grantTheFleetTable(TestUser user) throws SQLException {
+        query(member("operator", 1, 1));
+        try (Connection c = db.connect(); Statement st = c.createStatement()) {
+            st.execute("GRANT USAGE ON SCHEMA pgmux_fleet TO " + user.name());
+            st.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON pgmux_fleet.members TO " + user.name());
+        }
+    }
+
+    private static void signal(Process p, String signal) throws Exception {
+        assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).start().waitFor());
     }
 
     /** A member in a JVM of its own, under load, once it has run its first query. */
