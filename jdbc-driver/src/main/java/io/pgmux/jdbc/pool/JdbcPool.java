@@ -3,6 +3,7 @@ package io.pgmux.jdbc.pool;
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.fleet.FleetCoordinator;
+import io.pgmux.core.fleet.PostgresFleetCoordinator;
 import io.pgmux.core.pool.ClientAdmission;
 import io.pgmux.core.pool.Failures;
 import io.pgmux.core.pool.Lease;
@@ -20,7 +21,7 @@ import io.pgmux.core.pool.ReplicaSet;
 import io.pgmux.core.pool.ServerLoginException;
 import io.pgmux.core.pool.TooManyClientsException;
 import io.pgmux.core.stats.TrafficStats;
-import io.pgmux.jdbc.fleet.PostgresFleetCoordinator;
+import io.pgmux.jdbc.fleet.PgjdbcFleetSession;
 import io.pgmux.jdbc.logical.LogicalConnection;
 import io.pgmux.jdbc.logical.Reclaimer;
 import io.pgmux.jdbc.logical.ServerDefaults;
@@ -138,7 +139,7 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
     /** The coordination connection logs in as the pool's do, through the credentialsProvider too. */
     private FleetCoordinator joinFleet(JdbcPoolSettings settings) {
         FleetCoordinator coordinator = new PostgresFleetCoordinator(settings.fleet, settings.fleetMaxServers,
-                settings.database, settings.user, connector::connectUnpooled);
+                settings.database, settings.user, PgjdbcFleetSession.through(connector::connectUnpooled));
         coordinator.join(new PoolFleetMember(pool));
         return coordinator;
     }

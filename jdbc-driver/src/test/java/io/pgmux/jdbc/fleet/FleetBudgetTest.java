@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgmux.core.fleet.PostgresFleetCoordinator;
 import io.pgmux.jdbc.PgMuxDataSource;
 import io.pgmux.jdbc.credentials.Credentials;
 import io.pgmux.testing.Await;
