@@ -46,8 +46,13 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
      * session still holds it is stalled (a GC pause, a stopped process), not dead, and its servers still run.
      */
     private static final String ALIVE = "SELECT pg_try_advisory_lock(hashtext('pgmux_fleet_member'), hashtext($1))";
+    /**
+     * A heartbeat later than the server's clock comes from a hand-edited row (or a clock set back): such a row
+     * would otherwise hold its cap for as long as it stays in the future.
+     */
     private static final String BURY = "DELETE FROM pgmux_fleet.members WHERE fleet = $1 AND database = $2"
-            + " AND username = $3 AND heartbeat < clock_timestamp() - make_interval(secs => $4::float8)"
+            + " AND username = $3 AND (heartbeat < clock_timestamp() - make_interval(secs => $4::float8)"
+            + " OR heartbeat > clock_timestamp() + make_interval(secs => $5::float8))"
             + " AND pg_try_advisory_xact_lock(hashtext('pgmux_fleet_member'), hashtext(member)) RETURNING member";
     private static final String BEAT = "INSERT INTO pgmux_fleet.members"
             + " (fleet, database, username, member, budget, demand, cap, heartbeat)"
@@ -184,8 +189,8 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
         int demand = member.demand();
         session.query("BEGIN");
         session.query(LOCK, key);
-        for (String[] gone : session.query(BURY, fleet, database, user,
-                Double.toString(DEAD_AFTER.toMillis() / 1000.0))) {
+        String bound = Double.toString(DEAD_AFTER.toMillis() / 1000.0);
+        for (String[] gone : session.query(BURY, fleet, database, user, bound, bound)) {
             log.info("fleet {}: member {} was not heard from for {} ms; its share returns", fleet, gone[0],
                     DEAD_AFTER.toMillis());
         }
@@ -211,6 +216,11 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
             budgetsDifferLogged = true;
             log.warn("fleet {}: members give different budgets (fleetMaxServers {} here); the smallest, {}, holds",
                     fleet, budget, fleetBudget);
+        }
+        if (rows.size() > fleetBudget && rows.size() != membersSeen) {
+            log.warn("fleet {}: {} members share a budget of {} server connections; {} of them get none, and their"
+                    + " clients wait, until others leave or the budget grows", fleet, rows.size(), fleetBudget,
+                    rows.size() - fleetBudget);
         }
         membersSeen = rows.size();
         int share = FleetShares.allocate(fleetBudget, demands)[me];

@@ -144,6 +144,43 @@ class FleetBudgetTest {
     }
 
     @Test
+    void aHandEditedRowWithAHeartbeatInTheFutureGivesItsShareBack() throws Exception {
+        PgMuxDataSource alive = member("alive", 8, 8);
+        query(alive);
+        try (Connection c = db.connect(); PreparedStatement st = c.prepareStatement("INSERT INTO pgmux_fleet.members"
+                + " VALUES (?, current_database(), ?, 'edited', 8, 8, 6, clock_timestamp() + interval '1 day')")) {
+            st.setString(1, fleet);
+            st.setString(2, db.superuser());
+            st.executeUpdate();
+        }
+        sampler.start();
+        Load load = new Load();
+        load.run(alive, 12);
+        Await.until(() -> sampler.now("alive") == 8, SHARE_MOVES, "the edited row's share returned");
+        load.stop();
+        assertEquals(List.of(), load.errors());
+        assertTrue(sampler.maxTotal() <= 8, "backends of the fleet at most: " + sampler.maxTotal());
+    }
+
+    @Test
+    void aBudgetBelowTheMembersServesAsManyAsItCanWithAWarning() throws Exception {
+        String log = capturingStderr(() -> {
+            List<PgMuxDataSource> members = List.of(member("a", 2, 2), member("b", 2, 2), member("c", 2, 2));
+            sampler.start();
+            Load load = new Load();
+            for (PgMuxDataSource m : members) {
+                m.setConnectionTimeout(2_000);
+                load.run(m, 2);
+            }
+            Thread.sleep(3_000);
+            load.stop();
+            assertTrue(load.transactions() > 0, "the members with a share served their clients");
+        });
+        assertTrue(log.contains("WARN") && log.contains("3 members share a budget of 2 server connections"), log);
+        assertTrue(sampler.maxTotal() <= 2, "backends of the fleet at most: " + sampler.maxTotal());
+    }
+
+    @Test
     void aKilledProcessesShareReturnsToTheOthersWithoutAnErrorElsewhere() throws Exception {
         PgMuxDataSource alive = member("alive", 8, 8);
         query(alive);
