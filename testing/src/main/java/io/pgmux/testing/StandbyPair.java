@@ -24,12 +24,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A PostgreSQL primary and a streaming standby of it ({@code pg_basebackup -R}), both on loopback with their own
- * data directories, for failover tests: {@link #promoteStandby()} and {@link #stopPrimary()} are what an operator
- * does. The installed PostgreSQL's binaries run them (the embedded server ships no pg_basebackup): those of
- * {@code PGMUX_TEST_PG_BIN}, else of {@code pg_config --bindir}; without them the test is skipped, or fails under
- * CI. Every host trusts loopback and the Unix socket, so any password logs in. Close it to stop both servers and
- * delete their directories.
+ * A PostgreSQL primary and a streaming standby of it ({@code pg_basebackup -R}), or several
+ * ({@link #withStandbys(int)}), all on loopback with their own data directories, for failover and read routing
+ * tests: {@link #promoteStandby()}, {@link #stopPrimary()} and {@link #stopStandbyImmediately(int)} are what an
+ * operator, or a crash, does. The methods that name no standby act on the first one. The installed PostgreSQL's
+ * binaries run them (the embedded server ships no pg_basebackup): those of {@code PGMUX_TEST_PG_BIN}, else of
+ * {@code pg_config --bindir}; without them the test is skipped, or fails under CI. Every host trusts loopback and
+ * the Unix socket, so any password logs in. Close it to stop every server and delete their directories.
  */
 public final class StandbyPair implements AutoCloseable {
     private static final String HOST = "127.0.0.1";
@@ -42,14 +43,18 @@ public final class StandbyPair implements AutoCloseable {
     private final Path root;
     private final Path socketDirectory;
     private final Node primary;
+    private final List<Node> standbys;
+    /** The first standby: the one of the methods that name none. */
     private final Node standby;
     /** The stopped primary's port, kept by the pair until the primary starts again; null while it runs. */
     private PortHolder stoppedPrimaryPort;
+    /** The ports of standbys stopped for good, kept until the pair closes. */
+    private final List<PortHolder> stoppedStandbyPorts = new ArrayList<>();
 
     private record Node(Path data, int port) {
     }
 
-    private StandbyPair(Path binaries, Path root) throws IOException {
+    private StandbyPair(Path binaries, Path root, int standbyCount) throws IOException {
         this.binaries = binaries;
         this.root = root;
         this.socketDirectory = root.resolve("sockets");
@@ -58,23 +63,38 @@ public final class StandbyPair implements AutoCloseable {
         Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxrwxrwx"));
         Files.setPosixFilePermissions(socketDirectory, PosixFilePermissions.fromString("rwxrwxrwx"));
         this.primary = new Node(root.resolve("primary"), freePort());
-        this.standby = new Node(root.resolve("standby"), freePort());
+        List<Node> nodes = new ArrayList<>();
+        for (int i = 0; i < standbyCount; i++) {
+            nodes.add(new Node(root.resolve(i == 0 ? "standby" : "standby" + (i + 1)), freePort()));
+        }
+        this.standbys = List.copyOf(nodes);
+        this.standby = standbys.get(0);
     }
 
     /** Creates the primary, clones it into a standby and starts both; returns once the standby streams. */
     public static StandbyPair start() {
+        return withStandbys(1);
+    }
+
+    /** Creates the primary, clones it into {@code count} standbys and starts them; returns once all stream. */
+    public static StandbyPair withStandbys(int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("a primary needs at least one standby here, not " + count);
+        }
         Path binaries = binaries();
         StandbyPair pair;
         try {
-            pair = new StandbyPair(binaries, Files.createTempDirectory("pgmux-standby-"));
+            pair = new StandbyPair(binaries, Files.createTempDirectory("pgmux-standby-"), count);
         } catch (IOException e) {
             throw new UncheckedIOException("could not create the directories of a primary and standby", e);
         }
         try {
             pair.initPrimary();
-            pair.run("pg_basebackup", "-h", HOST, "-p", Integer.toString(pair.primary.port), "-U", SUPERUSER,
-                    "-D", pair.standby.data.toString(), "-R", "-X", "stream", "-c", "fast");
-            pair.startServer(pair.standby);
+            for (Node node : pair.standbys) {
+                pair.run("pg_basebackup", "-h", HOST, "-p", Integer.toString(pair.primary.port), "-U", SUPERUSER,
+                        "-D", node.data.toString(), "-R", "-X", "stream", "-c", "fast");
+                pair.startServer(node);
+            }
             pair.awaitStreaming();
             return pair;
         } catch (RuntimeException e) {
@@ -95,6 +115,15 @@ public final class StandbyPair implements AutoCloseable {
         return standby.port;
     }
 
+    /** The port of standby {@code index}, counted from 0 in the order of {@link #hostList()}. */
+    public int standbyPort(int index) {
+        return standbys.get(index).port;
+    }
+
+    public int standbyCount() {
+        return standbys.size();
+    }
+
     /** The directory of both servers' Unix sockets ({@code .s.PGSQL.<port>}). */
     public Path socketDirectory() {
         return socketDirectory;
@@ -104,9 +133,13 @@ public final class StandbyPair implements AutoCloseable {
         return SUPERUSER;
     }
 
-    /** {@code host:port} of the primary, then of the standby, as a pgjdbc URL's host list. */
+    /** {@code host:port} of the primary, then of each standby, as a pgjdbc URL's host list. */
     public String hostList() {
-        return HOST + ":" + primary.port + "," + HOST + ":" + standby.port;
+        StringBuilder list = new StringBuilder(HOST + ":" + primary.port);
+        for (Node node : standbys) {
+            list.append(',').append(HOST).append(':').append(node.port);
+        }
+        return list.toString();
     }
 
     /** A new superuser connection to {@code database} on the server listening on {@code port}. */
@@ -128,16 +161,33 @@ public final class StandbyPair implements AutoCloseable {
         }
     }
 
+    /** Runs statements on the {@code postgres} database of standby {@code index}. */
+    public void executeOnStandby(int index, String... statements) {
+        try (Connection c = connect(standbyPort(index), "postgres"); Statement st = c.createStatement()) {
+            for (String sql : statements) {
+                st.execute(sql);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not run " + String.join("; ", statements) + " on standby " + index
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
     /**
-     * Waits until the standby has replayed everything the primary has written so far. The insert position, not
+     * Waits until every running standby has replayed everything the primary has written so far. The insert
+     * position, not
      * {@code pg_current_wal_lsn()}: that one is where WAL has been written to the kernel, and with
      * {@code synchronous_commit = off} the last commit may still lie beyond it (the standby would then "catch up"
      * to a point before it, with the table created and its rows not yet there).
      */
     public void awaitStandbyCaughtUp() {
         String lsn = queryOne(primary.port, "SELECT pg_current_wal_insert_lsn()::text");
-        awaitTrue(standby.port, "SELECT pg_last_wal_replay_lsn() >= '" + lsn + "'::pg_lsn", REPLICATION_WAIT,
-                "the standby did not replay the primary's WAL up to " + lsn);
+        for (Node node : standbys) {
+            if (isRunning(node)) {
+                awaitTrue(node.port, "SELECT pg_last_wal_replay_lsn() >= '" + lsn + "'::pg_lsn", REPLICATION_WAIT,
+                        "the standby on port " + node.port + " did not replay the primary's WAL up to " + lsn);
+            }
+        }
     }
 
     /**
@@ -190,6 +240,22 @@ public final class StandbyPair implements AutoCloseable {
         startServer(primary);
     }
 
+    /**
+     * Immediate shutdown of standby {@code index} ({@code pg_ctl stop -m immediate}, as a crash of the server
+     * does: no session gets a goodbye); the pair keeps its port until it closes, for the reason
+     * {@link #stopPrimary()} gives.
+     */
+    public void stopStandbyImmediately(int index) {
+        Node node = standbys.get(index);
+        run("pg_ctl", "-D", node.data.toString(), "-m", "immediate", "-w", "-t",
+                Long.toString(COMMAND_WAIT.toSeconds()), "stop");
+        stoppedStandbyPorts.add(PortHolder.hold(HOST, node.port));
+    }
+
+    private static boolean isRunning(Node node) {
+        return Files.exists(node.data.resolve("postmaster.pid"));
+    }
+
     private void releaseStoppedPrimaryPort() {
         if (stoppedPrimaryPort != null) {
             stoppedPrimaryPort.close();
@@ -200,8 +266,11 @@ public final class StandbyPair implements AutoCloseable {
     @Override
     public void close() {
         releaseStoppedPrimaryPort();
-        for (Node node : List.of(standby, primary)) {
-            if (Files.exists(node.data.resolve("postmaster.pid"))) {
+        stoppedStandbyPorts.forEach(PortHolder::close);
+        List<Node> nodes = new ArrayList<>(standbys);
+        nodes.add(primary);
+        for (Node node : nodes) {
+            if (isRunning(node)) {
                 try {
                     stopServer(node);
                 } catch (RuntimeException e) {
@@ -235,7 +304,7 @@ public final class StandbyPair implements AutoCloseable {
                     "synchronous_commit = off",
                     "full_page_writes = off",
                     "wal_level = replica",
-                    "max_wal_senders = 4",
+                    "max_wal_senders = " + (standbys.size() + 3),
                     "hot_standby = on",
                     "wal_receiver_status_interval = 1s",
                     "log_connections = on",
@@ -261,8 +330,9 @@ public final class StandbyPair implements AutoCloseable {
     }
 
     private void awaitStreaming() {
-        awaitTrue(primary.port, "SELECT count(*) > 0 FROM pg_stat_replication WHERE state = 'streaming'",
-                REPLICATION_WAIT, "the standby did not start streaming from the primary");
+        awaitTrue(primary.port, "SELECT count(*) >= " + standbys.size()
+                + " FROM pg_stat_replication WHERE state = 'streaming'",
+                REPLICATION_WAIT, "the standbys did not all start streaming from the primary");
     }
 
     private void awaitTrue(int port, String query, Duration timeout, String failure) {
@@ -363,6 +433,6 @@ public final class StandbyPair implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "primary on " + HOST + ":" + primary.port + ", standby on " + HOST + ":" + standby.port + " (" + root + ")";
+        return "primary and standbys on " + hostList() + " (" + root + ")";
     }
 }

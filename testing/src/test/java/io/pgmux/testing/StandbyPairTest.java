@@ -34,6 +34,36 @@ class StandbyPairTest {
         }
     }
 
+    @Test
+    void twoStandbysBothReplayAWriteOfThePrimary() throws SQLException {
+        try (StandbyPair set = StandbyPair.withStandbys(2)) {
+            set.executeOnPrimary("CREATE TABLE replicated (n int)", "INSERT INTO replicated VALUES (7)");
+            set.awaitStandbyCaughtUp();
+            for (int i = 0; i < 2; i++) {
+                try (Connection standby = set.connect(set.standbyPort(i), "postgres")) {
+                    assertTrue(inRecovery(standby), "standby " + i);
+                    assertEquals(7, intValue(standby, "SELECT n FROM replicated"), "standby " + i);
+                }
+            }
+            assertEquals(set.host() + ":" + set.primaryPort() + "," + set.host() + ":" + set.standbyPort(0) + ","
+                    + set.host() + ":" + set.standbyPort(1), set.hostList());
+        }
+    }
+
+    @Test
+    void aStandbyStoppedImmediatelyRefusesLoginsWhileTheOtherStillReplays() throws SQLException {
+        try (StandbyPair set = StandbyPair.withStandbys(2)) {
+            set.stopStandbyImmediately(1);
+            set.executeOnPrimary("CREATE TABLE replicated (n int)", "INSERT INTO replicated VALUES (8)");
+            set.awaitStandbyCaughtUp();
+
+            assertThrows(SQLException.class, () -> set.connect(set.standbyPort(1), "postgres").close());
+            try (Connection standby = set.connect(set.standbyPort(0), "postgres")) {
+                assertEquals(8, intValue(standby, "SELECT n FROM replicated"));
+            }
+        }
+    }
+
     private static boolean inRecovery(Connection c) throws SQLException {
         try (Statement st = c.createStatement(); ResultSet row = st.executeQuery("SELECT pg_is_in_recovery()")) {
             row.next();
