@@ -10,6 +10,7 @@ import io.pgmux.proxy.PgMuxProxy;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.testing.PgbenchTables;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.StandbyPair;
 import io.pgmux.testing.TestDatabase;
 import java.io.File;
 import java.io.IOException;
@@ -37,8 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
  * the jar this build made, against the fixture's PostgreSQL (with pgbench's tables), as a separate process, so
  * that a renamed class or option, or a missing step, fails the build rather than the reader. Only the lengths
  * are shortened (seconds, rounds, iterations, clients and threads, each named in {@link #SHORTER}); everything
- * else is run as written. The shell scripts of the side-by-side runs need PgBouncer and a benchmark server and
- * are not run here.
+ * else is run as written. A command over a primary and its standbys ({@code $BENCH_REPLICAS}) gets a primary and
+ * two standbys of {@link StandbyPair}. The shell scripts of the side-by-side runs need PgBouncer and a benchmark
+ * server and are not run here.
  */
 @PostgresTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -57,11 +59,15 @@ class DocumentedCommandsIT {
                     "--threads", "4", "--pool", "4"),
             "io.pgmux.jmh.load.IdleClientMemory", List.of("--clients", "20", "--warmup", "5"),
             "io.pgmux.jmh.load.IdleClients", List.of("--clients", "5"),
+            "io.pgmux.jmh.load.ReplicaLoad", List.of("--seconds", "1", "--rounds", "1", "--threads", "4",
+                    "--pool", "4", "--rows", "100", "--ryw-clients", "4", "--ryw-total", "40", "--stop-seconds", "2"),
             "io.pgmux.jmh.micro.JdbcCycleInterleaved", List.of("2", "10"),
             "io.pgmux.jmh.micro.WaitAllocation", List.of("20000"));
 
     private final TestDatabase db;
     private PgMuxProxy proxy;
+    /** The primary and two standbys of $BENCH_REPLICAS, started for the first command that names it. */
+    private StandbyPair replicas;
 
     DocumentedCommandsIT(TestDatabase db) {
         this.db = db;
@@ -86,6 +92,9 @@ class DocumentedCommandsIT {
     void closePooler() {
         if (proxy != null) {
             proxy.close();
+        }
+        if (replicas != null) {
+            replicas.close();
         }
     }
 
@@ -175,6 +184,7 @@ class DocumentedCommandsIT {
                 case "PGUSER" -> db.superuser();
                 case "PGPASSWORD" -> db.superuserPassword();
                 case "PWD" -> work.toString();
+                case "BENCH_REPLICAS" -> replicas().hostList();
                 // the documented JDK 25 where it is set, else this one (whose version decides what is checked)
                 case "JAVA_25" -> System.getenv().getOrDefault("JAVA_25", System.getProperty("java.home"));
                 default -> throw new AssertionError("the docs use $" + m.group(1) + ", which this test does not set");
@@ -183,6 +193,13 @@ class DocumentedCommandsIT {
         }
         m.appendTail(out);
         return out.toString();
+    }
+
+    private StandbyPair replicas() {
+        if (replicas == null) {
+            replicas = StandbyPair.withStandbys(2);
+        }
+        return replicas;
     }
 
     private static void shorten(List<String> words, List<String> shorter) {
