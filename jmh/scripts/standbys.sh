@@ -50,7 +50,8 @@ env)
   ;;
 stop)
   for d in "$DIR"/node*/; do
-    [ -e "${d}postmaster.pid" ] && pg pg_ctl -D "$d" -m fast -w stop >/dev/null
+    # a server stopped as by a crash leaves its postmaster.pid: status tells whether it still runs
+    if pg pg_ctl -D "$d" status >/dev/null; then pg pg_ctl -D "$d" -m fast -w stop >/dev/null; fi
   done
   rm -rf "$DIR"
   ;;
