@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,6 +41,8 @@ public final class ReplicaLoad {
     private final String user;
     private final String password;
     private final int pool;
+    /** Each server's name in the tables ("primary", "standby 1", …) by its port, looked up at every read. */
+    private final Map<Integer, String> names = new HashMap<>();
 
     private ReplicaLoad(List<String> hosts, String database, String user, String password, int pool)
             throws SQLException {
@@ -58,6 +61,11 @@ public final class ReplicaLoad {
             throw new IllegalArgumentException("no host of " + hosts + " is a primary (each is in recovery)");
         }
         this.primary = found;
+        names.put(port(primary), "primary");
+        List<String> standbys = standbys();
+        for (int i = 0; i < standbys.size(); i++) {
+            names.put(port(standbys.get(i)), "standby " + (i + 1));
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -121,12 +129,8 @@ public final class ReplicaLoad {
 
     /** Which server answered, by port, as the table's column names it. */
     private String serverName(int port) {
-        for (int i = 0; i < hosts.size(); i++) {
-            if (hosts.get(i).endsWith(":" + port)) {
-                return hosts.get(i).equals(primary) ? "primary" : "standby " + (standbys().indexOf(hosts.get(i)) + 1);
-            }
-        }
-        return "port " + port;
+        String name = names.get(port);
+        return name != null ? name : "port " + port;
     }
 
     /** What one run of the mix counted. */
