@@ -7,6 +7,7 @@ import io.pgmux.core.pool.ServerGoingAway;
 import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.sql.Classification;
+import io.pgmux.jdbc.sql.ReadIntent;
 import io.pgmux.core.pool.PinReason;
 import io.pgmux.jdbc.sql.TransactionControl;
 import java.lang.invoke.MethodHandles;
@@ -84,6 +85,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
 
     /** Read-your-writes' record of this connection's writes; null when the pool does not route reads for it. */
     private final OwnWrites ownWrites;
+    /** The pool routes read-only transactions to standbys: statements declaring read-only intent are looked for. */
+    private final boolean routesReads;
 
     private boolean autoCommit;
     private boolean readOnly;
@@ -124,6 +127,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         this.admission = admission;
         this.resetQueryAlways = mode == PoolMode.SESSION ? null : pool.resetQueryAlways();
         this.ownWrites = pool.tracksWrites() ? new OwnWrites() : null;
+        this.routesReads = pool.routesReads();
         SessionDefaults d = pool.sessionDefaults();
         this.autoCommit = d.autoCommit;
         this.readOnly = d.readOnly;
@@ -183,6 +187,19 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
 
     /** The server connection this logical connection works on, borrowed and brought up to date if needed. */
     PhysicalConnection attach() throws SQLException {
+        return attach(false);
+    }
+
+    /**
+     * As {@link #attach()}, for a statement classified as {@code c}: one that declares read-only intent in
+     * auto-commit mode borrows as a read-only transaction does. BEGIN READ ONLY so routes as setReadOnly(true); a
+     * SET of the session's default writes nothing, so its end does not make the next read wait for a standby.
+     */
+    PhysicalConnection attach(Classification c) throws SQLException {
+        return attach(c != null && c.readIntent() != ReadIntent.NONE && autoCommit && physical == null);
+    }
+
+    private PhysicalConnection attach(boolean readOnlyTransaction) throws SQLException {
         checkOpen();
         if (transactionLost) {
             throw new SQLNonTransientConnectionException("the server connection was lost during the transaction;"
@@ -193,7 +210,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             loan.uses++;
             return p;
         }
-        Loan l = borrow();
+        Loan l = borrow(readOnly || readOnlyTransaction);
         p = l.connection();
         try {
             applyState(p);
@@ -217,10 +234,10 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
      * Takes a server connection, never one whose server ended the session while it sat idle: such a one is
      * closed (the pool replaces it) and another taken.
      */
-    private Loan borrow() throws SQLException {
+    private Loan borrow(boolean reads) throws SQLException {
         while (true) {
             // the intent a transaction declares when it borrows decides where it runs (read routing)
-            LentServer<PhysicalConnection> lent = !readOnly ? pool.borrowFor(this)
+            LentServer<PhysicalConnection> lent = !reads ? pool.borrowFor(this)
                     : ownWrites != null ? ownWrites.borrowForRead(pool, this) : pool.borrowForRead(this, 0, false);
             PhysicalConnection p = lent.connection();
             if (lent.idleNanos() >= PROBE_AFTER_IDLE_NANOS && p.serverSpokeUnasked()) {
@@ -230,7 +247,7 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
             }
             Loan l = Loan.of(pool, lent);
             l.begin(this, admission);
-            l.writes = ownWrites != null && !readOnly;
+            l.writes = ownWrites != null && !reads;
             return l;
         }
     }
@@ -280,7 +297,62 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
 
     /** What the SQL text does to the session and the transaction, from the pool's classifier. */
     Classification classify(String sql) {
+        Classification c = pool.classifier().classify(sql);
+        // only a statement that opens a transaction or sets session state can declare read-only intent
+        if (routesReads && !c.isMultiStatement() && (c.startsTransaction() || c.pins())) {
+            ReadIntent intent = ReadIntent.of(sql);
+            if (intent != ReadIntent.NONE) {
+                return c.withReadIntent(intent);
+            }
+        }
+        return c;
+    }
+
+    /** As {@link #classify}, for a statement of a batch: its read-only intent, if any, stays on the server. */
+    Classification classifyInBatch(String sql) {
         return pool.classifier().classify(sql);
+    }
+
+    /**
+     * Whether this connection keeps a session-wide read-only intent itself instead of leaving it on the server
+     * connection (which would pin): in auto-commit mode, outside a transaction block and a pin, not in session
+     * mode, where the server connection is this connection's own anyway.
+     */
+    private boolean keepsReadIntent() {
+        return mode != PoolMode.SESSION && autoCommit && pinReason() == null
+                && (physical == null || physical.transactionState() == TransactionState.IDLE);
+    }
+
+    /**
+     * After a statement that declared a session-wide read-only intent ran: the connection takes it over as
+     * setReadOnly would, and the server connection's own copy is reset, so that it goes back to the pool as it came.
+     */
+    void readIntentDeclared(Classification c) throws SQLException {
+        if (resetReadIntent(c)) {
+            ReadIntent intent = c.readIntent();
+            readOnly = intent == ReadIntent.READ_ONLY_SESSION
+                    || (intent == ReadIntent.DEFAULT_SESSION && pool.sessionDefaults().readOnly);
+            physical.readOnly(readOnly);
+        }
+    }
+
+    /**
+     * Resets the server connection's copy of a session-wide read-only intent that this connection keeps itself,
+     * also after the statement failed (pgjdbc's executeQuery runs a SET, then finds no result): the server
+     * connection must go back to the pool as it came. Whether there was one to reset.
+     */
+    boolean resetReadIntent(Classification c) throws SQLException {
+        ReadIntent intent = c.readIntent();
+        if (intent == ReadIntent.NONE || intent == ReadIntent.READ_ONLY_TRANSACTION || physical == null
+                || pinReason() != null || mode == PoolMode.SESSION) {
+            return false;
+        }
+        try (Statement st = physical.connection().createStatement()) {
+            st.execute("RESET default_transaction_read_only");
+        } catch (SQLException e) {
+            throw failed(e);
+        }
+        return true;
     }
 
     /** Checks a statement against the pool mode before it runs, and pins if it creates session state. */
@@ -300,7 +372,15 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
         if (mode == PoolMode.STATEMENT && c.startsTransaction()) {
             throw transactionsNotAllowed();
         }
-        if (c.pins()) {
+        ReadIntent intent = c.readIntent();
+        if (intent != ReadIntent.NONE && intent != ReadIntent.READ_ONLY_TRANSACTION && !keepsReadIntent()) {
+            // the server connection keeps the setting, as without read routing
+            if (mode == PoolMode.SESSION) {
+                sessionDirty = true;
+            } else {
+                pinTo(PinReason.SESSION_SET);
+            }
+        } else if (c.pins()) {
             if (mode == PoolMode.SESSION) {
                 sessionDirty = true;
             } else {

@@ -132,7 +132,7 @@ class LogicalStatement implements Statement {
             long start = conn.statementStart();
             for (int attempt = 1; ; attempt++) {
                 boolean borrowedNow = conn.currentPhysical() == null;
-                p = conn.attach();
+                p = conn.attach(classification);
                 ps = physicalFor(p);
                 EXECUTING.setRelease(this, ps);
                 try {
@@ -145,6 +145,9 @@ class LogicalStatement implements Statement {
                     }
                     conn.statementDone(start);
                     try {
+                        if (classification != null) {
+                            conn.resetReadIntent(classification);
+                        }
                         conn.afterExecute();
                     } catch (SQLException secondary) {
                         e.addSuppressed(secondary);
@@ -179,6 +182,9 @@ class LogicalStatement implements Statement {
             }
             updateHolding();
             conn.statementDone(start);
+            if (classification != null) {
+                conn.readIntentDeclared(classification);
+            }
             conn.afterExecute();
             return kind == Kind.QUERY ? type(currentResultSet) : result;
         } finally {
@@ -520,7 +526,7 @@ class LogicalStatement implements Statement {
         conn.lock();
         try {
             for (String sql : sqls) {
-                Classification c = conn.classify(sql);
+                Classification c = conn.classifyInBatch(sql);
                 conn.beforeExecute(c);
                 warnOfSequenceRead(c);
             }

@@ -35,6 +35,9 @@ public interface ServerPool {
      */
     LentServer<PhysicalConnection> borrowForRead(Object client, long minLsn, boolean mayWait) throws SQLException;
 
+    /** Whether read-only transactions may run on standbys (readRouting=replicas). */
+    boolean routesReads();
+
     /** Whether read-only transactions must see their logical connection's own writes (readYourWrites). */
     boolean tracksWrites();
 

@@ -327,6 +327,11 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
     }
 
     @Override
+    public boolean routesReads() {
+        return replicas != null;
+    }
+
+    @Override
     public boolean tracksWrites() {
         return tracksWrites;
     }

@@ -28,10 +28,19 @@ public final class Classification {
     private final boolean readsSequenceOnly;
     private final boolean mayAdvanceSequence;
     private final boolean checksAfter;
+    private final ReadIntent readIntent;
 
     private Classification(PinReason pinReason, TransactionControl transactionControl,
                            boolean startsTransaction, boolean endsTransaction, boolean multiStatement,
                            boolean readsSequenceOnly, boolean mayAdvanceSequence, boolean checksAfter) {
+        this(pinReason, transactionControl, startsTransaction, endsTransaction, multiStatement, readsSequenceOnly,
+                mayAdvanceSequence, checksAfter, ReadIntent.NONE);
+    }
+
+    private Classification(PinReason pinReason, TransactionControl transactionControl,
+                           boolean startsTransaction, boolean endsTransaction, boolean multiStatement,
+                           boolean readsSequenceOnly, boolean mayAdvanceSequence, boolean checksAfter,
+                           ReadIntent readIntent) {
         this.pinReason = pinReason;
         this.transactionControl = transactionControl;
         this.startsTransaction = startsTransaction;
@@ -40,6 +49,7 @@ public final class Classification {
         this.readsSequenceOnly = readsSequenceOnly;
         this.mayAdvanceSequence = mayAdvanceSequence;
         this.checksAfter = checksAfter;
+        this.readIntent = readIntent;
     }
 
     static Classification of(PinReason pinReason, TransactionControl last, boolean startsTransaction,
@@ -102,6 +112,21 @@ public final class Classification {
         return checksAfter;
     }
 
+    /** What the statement declares about read-only work, for read routing; {@link ReadIntent#NONE} unless asked. */
+    public ReadIntent readIntent() {
+        return readIntent;
+    }
+
+    /**
+     * This classification for a statement that declares {@code intent}. A session-wide one does not pin: the
+     * logical connection keeps it, as it keeps setReadOnly, and the server's copy is reset after the statement.
+     */
+    public Classification withReadIntent(ReadIntent intent) {
+        boolean session = intent != ReadIntent.NONE && intent != ReadIntent.READ_ONLY_TRANSACTION;
+        return new Classification(session ? null : pinReason, transactionControl, startsTransaction, endsTransaction,
+                multiStatement, readsSequenceOnly, mayAdvanceSequence, !session && checksAfter, intent);
+    }
+
     /** Why this SQL pins its logical connection, or {@code null} when it does not. */
     public PinReason pinReason() {
         return pinReason;
@@ -142,12 +167,14 @@ public final class Classification {
                 && ((Classification) o).multiStatement == multiStatement
                 && ((Classification) o).readsSequenceOnly == readsSequenceOnly
                 && ((Classification) o).mayAdvanceSequence == mayAdvanceSequence
-                && ((Classification) o).checksAfter == checksAfter;
+                && ((Classification) o).checksAfter == checksAfter
+                && ((Classification) o).readIntent == readIntent;
     }
 
     @Override
     public int hashCode() {
         int h = pinReason == null ? 0 : pinReason.hashCode();
+        h = 31 * h + readIntent.ordinal();
         h = 31 * h + transactionControl.hashCode();
         return 64 * h + (checksAfter ? 32 : 0) + (readsSequenceOnly ? 16 : 0) + (mayAdvanceSequence ? 8 : 0) + (multiStatement ? 4 : 0)
                 + (startsTransaction ? 2 : 0) + (endsTransaction ? 1 : 0);
@@ -158,6 +185,7 @@ public final class Classification {
         return "Classification[pinReason=" + pinReason + ", transactionControl=" + transactionControl
                 + ", startsTransaction=" + startsTransaction + ", endsTransaction=" + endsTransaction
                 + ", multiStatement=" + multiStatement + ", readsSequenceOnly=" + readsSequenceOnly
-                + ", mayAdvanceSequence=" + mayAdvanceSequence + ", checksAfter=" + checksAfter + "]";
+                + ", mayAdvanceSequence=" + mayAdvanceSequence + ", checksAfter=" + checksAfter
+                + (readIntent == ReadIntent.NONE ? "" : ", readIntent=" + readIntent) + "]";
     }
 }
