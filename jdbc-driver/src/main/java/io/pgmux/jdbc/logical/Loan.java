@@ -54,6 +54,8 @@ final class Loan {
     long xactStartNanos;
     /** The borrower's transactions here may write and it reads its own writes: each one's end is noted. */
     boolean writes;
+    /** The server connection belongs to a standby's pool (read routing): nothing run here can have written. */
+    final boolean onStandby;
     /** Uses of the server connection in this loan; the reclaimer compares it between two of its rounds. */
     int uses;
     /** The reclaimer's bookkeeping: {@link #uses} at its last round, and since when it has not changed. */
@@ -61,6 +63,7 @@ final class Loan {
     long unchangedSinceNanos;
 
     private Loan(ServerPool pool, LentServer<PhysicalConnection> server) {
+        this.onStandby = pool.onStandby(server);
         this.pool = pool;
         this.server = server;
     }

@@ -112,6 +112,8 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     private int holds;
     /** Newest open statement, heading a list linked through the statements themselves: no list object. */
     private LogicalStatement openStatements;
+    /** The server connection lost last was a standby's, in auto-commit mode: what failed on it may run again. */
+    private boolean lostStandbyRead;
     /** The server connection died inside a transaction: only rollback() or close() may follow. */
     private boolean transactionLost;
     /** Set once, by a CAS, by whichever of close() and abort() comes first; that one also leaves the pool. */
@@ -531,8 +533,10 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
 
     /** A statement failed: if the server connection is gone, give it up so the pool replaces it. */
     SQLException failed(SQLException e) {
+        lostStandbyRead = false;
         if (physical != null && isConnectionLoss(e)) {
             boolean inTransaction = !autoCommit || physical.transactionState() != TransactionState.IDLE;
+            lostStandbyRead = autoCommit && loan.onStandby;
             dropServer(e);
             transactionLost = inTransaction;
         }
@@ -557,11 +561,17 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
      * After {@link #failed} gave up a lost server connection that the failed call had itself borrowed:
      * whether the call may simply run again on another one. Only when it was the first statement of a
      * transaction (autocommit off): pgjdbc sent BEGIN with it, so the server can have committed nothing of
-     * it and rolled back whatever of it ran, and nothing of the transaction had been acknowledged. The lost
+     * it and rolled back whatever of it ran, and nothing of the transaction had been acknowledged; or when it
+     * ran in auto-commit mode on a standby, which cannot have written anything of it. The lost
      * transaction is forgotten, so that the retry starts it afresh. An autocommit statement is never run
      * again: its connection may have died after its commit, and running it twice could apply it twice.
      */
     boolean restartLostTransaction(SQLException e) {
+        if (lostStandbyRead) {
+            // a standby wrote nothing of it: a standby that stopped costs the read no error
+            lostStandbyRead = false;
+            return isConnectionLoss(e);
+        }
         if (autoCommit || !transactionLost || !isConnectionLoss(e)) {
             return false;
         }
@@ -836,6 +846,11 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
                     physical.connection().rollback();
                 }
             } catch (SQLException e) {
+                if (loan.onStandby && isConnectionLoss(e)) {
+                    // a standby's transaction wrote nothing: it ended with its server as a commit would end it
+                    dropServer(e);
+                    return;
+                }
                 throw failed(e);
             } finally {
                 statementDone(start);

@@ -38,6 +38,9 @@ public interface ServerPool {
     /** Whether read-only transactions may run on standbys (readRouting=replicas). */
     boolean routesReads();
 
+    /** Whether {@code server} was lent by a standby's pool rather than the primary's. */
+    boolean onStandby(LentServer<PhysicalConnection> server);
+
     /** Whether read-only transactions must see their logical connection's own writes (readYourWrites). */
     boolean tracksWrites();
 

@@ -59,6 +59,8 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JdbcPool.class);
     /** How long close() waits for leases in use to come back before closing them anyway. */
     private static final long DRAIN_SECONDS = 30;
+    /** How long a read waits for a standby's pool before it looks again whether the standby is still usable. */
+    private static final long STANDBY_WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final JdbcPoolSettings settings;
     private final PoolRegistry<PhysicalConnection> registry;
@@ -311,24 +313,65 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
                 throw borrowFailed(e);
             }
         }
-        if (replica == null) {
-            return borrowFor(client);
+        long wait = pool.config().queryWaitTimeoutNanos();
+        long deadline = System.nanoTime() + (wait == 0 ? Long.MAX_VALUE / 2 : wait);
+        // each standby once at most: one that is only busy is not waited for twice
+        for (int tries = replicas.replicas().size(); replica != null && tries > 0; tries--) {
+            LentServer<PhysicalConnection> lent = borrowFromStandby(replica, client, deadline);
+            if (lent != null) {
+                return lent;
+            }
+            replica = replicas.pick(minLsn);
         }
-        try {
-            return replica.pool().acquireFor(client);
-        } catch (PoolException e) {
-            log.warn("pool {}: standby {} could not lend a server connection, the primary serves: {}", pool.name(),
-                    replica.host(), e.getMessage());
-            replicas.unreachable(replica);
-            return borrowFor(client);
-        } catch (InterruptedException e) {
-            throw borrowFailed(e);
+        return borrowFor(client);
+    }
+
+    /**
+     * A server connection of {@code replica}'s pool, or null when the read is better served elsewhere: the
+     * standby left the read set while the read waited (a check found it stopped), it refused the login, or its
+     * pool lent nothing by {@code deadline} (connectionTimeout after the read began). The read waits in slices of {@link #STANDBY_WAIT_SLICE_NANOS}
+     * so that a standby that stopped costs it no more than the check that finds so, which the first slice that
+     * passes asks for at once; a pool that is merely busy keeps the read until the deadline.
+     */
+    private LentServer<PhysicalConnection> borrowFromStandby(Replica<PhysicalConnection> replica, Object client,
+                                                            long deadline) throws SQLException {
+        boolean checkAsked = false;
+        while (true) {
+            long slice = Math.min(STANDBY_WAIT_SLICE_NANOS, deadline - System.nanoTime());
+            try {
+                return replica.pool().acquireFor(client, Math.max(slice, 1), TimeUnit.NANOSECONDS);
+            } catch (PoolTimeoutException e) {
+                if (!replica.isStandby() || deadline - System.nanoTime() <= 0) {
+                    log.debug("pool {}: standby {} lent nothing, the read goes elsewhere", pool.name(),
+                            replica.host());
+                    return null;
+                }
+                if (!checkAsked) {
+                    checkAsked = true;
+                    replicaWatch.checkSoon();
+                }
+            } catch (PoolException e) {
+                log.warn("pool {}: standby {} could not lend a server connection, the read goes elsewhere: {}",
+                        pool.name(), replica.host(), e.getMessage());
+                if (e instanceof PoolClosedException) {
+                    throw borrowFailed(e);
+                }
+                replicas.unreachable(replica);
+                return null;
+            } catch (InterruptedException e) {
+                throw borrowFailed(e);
+            }
         }
     }
 
     @Override
     public boolean routesReads() {
         return replicas != null;
+    }
+
+    @Override
+    public boolean onStandby(LentServer<PhysicalConnection> server) {
+        return replicas != null && !server.poolKey().equals(pool.key());
     }
 
     @Override
