@@ -303,7 +303,8 @@ final class ConnectionUrl {
                 .readRouting((ReadRouting) values.get(DriverProperty.READ_ROUTING))
                 .replicaCheckPeriod((Duration) values.get(DriverProperty.REPLICA_CHECK_PERIOD))
                 .readYourWrites((Boolean) values.get(DriverProperty.READ_YOUR_WRITES))
-                .replicaWaitTimeout((Duration) values.get(DriverProperty.REPLICA_WAIT_TIMEOUT));
+                .replicaWaitTimeout((Duration) values.get(DriverProperty.REPLICA_WAIT_TIMEOUT))
+                .replicaMaxLag((Duration) values.get(DriverProperty.REPLICA_MAX_LAG));
     }
 
     /** fleet and fleetMaxServers, which go together. */

@@ -56,6 +56,9 @@ enum DriverProperty {
     REPLICA_WAIT_TIMEOUT("replicaWaitTimeout", null, Type.DURATION, "100",
             "With readYourWrites: how long a read-only transaction waits for a standby to replay its connection's"
                     + " last write before it runs on the primary. Milliseconds, or with a unit (1s)"),
+    REPLICA_MAX_LAG("replicaMaxLag", null, Type.DURATION, "0",
+            "With readRouting=replicas: a standby whose replay lags the primary by more than this leaves the read set"
+                    + " until it catches up; 0: no bound. Milliseconds, or with a unit (10s)"),
     FLEET("fleet", null, Type.STRING, null,
             "The fleet this pool belongs to: every pool of the same fleet, database and user, in any process, holds"
                     + " at most fleetMaxServers server connections together (docs/fleet.md); unset: no fleet"),

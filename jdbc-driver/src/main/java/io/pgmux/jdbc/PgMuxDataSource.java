@@ -743,6 +743,22 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
         setDriverValue(DriverProperty.REPLICA_WAIT_TIMEOUT, Duration.ofMillis(replicaWaitTimeoutMs));
     }
 
+    public long getReplicaMaxLag() {
+        Object value = driverValue(DriverProperty.REPLICA_MAX_LAG);
+        return value == null ? 0 : ((Duration) value).toMillis();
+    }
+
+    /**
+     * With readRouting=replicas: milliseconds a standby's replay may lag the primary before it leaves the read set
+     * until it catches up; 0, no bound.
+     */
+    public void setReplicaMaxLag(long replicaMaxLagMs) {
+        if (replicaMaxLagMs < 0) {
+            throw new IllegalArgumentException("replicaMaxLag=" + replicaMaxLagMs + ": must not be negative");
+        }
+        setDriverValue(DriverProperty.REPLICA_MAX_LAG, Duration.ofMillis(replicaMaxLagMs));
+    }
+
     public String getFleet() {
         return (String) driverValue(DriverProperty.FLEET);
     }

@@ -10,6 +10,10 @@ public final class Replica<S> {
     private final Pool<S> pool;
     private volatile boolean standby;
     private volatile long replayLsn;
+    /** How far behind the primary the last check found its replay; 0 when caught up or unknown. */
+    private volatile long lagNanos;
+    /** The lag exceeds the pool's bound: out of the read set until a check finds it caught up. */
+    private volatile boolean lagging;
 
     public Replica(String host, Pool<S> pool) {
         this.host = host;
@@ -35,9 +39,27 @@ public final class Replica<S> {
         return replayLsn;
     }
 
+    /**
+     * How far behind the primary its replay was at the last check, in nanoseconds: the time since the primary had
+     * written no more than it has replayed. 0 when caught up, before the first check and for a primary.
+     */
+    public long lagNanos() {
+        return lagNanos;
+    }
+
+    /** Whether its lag exceeds the pool's bound, which keeps it out of the read set. */
+    public boolean isLagging() {
+        return lagging;
+    }
+
     /** Whether a read that must see everything up to {@code minLsn} (0: nothing in particular) may run here. */
     boolean serves(long minLsn) {
-        return standby && Lsn.reached(replayLsn, minLsn);
+        return standby && !lagging && Lsn.reached(replayLsn, minLsn);
+    }
+
+    void lag(long lagNanos, boolean lagging) {
+        this.lagNanos = lagNanos;
+        this.lagging = lagging;
     }
 
     void found(boolean standby, long replayLsn) {
@@ -47,6 +69,7 @@ public final class Replica<S> {
 
     @Override
     public String toString() {
-        return host + (standby ? " (standby, replayed " + Lsn.format(replayLsn) + ")" : " (not a standby)");
+        return host + (standby ? " (standby, replayed " + Lsn.format(replayLsn) + (lagging ? ", lagging" : "") + ")"
+                : " (not a standby)");
     }
 }

@@ -78,8 +78,17 @@ public final class ReplicaSet<S> {
         }
     }
 
+    /**
+     * How far behind the primary a check found {@code replica}'s replay, and whether that is more than the pool
+     * allows (it then leaves the read set until a check finds it within); call before {@link #checked}.
+     */
+    public void lagged(Replica<S> replica, long lagNanos, boolean overBound) {
+        replica.lag(lagNanos, overBound);
+    }
+
     /** A check could not reach {@code replica}: it leaves the read set until a check finds it a standby again. */
     public void unreachable(Replica<S> replica) {
+        replica.lag(0, false);
         replica.found(false, 0);
     }
 

@@ -122,7 +122,7 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
             }
             this.replicas = new ReplicaSet<>(replicas);
             this.replicaWatch = new ReplicaWatch(pool.name(), replicas(), List.copyOf(replicaConnectors.values()),
-                    settings.replicaCheckPeriod);
+                    settings.replicaCheckPeriod, settings.replicaMaxLag);
         } else {
             this.replicas = null;
             this.replicaWatch = null;

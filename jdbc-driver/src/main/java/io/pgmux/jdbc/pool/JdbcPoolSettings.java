@@ -31,6 +31,8 @@ public final class JdbcPoolSettings {
     final Duration replicaCheckPeriod;
     final boolean readYourWrites;
     final Duration replicaWaitTimeout;
+    /** A standby lagging more than this leaves the read set; zero: no bound. */
+    final Duration replicaMaxLag;
     /** The fleet this pool is a member of, or null; with the budget its members share. */
     final String fleet;
     final int fleetMaxServers;
@@ -56,6 +58,7 @@ public final class JdbcPoolSettings {
                 ? DEFAULT_REPLICA_CHECK_PERIOD : b.replicaCheckPeriod;
         this.readYourWrites = b.readYourWrites == null || b.readYourWrites;
         this.replicaWaitTimeout = b.replicaWaitTimeout == null ? DEFAULT_REPLICA_WAIT_TIMEOUT : b.replicaWaitTimeout;
+        this.replicaMaxLag = b.replicaMaxLag == null ? Duration.ZERO : b.replicaMaxLag;
         this.fleet = b.fleet;
         this.fleetMaxServers = b.fleetMaxServers;
     }
@@ -101,6 +104,7 @@ public final class JdbcPoolSettings {
         private Duration replicaCheckPeriod;
         private Boolean readYourWrites;
         private Duration replicaWaitTimeout;
+        private Duration replicaMaxLag;
         private String fleet;
         private int fleetMaxServers;
 
@@ -205,6 +209,12 @@ public final class JdbcPoolSettings {
         /** How long a read waits for a standby to replay its connection's last write; null: 100 ms. */
         public Builder replicaWaitTimeout(Duration timeout) {
             this.replicaWaitTimeout = timeout;
+            return this;
+        }
+
+        /** A standby whose replay lags more than this leaves the read set until it catches up; null or zero: no bound. */
+        public Builder replicaMaxLag(Duration maxLag) {
+            this.replicaMaxLag = maxLag;
             return this;
         }
 

@@ -28,7 +28,12 @@ import org.slf4j.LoggerFactory;
  */
 final class ReplicaWatch implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ReplicaWatch.class);
-    private static final String CHECK = "SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text";
+    /**
+     * Whether the host is a standby, and how far it has replayed; for the primary, how far it has flushed its WAL
+     * (what its standbys can have received), from which the standbys' lag is told.
+     */
+    private static final String CHECK = "SELECT pg_is_in_recovery(), CASE WHEN pg_is_in_recovery()"
+            + " THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_flush_lsn() END::text";
     /** A host that does not answer a check within this long is out of the read set until the next one. */
     private static final int CHECK_TIMEOUT_SECONDS = 5;
 
@@ -39,12 +44,16 @@ final class ReplicaWatch implements AutoCloseable {
     private final ScheduledFuture<?> rounds;
     /** A round asked for by {@link #checkSoon} is queued and has not started yet. */
     private final AtomicBoolean soon = new AtomicBoolean();
+    private final PrimaryWalHistory primaryWal = new PrimaryWalHistory();
+    /** replicaMaxLag in nanoseconds; 0: no bound. */
+    private final long maxLagNanos;
     private volatile boolean closed;
 
     /** Checks every host once now, then every {@code period}; {@code connectors} reach each replica alone. */
     ReplicaWatch(String poolName, ReplicaSet<PhysicalConnection> set, List<PgjdbcConnector> connectors,
-                 Duration period) {
+                 Duration period, Duration maxLag) {
         this.poolName = poolName;
+        this.maxLagNanos = maxLag.toNanos();
         this.set = set;
         this.connectors = List.copyOf(connectors);
         this.checks = new Connection[connectors.size()];
@@ -78,8 +87,16 @@ final class ReplicaWatch implements AutoCloseable {
             return;
         }
         List<Replica<PhysicalConnection>> replicas = set.replicas();
+        // the primary first, so that the standbys' lag is told against its position of this round
         for (int i = 0; i < checks.length; i++) {
-            check(i, replicas.get(i));
+            if (!replicas.get(i).isStandby()) {
+                check(i, replicas.get(i));
+            }
+        }
+        for (int i = 0; i < checks.length; i++) {
+            if (replicas.get(i).isStandby()) {
+                check(i, replicas.get(i));
+            }
         }
     }
 
@@ -92,7 +109,15 @@ final class ReplicaWatch implements AutoCloseable {
             try (Statement st = checks[i].createStatement(); ResultSet rs = st.executeQuery(CHECK)) {
                 rs.next();
                 boolean standby = rs.getBoolean(1);
-                set.checked(replica, standby, standby ? Lsn.parse(rs.getString(2)) : 0);
+                long lsn = Lsn.parse(rs.getString(2));
+                long now = System.nanoTime();
+                if (standby) {
+                    lagFound(replica, primaryWal.lagNanos(lsn, now));
+                } else {
+                    primaryWal.add(now, lsn);
+                    set.lagged(replica, 0, false);
+                }
+                set.checked(replica, standby, standby ? lsn : 0);
             }
             if (wasStandby != replica.isStandby()) {
                 log.info("pool {}: {} is {} a standby: {} the read set", poolName, replica.host(),
@@ -108,6 +133,17 @@ final class ReplicaWatch implements AutoCloseable {
                 log.debug("pool {}: host {} did not answer its check: {}", poolName, replica.host(), e.getMessage());
             }
         }
+    }
+
+    /** A standby's lag as this check found it: over replicaMaxLag, it leaves the read set until it catches up. */
+    private void lagFound(Replica<PhysicalConnection> replica, long lagNanos) {
+        boolean over = maxLagNanos > 0 && lagNanos > maxLagNanos;
+        if (over != replica.isLagging()) {
+            log.info("pool {}: standby {} lags {} ms behind the primary, {} replicaMaxLag: it {} the read set",
+                    poolName, replica.host(), TimeUnit.NANOSECONDS.toMillis(lagNanos), over ? "over" : "within",
+                    over ? "leaves" : "joins");
+        }
+        set.lagged(replica, lagNanos, over);
     }
 
     private void closeCheck(int i) {
