@@ -4,7 +4,9 @@ import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.ClientAdmission;
 import io.pgmux.core.pool.LentServer;
 import io.pgmux.core.pool.ServerGoingAway;
+import io.pgmux.core.pool.Lsn;
 import io.pgmux.core.stats.TrafficStats;
+import io.pgmux.jdbc.PgMuxConnection;
 import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.sql.Classification;
 import io.pgmux.jdbc.sql.ReadIntent;
@@ -50,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * Execution, close() and calls from other threads are serialised by the lock the connection itself is
  * ({@link ConnectionLock}).
  */
-public final class LogicalConnection extends ConnectionLock implements Connection {
+public final class LogicalConnection extends ConnectionLock implements PgMuxConnection {
     private static final Logger log = LoggerFactory.getLogger(LogicalConnection.class);
     private static final String SQLSTATE_FEATURE_NOT_SUPPORTED = "0A000";
     private static final String SQLSTATE_CONNECTION_DOES_NOT_EXIST = "08003";
@@ -982,6 +984,58 @@ public final class LogicalConnection extends ConnectionLock implements Connectio
     public boolean isReadOnly() throws SQLException {
         checkOpen();
         return readOnly;
+    }
+
+    // ---------------------------------------------------------------- read-your-writes tokens
+
+    @Override
+    public String readYourWritesToken() throws SQLException {
+        checkOpen();
+        if (ownWrites == null) {
+            throw new SQLFeatureNotSupportedException("a readYourWrites token needs readRouting=replicas and"
+                    + " readYourWrites=true", "0A000");
+        }
+        lock();
+        try {
+            long lsn = ownWrites.position(pool);
+            ClusterIdentity cluster = pool.clusterIdentity(false);
+            return new ReadYourWritesToken(cluster.systemIdentifier(), cluster.timeline(), lsn).text();
+        } finally {
+            unlock();
+        }
+    }
+
+    @Override
+    public void applyReadYourWritesToken(String token) throws SQLException {
+        checkOpen();
+        ReadYourWritesToken t = ReadYourWritesToken.parse(token);
+        if (ownWrites == null) {
+            // every read runs on the primary, which has everything the token names
+            return;
+        }
+        lock();
+        try {
+            ClusterIdentity cluster = pool.clusterIdentity(false);
+            if (cluster.systemIdentifier() != t.systemIdentifier()) {
+                throw ReadYourWritesToken.invalid("it is of another cluster (system identifier "
+                        + Long.toUnsignedString(t.systemIdentifier()) + "; this pool's primary: "
+                        + Long.toUnsignedString(cluster.systemIdentifier()) + ")");
+            }
+            if (cluster.timeline() != t.timeline()) {
+                cluster = pool.clusterIdentity(true);
+            }
+            if (cluster.timeline() != t.timeline()) {
+                ownWrites.unseen();
+                return;
+            }
+            if (!pool.standbyHasReplayed(t.lsn()) && !Lsn.reached(pool.walInsertLsn(), t.lsn())) {
+                throw ReadYourWritesToken.invalid("it names WAL position " + Lsn.format(t.lsn())
+                        + ", which the primary has not reached");
+            }
+            ownWrites.mustSee(t.lsn());
+        } finally {
+            unlock();
+        }
     }
 
     // ---------------------------------------------------------------- session state

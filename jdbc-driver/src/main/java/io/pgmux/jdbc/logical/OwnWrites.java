@@ -63,6 +63,28 @@ final class OwnWrites {
         }
     }
 
+    /** The position a standby must have replayed for this connection's reads, asked of the primary if need be. */
+    long position(ServerPool pool) throws SQLException {
+        if (unseen) {
+            mustSee = Lsn.later(mustSee, pool.walInsertLsn());
+            unseen = false;
+        }
+        return mustSee;
+    }
+
+    /** This connection's reads must also see everything up to {@code lsn} (a token's). */
+    void mustSee(long lsn) {
+        mustSee = Lsn.later(mustSee, lsn);
+    }
+
+    /**
+     * This connection's reads must see something whose position cannot be compared (a token of another timeline):
+     * the primary's position at the next read, which is at or past it.
+     */
+    void unseen() {
+        unseen = true;
+    }
+
     /** Borrows for a read-only transaction a server that has replayed this connection's writes. */
     LentServer<PhysicalConnection> borrowForRead(ServerPool pool, Object client) throws SQLException {
         if (unseen) {

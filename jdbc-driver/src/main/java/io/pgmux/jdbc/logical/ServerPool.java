@@ -50,6 +50,15 @@ public interface ServerPool {
      */
     long walInsertLsn() throws SQLException;
 
+    /** Whether some standby has replayed up to {@code lsn} at its last check. */
+    boolean standbyHasReplayed(long lsn);
+
+    /**
+     * The primary's cluster; asked of the primary the first time, when the answer is older than ten seconds (a
+     * promotion changes the timeline), or when {@code fresh}.
+     */
+    ClusterIdentity clusterIdentity(boolean fresh) throws SQLException;
+
     /** What a new server session starts with; may borrow a connection the first time. */
     ServerDefaults serverDefaults() throws SQLException;
 

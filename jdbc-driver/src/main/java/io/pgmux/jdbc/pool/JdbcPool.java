@@ -22,6 +22,7 @@ import io.pgmux.core.pool.ServerLoginException;
 import io.pgmux.core.pool.TooManyClientsException;
 import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.jdbc.fleet.PgjdbcFleetSession;
+import io.pgmux.jdbc.logical.ClusterIdentity;
 import io.pgmux.jdbc.logical.LogicalConnection;
 import io.pgmux.jdbc.logical.Reclaimer;
 import io.pgmux.jdbc.logical.ServerDefaults;
@@ -60,6 +61,8 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
     /** How long close() waits for leases in use to come back before closing them anyway. */
     private static final long DRAIN_SECONDS = 30;
     /** How long a read waits for a standby's pool before it looks again whether the standby is still usable. */
+    /** How long the primary's cluster identity is used before it is asked again: a promotion changes its timeline. */
+    private static final long CLUSTER_IDENTITY_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long STANDBY_WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final JdbcPoolSettings settings;
@@ -77,6 +80,8 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
     private final boolean tracksWrites;
     private final long replicaWaitNanos;
     private final AtomicBoolean sequenceReadLogged = new AtomicBoolean();
+    private volatile ClusterIdentity clusterIdentity;
+    private volatile long clusterIdentityAt;
     private final String resetQueryAlways;
     /** The pool's fleet coordination, or null outside a fleet. */
     private final FleetCoordinator fleet;
@@ -381,23 +386,49 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
 
     @Override
     public long walInsertLsn() throws SQLException {
+        return onPrimary("SELECT pg_current_wal_insert_lsn()::text", rs -> Lsn.parse(rs.getString(1)));
+    }
+
+    @Override
+    public boolean standbyHasReplayed(long lsn) {
+        return replicas != null && replicas.pick(lsn) != null;
+    }
+
+    @Override
+    public ClusterIdentity clusterIdentity(boolean fresh) throws SQLException {
+        ClusterIdentity known = clusterIdentity;
+        if (known != null && !fresh && System.nanoTime() - clusterIdentityAt < CLUSTER_IDENTITY_NANOS) {
+            return known;
+        }
+        known = onPrimary("SELECT system_identifier, (SELECT timeline_id FROM pg_control_checkpoint())"
+                + " FROM pg_control_system()", rs -> new ClusterIdentity(rs.getLong(1), rs.getInt(2)));
+        clusterIdentityAt = System.nanoTime();
+        clusterIdentity = known;
+        return known;
+    }
+
+    private interface Row<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    /** The one row {@code sql} answers, on a primary server connection borrowed for it alone. */
+    private <T> T onPrimary(String sql, Row<T> row) throws SQLException {
         Lease<PhysicalConnection> lease = borrow();
-        long lsn;
+        T value;
         try {
             PhysicalConnection p = lease.connection();
             // whatever its last borrower left, this query must not open a transaction
             p.autoCommit(true);
-            try (Statement st = p.connection().createStatement();
-                 ResultSet rs = st.executeQuery("SELECT pg_current_wal_insert_lsn()::text")) {
+            try (Statement st = p.connection().createStatement(); ResultSet rs = st.executeQuery(sql)) {
                 rs.next();
-                lsn = Lsn.parse(rs.getString(1));
+                value = row.read(rs);
             }
         } catch (SQLException | RuntimeException e) {
             lease.discard(e);
             throw e;
         }
         lease.release();
-        return lsn;
+        return value;
     }
 
     /** With readRouting=replicas, the hosts reads may go to and what their last check found; else null. */
