@@ -1,5 +1,7 @@
 package io.pgmux.core.pool;
 
+import java.util.concurrent.atomic.LongAdder;
+
 /**
  * One server of a pool's host list as its read routing sees it: the pool of its own that reads borrow from,
  * and what the last check of the server found (whether it is a standby, how far it has replayed the primary's
@@ -14,6 +16,8 @@ public final class Replica<S> {
     private volatile long lagNanos;
     /** The lag exceeds the pool's bound: out of the read set until a check finds it caught up. */
     private volatile boolean lagging;
+    /** Read-only transactions that borrowed from its pool. */
+    private final LongAdder reads = new LongAdder();
 
     public Replica(String host, Pool<S> pool) {
         this.host = host;
@@ -45,6 +49,16 @@ public final class Replica<S> {
      */
     public long lagNanos() {
         return lagNanos;
+    }
+
+    /** A read-only transaction borrowed from its pool. */
+    public void readRouted() {
+        reads.increment();
+    }
+
+    /** Read-only transactions that borrowed from its pool since it started. */
+    public long readsRouted() {
+        return reads.sum();
     }
 
     /** Whether its lag exceeds the pool's bound, which keeps it out of the read set. */

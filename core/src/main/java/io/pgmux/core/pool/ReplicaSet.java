@@ -3,6 +3,7 @@ package io.pgmux.core.pool;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -18,6 +19,9 @@ public final class ReplicaSet<S> {
     /** Readers waiting for a standby's replay to reach their position wait here; a check wakes them. */
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition checked = lock.newCondition();
+    private final LongAdder readsToPrimaryForFreshness = new LongAdder();
+    private final LongAdder replayWaits = new LongAdder();
+    private final LongAdder replayWaitNanos = new LongAdder();
 
     public ReplicaSet(List<Replica<S>> replicas) {
         if (replicas.isEmpty()) {
@@ -90,6 +94,31 @@ public final class ReplicaSet<S> {
     public void unreachable(Replica<S> replica) {
         replica.lag(0, false);
         replica.found(false, 0);
+    }
+
+    /** A read ran on the primary because no standby had replayed what it must see (read-your-writes). */
+    public void readSentToPrimaryForFreshness() {
+        readsToPrimaryForFreshness.increment();
+    }
+
+    public long readsToPrimaryForFreshness() {
+        return readsToPrimaryForFreshness.sum();
+    }
+
+    /** A read waited {@code nanos} for a standby to replay what it must see, whatever came of it. */
+    public void replayWaited(long nanos) {
+        replayWaits.increment();
+        replayWaitNanos.add(nanos);
+    }
+
+    /** Reads that waited for a standby's replay. */
+    public long replayWaits() {
+        return replayWaits.sum();
+    }
+
+    /** The time reads waited for a standby's replay, in nanoseconds. */
+    public long replayWaitNanos() {
+        return replayWaitNanos.sum();
     }
 
     /** Whether some host is a standby now. */

@@ -76,6 +76,8 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
     /** With readRouting=replicas: every host of the URL's list with a pool of its own; else null. */
     private final ReplicaSet<PhysicalConnection> replicas;
     private final ReplicaWatch replicaWatch;
+    /** The read routing's MXBean and meters, or null without read routing. */
+    private final ReplicaMetrics replicaMetrics;
     private final List<ScheduledFuture<?>> replicaReclaimers = new ArrayList<>();
     private final boolean tracksWrites;
     private final long replicaWaitNanos;
@@ -128,9 +130,11 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
             this.replicas = new ReplicaSet<>(replicas);
             this.replicaWatch = new ReplicaWatch(pool.name(), replicas(), List.copyOf(replicaConnectors.values()),
                     settings.replicaCheckPeriod, settings.replicaMaxLag);
+            this.replicaMetrics = ReplicaMetrics.publish(pool, this.replicas, settings);
         } else {
             this.replicas = null;
             this.replicaWatch = null;
+            this.replicaMetrics = null;
         }
         this.tracksWrites = routed && settings.readYourWrites;
         this.replicaWaitNanos = settings.replicaWaitTimeout.toNanos();
@@ -312,10 +316,13 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
         Replica<PhysicalConnection> replica = replicas.pick(minLsn);
         if (replica == null && mayWait && minLsn != 0 && replicaWaitNanos > 0 && replicas.hasStandby()) {
             replicaWatch.checkSoon();
+            long start = System.nanoTime();
             try {
                 replica = replicas.await(minLsn, replicaWaitNanos, TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 throw borrowFailed(e);
+            } finally {
+                replicas.replayWaited(System.nanoTime() - start);
             }
         }
         long wait = pool.config().queryWaitTimeoutNanos();
@@ -327,6 +334,9 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
                 return lent;
             }
             replica = replicas.pick(minLsn);
+        }
+        if (minLsn != 0 && replicas.hasStandby()) {
+            replicas.readSentToPrimaryForFreshness();
         }
         return borrowFor(client);
     }
@@ -344,7 +354,10 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
         while (true) {
             long slice = Math.min(STANDBY_WAIT_SLICE_NANOS, deadline - System.nanoTime());
             try {
-                return replica.pool().acquireFor(client, Math.max(slice, 1), TimeUnit.NANOSECONDS);
+                LentServer<PhysicalConnection> lent = replica.pool().acquireFor(client, Math.max(slice, 1),
+                        TimeUnit.NANOSECONDS);
+                replica.readRouted();
+                return lent;
             } catch (PoolTimeoutException e) {
                 if (!replica.isStandby() || deadline - System.nanoTime() <= 0) {
                     log.debug("pool {}: standby {} lent nothing, the read goes elsewhere", pool.name(),
@@ -537,6 +550,7 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
     public void close() {
         if (replicaWatch != null) {
             replicaWatch.close();
+            replicaMetrics.close();
         }
         try {
             registry.closeGracefully().toCompletableFuture().get(DRAIN_SECONDS, TimeUnit.SECONDS);

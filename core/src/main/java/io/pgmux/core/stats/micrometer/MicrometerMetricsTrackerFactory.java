@@ -1,5 +1,7 @@
 package io.pgmux.core.stats.micrometer;
 
+import io.pgmux.core.pool.ReplicasView;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.pgmux.core.stats.IMetricsTracker;
 import io.pgmux.core.stats.MetricsTrackerFactory;
@@ -45,5 +47,10 @@ public final class MicrometerMetricsTrackerFactory implements MetricsTrackerFact
     @Override
     public IMetricsTracker create(String poolName, PoolStats poolStats) {
         return new MicrometerMetricsTracker(poolName, poolStats, registry);
+    }
+
+    @Override
+    public AutoCloseable createReplicaTracker(String poolName, PoolStats poolStats, ReplicasView replicas) {
+        return new MicrometerReplicaTracker(poolName, poolStats, replicas, registry);
     }
 }
