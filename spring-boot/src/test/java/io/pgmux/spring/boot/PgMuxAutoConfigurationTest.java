@@ -178,6 +178,18 @@ abstract class PgMuxAutoConfigurationTest {
         assertTrue(metadata.contains("PgBouncer's pool_mode"), "keys are described for IDEs");
     }
 
+    @Test
+    void configurationMetadataListsTheReadRoutingSettings() throws IOException {
+        String metadata;
+        try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        for (String kebab : new String[] {"read-routing", "read-your-writes", "replica-wait-timeout",
+                "replica-check-period", "replica-max-lag"}) {
+            assertTrue(metadata.contains("\"spring.datasource.pgmux." + kebab + "\""), kebab);
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class OwnDataSource {
         @Bean
