@@ -4,7 +4,6 @@ import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.ClientAdmission;
 import io.pgmux.core.pool.LentServer;
 import io.pgmux.core.pool.ServerGoingAway;
-import io.pgmux.core.pool.Lsn;
 import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.jdbc.PgMuxConnection;
 import io.pgmux.jdbc.physical.PhysicalConnection;
@@ -997,9 +996,7 @@ public final class LogicalConnection extends ConnectionLock implements PgMuxConn
         }
         lock();
         try {
-            long lsn = ownWrites.position(pool);
-            ClusterIdentity cluster = pool.clusterIdentity(false);
-            return new ReadYourWritesToken(cluster.systemIdentifier(), cluster.timeline(), lsn).text();
+            return ownWrites.token(pool);
         } finally {
             unlock();
         }
@@ -1015,24 +1012,7 @@ public final class LogicalConnection extends ConnectionLock implements PgMuxConn
         }
         lock();
         try {
-            ClusterIdentity cluster = pool.clusterIdentity(false);
-            if (cluster.systemIdentifier() != t.systemIdentifier()) {
-                throw ReadYourWritesToken.invalid("it is of another cluster (system identifier "
-                        + Long.toUnsignedString(t.systemIdentifier()) + "; this pool's primary: "
-                        + Long.toUnsignedString(cluster.systemIdentifier()) + ")");
-            }
-            if (cluster.timeline() != t.timeline()) {
-                cluster = pool.clusterIdentity(true);
-            }
-            if (cluster.timeline() != t.timeline()) {
-                ownWrites.unseen();
-                return;
-            }
-            if (!pool.standbyHasReplayed(t.lsn()) && !Lsn.reached(pool.walInsertLsn(), t.lsn())) {
-                throw ReadYourWritesToken.invalid("it names WAL position " + Lsn.format(t.lsn())
-                        + ", which the primary has not reached");
-            }
-            ownWrites.mustSee(t.lsn());
+            ownWrites.apply(pool, t);
         } finally {
             unlock();
         }

@@ -63,26 +63,45 @@ final class OwnWrites {
         }
     }
 
-    /** The position a standby must have replayed for this connection's reads, asked of the primary if need be. */
-    long position(ServerPool pool) throws SQLException {
+    /**
+     * The token of the position a standby must have replayed for this connection's reads (asked of the primary if
+     * a transaction that may have written ended since), with the cluster it is a position of.
+     */
+    String token(ServerPool pool) throws SQLException {
         if (unseen) {
             mustSee = Lsn.later(mustSee, pool.walInsertLsn());
             unseen = false;
         }
-        return mustSee;
-    }
-
-    /** This connection's reads must also see everything up to {@code lsn} (a token's). */
-    void mustSee(long lsn) {
-        mustSee = Lsn.later(mustSee, lsn);
+        ClusterIdentity cluster = pool.clusterIdentity(false);
+        return new ReadYourWritesToken(cluster.systemIdentifier(), cluster.timeline(), mustSee).text();
     }
 
     /**
-     * This connection's reads must see something whose position cannot be compared (a token of another timeline):
-     * the primary's position at the next read, which is at or past it.
+     * This connection's reads must also see what {@code token} names. One of another timeline (a promotion
+     * between) cannot be compared: the next read asks the primary's position, which is at or past it.
+     *
+     * @throws SQLException {@code 22023} for a token of another cluster, or naming a position the primary has not
+     *                      reached; nothing changes then
      */
-    void unseen() {
-        unseen = true;
+    void apply(ServerPool pool, ReadYourWritesToken token) throws SQLException {
+        ClusterIdentity cluster = pool.clusterIdentity(false);
+        if (cluster.systemIdentifier() != token.systemIdentifier()) {
+            throw ReadYourWritesToken.invalid("it is of another cluster (system identifier "
+                    + Long.toUnsignedString(token.systemIdentifier()) + "; this pool's primary: "
+                    + Long.toUnsignedString(cluster.systemIdentifier()) + ")");
+        }
+        if (cluster.timeline() != token.timeline()) {
+            cluster = pool.clusterIdentity(true);
+        }
+        if (cluster.timeline() != token.timeline()) {
+            unseen = true;
+            return;
+        }
+        if (!pool.standbyHasReplayed(token.lsn()) && !Lsn.reached(pool.walInsertLsn(), token.lsn())) {
+            throw ReadYourWritesToken.invalid("it names WAL position " + Lsn.format(token.lsn())
+                    + ", which the primary has not reached");
+        }
+        mustSee = Lsn.later(mustSee, token.lsn());
     }
 
     /** Borrows for a read-only transaction a server that has replayed this connection's writes. */
