@@ -1016,6 +1016,11 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         return !waiters.isEmpty() || dedicated.hasWaiting();
     }
 
+    /** Whether clients wait that no login under way will serve (the count {@link #maybeOpen} opens for). */
+    boolean needsServer() {
+        return waiters.size() > logins.get() || dedicated.hasWaiting();
+    }
+
     // ---------------------------------------------------------------- janitor
 
     /** The periodic work of one pool: timeouts, idle and aged connections, min size, reserve, leaks. */

@@ -340,10 +340,12 @@ public final class PoolRegistry<S> implements AutoCloseable {
     /**
      * A pool under a shared limit just made a connection idle: if a sibling is waiting because of that
      * limit, close the idle connection so the sibling can open one now rather than at the next janitor run.
+     * A sibling whose waiters all have a login under way needs no room: closing for it would leave the limit's
+     * connections short of what PgBouncer keeps open.
      */
     void offerSlotToSiblings(Pool<?> pool) {
         for (Pool<S> other : pools.values()) {
-            if (other != pool && other.hasWaiters() && sharesLimit(pool, other)) {
+            if (other != pool && other.needsServer() && sharesLimit(pool, other)) {
                 pool.evictOneIdle();
                 return;
             }

@@ -315,6 +315,27 @@ class PoolTimingRulesTest {
     }
 
     @Test
+    void aConnectionGoingIdleStaysOpenWhenTheWaitingSiblingsLoginIsUnderWay() {
+        PoolConfig config = PoolConfig.jdbcDefaults().defaultPoolSize(5).maxDbConnections(2).build();
+        registry = PoolRegistry.<Conn>builder().connector(connector).config(config).clock(clock)
+                .janitorPeriod(Duration.ZERO).build();
+        Lease<Conn> alices = now(registry.pool("app", "alice").acquireAsync());
+        Lease<Conn> carols = now(registry.pool("app", "carol").acquireAsync());
+        connector.holdLogins = true;
+        CompletionStage<Lease<Conn>> bobWaits = registry.pool("app", "bob").acquireAsync();
+        pending(bobWaits);
+
+        alices.release();
+        assertTrue(alices.connection().closed, "alice's idle connection was closed to make room for bob");
+        carols.release();
+        connector.completeOneLogin();
+        now(bobWaits);
+
+        assertFalse(carols.connection().closed, "bob's one client has its login under way: carol's stays open");
+        assertEquals(2, registry.databaseConnections("app"));
+    }
+
+    @Test
     void maxUserConnectionsHoldsAcrossDatabases() {
         PoolConfig config = PoolConfig.jdbcDefaults().defaultPoolSize(5).maxUserConnections(2).build();
         registry = PoolRegistry.<Conn>builder().connector(connector).config(config).clock(clock)
