@@ -78,7 +78,8 @@ final class ProxyStart {
                         autoDatabases.entryName(key.database()), key.user()))
                 .connectors(connectors::create)
                 .janitorPeriod(builder.janitorPeriod() != null ? builder.janitorPeriod()
-                        : JanitorPeriod.of(s, configuration.userLimits().values()))
+                        : JanitorPeriod.of(s, configuration.overrides(),
+                                configuration.userLimits().values()))
                 .statsPeriod(s.get(ProxySetting.STATS_PERIOD))
                 .metricsTrackerFactory(trackers)
                 .registerMbeans(builder.registerMbeans())

@@ -212,7 +212,7 @@ final class SettingsApply {
         statsLog.enabled(s.get(ProxySetting.LOG_STATS));
         registry.statsPeriod(s.get(ProxySetting.STATS_PERIOD));
         if (fixedJanitorPeriod == null) {
-            registry.janitorPeriod(JanitorPeriod.of(s, next.userLimits().values()));
+            registry.janitorPeriod(JanitorPeriod.of(s, next.overrides(), next.userLimits().values()));
         }
         if (files.clientTls() != null) {
             context.clientTls(files.clientTls());

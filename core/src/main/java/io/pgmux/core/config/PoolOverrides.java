@@ -57,6 +57,11 @@ public final class PoolOverrides {
         return apply(global, null, user);
     }
 
+    /** The databases given settings of their own, in the order they were given. */
+    public Set<String> databases() {
+        return databases.keySet();
+    }
+
     /** The settings given for {@code database}, by the names they were given under. */
     public Map<String, String> database(String database) {
         return Collections.unmodifiableMap(databases.getOrDefault(database, Map.of()));

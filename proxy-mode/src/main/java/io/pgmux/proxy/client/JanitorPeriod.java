@@ -1,6 +1,7 @@
 package io.pgmux.proxy.client;
 
 import io.pgmux.core.config.PoolConfig;
+import io.pgmux.core.config.PoolOverrides;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import java.time.Duration;
@@ -11,8 +12,9 @@ import java.util.Collection;
  * second (PgBouncer's fixed period) and at least one. Each pass wakes a thread and walks the pools and the chores, a
  * cost an idle process pays at every pass: at a third of a second it was the largest part of an idle proxy's CPU,
  * though with the default settings no timeout is shorter than 5 s. The timeouts looked at are the global settings
- * in seconds, the pool timeouts, query_wait_notify and the {@code [users]} entries' client timeouts; a shorter
- * per-database or per-user pool timeout is at most one second late.
+ * in seconds, the pool timeouts (global, and each {@code [databases]} and {@code [users]} entry's own: a user's
+ * query_wait_timeout = 2 checked once a second would let a client wait almost 3 s), query_wait_notify and the
+ * {@code [users]} entries' client timeouts.
  */
 public final class JanitorPeriod {
     static final long FASTEST_NANOS = Duration.ofMillis(333).toNanos();
@@ -22,7 +24,8 @@ public final class JanitorPeriod {
     private JanitorPeriod() {
     }
 
-    public static Duration of(ProxySettings settings, Collection<ClientTimeouts.Limits> users) {
+    public static Duration of(ProxySettings settings, PoolOverrides overrides,
+            Collection<ClientTimeouts.Limits> users) {
         long shortest = Long.MAX_VALUE;
         for (ProxySetting setting : ProxySetting.values()) {
             if (setting.type() == ProxySetting.Type.SECONDS) {
@@ -30,15 +33,13 @@ public final class JanitorPeriod {
                 shortest = shorter(shortest, value.toNanos());
             }
         }
-        PoolConfig pool = settings.pool();
-        shortest = shorter(shortest, pool.queryWaitTimeoutNanos());
-        shortest = shorter(shortest, pool.serverIdleTimeoutNanos());
-        shortest = shorter(shortest, pool.serverLifetimeNanos());
-        shortest = shorter(shortest, pool.serverConnectTimeoutNanos());
-        shortest = shorter(shortest, pool.serverLoginRetryNanos());
-        shortest = shorter(shortest, pool.serverCheckDelayNanos());
-        if (pool.reservePoolSize() > 0) {
-            shortest = shorter(shortest, pool.reservePoolTimeoutNanos());
+        PoolConfig global = settings.pool();
+        shortest = shortestPoolTimeout(shortest, global);
+        for (String database : overrides.databases()) {
+            shortest = shortestPoolTimeout(shortest, overrides.forDatabase(global, database));
+        }
+        for (String user : overrides.users()) {
+            shortest = shortestPoolTimeout(shortest, overrides.forUser(global, user));
         }
         int waitNotifySeconds = settings.get(ProxySetting.QUERY_WAIT_NOTIFY);
         shortest = shorter(shortest, Duration.ofSeconds(waitNotifySeconds).toNanos());
@@ -50,6 +51,19 @@ public final class JanitorPeriod {
         }
         long period = shortest / PASSES_PER_TIMEOUT;
         return Duration.ofNanos(Math.max(FASTEST_NANOS, Math.min(SLOWEST_NANOS, period)));
+    }
+
+    private static long shortestPoolTimeout(long shortest, PoolConfig pool) {
+        shortest = shorter(shortest, pool.queryWaitTimeoutNanos());
+        shortest = shorter(shortest, pool.serverIdleTimeoutNanos());
+        shortest = shorter(shortest, pool.serverLifetimeNanos());
+        shortest = shorter(shortest, pool.serverConnectTimeoutNanos());
+        shortest = shorter(shortest, pool.serverLoginRetryNanos());
+        shortest = shorter(shortest, pool.serverCheckDelayNanos());
+        if (pool.reservePoolSize() > 0) {
+            shortest = shorter(shortest, pool.reservePoolTimeoutNanos());
+        }
+        return shortest;
     }
 
     /** The shorter of a timeout found so far and {@code nanos}, where 0 is off. */
