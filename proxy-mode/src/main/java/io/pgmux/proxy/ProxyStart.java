@@ -88,7 +88,7 @@ final class ProxyStart {
         self.set(registry);
         registry.addJanitorChore(() -> autoDatabases.dropIdle(registry, connectors::forget));
         ProxyContext context = new ProxyContext(registry, autoDatabases,
-                new CancelSender(transport, s.get(ProxySetting.CANCEL_WAIT_TIMEOUT)), maxPrepared,
+                new CancelSender(transport, s.get(ProxySetting.CANCEL_WAIT_TIMEOUT), connectionLog), maxPrepared,
                 socketIds::incrementAndGet, transport.blockingWork());
         registry.addJanitorChore(context.idlePools());
         registry.addJanitorChore(context.clientTimeouts());

@@ -93,6 +93,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     String consoleDatabase;
     /** Why the pooler closes the client, for log_disconnections; null while it has not decided to. */
     String closeReason;
+    /** For a CancelRequest's connection: the database of the client it cancels, which its closing line names. */
+    private String cancelledDatabase;
     private boolean closingLogged;
 
     public ClientConnection(ProxyContext context, FrontendMessageDecoder decoder) {
@@ -303,10 +305,15 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     /** The client's Terminate: PgBouncer's "client close request". */
     void terminate() {
+        closeRequested();
+        channel.close();
+    }
+
+    /** The client sent Terminate, which waits behind what it sent before: its close is logged as requested. */
+    void closeRequested() {
         if (closeReason == null) {
             closeReason = "client close request";
         }
-        channel.close();
     }
 
     /** Sends a FATAL error and closes, as PgBouncer's send_pooler_error does. */
@@ -353,7 +360,14 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
 
 
     String poolDatabase() {
-        return console ? consoleDatabase : pool == null ? null : pool.key().database();
+        return console ? consoleDatabase : pool == null ? cancelledDatabase : pool.key().database();
+    }
+
+    /** A CancelRequest's connection ends: its line names the database of the client it was for, if any. */
+    void endCancelRequest(String database, String reason) {
+        cancelledDatabase = database;
+        closeReason = reason;
+        channel.close();
     }
 
     /**

@@ -120,18 +120,23 @@ final class ClientLogin {
         ctx.pipeline().addFirst(tls.newHandler(channel.alloc()));
     }
 
+    /**
+     * The request's connection closes once the cancel is sent or found needless, logged in PgBouncer's words under
+     * the cancelled client's database.
+     */
     private void onCancelRequest(CancelRequest cancel) {
         ClientConnection target = context.clientsByKey().get(cancel.key());
-        if (target != null && cancel.matches(target.key)) {
-            target.channel.eventLoop().execute(() -> {
-                if (target.replication != null) {
-                    target.replication.cancel(context.cancelSender());
-                } else if (target.link != null) {
-                    target.link.cancelQuery(context.cancelSender());
-                }
-            });
+        if (target == null || !cancel.matches(target.key)) {
+            client.endCancelRequest(null, "failed cancel request");
+            return;
         }
-        channel.close();
+        target.channel.eventLoop().execute(() -> {
+            boolean sent = target.replication != null ? target.replication.cancel(context.cancelSender())
+                    : target.link != null && target.link.cancelQuery(context.cancelSender());
+            String database = target.poolDatabase();
+            channel.eventLoop().execute(() -> client.endCancelRequest(database,
+                    sent ? "successfully sent cancel request" : "cancel request for idle client"));
+        });
     }
 
     private void onStartup(StartupMessage startup) {

@@ -181,7 +181,8 @@ final class Link extends ServerLoan {
     void abort(String reason, CancelSender cancelSender) {
         ServerConnection current = server;
         if (current != null && (readyPending > 0 || syncPending) && current.backendKeyData() != null) {
-            cancelSender.send(current.remoteAddress(), current.backendKeyData());
+            cancelSender.send(current.remoteAddress(), current.backendKeyData(), pool.key().database(),
+                    pool.key().user());
         }
         drop(new PoolException(reason));
         close();
@@ -310,15 +311,20 @@ final class Link extends ServerLoan {
     /**
      * A CancelRequest for this client: forwarded to the server while the client's query runs there; a request
      * still waiting for a server is ended by the loan instead, never to run.
+     *
+     * @return whether a cancel went to a server
      */
-    void cancelQuery(CancelSender cancelSender) {
+    boolean cancelQuery(CancelSender cancelSender) {
         if (cancelWait()) {
-            return;
+            return false;
         }
         ServerConnection current = server;
         if (state == State.LINKED && readyPending > 0 && current != null && current.backendKeyData() != null) {
-            current.cancelSent(cancelSender.send(current.remoteAddress(), current.backendKeyData()));
+            current.cancelSent(cancelSender.send(current.remoteAddress(), current.backendKeyData(),
+                    pool.key().database(), pool.key().user()));
+            return true;
         }
+        return false;
     }
 
     // ---------------------------------------------------------------- where notifications may go

@@ -113,12 +113,19 @@ final class ReplicationLink implements ServerLink {
         }
     }
 
-    /** A CancelRequest for this client goes to its server, whatever it runs: the server is the client's alone. */
-    void cancel(CancelSender cancelSender) {
+    /**
+     * A CancelRequest for this client goes to its server, whatever it runs: the server is the client's alone.
+     *
+     * @return whether a cancel went to the server
+     */
+    boolean cancel(CancelSender cancelSender) {
         ServerConnection current = server;
         if (!closed && current != null && current.backendKeyData() != null) {
-            current.cancelSent(cancelSender.send(current.remoteAddress(), current.backendKeyData()));
+            current.cancelSent(cancelSender.send(current.remoteAddress(), current.backendKeyData(),
+                    client.pool.key().database(), client.pool.key().user()));
+            return true;
         }
+        return false;
     }
 
     @Override

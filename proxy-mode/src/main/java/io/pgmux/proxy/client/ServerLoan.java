@@ -153,6 +153,10 @@ abstract class ServerLoan implements ServerLink {
 
     /** Keeps a message until a server is linked; stops reading once too much waits. */
     final void hold(FrontendMessage message) {
+        if (message.type() == FrontendMessage.TERMINATE) {
+            // the client may close its socket before the proxy gets to its Terminate: it still asked to close
+            client.closeRequested();
+        }
         pending.add(message);
         pendingBytes += message.content().readableBytes();
         if (pendingBytes > PENDING_BYTES_LIMIT) {

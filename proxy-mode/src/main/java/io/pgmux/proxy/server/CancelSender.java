@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.protocol.CancelRequest;
 import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.transport.Transport;
@@ -23,12 +24,17 @@ import java.util.concurrent.TimeUnit;
  */
 public final class CancelSender {
     private final Transport transport;
+    private final ConnectionLog connectionLog;
     /** cancel_wait_timeout; 0 waits as long as it takes. RELOAD and SET change it for the cancels sent afterwards. */
     private volatile long waitMillis;
 
-    /** @param wait PgBouncer's cancel_wait_timeout: how long a cancel may take; zero disables the limit */
-    public CancelSender(Transport transport, Duration wait) {
+    /**
+     * @param wait PgBouncer's cancel_wait_timeout: how long a cancel may take; zero disables the limit
+     * @param connectionLog where the cancel connection's lines go, as PgBouncer logs its server connections
+     */
+    public CancelSender(Transport transport, Duration wait, ConnectionLog connectionLog) {
         this.transport = transport;
+        this.connectionLog = connectionLog;
         this.waitMillis = wait.toMillis();
     }
 
@@ -37,8 +43,13 @@ public final class CancelSender {
         this.waitMillis = wait.toMillis();
     }
 
-    /** Sends the cancel; the stage completes (never exceptionally) when the cancel connection has closed. */
-    public CompletableFuture<Void> send(SocketAddress server, io.pgmux.proxy.protocol.BackendKeyData key) {
+    /**
+     * Sends the cancel; the stage completes (never exceptionally) when the cancel connection has closed. The
+     * connection is logged under the pool of the server it cancels ({@code database}/{@code user}), with PgBouncer's
+     * {@code new connection to server} and {@code successfully sent cancel request} lines.
+     */
+    public CompletableFuture<Void> send(SocketAddress server, io.pgmux.proxy.protocol.BackendKeyData key,
+            String database, String user) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         long waitMillis = this.waitMillis;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
@@ -59,13 +70,17 @@ public final class CancelSender {
                         return;
                     }
                     Channel ch = f.channel();
+                    connectionLog.serverConnected(ch, ch, database, user);
                     ScheduledFuture<?> giveUp = waitMillis == 0 ? null : ch.eventLoop().schedule(() -> {
                         ch.close();
                     }, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                     ch.closeFuture().addListener(closed -> {
+                        boolean gaveUp = giveUp != null && giveUp.isDone() && !giveUp.isCancelled();
                         if (giveUp != null) {
                             giveUp.cancel(false);
                         }
+                        connectionLog.serverClosing(ch, ch, database, user,
+                                gaveUp ? "cancel_wait_timeout" : "successfully sent cancel request");
                         done.complete(null);
                     });
                     ch.writeAndFlush(new CancelRequest(key.processId(), key.secretKey()))
