@@ -137,6 +137,32 @@ class ClientLimitsTest {
         }
     }
 
+    /** As in PgBouncer: only admin users, who raise the limits, reach the console past them. */
+    @Test
+    void aStatsUsersConsoleSessionsAreHeldToTheClientLimitsAndAnAdminsAreNot() throws Exception {
+        proxy = start("one = " + target() + "\n", "max_db_client_connections = 1\nstats_users = " + BATCH + "\n"
+                + "[users]\n" + BATCH + " = max_user_client_connections=2\n");
+        try (Connection stats = console(BATCH)) {
+            assertEquals(DB_FULL, refusal(() -> console(BATCH)));
+            try (Connection admin = console(ADMIN); Connection again = console(ADMIN)) {
+                assertTrue(admin.isValid(5) && again.isValid(5), "an admin user's sessions past the limit");
+            }
+        }
+        writeIni("one = " + target() + "\n", "stats_users = " + BATCH + "\n[users]\n" + BATCH
+                + " = max_user_client_connections=2\n");
+        proxy.reload();
+        try (Connection client = connect("one", BATCH); Connection stats = console(BATCH)) {
+            assertEquals(USER_FULL, refusal(() -> console(BATCH)));
+        }
+    }
+
+    private Connection console(String user) throws SQLException {
+        Properties simple = new Properties();
+        simple.setProperty("preferQueryMode", "simple");
+        return ProxyFixture.connect(proxy, "pgbouncer", user, user.equals(BATCH) ? BATCH_PASSWORD : ADMIN_PASSWORD,
+                simple);
+    }
+
     @Test
     void reloadLowersALimitForNewClientsAndKeepsThoseConnected() throws Exception {
         proxy = start("one = " + target() + "\n", "");

@@ -252,7 +252,15 @@ public final class AdminConsole implements AdminRoute {
 
     @Override
     public ErrorResponse admit(String user) {
-        return adminUsers.contains(user) || statsUsers.contains(user) ? null : PoolerError.notAllowed();
+        if (adminUsers.contains(user)) {
+            // as in PgBouncer: the client limits never keep out an admin user, who is the one to raise them
+            return null;
+        }
+        if (!statsUsers.contains(user)) {
+            return PoolerError.notAllowed();
+        }
+        int own = (int) sessions.stream().filter(s -> s.user().equals(user)).count();
+        return clientLimits().consoleOverLimit(DATABASE, sessions.size(), user, own);
     }
 
     @Override

@@ -81,6 +81,22 @@ public final class ClientLimits {
         return null;
     }
 
+    /**
+     * PgBouncer's refusal of a console session over a client limit, or null: {@code consoleClients} are the
+     * console's sessions, {@code userConsoleClients} those of {@code user}, which the console counts itself.
+     */
+    public ErrorResponse consoleOverLimit(String database, int consoleClients, String user, int userConsoleClients) {
+        int databaseMax = databaseMax(database);
+        if (databaseMax > 0 && consoleClients >= databaseMax) {
+            return PoolerError.maxDbClientConnections();
+        }
+        int userMax = userMax(user);
+        if (userMax > 0 && userClients(user) + userConsoleClients >= userMax) {
+            return PoolerError.maxUserClientConnections();
+        }
+        return null;
+    }
+
     /** A client {@link #admit}-ted left. */
     void leave(String database, String user) {
         byDatabase.get(database).release();
