@@ -234,6 +234,11 @@ public final class StandbyPair implements AutoCloseable {
         stoppedPrimaryPort = PortHolder.hold(HOST, primary.port);
     }
 
+    /** Fast shutdown of the standby: its sessions are terminated and its port refuses connections. */
+    public void stopStandby() {
+        stopServer(standby);
+    }
+
     /** Starts the stopped primary again on its port (as a primary: nothing rewinds it). */
     public void startPrimary() {
         releaseStoppedPrimaryPort();
