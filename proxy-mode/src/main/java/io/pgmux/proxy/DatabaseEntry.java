@@ -6,11 +6,13 @@ import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.Scope;
 import io.pgmux.proxy.config.TlsMode;
 import io.pgmux.proxy.server.LoadBalanceHosts;
+import io.pgmux.proxy.server.ReadRouting;
 import io.pgmux.proxy.server.ServerPasswordSource;
 import io.pgmux.proxy.server.ServerSetup;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.TargetSessionAttrs;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -25,7 +27,7 @@ import java.util.function.Supplier;
  * max_db_client_connections, and what each new server connection gets: client_encoding, datestyle, timezone and
  * application_name (taken by PgBouncer 1.25, not in its documentation) as startup parameters, connect_query run
  * after its login; pgmux's server_password_file or server_password_command, read at each server login instead
- * of password=.
+ * of password=; pgmux's read_routing with read_your_writes, replica_wait_timeout and replica_check_period.
  *
  * @param poolSettings setting name to value as written, for {@code ProxyBuilder.databaseSetting}
  */
@@ -60,6 +62,7 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
         Path passwordFile = null;
         String passwordCommand = null;
         Map<String, String> poolSettings = new LinkedHashMap<>();
+        Map<ProxySetting, String> routing = new java.util.EnumMap<>(ProxySetting.class);
         for (Map.Entry<String, String> e : ConnectString.parse(owner, connectString).entrySet()) {
             ProxySetting setting = ProxySetting.entryKey(Scope.DATABASE, owner, e.getKey());
             String v = e.getValue();
@@ -74,6 +77,7 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
                 case SSLMODE, SERVER_TLS_SSLMODE -> tls = TlsMode.fromConfig(v);
                 case CLIENT_ENCODING, DATESTYLE, TIMEZONE, APPLICATION_NAME -> startupParameters.put(setting.configName(), v);
                 case CONNECT_QUERY -> connectQuery = v;
+                case READ_ROUTING, READ_YOUR_WRITES, REPLICA_WAIT_TIMEOUT, REPLICA_CHECK_PERIOD -> routing.put(setting, v);
                 case SERVER_PASSWORD_FILE -> passwordFile = checked(owner, () -> (Path) setting.parse(v, base));
                 case SERVER_PASSWORD_COMMAND -> passwordCommand = v;
                 case PIN_SESSION_STATE -> poolSettings.put(setting.configName(), checked(owner, () -> {
@@ -97,9 +101,46 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
         ServerPasswordSource passwordSource = passwordSource(owner, password, passwordFile, passwordCommand);
         String hosts = host;
         String ports = port;
+        ReadRouting readRouting = readRouting(owner, routing, sessionAttrs);
+        if (readRouting != null && sessionAttrs == TargetSessionAttrs.ANY) {
+            // the entry's own pool is the primary's: its logins look for the host not in recovery
+            sessionAttrs = TargetSessionAttrs.PRIMARY;
+        }
         return new DatabaseEntry(new ServerTarget(checked(owner, () -> ServerTarget.hostList(hosts, ports)), dbname,
                 user, password, tls, loadBalance, sessionAttrs, new ServerSetup(startupParameters, connectQuery),
-                passwordSource), Collections.unmodifiableMap(poolSettings));
+                passwordSource, readRouting), Collections.unmodifiableMap(poolSettings));
+    }
+
+    /**
+     * pgmux's read_routing and the keys that go with it; null when off. The keys of read_routing = replicas
+     * without it, and a target_session_attrs that asks for something other than the primary, are refused rather
+     * than ignored.
+     */
+    private static ReadRouting readRouting(String owner, Map<ProxySetting, String> routing,
+            TargetSessionAttrs sessionAttrs) {
+        String mode = routing.get(ProxySetting.READ_ROUTING);
+        boolean on = mode != null && checked(owner, () -> ReadRouting.replicas(mode));
+        if (!on) {
+            for (ProxySetting key : routing.keySet()) {
+                if (key != ProxySetting.READ_ROUTING) {
+                    throw new IllegalArgumentException(owner + ": " + key.configName()
+                            + " needs read_routing=replicas");
+                }
+            }
+            return null;
+        }
+        if (sessionAttrs != TargetSessionAttrs.ANY && sessionAttrs != TargetSessionAttrs.PRIMARY
+                && sessionAttrs != TargetSessionAttrs.READ_WRITE) {
+            throw new IllegalArgumentException(owner + ": read_routing=replicas sends writes to the primary:"
+                    + " target_session_attrs=" + sessionAttrs + " contradicts it");
+        }
+        return checked(owner, () -> new ReadRouting(
+                (Boolean) ProxySetting.READ_YOUR_WRITES.parse(routing.getOrDefault(ProxySetting.READ_YOUR_WRITES,
+                        ProxySetting.READ_YOUR_WRITES.defaultText())),
+                (Duration) ProxySetting.REPLICA_WAIT_TIMEOUT.parse(routing.getOrDefault(
+                        ProxySetting.REPLICA_WAIT_TIMEOUT, ProxySetting.REPLICA_WAIT_TIMEOUT.defaultText())),
+                (Duration) ProxySetting.REPLICA_CHECK_PERIOD.parse(routing.getOrDefault(
+                        ProxySetting.REPLICA_CHECK_PERIOD, ProxySetting.REPLICA_CHECK_PERIOD.defaultText()))));
     }
 
     /**

@@ -11,6 +11,7 @@ import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.prepared.PreparedStatementLimit;
 import io.pgmux.proxy.server.AutoDatabases;
 import io.pgmux.proxy.server.NettyServerConnector;
+import io.pgmux.proxy.server.ReplicaHosts;
 import io.pgmux.proxy.server.ReloadableConnector;
 import io.pgmux.proxy.server.ServerPassword;
 import io.pgmux.proxy.server.ServerPasswordSource;
@@ -65,10 +66,17 @@ final class ServerConnectors {
         return queried;
     }
 
-    /** The listed database {@code name}, or the auto-database the * entry makes of it. */
+    /**
+     * The listed database {@code name}, one host of a read-routing entry ({@code app@host:port}, the pool its reads
+     * borrow from), or the auto-database the * entry makes of it.
+     */
     private ServerTarget target(String name) {
         ServerTarget listed = targets.get(name);
-        return listed != null ? listed : autoDatabases.target(name);
+        if (listed != null) {
+            return listed;
+        }
+        ServerTarget replica = ReplicaHosts.target(targets, name);
+        return replica != null ? replica : autoDatabases.target(name);
     }
 
     ReloadableConnector create(PoolKey key) {

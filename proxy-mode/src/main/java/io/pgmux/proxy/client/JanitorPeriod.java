@@ -4,6 +4,7 @@ import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolOverrides;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.config.Scope;
 import java.time.Duration;
 import java.util.Collection;
 
@@ -28,7 +29,8 @@ public final class JanitorPeriod {
             Collection<ClientTimeouts.Limits> users) {
         long shortest = Long.MAX_VALUE;
         for (ProxySetting setting : ProxySetting.values()) {
-            if (setting.type() == ProxySetting.Type.SECONDS) {
+            // an entry's own (replica_check_period) is no timeout of the janitor's
+            if (setting.type() == ProxySetting.Type.SECONDS && setting.takenIn(Scope.GLOBAL)) {
                 Duration value = settings.get(setting);
                 shortest = shorter(shortest, value.toNanos());
             }

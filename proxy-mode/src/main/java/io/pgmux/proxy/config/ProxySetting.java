@@ -44,6 +44,14 @@ public enum ProxySetting {
     SSLMODE("sslmode", Type.TLS_MODE, "", RESTART, D, NONE),
     LOAD_BALANCE_HOSTS("load_balance_hosts", Type.TEXT, "round-robin", RESTART, D, D),
     TARGET_SESSION_ATTRS("target_session_attrs", Type.TEXT, "any", RESTART, D, NONE),
+    /** pgmux's: off, or replicas (the host list is a primary and standbys; read-only transactions go to these). */
+    READ_ROUTING("read_routing", Type.TEXT, "off", RESTART, D, NONE),
+    /** pgmux's, with read_routing = replicas: a client's reads see its own last commit. */
+    READ_YOUR_WRITES("read_your_writes", Type.SWITCH, "1", RESTART, D, NONE),
+    /** pgmux's: how long a read waits for a standby to replay its client's last commit before the primary serves it. */
+    REPLICA_WAIT_TIMEOUT("replica_wait_timeout", Type.SECONDS, "0.1", RESTART, D, NONE),
+    /** pgmux's: how often each host of a read-routing entry is asked whether it is a standby, and its replay position. */
+    REPLICA_CHECK_PERIOD("replica_check_period", Type.SECONDS, "1", RESTART, D, NONE),
     /** pgmux's: the server password read from this file at each new server login, beside password=. */
     SERVER_PASSWORD_FILE("server_password_file", Type.FILE, "", RELOAD, GD, NONE),
     /** pgmux's: the server password printed by this shell command, kept for its cache time. */

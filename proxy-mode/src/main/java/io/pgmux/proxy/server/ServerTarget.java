@@ -17,10 +17,11 @@ import java.util.stream.Collectors;
  *
  * @param passwordSource pgmux's server_password_file or server_password_command of the entry, read at each
  *     login; null for none (then password, else the global source, else the auth file)
+ * @param readRouting pgmux's read_routing = replicas and its settings; null when off
  */
 public record ServerTarget(List<ServerHost> hosts, String dbname, String user, String password, TlsMode tlsMode,
         LoadBalanceHosts loadBalanceHosts, TargetSessionAttrs targetSessionAttrs, ServerSetup setup,
-        ServerPasswordSource passwordSource) {
+        ServerPasswordSource passwordSource, ReadRouting readRouting) {
 
     public ServerTarget {
         hosts = List.copyOf(hosts);
@@ -31,6 +32,13 @@ public record ServerTarget(List<ServerHost> hosts, String dbname, String user, S
         Objects.requireNonNull(loadBalanceHosts, "loadBalanceHosts");
         Objects.requireNonNull(targetSessionAttrs, "targetSessionAttrs");
         Objects.requireNonNull(setup, "setup");
+    }
+
+    /** Without read routing. */
+    public ServerTarget(List<ServerHost> hosts, String dbname, String user, String password, TlsMode tlsMode,
+            LoadBalanceHosts loadBalanceHosts, TargetSessionAttrs targetSessionAttrs, ServerSetup setup,
+            ServerPasswordSource passwordSource) {
+        this(hosts, dbname, user, password, tlsMode, loadBalanceHosts, targetSessionAttrs, setup, passwordSource, null);
     }
 
     /** The password, if any, as written in the entry. */
@@ -97,14 +105,14 @@ public record ServerTarget(List<ServerHost> hosts, String dbname, String user, S
     public ServerTarget withDefaultTlsMode(TlsMode mode) {
         return tlsMode != null ? this
                 : new ServerTarget(hosts, dbname, user, password, mode, loadBalanceHosts, targetSessionAttrs, setup,
-                        passwordSource);
+                        passwordSource, readRouting);
     }
 
     /** This target with an entry without host going to the socket in {@code unixSocketDir} (empty for none). */
     public ServerTarget withSocketDirectory(String unixSocketDir) {
         List<ServerHost> placed = hosts.stream().map(h -> h.inSocketDirectory(unixSocketDir)).toList();
         return placed.equals(hosts) ? this : new ServerTarget(placed, dbname, user, password, tlsMode,
-                loadBalanceHosts, targetSessionAttrs, setup, passwordSource);
+                loadBalanceHosts, targetSessionAttrs, setup, passwordSource, readRouting);
     }
 
     /**
@@ -124,6 +132,20 @@ public record ServerTarget(List<ServerHost> hosts, String dbname, String user, S
                 setup, passwordSource);
     }
 
+    /**
+     * The target of one host of a read-routing entry, for the pool of its own that reads borrow from: that host
+     * whatever its kind, which the replica checks tell.
+     */
+    public ServerTarget replicaAt(ServerHost host) {
+        return new ServerTarget(List.of(host), dbname, user, password, tlsMode, loadBalanceHosts,
+                TargetSessionAttrs.ANY, setup, passwordSource, null);
+    }
+
+    /** {@code host:port} of each host, as the names of the hosts' own pools end ({@code app@host:port}). */
+    public static String hostName(ServerHost host) {
+        return host.host() + ":" + host.port();
+    }
+
     /** The user to log in as for a client logged in as {@code clientUser}. */
     public String loginUser(String clientUser) {
         return user != null && !user.isEmpty() ? user : clientUser;
@@ -138,6 +160,7 @@ public record ServerTarget(List<ServerHost> hosts, String dbname, String user, S
                 + (user != null ? " user=" + user : "")
                 + (tlsMode != null ? " sslmode=" + tlsMode : "")
                 + (hosts.size() > 1 ? " load_balance_hosts=" + loadBalanceHosts : "")
-                + (targetSessionAttrs != TargetSessionAttrs.ANY ? " target_session_attrs=" + targetSessionAttrs : "");
+                + (targetSessionAttrs != TargetSessionAttrs.ANY ? " target_session_attrs=" + targetSessionAttrs : "")
+                + (readRouting != null ? " read_routing=replicas" : "");
     }
 }

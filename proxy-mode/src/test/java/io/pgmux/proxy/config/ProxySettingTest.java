@@ -68,7 +68,10 @@ class ProxySettingTest {
         for (ProxySetting s : ProxySetting.values()) {
             String pair = s.configName() + "=" + sample(s);
             if (s.takenIn(Scope.DATABASE)) {
-                assertDoesNotThrow(() -> DatabaseEntry.parse("app", pair), pair);
+                // the keys of read routing go with it
+                String entry = s.configName().startsWith("replica_") || s == ProxySetting.READ_YOUR_WRITES
+                        ? "read_routing=replicas " + pair : pair;
+                assertDoesNotThrow(() -> DatabaseEntry.parse("app", entry), entry);
             }
             if (s.takenIn(Scope.USER)) {
                 assertEquals(1, UserEntry.parse("bob", pair).poolSettings().size(), pair);
