@@ -309,6 +309,11 @@ public final class AdminConsole implements AdminRoute {
 
     // ---------------------------------------------------------------- what the views read
 
+    /** The read routing of every pool of a read_routing = replicas entry that has had a client. */
+    java.util.Collection<io.pgmux.proxy.replicas.ReplicaRoutes> replicaRoutes() {
+        return context.replicaRoutes();
+    }
+
     /** How the pool's clients are pinned to their servers by session state (pin_session_state). */
     PinCounts pinCounts(PoolKey pool) {
         return context.pinCounts(pool);
@@ -491,6 +496,7 @@ public final class AdminConsole implements AdminRoute {
             case "ACTIVE_SOCKETS" -> show.sockets(true);
             case "MEM" -> show.mem();
             case "PINS" -> show.pins();
+            case "REPLICAS" -> show.replicas();
             case "PEERS" -> ShowCommands.peers();
             case "PEER_POOLS" -> ShowCommands.peerPools();
             case "DNS_HOSTS" -> ShowCommands.dnsHosts(dnsHosts);

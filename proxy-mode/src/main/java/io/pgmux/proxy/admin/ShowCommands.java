@@ -11,7 +11,9 @@ import io.netty.util.NetUtil;
 import io.pgmux.core.config.ConfigKey;
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.config.PoolOverrides;
+import io.pgmux.core.pool.Lsn;
 import io.pgmux.core.pool.Pool;
+import io.pgmux.core.pool.Replica;
 import io.pgmux.core.stats.PoolSnapshot;
 import io.pgmux.core.stats.ServerSnapshot;
 import io.pgmux.core.stats.TrafficStats;
@@ -24,6 +26,7 @@ import io.pgmux.core.pool.PinReason;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.config.Scope;
+import io.pgmux.proxy.replicas.ReplicaRoutes;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.transport.DnsHosts;
@@ -111,6 +114,30 @@ final class ShowCommands {
                     t.row(pool.key().database(), pool.key().user(), reason.name(), counts.pinnedNow(reason),
                             counts.pinsTotal(reason));
                 }
+            }
+        }
+        return t;
+    }
+
+    /**
+     * SHOW REPLICAS, pgmux's own view: per pool of a read_routing = replicas entry and host of its list, what the
+     * last check found the host to be, its replay position (a primary's: its WAL position), the bytes it had still to
+     * replay then (-1 unknown), the reads routed to it, and per pool the reads the primary served because no standby
+     * had replayed the client's last commit in time and the reads that waited for a standby's replay.
+     */
+    Table replicas() {
+        Table t = new Table().text("database", "user", "host", "role", "lsn").int8("lag_bytes", "reads",
+                "fresh_reads_on_primary", "replay_waits");
+        List<ReplicaRoutes> all = new ArrayList<>(console.replicaRoutes());
+        all.sort(Comparator.comparing((ReplicaRoutes r) -> r.primary().key().database())
+                .thenComparing(r -> r.primary().key().user()));
+        for (ReplicaRoutes routes : all) {
+            List<Replica<ServerConnection>> hosts = routes.hosts();
+            for (int i = 0; i < hosts.size(); i++) {
+                long lsn = routes.position(i);
+                t.row(routes.primary().key().database(), routes.primary().key().user(), hosts.get(i).host(),
+                        routes.role(i).configName(), lsn == 0 ? null : Lsn.format(lsn), routes.lagBytes(i),
+                        routes.reads(i), routes.freshReadsOnPrimary(), routes.replayWaits());
             }
         }
         return t;

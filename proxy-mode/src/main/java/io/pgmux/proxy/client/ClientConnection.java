@@ -267,7 +267,9 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         ErrorResponse error;
         if (cause instanceof PoolTimeoutException) {
-            error = PoolerError.queryWaitTimeout();
+            String noPrimary = context.noPrimary(pool);
+            error = noPrimary == null ? PoolerError.queryWaitTimeout()
+                    : PoolerError.queryWaitTimeout().withDetail(noPrimary);
         } else if (cause instanceof PoolClosedException) {
             // RELOAD closes a removed database's pool before its clients' own disconnects have run
             error = pool != null && !context.serves(pool.key().database()) ? PoolerError.databaseRemoved()

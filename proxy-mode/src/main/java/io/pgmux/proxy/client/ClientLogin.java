@@ -29,6 +29,7 @@ import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.GssEncRequest;
 import io.pgmux.proxy.protocol.NegotiateProtocolVersion;
 import io.pgmux.proxy.protocol.NoticeResponse;
+import io.pgmux.proxy.replicas.ReplicaRoutes;
 import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.ReadyForQuery;
@@ -477,7 +478,7 @@ final class ClientLogin {
                                 client.pool.config().poolMode() != PoolMode.SESSION,
                                 context.pinCounts(client.pool.key()), client.pool,
                                 channel.remoteAddress()),
-                        context.listenerHub(client.pool, channel.eventLoop()));
+                        context.listenerHub(client.pool, channel.eventLoop()), reads(client.pool));
                 client.decoder.relayRuns(client.link::relaysRuns);
                 client.pool.traffic().recordClientLogin();
                 welcome();
@@ -534,6 +535,12 @@ final class ClientLogin {
         client.to(ClientConnection.State.HANDED_OFF);
         client.decoder.loginComplete();
         context.adminRoute().open(channel, client, client.id, client.user, startupParameters);
+    }
+
+    /** The client's read routing when its pool routes reads to standbys; null otherwise. */
+    private ClientReads reads(Pool<ServerConnection> pool) {
+        ReplicaRoutes routes = context.replicaRoutes(pool, channel.eventLoop());
+        return routes == null ? null : new ClientReads(routes, client.parameters);
     }
 
     /**

@@ -60,8 +60,8 @@ final class Link extends ServerLoan {
     private int messageRemaining;
 
     Link(ClientConnection client, Channel channel, Pool<ServerConnection> pool, ClientParameters parameters,
-            PreparedStatementLimit preparedStatements, Pinning pinning, ListenerHub hub) {
-        super(client, channel, pool, parameters, preparedStatements, pinning);
+            PreparedStatementLimit preparedStatements, Pinning pinning, ListenerHub hub, ClientReads reads) {
+        super(client, channel, pool, parameters, preparedStatements, pinning, reads);
         this.hub = pinning.watches() ? hub : null;
         this.settingStatements = new SettingStatementsSeen(parameters, filter, pinning);
     }

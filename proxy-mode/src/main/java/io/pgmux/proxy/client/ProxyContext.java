@@ -1,9 +1,11 @@
 package io.pgmux.proxy.client;
 
 import io.netty.util.concurrent.EventExecutor;
+import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.PoolRegistry;
+import io.pgmux.core.pool.Replica;
 import io.pgmux.proxy.auth.AuthQuery;
 import io.pgmux.proxy.auth.AuthType;
 import io.pgmux.proxy.auth.HbaFile;
@@ -17,15 +19,20 @@ import io.pgmux.proxy.parameters.WelcomeCache;
 import io.pgmux.proxy.prepared.PreparedStatementLimit;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.NoticeResponse;
+import io.pgmux.proxy.replicas.ReplicaRoutes;
 import io.pgmux.proxy.server.AutoDatabases;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.IdlePools;
+import io.pgmux.proxy.server.ReplicaHosts;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -59,6 +66,8 @@ public final class ProxyContext {
     private final Map<PoolKey, PinCounts> pinCounts = new ConcurrentHashMap<>();
     /** By pool object: a pool rebuilt by RELOAD gets a hub of its own. */
     private final Map<Pool<ServerConnection>, ListenerHub> listenerHubs = new ConcurrentHashMap<>();
+    /** By pool object, as the hubs: the read routing of each pool of a read_routing = replicas entry. */
+    private final Map<Pool<ServerConnection>, ReplicaRoutes> replicaRoutes = new ConcurrentHashMap<>();
     private volatile AdminRoute adminRoute = AdminRoute.NONE;
     private volatile QueriedUsers queriedUsers = new QueriedUsers();
     private volatile Map<String, AuthQuery> authQueries = Map.of();
@@ -298,6 +307,37 @@ public final class ProxyContext {
     /** The pool's LISTEN hub, made on first use, its state on {@code loop}. */
     ListenerHub listenerHub(Pool<ServerConnection> pool, EventExecutor loop) {
         return listenerHubs.computeIfAbsent(pool, p -> new ListenerHub(p, loop));
+    }
+
+    /**
+     * The read routing of {@code pool}, made at its first client's login with its checks on {@code loop}; null when
+     * its entry does not route reads, or the pool is not in transaction mode, where nothing is routed.
+     */
+    ReplicaRoutes replicaRoutes(Pool<ServerConnection> pool, EventExecutor loop) {
+        ServerTarget target = databases.get(pool.key().database());
+        if (target == null || target.readRouting() == null || pool.config().poolMode() != PoolMode.TRANSACTION) {
+            return null;
+        }
+        return replicaRoutes.computeIfAbsent(pool, p -> {
+            List<Replica<ServerConnection>> hosts = new ArrayList<>();
+            List<String> names = ReplicaHosts.poolNames(p.key().database(), target);
+            for (int i = 0; i < names.size(); i++) {
+                hosts.add(new Replica<>(ServerTarget.hostName(target.hosts().get(i)),
+                        registry.pool(names.get(i), p.key().user())));
+            }
+            return new ReplicaRoutes(p, target.readRouting(), hosts, loop);
+        });
+    }
+
+    /** Why {@code pool}'s primary cannot be had, when its read routing's checks found no host to be it; else null. */
+    String noPrimary(Pool<ServerConnection> pool) {
+        ReplicaRoutes routes = pool == null ? null : replicaRoutes.get(pool);
+        return routes == null ? null : routes.noPrimary();
+    }
+
+    /** Every pool's read routing, for SHOW REPLICAS. */
+    public Collection<ReplicaRoutes> replicaRoutes() {
+        return replicaRoutes.values();
     }
 
     public PinCounts pinCounts(PoolKey pool) {

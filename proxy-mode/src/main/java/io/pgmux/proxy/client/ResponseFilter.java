@@ -8,6 +8,7 @@ import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.CommandComplete;
 import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ParameterStatus;
+import io.pgmux.proxy.replicas.WriteTags;
 import io.pgmux.proxy.server.ServerConnection;
 
 /**
@@ -42,9 +43,14 @@ final class ResponseFilter {
     private boolean settingsChanged;
     /** The server answered DISCARD ALL, which also ends the client's LISTENs. */
     private boolean discardedAll;
+    /** read_your_writes: the tags of each transaction are read for one that may have written. */
+    private final boolean watchesWrites;
+    /** A CommandComplete other than {@link WriteTags}' came since the last {@link #takeMayHaveWritten}. */
+    private boolean mayHaveWritten;
 
     ResponseFilter(Channel client, ClientTraffic traffic, ClientParameters parameters,
-            NamedStatements namedStatements, boolean inspects, Pinning pinning) {
+            NamedStatements namedStatements, boolean inspects, Pinning pinning, boolean watchesWrites) {
+        this.watchesWrites = watchesWrites;
         this.client = client;
         this.traffic = traffic;
         this.parameters = parameters;
@@ -80,6 +86,9 @@ final class ResponseFilter {
                 }
                 if (pinning.watches()) {
                     noteSessionState(frames, at, next);
+                }
+                if (watchesWrites && !mayHaveWritten) {
+                    mayHaveWritten = WriteTags.mayWrite(frames, at + 5, next - at - 5);
                 }
             }
             if (namedStatements == null) {
@@ -199,6 +208,13 @@ final class ResponseFilter {
     /** A statement that changes settings under another command tag (SELECT set_config(…)) ran. */
     void settingsChanged() {
         settingsChanged = true;
+    }
+
+    /** Whether a command that may have written completed since the last call. */
+    boolean takeMayHaveWritten() {
+        boolean wrote = mayHaveWritten;
+        mayHaveWritten = false;
+        return wrote;
     }
 
     boolean takeSettingsChanged() {

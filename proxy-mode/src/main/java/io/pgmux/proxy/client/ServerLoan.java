@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,6 +52,8 @@ abstract class ServerLoan implements ServerLink {
         LINKED,
         /** The server runs the read of the settings the client changed; then it goes back to the pool. */
         READING_SETTINGS,
+        /** The server runs the read of the WAL position after the client's commit (read_your_writes); then it goes on. */
+        READING_POSITION,
         /** The server runs the check of the session state the transaction may have left; then it stays or goes. */
         CHECKING_SESSION_STATE,
         /** The client sent the Parse of a LISTEN: the rest of its batch (Bind, Execute, Sync) is awaited. */
@@ -72,6 +75,7 @@ abstract class ServerLoan implements ServerLink {
     static final int PENDING_BYTES_LIMIT = 64 * 1024;
     /** Why a client's reads pause for its loan: too much waits for a server, or its server cannot take more. */
     static final int SERVER_REASONS = ReadPauses.WAITING_FOR_SERVER | ReadPauses.PEER_NOT_WRITABLE;
+    private static final String WAL_POSITION = "SELECT pg_catalog.pg_current_wal_insert_lsn()::text";
 
     final ClientConnection client;
     final Channel channel;
@@ -83,6 +87,12 @@ abstract class ServerLoan implements ServerLink {
     final ClientTraffic traffic;
     final ResponseFilter filter;
     final Pinning pinning;
+    /** Null unless the pool routes reads to standbys (read_routing = replicas, transaction mode). */
+    final ClientReads reads;
+    /** The pool the client waits on or borrowed from: {@link #pool}, or a standby's under read routing. */
+    private Pool<ServerConnection> lender;
+    /** A wait on a standby's pool is being ended to borrow from the primary instead, not cancelled by the client. */
+    private boolean rerouting;
 
     State state = State.IDLE;
     /** What the client sent while no server is linked to it; sized on first use: most idle clients never wait. */
@@ -107,10 +117,12 @@ abstract class ServerLoan implements ServerLink {
     private BiConsumer<Lease<ServerConnection>, Throwable> whenServed;
 
     ServerLoan(ClientConnection client, Channel channel, Pool<ServerConnection> pool, ClientParameters parameters,
-            PreparedStatementLimit preparedStatements, Pinning pinning) {
+            PreparedStatementLimit preparedStatements, Pinning pinning, ClientReads reads) {
         this.client = client;
         this.channel = channel;
         this.pool = pool;
+        this.lender = pool;
+        this.reads = reads;
         this.poolMode = pool.config().poolMode();
         this.parameters = parameters;
         this.namedStatements = poolMode != PoolMode.SESSION && preparedStatements.value() > 0
@@ -118,7 +130,7 @@ abstract class ServerLoan implements ServerLink {
         this.traffic = new ClientTraffic(pool.traffic());
         this.pinning = pinning;
         this.filter = new ResponseFilter(channel, traffic, parameters, namedStatements,
-                poolMode != PoolMode.SESSION, pinning);
+                poolMode != PoolMode.SESSION, pinning, reads != null && reads.watchesWrites());
     }
 
     /** The one transition: every state change goes through here, and none leaves {@link State#CLOSED}. */
@@ -219,9 +231,32 @@ abstract class ServerLoan implements ServerLink {
     // ---------------------------------------------------------------- acquire, replay, link
 
     final void acquire() {
+        if (reads == null) {
+            acquireFrom(pool);
+            return;
+        }
+        Pool<ServerConnection> from = reads.route(pending.peek(), System.nanoTime());
+        if (from != null) {
+            acquireFrom(from);
+            return;
+        }
+        // a read waits for a standby to replay the client's last commit: what the client sends meanwhile is held
+        to(State.WAITING);
+        lender = null;
+        channel.eventLoop().schedule(this::routeAgain, ClientReads.REPLAY_POLL_NANOS, TimeUnit.NANOSECONDS);
+    }
+
+    private void routeAgain() {
+        if (state == State.WAITING && lender == null) {
+            acquire();
+        }
+    }
+
+    private void acquireFrom(Pool<ServerConnection> from) {
+        lender = from;
         EventLoop loop = channel.eventLoop();
         // A server on this client's own loop relays without handing every message to another thread.
-        Lease<ServerConnection> ready = pool.tryAcquire(loop);
+        Lease<ServerConnection> ready = from.tryAcquire(loop);
         if (ready != null) {
             onAcquired(ready);
             return;
@@ -232,12 +267,27 @@ abstract class ServerLoan implements ServerLink {
         if (whenServed == null) {
             whenServed = this::waitOver;
         }
-        pool.acquireAsync(loop, whenServed);
+        from.acquireAsync(loop, whenServed);
+        if (from != pool && state == State.WAITING) {
+            // a standby that stopped lends nothing until query_wait_timeout: the primary serves the read sooner
+            long started = waitStartNanos;
+            loop.schedule(() -> leaveStandbyWait(from, started), reads.standbyWaitNanos(), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Ends the wait on a standby's pool that started at {@code started}, if it is still that wait. */
+    private void leaveStandbyWait(Pool<ServerConnection> from, long started) {
+        if (state == State.WAITING && lender == from && waitStartNanos == started) {
+            rerouting = true;
+            if (!from.cancelWait(whenServed)) {
+                rerouting = false;
+            }
+        }
     }
 
     /** Takes the client out of the pool's queue, true if it was still there; the wait ends as cancelled. */
     final boolean cancelWait() {
-        return state == State.WAITING && pool.cancelWait(whenServed);
+        return state == State.WAITING && lender != null && lender.cancelWait(whenServed);
     }
 
     /** Called by the pool on the thread that ended the wait. */
@@ -254,6 +304,12 @@ abstract class ServerLoan implements ServerLink {
 
     private void onWaitOver(Lease<ServerConnection> acquired, Throwable failure) {
         waitStartNanos = 0;
+        if (failure != null && lender != pool && state == State.WAITING && (rerouting
+                || !(failure instanceof CancellationException))) {
+            rerouting = false;
+            acquireFrom(reads.standbyFailed());
+            return;
+        }
         if (failure instanceof CancellationException) {
             to(State.IDLE);
             cancelledWhileWaiting();
@@ -331,6 +387,14 @@ abstract class ServerLoan implements ServerLink {
      */
     final void endTransaction(boolean readyHeld) {
         channel.flush();
+        if (reads != null && reads.wantsPosition(filter.takeMayHaveWritten())) {
+            readPosition(readyHeld);
+            return;
+        }
+        endTransactionKnown(readyHeld);
+    }
+
+    private void endTransactionKnown(boolean readyHeld) {
         if (pinning.takeTouched()) {
             checkSessionState(readyHeld);
             return;
@@ -344,6 +408,42 @@ abstract class ServerLoan implements ServerLink {
         }
         release();
         ReadPauses.resume(channel, SERVER_REASONS);
+    }
+
+    /**
+     * read_your_writes: before a primary's server connection goes back after a transaction that may have written,
+     * reads the WAL position after its commit, which the client's next reads must see. What the client sends
+     * meanwhile waits, as for a server.
+     */
+    private void readPosition(boolean readyHeld) {
+        to(State.READING_POSITION);
+        List<String[]> rows = new ArrayList<>(2);
+        EventLoop loop = channel.eventLoop();
+        server.request(PoolerPrelude.before(WAL_POSITION, server.parameters().majorVersion()), rows).whenComplete(
+                (error, failure) -> loop.execute(() -> onPosition(rows, error, failure, readyHeld)));
+    }
+
+    private void onPosition(List<String[]> rows, ErrorResponse error, Throwable failure, boolean readyHeld) {
+        reads.position(failure == null && error == null ? rows : null);
+        if (lease == null) {
+            return;
+        }
+        if (failure != null) {
+            drop(failure);
+            resumeUnlinked();
+            return;
+        }
+        if (state == State.CLOSED) {
+            endClosed();
+            return;
+        }
+        to(State.LINKED);
+        endTransactionKnown(readyHeld);
+        if (state == State.IDLE) {
+            resumeUnlinked();
+        } else if (state == State.LINKED) {
+            forwardPending();
+        }
     }
 
     /**
@@ -454,7 +554,7 @@ abstract class ServerLoan implements ServerLink {
         State was = state;
         to(State.CLOSED);
         if (lease == null || was == State.REPLAYING || was == State.READING_SETTINGS
-                || was == State.CHECKING_SESSION_STATE || was == State.CLOSED) {
+                || was == State.READING_POSITION || was == State.CHECKING_SESSION_STATE || was == State.CLOSED) {
             return;
         }
         if (serverIdle() && server.transactionStatus() == TransactionStatus.IDLE) {

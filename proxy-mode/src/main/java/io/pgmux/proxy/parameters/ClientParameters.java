@@ -237,6 +237,27 @@ public final class ClientParameters {
         return null;
     }
 
+    /**
+     * The value of the setting {@code lowerCaseName} (not one PgBouncer tracks) the pooler keeps for this client,
+     * from its startup packet or a SET whose result was read; null when the client has not set it.
+     */
+    public String unreported(String lowerCaseName) {
+        if (requested != null) {
+            for (Map.Entry<String, String> e : requested.entrySet()) {
+                if (e.getKey().equalsIgnoreCase(lowerCaseName)) {
+                    return e.getValue();
+                }
+            }
+            return null;
+        }
+        for (int i = 0; i < unreported.length; i += 2) {
+            if (unreported[i].equals(lowerCaseName)) {
+                return unreported[i + 1];
+            }
+        }
+        return null;
+    }
+
     /** The client's application_name as the server last reported it to the client; null if not reported. */
     public String applicationName() {
         return reported[APPLICATION_NAME];

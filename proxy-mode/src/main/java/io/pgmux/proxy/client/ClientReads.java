@@ -1,0 +1,124 @@
+package io.pgmux.proxy.client;
+
+import io.pgmux.core.pool.Lsn;
+import io.pgmux.core.pool.Pool;
+import io.pgmux.core.pool.Replica;
+import io.pgmux.proxy.parameters.ClientParameters;
+import io.pgmux.proxy.protocol.FrontendMessage;
+import io.pgmux.proxy.replicas.ReadIntent;
+import io.pgmux.proxy.replicas.ReplicaRoutes;
+import io.pgmux.proxy.server.ServerConnection;
+import java.util.List;
+
+/**
+ * One client's read routing (read_routing = replicas, transaction mode): which pool each of its transactions borrows
+ * from, and with read_your_writes the WAL position its reads must see, the one after its last commit that may have
+ * written. A transaction declared read-only before it starts (see {@link ReadIntent}) goes to the next standby in
+ * turn that has replayed that position; with none, it waits up to replica_wait_timeout for one, then runs on the
+ * primary, which also serves everything else. On the client's event loop.
+ */
+final class ClientReads {
+    /** How often a read waiting for a standby's replay looks again at what the checks found. */
+    static final long REPLAY_POLL_NANOS = 5_000_000;
+    /** The position after a commit the pooler could not read: no standby may serve this client's reads. */
+    private static final long UNKNOWN = -1;
+
+    private final ReplicaRoutes routes;
+    private final ClientParameters parameters;
+    private final boolean readYourWrites;
+    private final long waitNanos;
+    /** The WAL position the client's next read must see; 0 for none. */
+    private long mustSee;
+    /** When the read waiting for a standby's replay gives up on it; 0 while none waits. */
+    private long waitDeadline;
+    /** The standby the current transaction borrowed from; null on the primary. */
+    private Replica<ServerConnection> replica;
+    /** The current transaction began READ ONLY: it cannot have written, wherever it ran. */
+    private boolean declaredReadOnly;
+
+    ClientReads(ReplicaRoutes routes, ClientParameters parameters) {
+        this.routes = routes;
+        this.parameters = parameters;
+        this.readYourWrites = routes.settings().readYourWrites();
+        this.waitNanos = routes.settings().replicaWaitTimeout().toNanos();
+    }
+
+    /**
+     * How long a read waits for a server of the standby it was routed to before the primary serves it instead:
+     * replica_check_period, the time a check takes to find a standby that stopped.
+     */
+    long standbyWaitNanos() {
+        return routes.settings().replicaCheckPeriod().toNanos();
+    }
+
+    /** Whether read_your_writes asks for the WAL position after each transaction that may have written. */
+    boolean watchesWrites() {
+        return readYourWrites;
+    }
+
+    /**
+     * The pool the transaction that starts with {@code first} borrows from, or null when it is to wait for a standby's
+     * replay and ask again in {@link #REPLAY_POLL_NANOS}.
+     */
+    Pool<ServerConnection> route(FrontendMessage first, long now) {
+        replica = null;
+        Boolean declared = first == null ? null : ReadIntent.declared(first);
+        declaredReadOnly = declared == Boolean.TRUE;
+        boolean readOnly = declaredReadOnly
+                || declared == null && ReadIntent.on(parameters.unreported("default_transaction_read_only"));
+        if (!readOnly) {
+            waitDeadline = 0;
+            return routes.primary();
+        }
+        long minLsn = readYourWrites ? mustSee : 0;
+        Replica<ServerConnection> r = minLsn == UNKNOWN ? null : routes.pick(minLsn);
+        if (r != null) {
+            waitDeadline = 0;
+            replica = r;
+            return r.pool();
+        }
+        if (minLsn != 0 && routes.hasStandby()) {
+            if (waitDeadline == 0 && waitNanos > 0 && minLsn != UNKNOWN) {
+                waitDeadline = now + waitNanos;
+                routes.replayWait();
+                return null;
+            }
+            if (waitDeadline != 0 && now - waitDeadline < 0) {
+                return null;
+            }
+            routes.freshReadOnPrimary();
+        }
+        waitDeadline = 0;
+        return routes.primary();
+    }
+
+    /** The standby the current transaction borrowed from could not lend: it runs on the primary instead. */
+    Pool<ServerConnection> standbyFailed() {
+        if (replica != null) {
+            routes.unreachable(replica);
+            replica = null;
+        }
+        return routes.primary();
+    }
+
+    /** Whether the transaction that just ended may have written on the primary: its WAL position is then read. */
+    boolean wantsPosition(boolean mayHaveWritten) {
+        return readYourWrites && mayHaveWritten && replica == null && !declaredReadOnly;
+    }
+
+    /**
+     * What the read of the WAL position after the client's commit returned ({@code rows} after the pooler's prelude
+     * row), or null when it failed: then no standby serves the client's reads until a position is read again.
+     */
+    void position(List<String[]> rows) {
+        long lsn = UNKNOWN;
+        if (rows != null && rows.size() == 2 && rows.get(1).length == 1) {
+            try {
+                lsn = Lsn.parse(rows.get(1)[0]);
+            } catch (IllegalArgumentException e) {
+                lsn = UNKNOWN;
+            }
+        }
+        mustSee = lsn == UNKNOWN || mustSee == UNKNOWN ? lsn : Lsn.later(mustSee, lsn);
+    }
+}

@@ -1,0 +1,261 @@
+package io.pgmux.proxy.replicas;
+
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.pgmux.core.pool.Lease;
+import io.pgmux.core.pool.Lsn;
+import io.pgmux.core.pool.Pool;
+import io.pgmux.core.pool.Replica;
+import io.pgmux.core.pool.ReplicaSet;
+import io.pgmux.proxy.parameters.PoolerPrelude;
+import io.pgmux.proxy.server.ReadRouting;
+import io.pgmux.proxy.server.ServerConnection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The read routing of one pool (database, user) of a {@code read_routing = replicas} entry: every host of its list
+ * with a pool of its own, and the checks that tell which are standbys and how far each has replayed. Every
+ * replica_check_period each host is asked, on a server connection of its own pool and with the pooler's own
+ * request machinery (as auth_query runs), {@code pg_is_in_recovery()} and its replay position (a primary: its
+ * current WAL position, which the lag is measured from). A host whose check fails, or has not answered by the next
+ * one, leaves the read set until a check finds it a standby again. Nothing blocks: each step runs when the previous
+ * one completes. Counts what SHOW REPLICAS shows.
+ */
+public final class ReplicaRoutes {
+    private static final Logger log = LoggerFactory.getLogger(ReplicaRoutes.class);
+    private static final String CHECK = "SELECT pg_catalog.pg_is_in_recovery(), (CASE WHEN pg_catalog.pg_is_in_recovery()"
+            + " THEN pg_catalog.pg_last_wal_replay_lsn() ELSE pg_catalog.pg_current_wal_lsn() END)::text";
+
+    /** What the last check of a host found. */
+    public enum Role {
+        UNKNOWN, PRIMARY, STANDBY, UNREACHABLE;
+
+        public String configName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    private final Pool<ServerConnection> primary;
+    private final ReadRouting settings;
+    private final ReplicaSet<ServerConnection> set;
+    private final AtomicBoolean[] inFlight;
+    private final Role[] roles;
+    private final LongAdder[] reads;
+    private final LongAdder freshReadsOnPrimary = new LongAdder();
+    private final LongAdder replayWaits = new LongAdder();
+    /** The primary's WAL position at its last check; 0 before. */
+    private final AtomicLong primaryLsn = new AtomicLong();
+    private final EventExecutor loop;
+    private final ScheduledFuture<?> rounds;
+    private final AtomicBoolean soon = new AtomicBoolean();
+
+    /**
+     * Checks {@code hosts} (each host's own pool, named {@code host:port}) every replica_check_period on
+     * {@code loop}, the first round at once.
+     */
+    public ReplicaRoutes(Pool<ServerConnection> primary, ReadRouting settings, List<Replica<ServerConnection>> hosts,
+            EventExecutor loop) {
+        this.primary = primary;
+        this.settings = settings;
+        this.set = new ReplicaSet<>(hosts);
+        int n = hosts.size();
+        this.inFlight = new AtomicBoolean[n];
+        this.roles = new Role[n];
+        this.reads = new LongAdder[n];
+        for (int i = 0; i < n; i++) {
+            inFlight[i] = new AtomicBoolean();
+            roles[i] = Role.UNKNOWN;
+            reads[i] = new LongAdder();
+        }
+        this.loop = loop;
+        long period = settings.replicaCheckPeriod().toNanos();
+        this.rounds = loop.scheduleWithFixedDelay(this::round, 0, period, TimeUnit.NANOSECONDS);
+    }
+
+    public Pool<ServerConnection> primary() {
+        return primary;
+    }
+
+    public ReadRouting settings() {
+        return settings;
+    }
+
+    public List<Replica<ServerConnection>> hosts() {
+        return set.replicas();
+    }
+
+    /** The next standby in turn that has replayed {@code minLsn}, counted as a read routed to it; null if none. */
+    public Replica<ServerConnection> pick(long minLsn) {
+        Replica<ServerConnection> r = set.pick(minLsn);
+        if (r != null) {
+            reads[set.replicas().indexOf(r)].increment();
+        }
+        return r;
+    }
+
+    /** Whether some host is a standby now, whatever it has replayed. */
+    public boolean hasStandby() {
+        return set.hasStandby();
+    }
+
+    /** A read ran on the primary because no standby had replayed its client's last commit in time. */
+    public void freshReadOnPrimary() {
+        freshReadsOnPrimary.increment();
+    }
+
+    /** A read waits for a standby to replay its client's last commit: a check runs at once rather than at its time. */
+    public void replayWait() {
+        replayWaits.increment();
+        if (soon.compareAndSet(false, true)) {
+            loop.execute(() -> {
+                soon.set(false);
+                round();
+            });
+        }
+    }
+
+    /** A standby's pool could not lend in time, or its login failed: out of the read set until a check finds it. */
+    public void unreachable(Replica<ServerConnection> replica) {
+        int i = set.replicas().indexOf(replica);
+        if (roles[i] == Role.STANDBY) {
+            log.warn("pool {}: standby {} did not serve a read, it leaves the read set", primary.name(),
+                    replica.host());
+        }
+        roles[i] = Role.UNREACHABLE;
+        set.unreachable(replica);
+    }
+
+    private void round() {
+        if (primary.isClosed()) {
+            rounds.cancel(false);
+            return;
+        }
+        List<Replica<ServerConnection>> hosts = set.replicas();
+        for (int i = 0; i < hosts.size(); i++) {
+            check(i, hosts.get(i));
+        }
+    }
+
+    private void check(int i, Replica<ServerConnection> replica) {
+        if (!inFlight[i].compareAndSet(false, true)) {
+            // no answer since the last check
+            found(i, replica, Role.UNREACHABLE, 0, "no answer within replica_check_period");
+            return;
+        }
+        replica.pool().acquireAsync(loop, (lease, failure) -> {
+            if (failure != null) {
+                inFlight[i].set(false);
+                found(i, replica, Role.UNREACHABLE, 0, failure.getMessage());
+                return;
+            }
+            ask(i, replica, lease);
+        });
+    }
+
+    private void ask(int i, Replica<ServerConnection> replica, Lease<ServerConnection> lease) {
+        ServerConnection server = lease.connection();
+        List<String[]> rows = new ArrayList<>(2);
+        server.request(PoolerPrelude.before(CHECK, server.parameters().majorVersion()), rows)
+                .whenComplete((error, failure) -> {
+                    if (failure != null) {
+                        lease.discard(failure);
+                    } else {
+                        lease.release();
+                    }
+                    inFlight[i].set(false);
+                    // the prelude's row first
+                    if (failure != null || error != null || rows.size() != 2) {
+                        found(i, replica, Role.UNREACHABLE, 0, failure != null ? failure.getMessage()
+                                : error != null ? error.message() : "no row");
+                        return;
+                    }
+                    String[] row = rows.get(1);
+                    try {
+                        boolean standby = "t".equals(row[0]);
+                        found(i, replica, standby ? Role.STANDBY : Role.PRIMARY, Lsn.parse(row[1]), null);
+                    } catch (IllegalArgumentException e) {
+                        found(i, replica, Role.UNREACHABLE, 0, e.getMessage());
+                    }
+                });
+    }
+
+    private void found(int i, Replica<ServerConnection> replica, Role role, long lsn, String why) {
+        Role was = roles[i];
+        roles[i] = role;
+        if (role == Role.STANDBY) {
+            set.checked(replica, true, lsn);
+        } else {
+            set.checked(replica, false, 0);
+            if (role == Role.PRIMARY) {
+                primaryLsn.set(lsn);
+            }
+        }
+        if (was != role && (was == Role.STANDBY || role == Role.STANDBY)) {
+            log.info("pool {}: {} is {}: {} the read set{}", primary.name(), replica.host(), role.configName(),
+                    role == Role.STANDBY ? "it joins" : "it leaves", why != null ? " (" + why + ")" : "");
+        }
+    }
+
+    /** SHOW REPLICAS' figures of host {@code i}: role, replay position, bytes behind the primary, reads routed. */
+    public Role role(int i) {
+        return roles[i];
+    }
+
+    /** Host {@code i}'s replay position (a standby) or WAL position (the primary) at its last check; 0 unknown. */
+    public long position(int i) {
+        return switch (roles[i]) {
+            case STANDBY -> set.replicas().get(i).replayLsn();
+            case PRIMARY -> primaryLsn.get();
+            default -> 0;
+        };
+    }
+
+    public long reads(int i) {
+        return reads[i].sum();
+    }
+
+    /** The bytes host {@code i} had still to replay at its last check, as far as the primary's last check tells; -1 unknown. */
+    public long lagBytes(int i) {
+        Replica<ServerConnection> r = set.replicas().get(i);
+        long p = primaryLsn.get();
+        if (roles[i] != Role.STANDBY || p == 0) {
+            return -1;
+        }
+        return Lsn.reached(r.replayLsn(), p) ? 0 : p - r.replayLsn();
+    }
+
+    /**
+     * When every host's last check answered and none is a primary, what each is (the detail of the error a client
+     * that waited for the primary gets); null when a host is the primary or has not been checked yet.
+     */
+    public String noPrimary() {
+        List<String> found = new ArrayList<>(roles.length);
+        for (int i = 0; i < roles.length; i++) {
+            if (roles[i] == Role.PRIMARY || roles[i] == Role.UNKNOWN) {
+                return null;
+            }
+            found.add(set.replicas().get(i).host() + " is " + (roles[i] == Role.STANDBY ? "a standby" : "unreachable"));
+        }
+        return "no host of the list is a primary (read_routing = replicas): " + String.join(", ", found);
+    }
+
+    public long freshReadsOnPrimary() {
+        return freshReadsOnPrimary.sum();
+    }
+
+    public long replayWaits() {
+        return replayWaits.sum();
+    }
+
+    /** Stops the checks. */
+    public void close() {
+        rounds.cancel(false);
+    }
+}
