@@ -24,6 +24,7 @@ import io.pgmux.proxy.protocol.FrontendMessageDecoder;
 import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.server.AutoDatabases;
 import io.pgmux.proxy.server.CancelSender;
+import io.pgmux.proxy.server.ReplicaHosts;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.transport.Listeners;
 import io.pgmux.proxy.transport.ReadGate;
@@ -73,9 +74,10 @@ final class ProxyStart {
         PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()
                 .config(s.pool())
                 .overrides(configuration.overrides())
-                // an auto-database's pools take the settings of the * entry
+                // an auto-database's pools take the settings of the * entry, a read-routing host's its entry's
                 .configs(key -> self.get().overrides().apply(self.get().config(),
-                        autoDatabases.entryName(key.database()), key.user()))
+                        autoDatabases.entryName(ReplicaHosts.settingsOf(connectors.targets(), key.database())),
+                        key.user()))
                 .connectors(connectors::create)
                 .janitorPeriod(builder.janitorPeriod() != null ? builder.janitorPeriod()
                         : JanitorPeriod.of(s, configuration.overrides(),

@@ -63,7 +63,7 @@ class ReadRoutingTest {
     static PgMuxProxy routingProxy(StandbyPair pair, String entryKeys) throws Exception {
         String ini = "[databases]\napp = host=" + pair.host() + "," + pair.host() + " port=" + pair.primaryPort() + ","
                 + pair.standbyPort() + " dbname=postgres user=" + pair.superuser()
-                + " read_routing=replicas replica_check_period=0.1" + entryKeys + "\n"
+                + " read_routing=replicas replica_check_period=0.1 pool_size=7" + entryKeys + "\n"
                 + "[pgbouncer]\npool_mode = transaction\nadmin_users = app\nserver_connect_timeout = 5\nquery_wait_timeout = 10\n";
         return ProxyConfigLoader.configure(IniFile.parse(ini), Path.of("."))
                 .listen("127.0.0.1", 0)
@@ -249,6 +249,12 @@ class ReadRoutingTest {
                 Long.parseLong(after.get("fresh_reads_on_primary")));
         assertEquals(Long.parseLong(before.get("replay_waits")) + 1, Long.parseLong(after.get("replay_waits")));
         assertTrue(Long.parseLong(after.get("lag_bytes")) >= 0, after.toString());
+    }
+
+    @Test
+    void eachHostsPoolTakesTheEntrysPoolSettings() {
+        assertEquals(7, ProxyFixture.existingPool(proxy, "app@" + pair.host() + ":" + pair.standbyPort(),
+                pair.superuser()).config().defaultPoolSize());
     }
 
     @Test

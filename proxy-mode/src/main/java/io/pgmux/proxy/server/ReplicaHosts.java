@@ -21,6 +21,11 @@ public final class ReplicaHosts {
         return names;
     }
 
+    /** The entry whose pool settings the pool of database {@code name} takes: a host pool's entry, else the name. */
+    public static String settingsOf(Map<String, ServerTarget> targets, String name) {
+        return target(targets, name) != null ? name.substring(0, name.lastIndexOf('@')) : name;
+    }
+
     /** The target of the host pool {@code name} of a read-routing entry in {@code targets}; null if it is none. */
     public static ServerTarget target(Map<String, ServerTarget> targets, String name) {
         int at = name.lastIndexOf('@');
