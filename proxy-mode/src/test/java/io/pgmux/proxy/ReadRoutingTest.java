@@ -184,6 +184,48 @@ class ReadRoutingTest {
     }
 
     @Test
+    void aSessionThatSetsDefaultTransactionReadOnlyRunsItsNextTransactionsOnTheStandby() throws SQLException {
+        try (Connection c = connect(proxy, new Properties()); Statement st = c.createStatement()) {
+            st.execute("SET default_transaction_read_only = on");
+            assertEquals("standby", where(st));
+            st.execute("SET default_transaction_read_only = off");
+            assertEquals("primary", where(st));
+        }
+    }
+
+    @Test
+    void aReadWaitsForTheStandbyToReplayTheClientsWriteWithinReplicaWaitTimeout() throws Exception {
+        PgMuxProxy waiting = routingProxy(pair, " replica_wait_timeout=30");
+        try (Connection c = connect(waiting, new Properties()); Statement st = c.createStatement()) {
+            awaitStandbyRead(waiting);
+            int n = VALUES.incrementAndGet();
+            pauseReplay();
+            st.executeUpdate("INSERT INTO ledger VALUES (" + n + ")");
+            Thread resume = new Thread(() -> {
+                try {
+                    Thread.sleep(500);
+                    resumeReplay();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            resume.start();
+
+            c.setAutoCommit(false);
+            c.setReadOnly(true);
+            try (ResultSet rs = st.executeQuery("SELECT count(*) FROM ledger WHERE n = " + n)) {
+                rs.next();
+                assertEquals(1, rs.getInt(1));
+            }
+            assertEquals("standby", where(st));
+            c.commit();
+            resume.join();
+        } finally {
+            waiting.close();
+        }
+    }
+
+    @Test
     void aWriteInAReadOnlyTransactionGetsTheServersReadOnlyError() throws SQLException {
         try (Connection c = connect(proxy, new Properties())) {
             SQLException e = assertThrows(SQLException.class,
