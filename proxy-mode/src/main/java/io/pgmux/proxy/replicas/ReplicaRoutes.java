@@ -253,9 +253,4 @@ public final class ReplicaRoutes {
     public long replayWaits() {
         return replayWaits.sum();
     }
-
-    /** Stops the checks. */
-    public void close() {
-        rounds.cancel(false);
-    }
 }
