@@ -11,6 +11,7 @@ import io.pgmux.proxy.auth.UserSecrets;
 import io.pgmux.proxy.client.ClientSettings;
 import io.pgmux.proxy.client.ClientTimeouts;
 import io.pgmux.proxy.client.JanitorPeriod;
+import io.pgmux.proxy.config.PeerEntry;
 import io.pgmux.proxy.config.PinSessionState;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
@@ -40,6 +41,8 @@ public final class ProxyBuilder {
     /** The auth_user, auth_query and auth_dbname of [databases] entries that set their own. */
     private final Map<String, Map<ProxySetting, String>> authByDatabase = new LinkedHashMap<>();
     private final ProxySettings.Builder settings = ProxySettings.builder();
+    /** The [peers] entries by peer_id. */
+    private final Map<Integer, PeerEntry> peers = new LinkedHashMap<>();
     private final PoolOverrides.Builder overrides = PoolOverrides.builder();
     /** The [users] entries' own client timeouts. */
     private final Map<String, Map<ProxySetting, Duration>> userTimeouts = new LinkedHashMap<>();
@@ -90,6 +93,20 @@ public final class ProxyBuilder {
     public ProxyBuilder database(String name, ServerTarget target) {
         databases.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(target, "target"));
         return this;
+    }
+
+    /**
+     * A peer of PgBouncer's peering: cancel requests whose key carries {@code entry}'s id are forwarded to its host
+     * and port (with peer_id set, as this proxy's own id).
+     */
+    ProxyBuilder peer(PeerEntry entry) {
+        peers.put(entry.id(), entry);
+        return this;
+    }
+
+    /** A setting's value as set so far, or its default. */
+    <T> T setting(ProxySetting setting) {
+        return settings.get(setting);
     }
 
     public ProxyBuilder poolMode(PoolMode mode) {
@@ -501,7 +518,7 @@ public final class ProxyBuilder {
                 ClientSettings.limits(setting -> own.getOrDefault(setting, Duration.ZERO))));
         return new ProxyConfiguration(s, poolOverrides, Map.copyOf(databases), Map.copyOf(pinSessionStateByDatabase),
                 Map.copyOf(maxClientsByDatabase), Map.copyOf(maxClientsByUser), Map.copyOf(authByDatabase),
-                Map.copyOf(userLimits), users, clientTlsContext, configDirectory);
+                Map.copyOf(userLimits), users, Map.copyOf(peers), clientTlsContext, configDirectory);
     }
 
     /** The period the builder fixed, or null. */

@@ -2,6 +2,7 @@ package io.pgmux.proxy;
 
 import io.pgmux.core.config.UnknownSetting;
 import io.pgmux.proxy.config.IniFile;
+import io.pgmux.proxy.config.PeerEntry;
 import io.pgmux.proxy.config.ProcessSettings;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
@@ -22,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * {@code [users]} entries ({@link UserEntry}) and the {@code [pgbouncer]} settings {@link ProxySetting} lists as
  * taken globally. logfile, pidfile, verbose and the syslog keys are the standalone process's ({@link #loadForProcess},
  * {@link #processSettings}). A key PgBouncer takes and pgmux takes without effect is named in a line when it is set
- * to other than its default; an unknown key, auth_ldap_options and peering are refused. {@code %include file} reads
+ * to other than its default; an unknown key and auth_ldap_options are refused. {@code [peers]} entries are
+ * PgBouncer's peering ({@link PeerEntry}). {@code %include file} reads
  * another file in place (see {@link IniFile}). Relative file names (auth_file, server_tls_*_file, logfile, pidfile)
  * are resolved against the file's directory. A value that cannot be used is refused naming the file and line that
  * set it, as {@link IniFile} names a malformed line.
@@ -46,7 +48,7 @@ public final class ProxyConfigLoader {
             Map.entry(ProxySetting.SERVICE_NAME, "it names PgBouncer's Windows service"));
 
     private static final String MAIN_SECTION = "pgbouncer";
-    /** PgBouncer's sections; [peers] is refused by {@link #refusePeers}, with its own reason. */
+    /** PgBouncer's sections. */
     private static final List<String> SECTIONS = List.of(MAIN_SECTION, "databases", "users", "peers");
 
     private ProxyConfigLoader() {
@@ -75,7 +77,6 @@ public final class ProxyConfigLoader {
     private static ProxyBuilder configure(IniFile ini, Path base, boolean standalone, Path file) {
         ProxyBuilder builder = PgMuxProxy.builder();
         refuseUnknownSections(ini, file);
-        refusePeers(ini);
         refuseLdap(ini);
         Map<String, String> databases = ini.section("databases");
         if (databases.isEmpty()) {
@@ -120,6 +121,7 @@ public final class ProxyConfigLoader {
             }
         });
         requireMainSection(ini, file);
+        peers(ini, builder);
         return builder;
     }
 
@@ -203,17 +205,27 @@ public final class ProxyConfigLoader {
     }
 
     /**
-     * PgBouncer's peering (a {@code [peers]} section, a {@code peer_id} other than 0, which {@link ProxySetting}
-     * refuses) forwards cancel requests between poolers sharing a port; pgmux does not take part in it, and a
-     * pooler silently outside its peer group would lose cancels, so the configuration is refused.
+     * The {@code [peers]} entries, after [pgbouncer], whose listen address and peer_id they are checked against. An
+     * entry may name this process under its own peer_id (PgBouncer ignores it there, so that every process of a
+     * group can share one [peers] section); under another id it would send the cancels it forwards back here, where
+     * they would go round until their TTL runs out, so it is refused.
      */
-    private static void refusePeers(IniFile ini) {
-        Map<String, String> peers = ini.section("peers");
-        if (!peers.isEmpty()) {
-            String first = peers.keySet().iterator().next();
-            throw new IllegalArgumentException(ini.place("peers", first) + ": [peers] is not supported by pgmux: it"
-                    + " cannot forward cancel requests to or from PgBouncer peers (remove the [peers] section)");
-        }
+    private static void peers(IniFile ini, ProxyBuilder builder) {
+        int ownId = builder.setting(ProxySetting.PEER_ID);
+        String listenAddr = builder.setting(ProxySetting.LISTEN_ADDR);
+        int listenPort = builder.setting(ProxySetting.LISTEN_PORT);
+        String unixSocketDir = builder.setting(ProxySetting.UNIX_SOCKET_DIR);
+        ini.section("peers").forEach((key, value) -> at(ini, "peers", key, () -> {
+            PeerEntry entry = PeerEntry.parse(key, value);
+            if (entry.id() != ownId && entry.isAddressOf(listenAddr, listenPort, unixSocketDir)) {
+                throw new IllegalArgumentException("peer " + entry.id() + " (" + entry.host() + ") is this"
+                        + " process's own listen address, and this process is peer_id " + ownId + ": a cancel"
+                        + " forwarded there would come back here; give peer " + entry.id() + " an address only it"
+                        + " listens on (its own unix_socket_dir), or set peer_id = " + entry.id()
+                        + " if this process is that peer");
+            }
+            builder.peer(entry);
+        }));
     }
 
     // ---------------------------------------------------------------- the standalone process's settings

@@ -9,6 +9,7 @@ import io.pgmux.proxy.client.ClientAuthentication;
 import io.pgmux.proxy.client.ClientSettings;
 import io.pgmux.proxy.client.ClientTimeouts;
 import io.pgmux.proxy.client.ClientTls;
+import io.pgmux.proxy.config.PeerEntry;
 import io.pgmux.proxy.config.PinSessionState;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
@@ -37,13 +38,15 @@ import java.util.concurrent.Executor;
  * @param maxClientsByUser the entries' own max_user_client_connections
  * @param authByDatabase the entries' own auth_user, auth_query and auth_dbname
  * @param userLimits the {@code [users]} entries' own client timeouts
+ * @param peers the {@code [peers]} entries by peer_id
  * @param clientTlsContext TLS for clients made by the caller in code, or null for the client_tls_* files'
  * @param configDirectory where SET resolves relative file names
  */
 record ProxyConfiguration(ProxySettings settings, PoolOverrides overrides, Map<String, ServerTarget> databases,
         Map<String, PinSessionState> pinSessionStateByDatabase, Map<String, Integer> maxClientsByDatabase,
         Map<String, Integer> maxClientsByUser, Map<String, Map<ProxySetting, String>> authByDatabase,
-        Map<String, ClientTimeouts.Limits> userLimits, UserSecrets users, SslContext clientTlsContext,
+        Map<String, ClientTimeouts.Limits> userLimits, UserSecrets users, Map<Integer, PeerEntry> peers,
+        SslContext clientTlsContext,
         Path configDirectory) {
 
     ProxyConfiguration {
@@ -58,8 +61,8 @@ record ProxyConfiguration(ProxySettings settings, PoolOverrides overrides, Map<S
     ProxyConfiguration reloaded(ProxyConfiguration fresh) {
         return new ProxyConfiguration(settings.reloaded(fresh.settings), fresh.overrides, fresh.databases,
                 fresh.pinSessionStateByDatabase, fresh.maxClientsByDatabase, fresh.maxClientsByUser,
-                fresh.authByDatabase, fresh.userLimits, carryKeys(users, fresh.users), fresh.clientTlsContext,
-                configDirectory);
+                fresh.authByDatabase, fresh.userLimits, carryKeys(users, fresh.users), fresh.peers,
+                fresh.clientTlsContext, configDirectory);
     }
 
     /**
@@ -73,7 +76,7 @@ record ProxyConfiguration(ProxySettings settings, PoolOverrides overrides, Map<S
         ProxySettings next = settings.with(setting, value, configDirectory);
         UserSecrets nextUsers = setting == ProxySetting.AUTH_FILE ? usersOf(next) : users;
         return new ProxyConfiguration(next, overrides, databases, pinSessionStateByDatabase, maxClientsByDatabase,
-                maxClientsByUser, authByDatabase, userLimits, nextUsers, clientTlsContext, configDirectory);
+                maxClientsByUser, authByDatabase, userLimits, nextUsers, peers, clientTlsContext, configDirectory);
     }
 
     /**
@@ -90,7 +93,7 @@ record ProxyConfiguration(ProxySettings settings, PoolOverrides overrides, Map<S
     /** This configuration with {@code fresh} as its users. */
     ProxyConfiguration withUsers(UserSecrets fresh) {
         return new ProxyConfiguration(settings, overrides, databases, pinSessionStateByDatabase, maxClientsByDatabase,
-                maxClientsByUser, authByDatabase, userLimits, fresh, clientTlsContext, configDirectory);
+                maxClientsByUser, authByDatabase, userLimits, fresh, peers, clientTlsContext, configDirectory);
     }
 
     private UserSecrets usersOf(ProxySettings next) throws IOException {

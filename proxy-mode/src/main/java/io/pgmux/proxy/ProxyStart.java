@@ -25,6 +25,7 @@ import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.server.AutoDatabases;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ReplicaHosts;
+import io.pgmux.proxy.server.PeerPools;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.transport.Listeners;
 import io.pgmux.proxy.transport.ReadGate;
@@ -89,9 +90,10 @@ final class ProxyStart {
                 .build();
         self.set(registry);
         registry.addJanitorChore(() -> autoDatabases.dropIdle(registry, connectors::forget));
-        ProxyContext context = new ProxyContext(registry, autoDatabases,
-                new CancelSender(transport, s.get(ProxySetting.CANCEL_WAIT_TIMEOUT), connectionLog), maxPrepared,
+        CancelSender cancelSender = new CancelSender(transport, s.get(ProxySetting.CANCEL_WAIT_TIMEOUT), connectionLog);
+        ProxyContext context = new ProxyContext(registry, autoDatabases, cancelSender, maxPrepared,
                 socketIds::incrementAndGet, transport.blockingWork());
+        context.peerPools(new PeerPools(transport, cancelSender));
         registry.addJanitorChore(context.idlePools());
         registry.addJanitorChore(context.clientTimeouts());
         context.connectionLog(connectionLog);

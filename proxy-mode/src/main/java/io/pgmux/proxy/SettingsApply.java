@@ -221,6 +221,7 @@ final class SettingsApply {
             files.authentication().applyTo(context, connectors.queried());
         }
         context.cancelSender().waitTimeout(s.get(ProxySetting.CANCEL_WAIT_TIMEOUT));
+        context.peerPools().configure(s.get(ProxySetting.PEER_ID), next.peers(), s.pool().defaultPoolSize());
         context.maxPreparedStatements(s.get(ProxySetting.MAX_PREPARED_STATEMENTS));
         TcpOptions tcp = TcpOptions.of(s);
         transport.tcp(tcp);

@@ -27,6 +27,7 @@ import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.NoticeResponse;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.SqlState;
+import io.pgmux.proxy.server.PeerPools;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.transport.DnsHosts;
@@ -323,6 +324,10 @@ public final class AdminConsole implements AdminRoute {
         return context.loginNotice();
     }
 
+    PeerPools peerPools() {
+        return context.peerPools();
+    }
+
     ClientLimits clientLimits() {
         return context.clientLimits();
     }
@@ -497,8 +502,8 @@ public final class AdminConsole implements AdminRoute {
             case "MEM" -> show.mem();
             case "PINS" -> show.pins();
             case "REPLICAS" -> show.replicas();
-            case "PEERS" -> ShowCommands.peers();
-            case "PEER_POOLS" -> ShowCommands.peerPools();
+            case "PEERS" -> ShowCommands.peers(context.peerPools());
+            case "PEER_POOLS" -> ShowCommands.peerPools(context.peerPools());
             case "DNS_HOSTS" -> ShowCommands.dnsHosts(dnsHosts);
             case "DNS_ZONES" -> ShowCommands.dnsZones();
             default -> null;

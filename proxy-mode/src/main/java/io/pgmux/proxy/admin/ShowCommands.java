@@ -23,10 +23,12 @@ import io.pgmux.proxy.client.ClientInfo;
 import io.pgmux.proxy.client.ClientLimits;
 import io.pgmux.proxy.client.PinCounts;
 import io.pgmux.core.pool.PinReason;
+import io.pgmux.proxy.config.PeerEntry;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.config.Scope;
 import io.pgmux.proxy.replicas.ReplicaRoutes;
+import io.pgmux.proxy.server.PeerPools;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.transport.DnsHosts;
@@ -420,9 +422,9 @@ final class ShowCommands {
         // the admin console's database and pool count, as in PgBouncer
         t.row("databases", console.databases().size() + 1);
         t.row("users", userNames().size());
-        t.row("peers", 0);
+        t.row("peers", console.peerPools().peers().size());
         t.row("pools", console.registry().pools().size() + 1);
-        t.row("peer_pools", 0);
+        t.row("peer_pools", console.peerPools().rows().size());
         t.row("free_clients", 0);
         t.row("used_clients", console.clients().size() + console.sessions().size());
         t.row("login_clients", 0);
@@ -435,15 +437,26 @@ final class ShowCommands {
         return t;
     }
 
-    /** PgBouncer's columns, and no row: pgmux refuses [peers] and peer_id, so there is never a peer. */
-    static Table peers() {
-        return new Table().int4("peer_id").text("host").int4("port", "pool_size");
+    /** The [peers] entries by id; an entry's pool_size is default_pool_size's when it sets none, as PgBouncer shows. */
+    static Table peers(PeerPools peers) {
+        Table t = new Table().int4("peer_id").text("host").int4("port", "pool_size");
+        for (PeerEntry peer : peers.peers()) {
+            t.row(peer.id(), peer.host().host(), peer.host().port(), peer.poolSize(peers.defaultPoolSize()));
+        }
+        return t;
     }
 
-    /** PgBouncer's columns (its code's, not its documentation's {@code database}), and no row, as {@link #peers()}. */
-    static Table peerPools() {
-        return new Table().int4("peer_id", "cl_active_cancel_req", "cl_waiting_cancel_req", "sv_active_cancel",
+    /**
+     * PgBouncer's columns (its code's, not its documentation's {@code database}): a row per peer a cancel has been
+     * forwarded to.
+     */
+    static Table peerPools(PeerPools peers) {
+        Table t = new Table().int4("peer_id", "cl_active_cancel_req", "cl_waiting_cancel_req", "sv_active_cancel",
                 "sv_login");
+        for (PeerPools.Row row : peers.rows()) {
+            t.row(row.peerId(), row.activeRequests(), row.waitingRequests(), row.activeCancels(), row.logins());
+        }
+        return t;
     }
 
     /** The host names looked up for server connections, with seconds until the next lookup and their addresses. */

@@ -36,6 +36,8 @@ import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.protocol.SslRequest;
 import io.pgmux.proxy.protocol.SslResponse;
 import io.pgmux.proxy.protocol.StartupMessage;
+import io.pgmux.proxy.server.PeerCancelKey;
+import io.pgmux.proxy.server.PeerPools;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
 import io.pgmux.proxy.server.ServerTarget;
@@ -122,10 +124,23 @@ final class ClientLogin {
     }
 
     /**
-     * The request's connection closes once the cancel is sent or found needless, logged in PgBouncer's words under
-     * the cancelled client's database.
+     * Under peering (peer_id set), a key another peer gave is forwarded to it, and this request's connection stays
+     * open until that is done, as in PgBouncer; one of ours is looked up as given, its TTL bits full again. The
+     * request's connection closes once the cancel is sent or found needless, logged in PgBouncer's words under the
+     * cancelled client's database.
      */
-    private void onCancelRequest(CancelRequest cancel) {
+    private void onCancelRequest(CancelRequest received) {
+        CancelRequest cancel = received;
+        PeerPools peers = context.peerPools();
+        if (peers.ownId() != 0) {
+            BackendKeyData key = received.key();
+            if (PeerCancelKey.peerId(key) != peers.ownId()) {
+                peers.forward(key, channel.eventLoop(), reason -> client.endCancelRequest(null, reason));
+                return;
+            }
+            BackendKeyData given = PeerCancelKey.asGiven(key);
+            cancel = new CancelRequest(given.processId(), given.secretKey());
+        }
         ClientConnection target = context.clientsByKey().get(cancel.key());
         if (target == null || !cancel.matches(target.key)) {
             client.endCancelRequest(null, "failed cancel request");
@@ -599,7 +614,8 @@ final class ClientLogin {
         do {
             byte[] secret = new byte[BackendKeyData.KEY_LENGTH_3_0];
             RANDOM.nextBytes(secret);
-            ours = new BackendKeyData(RANDOM.nextInt() & Integer.MAX_VALUE, secret);
+            ours = PeerCancelKey.stamped(new BackendKeyData(RANDOM.nextInt() & Integer.MAX_VALUE, secret),
+                    context.peerPools().ownId());
         } while (context.clientsByKey().putIfAbsent(ours, client) != null);
         client.key = ours;
         channel.write(ours, channel.voidPromise());

@@ -22,6 +22,7 @@ import io.pgmux.proxy.protocol.NoticeResponse;
 import io.pgmux.proxy.replicas.ReplicaRoutes;
 import io.pgmux.proxy.server.AutoDatabases;
 import io.pgmux.proxy.server.CancelSender;
+import io.pgmux.proxy.server.PeerPools;
 import io.pgmux.proxy.server.IdlePools;
 import io.pgmux.proxy.server.ReplicaHosts;
 import io.pgmux.proxy.server.ServerConnection;
@@ -79,6 +80,8 @@ public final class ProxyContext {
     /** Set once a shutdown (of any form, from the console or a signal) has begun. */
     private volatile boolean shuttingDown;
     private volatile ConnectionLog connectionLog = new ConnectionLog();
+    /** No peer until the proxy sets its own, with its transport. */
+    private volatile PeerPools peerPools = new PeerPools(null, null);
     /** The uid owning the Unix socket, the process's own; -1 without a Unix socket. */
     private volatile int unixSocketOwnerUid = -1;
 
@@ -113,6 +116,16 @@ public final class ProxyContext {
     /** The log the proxy's server connectors share, so that one RELOAD sets both. */
     public void connectionLog(ConnectionLog log) {
         this.connectionLog = java.util.Objects.requireNonNull(log, "log");
+    }
+
+    /** PgBouncer's peering: this process's peer_id, its [peers], and the cancels forwarded to them. */
+    public PeerPools peerPools() {
+        return peerPools;
+    }
+
+    /** The proxy's peer pools, which forward cancels over its transport. */
+    public void peerPools(PeerPools pools) {
+        this.peerPools = java.util.Objects.requireNonNull(pools, "pools");
     }
 
     /** The uid owning the Unix socket (-1 for none): a client of that uid there may use the admin console. */

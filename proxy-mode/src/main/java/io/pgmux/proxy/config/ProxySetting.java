@@ -177,7 +177,7 @@ public enum ProxySetting {
     /** The name of PgBouncer's Windows service; service_name is its alias, which PgBouncer takes on Windows only. */
     JOB_NAME("job_name", Type.TEXT, "pgbouncer", RESTART, G, G),
     SERVICE_NAME("service_name", Type.TEXT, "pgbouncer", RESTART, G, NONE),
-    /** pgmux takes no part in PgBouncer's peering: 0 (none) only, another value is refused. */
+    /** This process's id in a group of peers ([peers]): carried in its cancel keys; 0 takes no part in peering. */
     PEER_ID("peer_id", Type.INT, "0", RELOAD, G, G),
 
     // the pool settings, parsed by core's ConfigKey
@@ -537,10 +537,6 @@ public enum ProxySetting {
         SettingRange.check(this, value);
         if (type == Type.COUNT && (Integer) value < 0) {
             throw new IllegalArgumentException(configName + " must be 0 or more, not " + value);
-        }
-        if (this == PEER_ID && (Integer) value != 0) {
-            throw new IllegalArgumentException(configName + " = " + value + " is not supported by pgmux: it cannot"
-                    + " take part in PgBouncer's peering (set peer_id = 0 or remove it)");
         }
         return value;
     }

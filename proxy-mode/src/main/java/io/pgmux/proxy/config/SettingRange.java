@@ -47,6 +47,13 @@ final class SettingRange {
                             + port);
                 }
             }
+            case PEER_ID -> {
+                int id = (Integer) value;
+                if (id < 0 || id > PeerEntry.MAX_ID) {
+                    throw new IllegalArgumentException(setting.configName() + " must be 0 (no peering) to "
+                            + PeerEntry.MAX_ID + ", not " + id + ": a cancel key carries it in two bytes");
+                }
+            }
             case SCRAM_ITERATIONS -> {
                 if ((Integer) value < 1) {
                     throw new IllegalArgumentException(setting.configName() + " must be 1 or more, not " + value);

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.pgmux.proxy.log.ConnectionLog;
+import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.CancelRequest;
 import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.transport.Transport;
@@ -43,14 +44,28 @@ public final class CancelSender {
         this.waitMillis = wait.toMillis();
     }
 
+    /** cancel_wait_timeout in effect, in milliseconds; 0 for none. */
+    public long waitTimeoutMillis() {
+        return waitMillis;
+    }
+
     /**
      * Sends the cancel; the stage completes (never exceptionally) when the cancel connection has closed. The
      * connection is logged under the pool of the server it cancels ({@code database}/{@code user}), with PgBouncer's
      * {@code new connection to server} and {@code successfully sent cancel request} lines.
      */
-    public CompletableFuture<Void> send(SocketAddress server, io.pgmux.proxy.protocol.BackendKeyData key,
+    public CompletableFuture<Void> send(SocketAddress server, BackendKeyData key, String database, String user) {
+        return deliver(server, key, () -> { }, database, user).thenApply(sent -> null);
+    }
+
+    /**
+     * As {@link #send}, telling {@code connected} once the connection is open, and completing with whether the
+     * CancelRequest went out on it (false when it could not connect or write, or cancel_wait_timeout ran out first).
+     * A {@code database} of null (a cancel forwarded to a peer, which is no server of a pool) logs no lines.
+     */
+    public CompletableFuture<Boolean> deliver(SocketAddress server, BackendKeyData key, Runnable connected,
             String database, String user) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
+        CompletableFuture<Boolean> done = new CompletableFuture<>();
         long waitMillis = this.waitMillis;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
         new Bootstrap()
@@ -66,11 +81,15 @@ public final class CancelSender {
                 .connect(server)
                 .addListener((ChannelFutureListener) f -> {
                     if (!f.isSuccess()) {
-                        done.complete(null);
+                        done.complete(false);
                         return;
                     }
+                    connected.run();
                     Channel ch = f.channel();
-                    connectionLog.serverConnected(ch, ch, database, user);
+                    if (database != null) {
+                        connectionLog.serverConnected(ch, ch, database, user);
+                    }
+                    boolean[] written = {false};
                     ScheduledFuture<?> giveUp = waitMillis == 0 ? null : ch.eventLoop().schedule(() -> {
                         ch.close();
                     }, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -79,13 +98,17 @@ public final class CancelSender {
                         if (giveUp != null) {
                             giveUp.cancel(false);
                         }
-                        connectionLog.serverClosing(ch, ch, database, user,
-                                gaveUp ? "cancel_wait_timeout" : "successfully sent cancel request");
-                        done.complete(null);
+                        if (database != null) {
+                            connectionLog.serverClosing(ch, ch, database, user,
+                                    gaveUp ? "cancel_wait_timeout" : "successfully sent cancel request");
+                        }
+                        done.complete(written[0]);
                     });
                     ch.writeAndFlush(new CancelRequest(key.processId(), key.secretKey()))
                             .addListener((ChannelFutureListener) w -> {
-                                if (!w.isSuccess()) {
+                                if (w.isSuccess()) {
+                                    written[0] = true;
+                                } else {
                                     ch.close();
                                 }
                             });

@@ -256,20 +256,65 @@ class ProxyConfigLoaderTest {
         assertTrue(e.getMessage().contains("default_pool_size"), e.getMessage());
     }
 
-    @Test
-    void aPeersSectionIsRefusedAtStartup() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.configure(
-                IniFile.parse("[databases]\na = host=h\n[peers]\n1 = host=10.0.0.2\n"), Path.of(".")));
-        assertTrue(e.getMessage().startsWith("line 4: [peers] is not supported by pgmux"), e.getMessage());
+    private static final String PEER_BASE = "[databases]\na = host=h\n[pgbouncer]\nlisten_addr = 127.0.0.1\n"
+            + "listen_port = 6500\nunix_socket_dir = /run/pgmux-1\npeer_id = 1\n[peers]\n";
+
+    private static IllegalArgumentException peersRefused(String entries) {
+        return assertThrows(IllegalArgumentException.class,
+                () -> ProxyConfigLoader.configure(IniFile.parse(PEER_BASE + entries), Path.of(".")));
     }
 
     @Test
-    void aPeerIdIsRefusedAtStartupAndZeroIsNone() {
+    void aPeerIdAndPeersEntriesAreTaken() {
+        ProxyConfigLoader.configure(IniFile.parse(PEER_BASE + "2 = host=/run/pgmux-2 port=6500\n"
+                + "3 = host=10.0.0.3 pool_size=2\n"), Path.of("."));
+    }
+
+    @Test
+    void aPeersEntryUnderTheOwnPeerIdMayNameTheOwnListenAddressAsInPgBouncer() {
+        ProxyConfigLoader.configure(IniFile.parse(PEER_BASE + "1 = host=/run/pgmux-1 port=6500\n"
+                + "2 = host=/run/pgmux-2 port=6500\n"), Path.of("."));
+    }
+
+    @Test
+    void aPeersEntryUnderAnotherIdNamingTheOwnUnixSocketIsRefusedAtItsLine() {
+        IllegalArgumentException e = peersRefused("2 = host=/run/pgmux-1 port=6500\n");
+        assertTrue(e.getMessage().startsWith("line 9: peer 2 (/run/pgmux-1/.s.PGSQL.6500) is this process's own"
+                + " listen address, and this process is peer_id 1"), e.getMessage());
+    }
+
+    @Test
+    void aPeersEntryUnderAnotherIdNamingTheOwnTcpAddressIsRefusedAtItsLine() {
+        IllegalArgumentException e = peersRefused("2 = host=/run/pgmux-2 port=6500\n3 = host=localhost port=6500\n");
+        assertTrue(e.getMessage().startsWith("line 10: peer 3 (localhost:6500) is this process's own listen"
+                + " address"), e.getMessage());
+    }
+
+    @Test
+    void aPeersEntryWithoutHostIsRefusedWithPgBouncersReason() {
+        IllegalArgumentException e = peersRefused("2 = port=6501\n");
+        assertEquals("line 9: host was not provided for peer 2", e.getMessage());
+    }
+
+    @Test
+    void aPeersEntryWithAKeyPgBouncerDoesNotTakeIsRefused() {
+        IllegalArgumentException e = peersRefused("2 = host=/run/pgmux-2 dbname=x\n");
+        assertTrue(e.getMessage().startsWith("line 9: unrecognized connection parameter: dbname"), e.getMessage());
+    }
+
+    @Test
+    void aPeersIdOutsideOneTo65535IsRefused() {
+        IllegalArgumentException e = peersRefused("0 = host=/run/pgmux-2\n");
+        assertTrue(e.getMessage().startsWith("line 9: ids of peers must be a number larger than 0 and at most"
+                + " 65535"), e.getMessage());
+    }
+
+    @Test
+    void aPeerIdAboveWhatACancelKeyCarriesIsRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfigLoader.configure(
-                IniFile.parse("[databases]\na = host=h\n[pgbouncer]\npeer_id = 1\n"), Path.of(".")));
-        assertTrue(e.getMessage().startsWith("line 4: peer_id = 1 is not supported by pgmux"), e.getMessage());
-        ProxyConfigLoader.configure(IniFile.parse("[databases]\na = host=h\n[pgbouncer]\npeer_id = 0\n"),
-                Path.of("."));
+                IniFile.parse("[databases]\na = host=h\n[pgbouncer]\npeer_id = 70000\n"), Path.of(".")));
+        assertTrue(e.getMessage().startsWith("line 4: peer_id must be 0 (no peering) to 65535, not 70000"),
+                e.getMessage());
     }
 
     @Test
