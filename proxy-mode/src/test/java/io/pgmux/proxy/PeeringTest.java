@@ -12,6 +12,7 @@ import io.pgmux.testing.TestDatabase;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -108,9 +109,23 @@ class PeeringTest {
         }
     }
 
+    private static boolean listensOnTcp(int port) {
+        try (Socket probe = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            return true;
+        } catch (IOException refused) {
+            return false;
+        }
+    }
+
     private Connection throughBalancer(RoundRobinBalancer balancer) throws SQLException {
         return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + balancer.port() + "/" + db.name(),
                 ProxyFixture.USER, ProxyFixture.PASSWORD);
+    }
+
+    /** As {@link #throughBalancer}, with pgjdbc giving up a cancel after a second (its default is 10). */
+    private Connection throughBalancerCancellingBriefly(RoundRobinBalancer balancer) throws SQLException {
+        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + balancer.port() + "/" + db.name()
+                + "?cancelSignalTimeout=1", ProxyFixture.USER, ProxyFixture.PASSWORD);
     }
 
     /** Waits until the server runs {@link #SLEEP}. */
@@ -146,6 +161,28 @@ class PeeringTest {
             SQLException cancelled = sleepAndCancel(statement);
             assertEquals("57014", cancelled.getSQLState(), cancelled.getMessage());
             assertEquals("still usable", Sql.value(client, "SELECT 'still usable'"));
+        }
+    }
+
+    @Test
+    void aPeerShuttingDownWithWaitForClientsStillGetsItsClientsCancelsFromTheOthers() throws Exception {
+        startPeers(2, false);
+        try (RoundRobinBalancer balancer = new RoundRobinBalancer(ports); Connection client = throughBalancer(balancer);
+                Statement statement = client.createStatement()) {
+            // a rolling restart: peer 1 stops listening on TCP and serves its client until it leaves
+            CompletableFuture<Void> shutdown = CompletableFuture.runAsync(() -> {
+                try {
+                    peers.get(0).closeWaitForClients();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            Await.until(() -> !listensOnTcp(ports.get(0)), Duration.ofSeconds(10), "peer 1 stops listening on TCP");
+            SQLException cancelled = sleepAndCancel(statement);
+            assertEquals("57014", cancelled.getSQLState(), cancelled.getMessage());
+            assertEquals("still usable", Sql.value(client, "SELECT 'still usable'"));
+            client.close();
+            shutdown.get(20, TimeUnit.SECONDS);
         }
     }
 
@@ -202,7 +239,8 @@ class PeeringTest {
     void aPeersPoolSizeBoundsTheCancelsInFlightToItAndTheRestWait() throws Exception {
         // pool_size = 0: no cancel may be in flight to peer 1, so the one the balancer sends to peer 2 waits there
         startPeers(2, false, " pool_size=0", "cancel_wait_timeout = 60\n");
-        try (RoundRobinBalancer balancer = new RoundRobinBalancer(ports); Connection client = throughBalancer(balancer);
+        try (RoundRobinBalancer balancer = new RoundRobinBalancer(ports);
+                Connection client = throughBalancerCancellingBriefly(balancer);
                 Statement statement = client.createStatement();
                 Connection console = ProxyFixture.console(peers.get(1), ADMIN, ADMIN_PASSWORD)) {
             CompletableFuture<Void> run = CompletableFuture.runAsync(() -> {
@@ -230,6 +268,10 @@ class PeeringTest {
                         + " pg_stat_activity WHERE query = '" + SLEEP + "'"), "the query was still running");
             }
             assertThrows(ExecutionException.class, () -> run.get(20, TimeUnit.SECONDS));
+            // pgjdbc gave up on its cancel and closed its connection: the request waits no more
+            Await.equal(List.of(), () -> ProxyFixture.rows(console, "SHOW PEER_POOLS").stream()
+                    .filter(row -> !"0".equals(row.get("cl_waiting_cancel_req"))).toList(), Duration.ofSeconds(10),
+                    "no cancel waits");
         }
     }
 

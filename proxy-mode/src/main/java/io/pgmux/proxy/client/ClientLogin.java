@@ -135,7 +135,7 @@ final class ClientLogin {
         if (peers.ownId() != 0) {
             BackendKeyData key = received.key();
             if (PeerCancelKey.peerId(key) != peers.ownId()) {
-                peers.forward(key, channel.eventLoop(), reason -> client.endCancelRequest(null, reason));
+                peers.forward(key, channel, reason -> client.endCancelRequest(null, reason));
                 return;
             }
             BackendKeyData given = PeerCancelKey.asGiven(key);

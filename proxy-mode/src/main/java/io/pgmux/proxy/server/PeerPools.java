@@ -1,5 +1,6 @@
 package io.pgmux.proxy.server;
 
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.pgmux.proxy.config.PeerEntry;
 import io.pgmux.proxy.protocol.BackendKeyData;
@@ -38,8 +39,13 @@ public final class PeerPools {
     private record Peering(int ownId, Map<Integer, PeerEntry> peers, int defaultPoolSize) {
     }
 
-    /** A forwarded cancel request: the key to send, and who is told the reason its connection closes with. */
-    private record Request(BackendKeyData key, PeerEntry peer, EventLoop loop, Consumer<String> closed) {
+    /**
+     * A forwarded cancel request: the key to send, its own connection, and who is told the reason that closes with.
+     */
+    private record Request(BackendKeyData key, PeerEntry peer, Channel channel, Consumer<String> closed) {
+        EventLoop loop() {
+            return channel.eventLoop();
+        }
     }
 
     public PeerPools(Transport transport, CancelSender sender) {
@@ -89,9 +95,10 @@ public final class PeerPools {
 
     /**
      * Forwards a cancel request whose key another peer gave, with its TTL lowered, as PgBouncer does. {@code closed}
-     * is told once, on {@code loop}, the reason the request's own connection then closes with, in PgBouncer's words.
+     * is told once, on {@code channel}'s event loop, the reason the request's own connection, {@code channel}, then
+     * closes with, in PgBouncer's words. A request still waiting when its client closes that connection is dropped.
      */
-    public void forward(BackendKeyData key, EventLoop loop, Consumer<String> closed) {
+    public void forward(BackendKeyData key, Channel channel, Consumer<String> closed) {
         int peerId = PeerCancelKey.peerId(key);
         if (PeerCancelKey.ttl(key) == 0) {
             closed.accept("failed to forward cancel request because its TTL was exhausted");
@@ -105,7 +112,7 @@ public final class PeerPools {
         }
         log.debug("forwarding cancellation request to peer {}", peerId);
         pools.computeIfAbsent(peerId, id -> new PeerPool()).submit(
-                new Request(PeerCancelKey.forwarded(key), peer, loop, closed), peer.poolSize(now.defaultPoolSize));
+                new Request(PeerCancelKey.forwarded(key), peer, channel, closed), peer.poolSize(now.defaultPoolSize));
     }
 
     /** One peer's requests: those in flight (at most pool_size), and those waiting their turn. */
@@ -124,8 +131,10 @@ public final class PeerPools {
                     waiting.add(request);
                     long waitMillis = sender.waitTimeoutMillis();
                     if (waitMillis > 0) {
-                        request.loop.schedule(() -> giveUp(request), waitMillis, TimeUnit.MILLISECONDS);
+                        request.loop().schedule(() -> giveUp(request, "cancel_wait_timeout"), waitMillis,
+                                TimeUnit.MILLISECONDS);
                     }
+                    request.channel.closeFuture().addListener(closed -> giveUp(request, null));
                     return;
                 }
                 inFlight++;
@@ -134,13 +143,14 @@ public final class PeerPools {
             send(request);
         }
 
-        private void giveUp(Request request) {
+        /** Takes {@code request} out of the waiting ones, if it still waits, closing it with {@code reason}. */
+        private void giveUp(Request request, String reason) {
             boolean removed;
             synchronized (this) {
                 removed = waiting.remove(request);
             }
-            if (removed) {
-                request.closed.accept("cancel_wait_timeout");
+            if (removed && reason != null) {
+                request.closed.accept(reason);
             }
         }
 
@@ -170,7 +180,7 @@ public final class PeerPools {
                 }
             }
             String reason = sent ? "successfully sent cancel request" : "failed to send cancel request";
-            request.loop.execute(() -> request.closed.accept(reason));
+            request.loop().execute(() -> request.closed.accept(reason));
             if (next != null) {
                 send(next);
             }
@@ -182,7 +192,7 @@ public final class PeerPools {
                 dropped = new ArrayList<>(waiting);
                 waiting.clear();
             }
-            dropped.forEach(request -> request.loop.execute(() -> request.closed.accept("peer removed")));
+            dropped.forEach(request -> request.loop().execute(() -> request.closed.accept("peer removed")));
         }
 
         synchronized Row row(int peerId) {
