@@ -101,7 +101,12 @@ public final class RawClient implements AutoCloseable {
 
     /** Sends a CancelRequest with this client's key on a connection of its own, as libpq's PQcancel does. */
     void cancel() throws IOException {
-        try (Socket cancel = new Socket("127.0.0.1", socket.getPort())) {
+        cancelVia(socket.getPort());
+    }
+
+    /** As {@link #cancel()}, to {@code port}: a pooler other than the one this client is on, as a balancer may. */
+    public void cancelVia(int port) throws IOException {
+        try (Socket cancel = new Socket("127.0.0.1", port)) {
             cancel.getOutputStream().write(concat(int32(8 + backendKey.length), int32(80877102), backendKey));
             cancel.getOutputStream().flush();
             // the proxy closes the connection once it has read the request

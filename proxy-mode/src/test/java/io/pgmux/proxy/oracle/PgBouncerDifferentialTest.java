@@ -390,6 +390,58 @@ class PgBouncerDifferentialTest {
         });
     }
 
+    /**
+     * pgmux and PgBouncer as peers of each other, as the cancel keys allow: a client's cancel request that reaches the
+     * other pooler is forwarded to the one the client is on, both ways, and cancels its query.
+     */
+    @Test
+    void pgmuxAndPgBouncerForwardEachOthersCancelsAsPeers() throws Exception {
+        int pgmuxPort;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            pgmuxPort = probe.getLocalPort();
+        }
+        String userlist = "\"" + USER + "\" \"" + PASSWORD + "\"\n";
+        String databases = "[databases]\napp = host=" + db.host() + " port=" + db.port() + " dbname=" + db.name()
+                + " user=" + db.superuser() + " password=" + db.superuserPassword() + "\n";
+        PgBouncerProcess pgbouncer = PgBouncerProcess.start(binary, databases + "[pgbouncer]\nauth_type = md5\n"
+                + "auth_file = userlist.txt\npeer_id = 1\n[peers]\n2 = host=127.0.0.1 port=" + pgmuxPort + "\n",
+                "userlist.txt", userlist);
+        started.add(pgbouncer);
+        Files.writeString(dir.resolve("userlist.txt"), userlist);
+        Path ini = dir.resolve("pgmux.ini");
+        Files.writeString(ini, databases + "[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = " + pgmuxPort
+                + "\nunix_socket_dir =\nauth_type = md5\nauth_file = userlist.txt\npeer_id = 2\n[peers]\n"
+                + "1 = host=127.0.0.1 port=" + pgbouncer.port() + "\n");
+        PgMuxProxy pgmux = ProxyConfigLoader.load(ini).start();
+        started.add(pgmux);
+        assertEquals("57014", cancelledVia(pgbouncer.port(), pgmuxPort), "a PgBouncer client's cancel, via pgmux");
+        assertEquals("57014", cancelledVia(pgmuxPort, pgbouncer.port()), "a pgmux client's cancel, via PgBouncer");
+    }
+
+    /** The SQLSTATE of a query on the pooler at {@code on} that a cancel request sent to {@code via} ended. */
+    private String cancelledVia(int on, int via) throws Exception {
+        try (RawClient client = new RawClient(on); Connection direct = db.connect()) {
+            client.login("app", USER, PASSWORD);
+            client.sendRaw(RawClient.frame('Q', RawClient.cstring("SELECT pg_sleep(30)")));
+            Await.until(() -> "1".equals(value(direct, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active'"
+                    + " AND query = 'SELECT pg_sleep(30)'")), Duration.ofSeconds(10), "the query runs");
+            client.cancelVia(via);
+            return client.readUntilReady().stream().filter(m -> m.type() == 'E').findFirst()
+                    .map(m -> m.field('C')).orElse("not cancelled");
+        }
+    }
+
+    /** The [peers] entries, one with its own pool_size, one with its process's own peer_id, before any cancel. */
+    @Test
+    void showPeersAndPeerPoolsAlike() throws Exception {
+        Poolers p = start("peer_id = 1\n[peers]\n3 = host=127.0.0.3 port=7003 pool_size=4\n1 = host=/run/pooler-1\n"
+                + "2 = host=/run/pooler-2 port=7002\n");
+        assertSame(p, "peer_id|host|port|pool_size\n1|/run/pooler-1|6432|20\n2|/run/pooler-2|7002|20\n"
+                + "3|127.0.0.3|7003|4\n(3 rows)\npeer_id|cl_active_cancel_req|cl_waiting_cancel_req|sv_active_cancel"
+                + "|sv_login\n(0 rows)\n",
+                endpoint -> psql(endpoint, ADMIN, ADMIN_PASSWORD, "SHOW PEERS", "SHOW PEER_POOLS"));
+    }
+
     @Test
     void consoleRefusesAUserThatIsNeitherAdminNorStatsAlike() throws Exception {
         Poolers p = start("");
