@@ -205,10 +205,8 @@ public final class ProxyConfigLoader {
     }
 
     /**
-     * The {@code [peers]} entries, after [pgbouncer], whose listen address and peer_id they are checked against. An
-     * entry may name this process under its own peer_id (PgBouncer ignores it there, so that every process of a
-     * group can share one [peers] section); under another id it would send the cancels it forwards back here, where
-     * they would go round until their TTL runs out, so it is refused.
+     * The {@code [peers]} entries, after [pgbouncer], whose listen address and peer_id they are checked against
+     * ({@link PeerEntry#checkNotSelf}), so that an entry naming this process is refused at its line.
      */
     private static void peers(IniFile ini, ProxyBuilder builder) {
         int ownId = builder.setting(ProxySetting.PEER_ID);
@@ -217,13 +215,7 @@ public final class ProxyConfigLoader {
         String unixSocketDir = builder.setting(ProxySetting.UNIX_SOCKET_DIR);
         ini.section("peers").forEach((key, value) -> at(ini, "peers", key, () -> {
             PeerEntry entry = PeerEntry.parse(key, value);
-            if (entry.id() != ownId && entry.isAddressOf(listenAddr, listenPort, unixSocketDir)) {
-                throw new IllegalArgumentException("peer " + entry.id() + " (" + entry.host() + ") is this"
-                        + " process's own listen address, and this process is peer_id " + ownId + ": a cancel"
-                        + " forwarded there would come back here; give peer " + entry.id() + " an address only it"
-                        + " listens on (its own unix_socket_dir), or set peer_id = " + entry.id()
-                        + " if this process is that peer");
-            }
+            entry.checkNotSelf(ownId, listenAddr, listenPort, unixSocketDir);
             builder.peer(entry);
         }));
     }

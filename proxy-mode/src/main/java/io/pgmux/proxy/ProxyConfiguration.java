@@ -52,6 +52,11 @@ record ProxyConfiguration(ProxySettings settings, PoolOverrides overrides, Map<S
     ProxyConfiguration {
         // refused when loaded, reloaded or SET rather than at the first server login
         ServerConnectors.globalPassword(settings);
+        // and so, after a SET peer_id, is a [peers] entry that now names this process under another id
+        for (PeerEntry peer : peers.values()) {
+            peer.checkNotSelf(settings.get(ProxySetting.PEER_ID), settings.get(ProxySetting.LISTEN_ADDR),
+                    settings.get(ProxySetting.LISTEN_PORT), settings.get(ProxySetting.UNIX_SOCKET_DIR));
+        }
     }
 
     /**

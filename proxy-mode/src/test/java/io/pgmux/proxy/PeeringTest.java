@@ -236,6 +236,20 @@ class PeeringTest {
     }
 
     @Test
+    void aSetPeerIdThatLeavesTheOwnEntryUnderAnotherIdIsRefusedAndThePeerIdStays() throws Exception {
+        // every [peers] names its own process too: under peer_id 2, peer 1's entry 1 would be itself under another id
+        startPeers(2, true);
+        try (Connection console = ProxyFixture.console(peers.get(0), ADMIN, ADMIN_PASSWORD)) {
+            SQLException refused = assertThrows(SQLException.class,
+                    () -> console.createStatement().execute("SET peer_id = 2"));
+            assertTrue(refused.getMessage().contains("peer 1 (" + socketDir(1) + "/.s.PGSQL." + ports.get(0)
+                    + ") is this process's own listen address, and this process is peer_id 2"), refused.getMessage());
+            assertEquals("1", ProxyFixture.rows(console, "SHOW CONFIG").stream()
+                    .filter(row -> "peer_id".equals(row.get("key"))).findFirst().orElseThrow().get("value"));
+        }
+    }
+
+    @Test
     void aPeersPoolSizeBoundsTheCancelsInFlightToItAndTheRestWait() throws Exception {
         // pool_size = 0: no cancel may be in flight to peer 1, so the one the balancer sends to peer 2 waits there
         startPeers(2, false, " pool_size=0", "cancel_wait_timeout = 60\n");

@@ -52,6 +52,22 @@ public record PeerEntry(int id, ServerHost host, int poolSize) {
     }
 
     /**
+     * Refuses this entry when it names this process's own listen address ({@link #isAddressOf}) under another id
+     * than {@code ownId}: a cancel forwarded there would come back, and go round until its TTL ran out. Under the
+     * process's own id it is taken, as PgBouncer takes it, so that every process of a group can share one [peers].
+     *
+     * @throws IllegalArgumentException naming the entry and what to do instead
+     */
+    public void checkNotSelf(int ownId, String listenAddr, int listenPort, String unixSocketDir) {
+        if (id != ownId && isAddressOf(listenAddr, listenPort, unixSocketDir)) {
+            throw new IllegalArgumentException("peer " + id + " (" + host + ") is this process's own listen"
+                    + " address, and this process is peer_id " + ownId + ": a cancel forwarded there would come back"
+                    + " here; give peer " + id + " an address only it listens on (its own unix_socket_dir), or set"
+                    + " peer_id = " + id + " if this process is that peer");
+        }
+    }
+
+    /**
      * Whether this entry names the address this process listens on itself: its Unix socket (unix_socket_dir and
      * listen_port), or listen_port on one of listen_addr's hosts ({@code localhost} and a loopback address for
      * {@code *}). No name is looked up: only what can be told from the text.
