@@ -186,6 +186,19 @@ class PeeringTest {
         }
     }
 
+    @ParameterizedTest(name = "console: {0}")
+    @ValueSource(booleans = {false, true})
+    void theKeysAPeerGivesCarryItsPeerIdInTheSecondAndThirdBytesAsPgBouncersDo(boolean console) throws Exception {
+        startPeers(3, false);
+        try (RawClient client = new RawClient(ports.get(2))) {
+            client.login(console ? "pgbouncer" : db.name(), console ? ADMIN : ProxyFixture.USER,
+                    console ? ADMIN_PASSWORD : ProxyFixture.PASSWORD);
+            byte[] key = client.backendKey();
+            assertEquals(3, key[1] & 0xFF | (key[2] & 0xFF) << 8);
+            assertEquals(3, key[7] & 0x03, "a full TTL");
+        }
+    }
+
     @Test
     void psqlInterruptedThroughTheBalancerHasItsQueryCancelledByWayOfTheOtherPeer() throws Exception {
         startPeers(2, false);

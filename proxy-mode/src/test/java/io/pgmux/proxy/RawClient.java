@@ -99,6 +99,11 @@ public final class RawClient implements AutoCloseable {
         }
     }
 
+    /** The BackendKeyData body the login received: process id, then secret key. */
+    public byte[] backendKey() {
+        return backendKey.clone();
+    }
+
     /** Sends a CancelRequest with this client's key on a connection of its own, as libpq's PQcancel does. */
     void cancel() throws IOException {
         cancelVia(socket.getPort());

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import io.pgmux.core.pool.Failures;
 import io.pgmux.proxy.protocol.BackendKeyData;
+import io.pgmux.proxy.server.PeerCancelKey;
 import io.pgmux.proxy.protocol.NoticeResponse;
 import io.pgmux.proxy.protocol.EmptyQueryResponse;
 import io.pgmux.proxy.protocol.EncodableMessage;
@@ -110,8 +111,9 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
         parameters.forEach((name, value) -> channel.write(new ParameterStatus(name, value), channel.voidPromise()));
         byte[] secret = new byte[BackendKeyData.KEY_LENGTH_3_0];
         ThreadLocalRandom.current().nextBytes(secret);
-        channel.write(new BackendKeyData(ThreadLocalRandom.current().nextInt() & Integer.MAX_VALUE, secret),
-                channel.voidPromise());
+        // under peering, a console's key carries this process's peer_id too, so that no peer forwards its cancel
+        channel.write(PeerCancelKey.stamped(new BackendKeyData(ThreadLocalRandom.current().nextInt()
+                & Integer.MAX_VALUE, secret), console.peerPools().ownId()), channel.voidPromise());
         NoticeResponse notice = console.loginNotice();
         if (notice != null) {
             channel.write(notice, channel.voidPromise());
