@@ -36,18 +36,35 @@ public final class ReplicaSet<S> {
 
     /**
      * The next standby in turn that has replayed up to {@code minLsn} (0: any standby), or null when none has:
-     * no allocation, no lock.
+     * no allocation, no lock. The turn counts among the standbys that serve, not among all hosts, so a host that
+     * does not serve (the primary, a lagging standby) does not hand its turns to the one after it.
      */
     public Replica<S> pick(long minLsn) {
         int n = replicas.size();
-        int start = Math.floorMod(turn.getAndIncrement(), n);
+        int serving = 0;
         for (int i = 0; i < n; i++) {
-            Replica<S> r = replicas.get((start + i) % n);
-            if (r.serves(minLsn)) {
-                return r;
+            if (replicas.get(i).serves(minLsn)) {
+                serving++;
             }
         }
-        return null;
+        if (serving == 0) {
+            return null;
+        }
+        int skip = Math.floorMod(turn.getAndIncrement(), serving);
+        Replica<S> firstServing = null;
+        for (int i = 0; i < n; i++) {
+            Replica<S> r = replicas.get(i);
+            if (r.serves(minLsn)) {
+                if (skip-- == 0) {
+                    return r;
+                }
+                if (firstServing == null) {
+                    firstServing = r;
+                }
+            }
+        }
+        // a standby left the set between the two passes (a check ran)
+        return firstServing;
     }
 
     /**

@@ -32,6 +32,26 @@ class ReplicaSetTest {
     }
 
     @Test
+    void readsAreSpreadEvenlyOverTheStandbysWhenThePrimaryIsListedFirst() {
+        set.checked(primary, false, 0);
+        set.checked(first, true, 100);
+        set.checked(second, true, 100);
+
+        int toFirst = 0;
+        int toSecond = 0;
+        for (int i = 0; i < 300; i++) {
+            Replica<Object> picked = set.pick(0);
+            if (picked == first) {
+                toFirst++;
+            } else if (picked == second) {
+                toSecond++;
+            }
+        }
+        assertEquals(150, toFirst);
+        assertEquals(150, toSecond);
+    }
+
+    @Test
     void aReadThatMustSeeAPositionTakesOnlyAStandbyThatReplayedIt() {
         set.checked(first, true, 100);
         set.checked(second, true, 200);
