@@ -41,6 +41,7 @@ public final class PoolRegistry<S> implements AutoCloseable {
     private final MetricsTrackerFactory metricsTrackerFactory;
     private final boolean registerMbeans;
     private final LongSupplier serverIds;
+    private final PoolListener<S> listener;
     private final ConcurrentHashMap<PoolKey, Pool<S>> pools = new ConcurrentHashMap<>();
     /** Statistics kept outside the pools, see {@link #addTraffic}. */
     private final List<TrafficStats> unpooledTraffic = new CopyOnWriteArrayList<>();
@@ -69,6 +70,7 @@ public final class PoolRegistry<S> implements AutoCloseable {
         this.metricsTrackerFactory = b.metricsTrackerFactory;
         this.registerMbeans = b.registerMbeans;
         this.serverIds = b.serverIds != null ? b.serverIds : new AtomicLong()::incrementAndGet;
+        this.listener = b.listener;
         this.janitor = new Janitor(this, clock, b.statsPeriod.toNanos());
         long period = b.janitorPeriod.toNanos();
         if (period > 0) {
@@ -120,6 +122,9 @@ public final class PoolRegistry<S> implements AutoCloseable {
                 metricsTrackerFactory == null ? null : this::createTracker);
         if (registerMbeans) {
             registerMBean(pool);
+        }
+        if (listener != null) {
+            listener.created(pool);
         }
         pool.ensureMin();
         return pool;
@@ -206,6 +211,9 @@ public final class PoolRegistry<S> implements AutoCloseable {
         pool.closeNow();
         if (registerMbeans) {
             unregisterMBean(pool);
+        }
+        if (listener != null) {
+            listener.removed(pool);
         }
         return true;
     }
@@ -442,6 +450,9 @@ public final class PoolRegistry<S> implements AutoCloseable {
             ownScheduler.shutdownNow();
         }
         pools.values().forEach(this::unregisterMBean);
+        if (listener != null) {
+            pools.values().forEach(listener::removed);
+        }
     }
 
     /** Configures a registry. */
@@ -457,6 +468,7 @@ public final class PoolRegistry<S> implements AutoCloseable {
         private MetricsTrackerFactory metricsTrackerFactory;
         private boolean registerMbeans;
         private LongSupplier serverIds;
+        private PoolListener<S> listener;
 
         private Builder() {
         }
@@ -538,6 +550,12 @@ public final class PoolRegistry<S> implements AutoCloseable {
          */
         public Builder<S> serverIds(LongSupplier ids) {
             this.serverIds = Objects.requireNonNull(ids, "ids");
+            return this;
+        }
+
+        /** Told of each pool made and removed; none by default. */
+        public Builder<S> listener(PoolListener<S> listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
             return this;
         }
 
