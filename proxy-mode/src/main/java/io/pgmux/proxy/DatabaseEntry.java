@@ -5,6 +5,7 @@ import io.pgmux.proxy.config.PinSessionState;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.Scope;
 import io.pgmux.proxy.config.TlsMode;
+import io.pgmux.proxy.fleet.FleetSetting;
 import io.pgmux.proxy.server.LoadBalanceHosts;
 import io.pgmux.proxy.server.ReadRouting;
 import io.pgmux.proxy.server.ServerPasswordSource;
@@ -24,7 +25,8 @@ import java.util.function.Supplier;
  * and pool settings, values optionally single-quoted: where the database lives, and the pool settings of its
  * own under the names of the global settings they override (pool_size is default_pool_size; reserve_pool,
  * PgBouncer's alias, is reserve_pool_size), pgmux's pin_session_state, auth_user, auth_query, auth_dbname,
- * max_db_client_connections, and what each new server connection gets: client_encoding, datestyle, timezone and
+ * max_db_client_connections, fleet and fleet_max_servers (both or neither), and what each new server
+ * connection gets: client_encoding, datestyle, timezone and
  * application_name (taken by PgBouncer 1.25, not in its documentation) as startup parameters, connect_query run
  * after its login; pgmux's server_password_file or server_password_command, read at each server login instead
  * of password=; pgmux's read_routing with read_your_writes, replica_wait_timeout and replica_check_period.
@@ -63,6 +65,8 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
         String passwordCommand = null;
         Map<String, String> poolSettings = new LinkedHashMap<>();
         Map<ProxySetting, String> routing = new java.util.EnumMap<>(ProxySetting.class);
+        String fleet = null;
+        String fleetMaxServers = null;
         for (Map.Entry<String, String> e : ConnectString.parse(owner, connectString).entrySet()) {
             ProxySetting setting = ProxySetting.entryKey(Scope.DATABASE, owner, e.getKey());
             String v = e.getValue();
@@ -85,6 +89,8 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
                     return v;
                 }));
                 case AUTH_USER, AUTH_QUERY, AUTH_DBNAME -> poolSettings.put(setting.configName(), v);
+                case FLEET -> fleet = v;
+                case FLEET_MAX_SERVERS -> fleetMaxServers = v;
                 case MAX_DB_CLIENT_CONNECTIONS -> {
                     if (!ProxySetting.notSet(setting, v)) {
                         poolSettings.put(setting.configName(), setting.checkedEntryValue(owner, v));
@@ -97,6 +103,11 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
                     }
                 }
             }
+        }
+        FleetSetting fleetSetting = FleetSetting.of(owner, fleet, fleetMaxServers);
+        if (fleetSetting != null) {
+            poolSettings.put(FleetSetting.FLEET, fleetSetting.name());
+            poolSettings.put(FleetSetting.FLEET_MAX_SERVERS, Integer.toString(fleetSetting.maxServers()));
         }
         ServerPasswordSource passwordSource = passwordSource(owner, password, passwordFile, passwordCommand);
         String hosts = host;

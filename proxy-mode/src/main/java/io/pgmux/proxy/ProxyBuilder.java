@@ -17,6 +17,7 @@ import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.config.Scope;
 import io.pgmux.proxy.config.TlsMode;
+import io.pgmux.proxy.fleet.FleetSetting;
 import io.pgmux.proxy.server.ServerPasswordSource;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.ServerTargets;
@@ -40,6 +41,8 @@ public final class ProxyBuilder {
     private final Map<String, Integer> maxClientsByUser = new LinkedHashMap<>();
     /** The auth_user, auth_query and auth_dbname of [databases] entries that set their own. */
     private final Map<String, Map<ProxySetting, String>> authByDatabase = new LinkedHashMap<>();
+    /** The fleet and fleet_max_servers of [databases] entries that set them, as written. */
+    private final Map<String, Map<ProxySetting, String>> fleetByDatabase = new LinkedHashMap<>();
     private final ProxySettings.Builder settings = ProxySettings.builder();
     /** The [peers] entries by peer_id. */
     private final Map<Integer, PeerEntry> peers = new LinkedHashMap<>();
@@ -168,6 +171,11 @@ public final class ProxyBuilder {
         if (named == ProxySetting.AUTH_USER || named == ProxySetting.AUTH_QUERY
                 || named == ProxySetting.AUTH_DBNAME) {
             authByDatabase.computeIfAbsent(Objects.requireNonNull(database, "database"),
+                    d -> new EnumMap<>(ProxySetting.class)).put(named, Objects.requireNonNull(value, "value"));
+            return this;
+        }
+        if (named == ProxySetting.FLEET || named == ProxySetting.FLEET_MAX_SERVERS) {
+            fleetByDatabase.computeIfAbsent(Objects.requireNonNull(database, "database"),
                     d -> new EnumMap<>(ProxySetting.class)).put(named, Objects.requireNonNull(value, "value"));
             return this;
         }
@@ -508,6 +516,7 @@ public final class ProxyBuilder {
      * What it was given, checked together: the configuration a proxy starts with, or that RELOAD applies.
      *
      * @throws io.pgmux.core.config.ConfigException for pool settings that do not fit together
+     * @throws IllegalArgumentException naming the database whose fleet is incomplete or has no budget
      */
     ProxyConfiguration configuration() {
         ProxySettings s = settings.build();
@@ -516,9 +525,13 @@ public final class ProxyBuilder {
         Map<String, ClientTimeouts.Limits> userLimits = new LinkedHashMap<>();
         userTimeouts.forEach((user, own) -> userLimits.put(user,
                 ClientSettings.limits(setting -> own.getOrDefault(setting, Duration.ZERO))));
+        Map<String, FleetSetting> fleets = new LinkedHashMap<>();
+        fleetByDatabase.forEach((database, own) -> fleets.put(database, FleetSetting.of("database " + database,
+                own.get(ProxySetting.FLEET), own.get(ProxySetting.FLEET_MAX_SERVERS))));
+        fleets.values().removeIf(Objects::isNull);
         return new ProxyConfiguration(s, poolOverrides, Map.copyOf(databases), Map.copyOf(pinSessionStateByDatabase),
                 Map.copyOf(maxClientsByDatabase), Map.copyOf(maxClientsByUser), Map.copyOf(authByDatabase),
-                Map.copyOf(userLimits), users, Map.copyOf(peers), clientTlsContext, configDirectory);
+                Map.copyOf(fleets), Map.copyOf(userLimits), users, Map.copyOf(peers), clientTlsContext, configDirectory);
     }
 
     /** The period the builder fixed, or null. */

@@ -16,6 +16,7 @@ import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.config.TlsCipherSuites;
 import io.pgmux.proxy.config.TlsMode;
 import io.pgmux.proxy.config.TlsProtocols;
+import io.pgmux.proxy.fleet.FleetSetting;
 import io.pgmux.proxy.server.AutoDatabases;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.server.ServerTls;
@@ -37,6 +38,7 @@ import java.util.concurrent.Executor;
  * @param maxClientsByDatabase the entries' own max_db_client_connections
  * @param maxClientsByUser the entries' own max_user_client_connections
  * @param authByDatabase the entries' own auth_user, auth_query and auth_dbname
+ * @param fleetByDatabase the entries' fleets (fleet and fleet_max_servers)
  * @param userLimits the {@code [users]} entries' own client timeouts
  * @param peers the {@code [peers]} entries by peer_id
  * @param clientTlsContext TLS for clients made by the caller in code, or null for the client_tls_* files'
@@ -45,9 +47,8 @@ import java.util.concurrent.Executor;
 record ProxyConfiguration(ProxySettings settings, PoolOverrides overrides, Map<String, ServerTarget> databases,
         Map<String, PinSessionState> pinSessionStateByDatabase, Map<String, Integer> maxClientsByDatabase,
         Map<String, Integer> maxClientsByUser, Map<String, Map<ProxySetting, String>> authByDatabase,
-        Map<String, ClientTimeouts.Limits> userLimits, UserSecrets users, Map<Integer, PeerEntry> peers,
-        SslContext clientTlsContext,
-        Path configDirectory) {
+        Map<String, FleetSetting> fleetByDatabase, Map<String, ClientTimeouts.Limits> userLimits, UserSecrets users,
+        Map<Integer, PeerEntry> peers, SslContext clientTlsContext, Path configDirectory) {
 
     ProxyConfiguration {
         // refused when loaded, reloaded or SET rather than at the first server login
@@ -66,7 +67,8 @@ record ProxyConfiguration(ProxySettings settings, PoolOverrides overrides, Map<S
     ProxyConfiguration reloaded(ProxyConfiguration fresh) {
         return new ProxyConfiguration(settings.reloaded(fresh.settings), fresh.overrides, fresh.databases,
                 fresh.pinSessionStateByDatabase, fresh.maxClientsByDatabase, fresh.maxClientsByUser,
-                fresh.authByDatabase, fresh.userLimits, carryKeys(users, fresh.users), fresh.peers,
+                fresh.authByDatabase, fresh.fleetByDatabase, fresh.userLimits, carryKeys(users, fresh.users),
+                fresh.peers,
                 fresh.clientTlsContext, configDirectory);
     }
 
@@ -81,7 +83,8 @@ record ProxyConfiguration(ProxySettings settings, PoolOverrides overrides, Map<S
         ProxySettings next = settings.with(setting, value, configDirectory);
         UserSecrets nextUsers = setting == ProxySetting.AUTH_FILE ? usersOf(next) : users;
         return new ProxyConfiguration(next, overrides, databases, pinSessionStateByDatabase, maxClientsByDatabase,
-                maxClientsByUser, authByDatabase, userLimits, nextUsers, peers, clientTlsContext, configDirectory);
+                maxClientsByUser, authByDatabase, fleetByDatabase, userLimits, nextUsers, peers, clientTlsContext,
+                configDirectory);
     }
 
     /**
@@ -98,7 +101,8 @@ record ProxyConfiguration(ProxySettings settings, PoolOverrides overrides, Map<S
     /** This configuration with {@code fresh} as its users. */
     ProxyConfiguration withUsers(UserSecrets fresh) {
         return new ProxyConfiguration(settings, overrides, databases, pinSessionStateByDatabase, maxClientsByDatabase,
-                maxClientsByUser, authByDatabase, userLimits, fresh, peers, clientTlsContext, configDirectory);
+                maxClientsByUser, authByDatabase, fleetByDatabase, userLimits, fresh, peers, clientTlsContext,
+                configDirectory);
     }
 
     private UserSecrets usersOf(ProxySettings next) throws IOException {

@@ -46,6 +46,8 @@ final class ProxyShutdown {
             }
             running.clients().close().awaitUninterruptibly(drainTimeout.toMillis());
             running.registry().close();
+            // the members leave over server connections, before the event loops stop
+            running.fleets().close();
             if (running.metrics() != null) {
                 running.metrics().close();
             }

@@ -16,6 +16,7 @@ import io.pgmux.proxy.client.ProxyContext;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.config.TransportKind;
+import io.pgmux.proxy.fleet.ProxyFleets;
 import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.log.StatsLog;
 import io.pgmux.proxy.metrics.PrometheusEndpoint;
@@ -70,6 +71,7 @@ final class ProxyStart {
         ServerConnectors connectors = new ServerConnectors(transport, maxPrepared, new QueriedUsers(), autoDatabases,
                 connectionLog);
         AtomicReference<PoolRegistry<ServerConnection>> self = new AtomicReference<>();
+        ProxyFleets fleets = new ProxyFleets(autoDatabases::entryName, connectors::of);
         // PgBouncer numbers clients and servers from one counter (SHOW CLIENTS' and SHOW SERVERS' id)
         AtomicLong socketIds = new AtomicLong();
         PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()
@@ -87,6 +89,7 @@ final class ProxyStart {
                 .metricsTrackerFactory(trackers)
                 .registerMbeans(builder.registerMbeans())
                 .serverIds(socketIds::incrementAndGet)
+                .listener(fleets)
                 .build();
         self.set(registry);
         registry.addJanitorChore(() -> autoDatabases.dropIdle(registry, connectors::forget));
@@ -107,8 +110,8 @@ final class ProxyStart {
                 builder.reloadFrom() == null ? null : () -> started.get().reload(),
                 (setting, value) -> started.get().set(setting, value), transport.dnsHosts());
         context.adminRoute(console);
-        SettingsApply settings = new SettingsApply(configuration, registry, context, connectors, statsLog, transport,
-                console, builder.reloadFrom(), builder.janitorPeriod());
+        SettingsApply settings = new SettingsApply(configuration, registry, context, connectors, fleets, statsLog,
+                transport, console, builder.reloadFrom(), builder.janitorPeriod());
         settings.start(files);
         registry.addJanitorChore(new AuthFileWatch(settings, transport.blockingWork()));
         ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
@@ -129,6 +132,7 @@ final class ProxyStart {
                     });
         } catch (RuntimeException e) {
             registry.close();
+            fleets.close();
             if (metrics != null) {
                 metrics.close();
             }
@@ -139,7 +143,7 @@ final class ProxyStart {
         context.connectionLog().unixPort(listeners.port());
         context.unixSocketOwnerUid(listeners.unixSocketOwnerUid());
         console.listening(listeners.channels(), transport.readGate());
-        RunningProxy running = new RunningProxy(transport, registry, context, listeners, clients, metrics);
+        RunningProxy running = new RunningProxy(transport, registry, fleets, context, listeners, clients, metrics);
         PgMuxProxy proxy = new PgMuxProxy(running, console, settings,
                 new ProxyShutdown(running, builder.drainTimeout()));
         started.set(proxy);

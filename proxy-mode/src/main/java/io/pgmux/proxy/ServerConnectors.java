@@ -79,6 +79,11 @@ final class ServerConnectors {
         return replica != null ? replica : autoDatabases.target(name);
     }
 
+    /** The connector of the pool of {@code key}, made by {@link #create}. */
+    ReloadableConnector of(PoolKey key) {
+        return byPool.get(key);
+    }
+
     ReloadableConnector create(PoolKey key) {
         ReloadableConnector connector = new ReloadableConnector(build(key, target(key.database())));
         byPool.put(key, connector);

@@ -9,6 +9,7 @@ import io.pgmux.proxy.client.JanitorPeriod;
 import io.pgmux.proxy.client.ProxyContext;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.fleet.ProxyFleets;
 import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.log.StatsLog;
 import io.pgmux.proxy.server.ServerConnection;
@@ -41,6 +42,7 @@ final class SettingsApply {
     private final PoolRegistry<ServerConnection> registry;
     private final ProxyContext context;
     private final ServerConnectors connectors;
+    private final ProxyFleets fleets;
     private final StatsLog statsLog;
     private final Transport transport;
     private final AdminConsole console;
@@ -70,13 +72,15 @@ final class SettingsApply {
     }
 
     SettingsApply(ProxyConfiguration first, PoolRegistry<ServerConnection> registry, ProxyContext context,
-            ServerConnectors connectors, StatsLog statsLog, Transport transport, AdminConsole console,
+            ServerConnectors connectors, ProxyFleets fleets, StatsLog statsLog, Transport transport,
+            AdminConsole console,
             PgMuxProxy.ConfigSource reloadFrom, Duration fixedJanitorPeriod) {
         this.current = first;
         this.fixedJanitorPeriod = fixedJanitorPeriod;
         this.registry = registry;
         this.context = context;
         this.connectors = connectors;
+        this.fleets = fleets;
         this.statsLog = statsLog;
         this.transport = transport;
         this.console = console;
@@ -205,6 +209,7 @@ final class SettingsApply {
         }
         ProxySettings s = next.settings();
         registry.reconfigure(s.pool(), next.overrides());
+        fleets.configure(next.fleetByDatabase(), registry.pools());
         current = next;
         context.settings(next.clientSettings());
         context.users(next.users());

@@ -118,6 +118,10 @@ public enum ProxySetting {
     THREADS("threads", Type.COUNT, "0", RESTART, G, NONE),
     TRANSPORT("transport", Type.TRANSPORT, "epoll", RESTART, G, NONE),
     PIN_SESSION_STATE("pin_session_state", Type.PIN_SESSION_STATE, "on", RELOAD, GD, NONE),
+    /** pgmux's: the fleet whose budget the database's pools share with other processes' (docs/fleet.md). */
+    FLEET("fleet", Type.TEXT, "", RELOAD, D, NONE),
+    /** pgmux's: with fleet, the server connections the fleet's pools of the database and a user hold together. */
+    FLEET_MAX_SERVERS("fleet_max_servers", Type.TEXT, "", RELOAD, D, NONE),
     MAX_PACKET_SIZE("max_packet_size", Type.COUNT, "2147483647", RELOAD, G, G),
     /** On: a client's simple-protocol Query closes it with PgBouncer's {@code PQexec disallowed}. */
     DISABLE_PQEXEC("disable_pqexec", Type.SWITCH, "0", RESTART, G, G),

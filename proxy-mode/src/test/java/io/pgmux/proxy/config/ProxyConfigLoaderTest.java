@@ -398,6 +398,47 @@ class ProxyConfigLoaderTest {
     }
 
     @Test
+    void aDatabaseEntryTakesItsFleetAndBudget() {
+        assertEquals(Map.of("fleet", "orders", "fleet_max_servers", "120"),
+                DatabaseEntry.parse("app", "host=h fleet=orders fleet_max_servers=120").poolSettings());
+    }
+
+    @Test
+    void aFleetWithoutItsBudgetNamesFileLineDatabaseAndKey(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\na = host=h\nb = host=h fleet=orders\n");
+        assertEquals(ini.toAbsolutePath().normalize() + " line 3: database b: fleet=orders needs fleet_max_servers,"
+                + " the server connections the fleet's pools hold together", refused(ini).getMessage());
+    }
+
+    @Test
+    void aBudgetWithoutItsFleetNamesFileLineDatabaseAndKey(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\na = host=h fleet_max_servers=4\n");
+        assertEquals(ini.toAbsolutePath().normalize() + " line 2: database a: fleet_max_servers=4 needs fleet,"
+                + " the name of the fleet", refused(ini).getMessage());
+    }
+
+    @Test
+    void aFleetBudgetBelowOneOrNoNumberNamesFileLineDatabaseAndKey(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        for (String budget : List.of("0", "-3", "many")) {
+            Files.writeString(ini, "[databases]\na = host=h fleet=orders fleet_max_servers=" + budget + "\n");
+            assertEquals(ini.toAbsolutePath().normalize() + " line 2: database a: fleet_max_servers must be a whole"
+                    + " number of at least 1, not \"" + budget + "\"", refused(ini).getMessage());
+        }
+    }
+
+    @Test
+    void aFleetIsRefusedInThePgbouncerSection(@TempDir Path dir) throws Exception {
+        Path ini = dir.resolve("pgbouncer.ini");
+        Files.writeString(ini, "[databases]\na = host=h\n[pgbouncer]\nlisten_port = 0\nfleet = orders\n");
+        IllegalArgumentException e = refused(ini);
+        assertTrue(e.getMessage().startsWith(ini.toAbsolutePath().normalize() + " line 5: unknown setting 'fleet'"),
+                e.getMessage());
+    }
+
+    @Test
     void anUnknownKeyInAnEntryNamesFileAndLine(@TempDir Path dir) throws Exception {
         Path ini = dir.resolve("pgbouncer.ini");
         Files.writeString(ini, "[databases]\na = host=h colour=blue\n");

@@ -66,7 +66,9 @@ class ProxySettingTest {
     @Test
     void everyKeyAnEntryTakesIsRead() {
         for (ProxySetting s : ProxySetting.values()) {
-            String pair = s.configName() + "=" + sample(s);
+            // fleet and fleet_max_servers are taken together only
+            String pair = s == ProxySetting.FLEET || s == ProxySetting.FLEET_MAX_SERVERS
+                    ? "fleet=f fleet_max_servers=1" : s.configName() + "=" + sample(s);
             if (s.takenIn(Scope.DATABASE)) {
                 // the keys of read routing go with it
                 String entry = s.configName().startsWith("replica_") || s == ProxySetting.READ_YOUR_WRITES

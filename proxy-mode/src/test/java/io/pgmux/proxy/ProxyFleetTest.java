@@ -1,0 +1,239 @@
+package io.pgmux.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgmux.core.fleet.FleetStatus;
+import io.pgmux.core.fleet.PostgresFleetCoordinator;
+import io.pgmux.testing.Await;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Proxies whose [databases] entry names a fleet (fleet, fleet_max_servers), several in one JVM as separate
+ * processes would be, under load from pgjdbc clients against the real server: the backends they hold together,
+ * counted from pg_stat_activity every 100 ms, never exceed the budget; a pool leaves its fleet when RELOAD
+ * removes its database and when the proxy shuts down, and joins again when RELOAD changes it.
+ */
+@PostgresTest
+class ProxyFleetTest {
+    private static final String DATABASE = "fleetdb";
+    private static final String USER = "app";
+    private static final String PASSWORD = "app-secret";
+    private static final Duration SHARE_MOVES = Duration.ofSeconds(15);
+    private static final AtomicInteger FLEETS = new AtomicInteger();
+
+    private final TestDatabase db;
+    private final String fleet = "proxyfleet" + FLEETS.incrementAndGet() + "_" + System.nanoTime();
+    private final List<PgMuxProxy> proxies = new ArrayList<>();
+    private BackendSampler sampler;
+    @TempDir
+    Path dir;
+
+    ProxyFleetTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        proxies.forEach(PgMuxProxy::close);
+        if (sampler != null) {
+            sampler.close();
+        }
+    }
+
+    @Test
+    void twoProxiesOfOneFleetUnderLoadNeverHoldMoreBackendsThanTheBudget() throws Exception {
+        PgMuxProxy a = proxy("a", db.superuser(), db.superuserPassword(), 4, 4);
+        PgMuxProxy b = proxy("b", db.superuser(), db.superuserPassword(), 4, 4);
+        sampler = new BackendSampler(db.superuser());
+        Load load = new Load();
+        load.run(a, 6);
+        load.run(b, 6);
+        Thread.sleep(3_000);
+        load.stop();
+        assertEquals(List.of(), load.errors());
+        assertTrue(load.transactions() > 0);
+        assertTrue(sampler.maxTotal() <= 4, "backends of the fleet at most: " + sampler.maxTotal());
+        assertTrue(sampler.maxTotal() >= 3, "the load used the fleet: " + sampler.maxTotal());
+        assertEquals(2, members(), "one member row per proxy's pool");
+    }
+
+    @Test
+    void aProxyShutDownLeavesItsFleet() throws Exception {
+        PgMuxProxy a = proxy("a", db.superuser(), db.superuserPassword(), 4, 4);
+        query(a);
+        Await.until(() -> members() == 1, SHARE_MOVES, "the pool joined");
+        a.close();
+        assertEquals(0, members(), "the member's row is gone once the proxy is closed");
+    }
+
+    @Test
+    void aDatabaseRemovedByReloadLeavesItsFleet() throws Exception {
+        PgMuxProxy a = proxy("a", db.superuser(), db.superuserPassword(), 4, 4);
+        query(a);
+        Await.until(() -> members() == 1, SHARE_MOVES, "the pool joined");
+        Path ini = dir.resolve("a").resolve("pgmux.ini");
+        Files.writeString(ini, Files.readString(ini).replace(DATABASE + " = ", "other = "));
+        try (Connection console = ProxyFixture.console(a, USER, PASSWORD)) {
+            console.createStatement().execute("RELOAD");
+        }
+        Await.until(() -> members() == 0, SHARE_MOVES, "the removed database's pool left the fleet");
+    }
+
+    @Test
+    void aFleetBudgetChangedByReloadIsJoinedAnew() throws Exception {
+        PgMuxProxy a = proxy("a", db.superuser(), db.superuserPassword(), 4, 4);
+        query(a);
+        Await.until(() -> budget(a) == 4, SHARE_MOVES, "the pool joined with its budget");
+        Path ini = dir.resolve("a").resolve("pgmux.ini");
+        Files.writeString(ini, Files.readString(ini).replace("fleet_max_servers=4", "fleet_max_servers=2"));
+        try (Connection console = ProxyFixture.console(a, USER, PASSWORD)) {
+            console.createStatement().execute("RELOAD");
+        }
+        Await.until(() -> budget(a) == 2, SHARE_MOVES, "the pool holds to the budget RELOAD gave");
+        assertEquals(1, members(), "the pool left before it joined again");
+    }
+
+    private int budget(PgMuxProxy proxy) {
+        FleetStatus status = ProxyFixture.existingPool(proxy, DATABASE, db.superuser()).fleetStatus();
+        return status == null ? 0 : status.budget();
+    }
+
+    // ---------------------------------------------------------------- proxies, load and the sampler
+
+    /** A proxy started from its own pgbouncer.ini, whose database logs in as {@code serverUser}. */
+    private PgMuxProxy proxy(String name, String serverUser, String serverPassword, int poolSize, int budget)
+            throws Exception {
+        Path own = Files.createDirectories(dir.resolve(name));
+        ProxyFixture.writeUserlist(own, USER, PASSWORD);
+        ProxyFixture.writeIni(own.resolve("pgmux.ini"), DATABASE + " = host=" + db.host() + " port=" + db.port()
+                + " dbname=" + db.name() + " user=" + serverUser + " password=" + serverPassword + " fleet=" + fleet
+                + " fleet_max_servers=" + budget, 0, "admin_users = " + USER + "\npool_mode = transaction\n"
+                + "default_pool_size = " + poolSize + "\nquery_wait_timeout = 60\n");
+        PgMuxProxy proxy = ProxyConfigLoader.load(own.resolve("pgmux.ini")).janitorPeriod(Duration.ofMillis(50))
+                .drainTimeout(Duration.ofSeconds(2)).start();
+        proxies.add(proxy);
+        return proxy;
+    }
+
+    private static Connection client(PgMuxProxy proxy) throws SQLException {
+        return ProxyFixture.connect(proxy, DATABASE, USER, PASSWORD, new Properties());
+    }
+
+    private static void query(PgMuxProxy proxy) throws SQLException {
+        try (Connection c = client(proxy); Statement st = c.createStatement()) {
+            st.execute("SELECT 1");
+        }
+    }
+
+    private int members() throws SQLException {
+        try (Connection c = db.connect(); PreparedStatement st = c.prepareStatement(
+                "SELECT count(*) FROM pgmux_fleet.members WHERE fleet = ?")) {
+            st.setString(1, fleet);
+            try (ResultSet rs = st.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
+    /** pgjdbc clients through proxies running short transactions until stopped. */
+    private static final class Load {
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final AtomicInteger transactions = new AtomicInteger();
+        private final ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+        private final List<Thread> threads = new ArrayList<>();
+
+        void run(PgMuxProxy proxy, int clients) {
+            for (int t = 0; t < clients; t++) {
+                Thread thread = new Thread(() -> {
+                    try (Connection c = client(proxy); Statement st = c.createStatement()) {
+                        while (running.get()) {
+                            st.execute("SELECT pg_sleep(0.02)");
+                            transactions.incrementAndGet();
+                        }
+                    } catch (SQLException | RuntimeException e) {
+                        errors.add(e);
+                    }
+                }, "load-" + t);
+                thread.start();
+                threads.add(thread);
+            }
+        }
+
+        void stop() throws InterruptedException {
+            running.set(false);
+            for (Thread t : threads) {
+                t.join();
+            }
+        }
+
+        int transactions() {
+            return transactions.get();
+        }
+
+        List<Throwable> errors() {
+            return List.copyOf(errors);
+        }
+    }
+
+    /**
+     * Counts the client backends of {@code user} in the test database every 100 ms, as an operator would, the
+     * fleet's coordination connections (not counted in the budget) and its own left out.
+     */
+    private final class BackendSampler implements AutoCloseable {
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final Thread thread;
+        private volatile int maxTotal;
+
+        BackendSampler(String user) {
+            thread = new Thread(() -> {
+                try (Connection c = db.connect(); PreparedStatement st = c.prepareStatement(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND usename = ?"
+                                + " AND backend_type = 'client backend' AND application_name <> ?"
+                                + " AND pid <> pg_backend_pid()")) {
+                    st.setString(1, user);
+                    st.setString(2, PostgresFleetCoordinator.APPLICATION_NAME);
+                    while (running.get()) {
+                        try (ResultSet rs = st.executeQuery()) {
+                            rs.next();
+                            maxTotal = Math.max(maxTotal, rs.getInt(1));
+                        }
+                        Thread.sleep(100);
+                    }
+                } catch (SQLException | InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, "backend-sampler");
+            thread.start();
+        }
+
+        int maxTotal() {
+            return maxTotal;
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            running.set(false);
+            thread.join();
+        }
+    }
+}
