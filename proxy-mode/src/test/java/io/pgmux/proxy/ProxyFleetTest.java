@@ -6,8 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.core.fleet.FleetStatus;
 import io.pgmux.core.fleet.PostgresFleetCoordinator;
 import io.pgmux.testing.Await;
+import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
+import io.pgmux.testing.TestUser;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -18,6 +23,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -30,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Proxies whose [databases] entry names a fleet (fleet, fleet_max_servers), several in one JVM as separate
  * processes would be, under load from pgjdbc clients against the real server: the backends they hold together,
  * counted from pg_stat_activity every 100 ms, never exceed the budget; a pool leaves its fleet when RELOAD
- * removes its database and when the proxy shuts down, and joins again when RELOAD changes it.
+ * removes its database and when the proxy shuts down, and joins again when RELOAD changes it; SHOW FLEET shows
+ * each member's view; a member whose role may not use the fleet's table falls back to a fixed share with a WARN.
  */
 @PostgresTest
 class ProxyFleetTest {
@@ -99,6 +106,61 @@ class ProxyFleetTest {
     }
 
     @Test
+    void showFleetShowsEachMembersShareHeldLentAndBorrowed() throws Exception {
+        PgMuxProxy busy = proxy("busy", db.superuser(), db.superuserPassword(), 4, 4);
+        PgMuxProxy idle = proxy("idle", db.superuser(), db.superuserPassword(), 4, 4);
+        query(idle);
+        Load load = new Load();
+        load.run(busy, 6);
+        try {
+            Await.until(() -> "3".equals(fleetRow(busy).get("share")), SHARE_MOVES,
+                    "the busy member holds all but the idle one's 1");
+            Map<String, String> row = fleetRow(busy);
+            assertEquals(fleet, row.get("fleet"));
+            assertEquals(db.superuser(), row.get("user"));
+            assertEquals("4", row.get("budget"));
+            assertEquals("2", row.get("members"));
+            assertEquals("1", row.get("borrowed"), "3 against its equal part of 2");
+            assertEquals("0", row.get("lent"));
+            assertEquals("0", row.get("fallback"));
+            assertTrue(Integer.parseInt(row.get("held")) <= 3, "held within its share: " + row.get("held"));
+            Map<String, String> lender = fleetRow(idle);
+            assertEquals("1", lender.get("share"));
+            assertEquals("1", lender.get("lent"));
+            assertEquals("0", lender.get("borrowed"));
+        } finally {
+            load.stop();
+        }
+        assertEquals(List.of(), load.errors());
+    }
+
+    @Test
+    void aRoleWithoutRightsFallsBackToAFixedShareWithAWarning() throws Exception {
+        TestUser stranger = db.createUser(PasswordMethod.SCRAM_SHA_256);
+        sampler = new BackendSampler(stranger.name());
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        PgMuxProxy a;
+        Load load = new Load();
+        try {
+            a = proxy("a", stranger.name(), stranger.password(), 6, 3);
+            load.run(a, 8);
+            Await.until(() -> "1".equals(fleetRow(a).get("fallback")), SHARE_MOVES, "the member fell back");
+            Thread.sleep(2_000);
+        } finally {
+            load.stop();
+            System.setErr(stderr);
+        }
+        String log = captured.toString(StandardCharsets.UTF_8);
+        assertEquals(List.of(), load.errors());
+        assertTrue(log.contains("WARN") && log.contains("coordination through the server failed")
+                && log.contains("permission denied"), log);
+        assertEquals("3", fleetRow(a).get("share"), "alone, its fixed share is the whole budget");
+        assertTrue(sampler.maxTotal() <= 3 && sampler.maxTotal() >= 1, "backends: " + sampler.maxTotal());
+    }
+
+    @Test
     void aFleetBudgetChangedByReloadIsJoinedAnew() throws Exception {
         PgMuxProxy a = proxy("a", db.superuser(), db.superuserPassword(), 4, 4);
         query(a);
@@ -141,6 +203,19 @@ class ProxyFleetTest {
     private static void query(PgMuxProxy proxy) throws SQLException {
         try (Connection c = client(proxy); Statement st = c.createStatement()) {
             st.execute("SELECT 1");
+        }
+    }
+
+    /** The SHOW FLEET row of the proxy's one pool, empty before the pool's first heartbeat. */
+    private Map<String, String> fleetRow(PgMuxProxy proxy) throws SQLException {
+        try (Connection console = ProxyFixture.console(proxy, USER, PASSWORD)) {
+            List<Map<String, String>> rows = ProxyFixture.rows(console, "SHOW FLEET");
+            assertTrue(rows.size() <= 1, "one pool in a fleet: " + rows);
+            if (rows.isEmpty()) {
+                return Map.of();
+            }
+            assertEquals(DATABASE, rows.get(0).get("database"));
+            return rows.get(0);
         }
     }
 

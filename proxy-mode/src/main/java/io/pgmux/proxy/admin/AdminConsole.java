@@ -502,6 +502,7 @@ public final class AdminConsole implements AdminRoute {
             case "MEM" -> show.mem();
             case "PINS" -> show.pins();
             case "REPLICAS" -> show.replicas();
+            case "FLEET" -> ShowFleet.of(registry());
             case "PEERS" -> ShowCommands.peers(context.peerPools());
             case "PEER_POOLS" -> ShowCommands.peerPools(context.peerPools());
             case "DNS_HOSTS" -> ShowCommands.dnsHosts(dnsHosts);
