@@ -161,6 +161,16 @@ class ProxyFleetTest {
     }
 
     @Test
+    void aPoolFreedByPoolIdleTimeoutLeavesItsFleet() throws Exception {
+        PgMuxProxy a = proxy("a", db.superuser(), db.superuserPassword(), 4, 4,
+                "server_idle_timeout = 1\npool_idle_timeout = 1\n");
+        query(a);
+        Await.until(() -> members() == 1, SHARE_MOVES, "the pool joined");
+        Await.until(() -> a.registry().pools().isEmpty(), SHARE_MOVES, "the idle pool was freed");
+        Await.until(() -> members() == 0, SHARE_MOVES, "the freed pool left the fleet");
+    }
+
+    @Test
     void aFleetBudgetChangedByReloadIsJoinedAnew() throws Exception {
         PgMuxProxy a = proxy("a", db.superuser(), db.superuserPassword(), 4, 4);
         query(a);
@@ -184,12 +194,18 @@ class ProxyFleetTest {
     /** A proxy started from its own pgbouncer.ini, whose database logs in as {@code serverUser}. */
     private PgMuxProxy proxy(String name, String serverUser, String serverPassword, int poolSize, int budget)
             throws Exception {
+        return proxy(name, serverUser, serverPassword, poolSize, budget, "");
+    }
+
+    /** As above, with more [pgbouncer] lines. */
+    private PgMuxProxy proxy(String name, String serverUser, String serverPassword, int poolSize, int budget,
+            String settings) throws Exception {
         Path own = Files.createDirectories(dir.resolve(name));
         ProxyFixture.writeUserlist(own, USER, PASSWORD);
         ProxyFixture.writeIni(own.resolve("pgmux.ini"), DATABASE + " = host=" + db.host() + " port=" + db.port()
                 + " dbname=" + db.name() + " user=" + serverUser + " password=" + serverPassword + " fleet=" + fleet
                 + " fleet_max_servers=" + budget, 0, "admin_users = " + USER + "\npool_mode = transaction\n"
-                + "default_pool_size = " + poolSize + "\nquery_wait_timeout = 60\n");
+                + "default_pool_size = " + poolSize + "\nquery_wait_timeout = 60\n" + settings);
         PgMuxProxy proxy = ProxyConfigLoader.load(own.resolve("pgmux.ini")).janitorPeriod(Duration.ofMillis(50))
                 .drainTimeout(Duration.ofSeconds(2)).start();
         proxies.add(proxy);
