@@ -37,8 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Every command of docs/benchmarks.md and docs/benchmarks-jdbc.md that runs the benchmarks jar is run here, on
  * the jar this build made, against the fixture's PostgreSQL (with pgbench's tables), as a separate process, so
  * that a renamed class or option, or a missing step, fails the build rather than the reader. Only the lengths
- * are shortened (seconds, rounds, iterations, clients and threads, each named in {@link #SHORTER}); everything
- * else is run as written. A command over a primary and its standbys ({@code $BENCH_REPLICAS}) gets a primary and
+ * are shortened (seconds, rounds, iterations, clients and threads, and a fleet's members and pools, each named
+ * in {@link #SHORTER}); everything else is run as written. A command over a primary and its standbys ({@code $BENCH_REPLICAS}) gets a primary and
  * two standbys of {@link StandbyPair}. The shell scripts of the side-by-side runs need PgBouncer and a benchmark
  * server and are not run here.
  */
@@ -49,6 +49,8 @@ class DocumentedCommandsIT {
     private static final List<Path> DOCS = List.of(Path.of("../docs/benchmarks.md"),
             Path.of("../docs/benchmarks-jdbc.md"));
     private static final Pattern VARIABLE = Pattern.compile("\\$\\{?(\\w+)}?");
+    private static final Pattern FLEET_MOST =
+            Pattern.compile("Most backends of the fleet at once: (\\d+) of budget (\\d+)");
 
     /** What each program's run is shortened to: options set (replaced or added), or arguments appended. */
     private static final Map<String, List<String>> SHORTER = Map.of(
@@ -61,6 +63,10 @@ class DocumentedCommandsIT {
             "io.pgmux.jmh.load.IdleClients", List.of("--clients", "5"),
             "io.pgmux.jmh.load.ReplicaLoad", List.of("--seconds", "1", "--rounds", "1", "--threads", "4",
                     "--pool", "4", "--rows", "100", "--ryw-clients", "4", "--ryw-total", "40", "--stop-seconds", "2"),
+            // two members of 12 threads, budget 8: the busy member can still take 80 % of it
+            "io.pgmux.jmh.load.FleetLoad", List.of("--seconds", "1", "--warmup", "1", "--idle", "1", "--rounds", "1",
+                    "--members", "2", "--threads", "12", "--pool", "8", "--budget", "8", "--fixed-pool", "4",
+                    "--cycles", "50"),
             "io.pgmux.jmh.micro.JdbcCycleInterleaved", List.of("2", "10"),
             "io.pgmux.jmh.micro.WaitAllocation", List.of("20000"));
 
@@ -169,6 +175,29 @@ class DocumentedCommandsIT {
         }
         assertEquals(0, process.exitValue(), String.join(" ", words) + "\n" + output);
         assertFalse(output.isBlank(), "no output from " + words);
+        if (program.equals("io.pgmux.jmh.load.FleetLoad")) {
+            fleetHeldToItsBudget(output);
+        }
+    }
+
+    /**
+     * The fleet's figures are printed, and the backends its members held together, counted every 100 ms, never
+     * exceeded its budget while coordination worked (a member that falls back holds a fixed share: docs/fleet.md).
+     */
+    private static void fleetHeldToItsBudget(String output) {
+        for (String figure : List.of("tx/s", "after", "errors in the others", "µs per borrow")) {
+            assertTrue(output.contains(figure), "no " + figure + " in\n" + output);
+        }
+        Matcher most = FLEET_MOST.matcher(output);
+        int seen = 0;
+        while (most.find()) {
+            seen++;
+            if (!output.contains("coordination through the server failed")) {
+                assertTrue(Integer.parseInt(most.group(1)) <= Integer.parseInt(most.group(2)),
+                        most.group() + "\n" + output);
+            }
+        }
+        assertEquals(2, seen, "the most backends of the fleet, in both parts of the run:\n" + output);
     }
 
     /** The documented variables from the fixture; a variable this test does not know fails the command. */
