@@ -93,6 +93,7 @@ public final class FleetLoad {
         double[] perSecond = new double[kinds.length];
         double[] idlePerMember = new double[kinds.length];
         long[] errors = new long[kinds.length];
+        long[] logins = new long[kinds.length];
         int[] most = new int[kinds.length];
         List<List<String>> byRound = new ArrayList<>();
         for (Kind k : kinds) {
@@ -105,17 +106,19 @@ public final class FleetLoad {
                     int k = kind.ordinal();
                     List<MemberProcess> group = start(kind, prefix, run + "t" + r);
                     try {
-                        long commits = xactCommit();
+                        long commits = serverCounts()[0];
                         long at = System.nanoTime();
                         Thread.sleep(idle * 1000L);
-                        idlePerMember[k] += (xactCommit() - commits) / seconds(at) / members / rounds;
+                        idlePerMember[k] += (serverCounts()[0] - commits) / seconds(at) / members / rounds;
                         backends.resetMost();
                         group.forEach(MemberProcess::busy);
                         Thread.sleep(warmup * 1000L);
                         long[] before = count(group);
+                        long sessions = serverCounts()[1];
                         at = System.nanoTime();
                         Thread.sleep(seconds * 1000L);
                         long[] after = count(group);
+                        logins[k] += serverCounts()[1] - sessions;
                         double rate = (after[0] - before[0]) / seconds(at);
                         perSecond[k] += rate / rounds;
                         errors[k] += after[1];
@@ -131,13 +134,13 @@ public final class FleetLoad {
                 + " every %d ms from the moment the members turn busy.%n%n", rounds, seconds, warmup,
                 FleetBackends.PERIOD_MS);
         ResultTable table = new ResultTable("", "backends allowed", "most backends seen", "tx/s by round", "tx/s",
-                "errors", "vs fixed", "server tx/s per idle member");
+                "errors", "vs fixed", "server tx/s per idle member", "logins while measured");
         for (Kind kind : kinds) {
             int k = kind.ordinal();
             table.row(label(kind), Integer.toString(allowed(kind)), Integer.toString(most[k]),
                     String.join(" / ", byRound.get(k)), String.format("%.0f", perSecond[k]), Long.toString(errors[k]),
                     ResultTable.ratio(perSecond[k], perSecond[Kind.FIXED.ordinal()]),
-                    String.format("%.1f", idlePerMember[k]));
+                    String.format("%.1f", idlePerMember[k]), Long.toString(logins[k]));
         }
         out.print(table);
         out.printf("%nMost backends of the fleet at once: %d of budget %d.%n", most[Kind.FLEET.ordinal()], budget);
@@ -398,13 +401,14 @@ public final class FleetLoad {
         }
     }
 
-    private long xactCommit() throws SQLException {
+    /** The database's committed transactions and sessions opened (the harness's own reads count too). */
+    private long[] serverCounts() throws SQLException {
         try (Connection c = new Driver().connect(target.url(), target.properties());
              Statement st = c.createStatement();
              ResultSet rs = st.executeQuery(
-                     "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")) {
+                     "SELECT xact_commit, sessions FROM pg_stat_database WHERE datname = current_database()")) {
             rs.next();
-            return rs.getLong(1);
+            return new long[] {rs.getLong(1), rs.getLong(2)};
         }
     }
 
