@@ -1,8 +1,8 @@
 package io.pgmux.jmh.load;
 
 import io.pgmux.core.config.PoolMode;
+import io.pgmux.core.fleet.PostgresFleetCoordinator;
 import io.pgmux.jdbc.PgMuxDataSource;
-import io.pgmux.jdbc.fleet.PostgresFleetCoordinator;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
