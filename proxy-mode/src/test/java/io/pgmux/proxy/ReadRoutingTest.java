@@ -226,6 +226,39 @@ class ReadRoutingTest {
     }
 
     @Test
+    void aReadWaitingForReplayRunsOnTheStandbyOnceItReplaysLongBeforeTheNextPeriodicCheck() throws Exception {
+        // no periodic check during the test: only the checks a waiting read asks for can find the replay
+        PgMuxProxy waiting = routingProxy(pair, " replica_wait_timeout=8 replica_check_period=60");
+        try (Connection c = connect(waiting, new Properties()); Statement st = c.createStatement()) {
+            awaitStandbyRead(waiting);
+            int n = VALUES.incrementAndGet();
+            pauseReplay();
+            st.executeUpdate("INSERT INTO ledger VALUES (" + n + ")");
+            Thread resume = new Thread(() -> {
+                try {
+                    Thread.sleep(300);
+                    resumeReplay();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            resume.start();
+
+            c.setAutoCommit(false);
+            c.setReadOnly(true);
+            try (ResultSet rs = st.executeQuery("SELECT count(*) FROM ledger WHERE n = " + n)) {
+                rs.next();
+                assertEquals(1, rs.getInt(1));
+            }
+            assertEquals("standby", where(st));
+            c.commit();
+            resume.join();
+        } finally {
+            waiting.close();
+        }
+    }
+
+    @Test
     void aWriteInAReadOnlyTransactionGetsTheServersReadOnlyError() throws SQLException {
         try (Connection c = connect(proxy, new Properties())) {
             SQLException e = assertThrows(SQLException.class,

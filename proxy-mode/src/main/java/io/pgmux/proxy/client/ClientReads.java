@@ -84,6 +84,7 @@ final class ClientReads {
                 return null;
             }
             if (waitDeadline != 0 && now - waitDeadline < 0) {
+                routes.checkSoon();
                 return null;
             }
             routes.freshReadOnPrimary();

@@ -30,6 +30,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class ReplicaRoutes {
     private static final Logger log = LoggerFactory.getLogger(ReplicaRoutes.class);
+    /** How often the hosts are checked while a read waits for a standby's replay. */
+    static final long EARLY_CHECK_NANOS = 5_000_000;
     private static final String CHECK = "SELECT pg_catalog.pg_is_in_recovery(), (CASE WHEN pg_catalog.pg_is_in_recovery()"
             + " THEN pg_catalog.pg_last_wal_replay_lsn() ELSE pg_catalog.pg_current_wal_lsn() END)::text";
 
@@ -55,6 +57,10 @@ public final class ReplicaRoutes {
     private final EventExecutor loop;
     private final ScheduledFuture<?> rounds;
     private final AtomicBoolean soon = new AtomicBoolean();
+    /** When the check in flight of each host started, on {@link #loop}. */
+    private final long[] checkStarted;
+    /** When the last check asked for by a waiting read ran; 0 before. */
+    private volatile long lastEarlyRound;
 
     /**
      * Checks {@code hosts} (each host's own pool, named {@code host:port}) every replica_check_period on
@@ -69,6 +75,7 @@ public final class ReplicaRoutes {
         this.inFlight = new AtomicBoolean[n];
         this.roles = new Role[n];
         this.reads = new LongAdder[n];
+        this.checkStarted = new long[n];
         for (int i = 0; i < n; i++) {
             inFlight[i] = new AtomicBoolean();
             roles[i] = Role.UNKNOWN;
@@ -110,15 +117,32 @@ public final class ReplicaRoutes {
         freshReadsOnPrimary.increment();
     }
 
-    /** A read waits for a standby to replay its client's last commit: a check runs at once rather than at its time. */
+    /** A read waits for a standby to replay its client's last commit: counted, and the hosts are checked at once. */
     public void replayWait() {
         replayWaits.increment();
-        if (soon.compareAndSet(false, true)) {
-            loop.execute(() -> {
-                soon.set(false);
-                round();
-            });
+        checkSoon();
+    }
+
+    /**
+     * A read still waits for a standby's replay: the hosts are checked again, at most every
+     * {@link #EARLY_CHECK_NANOS}. A standby replays a commit within milliseconds, so a check at once mostly comes
+     * too early, and the next one of replica_check_period would come after the wait has sent the read to the
+     * primary.
+     */
+    public void checkSoon() {
+        if (System.nanoTime() - lastEarlyRound < EARLY_CHECK_NANOS || !soon.compareAndSet(false, true)) {
+            return;
         }
+        loop.execute(() -> {
+            soon.set(false);
+            lastEarlyRound = System.nanoTime();
+            if (!primary.isClosed()) {
+                List<Replica<ServerConnection>> hosts = set.replicas();
+                for (int i = 0; i < hosts.size(); i++) {
+                    check(i, hosts.get(i), true);
+                }
+            }
+        });
     }
 
     /** A standby's pool could not lend in time, or its login failed: out of the read set until a check finds it. */
@@ -139,16 +163,23 @@ public final class ReplicaRoutes {
         }
         List<Replica<ServerConnection>> hosts = set.replicas();
         for (int i = 0; i < hosts.size(); i++) {
-            check(i, hosts.get(i));
+            check(i, hosts.get(i), false);
         }
     }
 
-    private void check(int i, Replica<ServerConnection> replica) {
+    /**
+     * Asks one host, unless a check of it is in flight: an early check then leaves it be, a periodic one finds the
+     * host unreachable once that check has had a whole replica_check_period.
+     */
+    private void check(int i, Replica<ServerConnection> replica, boolean early) {
+        long now = System.nanoTime();
         if (!inFlight[i].compareAndSet(false, true)) {
-            // no answer since the last check
-            found(i, replica, Role.UNREACHABLE, 0, "no answer within replica_check_period");
+            if (!early && now - checkStarted[i] >= settings.replicaCheckPeriod().toNanos()) {
+                found(i, replica, Role.UNREACHABLE, 0, "no answer within replica_check_period");
+            }
             return;
         }
+        checkStarted[i] = now;
         replica.pool().acquireAsync(loop, (lease, failure) -> {
             if (failure != null) {
                 inFlight[i].set(false);
