@@ -62,7 +62,8 @@ class DocumentedCommandsIT {
             "io.pgmux.jmh.load.IdleClientMemory", List.of("--clients", "20", "--warmup", "5"),
             "io.pgmux.jmh.load.IdleClients", List.of("--clients", "5"),
             "io.pgmux.jmh.load.ReplicaLoad", List.of("--seconds", "1", "--rounds", "1", "--threads", "4",
-                    "--pool", "4", "--rows", "100", "--ryw-clients", "4", "--ryw-total", "40", "--stop-seconds", "2"),
+                    "--pool", "4", "--rows", "100", "--ryw-clients", "4", "--ryw-total", "40", "--stop-seconds", "2",
+                    "--lag-seconds", "4"),
             // two members of 12 threads, budget 8: the busy member can still take 80 % of it
             "io.pgmux.jmh.load.FleetLoad", List.of("--seconds", "1", "--warmup", "1", "--idle", "1", "--rounds", "1",
                     "--members", "2", "--threads", "12", "--pool", "8", "--budget", "8", "--fixed-pool", "4",

@@ -1,6 +1,11 @@
 package io.pgmux.jmh.load;
 
 import io.pgmux.jdbc.PgMuxDriver;
+import io.pgmux.proxy.PgMuxProxy;
+import io.pgmux.proxy.ProxyConfigLoader;
+import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.proxy.config.IniFile;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -11,9 +16,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,9 +33,13 @@ import java.util.concurrent.atomic.LongAdder;
  * order): (a) a 90 %-read mix with {@code readRouting=replicas} against the primary alone, with the reads each
  * server answered; (b) read-your-writes: clients each commit a fresh value and read it back at once, with the
  * standbys' replay delayed, counting stale reads with {@code readYourWrites} on and off; (c) the same mix as (a)
- * while one standby is stopped as {@code pg_ctl stop -m immediate} does, counting errors by where they struck.
- * The login must be a superuser (it sets {@code recovery_min_apply_delay} and stops a standby). Every read asks
- * {@code inet_server_port()}, which tells the server that answered it.
+ * while one standby is stopped as {@code pg_ctl stop -m immediate} does, counting errors by where they struck;
+ * (d) the same mix with {@code replicaMaxLag} while one standby's replay is paused, then resumed: when its reads
+ * stop after its lag passed the bound, and when they come back. (a) and (b) run through the driver, through a
+ * pgmux proxy started in this process ({@code read_routing=replicas}, pgjdbc clients, whose read-only transactions
+ * begin {@code BEGIN READ ONLY}), or both ({@code --face jdbc|proxy|both}). The login must be a superuser (it sets
+ * {@code recovery_min_apply_delay}, pauses replay and stops a standby). Every read asks {@code inet_server_port()},
+ * which tells the server that answered it.
  */
 public final class ReplicaLoad {
     private static final String TABLE = "replica_bench";
@@ -43,6 +54,8 @@ public final class ReplicaLoad {
     private final int pool;
     /** Each server's name in the tables ("primary", "standby 1", …) by its port, looked up at every read. */
     private final Map<Integer, String> names = new HashMap<>();
+    /** The proxy of the proxy face, started on first use. */
+    private PgMuxProxy proxy;
 
     private ReplicaLoad(List<String> hosts, String database, String user, String password, int pool)
             throws SQLException {
@@ -70,7 +83,8 @@ public final class ReplicaLoad {
 
     public static void main(String[] args) throws Exception {
         LoadOptions o = LoadOptions.parse(args, Set.of("hosts", "database", "user", "password", "pool", "threads",
-                "seconds", "rounds", "rows", "ryw-clients", "ryw-total", "apply-delay", "stop-seconds"));
+                "seconds", "rounds", "rows", "ryw-clients", "ryw-total", "apply-delay", "stop-seconds", "face",
+                "max-lag", "lag-seconds"));
         String hostList = o.string("hosts", null);
         if (hostList == null) {
             throw new IllegalArgumentException("--hosts primary:port,standby:port,... is required");
@@ -86,10 +100,33 @@ public final class ReplicaLoad {
 
         System.out.println("Machine: " + Machine.describe() + "; load average at start " + Machine.loadAverage());
         System.out.println("Hosts: primary " + load.primary + ", standbys " + load.standbys());
-        load.readMix(threads, seconds, rows, o.integer("rounds", 2));
-        load.readYourWrites(rywClients, o.integer("ryw-total", 10_000), o.integer("apply-delay", 50));
+        String face = o.string("face", "both");
+        if (!List.of("jdbc", "proxy", "both").contains(face)) {
+            throw new IllegalArgumentException("--face must be jdbc, proxy or both, not " + face);
+        }
+        List<Face> faces = face.equals("both") ? List.of(Face.JDBC, Face.PROXY)
+                : List.of(Face.valueOf(face.toUpperCase()));
+        try {
+            for (Face f : faces) {
+                load.readMix(f, threads, seconds, rows, o.integer("rounds", 2));
+            }
+            for (Face f : faces) {
+                load.readYourWrites(f, rywClients, o.integer("ryw-total", 10_000), o.integer("apply-delay", 50));
+            }
+        } finally {
+            // (c) and (d) run through the driver: the proxy's checks of the standbys would only add load
+            if (load.proxy != null) {
+                load.proxy.close();
+            }
+        }
+        load.standbyLagging(threads, o.integer("lag-seconds", 12), rows, o.integer("max-lag", 1000));
         load.standbyStopped(threads, o.integer("stop-seconds", 20), rows);
         System.out.println("Load average at end " + Machine.loadAverage());
+    }
+
+    /** How the clients reach the servers: pgmux's JDBC driver, or pgjdbc through a pgmux proxy. */
+    private enum Face {
+        JDBC, PROXY
     }
 
     private List<String> standbys() {
@@ -119,12 +156,51 @@ public final class ReplicaLoad {
 
     /** A pgmux URL: the primary alone ({@code routed} false), or every host with {@code readRouting=replicas}. */
     private String url(boolean routed, boolean readYourWrites) {
+        return url(Face.JDBC, routed, readYourWrites);
+    }
+
+    /**
+     * The URL of a face's way: for the proxy, pgjdbc's URL of one of the proxy's entries, {@code primary} (the
+     * primary alone), {@code replicas} or {@code replicas_nr} (every host, read_your_writes on or off).
+     */
+    private String url(Face face, boolean routed, boolean readYourWrites) {
+        if (face == Face.PROXY) {
+            String entry = !routed ? "primary" : readYourWrites ? "replicas" : "replicas_nr";
+            return "jdbc:postgresql://127.0.0.1:" + proxy().port() + "/" + entry;
+        }
         String query = "?maximumPoolSize=" + pool;
         if (routed) {
             return "jdbc:pgmux:postgresql://" + String.join(",", hosts) + "/" + database + query
                     + "&readRouting=replicas&readYourWrites=" + readYourWrites;
         }
         return "jdbc:pgmux:postgresql://" + primary + "/" + database + query;
+    }
+
+    /**
+     * The proxy, in transaction pooling, with an entry per way: each logs in to its servers as this login, its
+     * clients with any password (trust). pgjdbc's read-only transactions (auto-commit off) begin
+     * {@code BEGIN READ ONLY}, which the proxy routes to a standby.
+     */
+    private PgMuxProxy proxy() {
+        if (proxy == null) {
+            String hostList = String.join(",", hosts.stream().map(h -> h.substring(0, h.lastIndexOf(':'))).toList());
+            String portList = String.join(",", hosts.stream().map(h -> Integer.toString(port(h))).toList());
+            String login = " dbname=" + database + " user=" + user + (password == null ? "" : " password=" + password)
+                    + " pool_size=" + pool;
+            String primaryHost = primary.substring(0, primary.lastIndexOf(':'));
+            String ini = "[databases]\n"
+                    + "primary = host=" + primaryHost + " port=" + port(primary) + login + "\n"
+                    + "replicas = host=" + hostList + " port=" + portList + login + " read_routing=replicas\n"
+                    + "replicas_nr = host=" + hostList + " port=" + portList + login
+                    + " read_routing=replicas read_your_writes=0\n"
+                    + "[pgbouncer]\npool_mode = transaction\nmax_client_conn = 1000\nmax_prepared_statements = 200\n";
+            proxy = ProxyConfigLoader.configure(IniFile.parse(ini), Path.of("."))
+                    .listen("127.0.0.1", 0)
+                    .authType(AuthType.TRUST)
+                    .users(Map.of(user, ""))
+                    .start();
+        }
+        return proxy;
     }
 
     /** Which server answered, by port, as the table's column names it. */
@@ -141,7 +217,18 @@ public final class ReplicaLoad {
         final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
         final LongAccumulator longestNanos = new LongAccumulator(Math::max, 0);
         final LongAdder slow = new LongAdder();
+        /** The server whose reads are timed (null: none), and when each of its reads completed. */
+        final String watched;
+        final Queue<Long> watchedReads = new ConcurrentLinkedQueue<>();
         long elapsedNanos;
+
+        Tally() {
+            this(null);
+        }
+
+        Tally(String watched) {
+            this.watched = watched;
+        }
 
         void took(long nanos) {
             longestNanos.accumulate(nanos);
@@ -153,6 +240,9 @@ public final class ReplicaLoad {
         void read(String server) {
             reads.increment();
             readsByServer.computeIfAbsent(server, k -> new LongAdder()).increment();
+            if (server.equals(watched)) {
+                watchedReads.add(System.nanoTime());
+            }
         }
 
         void error(String where, SQLException e) {
@@ -179,10 +269,14 @@ public final class ReplicaLoad {
      * Threads each on a logical connection of their own, in transactions (auto-commit off, as a framework's
      * transactions are): 9 in 10 a read-only transaction reading one row, else one updating a row. An error is
      * counted by the statement it struck ({@code read}, {@code write}, {@code commit}) and its SQLSTATE; the
-     * thread rolls back and goes on.
+     * thread rolls back and goes on. {@code midway} runs {@code midwayMillis} into the run.
      */
     private Tally mix(String url, int threads, long millis, int rows, Runnable midway) throws InterruptedException {
-        Tally tally = new Tally();
+        return mix(new Tally(), url, threads, millis, rows, millis / 2, midway);
+    }
+
+    private Tally mix(Tally tally, String url, int threads, long millis, int rows, long midwayMillis,
+            Runnable midway) throws InterruptedException {
         AtomicBoolean stop = new AtomicBoolean();
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -230,7 +324,7 @@ public final class ReplicaLoad {
             worker.start();
         }
         long started = System.nanoTime();
-        Thread.sleep(millis / 2);
+        Thread.sleep(midwayMillis);
         midway.run();
         Thread.sleep(Math.max(0, millis - (System.nanoTime() - started) / 1_000_000));
         stop.set(true);
@@ -250,7 +344,7 @@ public final class ReplicaLoad {
     }
 
     /** The ways of (a), round after round (A B C, A B C), so that the machine's other load falls on each alike. */
-    private void readMix(int threads, int seconds, int rows, int rounds) throws InterruptedException {
+    private void readMix(Face face, int threads, int seconds, int rows, int rounds) throws InterruptedException {
         List<String> servers = new ArrayList<>(List.of("primary"));
         for (int i = 1; i <= standbys().size(); i++) {
             servers.add("standby " + i);
@@ -261,9 +355,13 @@ public final class ReplicaLoad {
         ResultTable table = new ResultTable(header.toArray(String[]::new));
         record Way(String name, String url) {
         }
-        List<Way> ways = List.of(new Way("primary only", url(false, true)),
-                new Way("readRouting=replicas", url(true, true)),
-                new Way("readRouting=replicas, readYourWrites=false", url(true, false)));
+        List<Way> ways = face == Face.JDBC
+                ? List.of(new Way("primary only", url(face, false, true)),
+                        new Way("readRouting=replicas", url(face, true, true)),
+                        new Way("readRouting=replicas, readYourWrites=false", url(face, true, false)))
+                : List.of(new Way("proxy, primary only", url(face, false, true)),
+                        new Way("proxy, read_routing=replicas", url(face, true, true)),
+                        new Way("proxy, read_routing=replicas, read_your_writes=0", url(face, true, false)));
         List<List<String[]>> rowsByWay = new ArrayList<>();
         ways.forEach(w -> rowsByWay.add(new ArrayList<>()));
         for (int round = 1; round <= rounds; round++) {
@@ -281,8 +379,12 @@ public final class ReplicaLoad {
             }
         }
         rowsByWay.forEach(byRound -> byRound.forEach(table::row));
-        System.out.printf("%n(a) 90 %% reads, %d threads, pool %d per server, %d s per way and round, %d rows%n%n%s",
-                threads, pool, seconds, rows, table);
+        System.out.printf("%n(a) 90 %% reads through %s, %d threads, pool %d per server, %d s per way and round,"
+                + " %d rows%n%n%s", faceName(face), threads, pool, seconds, rows, table);
+    }
+
+    private static String faceName(Face face) {
+        return face == Face.JDBC ? "the JDBC driver" : "the proxy (pgjdbc clients)";
     }
 
     private static String millis(long nanos) {
@@ -293,7 +395,7 @@ public final class ReplicaLoad {
         return whole == 0 ? "0" : String.format("%d (%.0f %%)", part, 100.0 * part / whole);
     }
 
-    private void readYourWrites(int clients, int total, int applyDelayMillis)
+    private void readYourWrites(Face face, int clients, int total, int applyDelayMillis)
             throws SQLException, InterruptedException {
         ResultTable table = new ResultTable("readYourWrites", "write+read pairs", "stale reads", "reads on standbys",
                 "reads on the primary", "pairs/s", "errors");
@@ -305,7 +407,7 @@ public final class ReplicaLoad {
                 AtomicLong stale = new AtomicLong();
                 AtomicInteger left = new AtomicInteger(total);
                 AtomicLong values = new AtomicLong(System.currentTimeMillis() * 1000);
-                String url = url(true, on);
+                String url = url(face, true, on);
                 List<Thread> workers = new ArrayList<>();
                 for (int i = 0; i < clients; i++) {
                     int row = i + 1;
@@ -329,8 +431,9 @@ public final class ReplicaLoad {
         } finally {
             setApplyDelay("0");
         }
-        System.out.printf("%n(b) read your writes: %d clients, %d pairs in all, recovery_min_apply_delay %d ms on"
-                + " every standby, pool %d per server%n%n%s", clients, total, applyDelayMillis, pool, table);
+        System.out.printf("%n(b) read your writes through %s: %d clients, %d pairs in all, recovery_min_apply_delay"
+                + " %d ms on every standby, pool %d per server%n%n%s", faceName(face), clients, total, applyDelayMillis,
+                pool, table);
     }
 
     /** One client: commit a fresh value into its own row, read the row back at once in a read-only transaction. */
@@ -376,6 +479,67 @@ public final class ReplicaLoad {
                 st.execute("ALTER SYSTEM SET recovery_min_apply_delay = '" + delay + "'");
                 st.execute("SELECT pg_reload_conf()");
             }
+        }
+    }
+
+    /**
+     * (a)'s mix through the driver with {@code replicaMaxLag} and {@code readYourWrites=false} (with it on, a
+     * connection's next read after a write already avoids a standby that has not replayed it, whatever its lag,
+     * which would hide the bound), a quarter into the run the last standby's replay
+     * paused ({@code pg_wal_replay_pause()}) while the mix's writes go on, at three quarters resumed. Its lag, as
+     * the driver measures it (how long ago the primary's WAL was where the standby's replay stands), passes the
+     * bound {@code maxLagMillis} after the pause: the table gives the time from then to the standby's last read,
+     * and from the resume to its first read again.
+     */
+    private void standbyLagging(int threads, int seconds, int rows, int maxLagMillis)
+            throws InterruptedException {
+        String victim = standbys().get(standbys().size() - 1);
+        String name = serverName(port(victim));
+        long[] pausedAt = new long[1];
+        long[] resumedAt = new long[1];
+        long millis = seconds * 1000L;
+        String url = url(true, false) + "&replicaMaxLag=" + maxLagMillis;
+        Tally t = mix(new Tally(name), url, threads, millis, rows, millis / 4, () -> {
+            replay(victim, "pause");
+            pausedAt[0] = System.nanoTime();
+            sleep(millis / 2);
+            replay(victim, "resume");
+            resumedAt[0] = System.nanoTime();
+        });
+        PgMuxDriver.closeAll();
+        long boundPassed = pausedAt[0] + maxLagMillis * 1_000_000L;
+        long lastWhileLagging = t.watchedReads.stream().filter(n -> n < resumedAt[0]).mapToLong(n -> n).max()
+                .orElse(pausedAt[0]);
+        long after = t.watchedReads.stream().filter(n -> n > boundPassed + 1_000_000_000L && n < resumedAt[0])
+                .count();
+        long firstAgain = t.watchedReads.stream().filter(n -> n >= resumedAt[0]).mapToLong(n -> n).min().orElse(-1);
+        ResultTable table = new ResultTable("transactions", "reads", "reads on " + name, "its last read after its lag"
+                + " passed the bound", "its reads from 1 s after that to the resume", "its first read after the resume",
+                "longest transaction", "errors", "errors by statement and SQLSTATE");
+        table.row(Long.toString(t.reads.sum() + t.writes.sum()), Long.toString(t.reads.sum()),
+                Long.toString(t.readsOn(name)), String.format("%+.0f ms", (lastWhileLagging - boundPassed) / 1e6),
+                Long.toString(after), firstAgain < 0 ? "none in the run"
+                        : String.format("%.0f ms", (firstAgain - resumedAt[0]) / 1e6),
+                millis(t.longestNanos.get()), Long.toString(t.errorCount()), t.errorList());
+        System.out.printf("%n(d) %s (%s) replay paused %.1f s into a %d s run of (a)'s mix through the driver,"
+                + " resumed %.1f s later; readYourWrites=false, replicaMaxLag=%d ms, replicaCheckPeriod 1 s,"
+                + " %d threads%n%n%s", name, victim,
+                millis / 4 / 1000.0, seconds, millis / 2 / 1000.0, maxLagMillis, threads, table);
+    }
+
+    private void replay(String standby, String what) {
+        try (Connection c = direct(standby); Statement st = c.createStatement()) {
+            st.execute("SELECT pg_wal_replay_" + what + "()");
+        } catch (SQLException e) {
+            throw new IllegalStateException("pg_wal_replay_" + what + "() on " + standby + " failed", e);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
