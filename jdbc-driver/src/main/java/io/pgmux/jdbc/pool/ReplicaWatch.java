@@ -1,6 +1,7 @@
 package io.pgmux.jdbc.pool;
 
 import io.pgmux.core.pool.Lsn;
+import io.pgmux.core.pool.PrimaryWalHistory;
 import io.pgmux.core.pool.Replica;
 import io.pgmux.core.pool.ReplicaSet;
 import io.pgmux.jdbc.physical.PgjdbcConnector;

@@ -1,15 +1,14 @@
-package io.pgmux.jdbc.pool;
-
-import io.pgmux.core.pool.Lsn;
+package io.pgmux.core.pool;
 
 /**
  * The primary's WAL position at its recent checks, to tell a standby's replay lag in time: a standby that has
  * replayed what the primary had written at a check is at most as old as that check. Lag so measured is 0 for
  * a standby that has replayed everything while the primary writes nothing (unlike {@code now() -
  * pg_last_xact_replay_timestamp()}, which grows on an idle primary), and costs no query beyond the checks.
- * Between two checks of the primary the time is interpolated by WAL position. Used by the checks' thread only.
+ * Between two checks of the primary the time is interpolated by WAL position. Not thread-safe: used by one
+ * thread at a time, that of the checks (both faces measure replicaMaxLag / replica_max_lag with it).
  */
-final class PrimaryWalHistory {
+public final class PrimaryWalHistory {
     /** At a check a second, two minutes: a standby behind all of it lags at least that much. */
     private static final int SIZE = 128;
 
@@ -19,7 +18,7 @@ final class PrimaryWalHistory {
     private int next;
 
     /** The primary had written up to {@code lsn} at {@code atNanos} (System.nanoTime()). */
-    void add(long atNanos, long lsn) {
+    public void add(long atNanos, long lsn) {
         nanos[next] = atNanos;
         lsns[next] = lsn;
         next = (next + 1) % SIZE;
@@ -27,7 +26,7 @@ final class PrimaryWalHistory {
     }
 
     /** How far behind, at {@code nowNanos}, a standby is that has replayed up to {@code replayLsn}; 0 if unknown. */
-    long lagNanos(long replayLsn, long nowNanos) {
+    public long lagNanos(long replayLsn, long nowNanos) {
         if (count == 0) {
             return 0;
         }
