@@ -29,7 +29,8 @@ import java.util.function.Supplier;
  * connection gets: client_encoding, datestyle, timezone and
  * application_name (taken by PgBouncer 1.25, not in its documentation) as startup parameters, connect_query run
  * after its login; pgmux's server_password_file or server_password_command, read at each server login instead
- * of password=; pgmux's read_routing with read_your_writes, replica_wait_timeout and replica_check_period.
+ * of password=; pgmux's read_routing with read_your_writes, replica_wait_timeout, replica_check_period and
+ * replica_max_lag.
  *
  * @param poolSettings setting name to value as written, for {@code ProxyBuilder.databaseSetting}
  */
@@ -81,7 +82,8 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
                 case SSLMODE, SERVER_TLS_SSLMODE -> tls = TlsMode.fromConfig(v);
                 case CLIENT_ENCODING, DATESTYLE, TIMEZONE, APPLICATION_NAME -> startupParameters.put(setting.configName(), v);
                 case CONNECT_QUERY -> connectQuery = v;
-                case READ_ROUTING, READ_YOUR_WRITES, REPLICA_WAIT_TIMEOUT, REPLICA_CHECK_PERIOD -> routing.put(setting, v);
+                case READ_ROUTING, READ_YOUR_WRITES, REPLICA_WAIT_TIMEOUT, REPLICA_CHECK_PERIOD, REPLICA_MAX_LAG ->
+                        routing.put(setting, v);
                 case SERVER_PASSWORD_FILE -> passwordFile = checked(owner, () -> (Path) setting.parse(v, base));
                 case SERVER_PASSWORD_COMMAND -> passwordCommand = v;
                 case PIN_SESSION_STATE -> poolSettings.put(setting.configName(), checked(owner, () -> {
@@ -151,7 +153,9 @@ public record DatabaseEntry(ServerTarget target, Map<String, String> poolSetting
                 (Duration) ProxySetting.REPLICA_WAIT_TIMEOUT.parse(routing.getOrDefault(
                         ProxySetting.REPLICA_WAIT_TIMEOUT, ProxySetting.REPLICA_WAIT_TIMEOUT.defaultText())),
                 (Duration) ProxySetting.REPLICA_CHECK_PERIOD.parse(routing.getOrDefault(
-                        ProxySetting.REPLICA_CHECK_PERIOD, ProxySetting.REPLICA_CHECK_PERIOD.defaultText()))));
+                        ProxySetting.REPLICA_CHECK_PERIOD, ProxySetting.REPLICA_CHECK_PERIOD.defaultText())),
+                (Duration) ProxySetting.REPLICA_MAX_LAG.parse(routing.getOrDefault(
+                        ProxySetting.REPLICA_MAX_LAG, ProxySetting.REPLICA_MAX_LAG.defaultText()))));
     }
 
     /**

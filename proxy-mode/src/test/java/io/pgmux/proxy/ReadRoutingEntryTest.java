@@ -27,15 +27,28 @@ class ReadRoutingEntryTest {
     @Test
     void readRoutingReplicasLogsTheEntrysPoolInToThePrimaryWithItsDefaults() {
         ServerTarget t = target("read_routing=replicas");
-        assertEquals(new ReadRouting(true, Duration.ofMillis(100), Duration.ofSeconds(1)), t.readRouting());
+        assertEquals(new ReadRouting(true, Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ZERO), t.readRouting());
         assertEquals(TargetSessionAttrs.PRIMARY, t.targetSessionAttrs());
     }
 
     @Test
     void theWaitTheCheckPeriodAndReadYourWritesAreTheEntrys() {
-        assertEquals(new ReadRouting(false, Duration.ofSeconds(2), Duration.ofMillis(250)),
+        assertEquals(new ReadRouting(false, Duration.ofSeconds(2), Duration.ofMillis(250), Duration.ZERO),
                 target("read_routing=replicas read_your_writes=0 replica_wait_timeout=2 replica_check_period=0.25")
                         .readRouting());
+    }
+
+    @Test
+    void replicaMaxLagIsTheEntrysBoundInSeconds() {
+        assertEquals(Duration.ofMillis(1500), target("read_routing=replicas replica_max_lag=1.5").readRouting()
+                .replicaMaxLag());
+    }
+
+    @Test
+    void replicaMaxLagWithoutReadRoutingIsRefusedByName() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> target("replica_max_lag=1"));
+        assertEquals("database app: replica_max_lag needs read_routing=replicas", e.getMessage());
     }
 
     @Test

@@ -124,12 +124,13 @@ final class ShowCommands {
     /**
      * SHOW REPLICAS, pgmux's own view: per pool of a read_routing = replicas entry and host of its list, what the
      * last check found the host to be, its replay position (a primary's: its WAL position), the bytes it had still to
-     * replay then (-1 unknown), the reads routed to it, and per pool the reads the primary served because no standby
+     * replay then (-1 unknown), the reads routed to it, its replay lag in seconds (as replica_max_lag measures it) and
+     * whether that keeps it out of the read set, and per pool the reads the primary served because no standby
      * had replayed the client's last commit in time and the reads that waited for a standby's replay.
      */
     Table replicas() {
         Table t = new Table().text("database", "user", "host", "role", "lsn").int8("lag_bytes", "reads",
-                "fresh_reads_on_primary", "replay_waits");
+                "fresh_reads_on_primary", "replay_waits").numeric("lag_seconds").text("lagging");
         List<ReplicaRoutes> all = new ArrayList<>(console.replicaRoutes());
         all.sort(Comparator.comparing((ReplicaRoutes r) -> r.primary().key().database())
                 .thenComparing(r -> r.primary().key().user()));
@@ -139,7 +140,9 @@ final class ShowCommands {
                 long lsn = routes.position(i);
                 t.row(routes.primary().key().database(), routes.primary().key().user(), hosts.get(i).host(),
                         routes.role(i).configName(), lsn == 0 ? null : Lsn.format(lsn), routes.lagBytes(i),
-                        routes.reads(i), routes.freshReadsOnPrimary(), routes.replayWaits());
+                        routes.reads(i), routes.freshReadsOnPrimary(), routes.replayWaits(),
+                        String.format(java.util.Locale.ROOT, "%.3f", routes.lagSeconds(i)),
+                        routes.lagging(i) ? "yes" : "no");
             }
         }
         return t;

@@ -52,6 +52,8 @@ public enum ProxySetting {
     REPLICA_WAIT_TIMEOUT("replica_wait_timeout", Type.SECONDS, "0.1", RESTART, D, NONE),
     /** pgmux's: how often each host of a read-routing entry is asked whether it is a standby, and its replay position. */
     REPLICA_CHECK_PERIOD("replica_check_period", Type.SECONDS, "1", RESTART, D, NONE),
+    /** pgmux's: a standby whose replay lags the primary by more than this leaves the read set; 0: no bound. */
+    REPLICA_MAX_LAG("replica_max_lag", Type.SECONDS, "0", RESTART, D, NONE),
     /** pgmux's: the server password read from this file at each new server login, beside password=. */
     SERVER_PASSWORD_FILE("server_password_file", Type.FILE, "", RELOAD, GD, NONE),
     /** pgmux's: the server password printed by this shell command, kept for its cache time. */

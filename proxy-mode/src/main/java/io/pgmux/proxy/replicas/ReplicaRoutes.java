@@ -5,6 +5,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.pgmux.core.pool.Lease;
 import io.pgmux.core.pool.Lsn;
 import io.pgmux.core.pool.Pool;
+import io.pgmux.core.pool.PrimaryWalHistory;
 import io.pgmux.core.pool.Replica;
 import io.pgmux.core.pool.ReplicaSet;
 import io.pgmux.proxy.parameters.PoolerPrelude;
@@ -26,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * request machinery (as auth_query runs), {@code pg_is_in_recovery()} and its replay position (a primary: its
  * current WAL position, which the lag is measured from). A host whose check fails, or has not answered by the next
  * one, leaves the read set until a check finds it a standby again. Nothing blocks: each step runs when the previous
- * one completes. Counts what SHOW REPLICAS shows.
+ * one completes. A standby whose replay lags the primary by more than replica_max_lag (measured as the JDBC face
+ * measures replicaMaxLag, by {@link PrimaryWalHistory}) leaves the read set until a check finds it within. Counts
+ * what SHOW REPLICAS shows.
  */
 public final class ReplicaRoutes {
     private static final Logger log = LoggerFactory.getLogger(ReplicaRoutes.class);
@@ -54,6 +57,8 @@ public final class ReplicaRoutes {
     private final LongAdder replayWaits = new LongAdder();
     /** The primary's WAL position at its last check; 0 before. */
     private final AtomicLong primaryLsn = new AtomicLong();
+    /** Guarded by itself: checks complete on their server connections' event loops, not all on {@code loop}. */
+    private final PrimaryWalHistory primaryWal = new PrimaryWalHistory();
     private final EventExecutor loop;
     private final ScheduledFuture<?> rounds;
     private final AtomicBoolean soon = new AtomicBoolean();
@@ -221,17 +226,38 @@ public final class ReplicaRoutes {
         Role was = roles[i];
         roles[i] = role;
         if (role == Role.STANDBY) {
+            lagFound(replica, lsn);
             set.checked(replica, true, lsn);
         } else {
-            set.checked(replica, false, 0);
             if (role == Role.PRIMARY) {
                 primaryLsn.set(lsn);
+                synchronized (primaryWal) {
+                    primaryWal.add(System.nanoTime(), lsn);
+                }
             }
+            set.lagged(replica, 0, false);
+            set.checked(replica, false, 0);
         }
         if (was != role && (was == Role.STANDBY || role == Role.STANDBY)) {
             log.info("pool {}: {} is {}: {} the read set{}", primary.name(), replica.host(), role.configName(),
                     role == Role.STANDBY ? "it joins" : "it leaves", why != null ? " (" + why + ")" : "");
         }
+    }
+
+    /** A standby's lag at this check: over replica_max_lag, it leaves the read set until it catches up. */
+    private void lagFound(Replica<ServerConnection> replica, long replayLsn) {
+        long lagNanos;
+        synchronized (primaryWal) {
+            lagNanos = primaryWal.lagNanos(replayLsn, System.nanoTime());
+        }
+        long max = settings.replicaMaxLag().toNanos();
+        boolean over = max > 0 && lagNanos > max;
+        if (over != replica.isLagging()) {
+            log.info("pool {}: standby {} lags {} ms behind the primary, {} replica_max_lag: it {} the read set",
+                    primary.name(), replica.host(), TimeUnit.NANOSECONDS.toMillis(lagNanos), over ? "over" : "within",
+                    over ? "leaves" : "joins");
+        }
+        set.lagged(replica, lagNanos, over);
     }
 
     /** SHOW REPLICAS' figures of host {@code i}: role, replay position, bytes behind the primary, reads routed. */
@@ -246,6 +272,16 @@ public final class ReplicaRoutes {
             case PRIMARY -> primaryLsn.get();
             default -> 0;
         };
+    }
+
+    /** How far behind the primary host {@code i}'s replay was at its last check, in seconds; 0 caught up or unknown. */
+    public double lagSeconds(int i) {
+        return roles[i] == Role.STANDBY ? set.replicas().get(i).lagNanos() / 1e9 : 0;
+    }
+
+    /** Whether host {@code i} is out of the read set for lagging past replica_max_lag. */
+    public boolean lagging(int i) {
+        return roles[i] == Role.STANDBY && set.replicas().get(i).isLagging();
     }
 
     public long reads(int i) {

@@ -11,11 +11,14 @@ import java.util.Objects;
  * @param readYourWrites read_your_writes: a client's reads only go to a standby that has replayed its last commit
  * @param replicaWaitTimeout replica_wait_timeout: how long such a read waits for one before the primary serves it
  * @param replicaCheckPeriod replica_check_period: how often each host is asked whether it is a standby
+ * @param replicaMaxLag replica_max_lag: a standby further behind the primary leaves the read set; 0: no bound
  */
-public record ReadRouting(boolean readYourWrites, Duration replicaWaitTimeout, Duration replicaCheckPeriod) {
+public record ReadRouting(boolean readYourWrites, Duration replicaWaitTimeout, Duration replicaCheckPeriod,
+                          Duration replicaMaxLag) {
 
     public ReadRouting {
         Objects.requireNonNull(replicaWaitTimeout, "replicaWaitTimeout");
+        Objects.requireNonNull(replicaMaxLag, "replicaMaxLag");
         if (replicaCheckPeriod.isZero()) {
             throw new IllegalArgumentException("replica_check_period must be more than 0 seconds");
         }
