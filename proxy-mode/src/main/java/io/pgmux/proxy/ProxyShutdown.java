@@ -46,6 +46,7 @@ final class ProxyShutdown {
             }
             running.clients().close().awaitUninterruptibly(drainTimeout.toMillis());
             running.registry().close();
+            running.context().closeReplicaRoutes();
             // the members leave over server connections, before the event loops stop
             running.fleets().close();
             if (running.metrics() != null) {

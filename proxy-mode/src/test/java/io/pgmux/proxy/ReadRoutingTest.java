@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -61,11 +62,17 @@ class ReadRoutingTest {
 
     /** A proxy whose entry {@code app} lists the pair's primary and standby with read routing on. */
     static PgMuxProxy routingProxy(StandbyPair pair, String entryKeys) throws Exception {
+        return routingProxy(pair, entryKeys, b -> b);
+    }
+
+    /** The same, with more of the builder's settings (MXBeans, a meter registry). */
+    static PgMuxProxy routingProxy(StandbyPair pair, String entryKeys, UnaryOperator<ProxyBuilder> more)
+            throws Exception {
         String ini = "[databases]\napp = host=" + pair.host() + "," + pair.host() + " port=" + pair.primaryPort() + ","
                 + pair.standbyPort() + " dbname=postgres user=" + pair.superuser()
                 + " read_routing=replicas replica_check_period=0.1 pool_size=7" + entryKeys + "\n"
                 + "[pgbouncer]\npool_mode = transaction\nadmin_users = app\nserver_connect_timeout = 5\nquery_wait_timeout = 10\n";
-        return ProxyConfigLoader.configure(IniFile.parse(ini), Path.of("."))
+        return more.apply(ProxyConfigLoader.configure(IniFile.parse(ini), Path.of(".")))
                 .listen("127.0.0.1", 0)
                 .users(Map.of(ProxyFixture.USER, ProxyFixture.PASSWORD))
                 .janitorPeriod(Duration.ofMillis(50))

@@ -218,6 +218,16 @@ public final class PoolRegistry<S> implements AutoCloseable {
         return true;
     }
 
+    /** The factory each pool's meters come from; null without one. */
+    public MetricsTrackerFactory metricsTrackerFactory() {
+        return metricsTrackerFactory;
+    }
+
+    /** Whether each pool registers its MXBean. */
+    public boolean registersMbeans() {
+        return registerMbeans;
+    }
+
     public Collection<Pool<S>> pools() {
         return Collections.unmodifiableCollection(pools.values());
     }

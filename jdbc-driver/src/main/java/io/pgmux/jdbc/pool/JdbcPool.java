@@ -17,6 +17,7 @@ import io.pgmux.core.pool.PoolKey;
 import io.pgmux.core.pool.PoolRegistry;
 import io.pgmux.core.pool.PoolTimeoutException;
 import io.pgmux.core.pool.Replica;
+import io.pgmux.core.pool.ReplicaMetrics;
 import io.pgmux.core.pool.ReplicaSet;
 import io.pgmux.core.pool.ServerLoginException;
 import io.pgmux.core.pool.TooManyClientsException;
@@ -130,7 +131,8 @@ public final class JdbcPool implements ServerPool, AutoCloseable {
             this.replicas = new ReplicaSet<>(replicas);
             this.replicaWatch = new ReplicaWatch(pool.name(), replicas(), List.copyOf(replicaConnectors.values()),
                     settings.replicaCheckPeriod, settings.replicaMaxLag);
-            this.replicaMetrics = ReplicaMetrics.publish(pool, this.replicas, settings);
+            this.replicaMetrics = ReplicaMetrics.publish(pool, this.replicas, settings.registerMbeans,
+                    settings.metricsTrackerFactory);
         } else {
             this.replicas = null;
             this.replicaWatch = null;

@@ -73,7 +73,7 @@ final class ClientReads {
         long minLsn = readYourWrites ? mustSee : 0;
         Replica<ServerConnection> r = minLsn == UNKNOWN ? null : routes.pick(minLsn);
         if (r != null) {
-            waitDeadline = 0;
+            replayWaitEnds(now);
             replica = r;
             return r.pool();
         }
@@ -89,8 +89,16 @@ final class ClientReads {
             }
             routes.freshReadOnPrimary();
         }
-        waitDeadline = 0;
+        replayWaitEnds(now);
         return routes.primary();
+    }
+
+    /** A wait for replay, if one was under way, is over at {@code now}: its time is counted. */
+    private void replayWaitEnds(long now) {
+        if (waitDeadline != 0) {
+            routes.replayWaited(Math.max(0, now - (waitDeadline - waitNanos)));
+            waitDeadline = 0;
+        }
     }
 
     /** The standby the current transaction borrowed from could not lend: it runs on the primary instead. */

@@ -338,7 +338,8 @@ public final class ProxyContext {
                 hosts.add(new Replica<>(ServerTarget.hostName(target.hosts().get(i)),
                         registry.pool(names.get(i), p.key().user())));
             }
-            return new ReplicaRoutes(p, target.readRouting(), hosts, loop);
+            return new ReplicaRoutes(p, target.readRouting(), hosts, loop, registry.registersMbeans(),
+                    registry.metricsTrackerFactory());
         });
     }
 
@@ -346,6 +347,12 @@ public final class ProxyContext {
     String noPrimary(Pool<ServerConnection> pool) {
         ReplicaRoutes routes = pool == null ? null : replicaRoutes.get(pool);
         return routes == null ? null : routes.noPrimary();
+    }
+
+    /** The proxy closes: every read routing's checks stop and its figures are withdrawn. */
+    public void closeReplicaRoutes() {
+        replicaRoutes.values().forEach(ReplicaRoutes::close);
+        replicaRoutes.clear();
     }
 
     /** Every pool's read routing, for SHOW REPLICAS. */

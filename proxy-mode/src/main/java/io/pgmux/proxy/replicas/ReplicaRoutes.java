@@ -7,7 +7,9 @@ import io.pgmux.core.pool.Lsn;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PrimaryWalHistory;
 import io.pgmux.core.pool.Replica;
+import io.pgmux.core.pool.ReplicaMetrics;
 import io.pgmux.core.pool.ReplicaSet;
+import io.pgmux.core.stats.MetricsTrackerFactory;
 import io.pgmux.proxy.parameters.PoolerPrelude;
 import io.pgmux.proxy.server.ReadRouting;
 import io.pgmux.proxy.server.ServerConnection;
@@ -16,7 +18,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,9 +53,8 @@ public final class ReplicaRoutes {
     private final ReplicaSet<ServerConnection> set;
     private final AtomicBoolean[] inFlight;
     private final Role[] roles;
-    private final LongAdder[] reads;
-    private final LongAdder freshReadsOnPrimary = new LongAdder();
-    private final LongAdder replayWaits = new LongAdder();
+    /** The MXBean and meters of the routing, published with it and withdrawn when its pool closes. */
+    private final ReplicaMetrics metrics;
     /** The primary's WAL position at its last check; 0 before. */
     private final AtomicLong primaryLsn = new AtomicLong();
     /** Guarded by itself: checks complete on their server connections' event loops, not all on {@code loop}. */
@@ -66,27 +66,27 @@ public final class ReplicaRoutes {
     private final long[] checkStarted;
     /** When the last check asked for by a waiting read ran; 0 before. */
     private volatile long lastEarlyRound;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
      * Checks {@code hosts} (each host's own pool, named {@code host:port}) every replica_check_period on
-     * {@code loop}, the first round at once.
+     * {@code loop}, the first round at once; its figures published as the JDBC face publishes its own.
      */
     public ReplicaRoutes(Pool<ServerConnection> primary, ReadRouting settings, List<Replica<ServerConnection>> hosts,
-            EventExecutor loop) {
+            EventExecutor loop, boolean registerMbeans, MetricsTrackerFactory trackers) {
         this.primary = primary;
         this.settings = settings;
         this.set = new ReplicaSet<>(hosts);
         int n = hosts.size();
         this.inFlight = new AtomicBoolean[n];
         this.roles = new Role[n];
-        this.reads = new LongAdder[n];
         this.checkStarted = new long[n];
         for (int i = 0; i < n; i++) {
             inFlight[i] = new AtomicBoolean();
             roles[i] = Role.UNKNOWN;
-            reads[i] = new LongAdder();
         }
         this.loop = loop;
+        this.metrics = ReplicaMetrics.publish(primary, set, registerMbeans, trackers);
         long period = settings.replicaCheckPeriod().toNanos();
         this.rounds = loop.scheduleWithFixedDelay(this::round, 0, period, TimeUnit.NANOSECONDS);
     }
@@ -107,7 +107,7 @@ public final class ReplicaRoutes {
     public Replica<ServerConnection> pick(long minLsn) {
         Replica<ServerConnection> r = set.pick(minLsn);
         if (r != null) {
-            reads[set.replicas().indexOf(r)].increment();
+            r.readRouted();
         }
         return r;
     }
@@ -119,12 +119,16 @@ public final class ReplicaRoutes {
 
     /** A read ran on the primary because no standby had replayed its client's last commit in time. */
     public void freshReadOnPrimary() {
-        freshReadsOnPrimary.increment();
+        set.readSentToPrimaryForFreshness();
     }
 
-    /** A read waits for a standby to replay its client's last commit: counted, and the hosts are checked at once. */
+    /** A read waited {@code nanos} for a standby to replay its client's last commit, whatever came of it. */
+    public void replayWaited(long nanos) {
+        set.replayWaited(nanos);
+    }
+
+    /** A read waits for a standby to replay its client's last commit: the hosts are checked at once. */
     public void replayWait() {
-        replayWaits.increment();
         checkSoon();
     }
 
@@ -141,7 +145,7 @@ public final class ReplicaRoutes {
         loop.execute(() -> {
             soon.set(false);
             lastEarlyRound = System.nanoTime();
-            if (!primary.isClosed()) {
+            if (!closed.get() && !primary.isClosed()) {
                 List<Replica<ServerConnection>> hosts = set.replicas();
                 for (int i = 0; i < hosts.size(); i++) {
                     check(i, hosts.get(i), true);
@@ -163,7 +167,7 @@ public final class ReplicaRoutes {
 
     private void round() {
         if (primary.isClosed()) {
-            rounds.cancel(false);
+            close();
             return;
         }
         List<Replica<ServerConnection>> hosts = set.replicas();
@@ -244,6 +248,14 @@ public final class ReplicaRoutes {
         }
     }
 
+    /** Stops the checks and withdraws the MXBean and meters: its pool closed, or the proxy does. */
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            rounds.cancel(false);
+            metrics.close();
+        }
+    }
+
     /** A standby's lag at this check: over replica_max_lag, it leaves the read set until it catches up. */
     private void lagFound(Replica<ServerConnection> replica, long replayLsn) {
         long lagNanos;
@@ -285,7 +297,7 @@ public final class ReplicaRoutes {
     }
 
     public long reads(int i) {
-        return reads[i].sum();
+        return set.replicas().get(i).readsRouted();
     }
 
     /** The bytes host {@code i} had still to replay at its last check, as far as the primary's last check tells; -1 unknown. */
@@ -314,10 +326,10 @@ public final class ReplicaRoutes {
     }
 
     public long freshReadsOnPrimary() {
-        return freshReadsOnPrimary.sum();
+        return set.readsToPrimaryForFreshness();
     }
 
     public long replayWaits() {
-        return replayWaits.sum();
+        return set.replayWaits();
     }
 }

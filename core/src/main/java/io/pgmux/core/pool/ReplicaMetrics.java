@@ -1,8 +1,6 @@
-package io.pgmux.jdbc.pool;
+package io.pgmux.core.pool;
 
-import io.pgmux.core.pool.Pool;
-import io.pgmux.core.pool.ReplicaSet;
-import io.pgmux.core.pool.ReplicasView;
+import io.pgmux.core.stats.MetricsTrackerFactory;
 import io.pgmux.core.stats.PgMuxReplicasMXBean;
 import io.pgmux.core.stats.PoolMBeans;
 import io.pgmux.core.stats.PoolStats;
@@ -12,9 +10,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A read-routing pool's figures where its other figures are: the {@code io.pgmux:type=Replicas,name=<pool>} MXBean
- * when the pool registers MBeans, and the metrics tracker factory's replica meters when it has one.
+ * when the pool registers MBeans, and the metrics tracker factory's replica meters when it has one. Both faces
+ * publish their read routing with it.
  */
-final class ReplicaMetrics implements AutoCloseable {
+public final class ReplicaMetrics implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ReplicaMetrics.class);
     private static final String MBEAN_TYPE = "Replicas";
 
@@ -28,12 +27,14 @@ final class ReplicaMetrics implements AutoCloseable {
         this.meters = meters;
     }
 
-    static ReplicaMetrics publish(Pool<?> pool, ReplicaSet<?> set, JdbcPoolSettings settings) {
+    /** Publishes {@code set}'s figures under {@code pool}'s name; {@code trackers} may be null. */
+    public static ReplicaMetrics publish(Pool<?> pool, ReplicaSet<?> set, boolean registerMbeans,
+                                         MetricsTrackerFactory trackers) {
         ReplicasView view = new ReplicasView(set);
-        boolean mbean = settings.registerMbeans && PoolMBeans.register(MBEAN_TYPE, pool.name(),
+        boolean mbean = registerMbeans && PoolMBeans.register(MBEAN_TYPE, pool.name(),
                 new StandardMBean(view, PgMuxReplicasMXBean.class, true));
-        AutoCloseable meters = settings.metricsTrackerFactory == null ? null
-                : settings.metricsTrackerFactory.createReplicaTracker(pool.name(), new PoolStats(1000,
+        AutoCloseable meters = trackers == null ? null
+                : trackers.createReplicaTracker(pool.name(), new PoolStats(1000,
                         pool.key().database(), pool.key().user(), pool.config().poolMode().configName()) {
                     @Override
                     protected void update() {
