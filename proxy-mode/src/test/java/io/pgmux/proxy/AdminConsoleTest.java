@@ -43,6 +43,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.postgresql.PGConnection;
 import org.postgresql.util.PSQLException;
+import org.postgresql.util.PSQLWarning;
 
 /** The admin console: PgBouncer's SHOW views and commands on the virtual database pgbouncer (alias pgmux). */
 @PostgresTest
@@ -437,6 +438,15 @@ class AdminConsoleTest {
             s.execute("SHOW HELP");
             SQLWarning notice = s.getWarnings();
             assertTrue(notice != null && notice.getMessage().contains("Console usage"), String.valueOf(notice));
+        }
+    }
+
+    @Test
+    void showHelpListsShowReplicas() throws Exception {
+        try (Connection console = console(STATS, STATS_PASSWORD, "pgbouncer"); Statement s = console.createStatement()) {
+            s.execute("SHOW HELP");
+            String usage = ((PSQLWarning) s.getWarnings()).getServerErrorMessage().getDetail();
+            assertTrue(usage.contains("\tSHOW REPLICAS"), usage);
         }
     }
 

@@ -518,6 +518,7 @@ public final class AdminConsole implements AdminRoute {
                 "\tSHOW FDS|SOCKETS|ACTIVE_SOCKETS|LISTS|MEM|STATE",
                 "\tSHOW DNS_HOSTS|DNS_ZONES",
                 "\tSHOW STATS|STATS_TOTALS|STATS_AVERAGES|TOTALS",
+                "\tSHOW REPLICAS",
                 "\tSET key = arg",
                 "\tRELOAD",
                 "\tPAUSE [<db>]",
