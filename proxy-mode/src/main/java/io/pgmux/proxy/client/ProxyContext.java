@@ -171,9 +171,32 @@ public final class ProxyContext {
         return databases.containsKey(name) || autoDatabases.target(name) != null;
     }
 
-    /** After RELOAD: the databases clients may connect to from now on. */
+    /**
+     * After RELOAD: the databases clients may connect to from now on. An entry whose read routing ended (the entry
+     * removed, or read_routing off) has its checks stopped and its hosts' pools ({@code app@host:port}) closed.
+     */
     public void databases(Map<String, ServerTarget> databases) {
+        Map<String, ServerTarget> before = this.databases;
         this.databases = Map.copyOf(databases);
+        if (before != null) {
+            before.forEach((name, old) -> {
+                ServerTarget now = this.databases.get(name);
+                if (old.readRouting() != null && (now == null || now.readRouting() == null)) {
+                    readRoutingEnded(name, old);
+                }
+            });
+        }
+    }
+
+    private void readRoutingEnded(String entry, ServerTarget old) {
+        replicaRoutes.entrySet().removeIf(e -> {
+            if (!e.getKey().key().database().equals(entry)) {
+                return false;
+            }
+            e.getValue().close();
+            return true;
+        });
+        ReplicaHosts.poolNames(entry, old).forEach(registry::removeDatabase);
     }
 
     public UserSecrets users() {
