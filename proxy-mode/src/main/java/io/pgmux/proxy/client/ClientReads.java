@@ -94,7 +94,7 @@ final class ClientReads {
     }
 
     /** A wait for replay, if one was under way, is over at {@code now}: its time is counted. */
-    private void replayWaitEnds(long now) {
+    void replayWaitEnds(long now) {
         if (waitDeadline != 0) {
             routes.replayWaited(Math.max(0, now - (waitDeadline - waitNanos)));
             waitDeadline = 0;

@@ -285,8 +285,17 @@ abstract class ServerLoan implements ServerLink {
         }
     }
 
-    /** Takes the client out of the pool's queue, true if it was still there; the wait ends as cancelled. */
+    /**
+     * Takes the client out of the pool's queue, or out of its wait for a standby's replay (in no pool's queue), true
+     * if it was still there; the wait ends as cancelled.
+     */
     final boolean cancelWait() {
+        if (state == State.WAITING && lender == null && reads != null) {
+            reads.replayWaitEnds(System.nanoTime());
+            to(State.IDLE);
+            cancelledWhileWaiting();
+            return true;
+        }
         return state == State.WAITING && lender != null && lender.cancelWait(whenServed);
     }
 
