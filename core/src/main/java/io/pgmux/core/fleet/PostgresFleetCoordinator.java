@@ -83,6 +83,7 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
     /** Servers held at the end of the last heartbeat: a slot closed since is given back one heartbeat later. */
     private int heldLastBeat;
     private int membersSeen = 1;
+    private final FleetFallback fallback = new FleetFallback(DEAD_AFTER.toNanos());
     /** The budget in force: the smallest any member gives. */
     private int fleetBudget;
     private boolean fallenBack;
@@ -237,6 +238,7 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
         recorded = record;
         heldLastBeat = held;
         localCap = allowed;
+        fallback.committed(System.nanoTime(), membersSeen, allowed);
         renew(allowed, started);
         member.status(new FleetStatus(fleet, fleetBudget, allowed, membersSeen, false));
     }
@@ -246,24 +248,23 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
      * that began at {@code started}; past that, without another heartbeat, to its fallback share.
      */
     private void renew(int cap, long started) {
-        member.cap(cap, DEAD_AFTER.toNanos() - (System.nanoTime() - started), fallbackShare());
-    }
-
-    private int fallbackShare() {
-        return Math.max(1, budget / Math.max(1, membersSeen));
+        long now = System.nanoTime();
+        member.cap(cap, DEAD_AFTER.toNanos() - (now - started), fallback.fence(now, fleetBudget, cap));
     }
 
     /** Coordination failed: a fixed share of the budget until it works again, never an unbounded pool. */
     private void fallBack(Exception e) {
-        int share = fallbackShare();
+        long now = System.nanoTime();
+        int members = fallback.members(now);
+        int share = fallback.share(now, fleetBudget);
         if (!fallenBack) {
             fallenBack = true;
             log.warn("fleet {}: coordination through the server failed ({}); holding a fixed share of {} server"
-                    + " connections (fleetMaxServers {} / {} members last seen) until it works again", fleet,
-                    e.getMessage(), share, budget, membersSeen);
+                    + " connections (at most the share last granted, and fleetMaxServers {} / {} members seen"
+                    + " recently) until it works again", fleet, e.getMessage(), share, fleetBudget, members);
         }
         member.cap(share);
-        member.status(new FleetStatus(fleet, budget, share, membersSeen, true));
+        member.status(new FleetStatus(fleet, fleetBudget, share, members, true));
         localCap = share;
         recorded = 0;
         heldLastBeat = 0;
