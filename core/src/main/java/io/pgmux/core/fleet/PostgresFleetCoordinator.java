@@ -31,6 +31,12 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
      * falls back to its fixed share before the others count it dead.
      */
     private static final Duration STALL = Duration.ofSeconds(2);
+    /**
+     * A statement of the coordination that waits this long (for the fleet's lock, under heavy load) is ended by
+     * the server, before {@link #STALL}: the session survives, and with it the member's lock, so that the others
+     * never count a member dead whose heartbeat only waited.
+     */
+    private static final Duration STATEMENT_LIMIT = Duration.ofMillis(1500);
     /** What the coordination connection shows in pg_stat_activity. */
     public static final String APPLICATION_NAME = "pgmux fleet";
 
@@ -53,6 +59,7 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
     private static final String BURY = "DELETE FROM pgmux_fleet.members WHERE fleet = $1 AND database = $2"
             + " AND username = $3 AND (heartbeat < clock_timestamp() - make_interval(secs => $4::float8)"
             + " OR heartbeat > clock_timestamp() + make_interval(secs => $5::float8))"
+            + " AND member <> $6"
             + " AND pg_try_advisory_xact_lock(hashtext('pgmux_fleet_member'), hashtext(member)) RETURNING member";
     private static final String BEAT = "INSERT INTO pgmux_fleet.members"
             + " (fleet, database, username, member, budget, demand, cap, heartbeat)"
@@ -77,6 +84,11 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
     // Read and written on the heartbeat thread only (join and close wait for it).
     private FleetMember member;
     private FleetSession session;
+    /**
+     * Whether the session holds the member's lock: a new one cannot take it while the backend of the session it
+     * replaces still runs, and takes it at a later heartbeat.
+     */
+    private boolean holdsAlive;
     private int localCap;
     /** The cap of this member's row as last committed. */
     private int recorded;
@@ -157,7 +169,8 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
             // (it stalled), so that its advisory lock never blocks the others.
             s.query("SET application_name = '" + APPLICATION_NAME + "'");
             s.query("SET idle_in_transaction_session_timeout = " + STALL.toMillis());
-            s.query(ALIVE, memberId);
+            s.query("SET statement_timeout = " + STATEMENT_LIMIT.toMillis());
+            holdsAlive = "t".equals(s.query(ALIVE, memberId).get(0)[0]);
             return s;
         } catch (FleetQueryException | RuntimeException e) {
             s.close();
@@ -170,6 +183,8 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
         try {
             if (session == null) {
                 session = open();
+            } else if (!holdsAlive) {
+                holdsAlive = "t".equals(session.query(ALIVE, memberId).get(0)[0]);
             }
             rebalance();
             if (fallenBack) {
@@ -191,7 +206,7 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
         session.query("BEGIN");
         session.query(LOCK, key);
         String bound = Double.toString(DEAD_AFTER.toMillis() / 1000.0);
-        for (String[] gone : session.query(BURY, fleet, database, user, bound, bound)) {
+        for (String[] gone : session.query(BURY, fleet, database, user, bound, bound, memberId)) {
             log.info("fleet {}: member {} was not heard from for {} ms; its share returns", fleet, gone[0],
                     DEAD_AFTER.toMillis());
         }
@@ -280,6 +295,7 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
         } catch (FleetQueryException e) {
             session.close();
             session = null;
+            holdsAlive = false;
         }
     }
 

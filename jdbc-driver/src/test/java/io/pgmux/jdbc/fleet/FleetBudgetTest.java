@@ -355,6 +355,38 @@ class FleetBudgetTest {
     }
 
     @Test
+    void aHeartbeatThatTimesOutUnderLoadNeverRaisesACapAndTheSharesRecover() throws Exception {
+        PgMuxDataSource busy = member("busy", 8, 8);
+        PgMuxDataSource idle = member("idle", 8, 8);
+        query(idle);
+        sampler.start();
+        // The busy member's transactions hold their servers a second: it gives servers back slowly.
+        Load slow = new Load(1.0);
+        slow.run(busy, 12);
+        Await.until(() -> sampler.now("busy") == 7, SHARE_MOVES, "the busy member holds all but the idle one's 1");
+        Load load = new Load(0.02);
+        String log = capturingStderr(() -> {
+            try (Connection blocker = db.connect(); PreparedStatement lock = blocker.prepareStatement(
+                    "SELECT pg_advisory_lock(hashtext('pgmux_fleet'), hashtext(?))")) {
+                lock.setString(1, fleet + "/" + db.name() + "/" + db.superuser());
+                lock.execute();
+                // Every heartbeat waits for the lock past the coordination's timeout, as under heavy load,
+                // while the idle member turns busy.
+                load.run(idle, 12);
+                Thread.sleep(PostgresFleetCoordinator.DEAD_AFTER.toMillis() + 1_000);
+            }
+            Await.until(() -> sampler.now("busy") >= 3 && sampler.now("idle") >= 3, SHARE_MOVES,
+                    "both members back to their fair shares");
+        });
+        slow.stop();
+        load.stop();
+        assertTrue(log.contains("WARN") && log.contains("coordination through the server failed"), log);
+        assertEquals(List.of(), slow.errors());
+        assertEquals(List.of(), load.errors());
+        assertTrue(sampler.maxTotal() <= 8, "backends of the fleet at most: " + sampler.maxTotal());
+    }
+
+    @Test
     void aBudgetBelowOneIsRefusedWithSqlState22023() {
         String url = db.jdbcUrl().replace("jdbc:postgresql:", "jdbc:pgmux:postgresql:")
                 + (db.jdbcUrl().contains("?") ? "&" : "?") + "fleet=" + fleet + "&fleetMaxServers=0";
@@ -452,17 +484,27 @@ class FleetBudgetTest {
 
     /** Threads running short transactions on members until stopped. */
     private static final class Load {
+        private final String transaction;
         private final AtomicBoolean running = new AtomicBoolean(true);
         private final AtomicInteger transactions = new AtomicInteger();
         private final ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
         private final List<Thread> threads = new ArrayList<>();
+
+        Load() {
+            this(0.02);
+        }
+
+        /** Transactions of {@code seconds} each. */
+        Load(double seconds) {
+            transaction = "SELECT pg_sleep(" + seconds + ")";
+        }
 
         void run(PgMuxDataSource ds, int threadCount) {
             for (int t = 0; t < threadCount; t++) {
                 Thread thread = new Thread(() -> {
                     try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
                         while (running.get()) {
-                            st.execute("SELECT pg_sleep(0.02)");
+                            st.execute(transaction);
                             transactions.incrementAndGet();
                         }
                     } catch (SQLException | RuntimeException e) {
