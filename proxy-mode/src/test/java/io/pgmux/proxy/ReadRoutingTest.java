@@ -202,40 +202,22 @@ class ReadRoutingTest {
 
     @Test
     void aReadWaitsForTheStandbyToReplayTheClientsWriteWithinReplicaWaitTimeout() throws Exception {
-        PgMuxProxy waiting = routingProxy(pair, " replica_wait_timeout=30");
-        try (Connection c = connect(waiting, new Properties()); Statement st = c.createStatement()) {
-            awaitStandbyRead(waiting);
-            int n = VALUES.incrementAndGet();
-            pauseReplay();
-            st.executeUpdate("INSERT INTO ledger VALUES (" + n + ")");
-            Thread resume = new Thread(() -> {
-                try {
-                    Thread.sleep(500);
-                    resumeReplay();
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            resume.start();
-
-            c.setAutoCommit(false);
-            c.setReadOnly(true);
-            try (ResultSet rs = st.executeQuery("SELECT count(*) FROM ledger WHERE n = " + n)) {
-                rs.next();
-                assertEquals(1, rs.getInt(1));
-            }
-            assertEquals("standby", where(st));
-            c.commit();
-            resume.join();
-        } finally {
-            waiting.close();
-        }
+        assertReadAfterWriteRunsOnTheStandby(" replica_wait_timeout=30", 500);
     }
 
     @Test
     void aReadWaitingForReplayRunsOnTheStandbyOnceItReplaysLongBeforeTheNextPeriodicCheck() throws Exception {
         // no periodic check during the test: only the checks a waiting read asks for can find the replay
-        PgMuxProxy waiting = routingProxy(pair, " replica_wait_timeout=8 replica_check_period=60");
+        assertReadAfterWriteRunsOnTheStandby(" replica_wait_timeout=8 replica_check_period=60", 300);
+    }
+
+    /**
+     * A client writes while the standby's replay is paused, the replay resumes {@code resumeAfterMillis} later, and
+     * the client's read, sent at once, sees its write and runs on the standby.
+     */
+    private static void assertReadAfterWriteRunsOnTheStandby(String entryKeys, long resumeAfterMillis)
+            throws Exception {
+        PgMuxProxy waiting = routingProxy(pair, entryKeys);
         try (Connection c = connect(waiting, new Properties()); Statement st = c.createStatement()) {
             awaitStandbyRead(waiting);
             int n = VALUES.incrementAndGet();
@@ -243,7 +225,7 @@ class ReadRoutingTest {
             st.executeUpdate("INSERT INTO ledger VALUES (" + n + ")");
             Thread resume = new Thread(() -> {
                 try {
-                    Thread.sleep(300);
+                    Thread.sleep(resumeAfterMillis);
                     resumeReplay();
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
