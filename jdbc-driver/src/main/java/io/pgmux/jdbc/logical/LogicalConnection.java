@@ -197,9 +197,13 @@ public final class LogicalConnection extends ConnectionLock implements PgMuxConn
      * As {@link #attach()}, for a statement classified as {@code c}: one that declares read-only intent in
      * auto-commit mode borrows as a read-only transaction does. BEGIN READ ONLY so routes as setReadOnly(true); a
      * SET of the session's default writes nothing, so its end does not make the next read wait for a standby.
+     * With auto-commit off, SET TRANSACTION READ ONLY as a transaction's first statement routes that transaction.
      */
     PhysicalConnection attach(Classification c) throws SQLException {
-        return attach(c != null && c.readIntent() != ReadIntent.NONE && autoCommit && physical == null);
+        ReadIntent intent = c != null ? c.readIntent() : ReadIntent.NONE;
+        return attach(physical == null && (autoCommit
+                ? intent != ReadIntent.NONE && intent != ReadIntent.READ_ONLY_THIS_TRANSACTION
+                : intent == ReadIntent.READ_ONLY_THIS_TRANSACTION));
     }
 
     private PhysicalConnection attach(boolean readOnlyTransaction) throws SQLException {
@@ -301,8 +305,9 @@ public final class LogicalConnection extends ConnectionLock implements PgMuxConn
     /** What the SQL text does to the session and the transaction, from the pool's classifier. */
     Classification classify(String sql) {
         Classification c = pool.classifier().classify(sql);
-        // only a statement that opens a transaction or sets session state can declare read-only intent
-        if (routesReads && !c.isMultiStatement() && (c.startsTransaction() || c.pins())) {
+        // only a statement that opens a transaction, sets session state or is a SET TRANSACTION can declare it
+        if (routesReads && !c.isMultiStatement()
+                && (c.startsTransaction() || c.pins() || ReadIntent.startsWithSet(sql))) {
             ReadIntent intent = ReadIntent.of(sql);
             if (intent != ReadIntent.NONE) {
                 return c.withReadIntent(intent);
@@ -346,7 +351,7 @@ public final class LogicalConnection extends ConnectionLock implements PgMuxConn
      */
     boolean resetReadIntent(Classification c) throws SQLException {
         ReadIntent intent = c.readIntent();
-        if (intent == ReadIntent.NONE || intent == ReadIntent.READ_ONLY_TRANSACTION || physical == null
+        if (!intent.sessionWide() || physical == null
                 || pinReason() != null || mode == PoolMode.SESSION) {
             return false;
         }
@@ -376,7 +381,7 @@ public final class LogicalConnection extends ConnectionLock implements PgMuxConn
             throw transactionsNotAllowed();
         }
         ReadIntent intent = c.readIntent();
-        if (intent != ReadIntent.NONE && intent != ReadIntent.READ_ONLY_TRANSACTION && !keepsReadIntent()) {
+        if (intent.sessionWide() && !keepsReadIntent()) {
             // the server connection keeps the setting, as without read routing
             if (mode == PoolMode.SESSION) {
                 sessionDirty = true;

@@ -122,7 +122,7 @@ public final class Classification {
      * logical connection keeps it, as it keeps setReadOnly, and the server's copy is reset after the statement.
      */
     public Classification withReadIntent(ReadIntent intent) {
-        boolean session = intent != ReadIntent.NONE && intent != ReadIntent.READ_ONLY_TRANSACTION;
+        boolean session = intent.sessionWide();
         return new Classification(session ? null : pinReason, transactionControl, startsTransaction, endsTransaction,
                 multiStatement, readsSequenceOnly, mayAdvanceSequence, !session && checksAfter, intent);
     }

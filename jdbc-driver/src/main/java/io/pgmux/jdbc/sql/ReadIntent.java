@@ -11,12 +11,15 @@ import java.util.Set;
  * session's default it sets ({@code SET default_transaction_read_only = on}, {@code SET SESSION CHARACTERISTICS
  * AS TRANSACTION READ ONLY}, their {@code off}/{@code READ WRITE}, {@code DEFAULT} and {@code RESET} forms).
  * Anything the grammar below does not recognise whole is {@link #NONE}: when in doubt, the primary.
- * {@code SET TRANSACTION READ ONLY} is {@link #NONE} too: it runs inside a transaction that has its server already.
+ * {@code SET TRANSACTION … READ ONLY} declares the transaction it runs in read-only: it routes only as that
+ * transaction's first statement, before the transaction has its server.
  */
 public enum ReadIntent {
     NONE,
     /** A transaction block opened read-only. */
     READ_ONLY_TRANSACTION,
+    /** The transaction this statement runs in is read-only ({@code SET TRANSACTION READ ONLY}). */
+    READ_ONLY_THIS_TRANSACTION,
     /** The session's transactions are read-only from now on. */
     READ_ONLY_SESSION,
     /** The session's transactions are read-write from now on. */
@@ -29,6 +32,24 @@ public enum ReadIntent {
     private static final String GUC = "default_transaction_read_only";
     /** Longer statements are not one of the forms above. */
     private static final int MAX_TOKENS = 16;
+
+    /** Whether this intent outlives its transaction: the session's default, which the logical connection keeps. */
+    public boolean sessionWide() {
+        return this == READ_ONLY_SESSION || this == READ_WRITE_SESSION || this == DEFAULT_SESSION;
+    }
+
+    /**
+     * Whether {@code sql} may be a SET, allocating nothing: the statements that neither open a transaction nor pin
+     * are lexed for an intent only then. Leading comments make it false: when in doubt, the primary.
+     */
+    public static boolean startsWithSet(String sql) {
+        int i = 0;
+        int n = sql.length();
+        while (i < n && Character.isWhitespace(sql.charAt(i))) {
+            i++;
+        }
+        return i + 3 < n && sql.regionMatches(true, i, "set", 0, 3) && Character.isWhitespace(sql.charAt(i + 3));
+    }
 
     /** The intent {@code sql}, a single statement, declares. */
     public static ReadIntent of(String sql) {
@@ -117,8 +138,14 @@ public enum ReadIntent {
         return readOnly ? READ_ONLY_TRANSACTION : NONE;
     }
 
-    /** SET [SESSION] default_transaction_read_only {TO | =} value; SET SESSION CHARACTERISTICS AS TRANSACTION …. */
+    /**
+     * SET [SESSION] default_transaction_read_only {TO | =} value; SET SESSION CHARACTERISTICS AS TRANSACTION …;
+     * SET TRANSACTION with BEGIN's modes.
+     */
     private static ReadIntent set(List<String> t) {
+        if (t.size() > 1 && t.get(1).equals("transaction")) {
+            return transactionModes(t, 2) == READ_ONLY_TRANSACTION ? READ_ONLY_THIS_TRANSACTION : NONE;
+        }
         int i = 1;
         if (t.size() > i && t.get(i).equals("session")) {
             i++;

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * readRouting=replicas for intent declared in SQL rather than with setReadOnly: BEGIN READ ONLY in auto-commit
- * mode routes its transaction, default_transaction_read_only and SET SESSION CHARACTERISTICS route the logical
- * connection's transactions until set back, without leaving the setting on a pooled server connection.
+ * mode routes its transaction, as SET TRANSACTION READ ONLY does as the first statement of a transaction with
+ * auto-commit off; default_transaction_read_only and SET SESSION CHARACTERISTICS route the logical connection's
+ * transactions until set back, without leaving the setting on a pooled server connection.
  */
 class DeclaredIntentRoutingTest {
     private static StandbyPair pair;
@@ -153,12 +154,48 @@ class DeclaredIntentRoutingTest {
     }
 
     @Test
-    void setTransactionReadOnlyInsideATransactionCannotMoveIt() throws SQLException {
+    void setTransactionReadOnlyFirstRunsThatTransactionOnTheStandby() throws SQLException {
         try (Connection c = routed(); Statement st = c.createStatement()) {
             c.setAutoCommit(false);
             st.execute("SET TRANSACTION READ ONLY");
+            assertTrue(inRecovery(st));
+            c.commit();
             assertFalse(inRecovery(st));
-            SQLException e = assertThrows(SQLException.class, () -> st.executeUpdate("INSERT INTO ledger VALUES (5)"));
+            assertEquals(1, st.executeUpdate("INSERT INTO ledger VALUES (5)"));
+            c.commit();
+        }
+    }
+
+    @Test
+    void setTransactionWithAnIsolationLevelAndReadOnlyFirstRunsOnTheStandby() throws SQLException {
+        try (Connection c = routed(); Statement st = c.createStatement()) {
+            c.setAutoCommit(false);
+            st.execute("set  transaction isolation level repeatable read, read only, not deferrable");
+            assertTrue(inRecovery(st));
+            assertEquals("repeatable read", one(st, "SHOW transaction_isolation"));
+            c.rollback();
+        }
+    }
+
+    @Test
+    void setTransactionReadWriteFirstStaysOnThePrimary() throws SQLException {
+        try (Connection c = routed(); Statement st = c.createStatement()) {
+            c.setAutoCommit(false);
+            st.execute("SET TRANSACTION READ WRITE");
+            assertFalse(inRecovery(st));
+            assertEquals(1, st.executeUpdate("INSERT INTO ledger VALUES (6)"));
+            c.commit();
+        }
+    }
+
+    @Test
+    void setTransactionReadOnlyAfterAnotherStatementCannotMoveItsTransaction() throws SQLException {
+        try (Connection c = routed(); Statement st = c.createStatement()) {
+            c.setAutoCommit(false);
+            assertFalse(inRecovery(st));
+            st.execute("SET TRANSACTION READ ONLY");
+            assertFalse(inRecovery(st));
+            SQLException e = assertThrows(SQLException.class, () -> st.executeUpdate("INSERT INTO ledger VALUES (7)"));
             assertEquals("25006", e.getSQLState());
             c.rollback();
         }
