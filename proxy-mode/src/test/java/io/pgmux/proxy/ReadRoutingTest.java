@@ -215,7 +215,7 @@ class ReadRoutingTest {
      * A client writes while the standby's replay is paused, the replay resumes {@code resumeAfterMillis} later, and
      * the client's read, sent at once, sees its write and runs on the standby.
      */
-    private static void assertReadAfterWriteRunsOnTheStandby(String entryKeys, long resumeAfterMillis)
+    private void assertReadAfterWriteRunsOnTheStandby(String entryKeys, long resumeAfterMillis)
             throws Exception {
         PgMuxProxy waiting = routingProxy(pair, entryKeys);
         try (Connection c = connect(waiting, new Properties()); Statement st = c.createStatement()) {
