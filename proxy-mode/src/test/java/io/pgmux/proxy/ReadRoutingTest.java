@@ -167,10 +167,64 @@ class ReadRoutingTest {
     void aTransactionNotDeclaredReadOnlyRunsOnThePrimary() throws SQLException {
         try (Connection c = connect(proxy, new Properties()); Statement st = c.createStatement()) {
             c.setAutoCommit(false);
+            assertEquals("primary", where(st));
+            c.commit();
+        }
+    }
+
+    @Test
+    void aPgjdbcTransactionWhoseFirstStatementIsSetTransactionReadOnlyRunsOnTheStandby() throws SQLException {
+        try (Connection c = connect(proxy, new Properties()); Statement st = c.createStatement()) {
+            c.setAutoCommit(false);
+            st.execute("set transaction isolation level repeatable read, read only");
+            assertEquals("standby", where(st));
+            c.commit();
+            assertEquals("primary", where(st));
+            c.commit();
+        }
+    }
+
+    @Test
+    void aPgjdbcTransactionWhoseFirstStatementIsSetTransactionReadWriteRunsOnThePrimary() throws SQLException {
+        try (Connection c = connect(proxy, new Properties()); Statement st = c.createStatement()) {
+            c.setAutoCommit(false);
+            st.execute("SET TRANSACTION READ WRITE");
+            assertEquals("primary", where(st));
+            c.commit();
+        }
+    }
+
+    @Test
+    void setTransactionReadOnlyAfterAnotherStatementCannotMoveItsTransaction() throws SQLException {
+        try (Connection c = connect(proxy, new Properties()); Statement st = c.createStatement()) {
+            c.setAutoCommit(false);
+            assertEquals("primary", where(st));
             st.execute("SET TRANSACTION READ ONLY");
             assertEquals("primary", where(st));
             c.commit();
         }
+    }
+
+    @Test
+    void aPsqlBeginThenSetTransactionReadOnlyInOneQueryRunsOnTheStandby() throws Exception {
+        Psql.Result r = Psql.run(psqlUrl(), "BEGIN;  Set Transaction Read Only; SELECT pg_is_in_recovery(); COMMIT");
+        assertEquals(List.of("BEGIN", "SET", "t", "COMMIT"), r.output().strip().lines().toList(), r.output());
+    }
+
+    @Test
+    void aPsycopgBeginThenSetTransactionReadOnlyInOneQueryRunsOnTheStandby() throws Exception {
+        String script = String.join("\n",
+                "import psycopg2, sys",
+                "c = psycopg2.connect(sys.argv[1])",
+                "c.autocommit = True",
+                "cur = c.cursor()",
+                "cur.execute('BEGIN; SET TRANSACTION READ ONLY; SELECT pg_is_in_recovery()')",
+                "print(cur.fetchone()[0])",
+                "cur.execute('COMMIT')");
+        String python = System.getProperty("pgmux.test.python", "/usr/bin/python3");
+        Process p = new ProcessBuilder(List.of(python, "-c", script, psqlUrl())).redirectErrorStream(true).start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals("True", new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip());
     }
 
     @Test

@@ -57,12 +57,12 @@ final class ClientReads {
     }
 
     /**
-     * The pool the transaction that starts with {@code first} borrows from, or null when it is to wait for a standby's
-     * replay and ask again in {@link #REPLAY_POLL_NANOS}.
+     * The pool the transaction that starts with the {@code pending} messages borrows from, or null when it is to wait
+     * for a standby's replay and ask again in {@link #REPLAY_POLL_NANOS}.
      */
-    Pool<ServerConnection> route(FrontendMessage first, long now) {
+    Pool<ServerConnection> route(Iterable<FrontendMessage> pending, long now) {
         replica = null;
-        Boolean declared = first == null ? null : ReadIntent.declared(first);
+        Boolean declared = ReadIntent.declared(pending);
         declaredReadOnly = declared == Boolean.TRUE;
         boolean readOnly = declaredReadOnly
                 || declared == null && ReadIntent.on(parameters.unreported("default_transaction_read_only"));

@@ -235,7 +235,7 @@ abstract class ServerLoan implements ServerLink {
             acquireFrom(pool);
             return;
         }
-        Pool<ServerConnection> from = reads.route(pending.peek(), System.nanoTime());
+        Pool<ServerConnection> from = reads.route(pending, System.nanoTime());
         if (from != null) {
             acquireFrom(from);
             return;

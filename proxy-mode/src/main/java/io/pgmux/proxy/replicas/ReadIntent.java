@@ -4,12 +4,15 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.Locale;
 
 /**
  * Whether a transaction declares itself read-only before it starts, as read routing needs it to choose a server:
  * its first statement is {@code BEGIN} or {@code START TRANSACTION} with {@code READ ONLY} among its modes (in any
- * case and spacing, beside isolation level and [NOT] DEFERRABLE clauses), or the session's
+ * case and spacing, beside isolation level and [NOT] DEFERRABLE clauses), or a plain BEGIN whose next statement,
+ * sent with it, is {@code SET TRANSACTION} with such modes, or the session's
  * {@code default_transaction_read_only} is on and the transaction does not begin {@code READ WRITE}. Anything this
  * does not read for sure (a comment before the BEGIN, a mode it does not know, a message cut short) is not a
  * declaration: the primary serves it.
@@ -19,38 +22,23 @@ public final class ReadIntent {
     }
 
     /**
-     * What the first frame of {@code message} (a Query, or the Parse of an extended-protocol batch) declares:
-     * {@link Boolean#TRUE} for READ ONLY, {@link Boolean#FALSE} for READ WRITE, null when it says neither.
+     * What the transaction that starts with the first of {@code messages} (what the client sent and is pending)
+     * declares: {@link Boolean#TRUE} for READ ONLY, {@link Boolean#FALSE} for READ WRITE, null when it says neither.
+     * The first frame is a Query or a Parse; after a plain {@code BEGIN}, the transaction's next statement is read
+     * too, when the client sent it already (behind a semicolon in the Query, or the next Parse or Query, past the
+     * BEGIN's Bind, Describe and Execute, as pgjdbc pipelines them): {@code SET TRANSACTION} with BEGIN's modes.
      */
-    public static Boolean declared(FrontendMessage message) {
-        byte type = message.type();
-        if (type != FrontendMessage.QUERY && type != FrontendMessage.PARSE) {
-            return null;
-        }
-        ByteBuf frames = message.content();
-        int at = frames.readerIndex();
-        int end = frames.writerIndex();
-        if (end - at < FrontendMessage.HEADER_LENGTH) {
-            return null;
-        }
-        end = Math.min(end, at + 1 + frames.getInt(at + 1));
-        at += FrontendMessage.HEADER_LENGTH;
-        if (type == FrontendMessage.PARSE) {
-            // past the statement name
-            int nul = frames.indexOf(at, end, (byte) 0);
-            if (nul < 0) {
-                return null;
-            }
-            at = nul + 1;
-        }
-        return declared(new Words(frames, at, end));
+    public static Boolean declared(Iterable<FrontendMessage> messages) {
+        Frames frames = new Frames(messages.iterator());
+        Words first = frames.statement();
+        return first == null ? null : declared(first, frames);
     }
 
-    /** As {@link #declared(FrontendMessage)}, of an SQL text. */
+    /** As {@link #declared(Iterable)}, of an SQL text. */
     public static Boolean declared(String sql) {
         // zero-terminated, as in a Query: text that stops short of its zero was cut and declares nothing
         byte[] bytes = (sql + "\0").getBytes(StandardCharsets.UTF_8);
-        return declared(new Words(Unpooled.wrappedBuffer(bytes), 0, bytes.length));
+        return declared(new Words(Unpooled.wrappedBuffer(bytes), 0, bytes.length), null);
     }
 
     /** Whether a {@code default_transaction_read_only} value is on, as PostgreSQL reads a boolean. */
@@ -64,7 +52,8 @@ public final class ReadIntent {
         };
     }
 
-    private static Boolean declared(Words words) {
+    /** The statement's declaration; after a plain BEGIN, its next statement's, from {@code frames} if not null. */
+    private static Boolean declared(Words words, Frames frames) {
         String first = words.next();
         if ("BEGIN".equals(first)) {
             if (words.peekIs("WORK") || words.peekIs("TRANSACTION")) {
@@ -73,6 +62,15 @@ public final class ReadIntent {
         } else if (!"START".equals(first) || !"TRANSACTION".equals(words.next())) {
             return null;
         }
+        if (words.atStatementEnd()) {
+            Words next = words.skipSemicolon() ? words : frames != null ? frames.following() : null;
+            return next != null && "SET".equals(next.next()) && "TRANSACTION".equals(next.next()) ? modes(next) : null;
+        }
+        return modes(words);
+    }
+
+    /** BEGIN's modes: READ ONLY or READ WRITE among isolation level and [NOT] DEFERRABLE clauses. */
+    private static Boolean modes(Words words) {
         Boolean readOnly = null;
         for (;;) {
             words.skipCommas();
@@ -128,6 +126,61 @@ public final class ReadIntent {
         return false;
     }
 
+    /** The frames of the pending messages, for the statements they hold. */
+    private static final class Frames {
+        private Iterator<FrontendMessage> messages;
+        private ByteBuf frames;
+        private int at;
+
+        Frames(Iterator<FrontendMessage> messages) {
+            this.messages = messages;
+        }
+
+        /** The next frame's type, {@link #at} on it; 0 when there is none. */
+        private byte nextFrame() {
+            while (frames == null || at >= frames.writerIndex()) {
+                FrontendMessage message = messages.hasNext() ? messages.next() : null;
+                if (message == null || message.type() == FrontendMessage.CONTINUATION) {
+                    // a streamed message's rest holds no frames to read, nor does what follows it
+                    messages = Collections.emptyIterator();
+                    return 0;
+                }
+                frames = message.content();
+                at = frames.readerIndex();
+            }
+            return frames.writerIndex() - at < FrontendMessage.HEADER_LENGTH ? 0 : frames.getByte(at);
+        }
+
+        /** The SQL text of the next frame, a Query or a Parse; null when it is neither. */
+        Words statement() {
+            byte type = nextFrame();
+            if (type != FrontendMessage.QUERY && type != FrontendMessage.PARSE) {
+                return null;
+            }
+            int end = Math.min(frames.writerIndex(), at + 1 + frames.getInt(at + 1));
+            int text = at + FrontendMessage.HEADER_LENGTH;
+            at = end;
+            if (type == FrontendMessage.PARSE) {
+                // past the statement name
+                int nul = frames.indexOf(text, end, (byte) 0);
+                if (nul < 0) {
+                    return null;
+                }
+                text = nul + 1;
+            }
+            return new Words(frames, text, end);
+        }
+
+        /** The statement after the one read: the next Query or Parse, past a Bind, Describe and Execute. */
+        Words following() {
+            for (byte type = nextFrame(); type == FrontendMessage.BIND || type == FrontendMessage.DESCRIBE
+                    || type == FrontendMessage.EXECUTE; type = nextFrame()) {
+                at += 1 + frames.getInt(at + 1);
+            }
+            return statement();
+        }
+    }
+
     /** The words of a statement's start, upper-cased ASCII letters; null at anything else. */
     private static final class Words {
         private final ByteBuf text;
@@ -163,6 +216,15 @@ public final class ReadIntent {
             }
             byte b = text.getByte(at);
             return b == 0 || b == ';';
+        }
+
+        /** Past the semicolon that ends a statement, when there is one: the next statement of a Query follows. */
+        boolean skipSemicolon() {
+            if (at < end && text.getByte(at) == ';') {
+                at++;
+                return true;
+            }
+            return false;
         }
 
         boolean peekIs(String word) {

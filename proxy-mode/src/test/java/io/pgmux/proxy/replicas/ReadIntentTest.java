@@ -22,8 +22,15 @@ class ReadIntentTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"BEGIN; SET TRANSACTION READ ONLY", "begin work ;set  transaction\n read only; SELECT 1",
+            "START TRANSACTION; SET TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ ONLY, DEFERRABLE"})
+    void aBeginFollowedBySetTransactionReadOnlyIsARead(String sql) {
+        assertEquals(Boolean.TRUE, ReadIntent.declared(sql));
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"BEGIN READ WRITE", "START TRANSACTION READ ONLY, READ WRITE",
-            "BEGIN ISOLATION LEVEL SERIALIZABLE READ WRITE"})
+            "BEGIN ISOLATION LEVEL SERIALIZABLE READ WRITE", "BEGIN; SET TRANSACTION READ WRITE"})
     void aBeginReadWriteIsAWrite(String sql) {
         assertEquals(Boolean.FALSE, ReadIntent.declared(sql));
     }
@@ -32,7 +39,9 @@ class ReadIntentTest {
     @ValueSource(strings = {"BEGIN", "BEGIN;", "SELECT 1", "SET TRANSACTION READ ONLY", "/* x */ BEGIN READ ONLY",
             "-- x\nBEGIN READ ONLY", "BEGIN READ ONLYX", "BEGIN READ ONLY2", "BEGIN READ", "BEGINREAD ONLY",
             "START READ ONLY", "BEGIN ISOLATION LEVEL SNAPSHOT READ ONLY", "BEGIN READ ONLY FOR UPDATE",
-            "COMMIT; BEGIN READ ONLY", "BEGIN \"READ\" ONLY"})
+            "COMMIT; BEGIN READ ONLY", "BEGIN \"READ\" ONLY", "BEGIN; SELECT 1; SET TRANSACTION READ ONLY",
+            "BEGIN; SET TRANSACTION SNAPSHOT '00000003-0000001B-1'", "BEGIN; SET LOCAL default_transaction_read_only = on",
+            "BEGIN; /* x */ SET TRANSACTION READ ONLY"})
     void anythingElseDeclaresNothing(String sql) {
         assertNull(ReadIntent.declared(sql), sql);
     }
