@@ -11,7 +11,7 @@ import io.pgmux.proxy.auth.UserSecrets;
 import io.pgmux.proxy.client.ClientSettings;
 import io.pgmux.proxy.client.ClientTimeouts;
 import io.pgmux.proxy.client.JanitorPeriod;
-import io.pgmux.proxy.config.PeerEntry;
+import io.pgmux.proxy.server.PeerEntry;
 import io.pgmux.proxy.config.PinSessionState;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;

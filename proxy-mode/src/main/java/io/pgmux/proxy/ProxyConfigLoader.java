@@ -2,7 +2,7 @@ package io.pgmux.proxy;
 
 import io.pgmux.core.config.UnknownSetting;
 import io.pgmux.proxy.config.IniFile;
-import io.pgmux.proxy.config.PeerEntry;
+import io.pgmux.proxy.server.PeerEntry;
 import io.pgmux.proxy.config.ProcessSettings;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;

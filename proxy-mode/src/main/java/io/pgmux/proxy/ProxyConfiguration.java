@@ -9,7 +9,7 @@ import io.pgmux.proxy.client.ClientAuthentication;
 import io.pgmux.proxy.client.ClientSettings;
 import io.pgmux.proxy.client.ClientTimeouts;
 import io.pgmux.proxy.client.ClientTls;
-import io.pgmux.proxy.config.PeerEntry;
+import io.pgmux.proxy.server.PeerEntry;
 import io.pgmux.proxy.config.PinSessionState;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;

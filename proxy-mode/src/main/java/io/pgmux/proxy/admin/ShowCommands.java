@@ -23,7 +23,7 @@ import io.pgmux.proxy.client.ClientInfo;
 import io.pgmux.proxy.client.ClientLimits;
 import io.pgmux.proxy.client.PinCounts;
 import io.pgmux.core.pool.PinReason;
-import io.pgmux.proxy.config.PeerEntry;
+import io.pgmux.proxy.server.PeerEntry;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.config.Scope;

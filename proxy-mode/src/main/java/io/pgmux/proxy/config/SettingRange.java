@@ -15,6 +15,8 @@ import java.util.Set;
  * a logfile that is no file). PgBouncer 1.25 checks none of these but the admin console's name as auth_dbname.
  */
 final class SettingRange {
+    /** The largest peer_id: a cancel key carries it in two bytes (as server.PeerEntry.MAX_ID). */
+    static final int MAX_PEER_ID = 0xFFFF;
     /** Below this, the messages of a login (a SCRAM exchange, a console's SET) no longer fit. */
     static final int MIN_PACKET_SIZE = 1024;
     /** File systems whose files are the kernel's, not data: a log written there writes into the kernel's state. */
@@ -49,9 +51,9 @@ final class SettingRange {
             }
             case PEER_ID -> {
                 int id = (Integer) value;
-                if (id < 0 || id > PeerEntry.MAX_ID) {
+                if (id < 0 || id > MAX_PEER_ID) {
                     throw new IllegalArgumentException(setting.configName() + " must be 0 (no peering) to "
-                            + PeerEntry.MAX_ID + ", not " + id + ": a cancel key carries it in two bytes");
+                            + MAX_PEER_ID + ", not " + id + ": a cancel key carries it in two bytes");
                 }
             }
             case SCRAM_ITERATIONS -> {

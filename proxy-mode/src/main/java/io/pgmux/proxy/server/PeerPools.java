@@ -2,7 +2,7 @@ package io.pgmux.proxy.server;
 
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
-import io.pgmux.proxy.config.PeerEntry;
+import io.pgmux.proxy.server.PeerEntry;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.transport.Transport;
 import java.util.ArrayDeque;

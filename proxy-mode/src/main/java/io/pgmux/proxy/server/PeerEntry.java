@@ -1,6 +1,7 @@
-package io.pgmux.proxy.config;
+package io.pgmux.proxy.server;
 
-import io.pgmux.proxy.server.ServerHost;
+import io.pgmux.proxy.config.ConnectString;
+import io.pgmux.proxy.config.ListenAddresses;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
@@ -15,7 +16,7 @@ import java.util.Map;
 public record PeerEntry(int id, ServerHost host, int poolSize) {
     /** PgBouncer's default port of a peer, its own listen_port's default. */
     public static final int DEFAULT_PORT = 6432;
-    /** The largest id the two bytes of a cancel key hold. */
+    /** The largest id the two bytes of a cancel key hold (peer_id's range in config's SettingRange says the same). */
     public static final int MAX_ID = 0xFFFF;
 
     /**
