@@ -10,6 +10,7 @@ import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.sql.Classification;
 import io.pgmux.jdbc.sql.ReadIntent;
 import io.pgmux.core.pool.PinReason;
+import io.pgmux.core.pool.ReadYourWritesToken;
 import io.pgmux.jdbc.sql.TransactionControl;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -1010,7 +1011,12 @@ public final class LogicalConnection extends ConnectionLock implements PgMuxConn
     @Override
     public void applyReadYourWritesToken(String token) throws SQLException {
         checkOpen();
-        ReadYourWritesToken t = ReadYourWritesToken.parse(token);
+        ReadYourWritesToken t;
+        try {
+            t = ReadYourWritesToken.parse(token);
+        } catch (IllegalArgumentException e) {
+            throw OwnWrites.invalidToken(e.getMessage());
+        }
         if (ownWrites == null) {
             // every read runs on the primary, which has everything the token names
             return;

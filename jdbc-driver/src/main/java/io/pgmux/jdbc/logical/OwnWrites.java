@@ -2,6 +2,7 @@ package io.pgmux.jdbc.logical;
 
 import io.pgmux.core.pool.LentServer;
 import io.pgmux.core.pool.Lsn;
+import io.pgmux.core.pool.ReadYourWritesToken;
 import io.pgmux.jdbc.physical.PhysicalConnection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -86,7 +87,7 @@ final class OwnWrites {
     void apply(ServerPool pool, ReadYourWritesToken token) throws SQLException {
         ClusterIdentity cluster = pool.clusterIdentity(false);
         if (cluster.systemIdentifier() != token.systemIdentifier()) {
-            throw ReadYourWritesToken.invalid("it is of another cluster (system identifier "
+            throw invalidToken("it is of another cluster (system identifier "
                     + Long.toUnsignedString(token.systemIdentifier()) + "; this pool's primary: "
                     + Long.toUnsignedString(cluster.systemIdentifier()) + ")");
         }
@@ -98,7 +99,7 @@ final class OwnWrites {
             return;
         }
         if (!pool.standbyHasReplayed(token.lsn()) && !Lsn.reached(pool.walInsertLsn(), token.lsn())) {
-            throw ReadYourWritesToken.invalid("it names WAL position " + Lsn.format(token.lsn())
+            throw invalidToken("it names WAL position " + Lsn.format(token.lsn())
                     + ", which the primary has not reached");
         }
         mustSee = Lsn.later(mustSee, token.lsn());
@@ -113,5 +114,10 @@ final class OwnWrites {
         boolean mayWait = mustSee != waitedFor;
         waitedFor = mustSee;
         return pool.borrowForRead(client, mustSee, mayWait);
+    }
+
+    /** What {@code applyReadYourWritesToken} throws for a token it cannot honour. */
+    static SQLException invalidToken(String why) {
+        return new SQLException("invalid readYourWrites token: " + why, "22023");
     }
 }

@@ -1,27 +1,26 @@
-package io.pgmux.jdbc.logical;
+package io.pgmux.core.pool;
 
-import io.pgmux.core.pool.Lsn;
 import java.nio.charset.StandardCharsets;
-import java.sql.SQLException;
 import java.util.zip.CRC32;
 
 /**
  * The text of a read-your-writes token: {@code ryw1.<system identifier>.<timeline>.<WAL position>.<check>}, all
  * hexadecimal, the check a CRC-32 of what precedes it, so that a token garbled on its way is refused rather than
  * read as another position. Not a secret and not signed: a token made up by hand can ask only for reads fresher
- * (they wait, or run on the primary) or staler than the bearer's own writes, which only the bearer sees.
+ * (they wait, or run on the primary) or staler than the bearer's own writes, which only the bearer sees. Both faces
+ * make and read the same text, so a token crosses from the driver to the proxy and back.
  */
-record ReadYourWritesToken(long systemIdentifier, int timeline, long lsn) {
+public record ReadYourWritesToken(long systemIdentifier, int timeline, long lsn) {
     private static final String VERSION = "ryw1";
 
-    String text() {
+    public String text() {
         String body = VERSION + "." + Long.toHexString(systemIdentifier) + "." + Integer.toHexString(timeline) + "."
                 + Long.toHexString(lsn);
         return body + "." + check(body);
     }
 
-    /** @throws SQLException {@code 22023} naming what is wrong with {@code text} */
-    static ReadYourWritesToken parse(String text) throws SQLException {
+    /** @throws IllegalArgumentException naming what is wrong with {@code text} */
+    public static ReadYourWritesToken parse(String text) {
         if (text == null) {
             throw invalid("null");
         }
@@ -41,8 +40,8 @@ record ReadYourWritesToken(long systemIdentifier, int timeline, long lsn) {
         }
     }
 
-    static SQLException invalid(String why) {
-        return new SQLException("invalid readYourWrites token: " + why, "22023");
+    private static IllegalArgumentException invalid(String why) {
+        return new IllegalArgumentException(why);
     }
 
     private static String check(String body) {
