@@ -555,7 +555,7 @@ final class ClientLogin {
     /** The client's read routing when its pool routes reads to standbys; null otherwise. */
     private ClientReads reads(Pool<ServerConnection> pool) {
         ReplicaRoutes routes = context.replicaRoutes(pool, channel.eventLoop());
-        return routes == null ? null : new ClientReads(routes, client.parameters);
+        return routes == null ? null : new ClientReads(routes, client.parameters, channel.remoteAddress());
     }
 
     /**

@@ -2,22 +2,31 @@ package io.pgmux.proxy.client;
 
 import io.pgmux.core.pool.Lsn;
 import io.pgmux.core.pool.Pool;
+import io.pgmux.core.pool.ReadYourWritesToken;
 import io.pgmux.core.pool.Replica;
 import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.replicas.ReadIntent;
 import io.pgmux.proxy.replicas.ReplicaRoutes;
 import io.pgmux.proxy.server.ServerConnection;
+import java.net.SocketAddress;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One client's read routing (read_routing = replicas, transaction mode): which pool each of its transactions borrows
  * from, and with read_your_writes the WAL position its reads must see, the one after its last commit that may have
  * written. A transaction declared read-only before it starts (see {@link ReadIntent}) goes to the next standby in
  * turn that has replayed that position; with none, it waits up to replica_wait_timeout for one, then runs on the
- * primary, which also serves everything else. On the client's event loop.
+ * primary, which also serves everything else. The position travels as a read-your-writes token: the client gets
+ * it as the ParameterStatus {@value #TOKEN} after each position read, and one it sets as that setting joins its own.
+ * On the client's event loop.
  */
 final class ClientReads {
+    /** The setting and ParameterStatus that carry a read-your-writes token. */
+    static final String TOKEN = "pgmux.read_your_writes_token";
+    private static final Logger log = LoggerFactory.getLogger(ClientReads.class);
     /** How often a read waiting for a standby's replay looks again at what the checks found. */
     static final long REPLAY_POLL_NANOS = 5_000_000;
     /** The position after a commit the pooler could not read: no standby may serve this client's reads. */
@@ -27,6 +36,9 @@ final class ClientReads {
     private final ClientParameters parameters;
     private final boolean readYourWrites;
     private final long waitNanos;
+    private final SocketAddress client;
+    /** The last token the client set, once applied; null for none. */
+    private String tokenApplied;
     /** The WAL position the client's next read must see; 0 for none. */
     private long mustSee;
     /** When the read waiting for a standby's replay gives up on it; 0 while none waits. */
@@ -36,9 +48,10 @@ final class ClientReads {
     /** The current transaction began READ ONLY: it cannot have written, wherever it ran. */
     private boolean declaredReadOnly;
 
-    ClientReads(ReplicaRoutes routes, ClientParameters parameters) {
+    ClientReads(ReplicaRoutes routes, ClientParameters parameters, SocketAddress client) {
         this.routes = routes;
         this.parameters = parameters;
+        this.client = client;
         this.readYourWrites = routes.settings().readYourWrites();
         this.waitNanos = routes.settings().replicaWaitTimeout().toNanos();
     }
@@ -70,6 +83,9 @@ final class ClientReads {
             waitDeadline = 0;
             return routes.primary();
         }
+        if (readYourWrites) {
+            applyToken();
+        }
         long minLsn = readYourWrites ? mustSee : 0;
         Replica<ServerConnection> r = minLsn == UNKNOWN ? null : routes.pick(minLsn);
         if (r != null) {
@@ -91,6 +107,48 @@ final class ClientReads {
         }
         replayWaitEnds(now);
         return routes.primary();
+    }
+
+    /**
+     * A token the client set that it has not applied yet joins its own position. One that cannot be read, or names
+     * another cluster or timeline, cannot say which standby is fresh enough: the client's reads go to the primary until
+     * its next write tells its position again.
+     */
+    private void applyToken() {
+        String text = parameters.unreported(TOKEN);
+        if (text == null || text.isEmpty() || text.equals(tokenApplied)) {
+            return;
+        }
+        tokenApplied = text;
+        ReadYourWritesToken token;
+        try {
+            token = ReadYourWritesToken.parse(text);
+        } catch (IllegalArgumentException e) {
+            ignoreToken(e.getMessage());
+            return;
+        }
+        ReadYourWritesToken primary = routes.token(0);
+        if (primary == null || primary.systemIdentifier() != token.systemIdentifier()) {
+            ignoreToken(primary == null ? "the primary has not been checked yet" : "it is of another cluster");
+        } else if (primary.timeline() != token.timeline()) {
+            mustSee = UNKNOWN;
+        } else if (mustSee != UNKNOWN) {
+            mustSee = Lsn.later(mustSee, token.lsn());
+        }
+    }
+
+    private void ignoreToken(String why) {
+        mustSee = UNKNOWN;
+        log.warn("client {}: {} ignored ({}): its reads run on the primary until its next write", client, TOKEN, why);
+    }
+
+    /** The token naming the position the client's reads must see, for the client to hand on; null if unknown. */
+    String token() {
+        if (mustSee == UNKNOWN || mustSee == 0) {
+            return null;
+        }
+        ReadYourWritesToken token = routes.token(mustSee);
+        return token == null ? null : token.text();
     }
 
     /** A wait for replay, if one was under way, is over at {@code now}: its time is counted. */

@@ -14,6 +14,7 @@ import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.PoolerError;
+import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.protocol.ReadyForQuery.TransactionStatus;
 import io.pgmux.proxy.protocol.SqlState;
@@ -434,6 +435,11 @@ abstract class ServerLoan implements ServerLink {
 
     private void onPosition(List<String[]> rows, ErrorResponse error, Throwable failure, boolean readyHeld) {
         reads.position(failure == null && error == null ? rows : null);
+        String token = reads.token();
+        if (token != null && state != State.CLOSED) {
+            filter.relayOwn(new ParameterStatus(ClientReads.TOKEN, token));
+            channel.flush();
+        }
         if (lease == null) {
             return;
         }

@@ -6,6 +6,7 @@ import io.pgmux.core.pool.Lease;
 import io.pgmux.core.pool.Lsn;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PrimaryWalHistory;
+import io.pgmux.core.pool.ReadYourWritesToken;
 import io.pgmux.core.pool.Replica;
 import io.pgmux.core.pool.ReplicaMetrics;
 import io.pgmux.core.pool.ReplicaSet;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * with a pool of its own, and the checks that tell which are standbys and how far each has replayed. Every
  * replica_check_period each host is asked, on a server connection of its own pool and with the pooler's own
  * request machinery (as auth_query runs), {@code pg_is_in_recovery()} and its replay position (a primary: its
- * current WAL position, which the lag is measured from). A host whose check fails, or has not answered by the next
+ * current WAL position, which the lag is measured from, and its cluster's system identifier and timeline, which
+ * read-your-writes tokens name). A host whose check fails, or has not answered by the next
  * one, leaves the read set until a check finds it a standby again. Nothing blocks: each step runs when the previous
  * one completes. A standby whose replay lags the primary by more than replica_max_lag (measured as the JDBC face
  * measures replicaMaxLag, by {@link PrimaryWalHistory}) leaves the read set until a check finds it within. Counts
@@ -37,7 +39,9 @@ public final class ReplicaRoutes {
     /** How often the hosts are checked while a read waits for a standby's replay. */
     static final long EARLY_CHECK_NANOS = 5_000_000;
     private static final String CHECK = "SELECT pg_catalog.pg_is_in_recovery(), (CASE WHEN pg_catalog.pg_is_in_recovery()"
-            + " THEN pg_catalog.pg_last_wal_replay_lsn() ELSE pg_catalog.pg_current_wal_lsn() END)::text";
+            + " THEN pg_catalog.pg_last_wal_replay_lsn() ELSE pg_catalog.pg_current_wal_lsn() END)::text,"
+            + " (SELECT system_identifier FROM pg_catalog.pg_control_system())::text,"
+            + " (SELECT timeline_id FROM pg_catalog.pg_control_checkpoint())::text";
 
     /** What the last check of a host found. */
     public enum Role {
@@ -57,6 +61,8 @@ public final class ReplicaRoutes {
     private final ReplicaMetrics metrics;
     /** The primary's WAL position at its last check; 0 before. */
     private final AtomicLong primaryLsn = new AtomicLong();
+    /** The primary's cluster, as its last check found it, which read-your-writes tokens name; null before. */
+    private volatile ReadYourWritesToken primaryCluster;
     /** Guarded by itself: checks complete on their server connections' event loops, not all on {@code loop}. */
     private final PrimaryWalHistory primaryWal = new PrimaryWalHistory();
     private final EventExecutor loop;
@@ -101,6 +107,13 @@ public final class ReplicaRoutes {
 
     public List<Replica<ServerConnection>> hosts() {
         return set.replicas();
+    }
+
+    /** The read-your-writes token naming WAL position {@code lsn} of the primary; null before a check found it. */
+    public ReadYourWritesToken token(long lsn) {
+        ReadYourWritesToken cluster = primaryCluster;
+        return cluster == null ? null
+                : new ReadYourWritesToken(cluster.systemIdentifier(), cluster.timeline(), lsn);
     }
 
     /** The next standby in turn that has replayed {@code minLsn}, counted as a read routed to it; null if none. */
@@ -219,6 +232,10 @@ public final class ReplicaRoutes {
                     String[] row = rows.get(1);
                     try {
                         boolean standby = "t".equals(row[0]);
+                        if (!standby) {
+                            primaryCluster = new ReadYourWritesToken(Long.parseLong(row[2]),
+                                    Integer.parseInt(row[3]), 0);
+                        }
                         found(i, replica, standby ? Role.STANDBY : Role.PRIMARY, Lsn.parse(row[1]), null);
                     } catch (IllegalArgumentException e) {
                         found(i, replica, Role.UNREACHABLE, 0, e.getMessage());
