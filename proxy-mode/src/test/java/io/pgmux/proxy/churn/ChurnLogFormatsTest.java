@@ -48,6 +48,10 @@ class ChurnLogFormatsTest {
         Path pgbench = Clients.executable("pgbench", "install the PostgreSQL client tools");
         db.server().enableLogConnections();
         db.server().enableCsvAndJsonLogs();
+        // The windows start one after the other: a login of the fixture's own connection (made again when it had
+        // closed) between them would be in one log's window and not in the next one's. This read makes sure that
+        // connection is open and its login logged before the first window starts.
+        db.server().logFromNow("stderr").readThroughMarker();
         ServerLog stderrLog = db.server().logFromNow("stderr");
         ServerLog csvLog = db.server().logFromNow("csvlog");
         ServerLog jsonLog = db.server().logFromNow("jsonlog");
