@@ -39,7 +39,6 @@ import io.pgmux.proxy.protocol.StartupMessage;
 import io.pgmux.proxy.server.PeerCancelKey;
 import io.pgmux.proxy.server.PeerPools;
 import io.pgmux.proxy.server.ServerConnection;
-import io.pgmux.proxy.server.ServerErrorException;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.transport.Transport;
 import io.pgmux.proxy.transport.ReadPauses;
@@ -481,7 +480,7 @@ final class ClientLogin {
                 client.decoder.streamLargeMessages();
                 if (replication != StartupReplication.NONE) {
                     client.pool.traffic().recordClientLogin();
-                    openReplication();
+                    new ReplicationLink(client, channel, replication).open(replicationStartup, this::sendWelcome);
                     return;
                 }
                 client.limitsUser = client.user;
@@ -499,45 +498,6 @@ final class ClientLogin {
                 welcome();
             }
         }
-    }
-
-    /**
-     * A replication client waits for its own server connection, then is welcomed with that server's parameters:
-     * the session is the server's, not the pool's.
-     */
-    private void openReplication() {
-        ReadPauses.pause(channel, ReadPauses.LOGIN);
-        client.to(ClientConnection.State.WELCOME);
-        client.startTimeout(ClientTimeouts.Timeout.WELCOME, client.connectedAtNanos);
-        context.clientTimeouts().loginStarted(client);
-        ReplicationLink own = new ReplicationLink(client, channel, replication);
-        client.replication = own;
-        own.open(replicationStartup).whenComplete((server, failure) -> {
-            if (client.isOver()) {
-                return;
-            }
-            if (failure != null) {
-                failReplication(failure);
-                return;
-            }
-            ReadPauses.resume(channel, ReadPauses.LOGIN);
-            sendWelcome(server.parameters().reported());
-            own.welcomed();
-        });
-    }
-
-    /**
-     * As PgBouncer: a server refusing a replication login (no REPLICATION role, no pg_hba.conf line for it) is
-     * logged with its error, and the client gets {@code login failed}, the server's error as its detail.
-     */
-    private void failReplication(Throwable failure) {
-        ServerErrorException refused = ServerErrorException.find(failure);
-        if (refused == null) {
-            client.failAcquire(failure);
-            return;
-        }
-        log.warn("pool {}: replication server login failed: {}", client.pool.name(), refused.getMessage());
-        client.fatal(PoolerError.loginFailed().withDetail(refused.error().message()));
     }
 
     private void openConsole() {

@@ -8,12 +8,16 @@ import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.proxy.server.ServerErrorException;
 import io.pgmux.proxy.server.ServerLink;
 import io.pgmux.proxy.transport.ReadPauses;
 import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A replication client (startup parameter {@code replication=database} or a true boolean, as PgBouncer 1.23+
@@ -21,10 +25,13 @@ import java.util.concurrent.CompletionStage;
  * startup parameters ({@code Pool.acquireDedicated}), and from then on every message goes through unparsed both
  * ways (walsender commands, CopyBoth and CopyData both ways, a base backup's CopyOut streams, SQL on a logical one)
  * until either side closes, which closes the other. Nothing is replayed or reset: the session is the client's
- * alone, and its end closes the server connection. Runs on the client's event loop; the server's messages arrive
- * on the server's.
+ * alone, and its end closes the server connection. It is made once the client is authenticated: the client waits
+ * for its server, and is welcomed with that server's parameters. Runs on the client's event loop; the server's
+ * messages arrive on the server's.
  */
 final class ReplicationLink implements ServerLink {
+    private static final Logger log = LoggerFactory.getLogger(ReplicationLink.class);
+
     private final ClientConnection client;
     private final Channel channel;
     private final StartupReplication mode;
@@ -47,10 +54,34 @@ final class ReplicationLink implements ServerLink {
     }
 
     /**
+     * The client waits for its own server connection, then is welcomed with that server's parameters, which
+     * {@code welcome} sends: the session is the server's, not the pool's.
+     */
+    void open(Map<String, String> startupParameters, Consumer<Map<String, String>> welcome) {
+        ReadPauses.pause(channel, ReadPauses.LOGIN);
+        client.to(ClientConnection.State.WELCOME);
+        client.startTimeout(ClientTimeouts.Timeout.WELCOME, client.connectedAtNanos);
+        client.context.clientTimeouts().loginStarted(client);
+        client.replication = this;
+        acquire(startupParameters).whenComplete((linked, failure) -> {
+            if (client.isOver()) {
+                return;
+            }
+            if (failure != null) {
+                fail(failure);
+                return;
+            }
+            ReadPauses.resume(channel, ReadPauses.LOGIN);
+            welcome.accept(linked.parameters().reported());
+            welcomed();
+        });
+    }
+
+    /**
      * Asks the client's pool for its own server connection; completes on the client's loop with the server, linked,
      * or fails with why none could be had (a refused login, query_wait_timeout, the pool closing).
      */
-    CompletionStage<ServerConnection> open(Map<String, String> startupParameters) {
+    private CompletionStage<ServerConnection> acquire(Map<String, String> startupParameters) {
         CompletableFuture<ServerConnection> linked = new CompletableFuture<>();
         acquiring = client.pool.acquireDedicated(startupParameters).toCompletableFuture();
         acquiring.whenComplete((acquired, failure) ->
@@ -70,8 +101,22 @@ final class ReplicationLink implements ServerLink {
         return linked;
     }
 
+    /**
+     * As PgBouncer: a server refusing a replication login (no REPLICATION role, no pg_hba.conf line for it) is
+     * logged with its error, and the client gets {@code login failed}, the server's error as its detail.
+     */
+    private void fail(Throwable failure) {
+        ServerErrorException refused = ServerErrorException.find(failure);
+        if (refused == null) {
+            client.failAcquire(failure);
+            return;
+        }
+        log.warn("pool {}: replication server login failed: {}", client.pool.name(), refused.getMessage());
+        client.fatal(PoolerError.loginFailed().withDetail(refused.error().message()));
+    }
+
     /** The client was welcomed: what it sent meanwhile goes to its server. */
-    void welcomed() {
+    private void welcomed() {
         FrontendMessage message;
         while ((message = early.poll()) != null) {
             server.write(message.content());
