@@ -123,22 +123,15 @@ final class ClientLogin {
     }
 
     /**
-     * Under peering (peer_id set), a key another peer gave is forwarded to it, and this request's connection stays
-     * open until that is done, as in PgBouncer; one of ours is looked up as given, its TTL bits full again. The
-     * request's connection closes once the cancel is sent or found needless, logged in PgBouncer's words under the
-     * cancelled client's database.
+     * A key another peer gave is forwarded to it ({@link PeerPools#ownOrForward}), and this request's connection stays
+     * open until that is done, as in PgBouncer; one of ours is looked up. The request's connection closes once the
+     * cancel is sent or found needless, logged in PgBouncer's words under the cancelled client's database.
      */
     private void onCancelRequest(CancelRequest received) {
-        CancelRequest cancel = received;
-        PeerPools peers = context.peerPools();
-        if (peers.ownId() != 0) {
-            BackendKeyData key = received.key();
-            if (PeerCancelKey.peerId(key) != peers.ownId()) {
-                peers.forward(key, channel, reason -> client.endCancelRequest(null, reason));
-                return;
-            }
-            BackendKeyData given = PeerCancelKey.asGiven(key);
-            cancel = new CancelRequest(given.processId(), given.secretKey());
+        CancelRequest cancel = context.peerPools().ownOrForward(received, channel,
+                reason -> client.endCancelRequest(null, reason));
+        if (cancel == null) {
+            return;
         }
         ClientConnection target = context.clientsByKey().get(cancel.key());
         if (target == null || !cancel.matches(target.key)) {

@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.pgmux.proxy.server.PeerEntry;
 import io.pgmux.proxy.protocol.BackendKeyData;
+import io.pgmux.proxy.protocol.CancelRequest;
 import io.pgmux.proxy.transport.Transport;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -91,6 +92,25 @@ public final class PeerPools {
         List<Row> rows = new ArrayList<>();
         pools.forEach((id, pool) -> rows.add(pool.row(id)));
         return rows;
+    }
+
+    /**
+     * A cancel request received here: without peering, {@code received} as it came; under peering (peer_id set), one
+     * whose key another peer gave is forwarded to that peer ({@link #forward}) and null returned, and one of ours
+     * comes back as its key was given, its TTL bits full again, to be looked up here.
+     */
+    public CancelRequest ownOrForward(CancelRequest received, Channel channel, Consumer<String> closed) {
+        int ownId = peering.ownId;
+        if (ownId == 0) {
+            return received;
+        }
+        BackendKeyData key = received.key();
+        if (PeerCancelKey.peerId(key) != ownId) {
+            forward(key, channel, closed);
+            return null;
+        }
+        BackendKeyData given = PeerCancelKey.asGiven(key);
+        return new CancelRequest(given.processId(), given.secretKey());
     }
 
     /**
