@@ -1,16 +1,21 @@
 package io.pgmux.proxy.client;
 
+import io.netty.channel.EventLoop;
 import io.pgmux.core.pool.Lsn;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.ReadYourWritesToken;
 import io.pgmux.core.pool.Replica;
 import io.pgmux.proxy.parameters.ClientParameters;
+import io.pgmux.proxy.parameters.PoolerPrelude;
 import io.pgmux.proxy.protocol.FrontendMessage;
+import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.replicas.ReadIntent;
 import io.pgmux.proxy.replicas.ReplicaRoutes;
 import io.pgmux.proxy.server.ServerConnection;
 import java.net.SocketAddress;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +36,7 @@ final class ClientReads {
     static final long REPLAY_POLL_NANOS = 5_000_000;
     /** The position after a commit the pooler could not read: no standby may serve this client's reads. */
     private static final long UNKNOWN = -1;
+    private static final String WAL_POSITION = "SELECT pg_catalog.pg_current_wal_insert_lsn()::text";
 
     private final ReplicaRoutes routes;
     private final ClientParameters parameters;
@@ -143,7 +149,7 @@ final class ClientReads {
     }
 
     /** The token naming the position the client's reads must see, for the client to hand on; null if unknown. */
-    String token() {
+    private String token() {
         if (mustSee == UNKNOWN || mustSee == 0) {
             return null;
         }
@@ -174,10 +180,25 @@ final class ClientReads {
     }
 
     /**
+     * Reads on {@code server}, lent to this client, the WAL position after the client's commit; then hands
+     * {@code then}, on {@code loop}, the ParameterStatus that tells the client its token (null when the position is
+     * unknown) and why the read failed (null when the server answered, even with an error).
+     */
+    void readPosition(ServerConnection server, EventLoop loop, BiConsumer<ParameterStatus, Throwable> then) {
+        List<String[]> rows = new ArrayList<>(2);
+        server.request(PoolerPrelude.before(WAL_POSITION, server.parameters().majorVersion()), rows).whenComplete(
+                (error, failure) -> loop.execute(() -> {
+                    position(failure == null && error == null ? rows : null);
+                    String token = token();
+                    then.accept(token == null ? null : new ParameterStatus(TOKEN, token), failure);
+                }));
+    }
+
+    /**
      * What the read of the WAL position after the client's commit returned ({@code rows} after the pooler's prelude
      * row), or null when it failed: then no standby serves the client's reads until a position is read again.
      */
-    void position(List<String[]> rows) {
+    private void position(List<String[]> rows) {
         long lsn = UNKNOWN;
         if (rows != null && rows.size() == 2 && rows.get(1).length == 1) {
             try {

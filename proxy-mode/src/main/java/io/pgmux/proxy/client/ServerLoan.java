@@ -76,7 +76,6 @@ abstract class ServerLoan implements ServerLink {
     static final int PENDING_BYTES_LIMIT = 64 * 1024;
     /** Why a client's reads pause for its loan: too much waits for a server, or its server cannot take more. */
     static final int SERVER_REASONS = ReadPauses.WAITING_FOR_SERVER | ReadPauses.PEER_NOT_WRITABLE;
-    private static final String WAL_POSITION = "SELECT pg_catalog.pg_current_wal_insert_lsn()::text";
 
     final ClientConnection client;
     final Channel channel;
@@ -422,22 +421,17 @@ abstract class ServerLoan implements ServerLink {
 
     /**
      * read_your_writes: before a primary's server connection goes back after a transaction that may have written,
-     * reads the WAL position after its commit, which the client's next reads must see. What the client sends
-     * meanwhile waits, as for a server.
+     * its {@link ClientReads} reads the WAL position after its commit, which the client's next reads must see. What
+     * the client sends meanwhile waits, as for a server.
      */
     private void readPosition(boolean readyHeld) {
         to(State.READING_POSITION);
-        List<String[]> rows = new ArrayList<>(2);
-        EventLoop loop = channel.eventLoop();
-        server.request(PoolerPrelude.before(WAL_POSITION, server.parameters().majorVersion()), rows).whenComplete(
-                (error, failure) -> loop.execute(() -> onPosition(rows, error, failure, readyHeld)));
+        reads.readPosition(server, channel.eventLoop(), (token, failure) -> onPosition(token, failure, readyHeld));
     }
 
-    private void onPosition(List<String[]> rows, ErrorResponse error, Throwable failure, boolean readyHeld) {
-        reads.position(failure == null && error == null ? rows : null);
-        String token = reads.token();
+    private void onPosition(ParameterStatus token, Throwable failure, boolean readyHeld) {
         if (token != null && state != State.CLOSED) {
-            filter.relayOwn(new ParameterStatus(ClientReads.TOKEN, token));
+            filter.relayOwn(token);
             channel.flush();
         }
         if (lease == null) {
