@@ -300,11 +300,7 @@ final class Link extends ServerLoan {
     void onClientWritabilityChanged() {
         ServerConnection current = server;
         if (state == State.LINKED && current != null) {
-            if (!channel.isWritable()) {
-                channel.flush();
-            }
-            // asked again: the flush may have drained the buffer and run this handler for the writable event inside
-            ReadPauses.change(current.channel(), ReadPauses.PEER_NOT_WRITABLE, !channel.isWritable());
+            RelayFlow.clientWritabilityChanged(channel, current);
         }
     }
 
@@ -534,12 +530,7 @@ final class Link extends ServerLoan {
 
     @Override
     public void onServerReadComplete() {
-        EventLoop loop = channel.eventLoop();
-        if (loop.inEventLoop()) {
-            channel.flush();
-        } else {
-            loop.execute(channel::flush);
-        }
+        RelayFlow.flushToClient(channel);
     }
 
     @Override
@@ -547,13 +538,7 @@ final class Link extends ServerLoan {
         channel.eventLoop().execute(() -> {
             ServerConnection current = server;
             if (state == State.LINKED && current != null) {
-                // the event may be stale by now: act on the server's writability as it is
-                boolean now = current.channel().isWritable();
-                if (!now) {
-                    // what was relayed since the last read completed must go out, or the server never drains
-                    current.flush();
-                }
-                ReadPauses.change(channel, ReadPauses.PEER_NOT_WRITABLE, !now);
+                RelayFlow.serverWritabilityChanged(channel, current);
             }
         });
     }
@@ -594,10 +579,7 @@ final class Link extends ServerLoan {
         if (listening != null) {
             listening.clientClosed(state == State.LISTEN_BATCH);
         }
-        FrontendMessage message;
-        while ((message = pending.poll()) != null) {
-            message.release();
-        }
+        RelayFlow.releaseAll(pending);
         pendingBytes = 0;
         if (resend != null) {
             resend.forget();

@@ -151,10 +151,7 @@ final class ReplicationLink implements ServerLink {
     void onClientWritabilityChanged() {
         ServerConnection current = server;
         if (current != null) {
-            if (!channel.isWritable()) {
-                channel.flush();
-            }
-            ReadPauses.change(current.channel(), ReadPauses.PEER_NOT_WRITABLE, !channel.isWritable());
+            RelayFlow.clientWritabilityChanged(channel, current);
         }
     }
 
@@ -193,12 +190,7 @@ final class ReplicationLink implements ServerLink {
 
     @Override
     public void onServerReadComplete() {
-        EventLoop loop = channel.eventLoop();
-        if (loop.inEventLoop()) {
-            channel.flush();
-        } else {
-            loop.execute(channel::flush);
-        }
+        RelayFlow.flushToClient(channel);
     }
 
     @Override
@@ -206,11 +198,7 @@ final class ReplicationLink implements ServerLink {
         channel.eventLoop().execute(() -> {
             ServerConnection current = server;
             if (!closed && current != null) {
-                boolean now = current.channel().isWritable();
-                if (!now) {
-                    current.flush();
-                }
-                ReadPauses.change(channel, ReadPauses.PEER_NOT_WRITABLE, !now);
+                RelayFlow.serverWritabilityChanged(channel, current);
             }
         });
     }
@@ -234,10 +222,7 @@ final class ReplicationLink implements ServerLink {
         if (acquiring != null) {
             acquiring.cancel(false);
         }
-        FrontendMessage message;
-        while ((message = early.poll()) != null) {
-            message.release();
-        }
+        RelayFlow.releaseAll(early);
         Lease<ServerConnection> held = lease;
         lease = null;
         if (held != null) {
