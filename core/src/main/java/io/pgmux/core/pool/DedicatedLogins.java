@@ -57,17 +57,78 @@ final class DedicatedLogins<S> {
                 waiting.remove(r);
                 continue;
             }
-            if (!pool.takeServerSlot()) {
+            if (!takeServerSlot()) {
                 if (pool.closeOneIdle("evicted")) {
                     continue;
                 }
                 return;
             }
             if (!waiting.remove(r) || r.isDone()) {
-                pool.giveBackServerSlot();
+                giveBackServerSlot();
                 continue;
             }
-            pool.openDedicated(r);
+            open(r);
+        }
+    }
+
+    /** Takes a pool_size slot and the shared limits' for a dedicated connection; false when one is full. */
+    private boolean takeServerSlot() {
+        int total;
+        do {
+            total = pool.serverCount.get();
+            if (total >= pool.config().defaultPoolSize()) {
+                return false;
+            }
+        } while (!pool.serverCount.compareAndSet(total, total + 1));
+        if (!pool.registry.reserveServerSlot(pool)) {
+            pool.serverCount.decrementAndGet();
+            pool.registry.evictIdleForLimit(pool);
+            return false;
+        }
+        return true;
+    }
+
+    /** A slot {@link #takeServerSlot} took was not used after all. */
+    private void giveBackServerSlot() {
+        pool.serverCount.decrementAndGet();
+        pool.registry.releaseServerSlot(pool);
+    }
+
+    /** Opens the connection of a dedicated request, in a slot already taken for it. */
+    private void open(Request<S> r) {
+        PooledServer<S> s = new PooledServer<>(pool, pool.clock.nanoTime(), true);
+        pool.servers.add(s);
+        Pool.runStage(() -> pool.connector.openDedicated(s, r.startupParameters))
+                .whenComplete((conn, err) -> opened(s, r, conn, err));
+    }
+
+    /**
+     * A dedicated login ended. Its failure is this client's alone, as in PgBouncer: a replication login fails for
+     * reasons of its own (no REPLICATION role, no pg_hba.conf line), so the pool's logins go on as they were.
+     */
+    private void opened(PooledServer<S> s, Request<S> r, S conn, Throwable err) {
+        long now = pool.clock.nanoTime();
+        if (err != null) {
+            s.setState(PooledServer.CLOSING);
+            pool.removeServer(s);
+            r.completeExceptionally(err);
+            pool.maybeOpen();
+            return;
+        }
+        s.connection = conn;
+        s.affinity = pool.connector.affinity(conn);
+        s.connectedAtNanos = now;
+        s.setState(PooledServer.ACTIVE);
+        Lease<S> lease = new Lease<>();
+        pool.lend(s, lease, now);
+        lease.bind(s);
+        if (pool.isClosed()) {
+            r.completeExceptionally(pool.shuttingDown());
+            pool.closeServer(s, "pool closing");
+        } else if (!r.complete(lease)) {
+            pool.closeServer(s, "replication client was closed");
+        } else {
+            pool.assigned(r.requestedNanos, now);
         }
     }
 

@@ -46,10 +46,10 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     private final PoolKey key;
     private final String name;
-    private final PoolRegistry<S> registry;
-    private final ServerConnector<S> connector;
-    private final PoolClock clock;
-    private final ServerSet<S> servers = new ServerSet<>();
+    final PoolRegistry<S> registry;
+    final ServerConnector<S> connector;
+    final PoolClock clock;
+    final ServerSet<S> servers = new ServerSet<>();
     /** Server assignments are counted by each server connection as it is lent, and summed by the set. */
     private final TrafficStats traffic = new TrafficStats(servers::assignments);
     private final IMetricsTracker tracker;
@@ -63,7 +63,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private final DedicatedLogins<S> dedicated = new DedicatedLogins<>(this);
     private final PoolView<S> view = new PoolView<>(this, servers, waiters);
     /** Every server in any state but closed, including those logging in, and those about to be added. */
-    private final AtomicInteger serverCount = new AtomicInteger();
+    final AtomicInteger serverCount = new AtomicInteger();
     private final AtomicInteger logins = new AtomicInteger();
     /** Clients connected to this pool (cl_active + cl_waiting); striped, since every logical connection counts. */
     private final LongAdder clients = new LongAdder();
@@ -504,7 +504,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * Lends {@code s} (ACTIVE, claimed by the caller) to {@code holder}; with leak detection on, the loan
      * records where it was taken for the janitor's leak check.
      */
-    private void lend(PooledServer<S> s, Object holder, long now) {
+    void lend(PooledServer<S> s, Object holder, long now) {
         s.lend(holder, now, leakWatch(now));
     }
 
@@ -512,7 +512,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         return config.leakDetectionThresholdNanos() > 0 ? new LeakWatch(now) : null;
     }
 
-    private void assigned(long startNanos, long nowNanos) {
+    void assigned(long startNanos, long nowNanos) {
         traffic.recordWait(nowNanos - startNanos);
         if (tracking) {
             tracker.recordConnectionAcquiredNanos(clock.nanoTime() - startNanos);
@@ -785,67 +785,6 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         return state == RUNNING;
     }
 
-    /** Takes a pool_size slot and the shared limits' for a dedicated connection; false when one is full. */
-    boolean takeServerSlot() {
-        int total;
-        do {
-            total = serverCount.get();
-            if (total >= config.defaultPoolSize()) {
-                return false;
-            }
-        } while (!serverCount.compareAndSet(total, total + 1));
-        if (!registry.reserveServerSlot(this)) {
-            serverCount.decrementAndGet();
-            registry.evictIdleForLimit(this);
-            return false;
-        }
-        return true;
-    }
-
-    /** A slot {@link #takeServerSlot} took was not used after all. */
-    void giveBackServerSlot() {
-        serverCount.decrementAndGet();
-        registry.releaseServerSlot(this);
-    }
-
-    /** Opens the connection of a dedicated request, in a slot already taken for it. */
-    void openDedicated(DedicatedLogins.Request<S> r) {
-        PooledServer<S> s = new PooledServer<>(this, clock.nanoTime(), true);
-        servers.add(s);
-        runStage(() -> connector.openDedicated(s, r.startupParameters))
-                .whenComplete((conn, err) -> onDedicatedOpened(s, r, conn, err));
-    }
-
-    /**
-     * A dedicated login ended. Its failure is this client's alone, as in PgBouncer: a replication login fails for
-     * reasons of its own (no REPLICATION role, no pg_hba.conf line), so the pool's logins go on as they were.
-     */
-    private void onDedicatedOpened(PooledServer<S> s, DedicatedLogins.Request<S> r, S conn, Throwable err) {
-        long now = clock.nanoTime();
-        if (err != null) {
-            s.setState(PooledServer.CLOSING);
-            removeServer(s);
-            r.completeExceptionally(err);
-            maybeOpen();
-            return;
-        }
-        s.connection = conn;
-        s.affinity = connector.affinity(conn);
-        s.connectedAtNanos = now;
-        s.setState(PooledServer.ACTIVE);
-        Lease<S> lease = new Lease<>();
-        lend(s, lease, now);
-        lease.bind(s);
-        if (state == CLOSING) {
-            r.completeExceptionally(shuttingDown());
-            closeServer(s, "pool closing");
-        } else if (!r.complete(lease)) {
-            closeServer(s, "replication client was closed");
-        } else {
-            assigned(r.requestedNanos, now);
-        }
-    }
-
     private void onOpened(PooledServer<S> s, S conn, Throwable err) {
         long now = clock.nanoTime();
         if (!s.cas(PooledServer.LOGIN, err == null ? PooledServer.ACTIVE : PooledServer.CLOSING)) {
@@ -948,7 +887,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     }
 
     /** Takes a server out of the pool once; frees its pool, database and user slots. */
-    private void removeServer(PooledServer<S> s) {
+    void removeServer(PooledServer<S> s) {
         if (servers.remove(s)) {
             int left = serverCount.decrementAndGet();
             registry.releaseServerSlot(this);
@@ -966,7 +905,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
     }
 
-    private <T> CompletionStage<T> runStage(Supplier<CompletionStage<T>> call) {
+    static <T> CompletionStage<T> runStage(Supplier<CompletionStage<T>> call) {
         try {
             CompletionStage<T> stage = call.get();
             return stage != null ? stage : CompletableFuture.failedFuture(new PoolException("connector returned null"));
@@ -1205,7 +1144,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         return state == PAUSED;
     }
 
-    private PoolClosedException shuttingDown() {
+    PoolClosedException shuttingDown() {
         return new PoolClosedException("pooler is shutting down (pool " + name + ")");
     }
 
