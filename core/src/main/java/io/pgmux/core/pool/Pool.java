@@ -12,7 +12,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -37,13 +36,6 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private static final int PAUSED = 1;
     private static final int CLOSING = 2;
 
-    /** Lifetimes are shortened by up to this fraction so connections opened together do not retire together. */
-    private static final double LIFETIME_JITTER = 0.025;
-    /** The pause after a first login that found the server unavailable; it doubles with each further one. */
-    static final long LOGIN_BACKOFF_FIRST_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-    /** The longest pause between logins to an unavailable server (server_login_retry, when shorter). */
-    static final long LOGIN_BACKOFF_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-
     private final PoolKey key;
     private final String name;
     final PoolRegistry<S> registry;
@@ -52,19 +44,19 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     final ServerSet<S> servers = new ServerSet<>();
     /** Server assignments are counted by each server connection as it is lent, and summed by the set. */
     private final TrafficStats traffic = new TrafficStats(servers::assignments);
-    private final IMetricsTracker tracker;
+    final IMetricsTracker tracker;
     /** Clients pinned to their server connection now, and how often a client was pinned, per reason. */
     private final AtomicInteger pinnedNow = new AtomicInteger();
     private final ConcurrentHashMap<String, LongAdder> pinsByReason = new ConcurrentHashMap<>();
-    private final boolean tracking;
+    final boolean tracking;
     private volatile PoolConfig config;
 
-    private final WaitQueue<S> waiters = new WaitQueue<>();
-    private final DedicatedLogins<S> dedicated = new DedicatedLogins<>(this);
+    final WaitQueue<S> waiters = new WaitQueue<>();
+    final DedicatedLogins<S> dedicated = new DedicatedLogins<>(this);
     private final PoolView<S> view = new PoolView<>(this, servers, waiters);
     /** Every server in any state but closed, including those logging in, and those about to be added. */
     final AtomicInteger serverCount = new AtomicInteger();
-    private final AtomicInteger logins = new AtomicInteger();
+    final ServerLogins<S> logins = new ServerLogins<>(this);
     /** Clients connected to this pool (cl_active + cl_waiting); striped, since every logical connection counts. */
     private final LongAdder clients = new LongAdder();
 
@@ -73,18 +65,9 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * This pool's share of its fleet's budget (see {@link io.pgmux.core.fleet.FleetCoordinator}): no login starts
      * above it. Read when a server opens or comes back, never when one is lent.
      */
-    private volatile FleetCap fleetCap = FleetCap.NONE;
+    volatile FleetCap fleetCap = FleetCap.NONE;
     /** What the fleet's coordinator saw at its last heartbeat, or null outside a fleet. */
     private volatile FleetStatus fleetStatus;
-    /** The last failed login since one succeeded, or null: the pool is failing while it is set. */
-    private volatile Throwable loginError;
-    /** The server refused that login (a wrong password, no such database) rather than being unavailable. */
-    private volatile boolean loginRefused;
-    /** No login starts before this while {@link #loginError} is set. */
-    private volatile long loginRetryAtNanos;
-    /** Failed logins in a row, those under way together counted once; the back-off grows with it. */
-    private final AtomicInteger loginFailures = new AtomicInteger();
-    private volatile long loginFailedAtNanos;
     private volatile CompletableFuture<Void> pauseDone;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
 
@@ -420,12 +403,9 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         if (state == CLOSING) {
             throw shuttingDown();
         }
-        long now = w.enqueuedNanos;
-        Throwable failing = loginError;
-        // Only a refusal is served from the cache: a server that is down or restarting is waited for.
-        if (failing != null && loginRefused && now - loginRetryAtNanos < 0 && connectedServers() == 0) {
-            throw new ServerLoginException("server login has been failing, cached error: " + failing.getMessage()
-                    + " (server_login_retry)", failing, true);
+        ServerLoginException refused = logins.cachedRefusal(w.enqueuedNanos);
+        if (refused != null) {
+            throw refused;
         }
         waiters.add(w);
         // Added-then-scan pairs with release's set-idle-then-check: one of the two always sees the other.
@@ -471,11 +451,11 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private PoolTimeoutException timeout(Waiter<S> w, long now) {
         long waited = now - w.enqueuedNanos;
         ServerCounts counts = countServers(now);
-        Throwable lastLogin = loginError;
+        Throwable lastLogin = logins.lastError();
         String msg = "query_wait_timeout: pool " + name + " had no server connection free within "
                 + TimeUnit.NANOSECONDS.toMillis(waited) + " ms (pool size " + config.defaultPoolSize()
                 + (config.reservePoolSize() > 0 ? " + reserve " + config.reservePoolSize() : "") + "; "
-                + counts.inUse() + " active, " + counts.unused() + " idle, " + logins.get() + " connecting, "
+                + counts.inUse() + " active, " + counts.unused() + " idle, " + logins.underWay() + " connecting, "
                 + waiters.size() + " clients waiting)" + (lastLogin != null ? "; last login failure: " + lastLogin.getMessage() : "");
         return new PoolTimeoutException(msg, waited, lastLogin);
     }
@@ -588,7 +568,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * A connection that worked until now goes back: see {@link #offer}. {@code used}: a client used it, rather
      * than it having just logged in, been reset or passed a check.
      */
-    private void giveBack(PooledServer<S> s, long now, boolean used) {
+    void giveBack(PooledServer<S> s, long now, boolean used) {
         s.lastUsedNanos = now;
         s.checkedNanos = now;
         s.usedSinceCheck = used;
@@ -685,185 +665,21 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     /** Opens connections for waiters not already covered by logins in progress, within every limit. */
     void maybeOpen() {
-        if (dedicated.hasWaiting()) {
-            dedicated.openWaiting();
-        }
-        while (state == RUNNING) {
-            long now = clock.nanoTime();
-            if (!loginAllowed(now)) {
-                return;
-            }
-            int uncovered = waiters.size() - logins.get();
-            if (uncovered <= 0) {
-                return;
-            }
-            if (!tryOpen(now, currentLimit(now))) {
-                return;
-            }
-        }
-    }
-
-    /**
-     * Whether a login may start now: always while logins succeed; while they fail, only once the back-off of the
-     * last failure has passed, and only one at a time, which probes the server for all the clients waiting.
-     */
-    private boolean loginAllowed(long now) {
-        return loginError == null || now - loginRetryAtNanos >= 0 && logins.get() == 0;
-    }
-
-    /** Scheduled at the end of a back-off: the logins the waiting clients and min_pool_size need. */
-    void retryLogins() {
-        if (state == RUNNING) {
-            maybeOpen();
-            ensureMin();
-        }
+        logins.openForWaiters();
     }
 
     /** Keeps min_pool_size connections open, no more than the pool's size. */
     void ensureMin() {
-        while (state == RUNNING) {
-            long now = clock.nanoTime();
-            if (!loginAllowed(now)) {
-                return;
-            }
-            PoolConfig c = config;
-            int min = Math.min(c.minPoolSize(), c.defaultPoolSize());
-            if (serverCount.get() >= min) {
-                return;
-            }
-            if (!tryOpen(now, min)) {
-                return;
-            }
-        }
+        logins.openToMin();
     }
 
-    private int currentLimit(long now) {
-        PoolConfig c = config;
-        int limit = c.defaultPoolSize();
-        if (c.reservePoolSize() > 0) {
-            Waiter<S> oldest = waiters.oldest();
-            if (oldest != null && now - oldest.enqueuedNanos >= c.reservePoolTimeoutNanos()) {
-                limit += c.reservePoolSize();
-            }
-        }
-        return limit;
-    }
-
-    /** Opens one connection if the pool, database and user limits allow it. */
-    private boolean tryOpen(long now, int limit) {
-        int total = serverCount.get();
-        if (total >= Math.min(limit, fleetCap.at(now))) {
-            return false;
-        }
-        if (!serverCount.compareAndSet(total, total + 1)) {
-            return true;
-        }
-        // Read again after the count grew: fleetCap(int) lowers the cap before it counts, so either it sees this
-        // login or this login sees the lower cap.
-        if (total >= fleetCap.at(now)) {
-            serverCount.decrementAndGet();
-            return false;
-        }
-        if (!registry.reserveServerSlot(this)) {
-            serverCount.decrementAndGet();
-            registry.evictIdleForLimit(this);
-            return false;
-        }
-        if (total >= config.defaultPoolSize()) {
-            // PgBouncer's words, which operators alert on: the pool is full and a client waited reserve_pool_timeout
-            log.warn("pool {}: taking connection from reserve_pool", name);
-        }
-        PooledServer<S> s = new PooledServer<>(this, now);
-        logins.incrementAndGet();
-        servers.add(s);
-        CompletionStage<S> opening = runStage(() -> connector.open(s));
-        opening.whenComplete((conn, err) -> onOpened(s, conn, err));
-        return true;
+    /** Scheduled at the end of a back-off: the logins the waiting clients and min_pool_size need. */
+    void retryLogins() {
+        logins.retry();
     }
 
     boolean isRunning() {
         return state == RUNNING;
-    }
-
-    private void onOpened(PooledServer<S> s, S conn, Throwable err) {
-        long now = clock.nanoTime();
-        if (!s.cas(PooledServer.LOGIN, err == null ? PooledServer.ACTIVE : PooledServer.CLOSING)) {
-            // server_connect_timeout already gave up on this login.
-            if (conn != null) {
-                safeClose(conn, "server_connect_timeout reached");
-            }
-            return;
-        }
-        logins.decrementAndGet();
-        if (err != null) {
-            removeServer(s);
-            Throwable error = Failures.cause(err);
-            onLoginFailure(error, s.loginStartedNanos, now, connector.isTransientLoginFailure(error));
-            return;
-        }
-        s.connection = conn;
-        s.affinity = connector.affinity(conn);
-        s.connectedAtNanos = now;
-        s.lifetimeShare = 1 - LIFETIME_JITTER * ThreadLocalRandom.current().nextDouble();
-        boolean recovered = loginError != null;
-        if (recovered) {
-            loginError = null;
-            log.info("pool {}: server login succeeded after {} failed", name, loginFailures.getAndSet(0));
-        }
-        if (tracking) {
-            tracker.recordConnectionCreatedMillis(TimeUnit.NANOSECONDS.toMillis(now - s.loginStartedNanos));
-        }
-        if (state == CLOSING) {
-            closeServer(s, "pool closing");
-            return;
-        }
-        giveBack(s, now, false);
-        if (recovered) {
-            // while logins failed only one probed the server; the other waiting clients need theirs now
-            maybeOpen();
-        }
-    }
-
-    /**
-     * A login failed. A server that is unavailable (down, restarting, starting up: {@code unavailable}) is tried
-     * again after a short back-off growing from 50 ms to 500 ms, while clients keep waiting up to
-     * query_wait_timeout. A server that refused the login (wrong password, no such database) is not tried again
-     * for server_login_retry, and as nobody can be served meanwhile, waiting clients get its error at once.
-     */
-    private void onLoginFailure(Throwable error, long startedNanos, long now, boolean unavailable) {
-        Throwable previous = loginError;
-        // Logins already under way when the server went away fail together: they count as one failure, or the
-        // back-off would reach its longest before a single retry.
-        int failures = previous == null || startedNanos - loginFailedAtNanos > 0
-                ? loginFailures.incrementAndGet() : loginFailures.get();
-        loginFailedAtNanos = now;
-        String reason = error.getMessage() != null ? error.getMessage() : error.toString();
-        if (previous == null || !Objects.equals(previous.getMessage(), error.getMessage())) {
-            log.warn("pool {}: server login failed: {}", name, reason);
-        } else if (log.isDebugEnabled()) {
-            log.debug("pool {}: server login failed again ({} in a row): {}", name, failures, reason);
-        }
-        if (tracking) {
-            tracker.recordServerLoginFailure();
-        }
-        long pause = unavailable ? loginBackOff(failures) : config.serverLoginRetryNanos();
-        loginRefused = !unavailable;
-        loginRetryAtNanos = now + pause;
-        loginError = error;
-        if (unavailable) {
-            if (!waiters.isEmpty() || serverCount.get() < config.minPoolSize()) {
-                registry.retryLoginsLater(this, pause);
-            }
-        } else if (!hasUsableServer()) {
-            ServerLoginException failure = new ServerLoginException(error.getMessage(), error, false);
-            waiters.forEachWaiting(w -> waiters.fail(w, failure));
-        }
-    }
-
-    /** The pause after the given number of failed logins in a row to an unavailable server. */
-    private long loginBackOff(int failures) {
-        long max = Math.max(LOGIN_BACKOFF_FIRST_NANOS, Math.min(LOGIN_BACKOFF_MAX_NANOS, config.serverLoginRetryNanos()));
-        return Math.min(max, LOGIN_BACKOFF_FIRST_NANOS << Math.min(failures - 1, 20));
     }
 
     void closeServer(PooledServer<S> s, String reason) {
@@ -897,7 +713,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
     }
 
-    private void safeClose(S conn, String reason) {
+    void safeClose(S conn, String reason) {
         try {
             connector.close(conn, reason);
         } catch (RuntimeException e) {
@@ -912,23 +728,6 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-    }
-
-    private int connectedServers() {
-        return serverCount.get() - logins.get();
-    }
-
-    /**
-     * Whether a logged-in server will serve a waiting client: one a soft eviction marked closes once released
-     * instead, so waiters behind a refused login would wait for nothing (PgBouncer's kill_pool_logins).
-     */
-    private boolean hasUsableServer() {
-        for (PooledServer<S> s : servers.members()) {
-            if (s.state() != PooledServer.LOGIN && s.state() != PooledServer.CLOSING && s.evictedBecause == null) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Closes one idle connection to make room for another pool of the same database or user. */
@@ -957,7 +756,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     /** Whether clients wait that no login under way will serve (the count {@link #maybeOpen} opens for). */
     boolean needsServer() {
-        return waiters.size() > logins.get() || dedicated.hasWaiting();
+        return waiters.size() > logins.underWay() || dedicated.hasWaiting();
     }
 
     // ---------------------------------------------------------------- janitor
@@ -985,11 +784,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             if (st == PooledServer.LOGIN) {
                 if (now - s.loginStartedNanos >= c.serverConnectTimeoutNanos()
                         && s.cas(PooledServer.LOGIN, PooledServer.CLOSING)) {
-                    logins.decrementAndGet();
-                    removeServer(s);
-                    onLoginFailure(new PoolException("server_connect_timeout: no connection to the server within "
-                            + TimeUnit.NANOSECONDS.toMillis(c.serverConnectTimeoutNanos()) + " ms"),
-                            s.loginStartedNanos, now, true);
+                    logins.timedOut(s, now, c.serverConnectTimeoutNanos());
                     count--;
                 }
             } else if (st == PooledServer.IDLE) {
@@ -1086,7 +881,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * is tried again at once rather than after server_login_retry: what made it fail may be what changed.
      */
     public void softEvictConnections(String reason) {
-        loginRetryAtNanos = clock.nanoTime();
+        logins.retryNow(clock.nanoTime());
         for (PooledServer<S> s : servers.members()) {
             s.evictedBecause = reason;
             if (s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
@@ -1167,7 +962,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     }
 
     int loginsInProgress() {
-        return logins.get();
+        return logins.underWay();
     }
 
     // ---------------------------------------------------------------- MXBean, read through the view
