@@ -57,6 +57,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     /** Every server in any state but closed, including those logging in, and those about to be added. */
     final AtomicInteger serverCount = new AtomicInteger();
     final ServerLogins<S> logins = new ServerLogins<>(this);
+    private final PoolMaintenance<S> maintenance = new PoolMaintenance<>(this);
     /** Clients connected to this pool (cl_active + cl_waiting); striped, since every logical connection counts. */
     private final LongAdder clients = new LongAdder();
 
@@ -442,7 +443,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     }
 
     /** Fails {@code w} with query_wait_timeout, counting it if this call was the one that ended its wait. */
-    private void timeOut(Waiter<S> w, long now) {
+    void timeOut(Waiter<S> w, long now) {
         if (waiters.fail(w, timeout(w, now)) && tracking) {
             tracker.recordConnectionTimeout();
         }
@@ -502,7 +503,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     // ---------------------------------------------------------------- release
 
     /** Whether {@code s} lived its share of the current server_lifetime (0: no limit). */
-    private boolean lifetimeOver(PooledServer<S> s, long now) {
+    boolean lifetimeOver(PooledServer<S> s, long now) {
         long lifetime = config.serverLifetimeNanos();
         return lifetime > 0 && now - s.connectedAtNanos >= (long) (lifetime * s.lifetimeShare);
     }
@@ -576,7 +577,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     }
 
     /** Hands a usable connection to the oldest waiter, or makes it idle. The server is ACTIVE on entry. */
-    private void offer(PooledServer<S> s, long now) {
+    void offer(PooledServer<S> s, long now) {
         if (state == CLOSING) {
             closeServer(s, "pool closing");
             return;
@@ -617,7 +618,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     }
 
     /** Serves waiters from idle connections until one of the two runs out. */
-    private void serveWaiters() {
+    void serveWaiters() {
         while (state == RUNNING && !waiters.isEmpty()) {
             long now = clock.nanoTime();
             PooledServer<S> s = claimIdle(now, null);
@@ -636,25 +637,6 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             if (err == null && Boolean.TRUE.equals(ok)) {
                 s.setState(PooledServer.ACTIVE);
                 giveBack(s, clock.nanoTime(), false);
-            } else {
-                closeServer(s, "server check failed" + (err != null ? ": " + Failures.cause(err).getMessage() : ""));
-            }
-        });
-    }
-
-    /**
-     * The janitor's keepalive (HikariCP's keepaliveTime): an idle connection neither used nor checked for
-     * server_check_delay runs server_check_query in the background, so that one whose server is gone or was
-     * demoted is dropped before a client borrows it. Its last use stays as it was, for server_idle_timeout.
-     */
-    private void keepAlive(PooledServer<S> s) {
-        runStage(() -> connector.test(s.connection, config.serverCheckQuery())).whenComplete((ok, err) -> {
-            if (err == null && Boolean.TRUE.equals(ok)) {
-                long now = clock.nanoTime();
-                s.checkedNanos = now;
-                s.usedSinceCheck = false;
-                s.setState(PooledServer.ACTIVE);
-                offer(s, now);
             } else {
                 closeServer(s, "server check failed" + (err != null ? ": " + Failures.cause(err).getMessage() : ""));
             }
@@ -763,69 +745,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     /** The periodic work of one pool: timeouts, idle and aged connections, min size, reserve, leaks. */
     void maintain() {
-        long now = clock.nanoTime();
-        PoolConfig c = config;
-        if (!waiters.isEmpty()) {
-            waiters.forEachWaiting(w -> {
-                if (now - w.deadlineNanos >= 0) {
-                    timeOut(w, now);
-                }
-            });
-        }
-        dedicated.expire(now, c.queryWaitTimeoutNanos());
-        int count = serverCount.get();
-        int cap = fleetCap.at(now);
-        for (PooledServer<S> s : servers.members()) {
-            if (s.dedicated) {
-                // its client's own: it logs in under the connector's timeout and closes with its client
-                continue;
-            }
-            int st = s.state();
-            if (st == PooledServer.LOGIN) {
-                if (now - s.loginStartedNanos >= c.serverConnectTimeoutNanos()
-                        && s.cas(PooledServer.LOGIN, PooledServer.CLOSING)) {
-                    logins.timedOut(s, now, c.serverConnectTimeoutNanos());
-                    count--;
-                }
-            } else if (st == PooledServer.IDLE) {
-                String reason = null;
-                if (s.evictedBecause != null) {
-                    reason = s.evictedBecause;
-                } else if (lifetimeOver(s, now)) {
-                    reason = "server_lifetime reached";
-                } else if (count > c.defaultPoolSize() + c.reservePoolSize()) {
-                    reason = "too many servers in the pool";
-                } else if (count > cap) {
-                    reason = "above the fleet's share";
-                } else if (c.serverIdleTimeoutNanos() > 0 && count > c.minPoolSize()
-                        && now - s.lastUsedNanos >= c.serverIdleTimeoutNanos()) {
-                    reason = "server_idle_timeout reached";
-                }
-                if (reason != null && s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
-                    closeServer(s, reason);
-                    count--;
-                } else if (reason == null && c.serverCheckDelayNanos() > 0
-                        && now - s.checkedNanos > c.serverCheckDelayNanos()
-                        && s.cas(PooledServer.IDLE, PooledServer.TESTED)) {
-                    keepAlive(s);
-                }
-            } else if (st == PooledServer.ACTIVE && c.leakDetectionThresholdNanos() > 0) {
-                LeakWatch watch = s.leak;
-                if (watch != null && !watch.reported && now - watch.lentAtNanos >= c.leakDetectionThresholdNanos()) {
-                    watch.reported = true;
-                    log.warn("Connection leak detection triggered for {} of pool {}: held for {} ms, stack trace "
-                            + "follows", s, name, TimeUnit.NANOSECONDS.toMillis(now - watch.lentAtNanos),
-                            watch.site);
-                }
-            }
-        }
-        if (state == RUNNING) {
-            ensureMin();
-            maybeOpen();
-            serveWaiters();
-        } else if (state == PAUSED) {
-            checkPaused();
-        }
+        maintenance.run();
     }
 
     // ---------------------------------------------------------------- pause, evict, close
@@ -858,7 +778,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
     }
 
-    private void checkPaused() {
+    void checkPaused() {
         CompletableFuture<Void> done = pauseDone;
         if (done != null && !done.isDone() && countServers(clock.nanoTime()).inUse() == 0) {
             done.complete(null);
