@@ -58,6 +58,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     final AtomicInteger serverCount = new AtomicInteger();
     final ServerLogins<S> logins = new ServerLogins<>(this);
     private final PoolMaintenance<S> maintenance = new PoolMaintenance<>(this);
+    final Release<S> release;
     /** Clients connected to this pool (cl_active + cl_waiting); striped, since every logical connection counts. */
     private final LongAdder clients = new LongAdder();
 
@@ -82,6 +83,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         this.clock = clock;
         this.tracker = trackerFactory == null ? null : trackerFactory.apply(this);
         this.tracking = tracker != null;
+        this.release = new Release<>(this);
     }
 
     /** The id of a server connection being opened, from the registry's counter (SHOW SERVERS' id). */
@@ -510,7 +512,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     /** A loan of {@code s} ended (its client's CAS made this call the only one for that loan). */
     void release(PooledServer<S> s) {
-        release(s, true);
+        release.loanEnded(s, true);
     }
 
     /**
@@ -519,88 +521,11 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * server_reset_query nor server_idle_timeout, as PgBouncer's welcome is no loan at all.
      */
     void releaseUntouched(PooledServer<S> s) {
-        release(s, false);
-    }
-
-    private void release(PooledServer<S> s, boolean used) {
-        long now = clock.nanoTime();
-        LeakWatch watch = s.leak;
-        if (watch != null) {
-            s.leak = null;
-            if (watch.reported) {
-                log.info("Previously reported leaked connection {} of pool {} was returned after {} ms", s, name,
-                        TimeUnit.NANOSECONDS.toMillis(now - s.lentAtNanos));
-            }
-        }
-        if (tracking) {
-            tracker.recordConnectionUsageMillis(TimeUnit.NANOSECONDS.toMillis(now - s.lentAtNanos));
-        }
-        if (s.isBroken()) {
-            closeServer(s, "server connection broken: " + s.brokenCause.getMessage());
-        } else if (s.dedicated) {
-            closeServer(s, "replication client was closed");
-        } else if (s.evictedBecause != null || state == CLOSING) {
-            closeServer(s, state == CLOSING ? "pool closing" : s.evictedBecause);
-        } else if (lifetimeOver(s, now) || used && config.serverUsedOnce()) {
-            closeServer(s, "server_lifetime reached");
-        } else if (serverCount.get() > fleetCap.at(now)) {
-            closeServer(s, "above the fleet's share");
-        } else if (serverCount.get() > config.defaultPoolSize() + config.reservePoolSize() && waiters.isEmpty()) {
-            closeServer(s, "too many servers in the pool");
-        } else if (!used) {
-            offer(s, now);
-        } else if (config.resetOnRelease()) {
-            s.setState(PooledServer.TESTED);
-            runStage(() -> connector.reset(s.connection, config.serverResetQuery())).whenComplete((v, err) -> {
-                if (err != null) {
-                    closeServer(s, "server_reset_query failed: " + Failures.cause(err).getMessage());
-                } else {
-                    s.setState(PooledServer.ACTIVE);
-                    // As in PgBouncer, a connection just reset is not checked as well.
-                    giveBack(s, clock.nanoTime(), false);
-                }
-            });
-        } else {
-            giveBack(s, now, true);
-        }
-    }
-
-    /**
-     * A connection that worked until now goes back: see {@link #offer}. {@code used}: a client used it, rather
-     * than it having just logged in, been reset or passed a check.
-     */
-    void giveBack(PooledServer<S> s, long now, boolean used) {
-        s.lastUsedNanos = now;
-        s.checkedNanos = now;
-        s.usedSinceCheck = used;
-        offer(s, now);
-    }
-
-    /** Hands a usable connection to the oldest waiter, or makes it idle. The server is ACTIVE on entry. */
-    void offer(PooledServer<S> s, long now) {
-        if (state == CLOSING) {
-            closeServer(s, "pool closing");
-            return;
-        }
-        // One that needs a check is not handed over as it is: serving the waiters below starts its check.
-        if (state == RUNNING && !waiters.isEmpty() && !s.needsCheck(now, config.serverCheckDelayNanos())
-                && handOff(s, now)) {
-            return;
-        }
-        s.setState(PooledServer.IDLE);
-        if (state == PAUSED) {
-            checkPaused();
-        } else if (!waiters.isEmpty()) {
-            serveWaiters();
-        } else if (dedicated.hasWaiting()) {
-            dedicated.openWaiting();
-        } else if (config.maxDbConnections() > 0 || config.maxUserConnections() > 0) {
-            registry.offerSlotToSiblings(this);
-        }
+        release.loanEnded(s, false);
     }
 
     /** Gives an ACTIVE server to the oldest waiter; false (server untouched) if nobody waits any more. */
-    private boolean handOff(PooledServer<S> s, long now) {
+    boolean handOff(PooledServer<S> s, long now) {
         Waiter<S> w;
         while ((w = waiters.poll(s.affinity)) != null) {
             lend(s, w.holder, now);
@@ -636,7 +561,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         runStage(() -> connector.test(s.connection, config.serverCheckQuery())).whenComplete((ok, err) -> {
             if (err == null && Boolean.TRUE.equals(ok)) {
                 s.setState(PooledServer.ACTIVE);
-                giveBack(s, clock.nanoTime(), false);
+                release.giveBack(s, clock.nanoTime(), false);
             } else {
                 closeServer(s, "server check failed" + (err != null ? ": " + Failures.cause(err).getMessage() : ""));
             }

@@ -101,7 +101,7 @@ final class PoolMaintenance<S> {
                         s.checkedNanos = now;
                         s.usedSinceCheck = false;
                         s.setState(PooledServer.ACTIVE);
-                        pool.offer(s, now);
+                        pool.release.offer(s, now);
                     } else {
                         pool.closeServer(s, "server check failed"
                                 + (err != null ? ": " + Failures.cause(err).getMessage() : ""));

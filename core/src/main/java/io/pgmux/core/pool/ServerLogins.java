@@ -202,7 +202,7 @@ final class ServerLogins<S> {
             pool.closeServer(s, "pool closing");
             return;
         }
-        pool.giveBack(s, now, false);
+        pool.release.giveBack(s, now, false);
         if (recovered) {
             // while logins failed only one probed the server; the other waiting clients need theirs now
             openForWaiters();
