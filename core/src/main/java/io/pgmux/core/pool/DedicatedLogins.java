@@ -120,7 +120,7 @@ final class DedicatedLogins<S> {
         s.connectedAtNanos = now;
         s.setState(PooledServer.ACTIVE);
         Lease<S> lease = new Lease<>();
-        pool.lend(s, lease, now);
+        pool.lending.lend(s, lease, now);
         lease.bind(s);
         if (pool.isClosed()) {
             r.completeExceptionally(pool.shuttingDown());
@@ -128,7 +128,7 @@ final class DedicatedLogins<S> {
         } else if (!r.complete(lease)) {
             pool.closeServer(s, "replication client was closed");
         } else {
-            pool.assigned(r.requestedNanos, now);
+            pool.lending.assigned(r.requestedNanos, now);
         }
     }
 

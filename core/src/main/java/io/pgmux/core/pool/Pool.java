@@ -15,7 +15,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -58,6 +57,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     final AtomicInteger serverCount = new AtomicInteger();
     final ServerLogins<S> logins = new ServerLogins<>(this);
     private final PoolMaintenance<S> maintenance = new PoolMaintenance<>(this);
+    final Lending<S> lending;
     final Release<S> release;
     /** Clients connected to this pool (cl_active + cl_waiting); striped, since every logical connection counts. */
     private final LongAdder clients = new LongAdder();
@@ -83,6 +83,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         this.clock = clock;
         this.tracker = trackerFactory == null ? null : trackerFactory.apply(this);
         this.tracking = tracker != null;
+        this.lending = new Lending<>(this);
         this.release = new Release<>(this);
     }
 
@@ -253,7 +254,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      */
     public Lease<S> acquire(long timeout, TimeUnit unit) throws InterruptedException {
         Lease<S> lease = new Lease<>();
-        lease.bind(borrow(lease, unit.toNanos(timeout)));
+        lease.bind(lending.borrow(lease, unit.toNanos(timeout)));
         return lease;
     }
 
@@ -269,23 +270,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      */
     public LentServer<S> acquireFor(Object client, long timeout, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(client, "client");
-        return borrow(client, unit.toNanos(timeout));
-    }
-
-    /** The server lent to {@code holder}: the caller's client, or a Lease that the caller binds to it. */
-    private PooledServer<S> borrow(Object holder, long timeoutNanos) throws InterruptedException {
-        long start = clock.nanoTime();
-        if (state == RUNNING && waiters.isEmpty()) {
-            PooledServer<S> s = claimIdle(start, null);
-            if (s != null) {
-                lend(s, holder, start);
-                assigned(start, start);
-                return s;
-            }
-        }
-        Waiter<S> w = Waiter.blocking(start, deadline(start, timeoutNanos), holder);
-        enqueue(w);
-        return awaitBlocking(w);
+        return lending.borrow(client, unit.toNanos(timeout));
     }
 
     /**
@@ -305,22 +290,9 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * @param affinity null for no preference
      */
     public CompletionStage<Lease<S>> acquireAsync(Object affinity) {
-        AcquiredStage<S> acquired = new AcquiredStage<>();
-        acquireAsync(affinity, acquired);
+        Lending.AcquiredStage<S> acquired = new Lending.AcquiredStage<>();
+        lending.acquireAsync(affinity, acquired);
         return acquired;
-    }
-
-    /** The stage {@link #acquireAsync(Object)} returns, which is its own callback: one object per wait, not two. */
-    private static final class AcquiredStage<S> extends CompletableFuture<Lease<S>>
-            implements BiConsumer<Lease<S>, Throwable> {
-        @Override
-        public void accept(Lease<S> lease, Throwable failure) {
-            if (failure != null) {
-                completeExceptionally(failure);
-            } else {
-                complete(lease);
-            }
-        }
     }
 
     /**
@@ -333,18 +305,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * @param whenDone must not block: it runs on the pool's thread of the moment
      */
     public void acquireAsync(Object affinity, BiConsumer<? super Lease<S>, ? super Throwable> whenDone) {
-        long start = clock.nanoTime();
-        Lease<S> ready = claimNow(start, affinity);
-        if (ready != null) {
-            whenDone.accept(ready, null);
-            return;
-        }
-        Waiter<S> w = Waiter.async(start, deadline(start, config.queryWaitTimeoutNanos()), affinity, whenDone);
-        try {
-            enqueue(w);
-        } catch (PoolException e) {
-            whenDone.accept(null, e);
-        }
+        lending.acquireAsync(affinity, whenDone);
     }
 
     /**
@@ -379,127 +340,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * the pool has a connection ready, which is the common case.
      */
     public Lease<S> tryAcquire(Object affinity) {
-        return claimNow(clock.nanoTime(), affinity);
-    }
-
-    /** A lease on an idle connection when one is free and nobody waits (FIFO comes first); else null. */
-    private Lease<S> claimNow(long start, Object affinity) {
-        if (state != RUNNING || !waiters.isEmpty()) {
-            return null;
-        }
-        PooledServer<S> s = claimIdle(start, affinity);
-        if (s == null) {
-            return null;
-        }
-        Lease<S> lease = new Lease<>();
-        lend(s, lease, start);
-        lease.bind(s);
-        assigned(start, start);
-        return lease;
-    }
-
-    private static long deadline(long start, long timeoutNanos) {
-        return timeoutNanos <= 0 ? Long.MAX_VALUE : start + timeoutNanos;
-    }
-
-    private void enqueue(Waiter<S> w) {
-        if (state == CLOSING) {
-            throw shuttingDown();
-        }
-        ServerLoginException refused = logins.cachedRefusal(w.enqueuedNanos);
-        if (refused != null) {
-            throw refused;
-        }
-        waiters.add(w);
-        // Added-then-scan pairs with release's set-idle-then-check: one of the two always sees the other.
-        serveWaiters();
-        maybeOpen();
-    }
-
-    private PooledServer<S> awaitBlocking(Waiter<S> w) throws InterruptedException {
-        for (;;) {
-            PooledServer<S> served = w.served();
-            if (served != null) {
-                return served;
-            }
-            long remaining = w.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE
-                    : w.deadlineNanos - clock.nanoTime();
-            if (remaining <= 0) {
-                timeOut(w, clock.nanoTime());
-                continue;
-            }
-            if (remaining == Long.MAX_VALUE) {
-                LockSupport.park(this);
-            } else {
-                LockSupport.parkNanos(this, remaining);
-            }
-            if (Thread.interrupted()) {
-                if (waiters.fail(w, new InterruptedException("interrupted while waiting for a server connection"))) {
-                    throw new InterruptedException("interrupted while waiting for a server connection from pool "
-                            + name);
-                }
-                // A connection arrived at the same moment: keep it, keep the interrupt for the caller.
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** Fails {@code w} with query_wait_timeout, counting it if this call was the one that ended its wait. */
-    void timeOut(Waiter<S> w, long now) {
-        if (waiters.fail(w, timeout(w, now)) && tracking) {
-            tracker.recordConnectionTimeout();
-        }
-    }
-
-    private PoolTimeoutException timeout(Waiter<S> w, long now) {
-        long waited = now - w.enqueuedNanos;
-        ServerCounts counts = countServers(now);
-        Throwable lastLogin = logins.lastError();
-        String msg = "query_wait_timeout: pool " + name + " had no server connection free within "
-                + TimeUnit.NANOSECONDS.toMillis(waited) + " ms (pool size " + config.defaultPoolSize()
-                + (config.reservePoolSize() > 0 ? " + reserve " + config.reservePoolSize() : "") + "; "
-                + counts.inUse() + " active, " + counts.unused() + " idle, " + logins.underWay() + " connecting, "
-                + waiters.size() + " clients waiting)" + (lastLogin != null ? "; last login failure: " + lastLogin.getMessage() : "");
-        return new PoolTimeoutException(msg, waited, lastLogin);
-    }
-
-    /**
-     * Claims an idle server that needs no test, one of the given affinity first when there is one; closes
-     * the unusable ones met on the way and starts the test of those that need one.
-     */
-    private PooledServer<S> claimIdle(long now, Object affinity) {
-        PooledServer<S> s;
-        while ((s = servers.claimIdle(affinity)) != null) {
-            String evicted = s.evictedBecause;
-            if (evicted != null || s.isBroken() || lifetimeOver(s, now)) {
-                closeServer(s, s.isBroken() ? "server connection broken"
-                        : evicted != null ? evicted : "server_lifetime reached");
-            } else if (s.needsCheck(now, config.serverCheckDelayNanos())) {
-                startCheck(s);
-            } else {
-                return s;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Lends {@code s} (ACTIVE, claimed by the caller) to {@code holder}; with leak detection on, the loan
-     * records where it was taken for the janitor's leak check.
-     */
-    void lend(PooledServer<S> s, Object holder, long now) {
-        s.lend(holder, now, leakWatch(now));
-    }
-
-    private LeakWatch leakWatch(long now) {
-        return config.leakDetectionThresholdNanos() > 0 ? new LeakWatch(now) : null;
-    }
-
-    void assigned(long startNanos, long nowNanos) {
-        traffic.recordWait(nowNanos - startNanos);
-        if (tracking) {
-            tracker.recordConnectionAcquiredNanos(clock.nanoTime() - startNanos);
-        }
+        return lending.claimNow(clock.nanoTime(), affinity);
     }
 
     // ---------------------------------------------------------------- release
@@ -522,50 +363,6 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      */
     void releaseUntouched(PooledServer<S> s) {
         release.loanEnded(s, false);
-    }
-
-    /** Gives an ACTIVE server to the oldest waiter; false (server untouched) if nobody waits any more. */
-    boolean handOff(PooledServer<S> s, long now) {
-        Waiter<S> w;
-        while ((w = waiters.poll(s.affinity)) != null) {
-            lend(s, w.holder, now);
-            if (waiters.offer(w, s)) {
-                long waited = now - w.enqueuedNanos;
-                traffic.recordWait(waited);
-                if (tracking) {
-                    tracker.recordConnectionAcquiredNanos(waited);
-                }
-                return true;
-            }
-            s.unlend();
-        }
-        return false;
-    }
-
-    /** Serves waiters from idle connections until one of the two runs out. */
-    void serveWaiters() {
-        while (state == RUNNING && !waiters.isEmpty()) {
-            long now = clock.nanoTime();
-            PooledServer<S> s = claimIdle(now, null);
-            if (s == null) {
-                return;
-            }
-            if (!handOff(s, now)) {
-                s.setState(PooledServer.IDLE);
-            }
-        }
-    }
-
-    private void startCheck(PooledServer<S> s) {
-        s.setState(PooledServer.TESTED);
-        runStage(() -> connector.test(s.connection, config.serverCheckQuery())).whenComplete((ok, err) -> {
-            if (err == null && Boolean.TRUE.equals(ok)) {
-                s.setState(PooledServer.ACTIVE);
-                release.giveBack(s, clock.nanoTime(), false);
-            } else {
-                closeServer(s, "server check failed" + (err != null ? ": " + Failures.cause(err).getMessage() : ""));
-            }
-        });
     }
 
     // ---------------------------------------------------------------- opening and closing servers
@@ -698,7 +495,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             if (done != null) {
                 done.complete(null);
             }
-            serveWaiters();
+            lending.serveWaiters();
             maybeOpen();
         }
     }
@@ -710,7 +507,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         }
     }
 
-    private ServerCounts countServers(long now) {
+    ServerCounts countServers(long now) {
         return servers.count(now, config.serverCheckDelayNanos());
     }
 

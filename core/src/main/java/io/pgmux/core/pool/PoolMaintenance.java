@@ -28,7 +28,7 @@ final class PoolMaintenance<S> {
         if (!waiters.isEmpty()) {
             waiters.forEachWaiting(w -> {
                 if (now - w.deadlineNanos >= 0) {
-                    pool.timeOut(w, now);
+                    pool.lending.timeOut(w, now);
                 }
             });
         }
@@ -82,7 +82,7 @@ final class PoolMaintenance<S> {
         if (pool.isRunning()) {
             pool.ensureMin();
             pool.maybeOpen();
-            pool.serveWaiters();
+            pool.lending.serveWaiters();
         } else if (pool.isPaused()) {
             pool.checkPaused();
         }

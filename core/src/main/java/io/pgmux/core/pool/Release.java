@@ -16,11 +16,13 @@ final class Release<S> {
     private final Pool<S> pool;
     private final WaitQueue<S> waiters;
     private final PoolClock clock;
+    private final Lending<S> lending;
 
     Release(Pool<S> pool) {
         this.pool = pool;
         this.waiters = pool.waiters;
         this.clock = pool.clock;
+        this.lending = pool.lending;
     }
 
     /**
@@ -91,14 +93,14 @@ final class Release<S> {
         }
         // One that needs a check is not handed over as it is: serving the waiters below starts its check.
         if (pool.isRunning() && !waiters.isEmpty() && !s.needsCheck(now, pool.config().serverCheckDelayNanos())
-                && pool.handOff(s, now)) {
+                && lending.handOff(s, now)) {
             return;
         }
         s.setState(PooledServer.IDLE);
         if (pool.isPaused()) {
             pool.checkPaused();
         } else if (!waiters.isEmpty()) {
-            pool.serveWaiters();
+            lending.serveWaiters();
         } else if (pool.dedicated.hasWaiting()) {
             pool.dedicated.openWaiting();
         } else if (pool.config().maxDbConnections() > 0 || pool.config().maxUserConnections() > 0) {
