@@ -55,6 +55,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private final PoolView<S> view = new PoolView<>(this, servers, waiters);
     /** Every server in any state but closed, including those logging in, and those about to be added. */
     final AtomicInteger serverCount = new AtomicInteger();
+    final PoolFleet<S> fleet = new PoolFleet<>(this);
     final ServerLogins<S> logins = new ServerLogins<>(this);
     private final PoolMaintenance<S> maintenance = new PoolMaintenance<>(this);
     final Lending<S> lending;
@@ -63,13 +64,6 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     private final LongAdder clients = new LongAdder();
 
     private volatile int state = RUNNING;
-    /**
-     * This pool's share of its fleet's budget (see {@link io.pgmux.core.fleet.FleetCoordinator}): no login starts
-     * above it. Read when a server opens or comes back, never when one is lent.
-     */
-    volatile FleetCap fleetCap = FleetCap.NONE;
-    /** What the fleet's coordinator saw at its last heartbeat, or null outside a fleet. */
-    private volatile FleetStatus fleetStatus;
     private volatile CompletableFuture<Void> pauseDone;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
 
@@ -159,72 +153,58 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      * have been counted dead, its share given to others.
      */
     public void fleetCap(int cap, long validForNanos, int fencedCap) {
-        long now = clock.nanoTime();
-        int was = fleetCap.at(now);
-        fleetCap = new FleetCap(cap, now, validForNanos, fencedCap);
-        if (cap < was) {
-            boolean closed = true;
-            while (closed && serverCount.get() > cap) {
-                closed = closeOneIdle("above the fleet's share");
-            }
-        } else if (cap > was) {
-            maybeOpen();
-        }
+        fleet.cap(cap, validForNanos, fencedCap);
     }
 
     /** What the fleet's coordinator saw at its last heartbeat; the first makes the pool's fleet meters. */
     public void fleetStatus(FleetStatus status) {
-        FleetStatus was = fleetStatus;
-        fleetStatus = status;
-        if (was == null && tracking) {
-            tracker.recordFleetJoined(status.fleet());
-        }
+        fleet.status(status);
     }
 
     /** What the fleet's coordinator saw at its last heartbeat, or null outside a fleet. */
     public FleetStatus fleetStatus() {
-        return fleetStatus;
+        return fleet.status();
     }
 
     @Override
     public String getFleet() {
-        FleetStatus f = fleetStatus;
+        FleetStatus f = fleet.status();
         return f == null ? "" : f.fleet();
     }
 
     @Override
     public int getFleetShare() {
-        FleetStatus f = fleetStatus;
+        FleetStatus f = fleet.status();
         return f == null ? 0 : f.share();
     }
 
     @Override
     public int getFleetLent() {
-        FleetStatus f = fleetStatus;
+        FleetStatus f = fleet.status();
         return f == null ? 0 : f.lent();
     }
 
     @Override
     public int getFleetBorrowed() {
-        FleetStatus f = fleetStatus;
+        FleetStatus f = fleet.status();
         return f == null ? 0 : f.borrowed();
     }
 
     @Override
     public int getFleetMembers() {
-        FleetStatus f = fleetStatus;
+        FleetStatus f = fleet.status();
         return f == null ? 0 : f.members();
     }
 
     @Override
     public boolean isFleetFallback() {
-        FleetStatus f = fleetStatus;
+        FleetStatus f = fleet.status();
         return f != null && f.fallback();
     }
 
     /** The fleet's share in force now; Integer.MAX_VALUE outside a fleet. */
     public int fleetCap() {
-        return fleetCap.at(clock.nanoTime());
+        return fleet.capAt(clock.nanoTime());
     }
 
     public PoolClock clock() {

@@ -34,7 +34,7 @@ final class PoolMaintenance<S> {
         }
         pool.dedicated.expire(now, c.queryWaitTimeoutNanos());
         int count = pool.serverCount.get();
-        int cap = pool.fleetCap.at(now);
+        int cap = pool.fleet.capAt(now);
         for (PooledServer<S> s : pool.servers.members()) {
             if (s.dedicated) {
                 // its client's own: it logs in under the connector's timeout and closes with its client

@@ -17,12 +17,14 @@ final class Release<S> {
     private final WaitQueue<S> waiters;
     private final PoolClock clock;
     private final Lending<S> lending;
+    private final PoolFleet<S> fleet;
 
     Release(Pool<S> pool) {
         this.pool = pool;
         this.waiters = pool.waiters;
         this.clock = pool.clock;
         this.lending = pool.lending;
+        this.fleet = pool.fleet;
     }
 
     /**
@@ -50,7 +52,7 @@ final class Release<S> {
             pool.closeServer(s, pool.isClosed() ? "pool closing" : s.evictedBecause);
         } else if (pool.lifetimeOver(s, now) || used && pool.config().serverUsedOnce()) {
             pool.closeServer(s, "server_lifetime reached");
-        } else if (pool.serverCount.get() > pool.fleetCap.at(now)) {
+        } else if (pool.serverCount.get() > fleet.capAt(now)) {
             pool.closeServer(s, "above the fleet's share");
         } else if (pool.serverCount.get() > pool.config().defaultPoolSize() + pool.config().reservePoolSize()
                 && waiters.isEmpty()) {

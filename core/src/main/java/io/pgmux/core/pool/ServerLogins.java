@@ -141,7 +141,7 @@ final class ServerLogins<S> {
     private boolean tryOpen(long now, int limit) {
         AtomicInteger serverCount = pool.serverCount;
         int total = serverCount.get();
-        if (total >= Math.min(limit, pool.fleetCap.at(now))) {
+        if (total >= Math.min(limit, pool.fleet.capAt(now))) {
             return false;
         }
         if (!serverCount.compareAndSet(total, total + 1)) {
@@ -149,7 +149,7 @@ final class ServerLogins<S> {
         }
         // Read again after the count grew: fleetCap(int) lowers the cap before it counts, so either it sees this
         // login or this login sees the lower cap.
-        if (total >= pool.fleetCap.at(now)) {
+        if (total >= pool.fleet.capAt(now)) {
             serverCount.decrementAndGet();
             return false;
         }
