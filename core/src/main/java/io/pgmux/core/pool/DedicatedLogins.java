@@ -110,7 +110,7 @@ final class DedicatedLogins<S> {
         long now = pool.clock.nanoTime();
         if (err != null) {
             s.setState(PooledServer.CLOSING);
-            pool.removeServer(s);
+            pool.disconnect.remove(s);
             r.completeExceptionally(err);
             pool.maybeOpen();
             return;
@@ -124,9 +124,9 @@ final class DedicatedLogins<S> {
         lease.bind(s);
         if (pool.isClosed()) {
             r.completeExceptionally(pool.shuttingDown());
-            pool.closeServer(s, "pool closing");
+            pool.disconnect.close(s, "pool closing");
         } else if (!r.complete(lease)) {
-            pool.closeServer(s, "replication client was closed");
+            pool.disconnect.close(s, "replication client was closed");
         } else {
             pool.lending.assigned(r.requestedNanos, now);
         }

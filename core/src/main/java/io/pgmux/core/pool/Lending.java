@@ -169,7 +169,7 @@ final class Lending<S> {
         while ((s = servers.claimIdle(affinity)) != null) {
             String evicted = s.evictedBecause;
             if (evicted != null || s.isBroken() || pool.lifetimeOver(s, now)) {
-                pool.closeServer(s, s.isBroken() ? "server connection broken"
+                pool.disconnect.close(s, s.isBroken() ? "server connection broken"
                         : evicted != null ? evicted : "server_lifetime reached");
             } else if (s.needsCheck(now, pool.config().serverCheckDelayNanos())) {
                 startCheck(s);
@@ -189,7 +189,7 @@ final class Lending<S> {
                         s.setState(PooledServer.ACTIVE);
                         pool.release.giveBack(s, clock.nanoTime(), false);
                     } else {
-                        pool.closeServer(s, "server check failed"
+                        pool.disconnect.close(s, "server check failed"
                                 + (err != null ? ": " + Failures.cause(err).getMessage() : ""));
                     }
                 });

@@ -56,6 +56,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     /** Every server in any state but closed, including those logging in, and those about to be added. */
     final AtomicInteger serverCount = new AtomicInteger();
     final PoolFleet<S> fleet = new PoolFleet<>(this);
+    final Disconnect<S> disconnect = new Disconnect<>(this);
     final ServerLogins<S> logins = new ServerLogins<>(this);
     private final PoolMaintenance<S> maintenance = new PoolMaintenance<>(this);
     final Lending<S> lending;
@@ -65,7 +66,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     private volatile int state = RUNNING;
     private volatile CompletableFuture<Void> pauseDone;
-    private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    final CompletableFuture<Void> closed = new CompletableFuture<>();
 
     Pool(PoolKey key, PoolConfig config, PoolRegistry<S> registry, ServerConnector<S> connector, PoolClock clock,
          Function<Pool<?>, IMetricsTracker> trackerFactory) {
@@ -366,45 +367,6 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         return state == RUNNING;
     }
 
-    void closeServer(PooledServer<S> s, String reason) {
-        s.setState(PooledServer.CLOSING);
-        s.leak = null;
-        S conn = s.connection;
-        if (log.isDebugEnabled()) {
-            log.debug("pool {}: closing {}: {}", name, s, reason);
-        }
-        removeServer(s);
-        if (conn != null) {
-            safeClose(conn, reason);
-        }
-        if (state == CLOSING) {
-            return;
-        }
-        if (state == PAUSED) {
-            checkPaused();
-        }
-        maybeOpen();
-    }
-
-    /** Takes a server out of the pool once; frees its pool, database and user slots. */
-    void removeServer(PooledServer<S> s) {
-        if (servers.remove(s)) {
-            int left = serverCount.decrementAndGet();
-            registry.releaseServerSlot(this);
-            if (left == 0 && state == CLOSING) {
-                closed.complete(null);
-            }
-        }
-    }
-
-    void safeClose(S conn, String reason) {
-        try {
-            connector.close(conn, reason);
-        } catch (RuntimeException e) {
-            log.debug("pool {}: closing a server connection failed", name, e);
-        }
-    }
-
     static <T> CompletionStage<T> runStage(Supplier<CompletionStage<T>> call) {
         try {
             CompletionStage<T> stage = call.get();
@@ -421,12 +383,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     /** Closes one idle connection, logged with {@code reason}; false when none was idle. */
     boolean closeOneIdle(String reason) {
-        PooledServer<S> s = servers.claimIdleToClose();
-        if (s == null) {
-            return false;
-        }
-        closeServer(s, reason);
-        return true;
+        return disconnect.oneIdle(reason);
     }
 
     /** Clients waiting for a server connection of their own: cl_waiting counts them with the others. */
@@ -507,7 +464,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         for (PooledServer<S> s : servers.members()) {
             s.evictedBecause = reason;
             if (s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
-                closeServer(s, reason);
+                disconnect.close(s, reason);
             }
         }
     }
@@ -528,7 +485,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             dedicated.failAll(failure);
             for (PooledServer<S> s : servers.members()) {
                 if (s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
-                    closeServer(s, "pool closing");
+                    disconnect.close(s, "pool closing");
                 }
             }
             if (serverCount.get() == 0) {
@@ -547,7 +504,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         for (PooledServer<S> s : servers.members()) {
             int st = s.state();
             if (st != PooledServer.CLOSING && st != PooledServer.LOGIN) {
-                closeServer(s, "pool closed");
+                disconnect.close(s, "pool closed");
             }
         }
     }

@@ -62,7 +62,7 @@ final class PoolMaintenance<S> {
                     reason = "server_idle_timeout reached";
                 }
                 if (reason != null && s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
-                    pool.closeServer(s, reason);
+                    pool.disconnect.close(s, reason);
                     count--;
                 } else if (reason == null && c.serverCheckDelayNanos() > 0
                         && now - s.checkedNanos > c.serverCheckDelayNanos()
@@ -103,7 +103,7 @@ final class PoolMaintenance<S> {
                         s.setState(PooledServer.ACTIVE);
                         pool.release.offer(s, now);
                     } else {
-                        pool.closeServer(s, "server check failed"
+                        pool.disconnect.close(s, "server check failed"
                                 + (err != null ? ": " + Failures.cause(err).getMessage() : ""));
                     }
                 });

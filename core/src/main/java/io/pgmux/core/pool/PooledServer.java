@@ -221,7 +221,7 @@ final class PooledServer<S> implements LentServer<S> {
     public void markBroken(Throwable cause) {
         brokenCause = cause != null ? cause : new PoolException("server connection broken");
         if (cas(IDLE, CLOSING)) {
-            pool.closeServer(this, "server connection broken while idle");
+            pool.disconnect.close(this, "server connection broken while idle");
         }
     }
 

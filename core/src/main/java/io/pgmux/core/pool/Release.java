@@ -45,18 +45,18 @@ final class Release<S> {
             pool.tracker.recordConnectionUsageMillis(TimeUnit.NANOSECONDS.toMillis(now - s.lentAtNanos));
         }
         if (s.isBroken()) {
-            pool.closeServer(s, "server connection broken: " + s.brokenCause.getMessage());
+            pool.disconnect.close(s, "server connection broken: " + s.brokenCause.getMessage());
         } else if (s.dedicated) {
-            pool.closeServer(s, "replication client was closed");
+            pool.disconnect.close(s, "replication client was closed");
         } else if (s.evictedBecause != null || pool.isClosed()) {
-            pool.closeServer(s, pool.isClosed() ? "pool closing" : s.evictedBecause);
+            pool.disconnect.close(s, pool.isClosed() ? "pool closing" : s.evictedBecause);
         } else if (pool.lifetimeOver(s, now) || used && pool.config().serverUsedOnce()) {
-            pool.closeServer(s, "server_lifetime reached");
+            pool.disconnect.close(s, "server_lifetime reached");
         } else if (pool.serverCount.get() > fleet.capAt(now)) {
-            pool.closeServer(s, "above the fleet's share");
+            pool.disconnect.close(s, "above the fleet's share");
         } else if (pool.serverCount.get() > pool.config().defaultPoolSize() + pool.config().reservePoolSize()
                 && waiters.isEmpty()) {
-            pool.closeServer(s, "too many servers in the pool");
+            pool.disconnect.close(s, "too many servers in the pool");
         } else if (!used) {
             offer(s, now);
         } else if (pool.config().resetOnRelease()) {
@@ -64,7 +64,7 @@ final class Release<S> {
             Pool.runStage(() -> pool.connector.reset(s.connection, pool.config().serverResetQuery()))
                     .whenComplete((v, err) -> {
                         if (err != null) {
-                            pool.closeServer(s, "server_reset_query failed: " + Failures.cause(err).getMessage());
+                            pool.disconnect.close(s, "server_reset_query failed: " + Failures.cause(err).getMessage());
                         } else {
                             s.setState(PooledServer.ACTIVE);
                             // As in PgBouncer, a connection just reset is not checked as well.
@@ -90,7 +90,7 @@ final class Release<S> {
     /** Hands a usable connection to the oldest waiter, or makes it idle. The server is ACTIVE on entry. */
     void offer(PooledServer<S> s, long now) {
         if (pool.isClosed()) {
-            pool.closeServer(s, "pool closing");
+            pool.disconnect.close(s, "pool closing");
             return;
         }
         // One that needs a check is not handed over as it is: serving the waiters below starts its check.

@@ -175,13 +175,13 @@ final class ServerLogins<S> {
         if (!s.cas(PooledServer.LOGIN, err == null ? PooledServer.ACTIVE : PooledServer.CLOSING)) {
             // server_connect_timeout already gave up on this login.
             if (conn != null) {
-                pool.safeClose(conn, "server_connect_timeout reached");
+                pool.disconnect.closeConnection(conn, "server_connect_timeout reached");
             }
             return;
         }
         underWay.decrementAndGet();
         if (err != null) {
-            pool.removeServer(s);
+            pool.disconnect.remove(s);
             Throwable error = Failures.cause(err);
             failed(error, s.loginStartedNanos, now, pool.connector.isTransientLoginFailure(error));
             return;
@@ -199,7 +199,7 @@ final class ServerLogins<S> {
             pool.tracker.recordConnectionCreatedMillis(TimeUnit.NANOSECONDS.toMillis(now - s.loginStartedNanos));
         }
         if (pool.isClosed()) {
-            pool.closeServer(s, "pool closing");
+            pool.disconnect.close(s, "pool closing");
             return;
         }
         pool.release.giveBack(s, now, false);
@@ -215,7 +215,7 @@ final class ServerLogins<S> {
      */
     void timedOut(PooledServer<S> s, long now, long timeoutNanos) {
         underWay.decrementAndGet();
-        pool.removeServer(s);
+        pool.disconnect.remove(s);
         failed(new PoolException("server_connect_timeout: no connection to the server within "
                 + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms"), s.loginStartedNanos, now, true);
     }
