@@ -58,7 +58,7 @@ final class DedicatedLogins<S> {
                 continue;
             }
             if (!takeServerSlot()) {
-                if (pool.closeOneIdle("evicted")) {
+                if (pool.disconnect.oneIdle("evicted")) {
                     continue;
                 }
                 return;

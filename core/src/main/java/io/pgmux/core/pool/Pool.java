@@ -18,8 +18,6 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The server connections of one (database, user) and the clients waiting for them, with PgBouncer's
@@ -27,10 +25,15 @@ import org.slf4j.LoggerFactory;
  * The servers themselves are a {@link ServerSet}, where borrowing an idle one and giving it back are a
  * scan and a CAS; waiting clients are served strictly oldest first by handing a released server straight
  * to them. What the admin console and JMX show is read through {@link #view()}.
+ *
+ * <p>Pool is the face of a pool and owns its state (settings, servers, waiters, counts; running, paused or
+ * closing); each role is a class of its own, as PgBouncer splits objects.c and janitor.c: {@code Lending}
+ * (acquire, the wait, the hand-off to the oldest waiter), {@code Release} (a loan's end), {@code ServerLogins}
+ * (opening servers, the reserve, the login back-off), {@code Disconnect} (a server leaving),
+ * {@code PoolMaintenance} (the janitor's pass), {@code DedicatedLogins} (a client's own server) and
+ * {@code PoolFleet} (the fleet's share).
  */
 public final class Pool<S> implements PgMuxPoolMXBean {
-    private static final Logger log = LoggerFactory.getLogger(Pool.class);
-
     private static final int RUNNING = 0;
     private static final int PAUSED = 1;
     private static final int CLOSING = 2;
@@ -346,7 +349,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         release.loanEnded(s, false);
     }
 
-    // ---------------------------------------------------------------- opening and closing servers
+    // ---------------------------------------------------------------- logins, waiters, for the roles and the registry
 
     /** Opens connections for waiters not already covered by logins in progress, within every limit. */
     void maybeOpen() {
@@ -363,10 +366,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         logins.retry();
     }
 
-    boolean isRunning() {
-        return state == RUNNING;
-    }
-
+    /** A connector's call as a stage: one that throws or returns null fails the stage rather than its caller. */
     static <T> CompletionStage<T> runStage(Supplier<CompletionStage<T>> call) {
         try {
             CompletionStage<T> stage = call.get();
@@ -378,12 +378,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     /** Closes one idle connection to make room for another pool of the same database or user. */
     boolean evictOneIdle() {
-        return closeOneIdle("evicted for another pool (max_db_connections / max_user_connections)");
-    }
-
-    /** Closes one idle connection, logged with {@code reason}; false when none was idle. */
-    boolean closeOneIdle(String reason) {
-        return disconnect.oneIdle(reason);
+        return disconnect.oneIdle("evicted for another pool (max_db_connections / max_user_connections)");
     }
 
     /** Clients waiting for a server connection of their own: cl_waiting counts them with the others. */
@@ -507,6 +502,10 @@ public final class Pool<S> implements PgMuxPoolMXBean {
                 disconnect.close(s, "pool closed");
             }
         }
+    }
+
+    boolean isRunning() {
+        return state == RUNNING;
     }
 
     public boolean isClosed() {

@@ -30,7 +30,7 @@ final class PoolFleet<S> {
         if (newCap < was) {
             boolean closed = true;
             while (closed && pool.serverCount.get() > newCap) {
-                closed = pool.closeOneIdle("above the fleet's share");
+                closed = pool.disconnect.oneIdle("above the fleet's share");
             }
         } else if (newCap > was) {
             pool.maybeOpen();
