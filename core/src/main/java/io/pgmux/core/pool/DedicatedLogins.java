@@ -80,9 +80,9 @@ final class DedicatedLogins<S> {
                 return false;
             }
         } while (!pool.serverCount.compareAndSet(total, total + 1));
-        if (!pool.registry.reserveServerSlot(pool)) {
+        if (!pool.registry.limits.reserve(pool)) {
             pool.serverCount.decrementAndGet();
-            pool.registry.evictIdleForLimit(pool);
+            pool.registry.limits.evictIdleFor(pool);
             return false;
         }
         return true;
@@ -91,7 +91,7 @@ final class DedicatedLogins<S> {
     /** A slot {@link #takeServerSlot} took was not used after all. */
     private void giveBackServerSlot() {
         pool.serverCount.decrementAndGet();
-        pool.registry.releaseServerSlot(pool);
+        pool.registry.limits.release(pool);
     }
 
     /** Opens the connection of a dedicated request, in a slot already taken for it. */

@@ -43,7 +43,7 @@ final class Disconnect<S> {
     void remove(PooledServer<S> s) {
         if (pool.servers.remove(s)) {
             int left = pool.serverCount.decrementAndGet();
-            pool.registry.releaseServerSlot(pool);
+            pool.registry.limits.release(pool);
             if (left == 0 && pool.isClosed()) {
                 pool.closed.complete(null);
             }

@@ -47,8 +47,8 @@ public final class PoolRegistry<S> implements AutoCloseable {
     private final List<TrafficStats> unpooledTraffic = new CopyOnWriteArrayList<>();
     /** The pools whose MXBean this registry registered: another pooler's pool of the same name keeps its own. */
     private final Set<Pool<S>> registeredMbeans = ConcurrentHashMap.newKeySet();
-    private final ConcurrentHashMap<String, ConnectionLimit> perDatabase = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, ConnectionLimit> perUser = new ConcurrentHashMap<>();
+    /** max_db_connections and max_user_connections. */
+    final SharedLimits<S> limits = new SharedLimits<>(pools.values());
     /**
      * Clients admitted under a max_client_conn limit: a CAS keeps the count exact at the limit. Clients
      * admitted without one are counted only by their pool, in a striped adder, so admitting them from
@@ -309,70 +309,11 @@ public final class PoolRegistry<S> implements AutoCloseable {
 
     /** Server connections open (or opening) to a database across its users' pools. */
     public int databaseConnections(String database) {
-        ConnectionLimit l = perDatabase.get(database);
-        return l == null ? 0 : l.count();
+        return limits.databaseConnections(database);
     }
 
     public int userConnections(String user) {
-        ConnectionLimit l = perUser.get(user);
-        return l == null ? 0 : l.count();
-    }
-
-    boolean reserveServerSlot(Pool<?> pool) {
-        PoolConfig c = pool.config();
-        ConnectionLimit db = perDatabase.computeIfAbsent(pool.key().database(), k -> new ConnectionLimit());
-        if (!db.tryAcquire(c.maxDbConnections())) {
-            return false;
-        }
-        ConnectionLimit user = perUser.computeIfAbsent(pool.key().user(), k -> new ConnectionLimit());
-        if (!user.tryAcquire(c.maxUserConnections())) {
-            db.release();
-            return false;
-        }
-        return true;
-    }
-
-    /** Frees a slot and lets pools that were held back by a shared limit open a connection. */
-    void releaseServerSlot(Pool<?> pool) {
-        perDatabase.get(pool.key().database()).release();
-        perUser.get(pool.key().user()).release();
-        PoolConfig c = pool.config();
-        if (c.maxDbConnections() > 0 || c.maxUserConnections() > 0) {
-            for (Pool<S> other : pools.values()) {
-                if (other != pool && other.hasWaiters() && sharesLimit(pool, other)) {
-                    other.maybeOpen();
-                }
-            }
-        }
-    }
-
-    /** A pool is blocked by a shared limit: close an idle connection of a sibling pool to make room. */
-    void evictIdleForLimit(Pool<?> pool) {
-        for (Pool<S> other : pools.values()) {
-            if (other != pool && sharesLimit(pool, other) && other.evictOneIdle()) {
-                return;
-            }
-        }
-    }
-
-    /**
-     * A pool under a shared limit just made a connection idle: if a sibling is waiting because of that
-     * limit, close the idle connection so the sibling can open one now rather than at the next janitor run.
-     * A sibling whose waiters all have a login under way needs no room: closing for it would leave the limit's
-     * connections short of what PgBouncer keeps open.
-     */
-    void offerSlotToSiblings(Pool<?> pool) {
-        for (Pool<S> other : pools.values()) {
-            if (other != pool && other.needsServer() && sharesLimit(pool, other)) {
-                pool.evictOneIdle();
-                return;
-            }
-        }
-    }
-
-    private static boolean sharesLimit(Pool<?> a, Pool<?> b) {
-        return (a.config().maxDbConnections() > 0 && a.key().database().equals(b.key().database()))
-                || (a.config().maxUserConnections() > 0 && a.key().user().equals(b.key().user()));
+        return limits.userConnections(user);
     }
 
     /**

@@ -106,7 +106,7 @@ final class Release<S> {
         } else if (pool.dedicated.hasWaiting()) {
             pool.dedicated.openWaiting();
         } else if (pool.config().maxDbConnections() > 0 || pool.config().maxUserConnections() > 0) {
-            pool.registry.offerSlotToSiblings(pool);
+            pool.registry.limits.offerSlotToSiblings(pool);
         }
     }
 }

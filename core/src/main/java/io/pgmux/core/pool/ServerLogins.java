@@ -153,9 +153,9 @@ final class ServerLogins<S> {
             serverCount.decrementAndGet();
             return false;
         }
-        if (!pool.registry.reserveServerSlot(pool)) {
+        if (!pool.registry.limits.reserve(pool)) {
             serverCount.decrementAndGet();
-            pool.registry.evictIdleForLimit(pool);
+            pool.registry.limits.evictIdleFor(pool);
             return false;
         }
         if (total >= pool.config().defaultPoolSize()) {
