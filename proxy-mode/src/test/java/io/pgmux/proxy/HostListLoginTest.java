@@ -6,13 +6,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,6 +81,37 @@ class HostListLoginTest {
         assertTrue(result.output().contains("query_wait_timeout"), result.output());
     }
 
+    @Test
+    void concurrentLoginsTryAFirstHostNotYetKnownToWorkOnceRatherThanOnceEach() throws Exception {
+        try (SlowRefusingHost firstHost = new SlowRefusingHost()) {
+            proxy = start("host=127.0.0.1," + db.host() + " port=" + firstHost.port() + "," + db.port(), "");
+            ExecutorService clients = Executors.newFixedThreadPool(2);
+            try {
+                CountDownLatch together = new CountDownLatch(2);
+                List<Future<String>> sleeps = new ArrayList<>();
+                for (int i = 0; i < 2; i++) {
+                    sleeps.add(clients.submit(() -> {
+                        try (Connection c = ProxyFixture.connect(proxy, "app", ProxyFixture.USER,
+                                ProxyFixture.PASSWORD, new Properties()); Statement s = c.createStatement()) {
+                            together.countDown();
+                            together.await();
+                            try (ResultSet rs = s.executeQuery("SELECT pg_sleep(0.5)::text")) {
+                                rs.next();
+                                return rs.getString(1);
+                            }
+                        }
+                    }));
+                }
+                for (Future<String> sleep : sleeps) {
+                    assertEquals("", sleep.get(30, TimeUnit.SECONDS), "each client's query ran on the second host");
+                }
+            } finally {
+                clients.shutdownNow();
+            }
+            assertEquals(1, firstHost.accepted(), "connections the first host was asked for by both logins");
+        }
+    }
+
     /** load_balance_hosts=disable: each login starts at the first host of the list. */
     private PgMuxProxy start(String hosts, String settings) throws Exception {
         ProxyFixture.writeUserlist(dir, ProxyFixture.USER, ProxyFixture.PASSWORD);
@@ -81,6 +123,50 @@ class HostListLoginTest {
     private String connectionString() {
         return "host=127.0.0.1 port=" + proxy.port() + " dbname=app user=" + ProxyFixture.USER + " password="
                 + ProxyFixture.PASSWORD + " sslmode=disable";
+    }
+
+    /**
+     * A host that takes each connection and closes it a second later without a word, as a server that is going
+     * down might: a login tried there fails only after logins of other clients could have started.
+     */
+    private static final class SlowRefusingHost implements AutoCloseable {
+        private final ServerSocket socket = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
+        private final AtomicInteger accepted = new AtomicInteger();
+        private final Thread acceptor = new Thread(this::serve, "slow-refusing-host");
+
+        SlowRefusingHost() throws IOException {
+            acceptor.start();
+        }
+
+        private void serve() {
+            ScheduledExecutorService closer = Executors.newSingleThreadScheduledExecutor();
+            try {
+                while (true) {
+                    Socket s = socket.accept();
+                    accepted.incrementAndGet();
+                    closer.schedule(() -> {
+                        s.close();
+                        return null;
+                    }, 1, TimeUnit.SECONDS);
+                }
+            } catch (IOException closed) {
+                closer.shutdown();
+            }
+        }
+
+        int port() {
+            return socket.getLocalPort();
+        }
+
+        int accepted() {
+            return accepted.get();
+        }
+
+        @Override
+        public void close() throws Exception {
+            socket.close();
+            acceptor.join();
+        }
     }
 
     /** A port nothing listens on: bound to an ephemeral port, then closed. */

@@ -60,8 +60,10 @@ final class HostSearch {
         refusal = null;
         wrongKind = false;
         tried = 0;
-        start = connector.firstHost();
-        next();
+        connector.firstHost().thenAccept(first -> {
+            start = first;
+            next();
+        });
     }
 
     private void next() {
@@ -75,7 +77,10 @@ final class HostSearch {
             if (failure != null) {
                 connector.hostFailed(index);
                 failed(host, Failures.cause(failure));
-            } else if (target.targetSessionAttrs() == TargetSessionAttrs.ANY) {
+                return;
+            }
+            connector.hostConnected(index);
+            if (target.targetSessionAttrs() == TargetSessionAttrs.ANY) {
                 choose(host, server);
             } else {
                 check(host, server);

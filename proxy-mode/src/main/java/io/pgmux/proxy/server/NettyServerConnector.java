@@ -26,7 +26,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
@@ -48,8 +47,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
     private final int connectTimeoutMillis;
     private final ServerTlsContext tlsContext;
     private final IntSupplier maxPreparedStatements;
-    /** round-robin: where the next login starts; disable: the host logins start at until one fails. */
-    private final AtomicInteger nextHost = new AtomicInteger();
+    private final FirstHost firstHost;
     private ConnectionLog connectionLog;
     private String poolDatabase;
 
@@ -81,6 +79,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
         this.secret = secret;
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.tlsContext = tls.context(this.target.tlsMode());
+        this.firstHost = new FirstHost(this.target.hosts().size(), this.target.loadBalanceHosts());
     }
 
     /**
@@ -110,21 +109,18 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
     }
 
     /** The index of the host a new login tries first, as load_balance_hosts says. */
-    int firstHost() {
-        int hosts = target.hosts().size();
-        if (hosts == 1) {
-            return 0;
-        }
-        return Math.floorMod(target.loadBalanceHosts() == LoadBalanceHosts.ROUND_ROBIN
-                ? nextHost.getAndIncrement() : nextHost.get(), hosts);
+    CompletionStage<Integer> firstHost() {
+        return firstHost.pick();
+    }
+
+    /** A connection to the host at {@code index} was opened and logged in. */
+    void hostConnected(int index) {
+        firstHost.connected(index);
     }
 
     /** A connection to that host failed: with load_balance_hosts = disable, later logins start at the next. */
     void hostFailed(int index) {
-        if (target.loadBalanceHosts() == LoadBalanceHosts.DISABLE) {
-            int hosts = target.hosts().size();
-            nextHost.getAndUpdate(current -> Math.floorMod(current, hosts) == index ? index + 1 : current);
-        }
+        firstHost.failed(index);
     }
 
     /** Runs {@code task} on an event loop after the pause. */
