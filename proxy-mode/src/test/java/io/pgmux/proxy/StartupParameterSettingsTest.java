@@ -13,8 +13,11 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.postgresql.PGConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -86,6 +89,48 @@ class StartupParameterSettingsTest {
             }
             holder.commit();
         }
+    }
+
+    /**
+     * DateStyle=ISO, which pgjdbc sends at every login, is spelt otherwise by the server: once a login of the pool
+     * was welcomed with it, the next ones are welcomed at once, rather than each waiting for a free server to try it
+     * on again.
+     */
+    @Test
+    void aSettingTheServerSpellsOtherwiseIsTriedOnlyByThePoolsFirstLoginWithIt() throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.defaultPoolSize(1).authType(AuthType.TRUST)
+                .users(Map.of("raw", "")));
+        Map<String, String> iso = Map.of("user", "raw", "database", db.name(), "DateStyle", "ISO");
+        try (RawClient first = new RawClient(proxy.port())) {
+            first.startup(iso);
+            first.readUntilReady();
+        }
+        try (RawClient holder = new RawClient(proxy.port()); RawClient next = new RawClient(proxy.port())) {
+            holder.startup(iso);
+            holder.readUntilReady();
+            holder.query("BEGIN");
+            holder.readUntilReady();
+            next.readTimeout(5_000);
+            next.startup(iso);
+            assertEquals(directDateStyle(), reported(next.readUntilReady(), "DateStyle"),
+                    "the welcome while no server is free");
+        }
+    }
+
+    private String directDateStyle() throws SQLException {
+        try (Connection direct = db.connect()) {
+            return direct.unwrap(PGConnection.class).getParameterStatus("DateStyle");
+        }
+    }
+
+    private static String reported(List<RawClient.Message> welcome, String name) {
+        for (RawClient.Message m : welcome) {
+            String[] nameAndValue = new String(m.body(), StandardCharsets.UTF_8).split("\0");
+            if (m.type() == 'S' && nameAndValue[0].equals(name)) {
+                return nameAndValue[1];
+            }
+        }
+        return null;
     }
 
     /** A raw client: pgjdbc sets application_name again after the login, as it does behind PgBouncer. */

@@ -48,7 +48,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -517,8 +516,8 @@ final class ClientLogin {
      */
     private void welcome() {
         Map<String, String> known = context.welcomeCache().get(client.pool.key());
-        Set<String> checked = context.welcomeCache().checked(client.pool.key());
-        Map<String, String> report = known == null ? null : client.parameters.welcome(known);
+        Map<String, String> checked = context.welcomeCache().checked(client.pool.key());
+        Map<String, String> report = known == null ? null : client.parameters.welcome(known, checked);
         if (report != null && !client.parameters.needsCheck(checked)) {
             sendWelcome(report);
             return;
@@ -535,7 +534,7 @@ final class ClientLogin {
             }
             Map<String, String> reported = known != null ? known
                     : context.welcomeCache().remember(client.pool.key(), acquired.connection().parameters());
-            Map<String, String> toReport = report != null ? report : client.parameters.welcome(reported);
+            Map<String, String> toReport = report != null ? report : client.parameters.welcome(reported, checked);
             if (client.isOver() || !client.parameters.needsCheck(checked)) {
                 // no client is linked to the server for this, so PgBouncer counts no server assignment
                 acquired.releaseUncounted();

@@ -7,7 +7,6 @@ import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.server.ServerConnection;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -29,11 +28,11 @@ final class StartupSettingsCheck {
      * pool's {@code reported}.
      */
     static CompletionStage<ErrorResponse> apply(Lease<ServerConnection> lease, ClientParameters parameters,
-            Set<String> checked, Map<String, String> reported, Map<String, String> report) {
+            Map<String, String> checked, Map<String, String> reported, Map<String, String> report) {
         ServerConnection server = lease.connection();
         EncodableMessage replay = parameters.replayFor(server.parameters());
         if (replay == null) {
-            parameters.checked(checked, WelcomeCache.CHECKED_LIMIT);
+            parameters.checked(checked, server.parameters(), WelcomeCache.CHECKED_LIMIT);
             lease.releaseUncounted();
             return CompletableFuture.completedFuture(null);
         }
@@ -43,8 +42,8 @@ final class StartupSettingsCheck {
                 throw new CompletionException(failure);
             }
             if (error == null) {
+                parameters.checked(checked, server.parameters(), WelcomeCache.CHECKED_LIMIT);
                 parameters.replayed(server.parameters());
-                parameters.checked(checked, WelcomeCache.CHECKED_LIMIT);
                 report.replaceAll((name, value) -> {
                     String now = server.parameters().get(name);
                     return now == null || now.equals(reported.get(name)) ? value : now;

@@ -163,9 +163,10 @@ public final class ClientParameters {
 
     /**
      * Settles the values reported to the client at login: the server's parameters overridden by what the client
-     * asked for, matched case-insensitively to the server's names. Returns them in report order.
+     * asked for, matched case-insensitively to the server's names, in the server's spelling where a server of the
+     * pool took the value before ({@code checked}, see {@link #checked}). Returns them in report order.
      */
-    public Map<String, String> welcome(Map<String, String> serverParameters) {
+    public Map<String, String> welcome(Map<String, String> serverParameters, Map<String, String> checked) {
         Map<String, String> report = new LinkedHashMap<>(serverParameters);
         List<String> notReported = new ArrayList<>();
         requested.forEach((name, value) -> {
@@ -178,8 +179,9 @@ public final class ClientParameters {
             }
             if (serverName != null) {
                 String serverValue = serverParameters.get(serverName);
+                String taken = checked.get(serverName + '=' + value);
                 // the pool's instance where the values agree: one string for all its clients
-                report.put(serverName, value.equals(serverValue) ? serverValue : value);
+                report.put(serverName, taken != null ? taken : value.equals(serverValue) ? serverValue : value);
             }
         });
         unreported = notReported.toArray(NONE);
@@ -197,32 +199,42 @@ public final class ClientParameters {
      * left to the first replay, where they may be refused too; application_name takes any value, so a login need
      * not wait for a server to try a name it has not seen.
      */
-    public boolean needsCheck(Set<String> checked) {
+    public boolean needsCheck(Map<String, String> checked) {
         for (int i = 0; i < reported.length; i++) {
-            if (reported[i] != null && i != APPLICATION_NAME && !checked.contains(TRACKED.get(i) + '=' + reported[i])) {
+            if (reported[i] != null && i != APPLICATION_NAME && !checked.containsKey(TRACKED.get(i) + '=' + reported[i])) {
                 return true;
             }
         }
         for (int i = 0; i < startup.length; i += 2) {
-            if (startup[i].indexOf('.') < 0 && !checked.contains(startup[i] + '=' + startup[i + 1])) {
+            if (startup[i].indexOf('.') < 0 && !checked.containsKey(startup[i] + '=' + startup[i + 1])) {
                 return true;
             }
         }
         return false;
     }
 
-    /** The startup settings were applied on a server: adds them to {@code checked}, up to {@code limit} entries. */
-    public void checked(Set<String> checked, int limit) {
+    /**
+     * The startup settings were applied on {@code server}, before {@link #replayed} adopts its spelling: adds them
+     * to {@code checked} as asked ({@code name=value}), each with the value the server reports for it now, up to
+     * {@code limit} entries. A later login asking for the same is welcomed with the server's spelling (DateStyle
+     * {@code ISO, MDY} for the {@code ISO} pgjdbc sends) without trying it on a server again.
+     */
+    public void checked(Map<String, String> checked, ServerParameters server, int limit) {
         for (int i = 0; i < reported.length && checked.size() < limit; i++) {
             if (reported[i] != null && i != APPLICATION_NAME) {
-                checked.add(TRACKED.get(i) + '=' + reported[i]);
+                checked.put(TRACKED.get(i) + '=' + reported[i], spelling(server, TRACKED.get(i), reported[i]));
             }
         }
         for (int i = 0; i < startup.length && checked.size() < limit; i += 2) {
             if (startup[i].indexOf('.') < 0) {
-                checked.add(startup[i] + '=' + startup[i + 1]);
+                checked.put(startup[i] + '=' + startup[i + 1], spelling(server, startup[i], startup[i + 1]));
             }
         }
+    }
+
+    private static String spelling(ServerParameters server, String name, String asked) {
+        String now = server.get(name);
+        return now != null ? now : asked;
     }
 
     private static String serverSpelling(Map<String, String> serverParameters, String name) {

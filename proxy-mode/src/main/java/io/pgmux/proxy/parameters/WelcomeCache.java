@@ -2,7 +2,6 @@ package io.pgmux.proxy.parameters;
 
 import io.pgmux.core.pool.PoolKey;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -15,7 +14,7 @@ public final class WelcomeCache {
     public static final int CHECKED_LIMIT = 4096;
 
     private final Map<PoolKey, Map<String, String>> byPool = new ConcurrentHashMap<>();
-    private final Map<PoolKey, Set<String>> checkedByPool = new ConcurrentHashMap<>();
+    private final Map<PoolKey, Map<String, String>> checkedByPool = new ConcurrentHashMap<>();
 
     /** What the pool's servers report, or null while no client of the pool has fetched it. */
     public Map<String, String> get(PoolKey pool) {
@@ -23,11 +22,12 @@ public final class WelcomeCache {
     }
 
     /**
-     * The startup settings ({@code name=value}) a server of the pool applied without error, which a login with the
-     * same need not try again: live, for {@link ClientParameters#checked}.
+     * The startup settings ({@code name=value}, as asked) a server of the pool applied without error, which a login
+     * with the same need not try again, each with the value the server then reported for it: live, for
+     * {@link ClientParameters#checked}.
      */
-    public Set<String> checked(PoolKey pool) {
-        return checkedByPool.computeIfAbsent(pool, key -> ConcurrentHashMap.newKeySet());
+    public Map<String, String> checked(PoolKey pool) {
+        return checkedByPool.computeIfAbsent(pool, key -> new ConcurrentHashMap<>());
     }
 
     /**
@@ -40,8 +40,8 @@ public final class WelcomeCache {
         if (earlier != null) {
             return earlier;
         }
-        Set<String> checked = checked(pool);
-        fetched.forEach((name, value) -> checked.add(name + '=' + value));
+        Map<String, String> checked = checked(pool);
+        fetched.forEach((name, value) -> checked.put(name + '=' + value, value));
         return fetched;
     }
 }

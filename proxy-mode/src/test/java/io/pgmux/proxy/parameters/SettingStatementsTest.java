@@ -71,7 +71,7 @@ class SettingStatementsTest {
 
     private static ClientParameters parameters() {
         ClientParameters parameters = ClientParameters.fromStartup(Map.of(), Set.of());
-        parameters.welcome(Map.of("server_version", "17.2"));
+        parameters.welcome(Map.of("server_version", "17.2"), Map.of());
         return parameters;
     }
 
