@@ -91,6 +91,16 @@ class StartupParameterSettingsTest {
         }
     }
 
+    /** As PostgreSQL reports it when a client connects directly: DateStyle=ISO is welcomed as "ISO, MDY". */
+    @Test
+    void aStartupSettingIsWelcomedInTheServersSpelling() throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.authType(AuthType.TRUST).users(Map.of("raw", "")));
+        try (RawClient client = new RawClient(proxy.port())) {
+            client.startup(Map.of("user", "raw", "database", db.name(), "DateStyle", "ISO"));
+            assertEquals(directDateStyle(), reported(client.readUntilReady(), "DateStyle"));
+        }
+    }
+
     /**
      * DateStyle=ISO, which pgjdbc sends at every login, is spelt otherwise by the server: once a login of the pool
      * was welcomed with it, the next ones are welcomed at once, rather than each waiting for a free server to try it

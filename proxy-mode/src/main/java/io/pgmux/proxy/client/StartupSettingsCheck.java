@@ -24,8 +24,8 @@ final class StartupSettingsCheck {
     /**
      * Applies the client's settings on the lent server, which then goes back (or is closed if it failed); completes
      * with the server's error when it refused one, else null, after {@code report} took the values the server now
-     * reports for what the replay changed ({@code on} for a {@code true} asked for), where they differ from the
-     * pool's {@code reported}.
+     * reports for what the client asked for and what the replay changed ({@code on} for a {@code true} asked for,
+     * {@code ISO, MDY} for {@code ISO}), where the client or the server differs from the pool's {@code reported}.
      */
     static CompletionStage<ErrorResponse> apply(Lease<ServerConnection> lease, ClientParameters parameters,
             Map<String, String> checked, Map<String, String> reported, Map<String, String> report) {
@@ -46,7 +46,10 @@ final class StartupSettingsCheck {
                 parameters.replayed(server.parameters());
                 report.replaceAll((name, value) -> {
                     String now = server.parameters().get(name);
-                    return now == null || now.equals(reported.get(name)) ? value : now;
+                    String pool = reported.get(name);
+                    // what the client asked for in the server's spelling, even where that is the pool's value
+                    // (DateStyle ISO is "ISO, MDY"), and what the replay changed besides
+                    return now == null || now.equals(pool) && value.equals(pool) ? value : now;
                 });
             }
             lease.releaseUncounted();
