@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.proxy.config.IniFile;
+import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.ServerCertificates;
 import io.pgmux.testing.TestCertificates;
@@ -21,6 +22,9 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,6 +33,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.postgresql.util.PSQLException;
 
 /**
  * server_tls_sslmode and the other server_tls_* settings against the fixture's PostgreSQL with TLS: TLS 1.3
@@ -39,8 +44,13 @@ import org.junit.jupiter.params.provider.EnumSource;
 @PostgresTest(tls = true)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ServerTlsTest {
-    /** Far below query_wait_timeout (120 s): a refused login must not leave the client waiting. */
-    private static final Duration FAST = Duration.ofSeconds(10);
+    /**
+     * query_wait_timeout for the servers whose TLS handshake fails: their clients wait for them as for a server
+     * that is down, this long rather than the default 120 s.
+     */
+    private static final Duration QUERY_WAIT = Duration.ofSeconds(2);
+    /** How long a test waits for a log line or for a client to get in. */
+    private static final Duration WAIT = Duration.ofSeconds(30);
 
     private final TestDatabase db;
     private final ServerCertificates certificates;
@@ -107,15 +117,59 @@ class ServerTlsTest {
         assertTrue(serverConnectionIsEncrypted());
     }
 
+    /** As in PgBouncer, a server whose certificate fails the check is waited for as one that is down. */
     @Test
-    void verifyCaWithAnotherCaFailsTheLoginAtOnceWithTheReason() {
-        start(db.superuser(), "127.0.0.1", "verify-ca", b -> b.serverTlsCaFile(otherCa));
-        long started = System.nanoTime();
-        SQLException e = assertThrows(SQLException.class, () -> ProxyFixture.connect(proxy, db));
-        assertTrue(Duration.ofNanos(System.nanoTime() - started).compareTo(FAST) < 0, "failed fast");
+    void aClientWaitsForAServerWhoseCertificateFailsVerifyCaUntilQueryWaitTimeout() {
+        start(db.superuser(), "127.0.0.1", "verify-ca", b -> b.serverTlsCaFile(otherCa).queryWaitTimeout(QUERY_WAIT));
+        PSQLException e = assertThrows(PSQLException.class, () -> ProxyFixture.connect(proxy, db));
         assertEquals("08P01", e.getSQLState());
-        assertTrue(e.getMessage().contains("server login failed: TLS handshake failed (sslmode verify-ca):"
-                + " unable to find valid certification path to requested target"), e.getMessage());
+        assertEquals("query_wait_timeout", e.getServerErrorMessage().getMessage());
+    }
+
+    @Test
+    void aCertificateFromAnotherCaIsLoggedAsOpenSslsCertificateVerifyFailedWithTheJdksReason() {
+        start(db.superuser(), "127.0.0.1", "verify-ca", b -> b.serverTlsCaFile(otherCa).queryWaitTimeout(QUERY_WAIT));
+        try (CapturedLog log = CapturedLog.start()) {
+            assertThrows(SQLException.class, () -> ProxyFixture.connect(proxy, db));
+            assertTrue(log.text().contains("server login failed: TLS handshake failed (sslmode verify-ca): certificate"
+                    + " verify failed: unable to find valid certification path to requested target"), log.text());
+        }
+    }
+
+    @Test
+    void aClientWaitingForAServerWhoseCertificateFailedGetsInOnceReloadTrustsItsCa() throws Exception {
+        Files.writeString(directory.resolve("reload.txt"), "\"" + ProxyFixture.USER + "\" \"" + ProxyFixture.PASSWORD
+                + "\"\n");
+        Path ini = directory.resolve("reload.ini");
+        String settings = "[databases]\n" + db.name() + " = host=127.0.0.1 port=" + db.port() + " dbname=" + db.name()
+                + " user=" + db.superuser() + "\n[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\n"
+                + "auth_type = md5\nauth_file = reload.txt\nadmin_users = " + ProxyFixture.USER + "\n"
+                + "server_tls_sslmode = verify-ca\n";
+        Files.writeString(ini, settings + "server_tls_ca_file = " + otherCa + "\n");
+        proxy = ProxyConfigLoader.load(ini).start();
+        try (CapturedLog log = CapturedLog.start()) {
+            CompletableFuture<Boolean> waiting = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return serverConnectionIsEncrypted();
+                } catch (SQLException e) {
+                    throw new CompletionException(e);
+                }
+            });
+            Await.until(() -> log.text().contains("certificate verify failed"), WAIT, "a login that failed the check");
+            assertFalse(waiting.isDone(), "the client waits");
+            Files.writeString(ini, settings + "server_tls_ca_file = " + certificates.caCertificate() + "\n");
+            setOnConsole("RELOAD");
+            assertTrue(waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void aNewClientGetsInOnceSetServerTlsCaFileTrustsTheServersCa() throws Exception {
+        start(db.superuser(), "127.0.0.1", "verify-ca", b -> b.serverTlsCaFile(otherCa).queryWaitTimeout(QUERY_WAIT)
+                .adminUsers(ProxyFixture.USER));
+        assertThrows(SQLException.class, () -> ProxyFixture.connect(proxy, db));
+        setOnConsole("SET server_tls_ca_file = '" + certificates.caCertificate() + "'");
+        assertTrue(serverConnectionIsEncrypted());
     }
 
     @Test
@@ -126,12 +180,15 @@ class ServerTlsTest {
     }
 
     @Test
-    void verifyFullRefusesACertificateThatDoesNotNameTheHost() {
-        start(db.superuser(), "127.0.0.1", "verify-full", b -> b.serverTlsCaFile(certificates.caCertificate()));
-        SQLException e = assertThrows(SQLException.class, () -> ProxyFixture.connect(proxy, db));
-        assertEquals("08P01", e.getSQLState());
-        assertTrue(e.getMessage().contains("TLS handshake failed (sslmode verify-full): No subject alternative"
-                + " names matching IP address 127.0.0.1 found"), e.getMessage());
+    void verifyFullRefusesACertificateThatDoesNotNameTheHostAsCertificateVerifyFailed() {
+        start(db.superuser(), "127.0.0.1", "verify-full", b -> b.serverTlsCaFile(certificates.caCertificate())
+                .queryWaitTimeout(QUERY_WAIT));
+        try (CapturedLog log = CapturedLog.start()) {
+            PSQLException e = assertThrows(PSQLException.class, () -> ProxyFixture.connect(proxy, db));
+            assertEquals("query_wait_timeout", e.getServerErrorMessage().getMessage());
+            assertTrue(log.text().contains("TLS handshake failed (sslmode verify-full): certificate verify failed: No"
+                    + " subject alternative names matching IP address 127.0.0.1 found"), log.text());
+        }
     }
 
     @Test
@@ -236,12 +293,15 @@ class ServerTlsTest {
     }
 
     @Test
-    void protocolsTheServerDoesNotSpeakFailTheHandshakeWithTheReason() {
-        start(db.superuser(), "127.0.0.1", "require", b -> b.serverTlsProtocols("tlsv1.2"));
-        SQLException e = assertThrows(SQLException.class, () -> ProxyFixture.connect(proxy, db));
-        assertEquals("08P01", e.getSQLState());
-        assertTrue(e.getMessage().contains("server login failed: TLS handshake failed (sslmode require):"
-                + " Received fatal alert: protocol_version"), e.getMessage());
+    void protocolsTheServerDoesNotSpeakKeepTheClientWaitingAndTheLogSaysWhy() {
+        start(db.superuser(), "127.0.0.1", "require", b -> b.serverTlsProtocols("tlsv1.2")
+                .queryWaitTimeout(QUERY_WAIT));
+        try (CapturedLog log = CapturedLog.start()) {
+            PSQLException e = assertThrows(PSQLException.class, () -> ProxyFixture.connect(proxy, db));
+            assertEquals("query_wait_timeout", e.getServerErrorMessage().getMessage());
+            assertTrue(log.text().contains("server login failed: TLS handshake failed (sslmode require): Received"
+                    + " fatal alert: protocol_version"), log.text());
+        }
     }
 
     @Test
@@ -267,12 +327,16 @@ class ServerTlsTest {
 
     @Test
     void adminSetOfServerTlsProtocolsTheServerDoesNotSpeakFailsTheNextServerLogin() throws Exception {
-        start(db.superuser(), "127.0.0.1", "require", b -> b.adminUsers(ProxyFixture.USER));
+        start(db.superuser(), "127.0.0.1", "require", b -> b.adminUsers(ProxyFixture.USER)
+                .queryWaitTimeout(QUERY_WAIT));
         assertTrue(serverConnectionIsEncrypted());
         setOnConsole("SET server_tls_protocols = 'tlsv1.2'");
-        // the server connection made under the old settings closes once released: the next query needs a new one
-        SQLException e = assertThrows(SQLException.class, () -> query("SELECT 1"));
-        assertTrue(e.getMessage().contains("Received fatal alert: protocol_version"), e.getMessage());
+        try (CapturedLog log = CapturedLog.start()) {
+            // the server connection made under the old settings closes once released: the next query needs a new one
+            PSQLException e = assertThrows(PSQLException.class, () -> query("SELECT 1"));
+            assertEquals("query_wait_timeout", e.getServerErrorMessage().getMessage());
+            assertTrue(log.text().contains("Received fatal alert: protocol_version"), log.text());
+        }
     }
 
     @Test
@@ -299,14 +363,17 @@ class ServerTlsTest {
                 + "checked = " + server + "\n"
                 + "strict = " + server + " sslmode=verify-full\n"
                 + "[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\nauth_type = md5\n"
-                + "server_tls_sslmode = verify-ca\nserver_tls_ca_file = root.crt\nserver_tls_protocols = secure\n");
+                + "server_tls_sslmode = verify-ca\nserver_tls_ca_file = root.crt\nserver_tls_protocols = secure\n"
+                + "query_wait_timeout = " + QUERY_WAIT.toSeconds() + "\n");
         proxy = ProxyConfigLoader.configure(ini, directory)
                 .users(Map.of(ProxyFixture.USER, ProxyFixture.PASSWORD))
                 .start();
         assertEquals("t", query("checked", "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
-        SQLException e = assertThrows(SQLException.class,
-                () -> query("strict", "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
-        assertTrue(e.getMessage().contains("sslmode verify-full"), e.getMessage());
+        try (CapturedLog log = CapturedLog.start()) {
+            assertThrows(SQLException.class,
+                    () -> query("strict", "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
+            assertTrue(log.text().contains("(sslmode verify-full): certificate verify failed"), log.text());
+        }
     }
 
     /** A proxy whose server connections log in as {@code user} (who needs no password here) to {@code host}. */

@@ -37,7 +37,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.IntSupplier;
-import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -348,25 +347,9 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
             if (f.isSuccess()) {
                 startup();
             } else {
-                failLogin(loginFailure(f.cause()));
+                failLogin(ServerTlsHandshakeException.of(f.cause(), target.tlsMode()));
             }
         });
-    }
-
-    /**
-     * A TLS failure reads {@code TLS handshake failed (sslmode …): <root cause>} whichever side noticed it (with
-     * TLS 1.3 a server refuses a client certificate after the client finished its handshake); the root cause
-     * says what was wrong ("unable to find valid certification path …"), its wrappers do not.
-     */
-    private Throwable loginFailure(Throwable cause) {
-        Throwable root = cause;
-        boolean tls = false;
-        for (Throwable t = cause; t != null; t = t.getCause()) {
-            tls |= t instanceof SSLException;
-            root = t;
-        }
-        return tls ? new ServerErrorException(PoolerError.serverLoginFailed("TLS handshake failed (sslmode "
-                + target.tlsMode() + "): " + root.getMessage())) : cause;
     }
 
     private void onLinkedMessage(BackendMessage message) {
@@ -519,7 +502,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
         State was = state;
         to(State.CLOSED);
         switch (was) {
-            case CONNECTING, TLS, LOGIN -> failLogin(loginFailure(cause));
+            case CONNECTING, TLS, LOGIN -> failLogin(ServerTlsHandshakeException.of(cause, target.tlsMode()));
             case QUERY -> failQuery(cause);
             case LINKED -> {
                 ServerLink current = link;
