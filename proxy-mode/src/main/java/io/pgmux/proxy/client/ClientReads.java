@@ -1,21 +1,19 @@
 package io.pgmux.proxy.client;
 
-import io.netty.channel.EventLoop;
 import io.pgmux.core.pool.Lsn;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.ReadYourWritesToken;
 import io.pgmux.core.pool.Replica;
 import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.parameters.PoolerPrelude;
+import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.replicas.ReadIntent;
 import io.pgmux.proxy.replicas.ReplicaRoutes;
 import io.pgmux.proxy.server.ServerConnection;
 import java.net.SocketAddress;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -179,26 +177,18 @@ final class ClientReads {
         return readYourWrites && mayHaveWritten && replica == null && !declaredReadOnly;
     }
 
-    /**
-     * Reads on {@code server}, lent to this client, the WAL position after the client's commit; then hands
-     * {@code then}, on {@code loop}, the ParameterStatus that tells the client its token (null when the position is
-     * unknown) and why the read failed (null when the server answered, even with an error).
-     */
-    void readPosition(ServerConnection server, EventLoop loop, BiConsumer<ParameterStatus, Throwable> then) {
-        List<String[]> rows = new ArrayList<>(2);
-        server.request(PoolerPrelude.before(WAL_POSITION, server.parameters().majorVersion()), rows).whenComplete(
-                (error, failure) -> loop.execute(() -> {
-                    position(failure == null && error == null ? rows : null);
-                    String token = token();
-                    then.accept(token == null ? null : new ParameterStatus(TOKEN, token), failure);
-                }));
+    /** The read of the WAL position after the client's commit, run on the server lent to this client. */
+    EncodableMessage positionQuery(int majorVersion) {
+        return PoolerPrelude.before(WAL_POSITION, majorVersion);
     }
 
     /**
      * What the read of the WAL position after the client's commit returned ({@code rows} after the pooler's prelude
      * row), or null when it failed: then no standby serves the client's reads until a position is read again.
+     *
+     * @return the ParameterStatus that tells the client its token; null when the position is unknown
      */
-    private void position(List<String[]> rows) {
+    ParameterStatus positionRead(List<String[]> rows) {
         long lsn = UNKNOWN;
         if (rows != null && rows.size() == 2 && rows.get(1).length == 1) {
             try {
@@ -208,5 +198,7 @@ final class ClientReads {
             }
         }
         mustSee = lsn == UNKNOWN || mustSee == UNKNOWN ? lsn : Lsn.later(mustSee, lsn);
+        String token = token();
+        return token == null ? null : new ParameterStatus(TOKEN, token);
     }
 }

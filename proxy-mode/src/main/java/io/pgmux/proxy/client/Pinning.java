@@ -6,6 +6,8 @@ import io.netty.util.concurrent.FastThreadLocal;
 import io.pgmux.core.pool.PinReason;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.proxy.config.PinSessionState;
+import io.pgmux.proxy.parameters.PoolerPrelude;
+import io.pgmux.proxy.protocol.EncodableMessage;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +28,7 @@ final class Pinning {
      * The session state a server holds outside a transaction, one boolean per {@link PinReason} before LOAD, in
      * their order. Advisory locks still held once the transaction ended are session-level ones.
      */
-    static final String CHECK_QUERY = "SELECT"
+    private static final String CHECK_QUERY = "SELECT"
             + " EXISTS (SELECT FROM pg_catalog.pg_listening_channels()),"
             + " EXISTS (SELECT FROM pg_catalog.pg_locks WHERE locktype = 'advisory'"
             + " AND pid = pg_catalog.pg_backend_pid()),"
@@ -34,6 +36,11 @@ final class Pinning {
             + " OR EXISTS (SELECT FROM pg_catalog.pg_proc WHERE pronamespace = pg_catalog.pg_my_temp_schema()),"
             + " EXISTS (SELECT FROM pg_catalog.pg_cursors WHERE is_holdable),"
             + " EXISTS (SELECT FROM pg_catalog.pg_prepared_statements WHERE from_sql)";
+
+    /** The check of the session state, after the pooler's prelude, whose rows {@link #found} reads. */
+    static EncodableMessage checkQuery(int majorVersion) {
+        return PoolerPrelude.before(CHECK_QUERY, majorVersion);
+    }
 
     /**
      * The scanner of {@link #mentionsSessionState}, one per event loop rather than one per client: it holds nothing

@@ -7,7 +7,6 @@ import io.pgmux.core.pool.Lease;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolException;
 import io.pgmux.proxy.parameters.ClientParameters;
-import io.pgmux.proxy.parameters.PoolerPrelude;
 import io.pgmux.proxy.prepared.NamedStatements;
 import io.pgmux.proxy.prepared.PreparedStatementLimit;
 import io.pgmux.proxy.protocol.EncodableMessage;
@@ -23,7 +22,6 @@ import io.pgmux.proxy.server.ServerLink;
 import io.pgmux.proxy.transport.ReadPauses;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -65,7 +63,13 @@ abstract class ServerLoan implements ServerLink {
          * The client is gone or being closed: nothing more reaches it, and a server acquired now goes back. A server
          * still held in this state runs a query of the pooler's own, whose completion ends the loan.
          */
-        CLOSED
+        CLOSED;
+
+        /** The server runs an {@link OwnQuery}, whose answer moves the loan on. */
+        boolean ownQuery() {
+            return this == REPLAYING || this == READING_SETTINGS || this == READING_POSITION
+                    || this == CHECKING_SESSION_STATE;
+        }
     }
 
     /**
@@ -349,20 +353,14 @@ abstract class ServerLoan implements ServerLink {
             link();
             return;
         }
-        to(State.REPLAYING);
-        EventLoop loop = channel.eventLoop();
-        server.request(replay, null).whenComplete((error, failure) -> loop.execute(() -> onReplayed(error, failure)));
+        ask(State.REPLAYING, replay, false);
     }
 
-    private void onReplayed(ErrorResponse error, Throwable failure) {
-        if (lease == null) {
-            // a timeout closed the server meanwhile
-            return;
-        }
-        if (failure != null) {
+    private void onReplayed(OwnQuery answer) {
+        if (answer.failure != null) {
             // The server died under the pooler's own query (a restart, a terminated backend): nothing the client
             // sent has reached it, so the client waits for another server instead of losing its connection.
-            drop(failure);
+            drop(answer.failure);
             if (state != State.CLOSED) {
                 acquire();
             }
@@ -372,9 +370,9 @@ abstract class ServerLoan implements ServerLink {
             release();
             return;
         }
-        if (error != null) {
+        if (answer.error != null) {
             release();
-            client.fatal(ErrorResponse.fatal(error.sqlState(), error.message()));
+            client.fatal(ErrorResponse.fatal(answer.error.sqlState(), answer.error.message()));
             return;
         }
         parameters.replayed(server.parameters());
@@ -388,6 +386,31 @@ abstract class ServerLoan implements ServerLink {
         forwardPending();
     }
 
+    // ---------------------------------------------------------------- the pooler's own queries
+
+    /** Runs a query of the pooler's own on the server as the loan's {@code step}; what the client sends waits. */
+    private void ask(State step, EncodableMessage request, boolean readyHeld) {
+        to(step);
+        OwnQuery.send(this, server, step, request, readyHeld);
+    }
+
+    /** A query of the pooler's own was answered: the loan takes the step after it, on the client's loop. */
+    final void answered(OwnQuery answer) {
+        if (answer.step == State.READING_POSITION) {
+            relayPosition(answer);
+        }
+        if (lease == null) {
+            // a timeout closed the server meanwhile
+            return;
+        }
+        switch (answer.step) {
+            case REPLAYING -> onReplayed(answer);
+            case READING_POSITION -> onPosition(answer);
+            case READING_SETTINGS -> onSessionSettings(answer);
+            case CHECKING_SESSION_STATE -> onSessionState(answer);
+        }
+    }
+
     // ---------------------------------------------------------------- the transaction's end
 
     /**
@@ -397,7 +420,8 @@ abstract class ServerLoan implements ServerLink {
     final void endTransaction(boolean readyHeld) {
         channel.flush();
         if (reads != null && reads.wantsPosition(filter.takeMayHaveWritten())) {
-            readPosition(readyHeld);
+            // read_your_writes: the WAL position after the commit, which the client's next reads must see
+            ask(State.READING_POSITION, reads.positionQuery(server.parameters().majorVersion()), readyHeld);
             return;
         }
         endTransactionKnown(readyHeld);
@@ -405,7 +429,8 @@ abstract class ServerLoan implements ServerLink {
 
     private void endTransactionKnown(boolean readyHeld) {
         if (pinning.takeTouched()) {
-            checkSessionState(readyHeld);
+            // one query tells what session state the transaction may have left
+            ask(State.CHECKING_SESSION_STATE, Pinning.checkQuery(server.parameters().majorVersion()), readyHeld);
             return;
         }
         if (pinning.isPinned()) {
@@ -419,26 +444,18 @@ abstract class ServerLoan implements ServerLink {
         ReadPauses.resume(channel, SERVER_REASONS);
     }
 
-    /**
-     * read_your_writes: before a primary's server connection goes back after a transaction that may have written,
-     * its {@link ClientReads} reads the WAL position after its commit, which the client's next reads must see. What
-     * the client sends meanwhile waits, as for a server.
-     */
-    private void readPosition(boolean readyHeld) {
-        to(State.READING_POSITION);
-        reads.readPosition(server, channel.eventLoop(), (token, failure) -> onPosition(token, failure, readyHeld));
-    }
-
-    private void onPosition(ParameterStatus token, Throwable failure, boolean readyHeld) {
+    /** The client's reads now know the position, the server or not; the client is told its token. */
+    private void relayPosition(OwnQuery answer) {
+        ParameterStatus token = reads.positionRead(answer.succeeded() ? answer.rows : null);
         if (token != null && state != State.CLOSED) {
             filter.relayOwn(token);
             channel.flush();
         }
-        if (lease == null) {
-            return;
-        }
-        if (failure != null) {
-            drop(failure);
+    }
+
+    private void onPosition(OwnQuery answer) {
+        if (answer.failure != null) {
+            drop(answer.failure);
             resumeUnlinked();
             return;
         }
@@ -447,7 +464,7 @@ abstract class ServerLoan implements ServerLink {
             return;
         }
         to(State.LINKED);
-        endTransactionKnown(readyHeld);
+        endTransactionKnown(answer.readyHeld);
         if (state == State.IDLE) {
             resumeUnlinked();
         } else if (state == State.LINKED) {
@@ -458,68 +475,46 @@ abstract class ServerLoan implements ServerLink {
     /**
      * Before a server connection on which this client ran SET goes back to the pool: reads its session
      * settings, which the client keeps on every later server connection and the next client of this one has
-     * reset. What the client sends meanwhile waits, as for a server.
+     * reset.
      */
     private void readSessionSettings() {
-        to(State.READING_SETTINGS);
-        List<String[]> rows = new ArrayList<>();
-        EventLoop loop = channel.eventLoop();
-        server.request(parameters.sessionSettingsQuery(server.parameters().majorVersion()), rows).whenComplete(
-                (error, failure) -> loop.execute(() -> onSessionSettings(rows, error, failure)));
+        ask(State.READING_SETTINGS, parameters.sessionSettingsQuery(server.parameters().majorVersion()), false);
     }
 
-    private void onSessionSettings(List<String[]> rows, ErrorResponse error, Throwable failure) {
-        if (lease == null) {
-            return;
-        }
-        if (failure == null && error == null && parameters.captured(rows, server.parameters())) {
+    private void onSessionSettings(OwnQuery answer) {
+        if (answer.succeeded() && parameters.captured(answer.rows, server.parameters())) {
             release();
         } else {
             // its settings are unknown: the connection must not serve anyone else
-            drop(failure != null ? failure : new PoolException("session settings unreadable"
-                    + (error != null ? ": " + error.message() : "")));
+            drop(answer.failure != null ? answer.failure : new PoolException("session settings unreadable"
+                    + (answer.error != null ? ": " + answer.error.message() : "")));
         }
         resumeUnlinked();
     }
 
-    /**
-     * After a transaction that may have left session state: one query of the pooler's own tells what the session
-     * holds. What the client sends meanwhile waits, as for a server.
-     */
-    private void checkSessionState(boolean readyHeld) {
-        to(State.CHECKING_SESSION_STATE);
-        List<String[]> rows = new ArrayList<>();
-        EventLoop loop = channel.eventLoop();
-        server.request(PoolerPrelude.before(Pinning.CHECK_QUERY, server.parameters().majorVersion()), rows)
-                .whenComplete((error, failure) -> loop.execute(() -> onSessionState(rows, error, failure, readyHeld)));
-    }
-
-    private void onSessionState(List<String[]> rows, ErrorResponse error, Throwable failure, boolean readyHeld) {
-        if (lease == null) {
-            return;
-        }
+    private void onSessionState(OwnQuery answer) {
         boolean closed = state == State.CLOSED;
-        if (failure != null) {
-            drop(failure);
+        if (answer.failure != null) {
+            drop(answer.failure);
             if (!closed) {
                 client.fatal(PoolerError.serverConnCrashed());
             }
             return;
         }
-        if (error != null) {
+        if (answer.error != null) {
             // what the session holds is unknown: the connection must not serve anyone else
             log.warn("client {} session state unreadable, server connection closed: {}", channel.remoteAddress(),
-                    error.message());
+                    answer.error.message());
             pinning.hold(0);
-            drop(new PoolException("session state unreadable: " + error.message()));
-            if (readyHeld && !closed) {
+            drop(new PoolException("session state unreadable: " + answer.error.message()));
+            if (answer.readyHeld && !closed) {
                 filter.relayOwn(ReadyForQuery.IDLE);
                 channel.flush();
             }
             resumeUnlinked();
             return;
         }
-        int found = pinning.found(rows);
+        int found = pinning.found(answer.rows);
         if (closed) {
             pinning.hold(found);
             endClosed();
@@ -534,7 +529,7 @@ abstract class ServerLoan implements ServerLink {
             resumeUnlinked();
             return;
         }
-        if (readyHeld) {
+        if (answer.readyHeld) {
             filter.relayOwn(ReadyForQuery.IDLE);
             channel.flush();
         }
@@ -562,8 +557,7 @@ abstract class ServerLoan implements ServerLink {
     final void closeLoan() {
         State was = state;
         to(State.CLOSED);
-        if (lease == null || was == State.REPLAYING || was == State.READING_SETTINGS
-                || was == State.READING_POSITION || was == State.CHECKING_SESSION_STATE || was == State.CLOSED) {
+        if (lease == null || was.ownQuery() || was == State.CLOSED) {
             return;
         }
         if (serverIdle() && server.transactionStatus() == TransactionStatus.IDLE) {
