@@ -326,13 +326,18 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         logClosing();
         to(State.CLOSED);
+        endLinks();
+        channel.writeAndFlush(error).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** Nothing more is relayed: the client's link ends its loan, or its replication link its own server. */
+    private void endLinks() {
         if (link != null) {
             link.close();
         }
         if (replication != null) {
             replication.close();
         }
-        channel.writeAndFlush(error).addListener(ChannelFutureListener.CLOSE);
     }
 
     @Override
@@ -396,12 +401,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (key != null) {
             context.clientsByKey().remove(key, this);
         }
-        if (link != null) {
-            link.close();
-        }
-        if (replication != null) {
-            replication.close();
-        }
+        endLinks();
         if (admission != null) {
             context.registry().clientLeaves(pool, admission);
             context.clientLimits().leave(pool.key().database(), admittedUser);
