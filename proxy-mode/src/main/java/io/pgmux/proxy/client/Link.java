@@ -20,8 +20,6 @@ import io.pgmux.proxy.protocol.ReadyForQuery.TransactionStatus;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.transport.ReadPauses;
-import java.util.ArrayList;
-import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,7 +74,7 @@ final class Link extends ServerLoan {
      * an idle one holds them for the server it acquires.
      */
     boolean relaysRuns() {
-        return state == State.LINKED || state == State.IDLE && !discardingUntilSync;
+        return state == State.LINKED || state == State.IDLE && !held.discarding();
     }
 
     boolean isWaiting() {
@@ -110,8 +108,8 @@ final class Link extends ServerLoan {
             case LINKED -> forward(message);
             case LISTEN_BATCH -> listening.continueBatch(message);
             case IDLE -> {
-                if (discardingUntilSync) {
-                    discardUntilSync(message);
+                if (held.discarding()) {
+                    held.discard(message);
                     return;
                 }
                 // no server takes the rest of a message whose start went to the one lost meanwhile
@@ -340,7 +338,7 @@ final class Link extends ServerLoan {
     void linked() {
         if (poolMode != PoolMode.SESSION) {
             if (resend == null) {
-                resend = new ResendBuffer(PENDING_BYTES_LIMIT);
+                resend = new ResendBuffer(HeldRequest.BYTES_LIMIT);
             }
             resend.linked(server.transactionStatus() == TransactionStatus.IDLE);
         }
@@ -371,9 +369,8 @@ final class Link extends ServerLoan {
     /** Sends what the client sent while the server was not linked to it. */
     @Override
     void forwardPending() {
-        pendingBytes = 0;
         FrontendMessage message;
-        while ((message = pending.poll()) != null) {
+        while ((message = held.poll()) != null) {
             if (state != State.LINKED) {
                 message.release();
                 continue;
@@ -404,7 +401,7 @@ final class Link extends ServerLoan {
             listening.deliverKept();
         }
         ReadPauses.resume(channel, SERVER_REASONS);
-        FrontendMessage next = pending.peek();
+        FrontendMessage next = held.peek();
         if (next == null) {
             client.quiet(TransactionStatus.IDLE, System.nanoTime());
         } else if (next.type() == FrontendMessage.TERMINATE) {
@@ -412,16 +409,12 @@ final class Link extends ServerLoan {
         } else {
             ListenRequest request = hub != null ? ListenInterception.request(next) : null;
             if (request != null) {
-                pending.poll();
-                pendingBytes -= next.content().readableBytes();
+                held.poll();
                 next.release();
                 listening().listen(request);
             } else if (hub != null && ListenInterception.startsBatch(next)) {
                 // what the client sent meanwhile is read again as it arrived, from an idle link
-                List<FrontendMessage> queued = new ArrayList<>(pending);
-                pending.clear();
-                pendingBytes = 0;
-                queued.forEach(this::onClientMessage);
+                held.takeAll().forEach(this::onClientMessage);
                 // outside a read of the client's, nothing else flushes what went to a server meanwhile
                 flushToServer();
             } else {
@@ -560,7 +553,7 @@ final class Link extends ServerLoan {
 
     /** The server went away before answering: what it was sent waits for another server, ahead of anything newer. */
     private void sendAgain(ResendBuffer kept, Throwable cause) {
-        pendingBytes += kept.sendAgain(pending);
+        held.sendAgain(kept);
         drop(cause);
         acquire();
     }
@@ -579,8 +572,7 @@ final class Link extends ServerLoan {
         if (listening != null) {
             listening.clientClosed(state == State.LISTEN_BATCH);
         }
-        RelayFlow.releaseAll(pending);
-        pendingBytes = 0;
+        held.releaseAll();
         if (resend != null) {
             resend.forget();
         }

@@ -21,8 +21,6 @@ import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerLink;
 import io.pgmux.proxy.transport.ReadPauses;
 import java.nio.channels.ClosedChannelException;
-import java.util.ArrayDeque;
-import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -72,12 +70,6 @@ abstract class ServerLoan implements ServerLink {
         }
     }
 
-    /**
-     * What a client may send while it waits for a server before the proxy stops reading from it: enough for
-     * any ordinary request (one Query, or a Parse/Bind/Execute/Sync batch), so that waiting costs no
-     * epoll_ctl calls to pause and resume reads, yet a client streaming COPY data cannot pile up memory.
-     */
-    static final int PENDING_BYTES_LIMIT = 64 * 1024;
     /** Why a client's reads pause for its loan: too much waits for a server, or its server cannot take more. */
     static final int SERVER_REASONS = ReadPauses.WAITING_FOR_SERVER | ReadPauses.PEER_NOT_WRITABLE;
 
@@ -99,11 +91,8 @@ abstract class ServerLoan implements ServerLink {
     private boolean rerouting;
 
     State state = State.IDLE;
-    /** What the client sent while no server is linked to it; sized on first use: most idle clients never wait. */
-    final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>(0);
-    int pendingBytes;
-    /** A request cancelled while waiting ended before its Sync: the client's messages until that Sync are dropped. */
-    boolean discardingUntilSync;
+    /** What the client sent while no server is linked to it. */
+    final HeldRequest held = new HeldRequest(this);
     /**
      * When the request not yet answered in full started (PgBouncer's query_start), waiting for a server included;
      * 0 when none runs; query_timeout.
@@ -167,69 +156,17 @@ abstract class ServerLoan implements ServerLink {
 
     // ---------------------------------------------------------------- waiting for a server
 
-    /** Keeps a message until a server is linked; stops reading once too much waits. */
+    /** Keeps a message until a server is linked. */
     final void hold(FrontendMessage message) {
-        if (message.type() == FrontendMessage.TERMINATE) {
-            // the client may close its socket before the proxy gets to its Terminate: it still asked to close
-            client.closeRequested();
-        }
-        pending.add(message);
-        pendingBytes += message.content().readableBytes();
-        if (pendingBytes > PENDING_BYTES_LIMIT) {
-            ReadPauses.pause(channel, ReadPauses.WAITING_FOR_SERVER);
-        }
+        held.add(message);
     }
 
-    /** The rest of a batch whose request was cancelled while waiting: dropped, as a server drops it after an error. */
-    final void discardUntilSync(FrontendMessage message) {
-        byte type = message.type();
-        message.release();
-        if (type == FrontendMessage.TERMINATE) {
-            client.terminate();
-        } else if (type == FrontendMessage.SYNC) {
-            discardingUntilSync = false;
-            queryStartNanos = 0;
-            transactionStartNanos = 0;
-            filter.relayOwn(ReadyForQuery.IDLE);
-            channel.flush();
-            client.quiet(TransactionStatus.IDLE, System.nanoTime());
-        }
-    }
-
-    /**
-     * The client cancelled the request that waited for a server: it is answered as PostgreSQL answers a cancelled
-     * statement (57014, then ReadyForQuery at the request's end: its Query or FunctionCall, or the Sync of its
-     * batch, read now or later), without having reached a server. What the client sent after it is served as usual.
-     */
+    /** The client cancelled the request that waited for a server: answered without it, and the rest goes on. */
     private void cancelledWhileWaiting() {
-        if (state == State.CLOSED) {
-            return;
+        if (state != State.CLOSED) {
+            held.cancelled();
+            resumeUnlinked();
         }
-        FrontendMessage message;
-        boolean ended = false;
-        while (!ended && (message = pending.poll()) != null) {
-            if (message.isRun()) {
-                // the request may end inside the run: what follows its end is served as usual
-                List<FrontendMessage> messages = message.split();
-                for (int i = messages.size() - 1; i >= 0; i--) {
-                    pending.addFirst(messages.get(i));
-                }
-                continue;
-            }
-            pendingBytes -= message.content().readableBytes();
-            ended = message.type() == FrontendMessage.QUERY || message.type() == FrontendMessage.SYNC
-                    || message.type() == FrontendMessage.FUNCTION_CALL;
-            message.release();
-        }
-        filter.relayOwn(PoolerError.queryCanceled());
-        discardingUntilSync = !ended;
-        queryStartNanos = pending.isEmpty() ? 0 : System.nanoTime();
-        transactionStartNanos = queryStartNanos;
-        if (ended) {
-            filter.relayOwn(ReadyForQuery.IDLE);
-        }
-        channel.flush();
-        resumeUnlinked();
     }
 
     // ---------------------------------------------------------------- acquire, replay, link
@@ -239,7 +176,7 @@ abstract class ServerLoan implements ServerLink {
             acquireFrom(pool);
             return;
         }
-        Pool<ServerConnection> from = reads.route(pending, System.nanoTime());
+        Pool<ServerConnection> from = reads.route(held, System.nanoTime());
         if (from != null) {
             acquireFrom(from);
             return;
