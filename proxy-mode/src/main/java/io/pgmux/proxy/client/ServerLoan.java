@@ -32,9 +32,10 @@ import org.slf4j.LoggerFactory;
  * A client's loan of server connections, as one state machine (PgBouncer's client-server link of objects.c): a
  * server is acquired, the client's settings are replayed on it, it is linked, and it goes back to the pool (after
  * its session settings were read, or the session state a transaction may have left was checked) or is dropped when
- * its state is unknown. {@link #to} is the one place the state changes; {@link State#CLOSED} is final. The relay
- * ({@link Link}) extends it, so that the hot path reads the loan's fields without another object between. Runs on
- * the client's event loop.
+ * its state is unknown. {@link #to} is the one place the state changes; {@link State#CLOSED} is final. Each step
+ * that runs a query of the pooler's own on the server is an {@link OwnQuery}; what the client sends while no server
+ * is linked is its {@link HeldRequest}. The relay ({@link Link}) extends it, so that the hot path reads the loan's
+ * fields without another object between. Runs on the client's event loop.
  */
 abstract class ServerLoan implements ServerLink {
     private static final Logger log = LoggerFactory.getLogger(ServerLoan.class);
