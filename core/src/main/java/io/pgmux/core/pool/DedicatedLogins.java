@@ -109,7 +109,7 @@ final class DedicatedLogins<S> {
     private void opened(PooledServer<S> s, Request<S> r, S conn, Throwable err) {
         long now = pool.clock.nanoTime();
         if (err != null) {
-            s.setState(PooledServer.CLOSING);
+            s.to(PooledServer.LOGIN, PooledServer.CLOSING);
             pool.disconnect.remove(s);
             r.completeExceptionally(err);
             pool.maybeOpen();
@@ -118,15 +118,15 @@ final class DedicatedLogins<S> {
         s.connection = conn;
         s.affinity = pool.connector.affinity(conn);
         s.connectedAtNanos = now;
-        s.setState(PooledServer.ACTIVE);
+        s.to(PooledServer.LOGIN, PooledServer.ACTIVE);
         Lease<S> lease = new Lease<>();
         pool.lending.lend(s, lease, now);
         lease.bind(s);
         if (pool.isClosed()) {
             r.completeExceptionally(pool.shuttingDown());
-            pool.disconnect.close(s, "pool closing");
+            pool.disconnect.close(s, PooledServer.ACTIVE, "pool closing");
         } else if (!r.complete(lease)) {
-            pool.disconnect.close(s, "replication client was closed");
+            pool.disconnect.close(s, PooledServer.ACTIVE, "replication client was closed");
         } else {
             pool.lending.assigned(r.requestedNanos, now);
         }

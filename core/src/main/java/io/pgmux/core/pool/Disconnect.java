@@ -18,9 +18,14 @@ final class Disconnect<S> {
         this.pool = pool;
     }
 
-    /** Closes {@code s}, which the caller moved out of LOGIN or IDLE or holds; {@code reason} is logged. */
-    void close(PooledServer<S> s, String reason) {
-        s.setState(PooledServer.CLOSING);
+    /**
+     * Closes {@code s} if it is still in state {@code from} (IDLE, or ACTIVE or TESTED as its caller holds it);
+     * {@code reason} is logged. False when another thread moved it first: took it, or closed it already.
+     */
+    boolean close(PooledServer<S> s, int from, String reason) {
+        if (!s.to(from, PooledServer.CLOSING)) {
+            return false;
+        }
         s.leak = null;
         S conn = s.connection;
         if (log.isDebugEnabled()) {
@@ -31,12 +36,13 @@ final class Disconnect<S> {
             closeConnection(conn, reason);
         }
         if (pool.isClosed()) {
-            return;
+            return true;
         }
         if (pool.isPaused()) {
             pool.checkPaused();
         }
         pool.maybeOpen();
+        return true;
     }
 
     /** Takes a server out of the pool once; frees its pool, database and user slots. */
@@ -60,11 +66,11 @@ final class Disconnect<S> {
 
     /** Closes one idle connection, logged with {@code reason}; false when none was idle. */
     boolean oneIdle(String reason) {
-        PooledServer<S> s = pool.servers.claimIdleToClose();
-        if (s == null) {
-            return false;
+        for (PooledServer<S> s : pool.servers.members()) {
+            if (s.state() == PooledServer.IDLE && close(s, PooledServer.IDLE, reason)) {
+                return true;
+            }
         }
-        close(s, reason);
-        return true;
+        return false;
     }
 }

@@ -169,7 +169,7 @@ final class Lending<S> {
         while ((s = servers.claimIdle(affinity)) != null) {
             String evicted = s.evictedBecause;
             if (evicted != null || s.isBroken() || pool.lifetimeOver(s, now)) {
-                pool.disconnect.close(s, s.isBroken() ? "server connection broken"
+                pool.disconnect.close(s, PooledServer.ACTIVE, s.isBroken() ? "server connection broken"
                         : evicted != null ? evicted : "server_lifetime reached");
             } else if (s.needsCheck(now, pool.config().serverCheckDelayNanos())) {
                 startCheck(s);
@@ -182,14 +182,17 @@ final class Lending<S> {
 
     /** server_check_delay passed since {@code s} was last used or checked: it runs server_check_query first. */
     private void startCheck(PooledServer<S> s) {
-        s.setState(PooledServer.TESTED);
+        if (!s.to(PooledServer.ACTIVE, PooledServer.TESTED)) {
+            return; // closed by Pool.closeNow since it was claimed
+        }
         Pool.runStage(() -> pool.connector.test(s.connection, pool.config().serverCheckQuery()))
                 .whenComplete((ok, err) -> {
                     if (err == null && Boolean.TRUE.equals(ok)) {
-                        s.setState(PooledServer.ACTIVE);
-                        pool.release.giveBack(s, clock.nanoTime(), false);
+                        if (s.to(PooledServer.TESTED, PooledServer.ACTIVE)) {
+                            pool.release.giveBack(s, clock.nanoTime(), false);
+                        }
                     } else {
-                        pool.disconnect.close(s, "server check failed"
+                        pool.disconnect.close(s, PooledServer.TESTED, "server check failed"
                                 + (err != null ? ": " + Failures.cause(err).getMessage() : ""));
                     }
                 });
@@ -241,7 +244,7 @@ final class Lending<S> {
                 return;
             }
             if (!handOff(s, now)) {
-                s.setState(PooledServer.IDLE);
+                s.to(PooledServer.ACTIVE, PooledServer.IDLE);
             }
         }
     }

@@ -458,9 +458,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         logins.retryNow(clock.nanoTime());
         for (PooledServer<S> s : servers.members()) {
             s.evictedBecause = reason;
-            if (s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
-                disconnect.close(s, reason);
-            }
+            disconnect.close(s, PooledServer.IDLE, reason);
         }
     }
 
@@ -479,9 +477,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
             waiters.forEachWaiting(w -> waiters.fail(w, failure));
             dedicated.failAll(failure);
             for (PooledServer<S> s : servers.members()) {
-                if (s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
-                    disconnect.close(s, "pool closing");
-                }
+                disconnect.close(s, PooledServer.IDLE, "pool closing");
             }
             if (serverCount.get() == 0) {
                 closed.complete(null);
@@ -497,10 +493,12 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     public void closeNow() {
         close();
         for (PooledServer<S> s : servers.members()) {
-            int st = s.state();
-            if (st != PooledServer.CLOSING && st != PooledServer.LOGIN) {
-                disconnect.close(s, "pool closed");
-            }
+            // the one close of a server others hold: a CAS from whatever state it is in, until one wins or it left
+            int st;
+            do {
+                st = s.state();
+            } while (st != PooledServer.CLOSING && st != PooledServer.LOGIN
+                    && !disconnect.close(s, st, "pool closed"));
         }
     }
 

@@ -43,7 +43,7 @@ final class PoolMaintenance<S> {
             int st = s.state();
             if (st == PooledServer.LOGIN) {
                 if (now - s.loginStartedNanos >= c.serverConnectTimeoutNanos()
-                        && s.cas(PooledServer.LOGIN, PooledServer.CLOSING)) {
+                        && s.to(PooledServer.LOGIN, PooledServer.CLOSING)) {
                     pool.logins.timedOut(s, now, c.serverConnectTimeoutNanos());
                     count--;
                 }
@@ -61,12 +61,11 @@ final class PoolMaintenance<S> {
                         && now - s.lastUsedNanos >= c.serverIdleTimeoutNanos()) {
                     reason = "server_idle_timeout reached";
                 }
-                if (reason != null && s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
-                    pool.disconnect.close(s, reason);
+                if (reason != null && pool.disconnect.close(s, PooledServer.IDLE, reason)) {
                     count--;
                 } else if (reason == null && c.serverCheckDelayNanos() > 0
                         && now - s.checkedNanos > c.serverCheckDelayNanos()
-                        && s.cas(PooledServer.IDLE, PooledServer.TESTED)) {
+                        && s.to(PooledServer.IDLE, PooledServer.TESTED)) {
                     keepAlive(s);
                 }
             } else if (st == PooledServer.ACTIVE && c.leakDetectionThresholdNanos() > 0) {
@@ -100,10 +99,11 @@ final class PoolMaintenance<S> {
                         long now = pool.clock.nanoTime();
                         s.checkedNanos = now;
                         s.usedSinceCheck = false;
-                        s.setState(PooledServer.ACTIVE);
-                        pool.release.offer(s, now);
+                        if (s.to(PooledServer.TESTED, PooledServer.ACTIVE)) {
+                            pool.release.offer(s, now);
+                        }
                     } else {
-                        pool.disconnect.close(s, "server check failed"
+                        pool.disconnect.close(s, PooledServer.TESTED, "server check failed"
                                 + (err != null ? ": " + Failures.cause(err).getMessage() : ""));
                     }
                 });

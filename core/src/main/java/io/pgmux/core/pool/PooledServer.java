@@ -5,18 +5,33 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One server connection owned by a pool, with PgBouncer's states. Leaving LOGIN or IDLE is a CAS on
- * {@code state}, so that borrowing takes no lock and two borrowers never win the same connection; every other
- * transition is a volatile store by the one thread that holds the connection then. While ACTIVE it is lent to one client object (a {@link Lease}
- * or the caller of {@link Pool#acquireFor}), and only that object can end the loan.
+ * One server connection owned by a pool, with PgBouncer's states as one machine: LOGIN, then IDLE, ACTIVE and
+ * TESTED in turn, then CLOSING, which is final. Every change is a CAS in {@link #to}, so that borrowing takes no
+ * lock and two threads never win the same connection. While ACTIVE it is lent to one client object (a
+ * {@link Lease} or the caller of {@link Pool#acquireFor}), and only that object can end the loan; a server handed
+ * from one client straight to the next stays ACTIVE. How the connection itself logs in and whom it relays to is
+ * its connector's (the proxy's ServerConnection), not a second state of the server.
  */
 final class PooledServer<S> implements LentServer<S> {
+    /** Being opened and logged in (SV_LOGIN). */
     static final int LOGIN = 0;
+    /** In the pool, free to lend (SV_IDLE, and SV_USED when due for server_check_query: {@link #needsCheck}). */
     static final int IDLE = 1;
+    /** Lent to a client, or claimed by the thread about to lend, check or close it (SV_ACTIVE). */
     static final int ACTIVE = 2;
-    /** Running server_check_query or server_reset_query. */
+    /** Running server_check_query or server_reset_query (SV_TESTED). */
     static final int TESTED = 3;
+    /** Out of the pool: closed, or a login given up (SV_FREE); no transition leaves it. */
     static final int CLOSING = 4;
+
+    /** The transitions, one bit per state each state may move to. */
+    private static final int[] NEXT = {
+            1 << ACTIVE | 1 << CLOSING,                // LOGIN: logged in (handed to its first client), or failed
+            1 << ACTIVE | 1 << TESTED | 1 << CLOSING,  // IDLE: claimed, kept alive by the janitor, or closed
+            1 << IDLE | 1 << TESTED | 1 << CLOSING,    // ACTIVE: given back, checked or reset, or closed
+            1 << ACTIVE | 1 << CLOSING,                // TESTED: passed (and given back by its tester), or failed
+            0                                          // CLOSING
+    };
 
     private static final VarHandle STATE;
     private static final VarHandle CLIENT;
@@ -49,7 +64,7 @@ final class PooledServer<S> implements LentServer<S> {
      */
     volatile double lifetimeShare = 1;
     /**
-     * Written before the store of IDLE that publishes it, and read only after reading the state, so it
+     * Written before the transition to IDLE that publishes it, and read only after reading the state, so it
      * needs no volatile store of its own on every release.
      */
     long lastUsedNanos;
@@ -98,12 +113,18 @@ final class PooledServer<S> implements LentServer<S> {
         return state;
     }
 
-    boolean cas(int expect, int update) {
-        return STATE.compareAndSet(this, expect, update);
-    }
-
-    void setState(int update) {
-        state = update;
+    /**
+     * The one transition: from {@code from}, the state the caller saw or holds the server in, to {@code next};
+     * false when another thread moved it first. Leaving LOGIN or IDLE must be a CAS: the janitor, borrowers,
+     * {@link #markBroken}, eviction and the pool's close race for a server in those states. ACTIVE and TESTED are
+     * the holder's alone (the thread whose CAS took the server out of LOGIN or IDLE), so a volatile store would
+     * do for leaving them but for {@link Pool#closeNow}, which closes servers others hold: with a CAS, CLOSING is
+     * final, and a holder's late change (a check or reset completing, a server given back) fails instead of
+     * bringing a closed server back. A CAS costs what a volatile store does on x86 (one locked instruction).
+     */
+    boolean to(int from, int next) {
+        assert (NEXT[from] & 1 << next) != 0 : this + ": no transition from " + from + " to " + next;
+        return STATE.compareAndSet(this, from, next);
     }
 
     /**
@@ -220,9 +241,7 @@ final class PooledServer<S> implements LentServer<S> {
     @Override
     public void markBroken(Throwable cause) {
         brokenCause = cause != null ? cause : new PoolException("server connection broken");
-        if (cas(IDLE, CLOSING)) {
-            pool.disconnect.close(this, "server connection broken while idle");
-        }
+        pool.disconnect.close(this, IDLE, "server connection broken while idle");
     }
 
     boolean isBroken() {

@@ -45,28 +45,30 @@ final class Release<S> {
             pool.tracker.recordConnectionUsageMillis(TimeUnit.NANOSECONDS.toMillis(now - s.lentAtNanos));
         }
         if (s.isBroken()) {
-            pool.disconnect.close(s, "server connection broken: " + s.brokenCause.getMessage());
+            pool.disconnect.close(s, PooledServer.ACTIVE, "server connection broken: " + s.brokenCause.getMessage());
         } else if (s.dedicated) {
-            pool.disconnect.close(s, "replication client was closed");
+            pool.disconnect.close(s, PooledServer.ACTIVE, "replication client was closed");
         } else if (s.evictedBecause != null || pool.isClosed()) {
-            pool.disconnect.close(s, pool.isClosed() ? "pool closing" : s.evictedBecause);
+            pool.disconnect.close(s, PooledServer.ACTIVE, pool.isClosed() ? "pool closing" : s.evictedBecause);
         } else if (pool.lifetimeOver(s, now) || used && pool.config().serverUsedOnce()) {
-            pool.disconnect.close(s, "server_lifetime reached");
+            pool.disconnect.close(s, PooledServer.ACTIVE, "server_lifetime reached");
         } else if (pool.serverCount.get() > fleet.capAt(now)) {
-            pool.disconnect.close(s, "above the fleet's share");
+            pool.disconnect.close(s, PooledServer.ACTIVE, "above the fleet's share");
         } else if (pool.serverCount.get() > pool.config().defaultPoolSize() + pool.config().reservePoolSize()
                 && waiters.isEmpty()) {
-            pool.disconnect.close(s, "too many servers in the pool");
+            pool.disconnect.close(s, PooledServer.ACTIVE, "too many servers in the pool");
         } else if (!used) {
             offer(s, now);
         } else if (pool.config().resetOnRelease()) {
-            s.setState(PooledServer.TESTED);
+            if (!s.to(PooledServer.ACTIVE, PooledServer.TESTED)) {
+                return; // closed by Pool.closeNow while lent
+            }
             Pool.runStage(() -> pool.connector.reset(s.connection, pool.config().serverResetQuery()))
                     .whenComplete((v, err) -> {
                         if (err != null) {
-                            pool.disconnect.close(s, "server_reset_query failed: " + Failures.cause(err).getMessage());
-                        } else {
-                            s.setState(PooledServer.ACTIVE);
+                            pool.disconnect.close(s, PooledServer.TESTED,
+                                    "server_reset_query failed: " + Failures.cause(err).getMessage());
+                        } else if (s.to(PooledServer.TESTED, PooledServer.ACTIVE)) {
                             // As in PgBouncer, a connection just reset is not checked as well.
                             giveBack(s, clock.nanoTime(), false);
                         }
@@ -90,7 +92,7 @@ final class Release<S> {
     /** Hands a usable connection to the oldest waiter, or makes it idle. The server is ACTIVE on entry. */
     void offer(PooledServer<S> s, long now) {
         if (pool.isClosed()) {
-            pool.disconnect.close(s, "pool closing");
+            pool.disconnect.close(s, PooledServer.ACTIVE, "pool closing");
             return;
         }
         // One that needs a check is not handed over as it is: serving the waiters below starts its check.
@@ -98,7 +100,9 @@ final class Release<S> {
                 && lending.handOff(s, now)) {
             return;
         }
-        s.setState(PooledServer.IDLE);
+        if (!s.to(PooledServer.ACTIVE, PooledServer.IDLE)) {
+            return; // closed by Pool.closeNow while lent
+        }
         if (pool.isPaused()) {
             pool.checkPaused();
         } else if (!waiters.isEmpty()) {

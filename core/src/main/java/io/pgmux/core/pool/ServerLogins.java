@@ -172,7 +172,7 @@ final class ServerLogins<S> {
 
     private void opened(PooledServer<S> s, S conn, Throwable err) {
         long now = pool.clock.nanoTime();
-        if (!s.cas(PooledServer.LOGIN, err == null ? PooledServer.ACTIVE : PooledServer.CLOSING)) {
+        if (!s.to(PooledServer.LOGIN, err == null ? PooledServer.ACTIVE : PooledServer.CLOSING)) {
             // server_connect_timeout already gave up on this login.
             if (conn != null) {
                 pool.disconnect.closeConnection(conn, "server_connect_timeout reached");
@@ -199,7 +199,7 @@ final class ServerLogins<S> {
             pool.tracker.recordConnectionCreatedMillis(TimeUnit.NANOSECONDS.toMillis(now - s.loginStartedNanos));
         }
         if (pool.isClosed()) {
-            pool.disconnect.close(s, "pool closing");
+            pool.disconnect.close(s, PooledServer.ACTIVE, "pool closing");
             return;
         }
         pool.release.giveBack(s, now, false);

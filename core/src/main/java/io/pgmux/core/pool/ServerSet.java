@@ -86,17 +86,7 @@ final class ServerSet<S> {
             int i = start + k;
             PooledServer<S> s = all[i < n ? i : i - n];
             if (s.state() == PooledServer.IDLE && (affinity == null || s.affinity == affinity)
-                    && s.cas(PooledServer.IDLE, PooledServer.ACTIVE)) {
-                return s;
-            }
-        }
-        return null;
-    }
-
-    /** Claims an idle server for closing (IDLE to CLOSING), the first one found; null when none is idle. */
-    PooledServer<S> claimIdleToClose() {
-        for (PooledServer<S> s : servers) {
-            if (s.state() == PooledServer.IDLE && s.cas(PooledServer.IDLE, PooledServer.CLOSING)) {
+                    && s.to(PooledServer.IDLE, PooledServer.ACTIVE)) {
                 return s;
             }
         }

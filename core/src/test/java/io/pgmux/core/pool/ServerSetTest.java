@@ -45,9 +45,24 @@ class ServerSetTest {
         s.affinity = affinity;
         s.lastUsedNanos = NOW;
         s.checkedNanos = NOW;
-        s.setState(state);
+        moveTo(s, state);
         set.add(s);
         return s;
+    }
+
+    /** Walks a new server along its transitions to {@code state}. */
+    private static void moveTo(PooledServer<Conn> s, int state) {
+        if (state == PooledServer.LOGIN) {
+            return;
+        }
+        if (state == PooledServer.CLOSING) {
+            assertTrue(s.to(PooledServer.LOGIN, PooledServer.CLOSING));
+            return;
+        }
+        assertTrue(s.to(PooledServer.LOGIN, PooledServer.ACTIVE));
+        if (state != PooledServer.ACTIVE) {
+            assertTrue(s.to(PooledServer.ACTIVE, state));
+        }
     }
 
     @Test
@@ -71,7 +86,7 @@ class ServerSetTest {
         PooledServer<Conn> s = member(PooledServer.IDLE);
         assertSame(s, set.claimIdle(null));
         assertNull(set.claimIdle(null));
-        s.setState(PooledServer.IDLE);
+        assertTrue(s.to(PooledServer.ACTIVE, PooledServer.IDLE));
         assertSame(s, set.claimIdle(null));
     }
 
@@ -96,16 +111,6 @@ class ServerSetTest {
         assertEquals(1, set.members().length);
         assertSame(kept, set.members()[0]);
         assertNull(set.claimIdle(null));
-    }
-
-    @Test
-    void claimingAnIdleServerToCloseTakesOnlyAnIdleOne() {
-        member(PooledServer.ACTIVE);
-        assertNull(set.claimIdleToClose());
-        PooledServer<Conn> idle = member(PooledServer.IDLE);
-        assertSame(idle, set.claimIdleToClose());
-        assertEquals(PooledServer.CLOSING, idle.state());
-        assertNull(set.claimIdle(null), "a server claimed for closing is not lent");
     }
 
     @Test
@@ -167,7 +172,7 @@ class ServerSetTest {
                     }
                     claims.incrementAndGet();
                     held.decrementAndGet();
-                    s.setState(PooledServer.IDLE);
+                    s.to(PooledServer.ACTIVE, PooledServer.IDLE);
                 }
             }, "claimer-" + t);
             all.add(thread);
