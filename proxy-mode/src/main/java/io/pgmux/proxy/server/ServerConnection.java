@@ -42,12 +42,31 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One logged-in connection to PostgreSQL (PgBouncer's server socket): the last handler of its channel. It logs
- * in, then is either idle, running a query of the pooler's own (check, reset, parameter replay), or linked to
- * a client, to which it passes every message unparsed. All state changes happen on the channel's event loop.
+ * in, then runs a query of the pooler's own (check, reset, parameter replay) when asked, and passes every other
+ * message unparsed to the client linked to it, if any. Whether it is idle, lent, tested or closing is its pool's
+ * state of it (core's PooledServer, changed through its {@link ServerHandle}), not a second one kept here: the
+ * connection keeps only how far its socket got ({@link Phase}), and whom the server's messages go to
+ * ({@link #query}, else {@link #link}). All of it is read and written on the channel's event loop.
  */
 public final class ServerConnection extends ChannelInboundHandlerAdapter implements StatementServer {
     private static final Logger log = LoggerFactory.getLogger(ServerConnection.class);
-    private enum State { CONNECTING, TLS, LOGIN, IDLE, QUERY, LINKED, CLOSED }
+
+    /** How far the socket got: the login's phases, then READY, then CLOSED. */
+    private enum Phase {
+        /** The TCP (or Unix socket) connect. */
+        CONNECTING,
+        /** SSLRequest sent, then the TLS handshake. */
+        TLS,
+        /** StartupMessage sent: authentication, parameters, BackendKeyData, up to ReadyForQuery. */
+        STARTUP,
+        /** The database's connect_query runs: the login ends at its ReadyForQuery. */
+        CONNECT_QUERY,
+        /** Logged in. */
+        READY,
+        /** Closed by the pooler, or failed: what the socket says after is nobody's to hear. */
+        CLOSED
+    }
+
     private static final String REPLICATION = "replication";
 
     private final ServerTarget target;
@@ -62,13 +81,13 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
 
     private Channel channel;
     private BackendMessageDecoder decoder;
-    private State state = State.CONNECTING;
+    private Phase phase = Phase.CONNECTING;
     private BackendKeyData backendKeyData;
     /** The last cancel forwarded to this backend, until the server has closed its cancel connection. */
     private volatile CompletableFuture<Void> cancelInFlight;
+    /** The client the server's messages go to while no query of the pooler's own runs; null for none. */
     private ServerLink link;
-    /** The login's ReadyForQuery came and the database's connect_query runs: the login ends at the next one. */
-    private boolean connectQueryRunning;
+    /** The query of the pooler's own that runs, whose results the connection reads itself; null for none. */
     private CompletableFuture<ErrorResponse> query;
     private ErrorResponse queryError;
     private List<String[]> queryRows;
@@ -85,17 +104,22 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
         this.authenticator = new ServerLoginAuthenticator(user, secret);
     }
 
-    /** The one transition of the connection's state, on its event loop only. */
-    private void to(State next) {
-        assert channel.eventLoop().inEventLoop() : "a server connection changes state off its event loop";
-        state = next;
+    /** The one transition of the connection's phase, on its event loop only. */
+    private void to(Phase next) {
+        assert channel.eventLoop().inEventLoop() : "a server connection changes phase off its event loop";
+        phase = next;
+    }
+
+    /** Whether the server's messages go to a linked client now. */
+    private boolean relaying() {
+        return phase == Phase.READY && query == null && link != null;
     }
 
     void attach(Channel channel, BackendMessageDecoder decoder) {
         this.channel = channel;
         this.decoder = decoder;
         // only a linked client walks runs; the pooler's own login and queries read one message at a time
-        decoder.relayRuns(() -> state == State.LINKED);
+        decoder.relayRuns(this::relaying);
     }
 
     CompletionStage<ServerConnection> opened() {
@@ -168,7 +192,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
     }
 
     public boolean isOpen() {
-        return channel != null && channel.isActive() && state != State.CLOSED;
+        return channel != null && channel.isActive() && phase != Phase.CLOSED;
     }
 
     /** Sends everything the server says to {@code link} until {@link #unlink(ServerLink)}. Call on any thread. */
@@ -181,18 +205,18 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
     }
 
     private void linkNow(ServerLink link) {
-        if (state == State.CLOSED) {
+        if (phase == Phase.CLOSED) {
             link.onServerClosed(new ClosedChannelException());
             return;
         }
         this.link = link;
-        to(State.LINKED);
         // the former client's writability no longer matters
         ReadPauses.resume(channel, ReadPauses.PEER_NOT_WRITABLE);
     }
 
     /**
-     * Stops relaying to {@code former}; the connection is idle again. Call on the server's loop or any other.
+     * Stops relaying to {@code former}, even while a query of the pooler's own runs: nothing the server says
+     * reaches it after. Call on the server's loop or any other.
      * From another loop this runs later, possibly after the pool has handed the connection to the next client
      * on the server's own loop and that client has linked at once: then it does nothing.
      */
@@ -205,16 +229,16 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
     }
 
     private void unlinkNow(ServerLink former) {
-        if (state == State.LINKED && link == former) {
+        if (link == former) {
             link = null;
-            to(State.IDLE);
             ReadPauses.resume(channel, ReadPauses.PEER_NOT_WRITABLE);
         }
     }
 
     /**
      * Runs a simple query of the pooler's own and swallows its results; completes with the first
-     * ErrorResponse, or null when it succeeded. Call only while the connection is idle or linked and quiet.
+     * ErrorResponse, or null when it succeeded. Call only while the connection is logged in, runs no other query
+     * of the pooler's own, and a client linked to it is quiet.
      */
     public CompletionStage<ErrorResponse> query(String sql) {
         return query(sql, null);
@@ -235,14 +259,14 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
     public CompletionStage<ErrorResponse> request(EncodableMessage request, List<String[]> rows) {
         CompletableFuture<ErrorResponse> done = new CompletableFuture<>();
         runOnLoop(() -> {
-            if (state != State.IDLE && state != State.LINKED) {
-                done.completeExceptionally(new IllegalStateException("server connection is " + state));
+            if (phase != Phase.READY || query != null) {
+                done.completeExceptionally(new IllegalStateException("server connection is "
+                        + (phase != Phase.READY ? phase : "running a query of the pooler's own")));
                 return;
             }
             query = done;
             queryError = null;
             queryRows = rows;
-            to(State.QUERY);
             channel.writeAndFlush(request).addListener(f -> {
                 if (!f.isSuccess()) {
                     failQuery(f.cause());
@@ -258,10 +282,10 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
             return;
         }
         runOnLoop(() -> {
-            if (state != State.CLOSED && channel.isActive() && state != State.CONNECTING && state != State.TLS) {
+            if (phase != Phase.CLOSED && channel.isActive() && phase != Phase.CONNECTING && phase != Phase.TLS) {
                 channel.writeAndFlush(Terminate.INSTANCE);
             }
-            to(State.CLOSED);
+            to(Phase.CLOSED);
             channel.close();
         });
     }
@@ -291,14 +315,14 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
         if (tls == null) {
             startup();
         } else {
-            to(State.TLS);
+            to(Phase.TLS);
             decoder.expectSslResponse();
             channel.writeAndFlush(SslRequest.INSTANCE);
         }
     }
 
     private void startup() {
-        to(State.LOGIN);
+        to(Phase.STARTUP);
         Map<String, String> startup = new LinkedHashMap<>();
         startup.put("user", user);
         startup.put("database", target.dbname());
@@ -313,11 +337,18 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
             return;
         }
         BackendMessage message = (BackendMessage) msg;
-        switch (state) {
-            case LINKED -> onLinkedMessage(message);
-            case QUERY -> onQueryMessage(message);
-            case LOGIN -> onLoginMessage(message);
-            default -> onIdleMessage(message);
+        if (phase == Phase.READY) {
+            if (query != null) {
+                onQueryMessage(message);
+            } else if (link != null) {
+                onLinkedMessage(message);
+            } else {
+                onIdleMessage(message);
+            }
+        } else if (phase == Phase.STARTUP || phase == Phase.CONNECT_QUERY) {
+            onLoginMessage(message);
+        } else {
+            onIdleMessage(message);
         }
     }
 
@@ -334,7 +365,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
     }
 
     private void startTls(SslContext context, Throwable failure) {
-        if (state != State.TLS) {
+        if (phase != Phase.TLS) {
             return; // closed while the context was built
         }
         if (failure != null) {
@@ -386,7 +417,6 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
                     CompletableFuture<ErrorResponse> done = query;
                     query = null;
                     queryRows = null;
-                    to(link != null ? State.LINKED : State.IDLE);
                     done.complete(queryError);
                 }
                 case BackendMessage.DATA_ROW -> {
@@ -413,7 +443,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
                 }
                 case BackendMessage.ERROR_RESPONSE -> {
                     ErrorResponse error = ErrorResponse.decode(message.body());
-                    if (connectQueryRunning) {
+                    if (phase == Phase.CONNECT_QUERY) {
                         // as PgBouncer: logged, and the connection serves clients all the same
                         log.error("server {}: error while executing exec_on_query: {} {}", handle.id(),
                                 error.severity(), error.message());
@@ -432,13 +462,12 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
                         return;
                     }
                     String connectQuery = target.setup().connectQuery();
-                    if (connectQuery != null && !connectQueryRunning) {
-                        connectQueryRunning = true;
+                    if (connectQuery != null && phase == Phase.STARTUP) {
+                        to(Phase.CONNECT_QUERY);
                         channel.writeAndFlush(new Query(connectQuery));
                         return;
                     }
-                    connectQueryRunning = false;
-                    to(State.IDLE);
+                    to(Phase.READY);
                     opened.complete(this);
                 }
                 default -> {
@@ -473,17 +502,15 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        ServerLink current = link;
-        if (state == State.LINKED && current != null) {
-            current.onServerReadComplete();
+        if (relaying()) {
+            link.onServerReadComplete();
         }
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        ServerLink current = link;
-        if (state == State.LINKED && current != null) {
-            current.onServerWritabilityChanged(channel.isWritable());
+        if (relaying()) {
+            link.onServerWritabilityChanged(channel.isWritable());
         }
     }
 
@@ -499,21 +526,22 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
     }
 
     private void closed(Throwable cause) {
-        State was = state;
-        to(State.CLOSED);
-        switch (was) {
-            case CONNECTING, TLS, LOGIN -> failLogin(ServerTlsHandshakeException.of(cause, target.tlsMode()));
-            case QUERY -> failQuery(cause);
-            case LINKED -> {
-                ServerLink current = link;
-                link = null;
-                handle.markBroken(cause);
-                current.onServerClosed(cause);
-            }
-            case IDLE -> handle.markBroken(cause);
-            case CLOSED -> {
-                // closed on purpose
-            }
+        Phase was = phase;
+        to(Phase.CLOSED);
+        if (was == Phase.CLOSED) {
+            return; // closed on purpose
+        }
+        if (was != Phase.READY) {
+            failLogin(ServerTlsHandshakeException.of(cause, target.tlsMode()));
+        } else if (query != null) {
+            failQuery(cause);
+        } else if (link != null) {
+            ServerLink current = link;
+            link = null;
+            handle.markBroken(cause);
+            current.onServerClosed(cause);
+        } else {
+            handle.markBroken(cause);
         }
     }
 
@@ -525,7 +553,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
             done.completeExceptionally(cause);
         }
         if (channel.isActive()) {
-            to(State.CLOSED);
+            to(Phase.CLOSED);
             channel.close();
         }
     }
@@ -534,7 +562,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
         if (!opened.completeExceptionally(cause)) {
             return;
         }
-        to(State.CLOSED);
+        to(Phase.CLOSED);
         channel.close();
     }
 
