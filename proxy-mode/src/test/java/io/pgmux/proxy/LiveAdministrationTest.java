@@ -402,9 +402,10 @@ class LiveAdministrationTest {
         }
     }
 
+    /** The fixture's server has ssl = off: under require a new client waits for it as for a server that is down. */
     @Test
     void setServerTlsSslmodeRequireAppliesToNewServerConnections() throws Exception {
-        start("", PASSWORD);
+        start("query_wait_timeout = 2\n", PASSWORD);
         try (Connection console = console()) {
             console.createStatement().execute("SET server_tls_sslmode = require");
             PSQLException e = assertThrows(PSQLException.class, () -> {
@@ -412,7 +413,7 @@ class LiveAdministrationTest {
                     c.createStatement().execute("SELECT 1");
                 }
             });
-            assertTrue(e.getMessage().contains("server refused TLS (sslmode require)"), e.getMessage());
+            assertEquals("query_wait_timeout", e.getServerErrorMessage().getMessage());
         }
     }
 

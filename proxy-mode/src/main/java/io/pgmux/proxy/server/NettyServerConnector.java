@@ -275,8 +275,8 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
 
     /**
      * A connection that could not be opened or broke before the server said anything (refused, reset, timed
-     * out, a failed TLS handshake as in PgBouncer), or a server going down or starting up; the server's other
-     * errors, and the pooler's own (TLS refused by the server, authentication), refuse the login.
+     * out, a failed TLS handshake or TLS refused by the server as in PgBouncer), or a server going down or starting
+     * up; the server's other errors, and the pooler's own (authentication), refuse the login.
      */
     @Override
     public boolean isTransientLoginFailure(Throwable failure) {

@@ -357,8 +357,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
             // built once, by the first login that needs it, on a thread of its own: later ones go on at once
             tls.get().whenComplete((context, failure) -> runOnLoop(() -> startTls(context, failure)));
         } else if (target.tlsMode().requiresTls()) {
-            failLogin(new ServerErrorException(PoolerError.serverLoginFailed(
-                    "server refused TLS (sslmode " + target.tlsMode() + ")")));
+            failLogin(new ServerRefusedTlsException(target.tlsMode()));
         } else {
             startup();
         }

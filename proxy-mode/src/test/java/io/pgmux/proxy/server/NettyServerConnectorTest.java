@@ -88,8 +88,9 @@ class NettyServerConnectorTest {
         assertFalse(connector.isTransientLoginFailure(error));
     }
 
+    /** As in PgBouncer, a server that refuses TLS under sslmode require is waited for as one that is down. */
     @Test
-    void requireFailsAgainstAServerWithoutTls() throws Exception {
+    void requireAgainstAServerWithoutTlsIsATransientLoginFailure() throws Exception {
         try (Connection c = db.connect(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SHOW ssl")) {
             rs.next();
@@ -97,10 +98,9 @@ class NettyServerConnectorTest {
         }
         NettyServerConnector connector = connector(scramUser.name(), scramUser.password(), TlsMode.REQUIRE);
         ExecutionException e = assertThrows(ExecutionException.class, () -> await(connector.open(new RecordingHandle())));
-        ServerErrorException error = ServerErrorException.find(e);
-        assertNotNull(error, e.toString());
-        assertEquals("08P01", error.error().sqlState());
-        assertEquals("server login failed: server refused TLS (sslmode require)", error.error().message());
+        assertNull(ServerErrorException.find(e), e.toString());
+        assertEquals("server refused SSL (sslmode require)", e.getCause().getMessage());
+        assertTrue(connector.isTransientLoginFailure(e.getCause()));
     }
 
     /** A server that refuses connections may be restarting: the pool waits for it rather than failing clients. */
