@@ -246,6 +246,18 @@ class PgBouncerDifferentialTest {
         });
     }
 
+    /**
+     * The fixture's PostgreSQL answers SSLRequest with 'N' (ssl = off): under sslmode require both poolers take it as
+     * a server that could not be reached, and the client waits for it into query_wait_timeout.
+     */
+    @Test
+    void aServerRefusingTlsUnderRequireKeepsTheClientWaitingIntoQueryWaitTimeoutAlike() throws Exception {
+        Poolers p = start("server_tls_sslmode = require\nquery_wait_timeout = 1\n");
+        assertSame(p, "FATAL 08P01: query_wait_timeout", endpoint -> login(endpoint, "app", USER, PASSWORD));
+        // the words pgmux's log uses too
+        assertTrue(p.oracle().log().contains("server refused SSL"), p.oracle().log());
+    }
+
     @Test
     void idleTransactionTimeoutEndsTheClientAlike() throws Exception {
         Poolers p = start("idle_transaction_timeout = 1\n");
