@@ -97,6 +97,8 @@ final class DedicatedLogins<S> {
     /** Opens the connection of a dedicated request, in a slot already taken for it. */
     private void open(Request<S> r) {
         PooledServer<S> s = new PooledServer<>(pool, pool.clock.nanoTime(), true);
+        // server_connect_timeout is the janitor's: it must not sleep through this login
+        pool.registry.wakeJanitor();
         pool.servers.add(s);
         Pool.runStage(() -> pool.connector.openDedicated(s, r.startupParameters))
                 .whenComplete((conn, err) -> opened(s, r, conn, err));

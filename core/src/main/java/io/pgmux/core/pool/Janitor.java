@@ -8,6 +8,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +31,14 @@ final class Janitor implements Runnable {
     private volatile ScheduledExecutorService executor;
     private volatile ScheduledFuture<?> scheduled;
     private volatile long periodNanos;
+    /** The time between passes while nothing can be due soon (0: none, every pass is {@link #periodNanos} apart). */
+    private volatile long quietPeriodNanos;
+    /** Whether the owner has nothing that can be due soon (the proxy: no client connected). */
+    private volatile BooleanSupplier ownerQuiet = () -> false;
+    /** Orders deciding the next pass against {@link #wake()}, so that a wake is never lost. */
+    private final ReentrantLock scheduling = new ReentrantLock();
+    /** Whether the next pass is {@link #quietPeriodNanos} away. */
+    private volatile boolean sleepingLong;
 
     Janitor(PoolRegistry<?> registry, PoolClock clock, long statsPeriodNanos) {
         this.registry = registry;
@@ -52,6 +61,18 @@ final class Janitor implements Runnable {
     /** A new time between two passes, from the pass after the one scheduled now on. */
     void period(long nanos) {
         this.periodNanos = nanos;
+        wake();
+    }
+
+    /**
+     * Passes {@code nanos} apart while no pool and not the owner has anything that can be due soon: no client
+     * waits, no server logs in, no pool is paused, and {@code ownerQuiet} says so. What can still be due then
+     * (an idle server's timeouts, the stats period) is the owner's to bound with {@code nanos}.
+     */
+    void quiet(long nanos, BooleanSupplier ownerQuiet) {
+        this.ownerQuiet = ownerQuiet;
+        this.quietPeriodNanos = nanos;
+        wake();
     }
 
     /** Each pass schedules the next, so that the period may change while the janitor runs. */
@@ -60,10 +81,57 @@ final class Janitor implements Runnable {
         if (ex == null) {
             return;
         }
+        scheduling.lock();
         try {
-            scheduled = ex.schedule(this::pass, periodNanos, TimeUnit.NANOSECONDS);
+            long quietNanos = quietPeriodNanos;
+            boolean sleepLong = false;
+            if (quietNanos > periodNanos) {
+                // set before looking: whoever makes something due after the look finds it set and wakes the janitor
+                sleepingLong = true;
+                sleepLong = nothingDueSoon();
+                sleepingLong = sleepLong;
+            }
+            scheduled = ex.schedule(this::pass, sleepLong ? quietNanos : periodNanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             // shutting down: no more passes
+        } finally {
+            scheduling.unlock();
+        }
+    }
+
+    private boolean nothingDueSoon() {
+        for (Pool<?> pool : registry.pools()) {
+            if (!pool.quiet()) {
+                return false;
+            }
+        }
+        return ownerQuiet.getAsBoolean();
+    }
+
+    /**
+     * Something can be due soon (a client connected, one waits for a server): a janitor sleeping for the quiet
+     * period runs its next pass one period from now instead. Cheap when it is not sleeping long: one volatile read.
+     */
+    void wake() {
+        if (!sleepingLong) {
+            return;
+        }
+        scheduling.lock();
+        try {
+            ScheduledExecutorService ex = executor;
+            ScheduledFuture<?> next = scheduled;
+            if (!sleepingLong || ex == null) {
+                return;
+            }
+            sleepingLong = false;
+            // a pass running now decides its next itself, and sees what woke the janitor
+            if (next != null && next.cancel(false)) {
+                scheduled = ex.schedule(this::pass, periodNanos, TimeUnit.NANOSECONDS);
+            }
+        } catch (RejectedExecutionException e) {
+            // shutting down: no more passes
+        } finally {
+            scheduling.unlock();
         }
     }
 

@@ -106,6 +106,7 @@ final class Lending<S> {
             throw refused;
         }
         waiters.add(w);
+        pool.registry.wakeJanitor();
         // Added-then-scan pairs with release's set-idle-then-check: one of the two always sees the other.
         serveWaiters();
         pool.maybeOpen();

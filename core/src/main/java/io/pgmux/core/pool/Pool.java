@@ -397,6 +397,14 @@ public final class Pool<S> implements PgMuxPoolMXBean {
 
     // ---------------------------------------------------------------- janitor
 
+    /**
+     * Whether nothing of this pool can be due within a janitor period: no client waits, no server logs in, and
+     * the pool runs (a PAUSE waits for its servers to come back).
+     */
+    boolean quiet() {
+        return state == RUNNING && waiters.isEmpty() && logins.underWay() == 0 && !dedicated.hasWaiting();
+    }
+
     /** The periodic work of one pool: timeouts, idle and aged connections, min size, reserve, leaks. */
     void maintain() {
         maintenance.run();

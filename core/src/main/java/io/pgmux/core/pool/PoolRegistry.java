@@ -24,6 +24,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -325,6 +326,22 @@ public final class PoolRegistry<S> implements AutoCloseable {
             throw new IllegalArgumentException("janitor period must be above zero: " + period);
         }
         janitor.period(period.toNanos());
+    }
+
+    /**
+     * Janitor passes {@code period} apart while nothing can be due soon: no pool has a client waiting, a server
+     * logging in or a PAUSE under way, and {@code ownerQuiet} says the owner has nothing due either (the proxy:
+     * no client is connected). The owner calls {@link #wakeJanitor} when that changes. {@code period} bounds how
+     * late what can still be due then (an idle server's timeouts, the stats period) comes; at or below the
+     * janitor's period, or zero, the janitor keeps its period.
+     */
+    public void janitorQuietPeriod(Duration period, BooleanSupplier ownerQuiet) {
+        janitor.quiet(period.toNanos(), Objects.requireNonNull(ownerQuiet, "ownerQuiet"));
+    }
+
+    /** Something can be due soon: a janitor sleeping its quiet period runs its next pass one period from now. */
+    public void wakeJanitor() {
+        janitor.wake();
     }
 
     /**

@@ -164,6 +164,8 @@ final class ServerLogins<S> {
         }
         PooledServer<S> s = new PooledServer<>(pool, now);
         underWay.incrementAndGet();
+        // server_connect_timeout is the janitor's: it must not sleep through this login
+        pool.registry.wakeJanitor();
         pool.servers.add(s);
         CompletionStage<S> opening = Pool.runStage(() -> pool.connector.open(s));
         opening.whenComplete((conn, err) -> opened(s, conn, err));
