@@ -99,6 +99,10 @@ final class ProxyStart {
         context.peerPools(new PeerPools(transport, cancelSender));
         registry.addJanitorChore(context.idlePools());
         registry.addJanitorChore(context.clientTimeouts());
+        if (builder.janitorPeriod() == null) {
+            registry.janitorQuietPeriod(JanitorPeriod.quiet(s, configuration.overrides()),
+                    context.clientTimeouts()::noClients);
+        }
         context.connectionLog(connectionLog);
         StatsLog statsLog = new StatsLog(s.get(ProxySetting.LOG_STATS));
         registry.addStatsPeriodListener(statsLog);

@@ -218,6 +218,7 @@ final class SettingsApply {
         registry.statsPeriod(s.get(ProxySetting.STATS_PERIOD));
         if (fixedJanitorPeriod == null) {
             registry.janitorPeriod(JanitorPeriod.of(s, next.overrides(), next.userLimits().values()));
+            registry.janitorQuietPeriod(JanitorPeriod.quiet(s, next.overrides()), context.clientTimeouts()::noClients);
         }
         if (files.clientTls() != null) {
             context.clientTls(files.clientTls());

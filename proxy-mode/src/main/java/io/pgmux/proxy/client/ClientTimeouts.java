@@ -80,6 +80,8 @@ public final class ClientTimeouts implements Runnable {
     private final Collection<ClientConnection> loggedIn;
     /** Whether any client waits for a server now: only such a client can be due a query_wait_notify notice. */
     private final BooleanSupplier anyWaiting;
+    /** Wakes the janitor, which may sleep longer while no client is connected. */
+    private final Runnable wakeJanitor;
     private volatile long loginNanos;
     /** Counts the changes of the limits, so that each client takes the new ones on the next pass. */
     private volatile int version;
@@ -96,11 +98,14 @@ public final class ClientTimeouts implements Runnable {
     /**
      * @param loggedIn the logged-in clients, live
      * @param anyWaiting whether any client waits for a server now
+     * @param wakeJanitor wakes the janitor when a client connects
      * @param loginMillis client_login_timeout; 0 means none
      */
-    ClientTimeouts(Collection<ClientConnection> loggedIn, BooleanSupplier anyWaiting, long loginMillis) {
+    ClientTimeouts(Collection<ClientConnection> loggedIn, BooleanSupplier anyWaiting, Runnable wakeJanitor,
+            long loginMillis) {
         this.loggedIn = loggedIn;
         this.anyWaiting = anyWaiting;
+        this.wakeJanitor = wakeJanitor;
         this.loginNanos = Duration.ofMillis(loginMillis).toNanos();
     }
 
@@ -165,6 +170,13 @@ public final class ClientTimeouts implements Runnable {
     void loginStarted(ClientConnection client) {
         loops.add(client.channel.eventLoop());
         loggingIn.add(client);
+        // after the add: a janitor deciding to sleep on finds the client, or is woken (Janitor.wake)
+        wakeJanitor.run();
+    }
+
+    /** Whether no client is connected: no client timeout can be due, and the janitor may sleep longer. */
+    public boolean noClients() {
+        return loggingIn.isEmpty() && loggedIn.isEmpty();
     }
 
     void loginEnded(ClientConnection client) {

@@ -7,6 +7,7 @@ import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.config.Scope;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 
 /**
  * How often core's janitor runs in the proxy: five passes in the shortest timeout it enforces, but at most three a
@@ -20,6 +21,10 @@ import java.util.Collection;
 public final class JanitorPeriod {
     static final long FASTEST_NANOS = Duration.ofMillis(333).toNanos();
     static final long SLOWEST_NANOS = Duration.ofSeconds(1).toNanos();
+    static final long QUIETEST_NANOS = Duration.ofSeconds(10).toNanos();
+    /** The settings whose timeouts run with no client connected, besides the pools' idle-server ones. */
+    private static final List<ProxySetting> RUNNING_WITHOUT_CLIENTS = List.of(ProxySetting.STATS_PERIOD,
+            ProxySetting.AUTODB_IDLE_TIMEOUT, ProxySetting.POOL_IDLE_TIMEOUT, ProxySetting.AUTH_FILE_CHECK_PERIOD);
     private static final int PASSES_PER_TIMEOUT = 5;
 
     private JanitorPeriod() {
@@ -53,6 +58,35 @@ public final class JanitorPeriod {
         }
         long period = shortest / PASSES_PER_TIMEOUT;
         return Duration.ofNanos(Math.max(FASTEST_NANOS, Math.min(SLOWEST_NANOS, period)));
+    }
+
+    /**
+     * How often the janitor runs while no client is connected and no pool has a server logging in: five passes in
+     * the shortest timeout that can run then (an idle server's server_idle_timeout, server_lifetime and
+     * server_check_delay, stats_period, autodb_idle_timeout, pool_idle_timeout, auth_file_check_period), at most
+     * every ten seconds; a client's arrival wakes it. With the defaults, every 6 s (server_check_delay's 30 s).
+     */
+    public static Duration quiet(ProxySettings settings, PoolOverrides overrides) {
+        long shortest = Long.MAX_VALUE;
+        for (ProxySetting setting : RUNNING_WITHOUT_CLIENTS) {
+            Duration value = settings.get(setting);
+            shortest = shorter(shortest, value.toNanos());
+        }
+        PoolConfig global = settings.pool();
+        shortest = shortestIdleServerTimeout(shortest, global);
+        for (String database : overrides.databases()) {
+            shortest = shortestIdleServerTimeout(shortest, overrides.forDatabase(global, database));
+        }
+        for (String user : overrides.users()) {
+            shortest = shortestIdleServerTimeout(shortest, overrides.forUser(global, user));
+        }
+        return Duration.ofNanos(Math.max(FASTEST_NANOS, Math.min(QUIETEST_NANOS, shortest / PASSES_PER_TIMEOUT)));
+    }
+
+    private static long shortestIdleServerTimeout(long shortest, PoolConfig pool) {
+        shortest = shorter(shortest, pool.serverIdleTimeoutNanos());
+        shortest = shorter(shortest, pool.serverLifetimeNanos());
+        return shorter(shortest, pool.serverCheckDelayNanos());
     }
 
     private static long shortestPoolTimeout(long shortest, PoolConfig pool) {

@@ -104,7 +104,8 @@ public final class ProxyContext {
         this.clientTls = ClientTls.DISABLED;
         this.cancelSender = cancelSender;
         this.clientTimeouts = new ClientTimeouts(clientsByKey.values(),
-                () -> registry.pools().stream().anyMatch(pool -> pool.view().waitingClients() > 0), 0);
+                () -> registry.pools().stream().anyMatch(pool -> pool.view().waitingClients() > 0),
+                registry::wakeJanitor, 0);
         this.idlePools = new IdlePools<>(registry, this::forcedUserPool, Duration.ZERO);
     }
 

@@ -14,14 +14,14 @@ class ClientTimeoutsTest {
 
     @Test
     void aPassLooksAtNoLoggedInClientForTheWaitNoticeWhileNoneWaits() {
-        ClientTimeouts timeouts = new ClientTimeouts(List.of(), () -> false, 60_000);
+        ClientTimeouts timeouts = new ClientTimeouts(List.of(), () -> false, () -> { }, 60_000);
         timeouts.waitNotifySeconds(5);
         assertFalse(timeouts.checksLoggedInClients());
     }
 
     @Test
     void aPassLooksAtTheLoggedInClientsForTheWaitNoticeWhileOneWaits() {
-        ClientTimeouts timeouts = new ClientTimeouts(List.of(), () -> true, 60_000);
+        ClientTimeouts timeouts = new ClientTimeouts(List.of(), () -> true, () -> { }, 60_000);
         timeouts.waitNotifySeconds(5);
         assertTrue(timeouts.checksLoggedInClients());
     }

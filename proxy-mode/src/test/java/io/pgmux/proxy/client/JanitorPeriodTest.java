@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * How often the janitor runs: five passes in the shortest timeout set (globally or by a [databases] or [users]
- * entry), between 333 ms and 1 s.
+ * entry), between 333 ms and 1 s; with no client connected, five in the shortest of those that run then, at most
+ * every 10 s.
  */
 class JanitorPeriodTest {
 
@@ -76,5 +77,36 @@ class JanitorPeriodTest {
     @Test
     void itNeverRunsMoreOftenThanThreeTimesASecond() {
         assertEquals(Duration.ofMillis(333), period(settings("query_timeout", "1")));
+    }
+
+    @Test
+    void withNoClientAndTheDefaultSettingsItRunsEverySixSeconds() {
+        assertEquals(Duration.ofSeconds(6), JanitorPeriod.quiet(settings(), PoolOverrides.none()));
+    }
+
+    @Test
+    void withNoClientAClientTimeoutDoesNotCount() {
+        assertEquals(Duration.ofSeconds(6), JanitorPeriod.quiet(
+                settings("client_login_timeout", "1", "query_wait_notify", "1", "query_wait_timeout", "1"),
+                PoolOverrides.none()));
+    }
+
+    @Test
+    void withNoClientAnIdleServersTimeoutCounts() {
+        assertEquals(Duration.ofSeconds(2), JanitorPeriod.quiet(settings("server_idle_timeout", "10"),
+                PoolOverrides.none()));
+        assertEquals(Duration.ofSeconds(2), JanitorPeriod.quiet(settings(),
+                PoolOverrides.builder().database("quick", "server_lifetime", "10").build()));
+    }
+
+    @Test
+    void withNoClientTheStatsPeriodCounts() {
+        assertEquals(Duration.ofSeconds(1), JanitorPeriod.quiet(settings("stats_period", "5"), PoolOverrides.none()));
+    }
+
+    @Test
+    void withNoClientItRunsAtLeastEveryTenSeconds() {
+        assertEquals(Duration.ofSeconds(10), JanitorPeriod.quiet(settings("server_check_delay", "0"),
+                PoolOverrides.none()));
     }
 }
