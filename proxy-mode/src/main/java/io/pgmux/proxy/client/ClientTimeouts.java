@@ -190,7 +190,7 @@ public final class ClientTimeouts implements Runnable {
     /** On the janitor's thread: one pass for each event loop, which checks the clients of its own there. */
     @Override
     public void run() {
-        boolean login = loginNanos > 0 || global.queryNanos() > 0;
+        boolean login = checksLoggingInClients();
         boolean loggedInRules = checksLoggedInClients();
         if (!login && !loggedInRules) {
             return;
@@ -198,6 +198,14 @@ public final class ClientTimeouts implements Runnable {
         for (EventLoop loop : loops) {
             loop.execute(() -> pass(loop, login, loggedInRules));
         }
+    }
+
+    /**
+     * Whether this pass must look at the clients logging in: only while one does, as handing each event loop a
+     * task wakes it, once a pass, for nothing.
+     */
+    boolean checksLoggingInClients() {
+        return (loginNanos > 0 || global.queryNanos() > 0) && !loggingIn.isEmpty();
     }
 
     /**

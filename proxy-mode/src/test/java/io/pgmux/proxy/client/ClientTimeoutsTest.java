@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What a janitor pass looks at: query_wait_notify (on by default) concerns only clients waiting for a server, so a
- * pass over an idle proxy must not cost one check per connected client.
+ * pass over an idle proxy must not cost one check per connected client; client_login_timeout (on by default) only
+ * clients logging in, so a pass with none wakes no event loop.
  */
 class ClientTimeoutsTest {
 
@@ -24,5 +25,11 @@ class ClientTimeoutsTest {
         ClientTimeouts timeouts = new ClientTimeouts(List.of(), () -> true, () -> { }, 60_000);
         timeouts.waitNotifySeconds(5);
         assertTrue(timeouts.checksLoggedInClients());
+    }
+
+    @Test
+    void aPassWakesNoEventLoopForTheLoginTimeoutWhileNoClientLogsIn() {
+        ClientTimeouts timeouts = new ClientTimeouts(List.of(), () -> false, () -> { }, 60_000);
+        assertFalse(timeouts.checksLoggingInClients());
     }
 }
