@@ -5,13 +5,11 @@ import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
-import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -63,12 +61,11 @@ public final class Transport {
     private Transport(int threads, TransportKind kind, TcpOptions tcp) {
         this.kind = kind;
         this.tcp = tcp;
-        IoHandlerFactory factory = switch (kind) {
-            case EPOLL -> EpollIoHandler.newFactory();
-            case IO_URING -> IoUringIoHandler.newFactory();
-            case NIO -> NioIoHandler.newFactory();
+        this.group = switch (kind) {
+            case EPOLL -> new EpollEventLoops(threads);
+            case IO_URING -> new MultiThreadIoEventLoopGroup(threads, IoUringIoHandler.newFactory());
+            case NIO -> new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
         };
-        this.group = new MultiThreadIoEventLoopGroup(threads, factory);
         this.socketChannel = switch (kind) {
             case EPOLL -> EpollSocketChannel.class;
             case IO_URING -> IoUringSocketChannel.class;
