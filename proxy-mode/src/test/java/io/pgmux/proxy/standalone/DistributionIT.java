@@ -229,6 +229,19 @@ class DistributionIT {
     }
 
     @Test
+    void theLauncherStartsTheJvmWithTheIdleWakesOfJvmOptions() throws Exception {
+        try (ProxyJar proxy = launch(ini().toString())) {
+            proxy.awaitPort();
+            String jvm = proxy.process().descendants().map(p -> p.info().commandLine().orElse(""))
+                    .filter(line -> line.contains("-jar")).findFirst().orElse("");
+            for (String option : List.of("-XX:-UsePerfData", "-XX:G1ConcRefinementServiceIntervalMillis=10000",
+                    "-XX:AsyncDeflationInterval=10000", "-XX:GuaranteedSafepointInterval=10000")) {
+                assertTrue(jvm.contains(option), option + " missing: " + jvm);
+            }
+        }
+    }
+
+    @Test
     void theShippedExampleIniStartsAProxy() throws Exception {
         Path example = home.resolve("etc/pgmux.ini");
         Files.writeString(example, Files.readString(example).replace("listen_port = 6432", "listen_port = 0")
