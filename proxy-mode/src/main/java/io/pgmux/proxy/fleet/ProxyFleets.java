@@ -15,9 +15,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -30,18 +30,21 @@ import org.slf4j.LoggerFactory;
  * on a thread of their own, one at a time, and a pool holds no server until its first share.
  */
 public final class ProxyFleets implements PoolListener<ServerConnection> {
+    static final long IDLE_SECONDS = 10;
     private static final Logger log = LoggerFactory.getLogger(ProxyFleets.class);
 
     private final Function<String, String> entryNames;
     private final Function<PoolKey, ServerConnector<ServerConnection>> connectors;
     /** The [databases] entries' fleets in effect. */
     private volatile Map<String, FleetSetting> byDatabase = Map.of();
-    private final ExecutorService work = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "pgmux-fleet-members");
-        t.setDaemon(true);
-        return t;
-    });
-    /** Read and written on {@link #work}'s thread only. */
+    /** One task at a time, in order; its thread ends when idle, as most proxies have no fleet. */
+    private final ThreadPoolExecutor work = new ThreadPoolExecutor(1, 1, IDLE_SECONDS, TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(), r -> {
+                Thread t = new Thread(r, "pgmux-fleet-members");
+                t.setDaemon(true);
+                return t;
+            });
+    /** Read and written by {@link #work}'s tasks only, one at a time. */
     private final Map<Pool<ServerConnection>, Member> members = new HashMap<>();
 
     private record Member(FleetSetting setting, FleetCoordinator coordinator) {
@@ -56,6 +59,7 @@ public final class ProxyFleets implements PoolListener<ServerConnection> {
             Function<PoolKey, ServerConnector<ServerConnection>> connectors) {
         this.entryNames = Objects.requireNonNull(entryNames, "entryNames");
         this.connectors = Objects.requireNonNull(connectors, "connectors");
+        work.allowCoreThreadTimeOut(true);
     }
 
     private FleetSetting fleetOf(Pool<ServerConnection> pool) {
