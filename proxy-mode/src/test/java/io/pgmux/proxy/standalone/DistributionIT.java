@@ -234,10 +234,31 @@ class DistributionIT {
             proxy.awaitPort();
             String jvm = proxy.process().descendants().map(p -> p.info().commandLine().orElse(""))
                     .filter(line -> line.contains("-jar")).findFirst().orElse("");
-            for (String option : List.of("-XX:-UsePerfData", "-XX:G1ConcRefinementServiceIntervalMillis=10000",
-                    "-XX:AsyncDeflationInterval=10000", "-XX:GuaranteedSafepointInterval=10000")) {
+            for (String option : List.of("-XX:-UsePerfData", "-XX:AsyncDeflationInterval=10000",
+                    "-XX:GuaranteedSafepointInterval=10000")) {
                 assertTrue(jvm.contains(option), option + " missing: " + jvm);
             }
+            String sampling = "-XX:G1ConcRefinementServiceIntervalMillis=10000";
+            assertEquals(Runtime.version().feature() <= 19, jvm.contains(sampling), sampling + ": " + jvm);
+        }
+    }
+
+    @Test
+    void aJvmOptionsLineForOtherJavaReleasesIsLeftOut() throws Exception {
+        int feature = Runtime.version().feature();
+        Files.writeString(home.resolve("etc/jvm.options"), "-Dpgmux.test.always=1\n"
+                + (feature - 1) + ":-XX:PgmuxNoSuchOptionBefore\n"
+                + (feature + 1) + "-:-XX:PgmuxNoSuchOptionAfter\n"
+                + feature + "-" + feature + ":-Dpgmux.test.this=1\n"
+                + "17-:-Dpgmux.test.from17=1\n");
+        try (ProxyJar proxy = launch(ini().toString())) {
+            proxy.awaitPort();
+            String jvm = proxy.process().descendants().map(p -> p.info().commandLine().orElse(""))
+                    .filter(line -> line.contains("-jar")).findFirst().orElse("");
+            assertTrue(jvm.contains("-Dpgmux.test.always=1"), jvm);
+            assertTrue(jvm.contains("-Dpgmux.test.this=1"), jvm);
+            assertTrue(jvm.contains("-Dpgmux.test.from17=1"), jvm);
+            assertFalse(jvm.contains("PgmuxNoSuchOption"), jvm);
         }
     }
 
