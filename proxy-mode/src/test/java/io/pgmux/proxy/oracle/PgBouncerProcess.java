@@ -146,10 +146,18 @@ final class PgBouncerProcess implements AutoCloseable {
         return read(dir.resolve("pgbouncer.log"));
     }
 
+    /**
+     * SIGTERM until it is gone: PgBouncer takes the first as SHUTDOWN WAIT_FOR_CLIENTS, which it finds done only at
+     * its next maintenance tick, a third of a second at each scenario's end, and the next as an immediate exit.
+     * SIGQUIT, its immediate shutdown, would stay pending: a process a JVM starts inherits the JVM's block on it.
+     */
     @Override
     public void close() throws InterruptedException {
-        process.destroy();
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        do {
+            process.destroy();
+        } while (!process.waitFor(20, TimeUnit.MILLISECONDS) && System.nanoTime() < deadline);
+        if (process.isAlive()) {
             process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
     }
