@@ -41,6 +41,8 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -235,7 +237,7 @@ class PgBouncerDifferentialTest {
     @Test
     void queryWaitTimeoutFailsTheWaitingClientAlike() throws Exception {
         Poolers p = start("default_pool_size = 1\nquery_wait_timeout = 1\n");
-        assertSame(p, "FATAL 08P01: query_wait_timeout", endpoint -> {
+        assertSameAtOnce(p, "FATAL 08P01: query_wait_timeout", endpoint -> {
             try (Connection holder = connect(endpoint, "app", USER, PASSWORD);
                  Connection waiter = connect(endpoint, "app", USER, PASSWORD)) {
                 holder.setAutoCommit(false);
@@ -261,7 +263,7 @@ class PgBouncerDifferentialTest {
     @Test
     void idleTransactionTimeoutEndsTheClientAlike() throws Exception {
         Poolers p = start("idle_transaction_timeout = 1\n");
-        assertSame(p, "FATAL 08P01: idle transaction timeout", endpoint -> {
+        assertSameAtOnce(p, "FATAL 08P01: idle transaction timeout", endpoint -> {
             try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
                 c.setAutoCommit(false);
                 c.createStatement().execute("SELECT 1");
@@ -275,7 +277,7 @@ class PgBouncerDifferentialTest {
     @Test
     void clientIdleTimeoutEndsTheClientAlike() throws Exception {
         Poolers p = start("client_idle_timeout = 1\n");
-        assertSame(p, "FATAL 08P01: client_idle_timeout", endpoint -> {
+        assertSameAtOnce(p, "FATAL 08P01: client_idle_timeout", endpoint -> {
             try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
                 c.createStatement().execute("SELECT 1");
                 Thread.sleep(3_000);
@@ -288,7 +290,7 @@ class PgBouncerDifferentialTest {
     @Test
     void queryTimeoutEndsALongQueryAlike() throws Exception {
         Poolers p = start("query_timeout = 1\n");
-        assertSame(p, "FATAL 08P01: query timeout", endpoint -> {
+        assertSameAtOnce(p, "FATAL 08P01: query timeout", endpoint -> {
             try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
                 c.createStatement().execute("SELECT pg_sleep(5)");
                 return "served without a timeout";
@@ -299,7 +301,7 @@ class PgBouncerDifferentialTest {
     @Test
     void queryTimeoutEndsAClientWaitingForAServerAlike() throws Exception {
         Poolers p = start("default_pool_size = 1\nquery_timeout = 1\n");
-        assertSame(p, "FATAL 08P01: query_timeout", endpoint -> {
+        assertSameAtOnce(p, "FATAL 08P01: query_timeout", endpoint -> {
             try (Connection holder = connect(endpoint, "app", USER, PASSWORD);
                  Connection waiter = connect(endpoint, "app", USER, PASSWORD)) {
                 holder.setAutoCommit(false);
@@ -317,7 +319,7 @@ class PgBouncerDifferentialTest {
             Poolers p = startEntry(" port=" + silent.getLocalPort() + " user=" + db.superuser(),
                     "pool_mode = transaction\nauth_type = md5\nquery_timeout = 1\nserver_connect_timeout = 15\n"
                             + "client_login_timeout = 15\n");
-            assertSame(p, "FATAL 08P01: query_timeout", endpoint -> login(endpoint, "app", USER, PASSWORD));
+            assertSameAtOnce(p, "FATAL 08P01: query_timeout", endpoint -> login(endpoint, "app", USER, PASSWORD));
         }
     }
 
@@ -325,7 +327,7 @@ class PgBouncerDifferentialTest {
     @Test
     void theLoginUsersQueryTimeoutEndsALongQueryAlike() throws Exception {
         Poolers p = start("[users]\n" + db.superuser() + " = query_timeout=1\n");
-        assertSame(p, "FATAL 08P01: query timeout", endpoint -> {
+        assertSameAtOnce(p, "FATAL 08P01: query timeout", endpoint -> {
             try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
                 c.createStatement().execute("SELECT pg_sleep(5)");
                 return "served without a timeout";
@@ -346,14 +348,15 @@ class PgBouncerDifferentialTest {
                 return "served without a timeout";
             }
         };
-        assertEquals("served without a timeout", seen(p.pgbouncer, scenario));
-        assertEquals("FATAL 08P01: query timeout", seen(p.pgmux, scenario));
+        Outcomes seen = seenAtOnce(p, scenario);
+        assertEquals("served without a timeout", seen.pgbouncer());
+        assertEquals("FATAL 08P01: query timeout", seen.pgmux());
     }
 
     @Test
     void transactionTimeoutEndsAnOpenTransactionAlike() throws Exception {
         Poolers p = start("transaction_timeout = 1\n");
-        assertSame(p, "FATAL 08P01: transaction timeout", endpoint -> {
+        assertSameAtOnce(p, "FATAL 08P01: transaction timeout", endpoint -> {
             try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
                 c.setAutoCommit(false);
                 c.createStatement().execute("SELECT 1");
@@ -367,7 +370,7 @@ class PgBouncerDifferentialTest {
     @Test
     void theLoginUsersTransactionTimeoutEndsAnOpenTransactionAlike() throws Exception {
         Poolers p = start("[users]\n" + db.superuser() + " = transaction_timeout=1\n");
-        assertSame(p, "FATAL 08P01: transaction timeout", endpoint -> {
+        assertSameAtOnce(p, "FATAL 08P01: transaction timeout", endpoint -> {
             try (Connection c = connect(endpoint, "app", USER, PASSWORD)) {
                 c.setAutoCommit(false);
                 c.createStatement().execute("SELECT 1");
@@ -1607,7 +1610,11 @@ class PgBouncerDifferentialTest {
      */
     private static String assertSame(Poolers p, Scenario scenario) {
         String oracle = seen(p.pgbouncer, scenario);
-        String pgmux = withoutAddedDetail(seen(p.pgmux, scenario), oracle);
+        return assertSame(oracle, seen(p.pgmux, scenario));
+    }
+
+    private static String assertSame(String oracle, String pgmuxSaw) {
+        String pgmux = withoutAddedDetail(pgmuxSaw, oracle);
         assertEquals(oracle, pgmux, "PgBouncer saw «" + oracle + "», pgmux «" + pgmux + "»");
         return oracle;
     }
@@ -1618,6 +1625,34 @@ class PgBouncerDifferentialTest {
      */
     private static void assertSame(Poolers p, String expected, Scenario scenario) {
         assertEquals(expected, assertSame(p, scenario), "PgBouncer's outcome, the oracle's");
+    }
+
+    /**
+     * {@link #assertSame(Poolers, String, Scenario)} with the scenario run against both poolers at once, for one that
+     * waits out a timeout: each pooler keeps its own clock, so neither has to wait for the other's.
+     */
+    private static void assertSameAtOnce(Poolers p, String expected, Scenario scenario) throws Exception {
+        Outcomes seen = seenAtOnce(p, scenario);
+        assertEquals(expected, assertSame(seen.pgbouncer(), seen.pgmux()), "PgBouncer's outcome, the oracle's");
+    }
+
+    /** What each pooler's client saw, the scenario run against both at once. */
+    private static Outcomes seenAtOnce(Poolers p, Scenario scenario) throws Exception {
+        FutureTask<String> oracle = new FutureTask<>(() -> seen(p.pgbouncer, scenario));
+        new Thread(oracle, "scenario-on-pgbouncer").start();
+        String pgmux = seen(p.pgmux, scenario);
+        try {
+            return new Outcomes(oracle.get(), pgmux);
+        } catch (ExecutionException e) {
+            // an assertion of seen's, or the abort of a test whose client is missing, as if thrown here
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw (Exception) e.getCause();
+        }
+    }
+
+    private record Outcomes(String pgbouncer, String pgmux) {
     }
 
     private static String withoutAddedDetail(String pgmux, String oracle) {
