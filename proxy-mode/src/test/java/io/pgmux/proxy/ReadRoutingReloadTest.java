@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.testing.Await;
+import io.pgmux.testing.SharedStandbyPair;
 import io.pgmux.testing.StandbyPair;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -14,7 +15,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,14 +34,7 @@ class ReadRoutingReloadTest {
 
     @BeforeAll
     static void startPair() {
-        pair = StandbyPair.start();
-    }
-
-    @AfterAll
-    static void stopPair() {
-        if (pair != null) {
-            pair.close();
-        }
+        pair = SharedStandbyPair.get();
     }
 
     @AfterEach

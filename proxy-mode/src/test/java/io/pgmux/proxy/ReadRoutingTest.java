@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.proxy.config.IniFile;
+import io.pgmux.testing.SharedStandbyPair;
 import io.pgmux.testing.StandbyPair;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -35,9 +36,7 @@ class ReadRoutingTest {
 
     @BeforeAll
     static void start() throws Exception {
-        pair = StandbyPair.start();
-        pair.executeOnPrimary("CREATE TABLE ledger (n int)");
-        pair.awaitStandbyCaughtUp();
+        pair = SharedStandbyPair.withEmptyLedger();
         proxy = routingProxy(pair, "");
         awaitStandbyRead(proxy);
     }
@@ -46,9 +45,6 @@ class ReadRoutingTest {
     static void stop() {
         if (proxy != null) {
             proxy.close();
-        }
-        if (pair != null) {
-            pair.close();
         }
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import io.pgmux.core.pool.Lsn;
 import io.pgmux.core.pool.ReadYourWritesToken;
+import io.pgmux.testing.SharedStandbyPair;
 import io.pgmux.testing.StandbyPair;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -31,9 +32,7 @@ class ReadYourWritesTokenProxyTest {
 
     @BeforeAll
     static void start() throws Exception {
-        pair = StandbyPair.start();
-        pair.executeOnPrimary("CREATE TABLE ledger (n int)");
-        pair.awaitStandbyCaughtUp();
+        pair = SharedStandbyPair.withEmptyLedger();
         proxy = ReadRoutingTest.routingProxy(pair, " replica_wait_timeout=0");
         ReadRoutingTest.awaitStandbyRead(proxy);
     }
@@ -42,9 +41,6 @@ class ReadYourWritesTokenProxyTest {
     static void stop() {
         if (proxy != null) {
             proxy.close();
-        }
-        if (pair != null) {
-            pair.close();
         }
     }
 

@@ -3,6 +3,7 @@ package io.pgmux.proxy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgmux.testing.SharedStandbyPair;
 import io.pgmux.testing.StandbyPair;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -10,7 +11,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Properties;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,16 +26,7 @@ class ReplicaMaxLagTest {
 
     @BeforeAll
     static void startPair() {
-        pair = StandbyPair.start();
-        pair.executeOnPrimary("CREATE TABLE ledger (n int)");
-        pair.awaitStandbyCaughtUp();
-    }
-
-    @AfterAll
-    static void stopPair() {
-        if (pair != null) {
-            pair.close();
-        }
+        pair = SharedStandbyPair.withEmptyLedger();
     }
 
     @AfterEach

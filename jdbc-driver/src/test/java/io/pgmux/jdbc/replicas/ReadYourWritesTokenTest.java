@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.jdbc.PgMuxConnection;
 import io.pgmux.jdbc.PgMuxDataSource;
 import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.SharedStandbyPair;
 import io.pgmux.testing.StandbyPair;
 import io.pgmux.testing.TestDatabase;
 import java.sql.Connection;
@@ -16,7 +17,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,16 +41,7 @@ class ReadYourWritesTokenTest {
 
     @BeforeAll
     static void startPair() {
-        pair = StandbyPair.start();
-        pair.executeOnPrimary("CREATE TABLE ledger (n int)");
-        pair.awaitStandbyCaughtUp();
-    }
-
-    @AfterAll
-    static void stopPair() {
-        if (pair != null) {
-            pair.close();
-        }
+        pair = SharedStandbyPair.withEmptyLedger();
     }
 
     @BeforeEach

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pgmux.jdbc.PgMuxDataSource;
+import io.pgmux.testing.SharedStandbyPair;
 import io.pgmux.testing.StandbyPair;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
@@ -18,7 +19,6 @@ import javax.management.JMX;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
 import io.pgmux.core.stats.PgMuxReplicasMXBean;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,16 +35,7 @@ class ReplicaMetricsTest {
 
     @BeforeAll
     static void startPair() {
-        pair = StandbyPair.start();
-        pair.executeOnPrimary("CREATE TABLE ledger (n int)");
-        pair.awaitStandbyCaughtUp();
-    }
-
-    @AfterAll
-    static void stopPair() {
-        if (pair != null) {
-            pair.close();
-        }
+        pair = SharedStandbyPair.withEmptyLedger();
     }
 
     @BeforeEach

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.jdbc.PgMuxDataSource;
+import io.pgmux.testing.SharedStandbyPair;
 import io.pgmux.testing.StandbyPair;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,16 +26,7 @@ class SpringReadOnlyRoutingTest {
 
     @BeforeAll
     static void startPair() {
-        pair = StandbyPair.start();
-        pair.executeOnPrimary("CREATE TABLE ledger (n int)");
-        pair.awaitStandbyCaughtUp();
-    }
-
-    @AfterAll
-    static void stopPair() {
-        if (pair != null) {
-            pair.close();
-        }
+        pair = SharedStandbyPair.withEmptyLedger();
     }
 
     @BeforeEach
