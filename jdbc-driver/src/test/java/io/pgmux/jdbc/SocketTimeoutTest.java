@@ -10,6 +10,7 @@ import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -69,10 +70,21 @@ class SocketTimeoutTest {
             }
             c.commit();
         }
-        // The timed-out backends (pgjdbc's and the pool's) end once pg_sleep returns; the pool's one
-        // replacement stays.
+        // The timed-out backends (pgjdbc's and the pool's) lost their clients: a cancel ends each now rather than
+        // when pg_sleep returns, while a backend whose client were still connected would stay and be counted. The
+        // pool's one replacement stays.
+        cancelSleeps();
         assertEquals(1, database.awaitConnections(Backends.withApplicationName(application), 1,
                 Duration.ofSeconds(30)));
+    }
+
+    private void cancelSleeps() throws SQLException {
+        try (Connection admin = database.connect(); PreparedStatement st = admin.prepareStatement(
+                "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = ?"
+                        + " AND state = 'active' AND query LIKE 'SELECT pg_sleep%'")) {
+            st.setString(1, application);
+            st.executeQuery().close();
+        }
     }
 
     @Test
