@@ -327,6 +327,14 @@ public final class Pool<S> implements PgMuxPoolMXBean {
         return lending.claimNow(clock.nanoTime(), affinity);
     }
 
+    /**
+     * As {@link #tryAcquire(Object)}, at {@code nowNanos}: the pool clock's time, which a caller that has just read
+     * it passes on rather than have it read again.
+     */
+    public Lease<S> tryAcquire(Object affinity, long nowNanos) {
+        return lending.claimNow(nowNanos, affinity);
+    }
+
     // ---------------------------------------------------------------- release
 
     /** Whether {@code s} lived its share of the current server_lifetime (0: no limit). */

@@ -85,6 +85,14 @@ class PoolAffinityTest {
     }
 
     @Test
+    void tryAcquireAtAGivenTimeLendsAtThatTime() {
+        Pool<Conn> pool = warmPool(1);
+        long readBefore = clock.nanoTime() - 5_000;
+        Lease<Conn> lease = pool.tryAcquire(A, readBefore);
+        assertEquals(readBefore, lease.borrowedAtNanos(), "the loan starts at the time the caller read");
+    }
+
+    @Test
     void aReleasedServerGoesToAWaiterOfItsAffinityAheadOfOlderWaitersOfAnother() {
         Pool<Conn> pool = warmPool(2);
         Lease<Conn> onA = pool.tryAcquire(A);

@@ -91,14 +91,27 @@ final class Link extends ServerLoan {
 
     /** A message of the client's in the query phase. */
     void onClientMessage(FrontendMessage message) {
+        if (inClientMessage) {
+            relayClientMessage(message);
+            return;
+        }
+        inClientMessage = true;
+        try {
+            relayClientMessage(message);
+        } finally {
+            clientMessageDone();
+        }
+    }
+
+    private void relayClientMessage(FrontendMessage message) {
         if (message.isRun() && (!relaysRuns() || state == State.IDLE && hub != null
                 && ListenInterception.startsBatch(message))) {
             // what only a linked or idle relay reads in place, and the Parse of a LISTEN batch, go one by one
-            ClientConnection.each(message.split(), this::onClientMessage);
+            ClientConnection.each(message.split(), this::relayClientMessage);
             return;
         }
         if (queryStartNanos == 0 && startsRequest(message.type())) {
-            long now = System.nanoTime();
+            long now = now();
             queryStartNanos = now;
             if (transactionStartNanos == 0) {
                 transactionStartNanos = now;
@@ -124,7 +137,7 @@ final class Link extends ServerLoan {
                 if (message.type() == FrontendMessage.FLUSH) {
                     // nothing is owed to the client: no server is needed to flush nothing, and it stays idle
                     message.release();
-                    client.quiet(TransactionStatus.IDLE, System.nanoTime());
+                    client.quiet(TransactionStatus.IDLE, now());
                     return;
                 }
                 hold(message);
@@ -262,7 +275,7 @@ final class Link extends ServerLoan {
             case FrontendMessage.PARSE, FrontendMessage.BIND, FrontendMessage.DESCRIBE, FrontendMessage.EXECUTE,
                     FrontendMessage.CLOSE -> {
                 if (!syncPending && readyPending == 0) {
-                    traffic.queryStarted(System.nanoTime());
+                    traffic.queryStarted(now());
                 }
                 syncPending = true;
             }
@@ -283,7 +296,7 @@ final class Link extends ServerLoan {
 
     private void expectReady() {
         if (readyPending == 0 && !syncPending) {
-            traffic.queryStarted(System.nanoTime());
+            traffic.queryStarted(now());
         }
         readyPending++;
     }

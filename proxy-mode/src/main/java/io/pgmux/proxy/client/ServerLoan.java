@@ -109,6 +109,10 @@ abstract class ServerLoan implements ServerLink {
     boolean waitNoticeSent;
     /** {@link #waitOver}, made at the first wait and passed to every later one, so that a wait allocates no stage. */
     private BiConsumer<Lease<ServerConnection>, Throwable> whenServed;
+    /** A message of the client's is being handled: {@link #now()} reads the clock once for all of it. */
+    boolean inClientMessage;
+    /** The time {@link #now()} read during the client's message, 0 until it reads it. */
+    private long clientMessageNanos;
 
     ServerLoan(ClientConnection client, Channel channel, Pool<ServerConnection> pool, ClientParameters parameters,
             PreparedStatementLimit preparedStatements, Pinning pinning, ClientReads reads) {
@@ -125,6 +129,28 @@ abstract class ServerLoan implements ServerLink {
         this.pinning = pinning;
         this.filter = new ResponseFilter(channel, traffic, parameters, namedStatements,
                 poolMode != PoolMode.SESSION, pinning, reads != null && reads.watchesWrites());
+    }
+
+    /**
+     * The time now, within a client's message the same for all that asks (the request's start, the acquire, the
+     * query's start): the clock is read once per message rather than once per question.
+     */
+    final long now() {
+        if (!inClientMessage) {
+            return System.nanoTime();
+        }
+        long now = clientMessageNanos;
+        if (now == 0) {
+            now = System.nanoTime();
+            clientMessageNanos = now;
+        }
+        return now;
+    }
+
+    /** The client's message was handled: the next asks the clock again. */
+    final void clientMessageDone() {
+        inClientMessage = false;
+        clientMessageNanos = 0;
     }
 
     /** The one transition: every state change goes through here, and none leaves {@link State#CLOSED}. */
@@ -198,14 +224,15 @@ abstract class ServerLoan implements ServerLink {
         lender = from;
         EventLoop loop = channel.eventLoop();
         // A server on this client's own loop relays without handing every message to another thread.
-        Lease<ServerConnection> ready = from.tryAcquire(loop);
+        long now = now();
+        Lease<ServerConnection> ready = from.tryAcquire(loop, now);
         if (ready != null) {
             onAcquired(ready);
             return;
         }
         to(State.WAITING);
         waitNoticeSent = false;
-        waitStartNanos = System.nanoTime();
+        waitStartNanos = now;
         if (whenServed == null) {
             whenServed = this::waitOver;
         }
