@@ -2,6 +2,7 @@ package io.pgmux.proxy.parameters;
 
 import io.pgmux.proxy.protocol.EncodableMessage;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -70,6 +71,27 @@ public final class ClientParameters {
     private boolean resetAll;
     /** Everything the client sent, until {@link #welcome} has matched it to the server's spelling. */
     private Map<String, String> requested;
+    /**
+     * {@link #reported} and {@link #unreported} as one value, which a server remembers when it was found to have them;
+     * shared by the clients whose settings are the same once one of them met a server another had matched. Null
+     * after a change, until the next {@link #replayFor}.
+     */
+    private Expected expected;
+
+    /** A client's expected settings at one moment, immutable. */
+    private static final class Expected {
+        private final String[] reported;
+        private final String[] unreported;
+
+        Expected(String[] reported, String[] unreported) {
+            this.reported = reported;
+            this.unreported = unreported;
+        }
+
+        boolean sameAs(Expected other) {
+            return Arrays.equals(reported, other.reported) && Arrays.equals(unreported, other.unreported);
+        }
+    }
 
     private ClientParameters(Map<String, String> requested) {
         this.requested = requested;
@@ -190,6 +212,7 @@ public final class ClientParameters {
             reported[i] = report.get(TRACKED.get(i));
         }
         requested = null;
+        expected = null;
         return report;
     }
 
@@ -278,8 +301,9 @@ public final class ClientParameters {
     /** The server reported a new value while linked to this client: the client now expects it. */
     public void onParameterStatus(String name, String value) {
         int i = TRACKED.indexOf(name);
-        if (i >= 0 && reported[i] != null) {
+        if (i >= 0 && reported[i] != null && !reported[i].equals(value)) {
             reported[i] = value;
+            expected = null;
         }
     }
 
@@ -288,6 +312,17 @@ public final class ClientParameters {
      * what the pooler set there for another client and this one did not ask for, set_config for what differs.
      */
     public EncodableMessage replayFor(ServerParameters server) {
+        // a server found to have these settings, its parameters unchanged since, is not walked again
+        int version = server.version();
+        Expected mine = expected();
+        Object matched = server.matched(version);
+        if (matched == mine) {
+            return null;
+        }
+        if (matched instanceof Expected other && other.sameAs(mine)) {
+            expected = other;
+            return null;
+        }
         List<String> namesAndValues = null;
         Map<String, String> serverUnreported = server.unreported();
         // asked at every acquire: a server whose session nobody SET has nothing to walk (nor an iterator to make)
@@ -310,8 +345,20 @@ public final class ClientParameters {
                 namesAndValues = add(namesAndValues, unreported[i], unreported[i + 1]);
             }
         }
-        return namesAndValues == null ? null
-                : new SettingsReplay(namesAndValues.toArray(NONE), server.majorVersion());
+        if (namesAndValues == null) {
+            server.matched(mine, version);
+            return null;
+        }
+        return new SettingsReplay(namesAndValues.toArray(NONE), server.majorVersion());
+    }
+
+    private Expected expected() {
+        Expected e = expected;
+        if (e == null) {
+            e = new Expected(reported.clone(), unreported);
+            expected = e;
+        }
+        return e;
     }
 
     private static List<String> add(List<String> namesAndValues, String name, String value) {
@@ -326,8 +373,9 @@ public final class ClientParameters {
         recordUnreportedOn(server);
         for (int i = 0; i < reported.length; i++) {
             String canonical = reported[i] == null ? null : server.get(TRACKED.get(i));
-            if (canonical != null) {
+            if (canonical != null && !canonical.equals(reported[i])) {
                 reported[i] = canonical;
+                expected = null;
             }
         }
     }
@@ -452,7 +500,9 @@ public final class ClientParameters {
                 }
             }
         }
+        server.changed();
         unreported = settings.toArray(NONE);
+        expected = null;
         watched = null;
         resets = null;
         resetAll = false;
@@ -475,6 +525,7 @@ public final class ClientParameters {
         for (int i = 0; i < unreported.length; i += 2) {
             serverUnreported.put(unreported[i], unreported[i + 1]);
         }
+        server.changed();
     }
 
     private static boolean isTracked(String lowerCaseName) {

@@ -12,10 +12,43 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ServerParameters {
     private final Map<String, String> reported = new ConcurrentHashMap<>();
     private final Map<String, String> unreported = new ConcurrentHashMap<>();
+    /** Counts the changes of these parameters, so that what was found of them once is known to hold still. */
+    private volatile int version;
+    /** The settings a client was last found to have here, at {@link #version}; see ClientParameters#replayFor. */
+    private volatile Matched matched;
+
+    /** A client's settings, found to be those of the server at its {@code version}: no replay needed. */
+    private record Matched(Object settings, int version) {
+    }
 
     /** A ParameterStatus from the server. */
     public void onParameterStatus(String name, String value) {
-        reported.put(name, value);
+        if (!value.equals(reported.put(name, value))) {
+            changed();
+        }
+    }
+
+    /** The parameters changed: what was found of them before no longer holds. */
+    void changed() {
+        version++;
+    }
+
+    int version() {
+        return version;
+    }
+
+    /** The settings found here at {@code version}, or null if none were or the parameters changed since. */
+    Object matched(int version) {
+        Matched m = matched;
+        return m != null && m.version == version ? m.settings : null;
+    }
+
+    /** Records that a client with {@code settings} needed no replay here at {@code version}. */
+    void matched(Object settings, int version) {
+        Matched m = matched;
+        if (m == null || m.settings != settings || m.version != version) {
+            matched = new Matched(settings, version);
+        }
     }
 
     /** The value the server last reported for {@code name}, or null. */
@@ -46,5 +79,6 @@ public final class ServerParameters {
     /** After server_reset_query: the server has its defaults again for what it does not report. */
     public void reset() {
         unreported.clear();
+        changed();
     }
 }
