@@ -52,6 +52,52 @@ public final class BackendMessageDecoder extends ByteToMessageDecoder {
         }
     }
 
+    /**
+     * A read that holds exactly one message, or one run, with nothing left from the read before (a query's whole
+     * answer, as a short one comes): passed on as it is, with no slice of it and no reference count taken and given
+     * back. Anything else is framed as usual.
+     */
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (phase == Phase.MESSAGES && msg instanceof ByteBuf in && !internalBuffer().isReadable()) {
+            BackendMessage whole = whole(in);
+            if (whole != null) {
+                ctx.fireChannelRead(whole);
+                return;
+            }
+        }
+        super.channelRead(ctx, msg);
+    }
+
+    /** The message or run {@code in} holds, ending where it ends; null when it holds anything else. */
+    private BackendMessage whole(ByteBuf in) {
+        int start = in.readerIndex();
+        int end = in.writerIndex();
+        int length = completeFrame(in, start, end, false);
+        if (length < 0) {
+            return null;
+        }
+        byte type = in.getByte(start);
+        int last = start;
+        int next = start + length;
+        if (type != BackendMessage.READY_FOR_QUERY && type != BackendMessage.PARAMETER_STATUS
+                && runs.getAsBoolean()) {
+            while (next < end) {
+                length = completeFrame(in, next, end, false);
+                if (length < 0) {
+                    return null;
+                }
+                last = next;
+                next += length;
+                type = in.getByte(last);
+                if (type == BackendMessage.READY_FOR_QUERY || type == BackendMessage.PARAMETER_STATUS) {
+                    break;
+                }
+            }
+        }
+        return next == end ? new BackendMessage(type, in, last - start) : null;
+    }
+
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         switch (phase) {

@@ -119,6 +119,46 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
         this.runs = whether;
     }
 
+    /**
+     * A read that holds exactly one message, or one run, with nothing left from the read before (a client's request
+     * and its answer, turn by turn): passed on as it is, with no slice of it and no reference count taken and given
+     * back. Anything else is framed as usual.
+     */
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (phase == Phase.READY && streamRemaining == 0 && msg instanceof ByteBuf in && !internalBuffer().isReadable()) {
+            FrontendMessage whole = whole(in);
+            if (whole != null) {
+                ctx.fireChannelRead(whole);
+                return;
+            }
+        }
+        super.channelRead(ctx, msg);
+    }
+
+    /** The message or run {@code in} holds, ending where it ends; null when it holds anything else. */
+    private FrontendMessage whole(ByteBuf in) {
+        int start = in.readerIndex();
+        int end = in.writerIndex();
+        if (end - start < Wire.HEADER_LENGTH) {
+            return null;
+        }
+        byte type = in.getByte(start);
+        int length = in.getInt(start + 1);
+        if (length < 4 || length > maxMessageLength || !FRONTEND_TYPES[type & 0xFF] || type == FrontendMessage.PASSWORD
+                || length != 4 && BODILESS_TYPES[type & 0xFF] || end - start - 1 < length) {
+            return null;
+        }
+        int next = start + length + 1;
+        if (next == end) {
+            return new FrontendMessage(type, in);
+        }
+        if (RUN_TYPES[type & 0xFF] && runs.getAsBoolean() && runEnd(in, next, end, maxMessageLength) == end) {
+            return new FrontendMessage(type, in, true);
+        }
+        return null;
+    }
+
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         switch (phase) {

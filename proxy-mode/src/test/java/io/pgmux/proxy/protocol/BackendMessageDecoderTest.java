@@ -180,6 +180,21 @@ class BackendMessageDecoderTest {
     }
 
     @Test
+    void aReadHoldingExactlyOneRunIsPassedOnItselfWithoutASlice() {
+        decoder.relayRuns(() -> true);
+        ByteBuf wire = selectResult();
+        channel.writeInbound(wire);
+        List<BackendMessage> messages = readAll();
+        try {
+            assertEquals(1, messages.size());
+            assertSame(wire, messages.get(0).content(), "the receive buffer itself, no slice of it");
+            assertSame(ReadyForQuery.IN_TRANSACTION, ReadyForQuery.decode(messages.get(0).body()));
+        } finally {
+            messages.forEach(BackendMessage::release);
+        }
+    }
+
+    @Test
     void aRunEndsAtParameterStatusAndAtTheLastCompleteMessage() {
         decoder.relayRuns(() -> true);
         ByteBuf partial = Bytes.of().cstring("SELECT 1").message('C');

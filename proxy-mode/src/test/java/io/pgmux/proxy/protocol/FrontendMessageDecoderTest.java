@@ -280,6 +280,38 @@ class FrontendMessageDecoderTest {
     }
 
     @Test
+    void aReadHoldingExactlyOneMessageIsPassedOnItselfWithoutASlice() {
+        loggedIn();
+        ByteBuf query = Bytes.of().cstring("SELECT 1").message('Q');
+        channel.writeInbound(query);
+        FrontendMessage message = channel.readInbound();
+        try {
+            assertSame(query, message.content(), "the receive buffer itself, no slice of it");
+            assertEquals(FrontendMessage.QUERY, message.type());
+            assertEquals("SELECT 1", Query.decode(message.body()).sql());
+        } finally {
+            message.release();
+        }
+        assertEquals(0, query.refCnt());
+    }
+
+    @Test
+    void aReadHoldingExactlyOneRunIsPassedOnItselfWithoutASlice() {
+        loggedIn();
+        decoder.relayRuns(() -> true);
+        ByteBuf batch = Unpooled.buffer().writeBytes(Bytes.of().cstring("").cstring("SELECT 1").int16(0).message('P'))
+                .writeBytes(Bytes.of().cstring("").int32(0).message('E')).writeBytes(Bytes.of().message('S'));
+        channel.writeInbound(batch);
+        FrontendMessage run = channel.readInbound();
+        try {
+            assertSame(batch, run.content());
+            assertTrue(run.isRun());
+        } finally {
+            run.release();
+        }
+    }
+
+    @Test
     void aSyncWithABodyEndsARunAndIsRefusedOnItsOwn() {
         loggedIn();
         decoder.relayRuns(() -> true);
