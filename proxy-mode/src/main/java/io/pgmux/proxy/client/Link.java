@@ -255,12 +255,14 @@ final class Link extends ServerLoan {
 
     /** What the relay reads of a message of {@code type} from {@code start} to {@code end} on its way to the server. */
     private void see(byte type, ByteBuf frames, int start, int end) {
-        if (type == FrontendMessage.QUERY || type == FrontendMessage.PARSE) {
-            if (pinning.watches() && pinning.mentionsSessionState(frames, start, end - start)) {
+        if ((type == FrontendMessage.QUERY || type == FrontendMessage.PARSE)
+                && (pinning.watches() || poolMode != PoolMode.SESSION)) {
+            byte[] text = MessageText.copy(frames, start, end);
+            if (pinning.watches() && pinning.mentionsSessionState(frames, start, end - start, text)) {
                 pinning.touched();
             }
             if (poolMode != PoolMode.SESSION) {
-                settingStatements.read(type, frames, start, end);
+                settingStatements.read(type, frames, start, end, text);
             }
         } else if (type == FrontendMessage.BIND && poolMode != PoolMode.SESSION) {
             settingStatements.bound(frames, start, end);

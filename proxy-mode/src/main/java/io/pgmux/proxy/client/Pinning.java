@@ -208,6 +208,41 @@ final class Pinning {
         return frames.forEachByte(start, length, text) >= 0 || text.endsOnAWord();
     }
 
+    /** The same, read from {@code copy}, which holds those bytes from its start ({@link MessageText}) unless null. */
+    boolean mentionsSessionState(ByteBuf frames, int start, int length, byte[] copy) {
+        if (copy == null) {
+            return mentionsSessionState(frames, start, length);
+        }
+        if (!mayMention(copy, length)) {
+            return false;
+        }
+        SessionStateText text = TEXT.get();
+        text.reset();
+        for (int i = 0; i < length; i++) {
+            if (!text.process(copy[i])) {
+                return true;
+            }
+        }
+        return text.endsOnAWord();
+    }
+
+    /**
+     * Whether the text holds {@code temp} or {@code advisory} in any case, which every trigger does: most texts hold
+     * neither, which one look at each byte tells (a byte OR 0x20 is the lower case of a letter).
+     */
+    private static boolean mayMention(byte[] text, int length) {
+        for (int i = 3; i < length; i++) {
+            int b = text[i] | 0x20;
+            if (b == 'p' && (text[i - 1] | 0x20) == 'm' && (text[i - 2] | 0x20) == 'e' && (text[i - 3] | 0x20) == 't'
+                    || b == 'y' && i >= 7 && (text[i - 1] | 0x20) == 'r' && (text[i - 2] | 0x20) == 'o'
+                            && (text[i - 3] | 0x20) == 's' && (text[i - 4] | 0x20) == 'i' && (text[i - 5] | 0x20) == 'v'
+                            && (text[i - 6] | 0x20) == 'd' && (text[i - 7] | 0x20) == 'a') {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Finds the words of {@link #mentionsSessionState} byte by byte, keeping the last eight bytes (lower case) in
      * a long; stops at the first. Given to {@link ByteBuf#forEachByte}, so the buffer is walked in one call.

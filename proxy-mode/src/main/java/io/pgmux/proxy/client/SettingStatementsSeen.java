@@ -31,9 +31,10 @@ final class SettingStatementsSeen {
     }
 
     /**
-     * A Query or Parse on its way to the server, from {@code start} (its type byte) to {@code to} in {@code content}.
+     * A Query or Parse on its way to the server, from {@code start} (its type byte) to {@code to} in {@code content};
+     * {@code copy} holds those bytes from its start ({@link MessageText}), or is null.
      */
-    void read(byte type, ByteBuf content, int start, int to) {
+    void read(byte type, ByteBuf content, int start, int to, byte[] copy) {
         int from = start + BODY;
         int flags;
         int nameEnd = -1;
@@ -44,10 +45,10 @@ final class SettingStatementsSeen {
                 // malformed: the server refuses it
                 return;
             }
-            flags = scanner.scan(content, nameEnd + 1, textEnd);
+            flags = scanner.scan(content, nameEnd + 1, textEnd, copy, start);
         } else {
             boolean whole = content.getInt(start + 1) + 1 <= to - start;
-            flags = scanner.scan(content, from, whole ? to - 1 : to);
+            flags = scanner.scan(content, from, whole ? to - 1 : to, copy, start);
             if (!whole) {
                 // a Query streamed in pieces: what its rest sets is read back at the transaction's end
                 flags |= SettingStatements.SETS_SETTINGS;

@@ -49,7 +49,15 @@ public final class SettingStatements {
      * flags.
      */
     public int scan(ByteBuf text, int from, int to) {
-        if (!containsSet(text, from, to)) {
+        return scan(text, from, to, null, 0);
+    }
+
+    /**
+     * The same, with the bytes of {@code text} from {@code copyStart} on also in {@code copy} (or null): most texts
+     * set nothing, which the copy tells without reading the buffer byte by byte.
+     */
+    public int scan(ByteBuf text, int from, int to, byte[] copy, int copyStart) {
+        if (copy != null ? !containsSet(copy, from - copyStart, to - copyStart) : !containsSet(text, from, to)) {
             return 0;
         }
         this.text = text;
@@ -78,6 +86,20 @@ public final class SettingStatements {
             // one byte read per position: the middle of "set", or the quote of U&"
             if ((b | 0x20) == 'e' && i + 2 < to && (text.getByte(i + 2) | 0x20) == 't'
                     && (text.getByte(i) | 0x20) == 's') {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@link #containsSet(ByteBuf, int, int)} over an array. */
+    private static boolean containsSet(byte[] text, int from, int to) {
+        for (int i = from; i + 1 < to; i++) {
+            byte b = text[i + 1];
+            if (b == '"' && text[i] == '&') {
+                return true;
+            }
+            if ((b | 0x20) == 'e' && i + 2 < to && (text[i + 2] | 0x20) == 't' && (text[i] | 0x20) == 's') {
                 return true;
             }
         }

@@ -24,6 +24,7 @@ class PinningTest {
             "SELECT * FROM pg_temp.t", "SELECT pg_advisory_unlock_all"})
     void textThatMayCreateOrDropSessionStateIsATrigger(String sql) {
         assertTrue(PINNING.mentionsSessionState(text(sql)), sql);
+        assertTrue(readFromACopy(sql), sql);
     }
 
     @ParameterizedTest
@@ -32,6 +33,18 @@ class PinningTest {
             "SELECT tempo FROM music", "SELECT 1 -- TEMPLATE"})
     void ordinaryTextIsNot(String sql) {
         assertFalse(PINNING.mentionsSessionState(text(sql)), sql);
+        assertFalse(readFromACopy(sql), sql);
+    }
+
+    /** The check as the relay runs it on a Query: over the message's bytes copied once ({@link MessageText}). */
+    private static boolean readFromACopy(String sql) {
+        ByteBuf text = text(sql);
+        try {
+            return PINNING.mentionsSessionState(text, 0, text.readableBytes(),
+                    MessageText.copy(text, 0, text.readableBytes()));
+        } finally {
+            text.release();
+        }
     }
 
     @Test

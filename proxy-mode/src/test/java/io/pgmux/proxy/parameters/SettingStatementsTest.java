@@ -28,6 +28,7 @@ class SettingStatementsTest {
         ClientParameters parameters = parameters();
         int flags = new SettingStatements(parameters).scan(text(sql), 0, sql.length());
         assertEquals(SettingStatements.SETS_SETTINGS, flags);
+        assertEquals(flags, scannedWithACopy(sql), sql);
         assertTrue(settingsRead(parameters).contains("current_setting('app.tenant', true)"), sql);
     }
 
@@ -40,6 +41,7 @@ class SettingStatementsTest {
     void aSettingWhoseNameTheTextDoesNotShowIsUnknown(String sql) {
         int flags = new SettingStatements(parameters()).scan(text(sql), 0, sql.length());
         assertTrue((flags & SettingStatements.UNKNOWN_NAME) != 0, sql);
+        assertEquals(flags, scannedWithACopy(sql), sql);
     }
 
     @ParameterizedTest
@@ -50,7 +52,16 @@ class SettingStatementsTest {
         ClientParameters parameters = parameters();
         int flags = new SettingStatements(parameters).scan(text(sql), 0, sql.length());
         assertEquals(0, flags, sql);
+        assertEquals(0, scannedWithACopy(sql), sql);
         assertFalse(settingsRead(parameters).matches("(?s).*current_setting\\('[^']*', true\\).*"), sql);
+    }
+
+    /** The scan as the relay runs it: the text's bytes also in an array, at an offset (a message's header). */
+    private static int scannedWithACopy(String sql) {
+        byte[] bytes = sql.getBytes(StandardCharsets.UTF_8);
+        byte[] copy = new byte[bytes.length + 5];
+        System.arraycopy(bytes, 0, copy, 5, bytes.length);
+        return new SettingStatements(parameters()).scan(text(sql), 0, sql.length(), copy, -5);
     }
 
     @Test
