@@ -71,7 +71,8 @@ final class ProxyStart {
         ServerConnectors connectors = new ServerConnectors(transport, maxPrepared, new QueriedUsers(), autoDatabases,
                 connectionLog);
         AtomicReference<PoolRegistry<ServerConnection>> self = new AtomicReference<>();
-        ProxyFleets fleets = new ProxyFleets(autoDatabases::entryName, connectors::of);
+        ProxyFleets fleets = new ProxyFleets(autoDatabases::entryName, connectors::of,
+                transport.blockingWork());
         // PgBouncer numbers clients and servers from one counter (SHOW CLIENTS' and SHOW SERVERS' id)
         AtomicLong socketIds = new AtomicLong();
         PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()

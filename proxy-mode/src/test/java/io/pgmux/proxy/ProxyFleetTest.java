@@ -12,6 +12,9 @@ import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +31,8 @@ import java.util.Properties;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  * processes would be, under load from pgjdbc clients against the real server: the backends they hold together,
  * counted from pg_stat_activity every 100 ms, never exceed the budget; a pool leaves its fleet when RELOAD
  * removes its database and when the proxy shuts down, and joins again when RELOAD changes it; SHOW FLEET shows
- * each member's view; a member whose role may not use the fleet's table falls back to a fixed share with a WARN.
+ * each member's view; the pools of a fleet beat on one thread, and a join that hangs holds up no other; a member
+ * whose role may not use the fleet's table falls back to a fixed share with a WARN.
  */
 @PostgresTest
 class ProxyFleetTest {
@@ -184,6 +190,45 @@ class ProxyFleetTest {
         assertEquals(1, members(), "the pool left before it joined again");
     }
 
+    @Test
+    void thePoolsOfOneFleetBeatOnOneThread() throws Exception {
+        String entries = IntStream.rangeClosed(1, 3).mapToObj(i -> "db" + i + " = " + serverOf(db.superuser(),
+                db.superuserPassword(), 4)).collect(Collectors.joining("\n"));
+        PgMuxProxy a = proxy("a", entries, 4, "");
+        for (int i = 1; i <= 3; i++) {
+            query(a, "db" + i);
+        }
+        Await.until(() -> members() == 3, SHARE_MOVES, "the three pools joined");
+        assertEquals(1, Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("pgmux-fleet-" + fleet)).count(), "threads of the fleet");
+    }
+
+    @Test
+    void aJoinThatHangsDelaysNoOtherPoolsFirstShare() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
+            PgMuxProxy a = proxy("a", "silent = host=127.0.0.1 port=" + silent.getLocalPort() + " dbname=x user=x"
+                    + " fleet=" + fleet + " fleet_max_servers=4\n" + DATABASE + " = "
+                    + serverOf(db.superuser(), db.superuserPassword(), 4), 4, "");
+            Thread waiting = new Thread(() -> {
+                try {
+                    query(a, "silent");
+                } catch (SQLException expected) {
+                    // the silent server never answers
+                }
+            }, "silent-client");
+            waiting.setDaemon(true);
+            waiting.start();
+            try (Socket join = silent.accept()) {
+                query(a, DATABASE);
+                try (Connection console = ProxyFixture.console(a, USER, PASSWORD)) {
+                    assertEquals(List.of(DATABASE), ProxyFixture.rows(console, "SHOW FLEET").stream()
+                            .map(row -> row.get("database")).toList(),
+                            "the other pool had its share while the silent one's join still waited");
+                }
+            }
+        }
+    }
+
     private int budget(PgMuxProxy proxy) {
         FleetStatus status = ProxyFixture.existingPool(proxy, DATABASE, db.superuser()).fleetStatus();
         return status == null ? 0 : status.budget();
@@ -200,12 +245,22 @@ class ProxyFleetTest {
     /** As above, with more [pgbouncer] lines. */
     private PgMuxProxy proxy(String name, String serverUser, String serverPassword, int poolSize, int budget,
             String settings) throws Exception {
+        return proxy(name, DATABASE + " = " + serverOf(serverUser, serverPassword, budget), poolSize, settings);
+    }
+
+    /** The test database's connect string, in the fleet with {@code budget}. */
+    private String serverOf(String serverUser, String serverPassword, int budget) {
+        return "host=" + db.host() + " port=" + db.port() + " dbname=" + db.name() + " user=" + serverUser
+                + " password=" + serverPassword + " fleet=" + fleet + " fleet_max_servers=" + budget;
+    }
+
+    /** A proxy of these [databases] lines. */
+    private PgMuxProxy proxy(String name, String databases, int poolSize, String settings) throws Exception {
         Path own = Files.createDirectories(dir.resolve(name));
         ProxyFixture.writeUserlist(own, USER, PASSWORD);
-        ProxyFixture.writeIni(own.resolve("pgmux.ini"), DATABASE + " = host=" + db.host() + " port=" + db.port()
-                + " dbname=" + db.name() + " user=" + serverUser + " password=" + serverPassword + " fleet=" + fleet
-                + " fleet_max_servers=" + budget, 0, "admin_users = " + USER + "\npool_mode = transaction\n"
-                + "default_pool_size = " + poolSize + "\nquery_wait_timeout = 60\n" + settings);
+        ProxyFixture.writeIni(own.resolve("pgmux.ini"), databases, 0, "admin_users = " + USER
+                + "\npool_mode = transaction\ndefault_pool_size = " + poolSize + "\nquery_wait_timeout = 60\n"
+                + settings);
         PgMuxProxy proxy = ProxyConfigLoader.load(own.resolve("pgmux.ini")).janitorPeriod(Duration.ofMillis(50))
                 .drainTimeout(Duration.ofSeconds(2)).start();
         proxies.add(proxy);
@@ -217,7 +272,12 @@ class ProxyFleetTest {
     }
 
     private static void query(PgMuxProxy proxy) throws SQLException {
-        try (Connection c = client(proxy); Statement st = c.createStatement()) {
+        query(proxy, DATABASE);
+    }
+
+    private static void query(PgMuxProxy proxy, String database) throws SQLException {
+        try (Connection c = ProxyFixture.connect(proxy, database, USER, PASSWORD, new Properties());
+                Statement st = c.createStatement()) {
             st.execute("SELECT 1");
         }
     }

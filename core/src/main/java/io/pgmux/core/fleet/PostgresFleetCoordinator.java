@@ -3,9 +3,12 @@ package io.pgmux.core.fleet;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +20,9 @@ import org.slf4j.LoggerFactory;
  * transaction takes an advisory lock of the fleet's (database, user), so that the members' rebalances run one
  * at a time; under it the members whose heartbeat is older than {@link #DEAD_AFTER} (by the server's clock: a
  * member's own clock plays no part) and whose coordination session has ended are deleted, which gives their
- * shares back. Design and costs: docs/fleet.md.
+ * shares back. Heartbeats run on a thread of the member's own, or on one its owner shares among several members
+ * ({@link #PostgresFleetCoordinator(String, int, String, String, FleetSessions, ScheduledExecutorService)}), one
+ * member's after another. Design and costs: docs/fleet.md.
  */
 public final class PostgresFleetCoordinator implements FleetCoordinator {
     private static final Logger log = LoggerFactory.getLogger(PostgresFleetCoordinator.class);
@@ -80,8 +85,13 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
     private final String memberId;
     private final FleetSessions sessions;
     private final ScheduledExecutorService beats;
+    /** Whether {@link #beats} is this member's own, shut down when it leaves. */
+    private final boolean ownsBeats;
+    /** Done once joined (or failed to): leaving waits for it. */
+    private volatile CompletableFuture<Void> joined = CompletableFuture.completedFuture(null);
+    private volatile ScheduledFuture<?> beating;
 
-    // Read and written on the heartbeat thread only (join and close wait for it).
+    // Read and written by the join, then on the heartbeat thread only (leaving waits for the join).
     private FleetMember member;
     private FleetSession session;
     /**
@@ -106,6 +116,24 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
      * {@code sessions} opens.
      */
     public PostgresFleetCoordinator(String fleet, int budget, String database, String user, FleetSessions sessions) {
+        this(fleet, budget, database, user, sessions, Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "pgmux-fleet-" + fleet);
+            t.setDaemon(true);
+            return t;
+        }), true);
+    }
+
+    /**
+     * As above, its heartbeats on {@code beats}, a single thread its owner shares among members and shuts down
+     * once they left.
+     */
+    public PostgresFleetCoordinator(String fleet, int budget, String database, String user, FleetSessions sessions,
+            ScheduledExecutorService beats) {
+        this(fleet, budget, database, user, sessions, beats, false);
+    }
+
+    private PostgresFleetCoordinator(String fleet, int budget, String database, String user, FleetSessions sessions,
+            ScheduledExecutorService beats, boolean ownsBeats) {
         if (budget < 1) {
             throw new IllegalArgumentException("fleetMaxServers=" + budget + ": must be at least 1");
         }
@@ -116,11 +144,8 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
         this.user = user;
         this.memberId = UUID.randomUUID().toString();
         this.sessions = sessions;
-        this.beats = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "pgmux-fleet-" + fleet);
-            t.setDaemon(true);
-            return t;
-        });
+        this.beats = beats;
+        this.ownsBeats = ownsBeats;
     }
 
     /** This member's id, its row's {@code member}. */
@@ -131,34 +156,50 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
     @Override
     public void join(FleetMember m) {
         try {
-            beats.submit(() -> {
-                member = m;
-                m.cap(0);
-                try {
-                    session = open();
-                    // Serialized, since two members creating the schema at once would collide. A table an
-                    // operator made is used as it is: its members' role needs no CREATE then.
-                    session.query("BEGIN");
-                    session.query("SELECT pg_advisory_xact_lock(hashtext('pgmux_fleet'), 0)");
-                    if (!"t".equals(session.query(EXISTS).get(0)[0])) {
-                        session.query(SCHEMA);
-                        session.query(TABLE);
-                    }
-                    session.query("COMMIT");
-                } catch (FleetQueryException e) {
-                    rollback();
-                    fallBack(e);
-                    return;
-                }
-                beat();
-            }).get();
+            join(m, beats).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException e) {
             throw new IllegalStateException("fleet " + fleet + ": joining failed", e.getCause());
         }
-        long period = HEARTBEAT.toNanos();
-        beats.scheduleWithFixedDelay(this::beat, period, period, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Joins on {@code joining} without waiting: opening the coordination connection and the first heartbeat may
+     * wait for the server, which should not hold up the other members sharing {@link #beats}. The heartbeats
+     * follow on {@link #beats}. Called once.
+     *
+     * @return done at the first share (or the fallback share), failed if joining threw
+     */
+    public CompletableFuture<Void> join(FleetMember m, Executor joining) {
+        CompletableFuture<Void> first = CompletableFuture.runAsync(() -> firstBeat(m), joining).thenRun(() -> {
+            long period = HEARTBEAT.toNanos();
+            beating = beats.scheduleWithFixedDelay(this::beat, period, period, TimeUnit.NANOSECONDS);
+        });
+        joined = first.exceptionally(e -> null);
+        return first;
+    }
+
+    private void firstBeat(FleetMember m) {
+        member = m;
+        m.cap(0);
+        try {
+            session = open();
+            // Serialized, since two members creating the schema at once would collide. A table an
+            // operator made is used as it is: its members' role needs no CREATE then.
+            session.query("BEGIN");
+            session.query("SELECT pg_advisory_xact_lock(hashtext('pgmux_fleet'), 0)");
+            if (!"t".equals(session.query(EXISTS).get(0)[0])) {
+                session.query(SCHEMA);
+                session.query(TABLE);
+            }
+            session.query("COMMIT");
+        } catch (FleetQueryException e) {
+            rollback();
+            fallBack(e);
+            return;
+        }
+        beat();
     }
 
     private FleetSession open() throws FleetQueryException {
@@ -302,24 +343,38 @@ public final class PostgresFleetCoordinator implements FleetCoordinator {
     @Override
     public void close() {
         try {
-            beats.submit(() -> {
-                if (session != null) {
-                    try {
-                        session.query(LEAVE, fleet, database, user, memberId);
-                    } catch (FleetQueryException e) {
-                        log.debug("fleet {}: leaving failed; the share returns after {} ms", fleet,
-                                DEAD_AFTER.toMillis(), e);
-                    }
-                    session.close();
-                    session = null;
-                }
-            }).get();
+            leave().get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException e) {
             log.debug("fleet {}: leaving failed", fleet, e.getCause());
-        } finally {
-            beats.shutdownNow();
+        }
+    }
+
+    /**
+     * Leaves without waiting, once the join is done: the heartbeats stop and the member's row is deleted on
+     * {@link #beats}.
+     *
+     * @return done once left
+     */
+    public CompletableFuture<Void> leave() {
+        CompletableFuture<Void> left = joined.thenRunAsync(this::deleteRow, beats);
+        return ownsBeats ? left.whenComplete((v, e) -> beats.shutdownNow()) : left;
+    }
+
+    private void deleteRow() {
+        ScheduledFuture<?> b = beating;
+        if (b != null) {
+            b.cancel(false);
+        }
+        if (session != null) {
+            try {
+                session.query(LEAVE, fleet, database, user, memberId);
+            } catch (FleetQueryException e) {
+                log.debug("fleet {}: leaving failed; the share returns after {} ms", fleet, DEAD_AFTER.toMillis(), e);
+            }
+            session.close();
+            session = null;
         }
     }
 }

@@ -1,24 +1,26 @@
 package io.pgmux.proxy.fleet;
 
-import io.pgmux.testing.Await;
-import java.time.Duration;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** A proxy without a fleet keeps no thread for fleet joins once the start's configuration has been looked at. */
+/** A proxy without a fleet keeps no fleet thread: a fleet's thread exists while the fleet has members. */
 class ProxyFleetsThreadTest {
 
     @Test
-    void theFleetThreadEndsOnceItHasNothingToDo() {
+    void aProxyWithoutAFleetHasNoFleetThread() {
         ProxyFleets fleets = new ProxyFleets(database -> database, key -> {
             throw new AssertionError("no fleet, no connector");
+        }, work -> {
+            throw new AssertionError("no fleet, nothing to join");
         });
         try {
             fleets.configure(Map.of(), List.of());
-            Await.until(() -> Thread.getAllStackTraces().keySet().stream()
-                            .noneMatch(t -> t.getName().equals("pgmux-fleet-members")),
-                    Duration.ofSeconds(ProxyFleets.IDLE_SECONDS + 20), "the fleet thread to end while idle");
+            assertTrue(Thread.getAllStackTraces().keySet().stream()
+                    .noneMatch(t -> t.getName().startsWith("pgmux-fleet")),
+                    "a fleet thread runs without a fleet");
         } finally {
             fleets.close();
         }
