@@ -3,6 +3,7 @@ package io.pgmux.proxy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pgmux.core.fleet.FleetStatus;
 import io.pgmux.core.fleet.PostgresFleetCoordinator;
 import io.pgmux.testing.Await;
@@ -42,8 +43,9 @@ import org.junit.jupiter.api.io.TempDir;
  * processes would be, under load from pgjdbc clients against the real server: the backends they hold together,
  * counted from pg_stat_activity every 100 ms, never exceed the budget; a pool leaves its fleet when RELOAD
  * removes its database and when the proxy shuts down, and joins again when RELOAD changes it; SHOW FLEET shows
- * each member's view; the pools of a fleet beat on one thread, and a join that hangs holds up no other; a member
- * whose role may not use the fleet's table falls back to a fixed share with a WARN.
+ * each member's view, and its meters go when RELOAD takes the fleet away; the pools of a fleet beat on one
+ * thread, and a join that hangs holds up no other; a member whose role may not use the fleet's table falls back
+ * to a fixed share with a WARN.
  */
 @PostgresTest
 class ProxyFleetTest {
@@ -164,6 +166,30 @@ class ProxyFleetTest {
                 && log.contains("permission denied"), log);
         assertEquals("3", fleetRow(a).get("share"), "alone, its fixed share is the whole budget");
         assertTrue(sampler.maxTotal() <= 3 && sampler.maxTotal() >= 1, "backends: " + sampler.maxTotal());
+    }
+
+    @Test
+    void aFleetRemovedByReloadTakesItsPoolsFleetMetersAway() throws Exception {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        Path own = Files.createDirectories(dir.resolve("a"));
+        ProxyFixture.writeUserlist(own, USER, PASSWORD);
+        Path ini = ProxyFixture.writeIni(own.resolve("pgmux.ini"), DATABASE + " = "
+                + serverOf(db.superuser(), db.superuserPassword(), 4), 0, "admin_users = " + USER + "\n");
+        PgMuxProxy a = ProxyConfigLoader.load(ini).metricRegistry(meters).start();
+        proxies.add(a);
+        query(a);
+        Await.until(() -> meters.find("pgmux.fleet.share").tag("fleet", fleet).gauge() != null, SHARE_MOVES,
+                "the pool's fleet meters");
+        Files.writeString(ini, Files.readString(ini).replace(" fleet=" + fleet + " fleet_max_servers=4", ""));
+        try (Connection console = ProxyFixture.console(a, USER, PASSWORD)) {
+            console.createStatement().execute("RELOAD");
+        }
+        Await.until(() -> members() == 0, SHARE_MOVES, "the pool left the fleet");
+        Await.until(() -> ProxyFixture.existingPool(a, DATABASE, db.superuser()).fleetStatus() == null, SHARE_MOVES,
+                "the pool shows no fleet");
+        assertEquals(List.of(), meters.getMeters().stream().map(m -> m.getId().getName())
+                .filter(name -> name.startsWith("pgmux.fleet.")).toList());
+        assertTrue(meters.find("pgmux.connections").gauge() != null, "the pool's other meters stay");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.pgmux.core.pool;
 
 import io.pgmux.core.fleet.FleetStatus;
+import java.util.Objects;
 
 /**
  * One pool's side of its fleet (see {@link io.pgmux.core.fleet.FleetCoordinator}): the share of the fleet's budget
@@ -41,12 +42,23 @@ final class PoolFleet<S> {
         return status;
     }
 
-    /** The first status makes the pool's fleet meters. */
+    /**
+     * The first status of a fleet makes the pool's fleet meters; null (the pool left its fleet) or another fleet's
+     * removes them.
+     */
     void status(FleetStatus newStatus) {
         FleetStatus was = status;
         status = newStatus;
-        if (was == null && pool.tracking) {
-            pool.tracker.recordFleetJoined(newStatus.fleet());
+        String wasFleet = was == null ? null : was.fleet();
+        String fleet = newStatus == null ? null : newStatus.fleet();
+        if (!pool.tracking || Objects.equals(wasFleet, fleet)) {
+            return;
+        }
+        if (wasFleet != null) {
+            pool.tracker.recordFleetLeft(wasFleet);
+        }
+        if (fleet != null) {
+            pool.tracker.recordFleetJoined(fleet);
         }
     }
 }

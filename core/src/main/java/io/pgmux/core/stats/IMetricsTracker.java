@@ -32,6 +32,10 @@ public interface IMetricsTracker extends AutoCloseable {
     default void recordFleetJoined(String fleet) {
     }
 
+    /** The pool left {@code fleet}, which {@link #recordFleetJoined} named (pgmux addition). */
+    default void recordFleetLeft(String fleet) {
+    }
+
     @Override
     default void close() {
     }

@@ -28,6 +28,8 @@ final class MicrometerMetricsTracker implements IMetricsTracker {
     private final Tags tags;
     /** Copy-on-write: pin counters are added from any thread, rarely. */
     private final List<Meter> meters = new CopyOnWriteArrayList<>();
+    /** Those of {@link #meters} made when the pool joined its fleet. */
+    private final List<Meter> fleetMeters = new CopyOnWriteArrayList<>();
     private final Timer acquire;
     private final Timer usage;
     private final Timer creation;
@@ -157,10 +159,24 @@ final class MicrometerMetricsTracker implements IMetricsTracker {
     }
 
     private void fleetGauge(String name, String description, String fleet, ToDoubleFunction<FleetStatus> value) {
-        meters.add(Gauge.builder(name, stats, s -> {
+        Gauge gauge = Gauge.builder(name, stats, s -> {
             FleetStatus f = s.getFleet();
             return f == null ? Double.NaN : value.applyAsDouble(f);
-        }).description(description).tags(tags.and("fleet", fleet)).strongReference(true).register(registry));
+        }).description(description).tags(tags.and("fleet", fleet)).strongReference(true).register(registry);
+        meters.add(gauge);
+        fleetMeters.add(gauge);
+    }
+
+    /** The pool stays when it leaves its fleet (RELOAD): its fleet meters go. */
+    @Override
+    public void recordFleetLeft(String fleet) {
+        for (Meter meter : fleetMeters) {
+            if (fleet.equals(meter.getId().getTag("fleet"))) {
+                registry.remove(meter);
+                meters.remove(meter);
+                fleetMeters.remove(meter);
+            }
+        }
     }
 
     @Override
@@ -178,5 +194,6 @@ final class MicrometerMetricsTracker implements IMetricsTracker {
     public void close() {
         meters.forEach(registry::remove);
         meters.clear();
+        fleetMeters.clear();
     }
 }
