@@ -15,6 +15,7 @@ import org.postgresql.PGProperty;
  */
 final class HostList {
     private static final String PREFIX = "jdbc:postgresql:";
+    private static final String READ_ONLY = "-c default_transaction_read_only=on";
 
     /** One host of the list: as the list writes it, and the URL that reaches it alone. */
     record Host(String name, String url) {
@@ -30,7 +31,9 @@ final class HostList {
 
     /**
      * Each host of {@code url}'s list (pgjdbc's localhost:5432 when it names none), with a URL to it alone that
-     * takes any server type.
+     * takes any server type, whose sessions are read-only ({@code default_transaction_read_only}, a startup
+     * parameter beside the URL's own {@code options}, so that no reset undoes it): a standby promoted while one
+     * of its connections runs a read writes nothing of it, and a read whose connection died is safe to run again.
      *
      * @throws IllegalArgumentException when pgjdbc does not read the URL
      */
@@ -44,13 +47,17 @@ final class HostList {
         String database = PGProperty.PG_DBNAME.getOrDefault(parsed);
         int q = url.indexOf('?');
         String query = q < 0 ? "" : url.substring(q);
+        String own = PGProperty.OPTIONS.getOrDefault(parsed);
+        String options = (own == null || own.isBlank() ? "" : own + " ") + READ_ONLY;
         List<Host> hosts = new ArrayList<>(names.length);
         for (int i = 0; i < names.length; i++) {
             // an IPv6 address the URL wrote bare; pgjdbc keeps the brackets of one written with them
             boolean bare = names[i].indexOf(':') >= 0 && !names[i].startsWith("[");
             String address = (bare ? "[" + names[i] + "]" : names[i]) + ":" + ports[i];
             String single = PREFIX + "//" + address + "/" + encode(database == null ? "" : database) + query;
-            hosts.add(new Host(address, withParameter(single, PGProperty.TARGET_SERVER_TYPE.getName(), "any")));
+            String any = withParameter(single, PGProperty.TARGET_SERVER_TYPE.getName(), "any");
+            hosts.add(new Host(address, withParameter(any, PGProperty.OPTIONS.getName(),
+                    URLEncoder.encode(options, StandardCharsets.UTF_8))));
         }
         return hosts;
     }
