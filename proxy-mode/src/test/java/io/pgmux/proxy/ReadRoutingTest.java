@@ -261,6 +261,24 @@ class ReadRoutingTest {
         assertReadAfterWriteRunsOnTheStandby(" replica_wait_timeout=8 replica_check_period=60", 300);
     }
 
+    @Test
+    void aReadWaitingForReplayEndsWithQueryWaitTimeoutWhenThatIsShorterThanReplicaWaitTimeout() throws Exception {
+        PgMuxProxy waiting = routingProxy(pair, " replica_wait_timeout=30 query_wait_timeout=1");
+        try (Connection c = connect(waiting, new Properties()); Statement st = c.createStatement()) {
+            awaitStandbyRead(waiting);
+            pauseReplay();
+            st.executeUpdate("INSERT INTO ledger VALUES (" + VALUES.incrementAndGet() + ")");
+            c.setAutoCommit(false);
+            c.setReadOnly(true);
+            SQLException e = assertThrows(SQLException.class, () -> st.executeQuery("SELECT count(*) FROM ledger"));
+            assertEquals("08P01", e.getSQLState(), e.toString());
+            assertTrue(e.getMessage().contains("query_wait_timeout"), e.getMessage());
+            assertTrue(e.getMessage().contains("replay"), "the error says what the read waited for: " + e.getMessage());
+        } finally {
+            waiting.close();
+        }
+    }
+
     /**
      * A client writes while the standby's replay is paused, the replay resumes {@code resumeAfterMillis} later, and
      * the client's read, sent at once, sees its write and runs on the standby.

@@ -266,7 +266,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         ErrorResponse error;
-        if (cause instanceof PoolTimeoutException) {
+        if (cause instanceof ReplayWaitTimeoutException) {
+            error = PoolerError.queryWaitTimeout().withDetail("The read waited for a standby to replay the"
+                    + " client's last commit; query_wait_timeout is shorter than replica_wait_timeout.");
+        } else if (cause instanceof PoolTimeoutException) {
             String noPrimary = context.noPrimary(pool);
             error = noPrimary == null ? PoolerError.queryWaitTimeout()
                     : PoolerError.queryWaitTimeout().withDetail(noPrimary);

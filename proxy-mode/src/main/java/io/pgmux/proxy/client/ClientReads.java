@@ -155,6 +155,11 @@ final class ClientReads {
         return token == null ? null : token.text();
     }
 
+    /** Whether the wait for replay under way has lasted {@code limitNanos} (above 0) at {@code now}. */
+    boolean replayWaitOutlasts(long limitNanos, long now) {
+        return waitDeadline != 0 && limitNanos > 0 && now - (waitDeadline - waitNanos) >= limitNanos;
+    }
+
     /** A wait for replay, if one was under way, is over at {@code now}: its time is counted. */
     void replayWaitEnds(long now) {
         if (waitDeadline != 0) {

@@ -215,9 +215,19 @@ abstract class ServerLoan implements ServerLink {
     }
 
     private void routeAgain() {
-        if (state == State.WAITING && lender == null) {
-            acquire();
+        if (state != State.WAITING || lender != null) {
+            return;
         }
+        long now = System.nanoTime();
+        if (reads.replayWaitOutlasts(pool.config().queryWaitTimeoutNanos(), now)) {
+            // query_wait_timeout bounds every wait for a server, this one too, when replica_wait_timeout is longer
+            reads.replayWaitEnds(now);
+            to(State.IDLE);
+            acquireFailed();
+            client.failAcquire(new ReplayWaitTimeoutException(pool.config().queryWaitTimeoutNanos()));
+            return;
+        }
+        acquire();
     }
 
     private void acquireFrom(Pool<ServerConnection> from) {
