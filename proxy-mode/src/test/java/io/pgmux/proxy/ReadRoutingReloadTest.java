@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A RELOAD that ends an entry's read routing (the entry removed, or read_routing off): its hosts' pools
- * ({@code app@host:port}) leave SHOW POOLS and their checks stop, so the standby sees no more of them.
+ * ({@code app@host:port}) leave SHOW POOLS and their checks stop, so the standby sees no more of them; one that
+ * removes a host from the entry does so for that host's pool.
  */
 class ReadRoutingReloadTest {
     private static final String ADMIN = "admin";
@@ -45,8 +46,12 @@ class ReadRoutingReloadTest {
     }
 
     private void writeIni(String entryKeys, boolean withEntry) throws Exception {
-        String entry = "app = host=" + pair.host() + "," + pair.host() + " port=" + pair.primaryPort() + ","
-                + pair.standbyPort() + " dbname=postgres user=" + pair.superuser() + entryKeys;
+        writeIni("host=" + pair.host() + "," + pair.host() + " port=" + pair.primaryPort() + "," + pair.standbyPort(),
+                entryKeys, withEntry);
+    }
+
+    private void writeIni(String hosts, String entryKeys, boolean withEntry) throws Exception {
+        String entry = "app = " + hosts + " dbname=postgres user=" + pair.superuser() + entryKeys;
         String other = "other = host=" + pair.host() + " port=" + pair.primaryPort() + " dbname=postgres user="
                 + pair.superuser();
         ProxyFixture.writeIni(dir.resolve("pgmux.ini"), (withEntry ? entry + "\n" : "") + other, 0,
@@ -108,6 +113,27 @@ class ReadRoutingReloadTest {
         start();
         writeIni("", false);
         reloadAndAssertRoutingGone();
+    }
+
+    @Test
+    void aReloadThatRemovesAHostFromTheEntryClosesThatHostsPool() throws Exception {
+        start();
+        String standbyPool = "app@" + pair.host() + ":" + pair.standbyPort();
+        assertTrue(hostPools().contains(standbyPool), "the standby's pool before the RELOAD: " + hostPools());
+        writeIni("host=" + pair.host() + " port=" + pair.primaryPort(),
+                " read_routing=replicas replica_check_period=0.1", true);
+        try (Connection c = console(); Statement st = c.createStatement()) {
+            st.execute("RELOAD");
+        }
+        assertEquals(List.of(), Await.value(this::hostPools, pools -> !pools.contains(standbyPool),
+                Duration.ofSeconds(10)).stream().filter(standbyPool::equals).toList(), "SHOW POOLS after the RELOAD");
+        assertEquals(0, Await.value(ReadRoutingReloadTest::standbyBackends, n -> n == 0, Duration.ofSeconds(10)),
+                "the standby's servers and check connection closed");
+        try (Connection c = ProxyFixture.connect(proxy, "app", ProxyFixture.USER, ProxyFixture.PASSWORD,
+                new Properties())) {
+            assertEquals("primary", ReadRoutingTest.readOnly(c, "SELECT 1"), "a read after the RELOAD");
+        }
+        assertEquals(0, standbyBackends(), "nothing reached the standby after the RELOAD");
     }
 
     @Test

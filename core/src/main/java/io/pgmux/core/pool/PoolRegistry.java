@@ -210,13 +210,31 @@ public final class PoolRegistry<S> implements AutoCloseable {
             return false;
         }
         pool.closeNow();
+        removed(pool);
+        return true;
+    }
+
+    /**
+     * RELOAD changed what the pools of {@code database} reach, and none is to be made for it again (a host a
+     * read-routing entry no longer lists): they leave the registry and close as PgBouncer closes the servers of a
+     * changed database, idle ones now, busy ones once released.
+     */
+    public void retireDatabase(String database) {
+        for (Pool<S> pool : pools.values()) {
+            if (pool.key().database().equals(database) && pools.remove(pool.key(), pool)) {
+                pool.close();
+                removed(pool);
+            }
+        }
+    }
+
+    private void removed(Pool<S> pool) {
         if (registerMbeans) {
             unregisterMBean(pool);
         }
         if (listener != null) {
             listener.removed(pool);
         }
-        return true;
     }
 
     /** The factory each pool's meters come from; null without one. */

@@ -184,12 +184,29 @@ public final class ProxyContext {
                 ServerTarget now = this.databases.get(name);
                 if (old.readRouting() != null && (now == null || now.readRouting() == null)) {
                     readRoutingEnded(name, old);
+                } else if (old.readRouting() != null) {
+                    hostsChanged(name, old, now);
                 }
             });
         }
     }
 
-    private void readRoutingEnded(String entry, ServerTarget old) {
+    /**
+     * A read-routing entry whose host list RELOAD changed: its routes are made afresh at the next login, and the pools
+     * of the hosts it no longer lists close, their servers once released.
+     */
+    private void hostsChanged(String entry, ServerTarget old, ServerTarget now) {
+        List<String> gone = new ArrayList<>(ReplicaHosts.poolNames(entry, old));
+        List<String> kept = ReplicaHosts.poolNames(entry, now);
+        if (gone.equals(kept)) {
+            return;
+        }
+        closeRoutes(entry);
+        gone.removeAll(kept);
+        gone.forEach(registry::retireDatabase);
+    }
+
+    private void closeRoutes(String entry) {
         replicaRoutes.entrySet().removeIf(e -> {
             if (!e.getKey().key().database().equals(entry)) {
                 return false;
@@ -197,6 +214,10 @@ public final class ProxyContext {
             e.getValue().close();
             return true;
         });
+    }
+
+    private void readRoutingEnded(String entry, ServerTarget old) {
+        closeRoutes(entry);
         ReplicaHosts.poolNames(entry, old).forEach(registry::removeDatabase);
     }
 
