@@ -95,7 +95,7 @@ final class Loan {
     }
 
     /** Gives the server connection back for reuse as it is; only the logical connection holding it calls this. */
-    void release(LogicalConnection c) {
+    void release(Borrower c) {
         unpin();
         BORROWER.setRelease(this, null);
         if (!server.release(c)) {
@@ -111,7 +111,7 @@ final class Loan {
      * Another thread may call this (abort): the pool's check of the holder comes first, and a discarded
      * server connection is never lent again, so the cleaning after it touches no later loan.
      */
-    boolean discard(LogicalConnection c, Throwable cause) {
+    boolean discard(Borrower c, Throwable cause) {
         if (!server.discard(c, cause)) {
             WeakBorrower w = c.weakBorrower();
             if (w == null || !server.discard(w, cause)) {
@@ -136,7 +136,7 @@ final class Loan {
      *
      * @param sessionDirty session mode: a statement of the borrower changed session state
      */
-    void giveBack(LogicalConnection c, boolean sessionDirty) {
+    void giveBack(Borrower c, boolean sessionDirty) {
         try {
             clean(sessionDirty);
         } catch (SQLException | RuntimeException e) {
@@ -162,9 +162,9 @@ final class Loan {
      *
      * @return the logical connection holding the loan, or null if there is none (any more)
      */
-    LogicalConnection weaken() {
+    Borrower weaken() {
         Object b = BORROWER.getAcquire(this);
-        if (b instanceof LogicalConnection c) {
+        if (b instanceof Borrower c) {
             WeakBorrower w = c.weakBorrowerMade();
             if (server.transfer(c, w)) {
                 BORROWER.compareAndSet(this, c, w);
@@ -174,7 +174,7 @@ final class Loan {
         if (!(b instanceof WeakBorrower w)) {
             return null;
         }
-        LogicalConnection c = w.get();
+        Borrower c = w.get();
         if (c == null && server.isLentTo(w)) {
             reclaimAbandoned(w);
         }
@@ -206,8 +206,8 @@ final class Loan {
      * A logical connection's identity for the loans the reclaimer has moved to it: refers to the connection
      * only weakly. Made once per logical connection, at the first round that finds it holding a server.
      */
-    static final class WeakBorrower extends WeakReference<LogicalConnection> {
-        WeakBorrower(LogicalConnection c) {
+    static final class WeakBorrower extends WeakReference<Borrower> {
+        WeakBorrower(Borrower c) {
             super(c);
         }
     }

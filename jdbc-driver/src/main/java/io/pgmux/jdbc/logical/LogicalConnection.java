@@ -2,24 +2,18 @@ package io.pgmux.jdbc.logical;
 
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.ClientAdmission;
-import io.pgmux.core.pool.LentServer;
-import io.pgmux.core.pool.ServerGoingAway;
-import io.pgmux.core.stats.TrafficStats;
+import io.pgmux.core.pool.PinReason;
+import io.pgmux.core.pool.ReadYourWritesToken;
 import io.pgmux.jdbc.PgMuxConnection;
 import io.pgmux.jdbc.physical.PhysicalConnection;
 import io.pgmux.jdbc.sql.Classification;
 import io.pgmux.jdbc.sql.ReadIntent;
-import io.pgmux.core.pool.PinReason;
-import io.pgmux.core.pool.ReadYourWritesToken;
 import io.pgmux.jdbc.sql.TransactionControl;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.lang.reflect.Proxy;
 import java.sql.Array;
 import java.sql.Blob;
 import java.sql.CallableStatement;
 import java.sql.Clob;
-import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.NClob;
 import java.sql.PreparedStatement;
@@ -37,104 +31,39 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import org.postgresql.PGConnection;
 import org.postgresql.core.BaseConnection;
 import org.postgresql.core.TransactionState;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * What {@code getConnection()} returns. It owns no socket: it borrows a pgjdbc connection when work starts
  * and gives it back when the pool mode allows — at close (session), when the server reports the
  * transaction idle and no result set of it is still open (transaction), or after each statement
- * (statement). Its JDBC session state lives here and is applied to whichever connection it gets.
+ * (statement). Its JDBC session state is kept here and applied to whichever connection it gets.
  * Execution, close() and calls from other threads are serialised by the lock the connection itself is
  * ({@link ConnectionLock}).
+ *
+ * <p>This class is its JDBC API; each role beneath it is a class of its own in the chain it extends, one
+ * object in all: {@link Borrower} borrows and gives back its server connections.
  */
-public final class LogicalConnection extends ConnectionLock implements PgMuxConnection {
-    private static final Logger log = LoggerFactory.getLogger(LogicalConnection.class);
-    private static final String SQLSTATE_FEATURE_NOT_SUPPORTED = "0A000";
-    private static final String SQLSTATE_CONNECTION_DOES_NOT_EXIST = "08003";
+public final class LogicalConnection extends Borrower implements PgMuxConnection {
     /** What the statement's SQLWarning and the pool's log line say of a currval() or lastval() read alone. */
     public static final String SEQUENCE_READ_ALONE = "currval()/lastval() in a transaction that called no nextval():"
             + " under transaction pooling the value may be another client's; use INSERT ... RETURNING or"
             + " getGeneratedKeys()";
-    /**
-     * A server connection idle this long is probed before it is used: the probe (one system call and the
-     * JDK socket's uncontended monitor, well under a microsecond) is then a tiny fraction of the time the
-     * connection was not needed, and connections in steady use are never probed.
-     */
-    private static final long PROBE_AFTER_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    private static final VarHandle CLOSED;
-
-    static {
-        try {
-            CLOSED = MethodHandles.lookup().findVarHandle(LogicalConnection.class, "closed", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    private final ServerPool pool;
-    private final boolean timed;
-    private final PoolMode mode;
-    /** How the pool counted this client, to count it out the same way. */
-    private final ClientAdmission admission;
-    /** serverResetQuery, run on every server connection given back (serverResetQueryAlways), or null. */
-    private final String resetQueryAlways;
-
-    /** Read-your-writes' record of this connection's writes; null when the pool does not route reads for it. */
-    private final OwnWrites ownWrites;
-    /** The pool routes read-only transactions to standbys: statements declaring read-only intent are looked for. */
-    private final boolean routesReads;
-
-    private boolean autoCommit;
-    private boolean readOnly;
     private Integer isolation;
     /** Created on first use: most connections never set any of it. */
     private Settings settings;
 
-    /** The loan of the server connection held now, or null. */
-    private Loan loan;
-    /** The server connection of {@link #loan}, or null. */
-    private PhysicalConnection physical;
-    /** Counts this connection's loans, so that what pgjdbc handed out in one can tell when it ended (LeaseScope). */
-    private long leases;
-    /** The server connection held now ran nextval(), setval() or an INSERT for this connection since it was borrowed. */
-    private boolean sequenceAdvanced;
-    /** A statement hinted at session state the classifier could not see: the server is checked before it goes back. */
-    private boolean checkBeforeRelease;
-    /** Session mode: a statement changed session state, so the server connection is reset at close. */
-    private boolean sessionDirty;
-    /** What the reclaimer moved this connection's loans to, so that it can be collected; made at its first look. */
-    private volatile Loan.WeakBorrower weakBorrower;
-    /** Statements whose results (open result set, generated keys, OUT parameters) still need the server. */
-    private int holds;
-    /** Newest open statement, heading a list linked through the statements themselves: no list object. */
-    private LogicalStatement openStatements;
-    /** The server connection lost last was a standby's, in auto-commit mode: what failed on it may run again. */
-    private boolean lostStandbyRead;
-    /** The server connection died inside a transaction: only rollback() or close() may follow. */
-    private boolean transactionLost;
-    /** Set once, by a CAS, by whichever of close() and abort() comes first; that one also leaves the pool. */
-    private volatile boolean closed;
-    /** Why the pool closed this connection, when it did; written before {@link #closed}. */
-    private String closedReason;
+    /** The pool routes read-only transactions to standbys: statements declaring read-only intent are looked for. */
+    private final boolean routesReads;
 
     /** A client the pool admitted as {@code admission}. */
     public LogicalConnection(ServerPool pool, ClientAdmission admission) throws SQLException {
-        this.pool = pool;
-        this.timed = pool.timesStatements();
-        this.mode = pool.poolMode();
-        this.admission = admission;
-        this.resetQueryAlways = mode == PoolMode.SESSION ? null : pool.resetQueryAlways();
-        this.ownWrites = pool.tracksWrites() ? new OwnWrites() : null;
+        super(pool, admission);
         this.routesReads = pool.routesReads();
         SessionDefaults d = pool.sessionDefaults();
-        this.autoCommit = d.autoCommit;
-        this.readOnly = d.readOnly;
         this.isolation = d.isolation;
         if (d.catalog != null || d.schema != null) {
             Settings st = settings();
@@ -155,45 +84,6 @@ public final class LogicalConnection extends ConnectionLock implements PgMuxConn
         }
     }
 
-    /** The JDBC session state that few connections set, and warnings collected from pgjdbc. */
-    private static final class Settings {
-        String catalog;
-        String schema;
-        String applicationName;
-        Properties clientInfo;
-        Executor networkTimeoutExecutor;
-        int networkTimeoutMillis;
-        int holdability = -1;
-        Map<String, Class<?>> typeMap;
-        SQLWarning warnings;
-    }
-
-    /** pgjdbc's socketTimeout of the pool's URL: the network timeout until setNetworkTimeout changes it. */
-    private int defaultNetworkTimeout() {
-        return pool.sessionDefaults().networkTimeoutMillis;
-    }
-
-    private Settings settings() {
-        Settings st = settings;
-        if (st == null) {
-            st = new Settings();
-            st.networkTimeoutMillis = defaultNetworkTimeout();
-            settings = st;
-        }
-        return st;
-    }
-
-    // ---------------------------------------------------------------- borrowing and returning
-
-    PoolMode mode() {
-        return mode;
-    }
-
-    /** The server connection this logical connection works on, borrowed and brought up to date if needed. */
-    PhysicalConnection attach() throws SQLException {
-        return attach(false);
-    }
-
     /**
      * As {@link #attach()}, for a statement classified as {@code c}: one that declares read-only intent in
      * auto-commit mode borrows as a read-only transaction does. BEGIN READ ONLY so routes as setReadOnly(true); a
@@ -205,102 +95,6 @@ public final class LogicalConnection extends ConnectionLock implements PgMuxConn
         return attach(physical == null && (autoCommit
                 ? intent != ReadIntent.NONE && intent != ReadIntent.READ_ONLY_THIS_TRANSACTION
                 : intent == ReadIntent.READ_ONLY_THIS_TRANSACTION));
-    }
-
-    private PhysicalConnection attach(boolean readOnlyTransaction) throws SQLException {
-        checkOpen();
-        if (transactionLost) {
-            throw new SQLNonTransientConnectionException("the server connection was lost during the transaction;"
-                    + " call rollback() to start over", "08007");
-        }
-        PhysicalConnection p = physical;
-        if (p != null) {
-            loan.uses++;
-            return p;
-        }
-        Loan l = borrow(readOnly || readOnlyTransaction);
-        p = l.connection();
-        try {
-            applyState(p);
-        } catch (SQLException e) {
-            l.discard(this, e);
-            throw e;
-        }
-        loan = l;
-        physical = p;
-        leases++;
-        l.uses++;
-        return p;
-    }
-
-    /** The number of the loan held now, which a {@link LeaseScope} compares; meaningless while none is held. */
-    long lease() {
-        return leases;
-    }
-
-    /**
-     * Takes a server connection, never one whose server ended the session while it sat idle: such a one is
-     * closed (the pool replaces it) and another taken.
-     */
-    private Loan borrow(boolean reads) throws SQLException {
-        while (true) {
-            // the intent a transaction declares when it borrows decides where it runs (read routing)
-            LentServer<PhysicalConnection> lent = !reads ? pool.borrowFor(this)
-                    : ownWrites != null ? ownWrites.borrowForRead(pool, this) : pool.borrowForRead(this, 0, false);
-            PhysicalConnection p = lent.connection();
-            if (lent.idleNanos() >= PROBE_AFTER_IDLE_NANOS && p.serverSpokeUnasked()) {
-                log.debug("backend {} ended its session while idle in the pool; closing it", p.backendPid());
-                lent.discard(this, new SQLException("the server ended the session while it was idle", "08006"));
-                continue;
-            }
-            Loan l = Loan.of(pool, lent);
-            l.begin(this, admission);
-            l.writes = ownWrites != null && !reads;
-            return l;
-        }
-    }
-
-    /** The weak reference the reclaimer moved this connection's loans to, or null if it has not yet. */
-    Loan.WeakBorrower weakBorrower() {
-        return weakBorrower;
-    }
-
-    /** The reclaimer's: {@link #weakBorrower()}, made now if it was not yet. */
-    Loan.WeakBorrower weakBorrowerMade() {
-        Loan.WeakBorrower w = weakBorrower;
-        if (w == null) {
-            w = new Loan.WeakBorrower(this);
-            weakBorrower = w;
-        }
-        return w;
-    }
-
-    /** A call used the server connection held without attach() (reading a result set's rows). */
-    void used() {
-        Loan l = loan;
-        if (l != null) {
-            l.uses++;
-        }
-    }
-
-    private void applyState(PhysicalConnection p) throws SQLException {
-        p.autoCommit(autoCommit);
-        p.readOnly(readOnly);
-        p.isolation(isolation != null ? isolation : p.openedIsolation());
-        Settings st = settings;
-        if (st == null) {
-            p.schema(p.openedSchema());
-            p.applicationName(p.openedApplicationName());
-            p.networkTimeout(null, defaultNetworkTimeout());
-            p.holdability(p.openedHoldability());
-            p.typeMap(null);
-            return;
-        }
-        p.schema(st.schema != null ? st.schema : p.openedSchema());
-        p.applicationName(st.applicationName != null ? st.applicationName : p.openedApplicationName());
-        p.networkTimeout(st.networkTimeoutExecutor, st.networkTimeoutMillis);
-        p.holdability(st.holdability != -1 ? st.holdability : p.openedHoldability());
-        p.typeMap(st.typeMap);
     }
 
     /** What the SQL text does to the session and the transaction, from the pool's classifier. */
@@ -417,518 +211,53 @@ public final class LogicalConnection extends ConnectionLock implements PgMuxConn
         pool.sequenceReadAlone();
         return new SQLWarning(SEQUENCE_READ_ALONE, "01000");
     }
+    /** The JDBC session state that few connections set, and warnings collected from pgjdbc. */
+    private static final class Settings {
+        String catalog;
+        String schema;
+        String applicationName;
+        Properties clientInfo;
+        Executor networkTimeoutExecutor;
+        int networkTimeoutMillis;
+        int holdability = -1;
+        Map<String, Class<?>> typeMap;
+        SQLWarning warnings;
+    }
 
-    /** Keeps the current server connection until close(): state the pool cannot move now lives on it. */
-    void pinTo(PinReason reason) throws SQLException {
-        PhysicalConnection p = attach();
-        if (mode == PoolMode.SESSION) {
-            sessionDirty = true;
-        } else if (loan.pin == null) {
-            loan.pin = reason;
-            pool.pinned(reason, p.backendPid());
+    /** pgjdbc's socketTimeout of the pool's URL: the network timeout until setNetworkTimeout changes it. */
+    private int defaultNetworkTimeout() {
+        return pool.sessionDefaults().networkTimeoutMillis;
+    }
+
+    private Settings settings() {
+        Settings st = settings;
+        if (st == null) {
+            st = new Settings();
+            st.networkTimeoutMillis = defaultNetworkTimeout();
+            settings = st;
         }
+        return st;
     }
 
-    PinReason pinReason() {
-        Loan l = loan;
-        return l == null ? null : l.pin;
-    }
-
-    void hold() {
-        holds++;
-    }
-
-    void unhold() throws SQLException {
-        holds--;
-        releaseIfIdle();
-    }
-
-    /**
-     * Counts a statement (or COMMIT, ROLLBACK) that began at {@code startNanos} and has just finished, and the
-     * transaction it ended if the server is idle now, as SHOW STATS counts them; call before
-     * {@link #afterExecute()}. Lock-free adders, no allocation.
-     */
-    /** When a statement starts, for {@link #statementDone}; 0 when statements are counted, not timed. */
-    long statementStart() {
-        return timed ? System.nanoTime() : 0;
-    }
-
-    void statementDone(long startNanos) {
-        long now = timed ? System.nanoTime() : 0;
-        TrafficStats traffic = pool.traffic();
-        traffic.recordQuery(now - startNanos);
-        Loan l = loan;
-        if (l == null || physical.transactionState() == TransactionState.IDLE) {
-            traffic.recordTransaction(now - (l != null && l.inTransaction ? l.xactStartNanos : startNanos));
-            if (l != null) {
-                l.inTransaction = false;
-                if (l.writes) {
-                    ownWrites.transactionEnded();
-                }
-            }
-        } else if (!l.inTransaction) {
-            l.inTransaction = true;
-            l.xactStartNanos = startNanos;
-        }
-    }
-
-    /** After a statement: give the server connection back if the pool mode and the server allow it. */
-    void afterExecute() throws SQLException {
-        if (mode == PoolMode.STATEMENT && physical != null
-                && physical.transactionState() != TransactionState.IDLE && loan.pin == null) {
-            try {
-                physical.rollback();
-            } finally {
-                releaseIfIdle();
-            }
-            throw transactionsNotAllowed();
-        }
-        releaseIfIdle();
-    }
-
-    private void releaseIfIdle() throws SQLException {
-        if (physical == null || holds > 0 || loan.pin != null || mode == PoolMode.SESSION) {
+    @Override
+    void applyState(PhysicalConnection p) throws SQLException {
+        p.autoCommit(autoCommit);
+        p.readOnly(readOnly);
+        p.isolation(isolation != null ? isolation : p.openedIsolation());
+        Settings st = settings;
+        if (st == null) {
+            p.schema(p.openedSchema());
+            p.applicationName(p.openedApplicationName());
+            p.networkTimeout(null, defaultNetworkTimeout());
+            p.holdability(p.openedHoldability());
+            p.typeMap(null);
             return;
         }
-        if (physical.transactionState() != TransactionState.IDLE) {
-            return;
-        }
-        if (checkBeforeRelease) {
-            checkBeforeRelease = false;
-            PinReason found;
-            try {
-                found = SessionStateCheck.find(physical);
-            } catch (SQLException | RuntimeException e) {
-                // What the session holds is unknown: it goes to nobody else. The statement itself succeeded.
-                log.debug("pool {}: checking the session state of backend {} failed; closing it", pool,
-                        physical.backendPid(), e);
-                dropServer(e);
-                return;
-            }
-            if (found != null) {
-                pinTo(found);
-                return;
-            }
-        }
-        releaseServer();
-    }
-
-    private void releaseServer() {
-        Loan l = loan;
-        PhysicalConnection p = physical;
-        physical = null;
-        loan = null;
-        sequenceAdvanced = false;
-        for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
-            s.dropPhysical();
-        }
-        releaseReset(l, p);
-    }
-
-    /** Gives a server connection back, reset first when serverResetQueryAlways asks for it; one that fails it is closed. */
-    private void releaseReset(Loan l, PhysicalConnection p) {
-        if (resetQueryAlways != null) {
-            try {
-                p.reset(resetQueryAlways);
-            } catch (SQLException | RuntimeException e) {
-                l.discard(this, e);
-                return;
-            }
-        }
-        l.release(this);
-    }
-
-    /** A statement failed: if the server connection is gone, give it up so the pool replaces it. */
-    SQLException failed(SQLException e) {
-        lostStandbyRead = false;
-        if (physical != null && isConnectionLoss(e)) {
-            boolean inTransaction = !autoCommit || physical.transactionState() != TransactionState.IDLE;
-            lostStandbyRead = autoCommit && loan.onStandby;
-            dropServer(e);
-            transactionLost = inTransaction;
-        }
-        return e;
-    }
-
-    /** Closes the server connection held instead of giving it back; the pool replaces it. */
-    private void dropServer(Throwable cause) {
-        Loan l = loan;
-        physical = null;
-        loan = null;
-        sequenceAdvanced = false;
-        checkBeforeRelease = false;
-        for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
-            s.forgetPhysical();
-        }
-        holds = 0;
-        l.discard(this, cause);
-    }
-
-    /**
-     * After {@link #failed} gave up a lost server connection that the failed call had itself borrowed:
-     * whether the call may simply run again on another one. Only when it was the first statement of a
-     * transaction (autocommit off): pgjdbc sent BEGIN with it, so the server can have committed nothing of
-     * it and rolled back whatever of it ran, and nothing of the transaction had been acknowledged; or when it
-     * ran in auto-commit mode on a standby, which cannot have written anything of it. The lost
-     * transaction is forgotten, so that the retry starts it afresh. An autocommit statement is never run
-     * again: its connection may have died after its commit, and running it twice could apply it twice.
-     */
-    boolean restartLostTransaction(SQLException e) {
-        if (lostStandbyRead) {
-            // a standby wrote nothing of it: a standby that stopped costs the read no error
-            lostStandbyRead = false;
-            return isConnectionLoss(e);
-        }
-        if (autoCommit || !transactionLost || !isConnectionLoss(e)) {
-            return false;
-        }
-        transactionLost = false;
-        return true;
-    }
-
-    private static boolean isConnectionLoss(SQLException e) {
-        String state = e.getSQLState();
-        return state != null && (state.startsWith("08") || ServerGoingAway.means(state));
-    }
-
-    void register(LogicalStatement s) {
-        LogicalStatement head = openStatements;
-        s.nextOpen = head;
-        if (head != null) {
-            head.prevOpen = s;
-        }
-        openStatements = s;
-    }
-
-    void unregister(LogicalStatement s) {
-        LogicalStatement prev = s.prevOpen;
-        LogicalStatement next = s.nextOpen;
-        if (prev != null) {
-            prev.nextOpen = next;
-        } else if (openStatements == s) {
-            openStatements = next;
-        } else {
-            return;
-        }
-        if (next != null) {
-            next.prevOpen = prev;
-        }
-        s.prevOpen = null;
-        s.nextOpen = null;
-    }
-
-    void checkOpen() throws SQLException {
-        if (closed) {
-            String reason = closedReason;
-            throw new SQLNonTransientConnectionException(reason != null ? reason : "This connection has been closed.",
-                    SQLSTATE_CONNECTION_DOES_NOT_EXIST);
-        }
-    }
-
-    private static SQLException transactionsNotAllowed() {
-        return new SQLFeatureNotSupportedException("transaction blocks not allowed in statement pooling mode",
-                SQLSTATE_FEATURE_NOT_SUPPORTED);
-    }
-
-    /** The server connection held right now, or null. */
-    PhysicalConnection currentPhysical() {
-        return physical;
-    }
-
-    /** The backend pid of the server connection held right now, or -1; for tests and diagnostics. */
-    public int currentBackendPid() {
-        PhysicalConnection p = physical;
-        return p == null ? -1 : p.backendPid();
-    }
-
-    /** Whether this logical connection holds a server connection right now. */
-    public boolean holdsServerConnection() {
-        return physical != null;
-    }
-
-    // ---------------------------------------------------------------- statements
-
-    @Override
-    public Statement createStatement() throws SQLException {
-        return createStatement(ResultSetType.DEFAULT);
-    }
-
-    @Override
-    public Statement createStatement(int resultSetType, int resultSetConcurrency) throws SQLException {
-        return createStatement(new ResultSetType(resultSetType, resultSetConcurrency, -1));
-    }
-
-    @Override
-    public Statement createStatement(int resultSetType, int resultSetConcurrency, int resultSetHoldability)
-            throws SQLException {
-        return createStatement(new ResultSetType(resultSetType, resultSetConcurrency, resultSetHoldability));
-    }
-
-    private Statement createStatement(ResultSetType type) throws SQLException {
-        checkOpen();
-        LogicalStatement s = new LogicalStatement(this, type);
-        register(s);
-        return s;
-    }
-
-    @Override
-    public PreparedStatement prepareStatement(String sql) throws SQLException {
-        return prepare(sql, ResultSetType.DEFAULT, GeneratedKeys.NONE);
-    }
-
-    @Override
-    public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency)
-            throws SQLException {
-        return prepare(sql, new ResultSetType(resultSetType, resultSetConcurrency, -1), GeneratedKeys.NONE);
-    }
-
-    @Override
-    public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency,
-                                              int resultSetHoldability) throws SQLException {
-        return prepare(sql, new ResultSetType(resultSetType, resultSetConcurrency, resultSetHoldability),
-                GeneratedKeys.NONE);
-    }
-
-    @Override
-    public PreparedStatement prepareStatement(String sql, int autoGeneratedKeys) throws SQLException {
-        return prepare(sql, ResultSetType.DEFAULT, GeneratedKeys.of(autoGeneratedKeys));
-    }
-
-    @Override
-    public PreparedStatement prepareStatement(String sql, int[] columnIndexes) throws SQLException {
-        checkOpen();
-        // pgjdbc refuses keys by index only here, at prepare; an empty array asks for all of them
-        if (columnIndexes != null && columnIndexes.length > 0) {
-            throw new SQLFeatureNotSupportedException("Returning autogenerated keys by column index is not supported.",
-                    "0A000");
-        }
-        return prepare(sql, ResultSetType.DEFAULT, GeneratedKeys.of(columnIndexes));
-    }
-
-    @Override
-    public PreparedStatement prepareStatement(String sql, String[] columnNames) throws SQLException {
-        return prepare(sql, ResultSetType.DEFAULT, GeneratedKeys.of(columnNames));
-    }
-
-    private PreparedStatement prepare(String sql, ResultSetType type, GeneratedKeys keys) throws SQLException {
-        checkOpen();
-        if (sql == null) {
-            throw new SQLException("SQL must not be null", "42601");
-        }
-        LogicalPreparedStatement s = new LogicalPreparedStatement(this, type, sql, keys);
-        register(s);
-        return s;
-    }
-
-    @Override
-    public CallableStatement prepareCall(String sql) throws SQLException {
-        return prepareCall(sql, ResultSetType.DEFAULT);
-    }
-
-    @Override
-    public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency)
-            throws SQLException {
-        return prepareCall(sql, new ResultSetType(resultSetType, resultSetConcurrency, -1));
-    }
-
-    @Override
-    public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency,
-                                         int resultSetHoldability) throws SQLException {
-        return prepareCall(sql, new ResultSetType(resultSetType, resultSetConcurrency, resultSetHoldability));
-    }
-
-    private CallableStatement prepareCall(String sql, ResultSetType type) throws SQLException {
-        checkOpen();
-        LogicalCallableStatement s = new LogicalCallableStatement(this, type, sql);
-        register(s);
-        return s;
-    }
-
-    @Override
-    public String nativeSQL(String sql) throws SQLException {
-        checkOpen();
-        return withServer(p -> p.connection().nativeSQL(sql));
-    }
-
-    /** Runs a call that needs a server connection, borrowing one just for it if none is held. */
-    <T> T withServer(ServerCall<T> call) throws SQLException {
-        lock();
-        try {
-            PhysicalConnection p = attach();
-            try {
-                return call.run(p);
-            } catch (SQLException e) {
-                throw failed(e);
-            } finally {
-                releaseIfIdle();
-            }
-        } finally {
-            unlock();
-        }
-    }
-
-    /** A call on a server connection. */
-    @FunctionalInterface
-    interface ServerCall<T> {
-        T run(PhysicalConnection p) throws SQLException;
-    }
-
-    // ---------------------------------------------------------------- transactions
-
-    @Override
-    public void setAutoCommit(boolean value) throws SQLException {
-        checkOpen();
-        if (value == autoCommit) {
-            return;
-        }
-        if (!value && mode == PoolMode.STATEMENT) {
-            throw transactionsNotAllowed();
-        }
-        lock();
-        try {
-            autoCommit = value;
-            if (physical != null) {
-                long start = statementStart();
-                try {
-                    // JDBC: switching autocommit on commits the transaction in progress.
-                    physical.autoCommit(value);
-                } catch (SQLException e) {
-                    throw failed(e);
-                }
-                if (loan.inTransaction) {
-                    statementDone(start);
-                }
-                releaseIfIdle();
-            }
-        } finally {
-            unlock();
-        }
-    }
-
-    @Override
-    public boolean getAutoCommit() throws SQLException {
-        checkOpen();
-        return autoCommit;
-    }
-
-    @Override
-    public void commit() throws SQLException {
-        checkOpen();
-        if (autoCommit) {
-            throw new SQLException("Cannot commit when autoCommit is enabled.", "25P01");
-        }
-        endTransaction(true);
-    }
-
-    @Override
-    public void rollback() throws SQLException {
-        checkOpen();
-        if (autoCommit) {
-            throw new SQLException("Cannot rollback when autoCommit is enabled.", "25P01");
-        }
-        endTransaction(false);
-    }
-
-    private void endTransaction(boolean commit) throws SQLException {
-        lock();
-        try {
-            if (transactionLost) {
-                transactionLost = false;
-                if (commit) {
-                    throw new SQLNonTransientConnectionException("the server connection was lost during the "
-                            + "transaction; it was rolled back", "08007");
-                }
-                return;
-            }
-            if (physical == null) {
-                return;
-            }
-            long start = statementStart();
-            try {
-                if (commit && loan.writes && physical.transactionState() == TransactionState.OPEN) {
-                    ownWrites.commit(physical);
-                } else if (commit) {
-                    physical.connection().commit();
-                } else {
-                    physical.connection().rollback();
-                }
-            } catch (SQLException e) {
-                if (loan.onStandby && isConnectionLoss(e)) {
-                    // a standby's transaction wrote nothing: it ended with its server as a commit would end it
-                    dropServer(e);
-                    return;
-                }
-                throw failed(e);
-            } finally {
-                statementDone(start);
-                releaseIfIdle();
-            }
-        } finally {
-            unlock();
-        }
-    }
-
-    @Override
-    public Savepoint setSavepoint() throws SQLException {
-        return savepoint(null);
-    }
-
-    @Override
-    public Savepoint setSavepoint(String name) throws SQLException {
-        return savepoint(name);
-    }
-
-    private Savepoint savepoint(String name) throws SQLException {
-        checkOpen();
-        if (autoCommit) {
-            throw new SQLException("Cannot establish a savepoint in auto-commit mode.", "25P01");
-        }
-        lock();
-        try {
-            PhysicalConnection p = attach();
-            try {
-                return name == null ? p.connection().setSavepoint() : p.connection().setSavepoint(name);
-            } catch (SQLException e) {
-                throw failed(e);
-            }
-        } finally {
-            unlock();
-        }
-    }
-
-    @Override
-    public void rollback(Savepoint savepoint) throws SQLException {
-        onSavepoint(savepoint, p -> {
-            p.connection().rollback(savepoint);
-            return null;
-        });
-    }
-
-    @Override
-    public void releaseSavepoint(Savepoint savepoint) throws SQLException {
-        onSavepoint(savepoint, p -> {
-            p.connection().releaseSavepoint(savepoint);
-            return null;
-        });
-    }
-
-    /** A savepoint lives in the transaction of the server connection held; without one it cannot exist. */
-    private void onSavepoint(Savepoint savepoint, ServerCall<Void> call) throws SQLException {
-        checkOpen();
-        lock();
-        try {
-            if (physical == null) {
-                throw new SQLException("savepoint " + savepoint + " does not exist: no transaction in progress",
-                        "3B001");
-            }
-            try {
-                call.run(physical);
-            } catch (SQLException e) {
-                throw failed(e);
-            }
-        } finally {
-            unlock();
-        }
+        p.schema(st.schema != null ? st.schema : p.openedSchema());
+        p.applicationName(st.applicationName != null ? st.applicationName : p.openedApplicationName());
+        p.networkTimeout(st.networkTimeoutExecutor, st.networkTimeoutMillis);
+        p.holdability(st.holdability != -1 ? st.holdability : p.openedHoldability());
+        p.typeMap(st.typeMap);
     }
 
     @Override
@@ -990,46 +319,6 @@ public final class LogicalConnection extends ConnectionLock implements PgMuxConn
         checkOpen();
         return readOnly;
     }
-
-    // ---------------------------------------------------------------- read-your-writes tokens
-
-    @Override
-    public String readYourWritesToken() throws SQLException {
-        checkOpen();
-        if (ownWrites == null) {
-            throw new SQLFeatureNotSupportedException("a readYourWrites token needs readRouting=replicas and"
-                    + " readYourWrites=true", "0A000");
-        }
-        lock();
-        try {
-            return ownWrites.token(pool);
-        } finally {
-            unlock();
-        }
-    }
-
-    @Override
-    public void applyReadYourWritesToken(String token) throws SQLException {
-        checkOpen();
-        ReadYourWritesToken t;
-        try {
-            t = ReadYourWritesToken.parse(token);
-        } catch (IllegalArgumentException e) {
-            throw OwnWrites.invalidToken(e.getMessage());
-        }
-        if (ownWrites == null) {
-            // every read runs on the primary, which has everything the token names
-            return;
-        }
-        lock();
-        try {
-            ownWrites.apply(pool, t);
-        } finally {
-            unlock();
-        }
-    }
-
-    // ---------------------------------------------------------------- session state
 
     @Override
     public void setCatalog(String value) throws SQLException {
@@ -1231,6 +520,305 @@ public final class LogicalConnection extends ConnectionLock implements PgMuxConn
             p.connection().clearWarnings();
         }
     }
+    // ---------------------------------------------------------------- statements
+
+    @Override
+    public Statement createStatement() throws SQLException {
+        return createStatement(ResultSetType.DEFAULT);
+    }
+
+    @Override
+    public Statement createStatement(int resultSetType, int resultSetConcurrency) throws SQLException {
+        return createStatement(new ResultSetType(resultSetType, resultSetConcurrency, -1));
+    }
+
+    @Override
+    public Statement createStatement(int resultSetType, int resultSetConcurrency, int resultSetHoldability)
+            throws SQLException {
+        return createStatement(new ResultSetType(resultSetType, resultSetConcurrency, resultSetHoldability));
+    }
+
+    private Statement createStatement(ResultSetType type) throws SQLException {
+        checkOpen();
+        LogicalStatement s = new LogicalStatement(this, type);
+        register(s);
+        return s;
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql) throws SQLException {
+        return prepare(sql, ResultSetType.DEFAULT, GeneratedKeys.NONE);
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency)
+            throws SQLException {
+        return prepare(sql, new ResultSetType(resultSetType, resultSetConcurrency, -1), GeneratedKeys.NONE);
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency,
+                                              int resultSetHoldability) throws SQLException {
+        return prepare(sql, new ResultSetType(resultSetType, resultSetConcurrency, resultSetHoldability),
+                GeneratedKeys.NONE);
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql, int autoGeneratedKeys) throws SQLException {
+        return prepare(sql, ResultSetType.DEFAULT, GeneratedKeys.of(autoGeneratedKeys));
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql, int[] columnIndexes) throws SQLException {
+        checkOpen();
+        // pgjdbc refuses keys by index only here, at prepare; an empty array asks for all of them
+        if (columnIndexes != null && columnIndexes.length > 0) {
+            throw new SQLFeatureNotSupportedException("Returning autogenerated keys by column index is not supported.",
+                    "0A000");
+        }
+        return prepare(sql, ResultSetType.DEFAULT, GeneratedKeys.of(columnIndexes));
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql, String[] columnNames) throws SQLException {
+        return prepare(sql, ResultSetType.DEFAULT, GeneratedKeys.of(columnNames));
+    }
+
+    private PreparedStatement prepare(String sql, ResultSetType type, GeneratedKeys keys) throws SQLException {
+        checkOpen();
+        if (sql == null) {
+            throw new SQLException("SQL must not be null", "42601");
+        }
+        LogicalPreparedStatement s = new LogicalPreparedStatement(this, type, sql, keys);
+        register(s);
+        return s;
+    }
+
+    @Override
+    public CallableStatement prepareCall(String sql) throws SQLException {
+        return prepareCall(sql, ResultSetType.DEFAULT);
+    }
+
+    @Override
+    public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency)
+            throws SQLException {
+        return prepareCall(sql, new ResultSetType(resultSetType, resultSetConcurrency, -1));
+    }
+
+    @Override
+    public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency,
+                                         int resultSetHoldability) throws SQLException {
+        return prepareCall(sql, new ResultSetType(resultSetType, resultSetConcurrency, resultSetHoldability));
+    }
+
+    private CallableStatement prepareCall(String sql, ResultSetType type) throws SQLException {
+        checkOpen();
+        LogicalCallableStatement s = new LogicalCallableStatement(this, type, sql);
+        register(s);
+        return s;
+    }
+
+    @Override
+    public String nativeSQL(String sql) throws SQLException {
+        checkOpen();
+        return withServer(p -> p.connection().nativeSQL(sql));
+    }
+
+    // ---------------------------------------------------------------- transactions
+
+    @Override
+    public void setAutoCommit(boolean value) throws SQLException {
+        checkOpen();
+        if (value == autoCommit) {
+            return;
+        }
+        if (!value && mode == PoolMode.STATEMENT) {
+            throw transactionsNotAllowed();
+        }
+        lock();
+        try {
+            autoCommit = value;
+            if (physical != null) {
+                long start = statementStart();
+                try {
+                    // JDBC: switching autocommit on commits the transaction in progress.
+                    physical.autoCommit(value);
+                } catch (SQLException e) {
+                    throw failed(e);
+                }
+                if (loan.inTransaction) {
+                    statementDone(start);
+                }
+                releaseIfIdle();
+            }
+        } finally {
+            unlock();
+        }
+    }
+
+    @Override
+    public boolean getAutoCommit() throws SQLException {
+        checkOpen();
+        return autoCommit;
+    }
+
+    @Override
+    public void commit() throws SQLException {
+        checkOpen();
+        if (autoCommit) {
+            throw new SQLException("Cannot commit when autoCommit is enabled.", "25P01");
+        }
+        endTransaction(true);
+    }
+
+    @Override
+    public void rollback() throws SQLException {
+        checkOpen();
+        if (autoCommit) {
+            throw new SQLException("Cannot rollback when autoCommit is enabled.", "25P01");
+        }
+        endTransaction(false);
+    }
+
+    private void endTransaction(boolean commit) throws SQLException {
+        lock();
+        try {
+            if (transactionLost) {
+                transactionLost = false;
+                if (commit) {
+                    throw new SQLNonTransientConnectionException("the server connection was lost during the "
+                            + "transaction; it was rolled back", "08007");
+                }
+                return;
+            }
+            if (physical == null) {
+                return;
+            }
+            long start = statementStart();
+            try {
+                if (commit && loan.writes && physical.transactionState() == TransactionState.OPEN) {
+                    ownWrites.commit(physical);
+                } else if (commit) {
+                    physical.connection().commit();
+                } else {
+                    physical.connection().rollback();
+                }
+            } catch (SQLException e) {
+                if (loan.onStandby && isConnectionLoss(e)) {
+                    // a standby's transaction wrote nothing: it ended with its server as a commit would end it
+                    dropServer(e);
+                    return;
+                }
+                throw failed(e);
+            } finally {
+                statementDone(start);
+                releaseIfIdle();
+            }
+        } finally {
+            unlock();
+        }
+    }
+
+    @Override
+    public Savepoint setSavepoint() throws SQLException {
+        return savepoint(null);
+    }
+
+    @Override
+    public Savepoint setSavepoint(String name) throws SQLException {
+        return savepoint(name);
+    }
+
+    private Savepoint savepoint(String name) throws SQLException {
+        checkOpen();
+        if (autoCommit) {
+            throw new SQLException("Cannot establish a savepoint in auto-commit mode.", "25P01");
+        }
+        lock();
+        try {
+            PhysicalConnection p = attach();
+            try {
+                return name == null ? p.connection().setSavepoint() : p.connection().setSavepoint(name);
+            } catch (SQLException e) {
+                throw failed(e);
+            }
+        } finally {
+            unlock();
+        }
+    }
+
+    @Override
+    public void rollback(Savepoint savepoint) throws SQLException {
+        onSavepoint(savepoint, p -> {
+            p.connection().rollback(savepoint);
+            return null;
+        });
+    }
+
+    @Override
+    public void releaseSavepoint(Savepoint savepoint) throws SQLException {
+        onSavepoint(savepoint, p -> {
+            p.connection().releaseSavepoint(savepoint);
+            return null;
+        });
+    }
+
+    /** A savepoint lives in the transaction of the server connection held; without one it cannot exist. */
+    private void onSavepoint(Savepoint savepoint, ServerCall<Void> call) throws SQLException {
+        checkOpen();
+        lock();
+        try {
+            if (physical == null) {
+                throw new SQLException("savepoint " + savepoint + " does not exist: no transaction in progress",
+                        "3B001");
+            }
+            try {
+                call.run(physical);
+            } catch (SQLException e) {
+                throw failed(e);
+            }
+        } finally {
+            unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- read-your-writes tokens
+
+    @Override
+    public String readYourWritesToken() throws SQLException {
+        checkOpen();
+        if (ownWrites == null) {
+            throw new SQLFeatureNotSupportedException("a readYourWrites token needs readRouting=replicas and"
+                    + " readYourWrites=true", "0A000");
+        }
+        lock();
+        try {
+            return ownWrites.token(pool);
+        } finally {
+            unlock();
+        }
+    }
+
+    @Override
+    public void applyReadYourWritesToken(String token) throws SQLException {
+        checkOpen();
+        ReadYourWritesToken t;
+        try {
+            t = ReadYourWritesToken.parse(token);
+        } catch (IllegalArgumentException e) {
+            throw OwnWrites.invalidToken(e.getMessage());
+        }
+        if (ownWrites == null) {
+            // every read runs on the primary, which has everything the token names
+            return;
+        }
+        lock();
+        try {
+            ownWrites.apply(pool, t);
+        } finally {
+            unlock();
+        }
+    }
 
     // ---------------------------------------------------------------- objects that live on a server connection
 
@@ -1335,112 +923,6 @@ public final class LogicalConnection extends ConnectionLock implements PgMuxConn
         closeWith(null);
     }
 
-    /** Closes; a reason makes every later call fail with it instead of the usual message. */
-    private void closeWith(String reason) {
-        boolean closing = false;
-        lock();
-        try {
-            if (closed) {
-                return;
-            }
-            closedReason = reason;
-            if (!CLOSED.compareAndSet(this, false, true)) {
-                return;
-            }
-            closing = true;
-            // The list stays whole meanwhile: a statement's close may give the server connection back, which
-            // drops every listed statement's pgjdbc statement while the connection is still ours.
-            for (LogicalStatement s = openStatements; s != null; s = s.nextOpen) {
-                s.closeQuietly();
-            }
-            openStatements = null;
-            holds = 0;
-            returnServerConnection();
-        } finally {
-            unlock();
-            if (closing) {
-                leavePool();
-            }
-        }
-    }
-
-    /** Gives the server connection back clean: no transaction, no session state of ours. */
-    private void returnServerConnection() {
-        Loan l = loan;
-        physical = null;
-        loan = null;
-        if (l == null) {
-            return;
-        }
-        // A hint of state that was never checked (the transaction did not end before close): reset instead.
-        boolean dirty = sessionDirty || checkBeforeRelease;
-        if (resetQueryAlways != null && l.pin == null && !dirty) {
-            // reset() rolls back an open transaction first.
-            releaseReset(l, l.connection());
-        } else {
-            l.giveBack(this, dirty);
-        }
-    }
-
-    private void leavePool() {
-        pool.clientLeft(admission);
-    }
-
-    /**
-     * The reclaimer's round, on its own thread. Outside a transaction, a connection unused since the last round
-     * that still holds its server for results has its unread results buffered, so the server can go back.
-     * Inside one, idle_transaction_timeout (none if {@code timeoutNanos} is 0): a connection that has held its
-     * server connection inside a transaction without using it for {@code timeoutNanos} is closed, and its
-     * transaction rolled back. One in use at this moment (its lock taken) is left for the next round.
-     */
-    void reclaimIfIdle(long nowNanos, long timeoutNanos) {
-        if (!tryLock()) {
-            return;
-        }
-        try {
-            Loan l = loan;
-            PhysicalConnection p = physical;
-            if (l == null) {
-                return;
-            }
-            boolean idle = p.transactionState() == TransactionState.IDLE;
-            if (closed || idle || l.uses != l.usesSeen) {
-                if (!closed && idle && l.uses == l.usesSeen && holds > 0 && l.pin == null
-                        && mode != PoolMode.SESSION) {
-                    bufferUnreadResults();
-                }
-                l.usesSeen = l.uses;
-                l.unchangedSinceNanos = nowNanos;
-                return;
-            }
-            if (timeoutNanos <= 0 || nowNanos - l.unchangedSinceNanos < timeoutNanos) {
-                return;
-            }
-            long millis = TimeUnit.NANOSECONDS.toMillis(timeoutNanos);
-            log.warn("pool {}: backend {} was idle in a transaction for more than idleTransactionTimeout ({} ms);"
-                    + " rolling back and closing its logical connection", pool, p.backendPid(), millis);
-            closeWith("idle transaction timeout: the connection was idle in a transaction for more than"
-                    + " idleTransactionTimeout (" + millis + " ms), so the pool rolled the transaction back and"
-                    + " closed the connection");
-        } finally {
-            unlock();
-        }
-    }
-
-    /**
-     * Outside a transaction, the server connection is held only for results: those nobody has read are copied
-     * (see {@link LogicalStatement#bufferUnreadResult}); once none needs it, the server goes back to the pool.
-     */
-    private void bufferUnreadResults() {
-        for (LogicalStatement s = openStatements; s != null && physical != null; s = s.nextOpen) {
-            try {
-                s.bufferUnreadResult();
-            } catch (SQLException e) {
-                log.debug("pool {}: could not buffer an unread result of backend {}", pool, currentBackendPid(), e);
-            }
-        }
-    }
-
     /**
      * Also true once the pool is closed while this connection holds no server connection: it can run nothing more
      * (HikariCP's shutdown closes its connections). One still holding a server connection may finish its work,
@@ -1454,7 +936,7 @@ public final class LogicalConnection extends ConnectionLock implements PgMuxConn
     /** Closes at once from any thread: the server connection in use is closed, not returned. */
     @Override
     public void abort(Executor executor) throws SQLException {
-        if (closed || !CLOSED.compareAndSet(this, false, true)) {
+        if (closed || !closeOnce()) {
             return;
         }
         Loan l = loan;

@@ -60,7 +60,7 @@ public final class Reclaimer {
     }
 
     private void check(Loan loan, long now) {
-        LogicalConnection c = loan.weaken();
+        Borrower c = loan.weaken();
         if (c != null) {
             c.reclaimIfIdle(now, idleTransactionTimeoutNanos);
         }
