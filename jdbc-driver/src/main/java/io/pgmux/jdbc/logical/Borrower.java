@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * transaction idle and no result of it is still open; after each statement in statement mode), gives up one
  * that is lost, and is closed by its owner or the {@link Reclaimer}. The per-transaction borrow and release
  * are here; the session state replayed onto each server connection borrowed is {@link SessionState}'s, what a
- * statement's classification asks of the connection and the JDBC API are {@link LogicalConnection}'s. They are one object, each a class of this chain, as {@link ConnectionLock} is:
+ * statement's classification asks of the connection is {@link StatementRules}', the JDBC API
+ * {@link LogicalConnection}'s. They are one object, each a class of this chain, as {@link ConnectionLock} is:
  * a connection costs no object per role, and the hot path follows no reference from one role to another.
  */
 abstract class Borrower extends ConnectionLock {
