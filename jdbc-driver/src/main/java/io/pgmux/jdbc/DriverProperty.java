@@ -73,6 +73,8 @@ enum DriverProperty {
     private final String pgbouncerName;
     private final Type type;
     private final String defaultText;
+    /** {@link #defaultText} as a value of the property's type, parsed once. */
+    private final Object defaultValue;
     private final String description;
 
     DriverProperty(String propertyName, String pgbouncerName, Type type, String defaultText, String description) {
@@ -81,6 +83,7 @@ enum DriverProperty {
         this.type = type;
         this.defaultText = defaultText;
         this.description = description;
+        this.defaultValue = defaultText == null ? null : parse(propertyName, defaultText);
     }
 
     String propertyName() {
@@ -95,6 +98,11 @@ enum DriverProperty {
     /** The default as text, or null where the default is "not set". */
     String defaultText() {
         return defaultText;
+    }
+
+    /** The default as a value of the property's type (as {@link #parse} gives it), or null where it is "not set". */
+    Object defaultValue() {
+        return defaultValue;
     }
 
     String description() {

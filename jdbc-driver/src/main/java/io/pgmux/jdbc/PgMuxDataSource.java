@@ -180,9 +180,10 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
         PoolConfig config = ConnectionUrl.build(builder);
         values.putAll(request.driverValues());
         values.putAll(driverValues);
-        Object timeout = values.get(DriverProperty.INITIALIZATION_FAIL_TIMEOUT);
+        long timeout = (Long) values.getOrDefault(DriverProperty.INITIALIZATION_FAIL_TIMEOUT,
+                DriverProperty.INITIALIZATION_FAIL_TIMEOUT.defaultValue());
         return PoolStartup.start(request.poolSettings(config, values, credentialsProvider).catalog(catalog).schema(schema)
-                .metricsTrackerFactory(metricsTrackerFactory).build(), timeout == null ? 1 : (Long) timeout);
+                .metricsTrackerFactory(metricsTrackerFactory).build(), timeout);
     }
 
     private SQLException closedException() {
@@ -603,8 +604,7 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
     }
 
     public boolean isAutoCommit() {
-        Object value = driverValue(DriverProperty.AUTO_COMMIT);
-        return value == null || (Boolean) value;
+        return (Boolean) driverValue(DriverProperty.AUTO_COMMIT);
     }
 
     public void setAutoCommit(boolean autoCommit) {
@@ -612,7 +612,7 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
     }
 
     public boolean isReadOnly() {
-        return Boolean.TRUE.equals(driverValue(DriverProperty.READ_ONLY));
+        return (Boolean) driverValue(DriverProperty.READ_ONLY);
     }
 
     public void setReadOnly(boolean readOnly) {
@@ -650,8 +650,7 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
     }
 
     public long getInitializationFailTimeout() {
-        Object value = driverValue(DriverProperty.INITIALIZATION_FAIL_TIMEOUT);
-        return value == null ? 1 : (Long) value;
+        return (Long) driverValue(DriverProperty.INITIALIZATION_FAIL_TIMEOUT);
     }
 
     /**
@@ -666,7 +665,7 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
     }
 
     public boolean isRegisterMbeans() {
-        return Boolean.TRUE.equals(driverValue(DriverProperty.REGISTER_MBEANS));
+        return (Boolean) driverValue(DriverProperty.REGISTER_MBEANS);
     }
 
     /** Registers the pool's MXBean as {@code io.pgmux:type=Pool,name=<poolName>}. */
@@ -675,8 +674,7 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
     }
 
     public long getIdleTransactionTimeout() {
-        Object value = driverValue(DriverProperty.IDLE_TRANSACTION_TIMEOUT);
-        return value == null ? 0 : ((Duration) value).toMillis();
+        return millis(DriverProperty.IDLE_TRANSACTION_TIMEOUT);
     }
 
     /**
@@ -692,8 +690,7 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
     }
 
     public String getReadRouting() {
-        Object value = driverValue(DriverProperty.READ_ROUTING);
-        return value == null ? "off" : value.toString().toLowerCase(java.util.Locale.ROOT);
+        return driverValue(DriverProperty.READ_ROUTING).toString().toLowerCase(java.util.Locale.ROOT);
     }
 
     /**
@@ -705,8 +702,7 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
     }
 
     public long getReplicaCheckPeriod() {
-        Object value = driverValue(DriverProperty.REPLICA_CHECK_PERIOD);
-        return value == null ? 1000 : ((Duration) value).toMillis();
+        return millis(DriverProperty.REPLICA_CHECK_PERIOD);
     }
 
     /** With readRouting=replicas: milliseconds between two checks of each host's role and replay position. */
@@ -718,7 +714,7 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
     }
 
     public boolean isReadYourWrites() {
-        return !Boolean.FALSE.equals(driverValue(DriverProperty.READ_YOUR_WRITES));
+        return (Boolean) driverValue(DriverProperty.READ_YOUR_WRITES);
     }
 
     /**
@@ -730,8 +726,7 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
     }
 
     public long getReplicaWaitTimeout() {
-        Object value = driverValue(DriverProperty.REPLICA_WAIT_TIMEOUT);
-        return value == null ? 100 : ((Duration) value).toMillis();
+        return millis(DriverProperty.REPLICA_WAIT_TIMEOUT);
     }
 
     /** With readYourWrites: milliseconds a read waits for a standby to replay its connection's last write. */
@@ -744,8 +739,7 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
     }
 
     public long getReplicaMaxLag() {
-        Object value = driverValue(DriverProperty.REPLICA_MAX_LAG);
-        return value == null ? 0 : ((Duration) value).toMillis();
+        return millis(DriverProperty.REPLICA_MAX_LAG);
     }
 
     /**
@@ -791,9 +785,15 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
         }
     }
 
+    /** The value set, in the URL or with a setter, or the table's default (null where that is "not set"). */
     private Object driverValue(DriverProperty property) {
         Map<DriverProperty, Object> started = startedWith;
-        return started != null ? started.get(property) : driverValues.get(property);
+        Object value = started != null ? started.get(property) : driverValues.get(property);
+        return value != null ? value : property.defaultValue();
+    }
+
+    private long millis(DriverProperty property) {
+        return ((Duration) driverValue(property)).toMillis();
     }
 
     private void setDriverValue(DriverProperty property, Object value) {
@@ -995,8 +995,7 @@ public class PgMuxDataSource implements DataSource, Closeable, PgMuxConfigMXBean
     }
 
     public long getPasswordCommandCacheTime() {
-        Object value = driverValue(DriverProperty.PASSWORD_COMMAND_CACHE_TIME);
-        return value == null ? 0 : ((Duration) value).toMillis();
+        return millis(DriverProperty.PASSWORD_COMMAND_CACHE_TIME);
     }
 
     /** Milliseconds passwordCommand's output is used before the command runs again; 0 runs it at every login. */

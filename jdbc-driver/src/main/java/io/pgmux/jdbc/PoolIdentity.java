@@ -26,8 +26,8 @@ record PoolIdentity(String targetUrl, Map<String, String> driverProperties, Map<
         Map<String, String> settings = new TreeMap<>(config.describe());
         for (DriverProperty property : DriverProperty.values()) {
             Object value = driverValues.get(property);
-            if (value == null && property.defaultText() != null) {
-                value = property.parse(property.propertyName(), property.defaultText());
+            if (value == null) {
+                value = property.defaultValue();
             }
             if (value != null) {
                 settings.put(property.propertyName(), String.valueOf(value));

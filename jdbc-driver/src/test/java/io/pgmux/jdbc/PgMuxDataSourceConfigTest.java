@@ -57,6 +57,21 @@ class PgMuxDataSourceConfigTest {
     }
 
     @Test
+    void startsWithTheDriverPropertiesDefaults() {
+        PgMuxDataSource ds = new PgMuxDataSource();
+        assertFalse(ds.isRegisterMbeans());
+        assertEquals(0, ds.getIdleTransactionTimeout());
+        assertEquals("off", ds.getReadRouting());
+        assertEquals(1000, ds.getReplicaCheckPeriod());
+        assertTrue(ds.isReadYourWrites());
+        assertEquals(100, ds.getReplicaWaitTimeout());
+        assertEquals(0, ds.getReplicaMaxLag());
+        assertEquals(0, ds.getPasswordCommandCacheTime());
+        assertNull(ds.getFleet());
+        assertEquals(0, ds.getFleetMaxServers());
+    }
+
+    @Test
     void keepsHikariTimesInMilliseconds() {
         PgMuxDataSource ds = new PgMuxDataSource();
         ds.setConnectionTimeout(2_500);
