@@ -104,10 +104,6 @@ abstract class Borrower extends ConnectionLock {
         this.readOnly = d.readOnly;
     }
 
-    PoolMode mode() {
-        return mode;
-    }
-
     /** The server connection this logical connection works on, borrowed and brought up to date if needed. */
     PhysicalConnection attach() throws SQLException {
         return attach(false);
