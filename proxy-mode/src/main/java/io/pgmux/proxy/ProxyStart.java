@@ -119,6 +119,7 @@ final class ProxyStart {
                 transport, console, builder.reloadFrom(), builder.janitorPeriod());
         settings.start(files);
         registry.addJanitorChore(new AuthFileWatch(settings, transport.blockingWork()));
+        FirstLoginWarmUp.run(builder.registerMbeans());
         ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         Listeners listeners;
         try {
