@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.netty.channel.DefaultEventLoopGroup;
 import io.netty.channel.local.LocalChannel;
+import io.pgmux.core.pool.PoolRegistry;
 import io.pgmux.proxy.prepared.PreparedStatementLimit;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
 import io.pgmux.proxy.protocol.PoolerError;
+import io.pgmux.proxy.server.ServerConnection;
 import org.junit.jupiter.api.Test;
 
 /** A connection's state belongs to its event loop: the tests run with assertions that say so. */
@@ -15,8 +17,12 @@ class EventLoopConfinementTest {
     @Test
     void aClientsStateChangedOffItsEventLoopFailsAnAssertion() throws Exception {
         DefaultEventLoopGroup loops = new DefaultEventLoopGroup(1);
-        try {
-            ProxyContext context = new ProxyContext(null, null, null, new PreparedStatementLimit(0), () -> 1,
+        // a client's login wakes the registry's janitor; no pool is ever made here
+        try (PoolRegistry<ServerConnection> registry = PoolRegistry.<ServerConnection>builder()
+                .connectors(key -> {
+                    throw new AssertionError("no pool is made");
+                }).build()) {
+            ProxyContext context = new ProxyContext(registry, null, null, new PreparedStatementLimit(0), () -> 1,
                     Runnable::run);
             ClientConnection client = new ClientConnection(context, new FrontendMessageDecoder());
             LocalChannel channel = new LocalChannel();
