@@ -84,6 +84,11 @@ abstract class Borrower extends ConnectionLock {
     private LogicalStatement openStatements;
     /** The server connection lost last was a standby's, in auto-commit mode: what failed on it may run again. */
     private boolean lostStandbyRead;
+    /**
+     * The server connection lost last was a standby's: the next borrow for reads takes the primary's, since the
+     * standby's other idle connections likely died with it and the read set drops it only at its next check.
+     */
+    private boolean readOnPrimaryOnce;
     /** The server connection died inside a transaction: only rollback() or close() may follow. */
     boolean transactionLost;
     /** Set once, by a CAS, by whichever of close() and abort() comes first; that one also leaves the pool. */
@@ -151,7 +156,9 @@ abstract class Borrower extends ConnectionLock {
     private Loan borrow(boolean reads) throws SQLException {
         while (true) {
             // the intent a transaction declares when it borrows decides where it runs (read routing)
-            LentServer<PhysicalConnection> lent = !reads ? pool.borrowFor(this)
+            boolean onPrimary = !reads || readOnPrimaryOnce;
+            readOnPrimaryOnce = false;
+            LentServer<PhysicalConnection> lent = onPrimary ? pool.borrowFor(this)
                     : ownWrites != null ? ownWrites.borrowForRead(pool, this) : pool.borrowForRead(this, 0, false);
             PhysicalConnection p = lent.connection();
             if (lent.idleNanos() >= PROBE_AFTER_IDLE_NANOS && p.serverSpokeUnasked()) {
@@ -315,6 +322,7 @@ abstract class Borrower extends ConnectionLock {
         if (physical != null && isConnectionLoss(e)) {
             boolean inTransaction = !autoCommit || physical.transactionState() != TransactionState.IDLE;
             lostStandbyRead = autoCommit && loan.onStandby;
+            readOnPrimaryOnce = loan.onStandby;
             dropServer(e);
             transactionLost = inTransaction;
         }
