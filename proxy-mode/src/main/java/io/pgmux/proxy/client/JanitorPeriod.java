@@ -40,14 +40,7 @@ public final class JanitorPeriod {
                 shortest = shorter(shortest, value.toNanos());
             }
         }
-        PoolConfig global = settings.pool();
-        shortest = shortestPoolTimeout(shortest, global);
-        for (String database : overrides.databases()) {
-            shortest = shortestPoolTimeout(shortest, overrides.forDatabase(global, database));
-        }
-        for (String user : overrides.users()) {
-            shortest = shortestPoolTimeout(shortest, overrides.forUser(global, user));
-        }
+        shortest = overEveryPool(shortest, settings.pool(), overrides, JanitorPeriod::shortestPoolTimeout);
         int waitNotifySeconds = settings.get(ProxySetting.QUERY_WAIT_NOTIFY);
         shortest = shorter(shortest, Duration.ofSeconds(waitNotifySeconds).toNanos());
         for (ClientTimeouts.Limits own : users) {
@@ -72,15 +65,26 @@ public final class JanitorPeriod {
             Duration value = settings.get(setting);
             shortest = shorter(shortest, value.toNanos());
         }
-        PoolConfig global = settings.pool();
-        shortest = shortestIdleServerTimeout(shortest, global);
+        shortest = overEveryPool(shortest, settings.pool(), overrides, JanitorPeriod::shortestIdleServerTimeout);
+        return Duration.ofNanos(Math.max(FASTEST_NANOS, Math.min(QUIETEST_NANOS, shortest / PASSES_PER_TIMEOUT)));
+    }
+
+    /** The shortest of {@code timeouts} over the global pool settings and every database's and user's own. */
+    private static long overEveryPool(long shortest, PoolConfig global, PoolOverrides overrides,
+            PoolTimeouts timeouts) {
+        shortest = timeouts.shortest(shortest, global);
         for (String database : overrides.databases()) {
-            shortest = shortestIdleServerTimeout(shortest, overrides.forDatabase(global, database));
+            shortest = timeouts.shortest(shortest, overrides.forDatabase(global, database));
         }
         for (String user : overrides.users()) {
-            shortest = shortestIdleServerTimeout(shortest, overrides.forUser(global, user));
+            shortest = timeouts.shortest(shortest, overrides.forUser(global, user));
         }
-        return Duration.ofNanos(Math.max(FASTEST_NANOS, Math.min(QUIETEST_NANOS, shortest / PASSES_PER_TIMEOUT)));
+        return shortest;
+    }
+
+    /** Which of a pool's timeouts count: the shortest of them and {@code shortest}. */
+    private interface PoolTimeouts {
+        long shortest(long shortest, PoolConfig pool);
     }
 
     private static long shortestIdleServerTimeout(long shortest, PoolConfig pool) {
