@@ -14,7 +14,7 @@ shift 2
 host=${target%:*} port=${target##*:}
 
 allocated() {
-  jcmd "$pid" Thread.print -e | grep -E '^"(multiThreadIoEventLoopGroup|pgmux-loop|epollEventLoopGroup|ioUring)' \
+  jcmd "$pid" Thread.print -e | grep -E '^"(multiThreadIoEventLoopGroup|pgmux-loop|epollEventLoopGroup|epollEventLoops|ioUring)' \
     | grep -Eo 'allocated=[0-9.]+[BKMG]' | cut -d= -f2 \
     | awk '{ v = $1; u = substr(v, length(v)); v = substr(v, 1, length(v) - 1);
              m = (u == "K") ? 1024 : (u == "M") ? 1048576 : (u == "G") ? 1073741824 : 1; s += v * m }
