@@ -22,6 +22,7 @@ import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,13 +80,13 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     String limitsUser;
     String limitsLoginUser;
     private long connectedAtMillis;
-    /**
-     * When the client last sent a message, for SHOW CLIENTS' request_time; plain, as that view may show a figure
-     * a moment old.
-     */
-    private long requestedAtMillis;
     /** When the client connected, on System.nanoTime's clock. */
     long connectedAtNanos;
+    /**
+     * When the client last sent a message, on System.nanoTime's clock: the one clock read of each message, whose
+     * date SHOW CLIENTS' request_time works out only when shown. Plain, as that view may show a figure a moment old.
+     */
+    private long requestedAtNanos;
     String applicationName = "";
     /** The startup named the admin console's database: no pool, no max_client_conn slot, as in PgBouncer. */
     boolean console;
@@ -121,10 +122,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
         connectedAtMillis = System.currentTimeMillis();
-        requestedAtMillis = connectedAtMillis;
+        connectedAtNanos = System.nanoTime();
+        requestedAtNanos = connectedAtNanos;
         // on the channel, not in channelInactive: an admin console session replaces this handler
         channel.closeFuture().addListener(closed -> logClosing());
-        connectedAtNanos = System.nanoTime();
         login = new ClientLogin(this, context, channel);
         startTimeout(ClientTimeouts.Timeout.LOGIN, connectedAtNanos);
         context.clientTimeouts().loginStarted(this);
@@ -141,9 +142,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             each(run.split(), message -> channelRead(ctx, message));
             return;
         }
-        requestedAtMillis = System.currentTimeMillis();
+        long now = System.nanoTime();
+        requestedAtNanos = now;
         if (msg instanceof FrontendMessage message && state != State.LOGIN) {
-            onQueryMessage(message);
+            onQueryMessage(message, now);
         } else if (login != null) {
             login.onMessage(ctx, msg);
         } else {
@@ -167,7 +169,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     // ---------------------------------------------------------------- query phase
 
-    private void onQueryMessage(FrontendMessage message) {
+    /** A message of the query phase, received at {@code now} (System.nanoTime). */
+    private void onQueryMessage(FrontendMessage message, long now) {
         if (timeout != null && state == State.READY) {
             timeout = null;
         }
@@ -182,7 +185,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         switch (state) {
-            case READY -> link.onClientMessage(message);
+            case READY -> link.onClientMessage(message, now);
             case WELCOME -> link.hold(message);
             default -> message.release();
         }
@@ -363,6 +366,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                 : server != null ? "active" : "idle";
         ClientParameters settings = parameters;
         String reported = settings == null ? null : settings.applicationName();
+        // from the connect's date on the monotonic clock: never before connect_time, whatever the wall clock did
+        long requestedAtMillis = connectedAtMillis + TimeUnit.NANOSECONDS.toMillis(requestedAtNanos - connectedAtNanos);
         return new ClientInfo(channel, user, pool == null ? null : pool.key().database(), shown, connectedAtMillis,
                 requestedAtMillis, reported != null ? reported : applicationName, server, id,
                 own != null ? own.mode().shown() : StartupReplication.NONE.shown());

@@ -89,13 +89,22 @@ final class Link extends ServerLoan {
 
     // ---------------------------------------------------------------- client to server
 
-    /** A message of the client's in the query phase. */
+    /** A message of the client's in the query phase, read again from what was held. */
     void onClientMessage(FrontendMessage message) {
+        onClientMessage(message, 0);
+    }
+
+    /**
+     * A message of the client's in the query phase, received at {@code receivedNanos} (System.nanoTime, or 0 for
+     * unknown): the time the message's request, acquire and query start from, so that it costs no clock read more.
+     */
+    void onClientMessage(FrontendMessage message, long receivedNanos) {
         if (inClientMessage) {
             relayClientMessage(message);
             return;
         }
         inClientMessage = true;
+        clientMessageNanos = receivedNanos;
         try {
             relayClientMessage(message);
         } finally {

@@ -111,8 +111,8 @@ abstract class ServerLoan implements ServerLink {
     private BiConsumer<Lease<ServerConnection>, Throwable> whenServed;
     /** A message of the client's is being handled: {@link #now()} reads the clock once for all of it. */
     boolean inClientMessage;
-    /** The time {@link #now()} read during the client's message, 0 until it reads it. */
-    private long clientMessageNanos;
+    /** When the client's message being handled was received, or 0 until {@link #now()} reads the clock. */
+    long clientMessageNanos;
 
     ServerLoan(ClientConnection client, Channel channel, Pool<ServerConnection> pool, ClientParameters parameters,
             PreparedStatementLimit preparedStatements, Pinning pinning, ClientReads reads) {
