@@ -547,7 +547,7 @@ final class Link extends ServerLoan {
 
     @Override
     public void onServerReadComplete() {
-        RelayFlow.flushToClient(channel);
+        filter.flush();
     }
 
     @Override

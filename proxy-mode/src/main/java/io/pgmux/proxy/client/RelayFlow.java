@@ -1,6 +1,7 @@
 package io.pgmux.proxy.client;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelOutboundInvoker;
 import io.netty.channel.EventLoop;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.server.ServerConnection;
@@ -18,11 +19,16 @@ final class RelayFlow {
 
     /** The server's receive buffer is drained: what was relayed to the client goes out, on the client's loop. */
     static void flushToClient(Channel client) {
+        flushToClient(client, client);
+    }
+
+    /** The same, flushed from {@code out}, a place in the client's pipeline. */
+    static void flushToClient(Channel client, ChannelOutboundInvoker out) {
         EventLoop loop = client.eventLoop();
         if (loop.inEventLoop()) {
-            client.flush();
+            out.flush();
         } else {
-            loop.execute(client::flush);
+            loop.execute(out::flush);
         }
     }
 

@@ -2,11 +2,13 @@ package io.pgmux.proxy.client;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelOutboundInvoker;
 import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.prepared.NamedStatements;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.CommandComplete;
 import io.pgmux.proxy.protocol.EncodableMessage;
+import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.replicas.WriteTags;
 import io.pgmux.proxy.server.ServerConnection;
@@ -32,6 +34,8 @@ final class ResponseFilter {
             "DROP SEQUENCE", "DROP FUNCTION", "DO");
 
     private final Channel client;
+    /** Where the server's bytes are written and flushed: past the client's encoder. */
+    private final ChannelOutboundInvoker encodedOut;
     private final ClientTraffic traffic;
     private final ClientParameters parameters;
     /** Null unless statements are renamed. */
@@ -52,6 +56,7 @@ final class ResponseFilter {
             NamedStatements namedStatements, boolean inspects, Pinning pinning, boolean watchesWrites) {
         this.watchesWrites = watchesWrites;
         this.client = client;
+        this.encodedOut = MessageEncoder.encodedOut(client);
         this.traffic = traffic;
         this.parameters = parameters;
         this.namedStatements = namedStatements;
@@ -162,7 +167,7 @@ final class ResponseFilter {
             parameters.onParameterStatus(status.name(), status.value());
         }
         traffic.sent(message.content().readableBytes());
-        client.write(message.content(), client.voidPromise());
+        encodedOut.write(message.content(), client.voidPromise());
         if (namedStatements != null) {
             namedStatements.answerDue(client);
         }
@@ -171,7 +176,7 @@ final class ResponseFilter {
     /** Relays a NotificationResponse the server sent while the pooler's own query ran on it. */
     void relayNotification(BackendMessage message) {
         traffic.sent(message.content().readableBytes());
-        client.writeAndFlush(message.content(), client.voidPromise());
+        encodedOut.writeAndFlush(message.content(), client.voidPromise());
     }
 
     /** Relays a run's messages but its last, which is dropped. */
@@ -194,8 +199,13 @@ final class ResponseFilter {
     private void writeRelayed(ByteBuf frames, int from, int to) {
         if (to > from) {
             traffic.sent(to - from);
-            client.write(frames.retainedSlice(from, to - from), client.voidPromise());
+            encodedOut.write(frames.retainedSlice(from, to - from), client.voidPromise());
         }
+    }
+
+    /** The server's receive buffer is drained: what was relayed goes out, on the client's loop. */
+    void flush() {
+        RelayFlow.flushToClient(client, encodedOut);
     }
 
     /** Whether the client changed settings since the last call. */

@@ -1,8 +1,10 @@
 package io.pgmux.proxy.server;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundInvoker;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.pgmux.core.pool.ServerHandle;
@@ -19,6 +21,7 @@ import io.pgmux.proxy.protocol.BackendMessageDecoder;
 import io.pgmux.proxy.protocol.DataRow;
 import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
+import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.Query;
@@ -80,6 +83,8 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
     private final PreparedStatementCache preparedStatements;
 
     private Channel channel;
+    /** Where relayed bytes are written and flushed: past the encoder ({@link MessageEncoder#encodedOut}). */
+    private ChannelOutboundInvoker encodedOut;
     private BackendMessageDecoder decoder;
     private Phase phase = Phase.CONNECTING;
     private BackendKeyData backendKeyData;
@@ -293,11 +298,15 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
     /** Writes a message of the client's (a relayed buffer or an encodable message); flushed by {@link #flush()}. */
     @Override
     public void write(Object message) {
-        channel.write(message, channel.voidPromise());
+        if (message instanceof ByteBuf) {
+            encodedOut.write(message, channel.voidPromise());
+        } else {
+            channel.write(message, channel.voidPromise());
+        }
     }
 
     public void flush() {
-        channel.flush();
+        encodedOut.flush();
     }
 
     private void runOnLoop(Runnable task) {
@@ -309,6 +318,12 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
     }
 
     // ---------------------------------------------------------------- channel events
+
+    /** Added after the encoder: its context is where relayed bytes start from. */
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        encodedOut = MessageEncoder.encodedOut(ctx.channel());
+    }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
