@@ -1,6 +1,7 @@
 package io.pgmux.proxy.parameters;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.regex.Pattern;
@@ -33,7 +34,8 @@ public final class SettingStatements {
     private static final String PLAIN = "";
 
     private final ClientParameters into;
-    private ByteBuf text;
+    /** The text scanned now: the event loop's copy of the message, or the bytes of a text too long for one. */
+    private byte[] text;
     private int from;
     private int end;
     private int at;
@@ -60,10 +62,17 @@ public final class SettingStatements {
         if (copy != null ? !containsSet(copy, from - copyStart, to - copyStart) : !containsSet(text, from, to)) {
             return 0;
         }
-        this.text = text;
-        this.from = from;
-        this.at = from;
-        this.end = to;
+        // the closer look reads an array: the copy, or for a text too long for one (rare) its own bytes
+        if (copy != null) {
+            this.text = copy;
+            this.from = from - copyStart;
+            this.end = to - copyStart;
+        } else {
+            this.text = ByteBufUtil.getBytes(text, from, to - from);
+            this.from = 0;
+            this.end = to - from;
+        }
+        this.at = this.from;
         this.result = 0;
         try {
             run();
@@ -108,8 +117,8 @@ public final class SettingStatements {
 
     private void run() {
         while (at < end) {
-            byte b = text.getByte(at);
-            if (isIdentifierStart(b) && (at == from || !isIdentifierPart(text.getByte(at - 1)))) {
+            byte b = text[at];
+            if (isIdentifierStart(b) && (at == from || !isIdentifierPart(text[at - 1]))) {
                 int wordStart = at;
                 skipWord();
                 if (isWord(wordStart, "set")) {
@@ -125,8 +134,8 @@ public final class SettingStatements {
                     }
                 } else if (isWord(wordStart, "set_config")) {
                     afterSetConfig();
-                } else if ((b | 0x20) == 'u' && at - wordStart == 1 && at + 1 < end && text.getByte(at) == '&'
-                        && text.getByte(at + 1) == '"') {
+                } else if ((b | 0x20) == 'u' && at - wordStart == 1 && at + 1 < end && text[at] == '&'
+                        && text[at + 1] == '"') {
                     // U&"…" may spell set_config or a name with escapes: what it names is not read here
                     result |= UNKNOWN_NAME;
                 }
@@ -144,11 +153,11 @@ public final class SettingStatements {
         int spaceStart = at;
         skipSpace();
         int nameStart = at;
-        if (set && at < end && isIdentifierStart(text.getByte(at))) {
+        if (set && at < end && isIdentifierStart(text[at])) {
             skipWord();
             if (isWord(nameStart, "session") || isWord(nameStart, "local")) {
                 skipSpace();
-                if (at < end && text.getByte(at) != '.') {
+                if (at < end && text[at] != '.') {
                     nameStart = at;
                 }
             }
@@ -157,7 +166,7 @@ public final class SettingStatements {
         if (at >= end) {
             return;
         }
-        byte b = text.getByte(at);
+        byte b = text[at];
         // a statement built at run time: EXECUTE 'SET ' || name, format('SET %I …'), a placeholder
         if (b == '%' || b == '$' || b == ':' || b == '\'' && at > spaceStart) {
             result |= UNKNOWN_NAME;
@@ -190,9 +199,9 @@ public final class SettingStatements {
     /** After a SET's name: {@code TO DEFAULT} or {@code = DEFAULT}, which is a RESET. */
     private boolean isDefault() {
         skipSpace();
-        if (at < end && text.getByte(at) == '=') {
+        if (at < end && text[at] == '=') {
             at++;
-        } else if (at + 1 < end && (text.getByte(at) | 0x20) == 't' && (text.getByte(at + 1) | 0x20) == 'o') {
+        } else if (at + 1 < end && (text[at] | 0x20) == 't' && (text[at + 1] | 0x20) == 'o') {
             at += 2;
         } else {
             return false;
@@ -206,27 +215,27 @@ public final class SettingStatements {
     /** After set_config: the name must be a plain literal, else it is unknown. */
     private void afterSetConfig() {
         skipSpace();
-        if (at >= end || text.getByte(at) != '(') {
+        if (at >= end || text[at] != '(') {
             return;
         }
         result |= SETS_SETTINGS;
         at++;
         skipSpace();
-        if (at >= end || text.getByte(at) != '\'') {
+        if (at >= end || text[at] != '\'') {
             result |= UNKNOWN_NAME;
             return;
         }
         int start = at + 1;
         int close = start;
-        while (close < end && text.getByte(close) != '\'' && text.getByte(close) != '\\') {
+        while (close < end && text[close] != '\'' && text[close] != '\\') {
             close++;
         }
-        if (close >= end || close == start || text.getByte(close) == '\\'
-                || close + 1 < end && text.getByte(close + 1) == '\'') {
+        if (close >= end || close == start || text[close] == '\\'
+                || close + 1 < end && text[close + 1] == '\'') {
             result |= UNKNOWN_NAME;
             return;
         }
-        String name = text.toString(start, close - start, StandardCharsets.UTF_8)
+        String name = new String(text, start, close - start, StandardCharsets.UTF_8)
                 .toLowerCase(Locale.ROOT);
         at = close + 1;
         if (name.indexOf('.') > 0) {
@@ -249,24 +258,24 @@ public final class SettingStatements {
             if (at >= end) {
                 return null;
             }
-            byte b = text.getByte(at);
+            byte b = text[at];
             if (b == '"') {
                 at++;
-                while (at < end && text.getByte(at) != '"') {
-                    dotted |= text.getByte(at) == '.';
+                while (at < end && text[at] != '"') {
+                    dotted |= text[at] == '.';
                     at++;
                 }
-                if (at >= end || at + 1 < end && text.getByte(at + 1) == '"') {
+                if (at >= end || at + 1 < end && text[at + 1] == '"') {
                     return null;
                 }
                 at++;
-            } else if (isIdentifierStart(b) && !((b | 0x20) == 'u' && at + 1 < end && text.getByte(at + 1) == '&')) {
+            } else if (isIdentifierStart(b) && !((b | 0x20) == 'u' && at + 1 < end && text[at + 1] == '&')) {
                 skipWord();
             } else {
                 return null;
             }
             skipSpace();
-            if (at < end && text.getByte(at) == '.') {
+            if (at < end && text[at] == '.') {
                 dotted = true;
                 at++;
                 skipSpace();
@@ -288,27 +297,27 @@ public final class SettingStatements {
             if (at >= end) {
                 return null;
             }
-            byte b = text.getByte(at);
+            byte b = text[at];
             if (b == '"') {
                 int start = ++at;
-                while (at < end && text.getByte(at) != '"') {
+                while (at < end && text[at] != '"') {
                     at++;
                 }
-                if (at >= end || at + 1 < end && text.getByte(at + 1) == '"') {
+                if (at >= end || at + 1 < end && text[at + 1] == '"') {
                     return null;
                 }
-                name.append(text.toString(start, at - start, StandardCharsets.UTF_8));
+                name.append(new String(text, start, at - start, StandardCharsets.UTF_8));
                 at++;
-            } else if (isIdentifierStart(b) && !((b | 0x20) == 'u' && at + 1 < end && text.getByte(at + 1) == '&')) {
+            } else if (isIdentifierStart(b) && !((b | 0x20) == 'u' && at + 1 < end && text[at + 1] == '&')) {
                 int start = at;
                 skipWord();
-                name.append(text.toString(start, at - start, StandardCharsets.UTF_8)
+                name.append(new String(text, start, at - start, StandardCharsets.UTF_8)
                         .toLowerCase(Locale.ROOT));
             } else {
                 return null;
             }
             skipSpace();
-            if (at < end && text.getByte(at) == '.') {
+            if (at < end && text[at] == '.') {
                 at++;
                 skipSpace();
                 name.append('.');
@@ -323,20 +332,20 @@ public final class SettingStatements {
     /** Whitespace and comments, nested ones included. */
     private void skipSpace() {
         while (at < end) {
-            byte b = text.getByte(at);
+            byte b = text[at];
             if (b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' || b == 0x0B) {
                 at++;
-            } else if (b == '-' && at + 1 < end && text.getByte(at + 1) == '-') {
-                while (at < end && text.getByte(at) != '\n') {
+            } else if (b == '-' && at + 1 < end && text[at + 1] == '-') {
+                while (at < end && text[at] != '\n') {
                     at++;
                 }
-            } else if (b == '/' && at + 1 < end && text.getByte(at + 1) == '*') {
+            } else if (b == '/' && at + 1 < end && text[at + 1] == '*') {
                 int depth = 0;
                 while (at < end) {
-                    if (text.getByte(at) == '/' && at + 1 < end && text.getByte(at + 1) == '*') {
+                    if (text[at] == '/' && at + 1 < end && text[at + 1] == '*') {
                         depth++;
                         at += 2;
-                    } else if (text.getByte(at) == '*' && at + 1 < end && text.getByte(at + 1) == '/') {
+                    } else if (text[at] == '*' && at + 1 < end && text[at + 1] == '/') {
                         at += 2;
                         if (--depth == 0) {
                             break;
@@ -352,7 +361,7 @@ public final class SettingStatements {
     }
 
     private void skipWord() {
-        while (at < end && isIdentifierPart(text.getByte(at))) {
+        while (at < end && isIdentifierPart(text[at])) {
             at++;
         }
     }
@@ -362,7 +371,7 @@ public final class SettingStatements {
             return false;
         }
         for (int i = 0; i < word.length(); i++) {
-            if ((text.getByte(start + i) | 0x20) != word.charAt(i) && text.getByte(start + i) != word.charAt(i)) {
+            if ((text[start + i] | 0x20) != word.charAt(i) && text[start + i] != word.charAt(i)) {
                 return false;
             }
         }
@@ -372,11 +381,11 @@ public final class SettingStatements {
     /** Whether the word {@code word}, in any case, starts at {@code start} and ends there. */
     private boolean isWordAt(int start, String word) {
         int after = start + word.length();
-        if (after > end || after < end && isIdentifierPart(text.getByte(after))) {
+        if (after > end || after < end && isIdentifierPart(text[after])) {
             return false;
         }
         for (int i = 0; i < word.length(); i++) {
-            if ((text.getByte(start + i) | 0x20) != word.charAt(i)) {
+            if ((text[start + i] | 0x20) != word.charAt(i)) {
                 return false;
             }
         }
@@ -385,7 +394,7 @@ public final class SettingStatements {
 
     private boolean isQuoted(String quoted) {
         for (int i = 0; i < quoted.length(); i++) {
-            if (text.getByte(at + i) != quoted.charAt(i)) {
+            if (text[at + i] != quoted.charAt(i)) {
                 return false;
             }
         }
