@@ -29,7 +29,6 @@ import io.pgmux.proxy.server.ReplicaHosts;
 import io.pgmux.proxy.server.PeerPools;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.transport.Listeners;
-import io.pgmux.proxy.transport.ReadGate;
 import io.pgmux.proxy.transport.TcpOptions;
 import io.pgmux.proxy.transport.Transport;
 import java.net.InetSocketAddress;
@@ -130,10 +129,10 @@ final class ProxyStart {
                         protected void initChannel(Channel ch) {
                             clients.add(ch);
                             transport.tuneAccepted(ch);
-                            ch.pipeline().addLast(ReadGate.NAME, transport.readGate().newHandler());
                             FrontendMessageDecoder decoder = new FrontendMessageDecoder(context.maxMessageLength());
                             ch.pipeline().addLast(new DirectTls(context), MessageEncoder.INSTANCE, decoder,
                                     new ClientConnection(context, decoder));
+                            transport.readGate().watch(ch);
                         }
                     });
         } catch (RuntimeException e) {

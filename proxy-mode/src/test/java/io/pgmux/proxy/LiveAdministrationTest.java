@@ -691,6 +691,21 @@ class LiveAdministrationTest {
     }
 
     @Test
+    void aSuspendAfterAResumeStopsReadingAgain() throws Exception {
+        start("", PASSWORD);
+        try (Connection console = console(); Connection app = client()) {
+            for (int round = 0; round < 2; round++) {
+                console.createStatement().execute("SUSPEND");
+                CompletableFuture<Integer> query = CompletableFuture.supplyAsync(() -> selectOne(app));
+                assertThrows(TimeoutException.class, () -> query.get(1, TimeUnit.SECONDS), "round " + round);
+                console.createStatement().execute("RESUME");
+                assertEquals(1, query.get(10, TimeUnit.SECONDS));
+                assertEquals(1, selectOne(app), "read again after RESUME");
+            }
+        }
+    }
+
+    @Test
     void suspendHoldsATransactionInFlightOnItsServerUntilResume() throws Exception {
         start("", PASSWORD);
         try (Connection console = console(); Connection app = client()) {

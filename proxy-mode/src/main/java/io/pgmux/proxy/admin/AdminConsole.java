@@ -280,10 +280,8 @@ public final class AdminConsole implements AdminRoute {
             Map<String, String> startupParameters) {
         AdminSession session = new AdminSession(this, channel, id, user, admin, startupParameters);
         sessions.add(session);
-        if (channel.pipeline().get(ReadGate.NAME) != null) {
-            // the console is read during SUSPEND too, as PgBouncer's: RESUME comes through it
-            channel.pipeline().remove(ReadGate.NAME);
-        }
+        // the console is read during SUSPEND too, as PgBouncer's: RESUME comes through it
+        readGate.unwatch(channel);
         channel.pipeline().replace(login, "admin-session", session);
         log.info("admin console login: user {} from {}", user, channel.remoteAddress());
         traffic.recordClientLogin();

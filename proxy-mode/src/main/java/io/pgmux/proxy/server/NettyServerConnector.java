@@ -16,7 +16,6 @@ import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.protocol.BackendMessageDecoder;
 import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.protocol.ReadyForQuery;
-import io.pgmux.proxy.transport.ReadGate;
 import io.pgmux.proxy.transport.Transport;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -172,8 +171,8 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
                     protected void initChannel(Channel ch) {
                         BackendMessageDecoder decoder = new BackendMessageDecoder();
                         server.attach(ch, decoder);
-                        ch.pipeline().addLast(ReadGate.NAME, transport.readGate().newHandler());
                         ch.pipeline().addLast(MessageEncoder.INSTANCE, decoder, server);
+                        transport.readGate().watch(ch);
                     }
                 });
         if (address instanceof InetSocketAddress) {

@@ -1,8 +1,11 @@
 package io.pgmux.proxy.transport;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.Set;
@@ -11,32 +14,50 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * SUSPEND's stop of reading, shared by every client and server socket of a proxy: while closed, what a socket has
  * read is held back from the rest of its pipeline and the socket stops reading (PgBouncer stops listening for data
- * on its sockets), until {@link #open()} hands the held bytes on in order and reading goes on. One handler per
- * socket, first in its pipeline (behind an SslHandler added for an SSLRequest); an admin console session takes its own out, so that RESUME can be read.
+ * on its sockets), until {@link #open()} hands the held bytes on in order and reading goes on. The handler that
+ * holds them is put in a socket's pipeline only while the gate is closed (first, behind an SslHandler), so that
+ * the reads of a proxy never suspended pass no handler more; an admin console session is not gated, so that
+ * RESUME can be read.
  */
 public final class ReadGate {
     /** The handler's name in a pipeline. */
     public static final String NAME = "read-gate";
 
     private volatile boolean closed;
-    /** The sockets holding bytes back now. */
-    private final Set<Handler> holding = ConcurrentHashMap.newKeySet();
+    /** The open sockets the gate stops: every client's and server's but the console sessions'. */
+    private final Set<Channel> sockets = ConcurrentHashMap.newKeySet();
 
-    /** A handler for one new socket. */
-    public ChannelHandler newHandler() {
-        return new Handler();
+    /** A new socket, from its pipeline's initializer on its event loop: gated at once while the gate is closed. */
+    public void watch(Channel channel) {
+        sockets.add(channel);
+        channel.closeFuture().addListener(closed -> sockets.remove(channel));
+        if (closed) {
+            gate(channel);
+        }
+    }
+
+    /** An admin console session, on its event loop: read whatever the gate does, what it held handed on now. */
+    public void unwatch(Channel channel) {
+        sockets.remove(channel);
+        ChannelHandler handler = channel.pipeline().get(NAME);
+        if (handler != null) {
+            channel.pipeline().remove(handler);
+        }
     }
 
     /** SUSPEND: sockets hold back what they read from now on. */
     public void close() {
         closed = true;
+        for (Channel channel : sockets) {
+            channel.eventLoop().execute(() -> gate(channel));
+        }
     }
 
     /** RESUME: each socket hands on what it held back, on its own event loop, and reads again. */
     public void open() {
         closed = false;
-        for (Handler handler : holding) {
-            handler.releaseLater();
+        for (Channel channel : sockets) {
+            channel.eventLoop().execute(() -> ungate(channel));
         }
     }
 
@@ -44,18 +65,35 @@ public final class ReadGate {
         return closed;
     }
 
-    private final class Handler extends ChannelInboundHandlerAdapter {
-        /** Touched on the socket's event loop only; made at the first read held back (most sockets never hold one). */
-        private ArrayDeque<Object> held;
-        private ChannelHandlerContext ctx;
-
-        @Override
-        public void handlerAdded(ChannelHandlerContext ctx) {
-            this.ctx = ctx;
+    /** On the socket's loop: the handler goes in unless the gate opened meanwhile or it is there already. */
+    private void gate(Channel channel) {
+        ChannelPipeline pipeline = channel.pipeline();
+        if (!closed || !channel.isOpen() || !sockets.contains(channel) || pipeline.get(NAME) != null) {
+            return;
         }
+        ChannelHandlerContext tls = pipeline.context(SslHandler.class);
+        if (tls != null) {
+            pipeline.addAfter(tls.name(), NAME, new Handler());
+        } else {
+            pipeline.addFirst(NAME, new Handler());
+        }
+    }
+
+    /** On the socket's loop: the handler goes, handing on what it held, unless the gate closed again meanwhile. */
+    private void ungate(Channel channel) {
+        ChannelHandler handler = channel.pipeline().get(NAME);
+        if (!closed && handler != null) {
+            channel.pipeline().remove(handler);
+        }
+    }
+
+    private final class Handler extends ChannelInboundHandlerAdapter {
+        /** Touched on the socket's event loop only; made at the first read held back. */
+        private ArrayDeque<Object> held;
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            // held while the gate is closed, and after it opened until its handler goes, so that order is kept
             if (!closed && isEmpty()) {
                 ctx.fireChannelRead(msg);
                 return;
@@ -64,12 +102,7 @@ public final class ReadGate {
                 held = new ArrayDeque<>(4);
             }
             held.add(msg);
-            holding.add(this);
             ReadPauses.pause(ctx.channel(), ReadPauses.SUSPENDED);
-            if (!closed) {
-                // RESUME came between the check and holding.add: it may have missed this socket
-                releaseLater();
-            }
         }
 
         @Override
@@ -79,43 +112,29 @@ public final class ReadGate {
             }
         }
 
-        /** Taken out of the pipeline (an admin console session): what it held goes on at once. */
+        /** Taken out of the pipeline (RESUME, or an admin console session): what it held goes on at once. */
         @Override
         public void handlerRemoved(ChannelHandlerContext ctx) {
-            release(true);
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-            discard();
-            ctx.fireChannelInactive();
-        }
-
-        void releaseLater() {
-            ctx.executor().execute(() -> release(false));
-        }
-
-        private void release(boolean evenIfClosed) {
-            if (closed && !evenIfClosed || isEmpty()) {
+            if (isEmpty()) {
                 return;
             }
             while (!held.isEmpty()) {
                 ctx.fireChannelRead(held.poll());
             }
-            holding.remove(this);
             ctx.fireChannelReadComplete();
             ReadPauses.resume(ctx.channel(), ReadPauses.SUSPENDED);
         }
 
-        private boolean isEmpty() {
-            return held == null || held.isEmpty();
-        }
-
-        private void discard() {
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
             while (!isEmpty()) {
                 ReferenceCountUtil.release(held.poll());
             }
-            holding.remove(this);
+            ctx.fireChannelInactive();
+        }
+
+        private boolean isEmpty() {
+            return held == null || held.isEmpty();
         }
     }
 }
