@@ -12,6 +12,7 @@ import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.replicas.WriteTags;
 import io.pgmux.proxy.server.ServerConnection;
+import java.util.Arrays;
 
 /**
  * What the pooler reads in a linked server's responses on their way to the client, which get there as slices of
@@ -27,11 +28,15 @@ final class ResponseFilter {
     /** A DO block may SET anything, with EXECUTE or set_config. */
     private static final byte[] DO_TAG = CommandComplete.tag("DO");
     private static final byte[] LOAD_TAG = CommandComplete.tag("LOAD");
-    /** Commands that may create or drop state a server keeps across transactions; SELECT is the query text's. */
-    private static final byte[][] SESSION_STATE_TAGS = tags("LISTEN", "UNLISTEN", "DECLARE CURSOR", "CLOSE CURSOR",
-            "CLOSE CURSOR ALL", "PREPARE", "DEALLOCATE", "DEALLOCATE ALL", "DISCARD ALL", "DISCARD TEMP",
-            "CREATE TABLE", "CREATE VIEW", "CREATE SEQUENCE", "CREATE FUNCTION", "DROP TABLE", "DROP VIEW",
-            "DROP SEQUENCE", "DROP FUNCTION", "DO");
+    /**
+     * Commands that may create or drop state a server keeps across transactions (SELECT is the query text's), by
+     * their first byte: a tag is compared with the few that start as it does, most (SELECT, UPDATE, INSERT) with
+     * one or none.
+     */
+    private static final byte[][][] SESSION_STATE_TAGS = byFirstByte("LISTEN", "UNLISTEN", "DECLARE CURSOR",
+            "CLOSE CURSOR", "CLOSE CURSOR ALL", "PREPARE", "DEALLOCATE", "DEALLOCATE ALL", "DISCARD ALL",
+            "DISCARD TEMP", "CREATE TABLE", "CREATE VIEW", "CREATE SEQUENCE", "CREATE FUNCTION", "DROP TABLE",
+            "DROP VIEW", "DROP SEQUENCE", "DROP FUNCTION", "DO");
 
     private final Channel client;
     /** Where the server's bytes are written and flushed: past the client's encoder. */
@@ -134,14 +139,14 @@ final class ResponseFilter {
         int tagStart = at + 5;
         int tagLength = next - tagStart;
         byte first = frames.getByte(tagStart);
-        if (first != 'L' && first != 'U' && first != 'D' && first != 'C' && first != 'P') {
+        if (first < 0 || SESSION_STATE_TAGS[first] == null) {
             return;
         }
-        if (CommandComplete.hasTag(frames, tagStart, tagLength, LOAD_TAG)) {
+        if (first == 'L' && CommandComplete.hasTag(frames, tagStart, tagLength, LOAD_TAG)) {
             pinning.loaded();
             return;
         }
-        for (byte[] tag : SESSION_STATE_TAGS) {
+        for (byte[] tag : SESSION_STATE_TAGS[first]) {
             if (CommandComplete.hasTag(frames, tagStart, tagLength, tag)) {
                 pinning.touched();
                 return;
@@ -149,12 +154,17 @@ final class ResponseFilter {
         }
     }
 
-    private static byte[][] tags(String... tags) {
-        byte[][] onTheWire = new byte[tags.length][];
-        for (int i = 0; i < tags.length; i++) {
-            onTheWire[i] = CommandComplete.tag(tags[i]);
+    /** The tags as they are on the wire, those starting with each ASCII byte at that index; null for none. */
+    private static byte[][][] byFirstByte(String... tags) {
+        byte[][][] byFirst = new byte[128][][];
+        for (String tag : tags) {
+            byte[] onTheWire = CommandComplete.tag(tag);
+            byte[][] same = byFirst[onTheWire[0]];
+            same = same == null ? new byte[1][] : Arrays.copyOf(same, same.length + 1);
+            same[same.length - 1] = onTheWire;
+            byFirst[onTheWire[0]] = same;
         }
-        return onTheWire;
+        return byFirst;
     }
 
     /**
