@@ -120,6 +120,7 @@ final class ProxyStart {
         registry.addJanitorChore(new AuthFileWatch(settings, transport.blockingWork()));
         FirstLoginWarmUp.run(builder.registerMbeans());
         ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+        transport.readGate().clients(clients);
         Listeners listeners;
         try {
             listeners = Listeners.bind(transport, s.get(ProxySetting.LISTEN_ADDR), port,
@@ -132,7 +133,7 @@ final class ProxyStart {
                             FrontendMessageDecoder decoder = new FrontendMessageDecoder(context.maxMessageLength());
                             ch.pipeline().addLast(new DirectTls(context), MessageEncoder.INSTANCE, decoder,
                                     new ClientConnection(context, decoder));
-                            transport.readGate().watch(ch);
+                            transport.readGate().watchClient(ch);
                         }
                     });
         } catch (RuntimeException e) {

@@ -172,7 +172,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
                         BackendMessageDecoder decoder = new BackendMessageDecoder();
                         server.attach(ch, decoder);
                         ch.pipeline().addLast(MessageEncoder.INSTANCE, decoder, server);
-                        transport.readGate().watch(ch);
+                        transport.readGate().watchServer(ch);
                     }
                 });
         if (address instanceof InetSocketAddress) {

@@ -5,11 +5,13 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.group.ChannelGroup;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * SUSPEND's stop of reading, shared by every client and server socket of a proxy: while closed, what a socket has
@@ -24,13 +26,32 @@ public final class ReadGate {
     public static final String NAME = "read-gate";
 
     private volatile boolean closed;
-    /** The open sockets the gate stops: every client's and server's but the console sessions'. */
-    private final Set<Channel> sockets = ConcurrentHashMap.newKeySet();
+    /**
+     * The proxy's clients, the group it keeps anyway: a client costs the gate no set entry and no second listener on
+     * its close future, which for thousands of idle clients is memory (a list of listeners each).
+     */
+    private volatile ChannelGroup clients;
+    /** The open server sockets; a few per pool, so a set entry and a close listener each are cheap. */
+    private final Set<Channel> servers = ConcurrentHashMap.newKeySet();
+    /** Admin console sessions, never gated; a few at most. */
+    private final Set<Channel> ungated = ConcurrentHashMap.newKeySet();
 
-    /** A new socket, from its pipeline's initializer on its event loop: gated at once while the gate is closed. */
-    public void watch(Channel channel) {
-        sockets.add(channel);
-        channel.closeFuture().addListener(closed -> sockets.remove(channel));
+    /** The group every accepted client channel joins; set once, before the listeners accept. */
+    public void clients(ChannelGroup group) {
+        this.clients = group;
+    }
+
+    /** A new client socket, in its group already, from its pipeline's initializer: gated at once while closed. */
+    public void watchClient(Channel channel) {
+        if (closed) {
+            gate(channel);
+        }
+    }
+
+    /** A new server socket, from its pipeline's initializer on its event loop: gated at once while closed. */
+    public void watchServer(Channel channel) {
+        servers.add(channel);
+        channel.closeFuture().addListener(closed -> servers.remove(channel));
         if (closed) {
             gate(channel);
         }
@@ -38,7 +59,8 @@ public final class ReadGate {
 
     /** An admin console session, on its event loop: read whatever the gate does, what it held handed on now. */
     public void unwatch(Channel channel) {
-        sockets.remove(channel);
+        ungated.add(channel);
+        channel.closeFuture().addListener(closed -> ungated.remove(channel));
         ChannelHandler handler = channel.pipeline().get(NAME);
         if (handler != null) {
             channel.pipeline().remove(handler);
@@ -48,27 +70,31 @@ public final class ReadGate {
     /** SUSPEND: sockets hold back what they read from now on. */
     public void close() {
         closed = true;
-        for (Channel channel : sockets) {
-            channel.eventLoop().execute(() -> gate(channel));
-        }
+        forEachSocket(channel -> channel.eventLoop().execute(() -> gate(channel)));
     }
 
     /** RESUME: each socket hands on what it held back, on its own event loop, and reads again. */
     public void open() {
         closed = false;
-        for (Channel channel : sockets) {
-            channel.eventLoop().execute(() -> ungate(channel));
-        }
+        forEachSocket(channel -> channel.eventLoop().execute(() -> ungate(channel)));
     }
 
     public boolean isClosed() {
         return closed;
     }
 
+    private void forEachSocket(Consumer<Channel> action) {
+        ChannelGroup group = clients;
+        if (group != null) {
+            group.forEach(action);
+        }
+        servers.forEach(action);
+    }
+
     /** On the socket's loop: the handler goes in unless the gate opened meanwhile or it is there already. */
     private void gate(Channel channel) {
         ChannelPipeline pipeline = channel.pipeline();
-        if (!closed || !channel.isOpen() || !sockets.contains(channel) || pipeline.get(NAME) != null) {
+        if (!closed || !channel.isOpen() || ungated.contains(channel) || pipeline.get(NAME) != null) {
             return;
         }
         ChannelHandlerContext tls = pipeline.context(SslHandler.class);
