@@ -92,4 +92,12 @@ class IdleClientFootprintTest {
         long maps = added("java.util.HashMap");
         assertTrue(maps < CLIENTS, maps + " more hash maps with " + CLIENTS + " clients");
     }
+
+    /** Netty makes a list of listeners only for a future with two or more: the channel group's is the one. */
+    @Test
+    void idleClientsKeepOneListenerOnTheirChannelsCloseFuture() throws Exception {
+        long lists = added("io.netty.util.concurrent.DefaultFutureListeners");
+        // (the first client, gone, was there when the histogram before was taken)
+        assertTrue(lists < CLIENTS / 10, lists + " more lists of future listeners with " + CLIENTS + " clients");
+    }
 }

@@ -111,6 +111,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (next == State.READY || next == State.HANDED_OFF) {
             login = null;
         }
+        if (next == State.HANDED_OFF) {
+            // the console's session replaces this handler, so channelInactive no longer comes here
+            channel.closeFuture().addListener(closed -> logClosing());
+        }
     }
 
     /** Closed, or handed to the console: nothing more is this handler's to do. */
@@ -124,8 +128,6 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         connectedAtMillis = System.currentTimeMillis();
         connectedAtNanos = System.nanoTime();
         requestedAtNanos = connectedAtNanos;
-        // on the channel, not in channelInactive: an admin console session replaces this handler
-        channel.closeFuture().addListener(closed -> logClosing());
         login = new ClientLogin(this, context, channel);
         startTimeout(ClientTimeouts.Timeout.LOGIN, connectedAtNanos);
         context.clientTimeouts().loginStarted(this);
@@ -402,8 +404,13 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         context.connectionLog().clientClosing(channel, poolDatabase(), user, reason, connectedAtMillis);
     }
 
+    /**
+     * Logs the close here rather than from a listener on the close future: an idle client's future then holds one
+     * listener (its channel group's), and no list of listeners.
+     */
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        logClosing();
         to(State.CLOSED);
         endLogin();
         if (key != null) {

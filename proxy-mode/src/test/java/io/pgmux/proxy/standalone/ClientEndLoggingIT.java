@@ -39,13 +39,14 @@ class ClientEndLoggingIT {
         this.db = db;
     }
 
-    private ProxyJar start() throws Exception {
+    private ProxyJar start(String... extra) throws Exception {
         Files.writeString(dir.resolve("userlist.txt"), "\"" + USER + "\" \"" + PASSWORD + "\"\n");
         Path ini = dir.resolve("pgbouncer.ini");
         Files.writeString(ini, "[databases]\napp = host=" + db.host() + " port=" + db.port() + " dbname=" + db.name()
                 + " user=" + db.superuser() + " password=" + db.superuserPassword() + "\n"
                 + "[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = 0\npool_mode = transaction\n"
-                + "auth_type = scram-sha-256\nauth_file = userlist.txt\nunix_socket_dir =\n");
+                + "auth_type = scram-sha-256\nauth_file = userlist.txt\nunix_socket_dir =\n"
+                + String.join("\n", extra) + "\n");
         return ProxyJar.start(ini.toString());
     }
 
@@ -83,6 +84,26 @@ class ClientEndLoggingIT {
             List<String> lines = matching(proxy, closing);
             assertEquals(clients, lines.size(), String.join("\n", proxy.stderr()));
             assertEquals(lines, matching(proxy, closing + "client close request \\(age=\\d+s\\)$"));
+        }
+    }
+
+    /** A console session's handler replaces the client's: its end is logged all the same, once. */
+    @Test
+    void anAdminConsoleSessionsEndIsLoggedOnceAsAClientCloseRequest() throws Exception {
+        try (ProxyJar proxy = start("admin_users = " + USER)) {
+            int port = proxy.awaitPort();
+            Properties properties = new Properties();
+            properties.setProperty("user", USER);
+            properties.setProperty("password", PASSWORD);
+            properties.setProperty("preferQueryMode", "simple");
+            try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/pgbouncer",
+                    properties); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW VERSION")) {
+                assertTrue(rs.next());
+            }
+            String closing = CLIENT + "pgbouncer/app@127\\.0\\.0\\.1:\\d+ closing because: ";
+            proxy.awaitStderr(Pattern.compile(closing + "client close request \\(age=\\d+s\\)$"));
+            Thread.sleep(500);
+            assertEquals(1, matching(proxy, closing).size(), String.join("\n", proxy.stderr()));
         }
     }
 
