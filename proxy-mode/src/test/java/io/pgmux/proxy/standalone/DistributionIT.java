@@ -244,6 +244,20 @@ class DistributionIT {
     }
 
     @Test
+    void theLauncherStartsTheJvmWithHeapRegionsOfOneMegabyte() throws Exception {
+        try (ProxyJar proxy = launch(ini().toString())) {
+            proxy.awaitPort();
+            long jvm = proxy.process().descendants().filter(p -> p.info().commandLine().orElse("").contains("-jar"))
+                    .findFirst().orElseThrow().pid();
+            Process flags = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    Long.toString(jvm), "VM.flags").redirectErrorStream(true).start();
+            String output = new String(flags.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(flags.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+            assertTrue(output.contains("-XX:G1HeapRegionSize=1048576"), output);
+        }
+    }
+
+    @Test
     void aJvmOptionsLineForOtherJavaReleasesIsLeftOut() throws Exception {
         int feature = Runtime.version().feature();
         Files.writeString(home.resolve("etc/jvm.options"), "-Dpgmux.test.always=1\n"
