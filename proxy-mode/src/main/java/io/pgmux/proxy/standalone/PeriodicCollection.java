@@ -11,8 +11,9 @@ import java.util.List;
  * ran for its interval, so an idle process would collect once a minute for ever, each time for nothing after the
  * first: about 20 ms of CPU a minute, a fifth of what an idle process uses. A collection that follows the one
  * before with less than {@link #ALLOCATED_BYTES} allocated in between found the heap as small as it gets: the
- * periodic collection is turned off then, and on again once that much has been allocated since. A janitor chore,
- * so checked on each pass (once a second with the default settings).
+ * periodic collection is turned off then, and on again once that much has been allocated since. The process has
+ * turned idle then, so the C heap is trimmed once too ({@link NativeHeap}): what the busy time freed there is given
+ * back as the Java heap's was. A janitor chore, so checked on each pass (once a second with the default settings).
  */
 final class PeriodicCollection implements Runnable {
     static final long ALLOCATED_BYTES = 1 << 20;
@@ -21,6 +22,7 @@ final class PeriodicCollection implements Runnable {
     private final List<GarbageCollectorMXBean> collectors;
     private final MemoryMXBean memory;
     private final String interval;
+    private final Runnable turnedIdle;
     private long collections = -1;
     private long usedAfterLast;
     private long usedBefore;
@@ -28,6 +30,17 @@ final class PeriodicCollection implements Runnable {
 
     /** @param interval the G1PeriodicGCInterval to set while the collection is on */
     PeriodicCollection(String interval) {
+        this(interval, () -> {
+            String trimmed = NativeHeap.trim();
+            if (trimmed != null) {
+                ProcessLog.write(ProcessLog.Level.DEBUG, "idle: " + trimmed, null);
+            }
+        });
+    }
+
+    /** @param turnedIdle run each time the collection is turned off: the process has turned idle */
+    PeriodicCollection(String interval, Runnable turnedIdle) {
+        this.turnedIdle = turnedIdle;
         this.vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
         this.collectors = ManagementFactory.getGarbageCollectorMXBeans();
         this.memory = ManagementFactory.getMemoryMXBean();
@@ -56,8 +69,9 @@ final class PeriodicCollection implements Runnable {
             boolean allocatedLittle = usedBefore - usedAfterLast < ALLOCATED_BYTES;
             collections = collectionCount;
             usedAfterLast = usedBytes;
-            if (!first && allocatedLittle) {
+            if (!first && allocatedLittle && on) {
                 on = false;
+                turnedIdle.run();
             }
         } else if (usedBytes - usedAfterLast >= ALLOCATED_BYTES) {
             on = true;

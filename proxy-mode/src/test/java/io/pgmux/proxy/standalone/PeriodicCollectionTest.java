@@ -1,5 +1,6 @@
 package io.pgmux.proxy.standalone;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,7 +8,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The periodic collection stays on while collections find something to give back, and an idle process stops
- * collecting once one found nothing allocated since the one before.
+ * collecting once one found nothing allocated since the one before; the C heap is trimmed then, once each time the
+ * process turns idle.
  */
 class PeriodicCollectionTest {
     private static final long MB = 1 << 20;
@@ -40,5 +42,45 @@ class PeriodicCollectionTest {
         periodic.observe(11, 14 * MB);
         assertFalse(periodic.observe(12, 14 * MB));
         assertTrue(periodic.observe(12, 15 * MB + 1));
+    }
+
+    @Test
+    void underLoadTheNativeHeapIsNotTrimmed() {
+        int[] trims = {0};
+        PeriodicCollection periodic = new PeriodicCollection("60000", () -> trims[0]++);
+        periodic.observe(10, 20 * MB);
+        periodic.observe(10, 60 * MB);
+        periodic.observe(11, 15 * MB);
+        periodic.observe(11, 50 * MB);
+        periodic.observe(12, 16 * MB);
+        assertEquals(0, trims[0]);
+    }
+
+    @Test
+    void turningIdleTrimsTheNativeHeapOnce() {
+        int[] trims = {0};
+        PeriodicCollection periodic = new PeriodicCollection("60000", () -> trims[0]++);
+        periodic.observe(10, 20 * MB);
+        periodic.observe(11, 14 * MB);
+        periodic.observe(12, 14 * MB);
+        assertEquals(1, trims[0], "trimmed when the periodic collection is turned off");
+        periodic.observe(12, 14 * MB + 1000);
+        periodic.observe(13, 14 * MB);
+        periodic.observe(14, 14 * MB);
+        assertEquals(1, trims[0], "collections while it stays idle trim no more");
+    }
+
+    @Test
+    void turningIdleAgainAfterLoadTrimsAgain() {
+        int[] trims = {0};
+        PeriodicCollection periodic = new PeriodicCollection("60000", () -> trims[0]++);
+        periodic.observe(10, 20 * MB);
+        periodic.observe(11, 14 * MB);
+        periodic.observe(12, 14 * MB);
+        periodic.observe(12, 40 * MB);
+        periodic.observe(13, 15 * MB);
+        assertEquals(1, trims[0], "the collection after the load gave heap back, so it is not idle yet");
+        periodic.observe(14, 15 * MB);
+        assertEquals(2, trims[0]);
     }
 }
