@@ -5,6 +5,7 @@ import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Keeps G1's periodic collection ({@link IdleMemory}) on only while it can give heap back. G1 runs it whenever none
@@ -13,10 +14,12 @@ import java.util.List;
  * before with less than {@link #ALLOCATED_BYTES} allocated in between found the heap as small as it gets: the
  * periodic collection is turned off then, and on again once that much has been allocated since. The process has
  * turned idle then, so the C heap is trimmed once too ({@link NativeHeap}): what the busy time freed there is given
- * back as the Java heap's was. A janitor chore, so checked on each pass (once a second with the default settings).
+ * back as the Java heap's was. A load whose collections come every few seconds can turn the periodic collection off
+ * and on again as often, so a trim follows the one before by {@link #TRIM_SPACING_NANOS} at least. A janitor chore, so checked on each pass (once a second with the default settings).
  */
 final class PeriodicCollection implements Runnable {
     static final long ALLOCATED_BYTES = 1 << 20;
+    static final long TRIM_SPACING_NANOS = TimeUnit.MINUTES.toNanos(5);
 
     private final HotSpotDiagnosticMXBean vm;
     private final List<GarbageCollectorMXBean> collectors;
@@ -27,6 +30,8 @@ final class PeriodicCollection implements Runnable {
     private long usedAfterLast;
     private long usedBefore;
     private boolean on = true;
+    private boolean trimmed;
+    private long trimmedAtNanos;
 
     /** @param interval the G1PeriodicGCInterval to set while the collection is on */
     PeriodicCollection(String interval) {
@@ -54,16 +59,16 @@ final class PeriodicCollection implements Runnable {
             count += collector.getCollectionCount();
         }
         boolean wasOn = on;
-        if (observe(count, memory.getHeapMemoryUsage().getUsed()) != wasOn) {
+        if (observe(count, memory.getHeapMemoryUsage().getUsed(), System.nanoTime()) != wasOn) {
             vm.setVMOption("G1PeriodicGCInterval", on ? interval : "0");
         }
     }
 
     /**
-     * Takes one sample: how many collections have run, and the heap in use now; whether the periodic collection
-     * should be on.
+     * Takes one sample: how many collections have run, the heap in use now and the time; whether the periodic
+     * collection should be on.
      */
-    boolean observe(long collectionCount, long usedBytes) {
+    boolean observe(long collectionCount, long usedBytes, long nowNanos) {
         if (collectionCount != collections) {
             boolean first = collections < 0;
             boolean allocatedLittle = usedBefore - usedAfterLast < ALLOCATED_BYTES;
@@ -71,7 +76,11 @@ final class PeriodicCollection implements Runnable {
             usedAfterLast = usedBytes;
             if (!first && allocatedLittle && on) {
                 on = false;
-                turnedIdle.run();
+                if (!trimmed || nowNanos - trimmedAtNanos >= TRIM_SPACING_NANOS) {
+                    trimmed = true;
+                    trimmedAtNanos = nowNanos;
+                    turnedIdle.run();
+                }
             }
         } else if (usedBytes - usedAfterLast >= ALLOCATED_BYTES) {
             on = true;

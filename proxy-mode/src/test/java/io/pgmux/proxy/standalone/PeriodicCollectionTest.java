@@ -17,42 +17,43 @@ class PeriodicCollectionTest {
     @Test
     void underLoadItStaysOn() {
         PeriodicCollection periodic = new PeriodicCollection("60000");
-        assertTrue(periodic.observe(10, 20 * MB));
-        assertTrue(periodic.observe(10, 60 * MB));
-        assertTrue(periodic.observe(11, 15 * MB));
-        assertTrue(periodic.observe(11, 50 * MB));
-        assertTrue(periodic.observe(12, 16 * MB));
+        assertTrue(periodic.observe(10, 20 * MB, 0));
+        assertTrue(periodic.observe(10, 60 * MB, 0));
+        assertTrue(periodic.observe(11, 15 * MB, 0));
+        assertTrue(periodic.observe(11, 50 * MB, 0));
+        assertTrue(periodic.observe(12, 16 * MB, 0));
     }
 
     @Test
     void aCollectionAfterLittleAllocationTurnsItOff() {
         PeriodicCollection periodic = new PeriodicCollection("60000");
-        periodic.observe(10, 20 * MB);
-        periodic.observe(10, 60 * MB);
-        periodic.observe(11, 15 * MB);
-        assertTrue(periodic.observe(11, 15 * MB + 1000), "the collection that gives the load's heap back is yet to run");
-        assertFalse(periodic.observe(12, 14 * MB), "an idle process collects once, then no more");
-        assertFalse(periodic.observe(12, 14 * MB + 1000));
+        periodic.observe(10, 20 * MB, 0);
+        periodic.observe(10, 60 * MB, 0);
+        periodic.observe(11, 15 * MB, 0);
+        assertTrue(periodic.observe(11, 15 * MB + 1000, 0),
+                "the collection that gives the load's heap back is yet to run");
+        assertFalse(periodic.observe(12, 14 * MB, 0), "an idle process collects once, then no more");
+        assertFalse(periodic.observe(12, 14 * MB + 1000, 0));
     }
 
     @Test
     void allocationAfterwardsTurnsItOnAgain() {
         PeriodicCollection periodic = new PeriodicCollection("60000");
-        periodic.observe(10, 20 * MB);
-        periodic.observe(11, 14 * MB);
-        assertFalse(periodic.observe(12, 14 * MB));
-        assertTrue(periodic.observe(12, 15 * MB + 1));
+        periodic.observe(10, 20 * MB, 0);
+        periodic.observe(11, 14 * MB, 0);
+        assertFalse(periodic.observe(12, 14 * MB, 0));
+        assertTrue(periodic.observe(12, 15 * MB + 1, 0));
     }
 
     @Test
     void underLoadTheNativeHeapIsNotTrimmed() {
         int[] trims = {0};
         PeriodicCollection periodic = new PeriodicCollection("60000", () -> trims[0]++);
-        periodic.observe(10, 20 * MB);
-        periodic.observe(10, 60 * MB);
-        periodic.observe(11, 15 * MB);
-        periodic.observe(11, 50 * MB);
-        periodic.observe(12, 16 * MB);
+        periodic.observe(10, 20 * MB, 0);
+        periodic.observe(10, 60 * MB, 0);
+        periodic.observe(11, 15 * MB, 0);
+        periodic.observe(11, 50 * MB, 0);
+        periodic.observe(12, 16 * MB, 0);
         assertEquals(0, trims[0]);
     }
 
@@ -60,13 +61,13 @@ class PeriodicCollectionTest {
     void turningIdleTrimsTheNativeHeapOnce() {
         int[] trims = {0};
         PeriodicCollection periodic = new PeriodicCollection("60000", () -> trims[0]++);
-        periodic.observe(10, 20 * MB);
-        periodic.observe(11, 14 * MB);
-        periodic.observe(12, 14 * MB);
+        periodic.observe(10, 20 * MB, 0);
+        periodic.observe(11, 14 * MB, 0);
+        periodic.observe(12, 14 * MB, 0);
         assertEquals(1, trims[0], "trimmed when the periodic collection is turned off");
-        periodic.observe(12, 14 * MB + 1000);
-        periodic.observe(13, 14 * MB);
-        periodic.observe(14, 14 * MB);
+        periodic.observe(12, 14 * MB + 1000, 0);
+        periodic.observe(13, 14 * MB, 0);
+        periodic.observe(14, 14 * MB, 0);
         assertEquals(1, trims[0], "collections while it stays idle trim no more");
     }
 
@@ -74,13 +75,31 @@ class PeriodicCollectionTest {
     void turningIdleAgainAfterLoadTrimsAgain() {
         int[] trims = {0};
         PeriodicCollection periodic = new PeriodicCollection("60000", () -> trims[0]++);
-        periodic.observe(10, 20 * MB);
-        periodic.observe(11, 14 * MB);
-        periodic.observe(12, 14 * MB);
-        periodic.observe(12, 40 * MB);
-        periodic.observe(13, 15 * MB);
+        periodic.observe(10, 20 * MB, 0);
+        periodic.observe(11, 14 * MB, 0);
+        periodic.observe(12, 14 * MB, 0);
+        periodic.observe(12, 40 * MB, 0);
+        periodic.observe(13, 15 * MB, 0);
         assertEquals(1, trims[0], "the collection after the load gave heap back, so it is not idle yet");
-        periodic.observe(14, 15 * MB);
+        periodic.observe(14, 15 * MB, PeriodicCollection.TRIM_SPACING_NANOS);
         assertEquals(2, trims[0]);
+    }
+
+    @Test
+    void aLoadThatTurnsItOffAndOnAgainSoonTrimsNoMoreThanOnceInTheSpacing() {
+        int[] trims = {0};
+        PeriodicCollection periodic = new PeriodicCollection("60000", () -> trims[0]++);
+        long now = 0;
+        long collections = 10;
+        periodic.observe(collections, 20 * MB, now);
+        periodic.observe(++collections, 14 * MB, now);
+        periodic.observe(++collections, 14 * MB, now);
+        for (int i = 0; i < 10; i++) {
+            now += PeriodicCollection.TRIM_SPACING_NANOS / 20;
+            assertTrue(periodic.observe(collections, 16 * MB, now), "turned on again by the allocation");
+            periodic.observe(++collections, 14 * MB, now);
+            assertFalse(periodic.observe(++collections, 14 * MB, now), "and off by a collection after little more");
+        }
+        assertEquals(1, trims[0]);
     }
 }
