@@ -12,14 +12,16 @@ import java.util.concurrent.TimeUnit;
  * ran for its interval, so an idle process would collect once a minute for ever, each time for nothing after the
  * first: about 20 ms of CPU a minute, a fifth of what an idle process uses. A collection that follows the one
  * before with less than {@link #ALLOCATED_BYTES} allocated in between found the heap as small as it gets: the
- * periodic collection is turned off then, and on again once that much has been allocated since. The process has
- * turned idle then, so the C heap is trimmed once too ({@link NativeHeap}): what the busy time freed there is given
- * back as the Java heap's was. A load whose collections come every few seconds can turn the periodic collection off
- * and on again as often, so a trim follows the one before by {@link #TRIM_SPACING_NANOS} at least. A janitor chore, so checked on each pass (once a second with the default settings).
+ * periodic collection is turned off then, and on again once that much has been allocated since, or by a collection
+ * after more (a burst of logins collects at every sample; the allocation between two collections that no sample
+ * separates is not known, so they count as busy). The process has turned idle when the collection is turned off,
+ * so the C heap is trimmed then too ({@link NativeHeap}): what the busy time freed there is given back as the Java
+ * heap's was; a trim follows the one before by {@link #TRIM_SPACING_NANOS} at least. A janitor chore, so checked on
+ * each pass (once a second with the default settings).
  */
 final class PeriodicCollection implements Runnable {
     static final long ALLOCATED_BYTES = 1 << 20;
-    static final long TRIM_SPACING_NANOS = TimeUnit.MINUTES.toNanos(5);
+    static final long TRIM_SPACING_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final HotSpotDiagnosticMXBean vm;
     private final List<GarbageCollectorMXBean> collectors;
@@ -29,6 +31,8 @@ final class PeriodicCollection implements Runnable {
     private long collections = -1;
     private long usedAfterLast;
     private long usedBefore;
+    /** Whether the sample before saw a collection: the heap in use it read was no allocation's measure. */
+    private boolean collectedBefore = true;
     private boolean on = true;
     private boolean trimmed;
     private long trimmedAtNanos;
@@ -69,12 +73,15 @@ final class PeriodicCollection implements Runnable {
      * collection should be on.
      */
     boolean observe(long collectionCount, long usedBytes, long nowNanos) {
-        if (collectionCount != collections) {
-            boolean first = collections < 0;
-            boolean allocatedLittle = usedBefore - usedAfterLast < ALLOCATED_BYTES;
+        boolean collected = collectionCount != collections;
+        if (collected) {
+            boolean allocatedLittle = !collectedBefore && collectionCount - collections == 1
+                    && usedBefore - usedAfterLast < ALLOCATED_BYTES;
             collections = collectionCount;
             usedAfterLast = usedBytes;
-            if (!first && allocatedLittle && on) {
+            if (!allocatedLittle) {
+                on = true;
+            } else if (on) {
                 on = false;
                 if (!trimmed || nowNanos - trimmedAtNanos >= TRIM_SPACING_NANOS) {
                     trimmed = true;
@@ -85,6 +92,7 @@ final class PeriodicCollection implements Runnable {
         } else if (usedBytes - usedAfterLast >= ALLOCATED_BYTES) {
             on = true;
         }
+        collectedBefore = collected;
         usedBefore = usedBytes;
         return on;
     }

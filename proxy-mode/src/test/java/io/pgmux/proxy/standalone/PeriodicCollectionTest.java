@@ -16,7 +16,7 @@ class PeriodicCollectionTest {
 
     @Test
     void underLoadItStaysOn() {
-        PeriodicCollection periodic = new PeriodicCollection("60000");
+        PeriodicCollection periodic = new PeriodicCollection("60000", () -> { });
         assertTrue(periodic.observe(10, 20 * MB, 0));
         assertTrue(periodic.observe(10, 60 * MB, 0));
         assertTrue(periodic.observe(11, 15 * MB, 0));
@@ -26,7 +26,7 @@ class PeriodicCollectionTest {
 
     @Test
     void aCollectionAfterLittleAllocationTurnsItOff() {
-        PeriodicCollection periodic = new PeriodicCollection("60000");
+        PeriodicCollection periodic = new PeriodicCollection("60000", () -> { });
         periodic.observe(10, 20 * MB, 0);
         periodic.observe(10, 60 * MB, 0);
         periodic.observe(11, 15 * MB, 0);
@@ -38,11 +38,32 @@ class PeriodicCollectionTest {
 
     @Test
     void allocationAfterwardsTurnsItOnAgain() {
-        PeriodicCollection periodic = new PeriodicCollection("60000");
+        PeriodicCollection periodic = new PeriodicCollection("60000", () -> { });
         periodic.observe(10, 20 * MB, 0);
+        periodic.observe(10, 14 * MB, 0);
+        assertFalse(periodic.observe(11, 14 * MB, 0));
+        assertTrue(periodic.observe(11, 15 * MB + 1, 0));
+    }
+
+    /** A burst of logins collects between every two samples: what it allocated is not seen, but it was busy. */
+    @Test
+    void collectionsAtEverySampleTurnItOnAgain() {
+        PeriodicCollection periodic = new PeriodicCollection("60000", () -> { });
+        periodic.observe(10, 20 * MB, 0);
+        periodic.observe(10, 14 * MB, 0);
+        assertFalse(periodic.observe(11, 14 * MB, 0));
+        assertTrue(periodic.observe(12, 14 * MB + 500_000, 0), "a collection at the next sample again");
+        assertTrue(periodic.observe(13, 14 * MB + 500_000, 0));
+    }
+
+    @Test
+    void severalCollectionsBetweenTwoSamplesTurnItOnAgain() {
+        PeriodicCollection periodic = new PeriodicCollection("60000", () -> { });
+        periodic.observe(10, 20 * MB, 0);
+        periodic.observe(10, 14 * MB, 0);
+        assertFalse(periodic.observe(11, 14 * MB, 0));
         periodic.observe(11, 14 * MB, 0);
-        assertFalse(periodic.observe(12, 14 * MB, 0));
-        assertTrue(periodic.observe(12, 15 * MB + 1, 0));
+        assertTrue(periodic.observe(15, 14 * MB, 0));
     }
 
     @Test
@@ -52,8 +73,10 @@ class PeriodicCollectionTest {
         periodic.observe(10, 20 * MB, 0);
         periodic.observe(10, 60 * MB, 0);
         periodic.observe(11, 15 * MB, 0);
-        periodic.observe(11, 50 * MB, 0);
-        periodic.observe(12, 16 * MB, 0);
+        periodic.observe(12, 50 * MB, 0);
+        periodic.observe(13, 16 * MB, 0);
+        periodic.observe(13, 50 * MB, 0);
+        periodic.observe(14, 16 * MB, 0);
         assertEquals(0, trims[0]);
     }
 
@@ -62,12 +85,13 @@ class PeriodicCollectionTest {
         int[] trims = {0};
         PeriodicCollection periodic = new PeriodicCollection("60000", () -> trims[0]++);
         periodic.observe(10, 20 * MB, 0);
+        periodic.observe(10, 14 * MB, 0);
         periodic.observe(11, 14 * MB, 0);
-        periodic.observe(12, 14 * MB, 0);
         assertEquals(1, trims[0], "trimmed when the periodic collection is turned off");
-        periodic.observe(12, 14 * MB + 1000, 0);
+        periodic.observe(11, 14 * MB + 1000, 0);
+        periodic.observe(12, 14 * MB, 0);
+        periodic.observe(12, 14 * MB, 0);
         periodic.observe(13, 14 * MB, 0);
-        periodic.observe(14, 14 * MB, 0);
         assertEquals(1, trims[0], "collections while it stays idle trim no more");
     }
 
@@ -76,28 +100,30 @@ class PeriodicCollectionTest {
         int[] trims = {0};
         PeriodicCollection periodic = new PeriodicCollection("60000", () -> trims[0]++);
         periodic.observe(10, 20 * MB, 0);
+        periodic.observe(10, 14 * MB, 0);
         periodic.observe(11, 14 * MB, 0);
-        periodic.observe(12, 14 * MB, 0);
-        periodic.observe(12, 40 * MB, 0);
-        periodic.observe(13, 15 * MB, 0);
+        periodic.observe(11, 40 * MB, 0);
+        periodic.observe(12, 15 * MB, 0);
         assertEquals(1, trims[0], "the collection after the load gave heap back, so it is not idle yet");
-        periodic.observe(14, 15 * MB, PeriodicCollection.TRIM_SPACING_NANOS);
+        periodic.observe(12, 15 * MB, PeriodicCollection.TRIM_SPACING_NANOS);
+        periodic.observe(13, 15 * MB, PeriodicCollection.TRIM_SPACING_NANOS);
         assertEquals(2, trims[0]);
     }
 
     @Test
-    void aLoadThatTurnsItOffAndOnAgainSoonTrimsNoMoreThanOnceInTheSpacing() {
+    void turningIdleAgainSoonTrimsNoMoreThanOnceInTheSpacing() {
         int[] trims = {0};
         PeriodicCollection periodic = new PeriodicCollection("60000", () -> trims[0]++);
         long now = 0;
         long collections = 10;
         periodic.observe(collections, 20 * MB, now);
-        periodic.observe(++collections, 14 * MB, now);
+        periodic.observe(collections, 14 * MB, now);
         periodic.observe(++collections, 14 * MB, now);
         for (int i = 0; i < 10; i++) {
             now += PeriodicCollection.TRIM_SPACING_NANOS / 20;
             assertTrue(periodic.observe(collections, 16 * MB, now), "turned on again by the allocation");
             periodic.observe(++collections, 14 * MB, now);
+            periodic.observe(collections, 14 * MB, now);
             assertFalse(periodic.observe(++collections, 14 * MB, now), "and off by a collection after little more");
         }
         assertEquals(1, trims[0]);
