@@ -293,7 +293,22 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     }
 
     /**
-     * Ends the wait of {@link #acquireAsync(Object, BiConsumer)} that calls {@code whenDone}, if it still waits:
+     * As {@link #acquireAsync(Object, BiConsumer)}, but lends the server to {@code client} itself instead of through
+     * a new {@link Lease}, as {@link #acquireFor(Object, long, TimeUnit)} does: {@code whenDone} gets the server, and
+     * only {@code client} can end the loan. For a client that holds one connection at a time and ends each loan
+     * itself, a wait then allocates only the pool's own record of it, and no wait nothing.
+     *
+     * @param whenDone must not block: it runs on the pool's thread of the moment
+     */
+    public void acquireAsyncFor(Object client, Object affinity,
+            BiConsumer<? super LentServer<S>, ? super Throwable> whenDone) {
+        Objects.requireNonNull(client, "client");
+        lending.acquireAsyncFor(client, affinity, whenDone);
+    }
+
+    /**
+     * Ends the wait of {@link #acquireAsync(Object, BiConsumer)} or {@link #acquireAsyncFor} that calls
+     * {@code whenDone}, if it still waits:
      * {@code whenDone} gets a {@link CancellationException} on this thread, and no server is lent for it (a
      * client cancelled the request that waited).
      *
@@ -333,6 +348,16 @@ public final class Pool<S> implements PgMuxPoolMXBean {
      */
     public Lease<S> tryAcquire(Object affinity, long nowNanos) {
         return lending.claimNow(nowNanos, affinity);
+    }
+
+    /**
+     * As {@link #tryAcquire(Object, long)}, but lends the server to {@code client} itself, as
+     * {@link #acquireFor(Object, long, TimeUnit)} does: no {@link Lease} is made. Null when none is free or
+     * clients wait; the caller then waits with {@link #acquireAsyncFor}.
+     */
+    public LentServer<S> tryAcquireFor(Object client, Object affinity, long nowNanos) {
+        Objects.requireNonNull(client, "client");
+        return lending.claimNowFor(client, nowNanos, affinity);
     }
 
     // ---------------------------------------------------------------- release

@@ -37,22 +37,29 @@ final class Waiter<S> {
      */
     int passedOver;
     private final Thread thread;
-    /** The asynchronous waiter's lease, which {@link #whenDone} gets; null for a blocking waiter. */
+    /**
+     * The asynchronous waiter's lease, which {@link #whenDone} gets; null for a blocking waiter, and for one whose
+     * client is itself the holder ({@link #asyncFor}), which gets the server.
+     */
     private final Lease<S> lease;
-    /** Called once, with the lease or the failure, by the thread that ends the wait; null for a blocking waiter. */
-    private final BiConsumer<? super Lease<S>, ? super Throwable> whenDone;
+    /**
+     * Called once, with the lease (or the server lent to the client holding it) or the failure, by the thread that
+     * ends the wait; null for a blocking waiter.
+     */
+    private final BiConsumer<Object, ? super Throwable> whenDone;
     /** null while waiting, then the server lent to {@link #holder}, or a Throwable. */
     private volatile Object outcome;
 
+    @SuppressWarnings("unchecked")
     private Waiter(long enqueuedNanos, long deadlineNanos, Object holder, Object affinity, Thread thread,
-                   Lease<S> lease, BiConsumer<? super Lease<S>, ? super Throwable> whenDone) {
+                   Lease<S> lease, BiConsumer<?, ? super Throwable> whenDone) {
         this.enqueuedNanos = enqueuedNanos;
         this.deadlineNanos = deadlineNanos;
         this.holder = holder;
         this.affinity = affinity;
         this.thread = thread;
         this.lease = lease;
-        this.whenDone = whenDone;
+        this.whenDone = (BiConsumer<Object, ? super Throwable>) whenDone;
     }
 
     /** A parked thread waiting for a server lent to {@code holder}. */
@@ -65,6 +72,12 @@ final class Waiter<S> {
             BiConsumer<? super Lease<S>, ? super Throwable> whenDone) {
         Lease<S> lease = new Lease<>();
         return new Waiter<>(now, deadline, lease, affinity, null, lease, whenDone);
+    }
+
+    /** A callback given the server lent to {@code client} itself, or the failure that ended the wait. */
+    static <S> Waiter<S> asyncFor(long now, long deadline, Object client, Object affinity,
+            BiConsumer<? super LentServer<S>, ? super Throwable> whenDone) {
+        return new Waiter<>(now, deadline, client, affinity, null, null, whenDone);
     }
 
     /** Whether this is the asynchronous wait that calls {@code callback}. */
@@ -118,6 +131,8 @@ final class Waiter<S> {
             LockSupport.unpark(thread);
         } else if (o instanceof Throwable failure) {
             callBack(null, failure);
+        } else if (lease == null) {
+            callBack(o, null);
         } else {
             lease.bind((PooledServer<S>) o);
             callBack(lease, null);
@@ -125,7 +140,7 @@ final class Waiter<S> {
     }
 
     /** The client's callback runs on the pool's thread of the moment: its failure must not end the pool's work. */
-    private void callBack(Lease<S> served, Throwable failure) {
+    private void callBack(Object served, Throwable failure) {
         try {
             whenDone.accept(served, failure);
         } catch (RuntimeException | Error e) {
