@@ -1,7 +1,7 @@
 package io.pgmux.proxy.client;
 
 import io.netty.channel.EventLoop;
-import io.pgmux.core.pool.Lease;
+import io.pgmux.core.pool.LentServer;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.server.ServerConnection;
@@ -244,9 +244,9 @@ public final class ClientTimeouts implements Runnable {
      * while the client waits for a server; the user's, {@code query timeout}, once it has one) or transaction_timeout.
      */
     ErrorResponse serverSideExpiry(Link link, Limits limits, long now) {
-        Lease<ServerConnection> held = link.lease;
+        LentServer<ServerConnection> held = link.lent;
         if (fastClose && held != null && link.state == ServerLoan.State.LINKED && link.queryStartNanos == 0
-                && link.transactionStartNanos == 0 && link.serverIdle() && held.server().closeNeeded()) {
+                && link.transactionStartNanos == 0 && link.serverIdle() && held.closeNeeded()) {
             return PoolerError.databaseConfigurationChanged();
         }
         boolean linked = link.server != null;

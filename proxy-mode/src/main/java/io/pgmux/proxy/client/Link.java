@@ -564,7 +564,7 @@ final class Link extends ServerLoan {
     public void onServerClosed(Throwable cause) {
         channel.eventLoop().execute(() -> {
             ResendBuffer kept = resend;
-            if (kept != null && kept.serverGoingAway() && lease != null && state != State.CLOSED) {
+            if (kept != null && kept.serverGoingAway() && lent != null && state != State.CLOSED) {
                 sendAgain(kept, cause);
                 return;
             }

@@ -3,7 +3,7 @@ package io.pgmux.proxy.client;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.pgmux.core.config.PoolMode;
-import io.pgmux.core.pool.Lease;
+import io.pgmux.core.pool.LentServer;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolException;
 import io.pgmux.proxy.parameters.ClientParameters;
@@ -101,14 +101,15 @@ abstract class ServerLoan implements ServerLink {
     long queryStartNanos;
     /** When the open transaction's first request started (xact_start), 0 when none is open; transaction_timeout. */
     long transactionStartNanos;
-    Lease<ServerConnection> lease;
+    /** The server lent to this client itself (no Lease per loan): only this client can end the loan. */
+    LentServer<ServerConnection> lent;
     ServerConnection server;
     /** When the client started waiting for a server, 0 while it does not; query_wait_notify. */
     long waitStartNanos;
     /** The client was told it waits (query_wait_notify), once per wait. */
     boolean waitNoticeSent;
     /** {@link #waitOver}, made at the first wait and passed to every later one, so that a wait allocates no stage. */
-    private BiConsumer<Lease<ServerConnection>, Throwable> whenServed;
+    private BiConsumer<LentServer<ServerConnection>, Throwable> whenServed;
     /** A message of the client's is being handled: {@link #now()} reads the clock once for all of it. */
     boolean inClientMessage;
     /** When the client's message being handled was received, or 0 until {@link #now()} reads the clock. */
@@ -235,7 +236,7 @@ abstract class ServerLoan implements ServerLink {
         EventLoop loop = channel.eventLoop();
         // A server on this client's own loop relays without handing every message to another thread.
         long now = now();
-        Lease<ServerConnection> ready = from.tryAcquire(loop, now);
+        LentServer<ServerConnection> ready = from.tryAcquireFor(this, loop, now);
         if (ready != null) {
             onAcquired(ready);
             return;
@@ -246,7 +247,7 @@ abstract class ServerLoan implements ServerLink {
         if (whenServed == null) {
             whenServed = this::waitOver;
         }
-        from.acquireAsync(loop, whenServed);
+        from.acquireAsyncFor(this, loop, whenServed);
         if (from != pool && state == State.WAITING) {
             // a standby that stopped lends nothing until query_wait_timeout: the primary serves the read sooner
             long started = waitStartNanos;
@@ -279,7 +280,7 @@ abstract class ServerLoan implements ServerLink {
     }
 
     /** Called by the pool on the thread that ended the wait. */
-    private void waitOver(Lease<ServerConnection> acquired, Throwable failure) {
+    private void waitOver(LentServer<ServerConnection> acquired, Throwable failure) {
         EventLoop loop = channel.eventLoop();
         // Handed over on this client's own loop (a server of its loop released): link at once. Queued
         // behind the rest of the loop's ready sockets instead, the server would sit idle meanwhile.
@@ -290,7 +291,7 @@ abstract class ServerLoan implements ServerLink {
         }
     }
 
-    private void onWaitOver(Lease<ServerConnection> acquired, Throwable failure) {
+    private void onWaitOver(LentServer<ServerConnection> acquired, Throwable failure) {
         waitStartNanos = 0;
         if (failure != null && lender != pool && state == State.WAITING && (rerouting
                 || !(failure instanceof CancellationException))) {
@@ -310,12 +311,12 @@ abstract class ServerLoan implements ServerLink {
         }
     }
 
-    private void onAcquired(Lease<ServerConnection> acquired) {
+    private void onAcquired(LentServer<ServerConnection> acquired) {
         if (state == State.CLOSED) {
-            acquired.release();
+            acquired.release(this);
             return;
         }
-        lease = acquired;
+        lent = acquired;
         server = acquired.connection();
         if (!server.isOpen()) {
             // closed by its server (a restart, a terminated backend) since it went idle: take another
@@ -374,7 +375,7 @@ abstract class ServerLoan implements ServerLink {
         if (answer.step == State.READING_POSITION) {
             relayPosition(answer);
         }
-        if (lease == null) {
+        if (lent == null) {
             // a timeout closed the server meanwhile
             return;
         }
@@ -532,7 +533,7 @@ abstract class ServerLoan implements ServerLink {
     final void closeLoan() {
         State was = state;
         to(State.CLOSED);
-        if (lease == null || was.ownQuery() || was == State.CLOSED) {
+        if (lent == null || was.ownQuery() || was == State.CLOSED) {
             return;
         }
         if (serverIdle() && server.transactionStatus() == TransactionStatus.IDLE) {
@@ -558,13 +559,14 @@ abstract class ServerLoan implements ServerLink {
         }
         // DISCARD ALL ends every kind of state a client is pinned for, whatever server_reset_query says
         ServerConnection pinned = server;
-        Lease<ServerConnection> held = unlink();
+        LentServer<ServerConnection> held = unlink();
         pinned.query("DISCARD ALL").whenComplete((error, failure) -> {
             if (failure == null && error == null) {
                 pinned.resetSession();
                 giveBack(pinned, held);
             } else {
-                held.discard(failure != null ? failure : new PoolException("DISCARD ALL failed: " + error.message()));
+                held.discard(this, failure != null ? failure
+                        : new PoolException("DISCARD ALL failed: " + error.message()));
             }
         });
     }
@@ -572,39 +574,39 @@ abstract class ServerLoan implements ServerLink {
     /** Gives the server back to the pool, once a cancel forwarded to it cannot reach the next client's query. */
     final void release() {
         ServerConnection released = server;
-        Lease<ServerConnection> held = unlink();
+        LentServer<ServerConnection> held = unlink();
         if (held != null) {
             giveBack(released, held);
         }
     }
 
-    private static void giveBack(ServerConnection released, Lease<ServerConnection> held) {
+    private void giveBack(ServerConnection released, LentServer<ServerConnection> held) {
         CompletableFuture<Void> cancel = released.cancelInFlight();
         if (cancel == null) {
-            held.release();
+            held.release(this);
         } else {
             // the backend may not have seen the cancel yet: it must not reach the next client's query
-            cancel.whenComplete((v, e) -> held.release());
+            cancel.whenComplete((v, e) -> held.release(this));
         }
     }
 
     /** Closes the server instead of giving it back: its state is unknown or broken. */
     final void drop(Throwable cause) {
-        Lease<ServerConnection> held = unlink();
+        LentServer<ServerConnection> held = unlink();
         if (held != null) {
-            held.discard(cause);
+            held.discard(this, cause);
         }
     }
 
-    /** Ends the link and what was pending on the server; returns the lease to end, or null when none was held. */
-    private Lease<ServerConnection> unlink() {
-        Lease<ServerConnection> held = lease;
+    /** Ends the link and what was pending on the server; returns the loan to end, or null when none was held. */
+    private LentServer<ServerConnection> unlink() {
+        LentServer<ServerConnection> held = lent;
         if (held == null) {
             return null;
         }
         to(State.IDLE);
         server.unlink(this);
-        lease = null;
+        lent = null;
         server = null;
         unlinked();
         if (namedStatements != null) {

@@ -1,0 +1,105 @@
+package io.pgmux.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.util.ResourceLeakDetector;
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the proxy's event loop allocates per relayed transaction once warm, measured on the loop's own thread
+ * (ThreadMXBean's allocated bytes) through a real proxy, real clients and real PostgreSQL: the steady path of a
+ * simple-query client in transaction mode keeps to a few bytes, so that garbage collection stays off the relay.
+ */
+@PostgresTest
+class SteadyPathAllocationTest {
+    private static final int WARM_UP = 20_000;
+    private static final int MEASURED = 20_000;
+
+    private final TestDatabase db;
+    private PgMuxProxy proxy;
+    private final List<RawClient> clients = new ArrayList<>();
+    /** The tests' paranoid leak detection records a stack trace per buffer: what users run does not. */
+    private final ResourceLeakDetector.Level leakDetection = ResourceLeakDetector.getLevel();
+
+    SteadyPathAllocationTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    @BeforeEach
+    void leakDetectionAsUsersRunIt() {
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        ResourceLeakDetector.setLevel(leakDetection);
+        for (RawClient c : clients) {
+            c.close();
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    @Test
+    void aSelectInItsOwnTransactionAllocatesAtMost56BytesOnTheEventLoop() throws Exception {
+        List<Thread> loops = startProxyWithOneLoop();
+        for (int i = 0; i < 4; i++) {
+            RawClient c = new RawClient(proxy.port());
+            c.login(db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD);
+            clients.add(c);
+        }
+        selects(WARM_UP);
+        long before = allocated(loops);
+        selects(MEASURED);
+        long perTransaction = (allocated(loops) - before) / MEASURED;
+        System.out.println("SteadyPathAllocationTest: " + perTransaction + " B per select");
+
+        assertTrue(perTransaction <= 56, perTransaction + " B allocated per transaction on the event loop");
+    }
+
+    /** The proxy, with one event loop: the event-loop threads it added (Netty's names for them). */
+    private List<Thread> startProxyWithOneLoop() {
+        Set<Thread> existing = Thread.getAllStackTraces().keySet();
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.threads(1));
+        List<Thread> added = Thread.getAllStackTraces().keySet().stream().filter(t -> !existing.contains(t))
+                .filter(t -> t.getName().startsWith("epollEventLoops")
+                        || t.getName().startsWith("multiThreadIoEventLoopGroup"))
+                .collect(Collectors.toList());
+        assertFalse(added.isEmpty());
+        return added;
+    }
+
+    /** {@code n} selects, each its own transaction, the clients taking turns. */
+    private void selects(int n) throws Exception {
+        for (int i = 0; i < n; i++) {
+            RawClient c = clients.get(i % clients.size());
+            c.query("SELECT 1");
+            assertEquals("1", RawClient.firstColumn(c.readUntilReady()));
+        }
+    }
+
+    private static long allocated(List<Thread> threads) {
+        com.sun.management.ThreadMXBean bean = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (Thread t : threads) {
+            long bytes = bean.getThreadAllocatedBytes(t.getId());
+            if (bytes > 0) {
+                sum += bytes;
+            }
+        }
+        return sum;
+    }
+}
