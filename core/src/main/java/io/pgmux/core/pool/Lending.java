@@ -109,6 +109,24 @@ final class Lending<S> {
         return s;
     }
 
+    /** See {@link Pool#acquireWith}. */
+    void acquireAsync(Waiter<S> w, Object affinity) {
+        long start = clock.nanoTime();
+        PooledServer<S> ready = claimNowFor(w.holder, start, affinity);
+        if (ready != null) {
+            w.answerNow(ready, null);
+            return;
+        }
+        w.restart(start, deadline(start, pool.config().queryWaitTimeoutNanos()), affinity);
+        try {
+            enqueue(w);
+        } catch (PoolException e) {
+            // refused before it was queued: the wait ends here
+            w.end(w.ticket(), null);
+            w.answerNow(null, e);
+        }
+    }
+
     /** A lease on an idle connection when one is free and nobody waits (FIFO comes first); else null. */
     Lease<S> claimNow(long start, Object affinity) {
         if (!pool.isRunning() || !waiters.isEmpty()) {
@@ -153,7 +171,7 @@ final class Lending<S> {
             long remaining = w.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE
                     : w.deadlineNanos - clock.nanoTime();
             if (remaining <= 0) {
-                timeOut(w, clock.nanoTime());
+                timeOut(w, w.ticket(), clock.nanoTime());
                 continue;
             }
             // The pool is the blocker a thread dump shows.
@@ -173,9 +191,12 @@ final class Lending<S> {
         }
     }
 
-    /** Fails {@code w} with query_wait_timeout, counting it if this call was the one that ended its wait. */
-    void timeOut(Waiter<S> w, long now) {
-        if (waiters.fail(w, timeout(w, now)) && tracking) {
+    /**
+     * Fails the wait of {@code seen} of {@code w} with query_wait_timeout, counting it if this call was the one that
+     * ended it.
+     */
+    void timeOut(Waiter<S> w, long seen, long now) {
+        if (waiters.fail(w, seen, timeout(w, now)) && tracking) {
             tracker.recordConnectionTimeout();
         }
     }
@@ -254,9 +275,14 @@ final class Lending<S> {
     boolean handOff(PooledServer<S> s, long now) {
         Waiter<S> w;
         while ((w = waiters.poll(s.affinity)) != null) {
+            long seen = w.ticket();
+            if (!Waiter.waiting(seen)) {
+                continue; // ended (timed out, cancelled) and still queued, or an earlier wait of a reused waiter
+            }
+            // read before the offer: the client may start its next wait with this waiter from the callback
+            long waited = now - w.enqueuedNanos;
             lend(s, w.holder, now);
-            if (waiters.offer(w, s)) {
-                long waited = now - w.enqueuedNanos;
+            if (waiters.offer(w, seen, s)) {
                 traffic.recordWait(waited);
                 if (tracking) {
                     tracker.recordConnectionAcquiredNanos(waited);

@@ -307,8 +307,26 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     }
 
     /**
-     * Ends the wait of {@link #acquireAsync(Object, BiConsumer)} or {@link #acquireAsyncFor} that calls
-     * {@code whenDone}, if it still waits:
+     * A waiter for every wait of {@code client} ({@link #acquireWith}), in this pool or another: {@code whenDone} gets
+     * the server lent to {@code client} itself, or the failure that ended a wait. Made once per client, it makes the
+     * client's waits allocate only the queue's entry.
+     */
+    public static <S> Waiter<S> waiter(Object client, BiConsumer<? super LentServer<S>, ? super Throwable> whenDone) {
+        return Waiter.reusable(Objects.requireNonNull(client, "client"), Objects.requireNonNull(whenDone, "whenDone"));
+    }
+
+    /**
+     * As {@link #acquireAsyncFor}, with the client's own {@link #waiter}, whose last wait must have ended: its
+     * callback gets the server at once on the caller's thread when one is free and nobody waits, or when the pool
+     * refuses the failure; otherwise the thread that hands a server over or ends the wait calls it.
+     */
+    public void acquireWith(Waiter<S> waiter, Object affinity) {
+        lending.acquireAsync(waiter, affinity);
+    }
+
+    /**
+     * Ends the wait of {@link #acquireAsync(Object, BiConsumer)}, {@link #acquireAsyncFor} or {@link #acquireWith}
+     * that calls {@code whenDone}, if it still waits:
      * {@code whenDone} gets a {@link CancellationException} on this thread, and no server is lent for it (a
      * client cancelled the request that waited).
      *

@@ -27,8 +27,9 @@ final class PoolMaintenance<S> {
         WaitQueue<S> waiters = pool.waiters;
         if (!waiters.isEmpty()) {
             waiters.forEachWaiting(w -> {
+                long seen = w.ticket(); // the wait judged: a later wait of a reused waiter has its own deadline
                 if (now - w.deadlineNanos >= 0) {
-                    pool.lending.timeOut(w, now);
+                    pool.lending.timeOut(w, seen, now);
                 }
             });
         }

@@ -53,8 +53,8 @@ final class WaitQueue<S> {
      * counted out before its client hears of it: a client that gives the server straight back, on this thread, finds
      * the queue without it, where it would find a waiter counted that no poll returns and serve it for ever.
      */
-    boolean offer(Waiter<S> waiter, PooledServer<S> server) {
-        if (!waiter.end(server)) {
+    boolean offer(Waiter<S> waiter, long seen, PooledServer<S> server) {
+        if (!waiter.end(seen, server)) {
             return false;
         }
         waiting.decrementAndGet();
@@ -101,9 +101,14 @@ final class WaitQueue<S> {
         return null;
     }
 
-    /** Ends one waiter with a failure (timeout, interrupt); false if it had already ended. */
+    /** Ends the current wait of one waiter with a failure (close, interrupt, cancel); false if it had already ended. */
     boolean fail(Waiter<S> waiter, Throwable failure) {
-        if (!waiter.end(failure)) {
+        return fail(waiter, waiter.ticket(), failure);
+    }
+
+    /** Ends the wait of {@code seen} (see {@link Waiter#end}) with a failure; false if it had already ended. */
+    boolean fail(Waiter<S> waiter, long seen, Throwable failure) {
+        if (!waiter.end(seen, failure)) {
             return false;
         }
         waiting.decrementAndGet();

@@ -9,28 +9,34 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A client waiting for a server connection: either a parked thread (blocking acquire) or a callback
- * (asynchronous acquire). Whoever sets the outcome first — a hand-off, a timeout, a failure — wins.
+ * (asynchronous acquire). Whoever ends the wait first — a hand-off, a timeout, a failure — wins.
  * The server is lent to {@link #holder}: the client itself, or a {@link Lease} bound to the server then.
+ *
+ * <p>A client that waits often keeps one waiter for all its waits ({@link Pool#waiter}), so that a wait allocates
+ * no waiter. Each wait has a number: {@link #ticket} is twice it, plus one once the wait ended. Ending a wait is a
+ * CAS of the ticket its ender saw waiting, so that a hand-off or a timeout judged on an earlier wait (a stale
+ * entry in the queue, a janitor's pass under way) cannot end a later one.
  */
-final class Waiter<S> {
+public final class Waiter<S> {
     private static final Logger log = LoggerFactory.getLogger(Waiter.class);
-    private static final VarHandle OUTCOME;
+    private static final VarHandle TICKET;
 
     static {
         try {
-            OUTCOME = MethodHandles.lookup().findVarHandle(Waiter.class, "outcome", Object.class);
+            TICKET = MethodHandles.lookup().findVarHandle(Waiter.class, "ticket", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    final long enqueuedNanos;
+    /** Written before the wait is published (queued), by the client starting it, as the two below. */
+    long enqueuedNanos;
     /** Long.MAX_VALUE when the wait is unbounded. */
-    final long deadlineNanos;
+    long deadlineNanos;
     /** Whom the server is lent to: the client of {@link Pool#acquireFor}, or a Lease. */
     final Object holder;
     /** The affinity the client prefers; null for none. */
-    final Object affinity;
+    Object affinity;
     /**
      * How often a hand-off preferring another affinity passed this waiter over. Updated without atomics by
      * whichever thread hands off: a lost increment only lets the waiter be passed over once more.
@@ -47,7 +53,9 @@ final class Waiter<S> {
      * ends the wait; null for a blocking waiter.
      */
     private final BiConsumer<Object, ? super Throwable> whenDone;
-    /** null while waiting, then the server lent to {@link #holder}, or a Throwable. */
+    /** The wait's number times two, plus one once it ended: see the class comment. */
+    private volatile long ticket;
+    /** null while waiting, then the server lent to {@link #holder}, or a Throwable; written by the wait's ender. */
     private volatile Object outcome;
 
     @SuppressWarnings("unchecked")
@@ -74,6 +82,27 @@ final class Waiter<S> {
         return new Waiter<>(now, deadline, lease, affinity, null, lease, whenDone);
     }
 
+    /**
+     * A callback given the server lent to {@code client} itself, or the failure that ended the wait, for every wait of
+     * that client: ended until {@link #restart}.
+     */
+    static <S> Waiter<S> reusable(Object client, BiConsumer<? super LentServer<S>, ? super Throwable> whenDone) {
+        Waiter<S> w = new Waiter<>(0, 0, client, null, null, null, whenDone);
+        w.ticket = 1;
+        return w;
+    }
+
+    /** Starts the next wait of a reusable waiter whose last wait ended; not queued yet. */
+    void restart(long now, long deadline, Object preferred) {
+        assert !isWaiting() : "a waiter restarted while it waits";
+        enqueuedNanos = now;
+        deadlineNanos = deadline;
+        affinity = preferred;
+        passedOver = 0;
+        outcome = null;
+        ticket = ticket + 1;
+    }
+
     /** A callback given the server lent to {@code client} itself, or the failure that ended the wait. */
     static <S> Waiter<S> asyncFor(long now, long deadline, Object client, Object affinity,
             BiConsumer<? super LentServer<S>, ? super Throwable> whenDone) {
@@ -86,7 +115,17 @@ final class Waiter<S> {
     }
 
     boolean isWaiting() {
-        return outcome == null;
+        return waiting(ticket);
+    }
+
+    /** The current wait's ticket, for {@link #end(long, Object)}. */
+    long ticket() {
+        return ticket;
+    }
+
+    /** Whether {@code ticket} is that of a wait not ended. */
+    static boolean waiting(long ticket) {
+        return (ticket & 1) == 0;
     }
 
     /**
@@ -116,11 +155,21 @@ final class Waiter<S> {
     }
 
     /**
-     * Ends the wait with a server already lent to {@link #holder}, or with a failure; false if it had ended already.
-     * The client learns of it only from {@link #deliver()}, so that the pool can count the wait out first.
+     * Ends the wait of {@code seen} (a {@link #ticket()} read before) with a server already lent to {@link #holder},
+     * or with a failure; false if that wait had ended already. The client learns of it only from {@link #deliver()},
+     * so that the pool can count the wait out first.
      */
-    boolean end(Object served) {
-        return OUTCOME.compareAndSet(this, null, served);
+    boolean end(long seen, Object served) {
+        if (!waiting(seen) || !TICKET.compareAndSet(this, seen, seen + 1)) {
+            return false;
+        }
+        outcome = served;
+        return true;
+    }
+
+    /** Answers the client at once, without a wait (a server was free, or the pool refused): on the caller's thread. */
+    void answerNow(Object served, Throwable failure) {
+        whenDone.accept(served, failure);
     }
 
     /** Tells the client how its wait ended: the callback gets the lease or the failure, a parked thread wakes. */

@@ -219,6 +219,85 @@ class PoolLendToClientTest {
     }
 
     @Test
+    void aClientsOwnWaiterServesEveryWaitInTurn() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
+        Client holder = holding(pool);
+        Client client = new Client();
+        Waiter<Conn> waiter = Pool.waiter(client, client);
+
+        for (int i = 1; i <= 3; i++) {
+            pool.acquireWith(waiter, null);
+            assertNull(client.server, "the server is held: the client waits");
+            assertEquals(1, pool.getThreadsAwaitingConnection());
+            holder.release();
+            assertTrue(client.server.isLentTo(client));
+            assertEquals(i, client.calls);
+            // the two swap: the other waits for the client's server with its own new wait
+            holder.waitOn(pool);
+            client.release();
+            assertNotNull(holder.server);
+        }
+    }
+
+    @Test
+    void aClientsOwnWaiterIsServedAtOnceWhenAServerIsFree() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
+        Client client = new Client();
+
+        pool.acquireWith(Pool.waiter(client, client), null);
+
+        assertTrue(client.server.isLentTo(client));
+        assertEquals(0, pool.getThreadsAwaitingConnection());
+    }
+
+    @Test
+    void aTimeoutJudgedOnAnEarlierWaitDoesNotEndTheNextOne() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1).queryWaitTimeout(Duration.ofSeconds(2)));
+        Client holder = holding(pool);
+        Client client = new Client();
+        Waiter<Conn> waiter = Pool.waiter(client, client);
+        pool.acquireWith(waiter, null);
+        long firstWait = waiter.ticket();
+        holder.release();
+        client.release();
+        holder = holding(pool);
+        pool.acquireWith(waiter, null); // the second wait, begun at once
+
+        clock.advance(Duration.ofSeconds(2));
+        assertFalse(pool.waiters.fail(waiter, firstWait, new PoolTimeoutException("late", 0, null)));
+
+        assertNull(client.failure, "the second wait goes on");
+        assertEquals(1, pool.getThreadsAwaitingConnection());
+        holder.release();
+        assertTrue(client.server.isLentTo(client));
+    }
+
+    @Test
+    void aClientsOwnWaiterTimesOutCancelsAndFailsOnCloseAsAnyWait() {
+        Pool<Conn> pool = pool(b -> b.defaultPoolSize(1).queryWaitTimeout(Duration.ofSeconds(2)));
+        holding(pool);
+        Client client = new Client();
+        Waiter<Conn> waiter = Pool.waiter(client, client);
+
+        pool.acquireWith(waiter, null);
+        clock.advance(Duration.ofSeconds(2));
+        registry.runJanitor();
+        assertInstanceOf(PoolTimeoutException.class, client.failure);
+
+        pool.acquireWith(waiter, null);
+        assertTrue(pool.cancelWait(client));
+        assertInstanceOf(CancellationException.class, client.failure);
+
+        pool.acquireWith(waiter, null);
+        pool.close();
+        assertInstanceOf(PoolClosedException.class, client.failure);
+        pool.acquireWith(waiter, null);
+        assertInstanceOf(PoolClosedException.class, client.failure, "a closed pool refuses the next wait at once");
+        assertEquals(0, pool.getThreadsAwaitingConnection());
+        assertNull(client.server);
+    }
+
+    @Test
     void loansToClientsCountAsServerAssignmentsWithTheirWait() {
         Pool<Conn> pool = pool(b -> b.defaultPoolSize(1));
         Client holder = holding(pool);
