@@ -12,6 +12,9 @@ import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -55,25 +58,48 @@ class SteadyPathAllocationTest {
 
     @Test
     void aSelectInItsOwnTransactionAllocatesAtMost56BytesOnTheEventLoop() throws Exception {
-        List<Thread> loops = startProxyWithOneLoop();
-        for (int i = 0; i < 4; i++) {
-            RawClient c = new RawClient(proxy.port());
-            c.login(db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD);
-            clients.add(c);
-        }
+        List<Thread> loops = startProxyWithOneLoop(4);
+        connect(4);
         selects(WARM_UP);
         long before = allocated(loops);
         selects(MEASURED);
         long perTransaction = (allocated(loops) - before) / MEASURED;
-        System.out.println("SteadyPathAllocationTest: " + perTransaction + " B per select");
 
         assertTrue(perTransaction <= 56, perTransaction + " B allocated per transaction on the event loop");
     }
 
-    /** The proxy, with one event loop: the event-loop threads it added (Netty's names for them). */
-    private List<Thread> startProxyWithOneLoop() {
+    @Test
+    void aSelectThatWaitsForItsServerAllocatesAtMost88BytesOnTheEventLoop() throws Exception {
+        List<Thread> loops = startProxyWithOneLoop(1);
+        connect(4);
+        ExecutorService threads = Executors.newFixedThreadPool(clients.size());
+        try {
+            selectsTogether(threads, WARM_UP);
+            long before = allocated(loops);
+            selectsTogether(threads, MEASURED);
+            long perTransaction = (allocated(loops) - before) / MEASURED;
+
+            assertTrue(perTransaction <= 88, perTransaction + " B allocated per transaction on the event loop");
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    private void connect(int n) throws Exception {
+        for (int i = 0; i < n; i++) {
+            RawClient c = new RawClient(proxy.port());
+            c.login(db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD);
+            clients.add(c);
+        }
+    }
+
+    /**
+     * The proxy, with one event loop and {@code poolSize} servers: the event-loop threads it added (Netty's names
+     * for them).
+     */
+    private List<Thread> startProxyWithOneLoop(int poolSize) {
         Set<Thread> existing = Thread.getAllStackTraces().keySet();
-        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.threads(1));
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b.threads(1).defaultPoolSize(poolSize));
         List<Thread> added = Thread.getAllStackTraces().keySet().stream().filter(t -> !existing.contains(t))
                 .filter(t -> t.getName().startsWith("epollEventLoops")
                         || t.getName().startsWith("multiThreadIoEventLoopGroup"))
@@ -88,6 +114,26 @@ class SteadyPathAllocationTest {
             RawClient c = clients.get(i % clients.size());
             c.query("SELECT 1");
             assertEquals("1", RawClient.firstColumn(c.readUntilReady()));
+        }
+    }
+
+    /**
+     * {@code n} selects, each its own transaction, the clients all at once, each on a thread of its own: with fewer
+     * servers than clients, most wait for theirs.
+     */
+    private void selectsTogether(ExecutorService threads, int n) throws Exception {
+        List<Future<?>> running = new ArrayList<>();
+        for (RawClient c : clients) {
+            running.add(threads.submit(() -> {
+                for (int i = 0; i < n / clients.size(); i++) {
+                    c.query("SELECT 1");
+                    assertEquals("1", RawClient.firstColumn(c.readUntilReady()));
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : running) {
+            f.get();
         }
     }
 

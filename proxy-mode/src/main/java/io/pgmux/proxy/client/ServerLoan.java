@@ -6,6 +6,7 @@ import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.LentServer;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolException;
+import io.pgmux.core.pool.Waiter;
 import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.prepared.NamedStatements;
 import io.pgmux.proxy.prepared.PreparedStatementLimit;
@@ -110,6 +111,8 @@ abstract class ServerLoan implements ServerLink {
     boolean waitNoticeSent;
     /** {@link #waitOver}, made at the first wait and passed to every later one, so that a wait allocates no stage. */
     private BiConsumer<LentServer<ServerConnection>, Throwable> whenServed;
+    /** The pool's record of this client's waits, made at the first and reused by every later one, in any pool. */
+    private Waiter<ServerConnection> waiter;
     /** A message of the client's is being handled: {@link #now()} reads the clock once for all of it. */
     boolean inClientMessage;
     /** When the client's message being handled was received, or 0 until {@link #now()} reads the clock. */
@@ -244,10 +247,11 @@ abstract class ServerLoan implements ServerLink {
         to(State.WAITING);
         waitNoticeSent = false;
         waitStartNanos = now;
-        if (whenServed == null) {
+        if (waiter == null) {
             whenServed = this::waitOver;
+            waiter = Pool.waiter(this, whenServed);
         }
-        from.acquireAsyncFor(this, loop, whenServed);
+        from.acquireWith(waiter, loop);
         if (from != pool && state == State.WAITING) {
             // a standby that stopped lends nothing until query_wait_timeout: the primary serves the read sooner
             long started = waitStartNanos;
