@@ -455,7 +455,8 @@ final class Link extends ServerLoan {
         if (loop.inEventLoop()) {
             relay(message);
         } else {
-            loop.execute(() -> relay(message));
+            BackendMessage kept = message.keep(); // the decoder reuses the holder it passed
+            loop.execute(() -> relay(kept));
         }
     }
 

@@ -218,7 +218,8 @@ final class ListenerHub implements ServerLink {
         if (loop.inEventLoop()) {
             deliver(message);
         } else {
-            loop.execute(() -> deliver(message));
+            BackendMessage kept = message.keep(); // the decoder reuses the holder it passed
+            loop.execute(() -> deliver(kept));
         }
     }
 

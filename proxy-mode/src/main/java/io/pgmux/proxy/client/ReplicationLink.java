@@ -176,7 +176,8 @@ final class ReplicationLink implements ServerLink {
         if (loop.inEventLoop()) {
             relay(message);
         } else {
-            loop.execute(() -> relay(message));
+            BackendMessage kept = message.keep(); // the decoder reuses the holder it passed
+            loop.execute(() -> relay(kept));
         }
     }
 

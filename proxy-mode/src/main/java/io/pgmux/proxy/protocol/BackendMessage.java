@@ -1,7 +1,9 @@
 package io.pgmux.proxy.protocol;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.DefaultByteBufHolder;
+import io.netty.buffer.ByteBufHolder;
+import io.netty.buffer.Unpooled;
+import io.netty.util.IllegalReferenceCountException;
 
 /**
  * One typed message from a server, framed but not parsed: {@link #content()} is the whole message as it
@@ -13,8 +15,12 @@ import io.netty.buffer.DefaultByteBufHolder;
  * decoder makes them only when asked to (see {@link BackendMessageDecoder#relayRuns}). {@link #type()} and
  * {@link #body()} are then the last message's; {@link #isRun()} tells a reader that needs to see every message
  * to walk the frames of {@code content()} (each a type byte and an int32 length that counts itself).
+ * <p>
+ * A decoder that {@link BackendMessageDecoder#reuseHolder reuses its holder} hands every read that is one message
+ * or run over in the same holder, valid during the call that passes it on: a reader that keeps a message past it
+ * (hands it to another thread) keeps {@link #keep()}, a holder of its own.
  */
-public final class BackendMessage extends DefaultByteBufHolder {
+public final class BackendMessage implements ByteBufHolder {
     public static final byte AUTHENTICATION = 'R';
     public static final byte BACKEND_KEY_DATA = 'K';
     public static final byte BIND_COMPLETE = '2';
@@ -40,9 +46,10 @@ public final class BackendMessage extends DefaultByteBufHolder {
     public static final byte READY_FOR_QUERY = 'Z';
     public static final byte ROW_DESCRIPTION = 'T';
 
-    private final byte type;
+    private byte type;
     /** Where the last message starts, from content()'s reader index; 0 for a single message. */
-    private final int lastOffset;
+    private int lastOffset;
+    private ByteBuf frames;
 
     public BackendMessage(byte type, ByteBuf frame) {
         this(type, frame, 0);
@@ -50,9 +57,51 @@ public final class BackendMessage extends DefaultByteBufHolder {
 
     /** A run whose last message, of type {@code type}, starts {@code lastOffset} bytes into {@code frames}. */
     public BackendMessage(byte type, ByteBuf frames, int lastOffset) {
-        super(frames);
         this.type = type;
+        this.frames = frames;
         this.lastOffset = lastOffset;
+    }
+
+    /** The decoder's holder, empty until {@link #hold}. */
+    BackendMessage() {
+        this((byte) 0, Unpooled.EMPTY_BUFFER, 0);
+    }
+
+    /** The decoder's holder takes the next message or run (see {@link #BackendMessage(byte, ByteBuf, int)}). */
+    BackendMessage hold(byte type, ByteBuf frames, int lastOffset) {
+        this.type = type;
+        this.frames = frames;
+        this.lastOffset = lastOffset;
+        return this;
+    }
+
+    /** A holder of its own for the message (its content moves to it), for a reader that keeps it past the call. */
+    public BackendMessage keep() {
+        return new BackendMessage(type, frames, lastOffset);
+    }
+
+    @Override
+    public ByteBuf content() {
+        int count = frames.refCnt();
+        if (count <= 0) {
+            throw new IllegalReferenceCountException(count);
+        }
+        return frames;
+    }
+
+    @Override
+    public int refCnt() {
+        return frames.refCnt();
+    }
+
+    @Override
+    public boolean release() {
+        return frames.release();
+    }
+
+    @Override
+    public boolean release(int decrement) {
+        return frames.release(decrement);
     }
 
     public byte type() {
@@ -101,25 +150,25 @@ public final class BackendMessage extends DefaultByteBufHolder {
 
     @Override
     public BackendMessage retain() {
-        super.retain();
+        frames.retain();
         return this;
     }
 
     @Override
     public BackendMessage retain(int increment) {
-        super.retain(increment);
+        frames.retain(increment);
         return this;
     }
 
     @Override
     public BackendMessage touch() {
-        super.touch();
+        frames.touch();
         return this;
     }
 
     @Override
     public BackendMessage touch(Object hint) {
-        super.touch(hint);
+        frames.touch(hint);
         return this;
     }
 

@@ -1,6 +1,7 @@
 package io.pgmux.proxy.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
@@ -27,6 +28,8 @@ public final class BackendMessageDecoder extends ByteToMessageDecoder {
     private final int maxMessageLength;
     private Phase phase = Phase.MESSAGES;
     private BooleanSupplier runs = () -> false;
+    /** The holder every whole read is handed over in, once {@link #reuseHolder()} was called; null until then. */
+    private BackendMessage holder;
 
     public BackendMessageDecoder() {
         this(DEFAULT_MAX_MESSAGE_LENGTH);
@@ -43,6 +46,15 @@ public final class BackendMessageDecoder extends ByteToMessageDecoder {
     /** Asked before each message: whether it may start a run, true only while every reader walks runs. */
     public void relayRuns(BooleanSupplier whether) {
         this.runs = whether;
+    }
+
+    /**
+     * From now on, a read that is one message or run (see {@link #channelRead}) is handed over in one holder this
+     * decoder reuses, so that relaying a short answer allocates none: the reader gets a message valid during its
+     * channelRead only, and keeps {@link BackendMessage#keep()} to use it later.
+     */
+    public void reuseHolder() {
+        holder = new BackendMessage();
     }
 
     /** The next byte answers an SSLRequest: call before writing one. */
@@ -63,6 +75,10 @@ public final class BackendMessageDecoder extends ByteToMessageDecoder {
             BackendMessage whole = whole(in);
             if (whole != null) {
                 ctx.fireChannelRead(whole);
+                if (whole == holder) {
+                    // the buffer is the reader's now: the holder keeps no reference to it
+                    holder.hold((byte) 0, Unpooled.EMPTY_BUFFER, 0);
+                }
                 return;
             }
         }
@@ -95,7 +111,10 @@ public final class BackendMessageDecoder extends ByteToMessageDecoder {
                 }
             }
         }
-        return next == end ? new BackendMessage(type, in, last - start) : null;
+        if (next != end) {
+            return null;
+        }
+        return holder != null ? holder.hold(type, in, last - start) : new BackendMessage(type, in, last - start);
     }
 
     @Override

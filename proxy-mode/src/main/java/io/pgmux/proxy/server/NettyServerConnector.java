@@ -170,6 +170,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
                     @Override
                     protected void initChannel(Channel ch) {
                         BackendMessageDecoder decoder = new BackendMessageDecoder();
+                        decoder.reuseHolder();
                         server.attach(ch, decoder);
                         ch.pipeline().addLast(MessageEncoder.INSTANCE, decoder, server);
                         transport.readGate().watchServer(ch);

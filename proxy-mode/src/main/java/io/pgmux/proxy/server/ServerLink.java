@@ -5,7 +5,10 @@ import io.pgmux.proxy.protocol.BackendMessage;
 /** The client a server connection is linked to: it receives what the server sends, on the server's loop. */
 public interface ServerLink {
 
-    /** A message for the client; ownership moves to the link. */
+    /**
+     * A message for the client; ownership of its content moves to the link. The holder is the decoder's, valid during
+     * this call: a link that uses the message later keeps {@link BackendMessage#keep()}.
+     */
     void onServerMessage(BackendMessage message);
 
     /** Called once the server's receive buffer has been drained, to flush what was relayed. */

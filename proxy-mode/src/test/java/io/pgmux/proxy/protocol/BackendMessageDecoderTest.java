@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ResourceLeakDetector;
 import java.util.ArrayList;
@@ -191,6 +193,35 @@ class BackendMessageDecoderTest {
             assertSame(ReadyForQuery.IN_TRANSACTION, ReadyForQuery.decode(messages.get(0).body()));
         } finally {
             messages.forEach(BackendMessage::release);
+        }
+    }
+
+    @Test
+    void aReusedHolderPassesEachWholeReadInTurnAndKeepGivesAHolderOfItsOwn() {
+        decoder.reuseHolder();
+        List<BackendMessage> passed = new ArrayList<>();
+        List<BackendMessage> kept = new ArrayList<>();
+        channel.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                BackendMessage message = (BackendMessage) msg;
+                passed.add(message);
+                kept.add(message.keep());
+            }
+        });
+        ByteBuf idle = Bytes.of().byte1('I').message('Z');
+        ByteBuf inTransaction = Bytes.of().byte1('T').message('Z');
+        channel.writeInbound(idle);
+        channel.writeInbound(inTransaction);
+        try {
+            assertEquals(2, passed.size());
+            assertSame(passed.get(0), passed.get(1), "one holder for every whole read");
+            assertEquals(0, passed.get(1).content().readableBytes(), "holding nothing once passed on");
+            assertSame(idle, kept.get(0).content());
+            assertSame(ReadyForQuery.IDLE, ReadyForQuery.decode(kept.get(0).body()));
+            assertSame(ReadyForQuery.IN_TRANSACTION, ReadyForQuery.decode(kept.get(1).body()));
+        } finally {
+            kept.forEach(BackendMessage::release);
         }
     }
 
