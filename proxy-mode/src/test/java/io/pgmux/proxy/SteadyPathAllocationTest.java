@@ -57,7 +57,7 @@ class SteadyPathAllocationTest {
     }
 
     @Test
-    void aSelectInItsOwnTransactionAllocatesAtMost56BytesOnTheEventLoop() throws Exception {
+    void aSelectInItsOwnTransactionAllocatesAtMost32BytesOnTheEventLoop() throws Exception {
         List<Thread> loops = startProxyWithOneLoop(4);
         connect(4);
         selects(WARM_UP);
@@ -65,11 +65,11 @@ class SteadyPathAllocationTest {
         selects(MEASURED);
         long perTransaction = (allocated(loops) - before) / MEASURED;
 
-        assertTrue(perTransaction <= 56, perTransaction + " B allocated per transaction on the event loop");
+        assertTrue(perTransaction <= 32, perTransaction + " B allocated per transaction on the event loop");
     }
 
     @Test
-    void aSelectThatWaitsForItsServerAllocatesAtMost88BytesOnTheEventLoop() throws Exception {
+    void aSelectThatWaitsForItsServerAllocatesAtMost56BytesOnTheEventLoop() throws Exception {
         List<Thread> loops = startProxyWithOneLoop(1);
         connect(4);
         ExecutorService threads = Executors.newFixedThreadPool(clients.size());
@@ -79,7 +79,7 @@ class SteadyPathAllocationTest {
             selectsTogether(threads, MEASURED);
             long perTransaction = (allocated(loops) - before) / MEASURED;
 
-            assertTrue(perTransaction <= 88, perTransaction + " B allocated per transaction on the event loop");
+            assertTrue(perTransaction <= 56, perTransaction + " B allocated per transaction on the event loop");
         } finally {
             threads.shutdownNow();
         }
