@@ -77,24 +77,6 @@ final class Lending<S> {
         }
     }
 
-    /** See {@link Pool#acquireAsyncFor}. */
-    void acquireAsyncFor(Object client, Object affinity,
-            BiConsumer<? super LentServer<S>, ? super Throwable> whenDone) {
-        long start = clock.nanoTime();
-        PooledServer<S> ready = claimNowFor(client, start, affinity);
-        if (ready != null) {
-            whenDone.accept(ready, null);
-            return;
-        }
-        Waiter<S> w = Waiter.asyncFor(start, deadline(start, pool.config().queryWaitTimeoutNanos()), client, affinity,
-                whenDone);
-        try {
-            enqueue(w);
-        } catch (PoolException e) {
-            whenDone.accept(null, e);
-        }
-    }
-
     /** An idle connection lent to {@code client} itself when one is free and nobody waits; else null. */
     PooledServer<S> claimNowFor(Object client, long start, Object affinity) {
         if (!pool.isRunning() || !waiters.isEmpty()) {

@@ -293,20 +293,6 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     }
 
     /**
-     * As {@link #acquireAsync(Object, BiConsumer)}, but lends the server to {@code client} itself instead of through
-     * a new {@link Lease}, as {@link #acquireFor(Object, long, TimeUnit)} does: {@code whenDone} gets the server, and
-     * only {@code client} can end the loan. For a client that holds one connection at a time and ends each loan
-     * itself, a wait then allocates only the pool's own record of it, and no wait nothing.
-     *
-     * @param whenDone must not block: it runs on the pool's thread of the moment
-     */
-    public void acquireAsyncFor(Object client, Object affinity,
-            BiConsumer<? super LentServer<S>, ? super Throwable> whenDone) {
-        Objects.requireNonNull(client, "client");
-        lending.acquireAsyncFor(client, affinity, whenDone);
-    }
-
-    /**
      * A waiter for every wait of {@code client} ({@link #acquireWith}), in this pool or another: {@code whenDone} gets
      * the server lent to {@code client} itself, or the failure that ended a wait. Made once per client, it makes the
      * client's waits allocate only the queue's entry.
@@ -316,17 +302,19 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     }
 
     /**
-     * As {@link #acquireAsyncFor}, with the client's own {@link #waiter}, whose last wait must have ended: its
-     * callback gets the server at once on the caller's thread when one is free and nobody waits, or when the pool
-     * refuses the failure; otherwise the thread that hands a server over or ends the wait calls it.
+     * Borrows a server connection as {@link #acquireAsync(Object, BiConsumer)} does, but lends it to the client of
+     * {@code waiter} (its own {@link #waiter}, whose last wait must have ended) instead of through a new
+     * {@link Lease}, as {@link #acquireFor(Object, long, TimeUnit)} does: its callback gets the server at once on the
+     * caller's thread when one is free and nobody waits, or the failure when the pool refuses; otherwise the thread
+     * that hands a server over or ends the wait calls it. Only that client can end the loan.
      */
     public void acquireWith(Waiter<S> waiter, Object affinity) {
         lending.acquireAsync(waiter, affinity);
     }
 
     /**
-     * Ends the wait of {@link #acquireAsync(Object, BiConsumer)}, {@link #acquireAsyncFor} or {@link #acquireWith}
-     * that calls {@code whenDone}, if it still waits:
+     * Ends the wait of {@link #acquireAsync(Object, BiConsumer)} or {@link #acquireWith} that calls
+     * {@code whenDone}, if it still waits:
      * {@code whenDone} gets a {@link CancellationException} on this thread, and no server is lent for it (a
      * client cancelled the request that waited).
      *
@@ -371,7 +359,7 @@ public final class Pool<S> implements PgMuxPoolMXBean {
     /**
      * As {@link #tryAcquire(Object, long)}, but lends the server to {@code client} itself, as
      * {@link #acquireFor(Object, long, TimeUnit)} does: no {@link Lease} is made. Null when none is free or
-     * clients wait; the caller then waits with {@link #acquireAsyncFor}.
+     * clients wait; the caller then waits with {@link #acquireWith}.
      */
     public LentServer<S> tryAcquireFor(Object client, Object affinity, long nowNanos) {
         Objects.requireNonNull(client, "client");

@@ -45,7 +45,7 @@ public final class Waiter<S> {
     private final Thread thread;
     /**
      * The asynchronous waiter's lease, which {@link #whenDone} gets; null for a blocking waiter, and for one whose
-     * client is itself the holder ({@link #asyncFor}), which gets the server.
+     * client is itself the holder ({@link #reusable}), which gets the server.
      */
     private final Lease<S> lease;
     /**
@@ -103,11 +103,6 @@ public final class Waiter<S> {
         ticket = ticket + 1;
     }
 
-    /** A callback given the server lent to {@code client} itself, or the failure that ended the wait. */
-    static <S> Waiter<S> asyncFor(long now, long deadline, Object client, Object affinity,
-            BiConsumer<? super LentServer<S>, ? super Throwable> whenDone) {
-        return new Waiter<>(now, deadline, client, affinity, null, null, whenDone);
-    }
 
     /** Whether this is the asynchronous wait that calls {@code callback}. */
     boolean calls(Object callback) {

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Pool.tryAcquireFor and Pool.acquireAsyncFor: a server lent to the client object itself, without a Lease, under the
+ * Pool.tryAcquireFor and Pool.acquireWith: a server lent to the client object itself, without a Lease, under the
  * same rules as a lease (wait order, query_wait_timeout, the reserve, cancel, close, stats), ended only by that client.
  */
 class PoolLendToClientTest {
@@ -46,6 +46,7 @@ class PoolLendToClientTest {
         LentServer<Conn> server;
         Throwable failure;
         int calls;
+        final Waiter<Conn> waiter = Pool.waiter(this, this);
 
         @Override
         public void accept(LentServer<Conn> lent, Throwable f) {
@@ -55,7 +56,7 @@ class PoolLendToClientTest {
         }
 
         void waitOn(Pool<Conn> pool) {
-            pool.acquireAsyncFor(this, null, this);
+            pool.acquireWith(waiter, null);
         }
 
         void release() {
