@@ -61,22 +61,17 @@ final class ResendBuffer {
     }
 
     /**
-     * Keeps a message forwarded before the server answered anything: not for a named Parse or Close, which
-     * change the client's statements as they pass (sent twice, the Parse would find its name taken), nor beyond
-     * what a client may have waiting for a server.
+     * Keeps a message or run forwarded before the server answered anything: not when it holds a named Parse or Close,
+     * anywhere in a run, which change the client's statements as they pass (sent twice, the Parse would find its name
+     * taken), nor beyond what a client may have waiting for a server.
      *
      * @param renamed statements are renamed: named Parse and Close change the client's statements
      */
     void keep(FrontendMessage message, boolean renamed) {
         ByteBuf content = message.content();
         int bytes = content.readableBytes();
-        boolean named = renamed && bytes > BODY + 1 && switch (message.type()) {
-            case FrontendMessage.PARSE -> content.getByte(content.readerIndex() + BODY) != 0;
-            case FrontendMessage.CLOSE -> content.getByte(content.readerIndex() + BODY) == 'S'
-                    && content.getByte(content.readerIndex() + BODY + 1) != 0;
-            default -> false;
-        };
-        if (named || unansweredBytes + bytes > limitBytes) {
+        boolean changes = renamed && message.type() != FrontendMessage.CONTINUATION && changesStatements(content);
+        if (changes || unansweredBytes + bytes > limitBytes) {
             forget();
             return;
         }
@@ -86,6 +81,22 @@ final class ResendBuffer {
         starts[unanswered.size()] = content.readerIndex();
         unanswered.add(message.retain());
         unansweredBytes += bytes;
+    }
+
+    /** Whether the whole messages in {@code frames} hold a Parse or a Close of a named statement. */
+    private static boolean changesStatements(ByteBuf frames) {
+        for (int at = frames.readerIndex(), end = frames.writerIndex(); end - at > BODY; ) {
+            int next = Math.min(end, at + 1 + frames.getInt(at + 1));
+            if (next > at + BODY + 1 && switch (frames.getByte(at)) {
+                case FrontendMessage.PARSE -> frames.getByte(at + BODY) != 0;
+                case FrontendMessage.CLOSE -> frames.getByte(at + BODY) == 'S' && frames.getByte(at + BODY + 1) != 0;
+                default -> false;
+            }) {
+                return true;
+            }
+            at = next;
+        }
+        return false;
     }
 
     /** The server answered, or went: nothing kept is sent again. */

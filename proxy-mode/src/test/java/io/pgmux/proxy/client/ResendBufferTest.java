@@ -1,0 +1,124 @@
+package io.pgmux.proxy.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.pgmux.proxy.protocol.FrontendMessage;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a server going away had not answered is sent again, unless it changed the client's statements as it passed:
+ * a named Parse or Close, wherever it lies in a run of messages.
+ */
+class ResendBufferTest {
+    private static final int LIMIT = 64 * 1024;
+
+    @Test
+    void aRunOfUnnamedMessagesIsKeptAndSentAgainWhole() {
+        ResendBuffer buffer = linked();
+        FrontendMessage run = run(parse(""), bind("", ""), execute(), sync());
+        int bytes = run.content().readableBytes();
+
+        buffer.keep(run, true);
+
+        assertTrue(buffer.keeping());
+        ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
+        assertEquals(bytes, buffer.sendAgain(pending));
+        assertEquals(4, pending.size());
+        pending.forEach(FrontendMessage::release);
+        run.release();
+    }
+
+    @Test
+    void aRunBindingANamedStatementIsKept() {
+        ResendBuffer buffer = linked();
+        FrontendMessage run = run(bind("", "S_1"), execute(), sync());
+
+        buffer.keep(run, true);
+
+        assertTrue(buffer.keeping());
+        buffer.forget();
+        run.release();
+    }
+
+    @Test
+    void aRunWithANamedParseAfterItsFirstMessageIsNotKept() {
+        ResendBuffer buffer = linked();
+        FrontendMessage run = run(bind("", ""), execute(), parse("S_1"), sync());
+
+        buffer.keep(run, true);
+
+        assertFalse(buffer.keeping());
+        assertEquals(1, run.refCnt(), "nothing of the run is held");
+        run.release();
+    }
+
+    @Test
+    void aRunWithANamedCloseAfterItsFirstMessageIsNotKept() {
+        ResendBuffer buffer = linked();
+        FrontendMessage run = run(execute(), message('C', cstring("SS_1")), sync());
+
+        buffer.keep(run, true);
+
+        assertFalse(buffer.keeping());
+        run.release();
+    }
+
+    @Test
+    void aNamedParseIsKeptWhenStatementsAreNotRenamed() {
+        ResendBuffer buffer = linked();
+        FrontendMessage run = run(sync(), parse("S_1"), sync());
+
+        buffer.keep(run, false);
+
+        assertTrue(buffer.keeping());
+        buffer.forget();
+        run.release();
+    }
+
+    private static ResendBuffer linked() {
+        ResendBuffer buffer = new ResendBuffer(LIMIT);
+        buffer.linked(true);
+        return buffer;
+    }
+
+    private static FrontendMessage run(ByteBuf... messages) {
+        return new FrontendMessage(messages[0].getByte(0), Unpooled.wrappedBuffer(messages), messages.length > 1);
+    }
+
+    private static ByteBuf parse(String name) {
+        return message('P', cstring(name), cstring("SELECT 1"), new byte[] {0, 0});
+    }
+
+    private static ByteBuf bind(String portal, String statement) {
+        return message('B', cstring(portal), cstring(statement), new byte[] {0, 0, 0, 0, 0, 0});
+    }
+
+    private static ByteBuf execute() {
+        return message('E', cstring(""), new byte[] {0, 0, 0, 0});
+    }
+
+    private static ByteBuf sync() {
+        return message('S');
+    }
+
+    private static ByteBuf message(char type, byte[]... body) {
+        ByteBuf out = Unpooled.buffer();
+        out.writeByte(type);
+        out.writeInt(0);
+        for (byte[] part : body) {
+            out.writeBytes(part);
+        }
+        out.setInt(1, out.readableBytes() - 1);
+        return out;
+    }
+
+    private static byte[] cstring(String s) {
+        return (s + "\0").getBytes(StandardCharsets.UTF_8);
+    }
+}
