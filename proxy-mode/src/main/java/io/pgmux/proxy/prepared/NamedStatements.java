@@ -39,7 +39,9 @@ public final class NamedStatements {
 
     private final PendingRequests requests = new PendingRequests();
     /** The client's names; a shared empty map until its first named Parse, as most clients never name one. */
-    private Map<String, StatementKey> statements = Map.of();
+    private Map<StatementName, StatementKey> statements = Map.of();
+    /** The name of the Bind, Describe or Close being read, to look up with no String made. */
+    private final StatementName nameRead = new StatementName();
     private final PreparedStatementLimit limit;
     private final TrafficStats traffic;
     private StatementServer server;
@@ -140,7 +142,10 @@ public final class NamedStatements {
             send(message, PendingRequests.Kind.PARSE);
             return;
         }
-        if (statements.containsKey(name)) {
+        ByteBuf frame = message.content();
+        int nameStart = frame.readerIndex() + FrontendMessage.HEADER_LENGTH;
+        int nameEnd = frame.indexOf(nameStart, frame.writerIndex(), (byte) 0);
+        if (statements.containsKey(nameRead.read(frame, nameStart, nameEnd - nameStart))) {
             message.release();
             raiseOnServer(PoolerError.preparedStatementAlreadyExists(name));
             return;
@@ -155,16 +160,17 @@ public final class NamedStatements {
         if (!(statements instanceof HashMap)) {
             statements = new HashMap<>();
         }
-        statements.put(name, key);
+        StatementName clientName = StatementName.copyOf(frame, nameStart, nameEnd - nameStart);
+        statements.put(clientName, key);
         traffic.recordClientParse();
         PreparedStatementCache cache = server.preparedStatements();
         if (cache.get(key) != null) {
             message.release();
-            requests.answerParse(client, key, name);
+            requests.answerParse(client, key, clientName);
             return;
         }
         String serverName = addToServer(cache, key);
-        requests.addParse(key, name);
+        requests.addParse(key, clientName);
         server.write(Parse.renameStatement(client.alloc(), message, serverName));
         message.release();
     }
@@ -174,7 +180,16 @@ public final class NamedStatements {
             send(message, PendingRequests.Kind.BIND);
             return;
         }
-        StatementKey key = statements.get(Bind.decode(message.body()).statementName());
+        ByteBuf frame = message.content();
+        int nameStart = Bind.statementNameStart(frame, frame.readerIndex(), frame.writerIndex());
+        if (nameStart < 0) {
+            throw new ProtocolViolationException("invalid message format: unterminated portal name");
+        }
+        int nameEnd = frame.indexOf(nameStart, frame.writerIndex(), (byte) 0);
+        if (nameEnd < 0) {
+            throw new ProtocolViolationException("invalid message format: unterminated statement name");
+        }
+        StatementKey key = statementNamed(frame, nameStart, nameEnd);
         if (key == null) {
             // the unnamed statement, or an unknown name the server refuses with PostgreSQL's own error
             send(message, PendingRequests.Kind.BIND);
@@ -199,7 +214,10 @@ public final class NamedStatements {
             send(message, PendingRequests.Kind.DESCRIBE_PORTAL);
             return;
         }
-        StatementKey key = statements.get(describe.name());
+        // decoded, so well formed: the name follows the target byte and ends with the message
+        ByteBuf frame = message.content();
+        StatementKey key = statementNamed(frame, frame.readerIndex() + FrontendMessage.HEADER_LENGTH + 1,
+                frame.writerIndex() - 1);
         if (key == null) {
             send(message, PendingRequests.Kind.DESCRIBE_STATEMENT);
             return;
@@ -219,13 +237,22 @@ public final class NamedStatements {
     private void onClose(FrontendMessage message) {
         if (!statements.isEmpty()) {
             Close close = Close.decode(message.body());
-            if (close.target() == StatementOrPortal.STATEMENT && statements.remove(close.name()) != null) {
+            // decoded, so well formed: the name follows the target byte and ends with the message
+            ByteBuf frame = message.content();
+            int nameStart = frame.readerIndex() + FrontendMessage.HEADER_LENGTH + 1;
+            if (close.target() == StatementOrPortal.STATEMENT
+                    && statements.remove(nameRead.read(frame, nameStart, frame.writerIndex() - 1 - nameStart)) != null) {
                 message.release();
                 requests.answerClose(client);
                 return;
             }
         }
         send(message, PendingRequests.Kind.CLOSE);
+    }
+
+    /** The client's statement named by the bytes from {@code nameStart} to {@code nameEnd}, or null. */
+    private StatementKey statementNamed(ByteBuf frames, int nameStart, int nameEnd) {
+        return statements.isEmpty() ? null : statements.get(nameRead.read(frames, nameStart, nameEnd - nameStart));
     }
 
     private String ensureOnServer(StatementKey key) {

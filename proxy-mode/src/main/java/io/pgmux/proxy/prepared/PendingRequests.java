@@ -42,7 +42,7 @@ final class PendingRequests {
      * One request; a Parse carries its statement's key, to forget it on the server if the Parse fails, and a
      * client's Parse (sent or answered) the client's name for it, which a failed or skipped Parse does not create.
      */
-    record Request(Kind kind, StatementKey key, String clientName) {
+    record Request(Kind kind, StatementKey key, StatementName clientName) {
     }
 
     private static final Request[] PLAIN = new Request[Kind.values().length];
@@ -65,12 +65,12 @@ final class PendingRequests {
     }
 
     /** A client's Parse of {@code key} as {@code clientName}, sent to the server. */
-    void addParse(StatementKey key, String clientName) {
+    void addParse(StatementKey key, StatementName clientName) {
         queue.add(new Request(Kind.PARSE, key, clientName));
     }
 
     /** A ParseComplete of the pooler's own: at once when nothing is in flight, else in its place. */
-    void answerParse(Channel client, StatementKey key, String clientName) {
+    void answerParse(Channel client, StatementKey key, StatementName clientName) {
         if (queue.isEmpty()) {
             client.write(ParseComplete.INSTANCE, client.voidPromise());
         } else {
@@ -104,7 +104,7 @@ final class PendingRequests {
      * Accounts for one server message; returns whether it goes to the client. Answers of the pooler's own that
      * are due after it are written after the caller relays it, by {@link #answerDue(Channel)}.
      */
-    boolean onResponse(byte type, PreparedStatementCache statements, Map<String, StatementKey> clientNames) {
+    boolean onResponse(byte type, PreparedStatementCache statements, Map<StatementName, StatementKey> clientNames) {
         Request head = queue.peek();
         if (head == null) {
             return true;
@@ -144,7 +144,7 @@ final class PendingRequests {
      * statements their Parses would have created do not exist, on the server or under the client's names. In a
      * simple Query the error is one of its results.
      */
-    private void onError(Request head, PreparedStatementCache statements, Map<String, StatementKey> clientNames) {
+    private void onError(Request head, PreparedStatementCache statements, Map<StatementName, StatementKey> clientNames) {
         Kind kind = head.kind();
         if (kind == Kind.SYNC || kind == Kind.QUERY || kind == Kind.FUNCTION_CALL) {
             return;

@@ -21,6 +21,15 @@ public record Bind(String portal, String statementName) {
         return portalEnd >= 0 && portalEnd + 1 < end && frames.getByte(portalEnd + 1) == 0;
     }
 
+    /**
+     * Where the statement name of the Bind from {@code start} (its type byte) to {@code end} in {@code frames} begins,
+     * after the portal name; -1 when the portal name is not terminated within the message.
+     */
+    public static int statementNameStart(ByteBuf frames, int start, int end) {
+        int portalEnd = frames.indexOf(start + Wire.HEADER_LENGTH, end, (byte) 0);
+        return portalEnd < 0 ? -1 : portalEnd + 1;
+    }
+
     public static Bind decode(ByteBuf body) {
         String portal = Wire.readCString(body, "portal name");
         String statement = Wire.readCString(body, "statement name");
