@@ -235,11 +235,11 @@ final class Link extends ServerLoan {
 
     /**
      * The complete Parse, Bind, Describe, Execute and Sync messages of one read, each seen where it lies and all
-     * written as one, as PgBouncer's sbuf sends the packets of a read with one send. A message statement tracking
-     * may change goes alone, the others still together.
+     * written as one, as PgBouncer's sbuf sends the packets of a read with one send; statement tracking renames the
+     * Binds of a run where they lie. A message it may otherwise change or answer goes alone, the others still together.
      */
     private void forwardRun(FrontendMessage run) {
-        if (namedStatements != null && !NamedStatements.passesUnchanged(run)) {
+        if (namedStatements != null && !NamedStatements.relaysInPlace(run)) {
             ClientConnection.each(run.split(NamedStatements::isTracked), this::forward);
             return;
         }

@@ -32,6 +32,8 @@ import java.util.Map;
 public final class NamedStatements {
     /** How many times a server's max_prepared_statements one client may keep. */
     public static final int PER_CLIENT_FACTOR = 10;
+    /** The longest run whose Binds are renamed as it is copied; a longer one goes a message at a time. */
+    static final int RUN_COPY_LIMIT = 8 * 1024;
 
     /** CommandComplete bodies of the commands that drop every prepared statement of the session. */
     private static final byte[] DEALLOCATE_ALL = CommandComplete.tag("DEALLOCATE ALL");
@@ -42,6 +44,7 @@ public final class NamedStatements {
     private Map<StatementName, StatementKey> statements = Map.of();
     /** The name of the Bind, Describe or Close being read, to look up with no String made. */
     private final StatementName nameRead = new StatementName();
+    private final RenamedRun renamed = new RenamedRun();
     private final PreparedStatementLimit limit;
     private final TrafficStats traffic;
     private StatementServer server;
@@ -80,19 +83,29 @@ public final class NamedStatements {
     }
 
     /**
-     * Whether every message of a run (see {@link FrontendMessage#isRun()}) passes to the server as it is: a Parse and
-     * Bind of the unnamed statement, a Describe of a portal or of the unnamed statement, an Execute or a Sync.
+     * Whether a run (see {@link FrontendMessage#isRun()}) goes through {@link #forwardRun}: each of its messages passes
+     * to the server as it is (a Parse of the unnamed statement, a Describe of a portal or of the unnamed statement, an
+     * Execute, a Sync) or is a Bind whose statement name is there to read, and a run with a named Bind, which may be
+     * copied, is at most {@link #RUN_COPY_LIMIT} long. Any other run goes one tracked message at a time.
      */
-    public static boolean passesUnchanged(FrontendMessage run) {
+    public static boolean relaysInPlace(FrontendMessage run) {
         ByteBuf frames = run.content();
+        boolean namedBind = false;
         for (int at = frames.readerIndex(), end = frames.writerIndex(); at < end; ) {
             int next = at + 1 + frames.getInt(at + 1);
-            if (isTracked(frames, at, next)) {
+            if (frames.getByte(at) == FrontendMessage.BIND) {
+                if (!Bind.bindsUnnamedStatement(frames, at, next)) {
+                    if (statementNameEnd(frames, at, next) < 0) {
+                        return false;
+                    }
+                    namedBind = true;
+                }
+            } else if (isTracked(frames, at, next)) {
                 return false;
             }
             at = next;
         }
-        return true;
+        return !namedBind || frames.readableBytes() <= RUN_COPY_LIMIT;
     }
 
     /** Whether the message of a run from {@code start} to {@code end} is one this class may change or answer. */
@@ -106,24 +119,55 @@ public final class NamedStatements {
         };
     }
 
-    /** Sends a run whose messages all pass unchanged ({@link #passesUnchanged}) with one write. */
+    /** The NUL that ends the statement name of the Bind from {@code start} to {@code end}; -1 when it has none. */
+    private static int statementNameEnd(ByteBuf frames, int start, int end) {
+        int nameStart = Bind.statementNameStart(frames, start, end);
+        return nameStart < 0 ? -1 : frames.indexOf(nameStart, end, (byte) 0);
+    }
+
+    /**
+     * Sends a run that {@link #relaysInPlace} with one write, the client's statement names of its Binds replaced by
+     * the server's where it lies, with no message split off and no String made; a statement the server lacks is
+     * parsed there first. The run's reference goes with it.
+     */
     public void forwardRun(FrontendMessage run, StatementServer server, Channel client) {
         this.server = server;
         this.client = client;
         ByteBuf frames = run.content();
+        renamed.start(frames);
         for (int at = frames.readerIndex(), end = frames.writerIndex(); at < end; ) {
             int next = at + 1 + frames.getInt(at + 1);
-            requests.add(switch (frames.getByte(at)) {
-                case FrontendMessage.PARSE -> PendingRequests.Kind.PARSE;
-                case FrontendMessage.BIND -> PendingRequests.Kind.BIND;
-                case FrontendMessage.DESCRIBE -> Describe.passingThrough(frames, at, next) == StatementOrPortal.PORTAL
-                        ? PendingRequests.Kind.DESCRIBE_PORTAL : PendingRequests.Kind.DESCRIBE_STATEMENT;
-                case FrontendMessage.EXECUTE -> PendingRequests.Kind.EXECUTE;
-                default -> PendingRequests.Kind.SYNC;
-            });
+            switch (frames.getByte(at)) {
+                case FrontendMessage.PARSE -> requests.add(PendingRequests.Kind.PARSE);
+                case FrontendMessage.BIND -> bindInRun(frames, at, next);
+                case FrontendMessage.DESCRIBE -> requests.add(Describe.passingThrough(frames, at, next)
+                        == StatementOrPortal.PORTAL ? PendingRequests.Kind.DESCRIBE_PORTAL
+                        : PendingRequests.Kind.DESCRIBE_STATEMENT);
+                case FrontendMessage.EXECUTE -> requests.add(PendingRequests.Kind.EXECUTE);
+                default -> requests.add(PendingRequests.Kind.SYNC);
+            }
             at = next;
         }
-        server.write(frames);
+        renamed.finish(server);
+    }
+
+    /** The Bind of a run from {@code start} to {@code end}, renamed when it binds one of the client's statements. */
+    private void bindInRun(ByteBuf frames, int start, int end) {
+        // read by relaysInPlace: both names are terminated
+        int nameStart = Bind.statementNameStart(frames, start, end);
+        int nameEnd = frames.indexOf(nameStart, end, (byte) 0);
+        StatementKey key = nameEnd == nameStart ? null : statementNamed(frames, nameStart, nameEnd);
+        if (key != null) {
+            PreparedStatementCache cache = server.preparedStatements();
+            String serverName = cache.get(key);
+            if (serverName == null) {
+                renamed.sendUpTo(start, server, client.alloc());
+                serverName = prepareOnServer(cache, key);
+            }
+            traffic.recordBind();
+            renamed.rename(start, nameStart, nameEnd, serverName, client.alloc());
+        }
+        requests.add(PendingRequests.Kind.BIND);
     }
 
     private void send(FrontendMessage message, PendingRequests.Kind kind) {
@@ -258,11 +302,14 @@ public final class NamedStatements {
     private String ensureOnServer(StatementKey key) {
         PreparedStatementCache cache = server.preparedStatements();
         String serverName = cache.get(key);
-        if (serverName == null) {
-            serverName = addToServer(cache, key);
-            requests.add(PendingRequests.Kind.PARSE_ADDED, key);
-            server.write(key.parseAs(serverName));
-        }
+        return serverName != null ? serverName : prepareOnServer(cache, key);
+    }
+
+    /** Parses {@code key} on the server, which lacks it; returns its name there. */
+    private String prepareOnServer(PreparedStatementCache cache, StatementKey key) {
+        String serverName = addToServer(cache, key);
+        requests.add(PendingRequests.Kind.PARSE_ADDED, key);
+        server.write(key.parseAs(serverName));
         return serverName;
     }
 

@@ -1,0 +1,144 @@
+package io.pgmux.proxy;
+
+import static io.pgmux.proxy.RawClient.concat;
+import static io.pgmux.proxy.RawClient.cstring;
+import static io.pgmux.proxy.RawClient.firstColumns;
+import static io.pgmux.proxy.RawClient.frame;
+import static io.pgmux.proxy.RawClient.types;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.pgmux.core.config.PoolMode;
+import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.testing.PostgresTest;
+import io.pgmux.testing.TestDatabase;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Named prepared statements bound in runs: Bind, Execute and Sync (or a pipeline of them) arriving in one read are
+ * forwarded together, each Bind's statement name replaced by the server's where it lies.
+ */
+@PostgresTest
+class PreparedStatementRunTest {
+    private static final String USER = "raw";
+    private final TestDatabase db;
+    private PgMuxProxy proxy;
+
+    PreparedStatementRunTest(TestDatabase db) {
+        this.db = db;
+    }
+
+    private RawClient login(int maxPrepared) throws Exception {
+        proxy = ProxyFixture.start(db, PoolMode.TRANSACTION, b -> b
+                .authType(AuthType.TRUST)
+                .users(Map.of(USER, ""))
+                .defaultPoolSize(1)
+                .maxPreparedStatements(maxPrepared));
+        return RawClient.login(proxy, db.name(), USER, "");
+    }
+
+    @AfterEach
+    void stop() {
+        proxy.close();
+    }
+
+    @Test
+    void aRunOfBindExecuteAndSyncRunsTheStatementOnTheServer() throws Exception {
+        try (RawClient c = login(200)) {
+            prepare(c, "S1", "SELECT 'one'");
+            for (int i = 0; i < 3; i++) {
+                c.sendRaw(concat(bind("S1"), execute(), sync()));
+                List<RawClient.Message> result = c.readUntilReady();
+                assertEquals("2DCZ", types(result));
+                assertEquals(List.of("one"), firstColumns(result));
+            }
+        }
+    }
+
+    @Test
+    void aPipelineOfBindsAnswersEachInItsPlace() throws Exception {
+        try (RawClient c = login(200)) {
+            prepare(c, "S1", "SELECT 'one'");
+            prepare(c, "a much longer statement name than the server's", "SELECT 'two'");
+            c.sendRaw(concat(bind("S1"), execute(), bind("a much longer statement name than the server's"), execute(),
+                    parse("", "SELECT 'three'"), bind(""), execute(), bind("S1"), execute(), sync()));
+            List<RawClient.Message> result = c.readUntilReady();
+            assertEquals("2DC2DC12DC2DCZ", types(result));
+            assertEquals(List.of("one", "two", "three", "one"), firstColumns(result));
+        }
+    }
+
+    /** The server lost two of the statements (max_prepared_statements 2): each is parsed again before its Bind. */
+    @Test
+    void statementsTheServerLacksAreParsedBeforeTheirBindsInTheRun() throws Exception {
+        try (RawClient c = login(2)) {
+            for (int i = 1; i <= 3; i++) {
+                prepare(c, "S" + i, "SELECT " + i);
+            }
+            c.sendRaw(concat(bind("S3"), execute(), bind("S1"), execute(), bind("S2"), execute(), sync()));
+            List<RawClient.Message> result = c.readUntilReady();
+            assertEquals("2DC2DC2DCZ", types(result));
+            assertEquals(List.of("3", "1", "2"), firstColumns(result));
+        }
+    }
+
+    @Test
+    void aRunBindingAnUnknownNameGetsPostgresqlsNonFatalError() throws Exception {
+        try (RawClient c = login(200)) {
+            prepare(c, "S1", "SELECT 'one'");
+            c.sendRaw(concat(bind("S1"), execute(), bind("unknown"), execute(), sync()));
+            List<RawClient.Message> result = c.readUntilReady();
+            assertEquals("2DCEZ", types(result));
+            assertEquals("26000", result.stream().filter(m -> m.type() == 'E').findFirst().orElseThrow().field('C'));
+            c.sendRaw(concat(bind("S1"), execute(), sync()));
+            assertEquals(List.of("one"), firstColumns(c.readUntilReady()));
+        }
+    }
+
+    /** Names are compared by their bytes, as PostgreSQL compares them. */
+    @Test
+    void aNameDifferingOnlyInTheCaseOfANonAsciiLetterIsAnotherStatement() throws Exception {
+        try (RawClient c = login(200)) {
+            prepare(c, "état", "SELECT 'lower'");
+            prepare(c, "État", "SELECT 'upper'");
+            c.sendRaw(concat(bind("État"), execute(), bind("état"), execute(), sync()));
+            assertEquals(List.of("upper", "lower"), firstColumns(c.readUntilReady()));
+        }
+    }
+
+    @Test
+    void aRunThatParsesANamedStatementAndBindsItPreparesItFirst() throws Exception {
+        try (RawClient c = login(200)) {
+            c.sendRaw(concat(parse("S1", "SELECT 'one'"), bind("S1"), execute(), bind("S1"), execute(), sync()));
+            List<RawClient.Message> result = c.readUntilReady();
+            assertEquals("12DC2DCZ", types(result));
+            assertEquals(List.of("one", "one"), firstColumns(result));
+        }
+    }
+
+    /** Parse and Sync, one read each: the statement is created. */
+    private static void prepare(RawClient c, String name, String sql) throws IOException {
+        c.sendRaw(concat(parse(name, sql), sync()));
+        assertEquals("1Z", types(c.readUntilReady()));
+    }
+
+    private static byte[] parse(String name, String sql) {
+        return frame('P', concat(cstring(name), cstring(sql), new byte[] {0, 0}));
+    }
+
+    /** A Bind of the unnamed portal, with no parameters and text results. */
+    private static byte[] bind(String statement) {
+        return frame('B', concat(cstring(""), cstring(statement), new byte[] {0, 0, 0, 0, 0, 0}));
+    }
+
+    private static byte[] execute() {
+        return frame('E', concat(cstring(""), new byte[] {0, 0, 0, 0}));
+    }
+
+    private static byte[] sync() {
+        return frame('S', new byte[0]);
+    }
+}
