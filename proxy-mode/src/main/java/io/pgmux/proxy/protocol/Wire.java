@@ -99,6 +99,17 @@ final class Wire {
     private static final int COPIED_REST_LIMIT = 8 * 1024;
 
     /**
+     * Appends {@code length} bytes of {@code from} at {@code index} to {@code to}, read from one into the other rather
+     * than written from one to the other: the adaptive allocator's buffers take another buffer's bytes through a JDK
+     * ByteBuffer made for each of them.
+     */
+    static ByteBuf copy(ByteBuf from, int index, int length, ByteBuf to) {
+        to.ensureWritable(length);
+        from.getBytes(index, to, to.writerIndex(), length);
+        return to.writerIndex(to.writerIndex() + length);
+    }
+
+    /**
      * A copy of {@code frame} (a whole typed message) with its {@code fieldIndex}-th leading C string replaced.
      * Only the header and the leading strings are written anew; the rest is copied when short, else a retained
      * slice of the original, so parameters and query text are forwarded byte for byte. The caller still owns
@@ -129,11 +140,11 @@ final class Wire {
                 + (copied ? restLength : 0));
         head.writeByte(frame.getByte(start));
         head.writeInt(0);
-        head.writeBytes(frame, bodyStart, fieldStart - bodyStart);
+        copy(frame, bodyStart, fieldStart - bodyStart, head);
         writeCString(head, value);
         head.setInt(1, head.readableBytes() - 1 + restLength);
         if (copied) {
-            return head.writeBytes(frame, fieldEnd + 1, restLength);
+            return copy(frame, fieldEnd + 1, restLength, head);
         }
         return alloc.compositeBuffer(2).addComponents(true, head, frame.retainedSlice(fieldEnd + 1, restLength));
     }
