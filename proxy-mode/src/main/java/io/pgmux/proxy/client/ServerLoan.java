@@ -13,11 +13,7 @@ import io.pgmux.proxy.prepared.PreparedStatementLimit;
 import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.FrontendMessage;
-import io.pgmux.proxy.protocol.PoolerError;
-import io.pgmux.proxy.protocol.ParameterStatus;
-import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.protocol.ReadyForQuery.TransactionStatus;
-import io.pgmux.proxy.protocol.SqlState;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerLink;
 import io.pgmux.proxy.transport.ReadPauses;
@@ -26,20 +22,17 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A client's loan of server connections, as one state machine (PgBouncer's client-server link of objects.c): a
- * server is acquired, the client's settings are replayed on it, it is linked, and it goes back to the pool (after
- * its session settings were read, or the session state a transaction may have left was checked) or is dropped when
- * its state is unknown. {@link #to} is the one place the state changes; {@link State#CLOSED} is final. Each step
- * that runs a query of the pooler's own on the server is an {@link OwnQuery}; what the client sends while no server
- * is linked is its {@link HeldRequest}. The relay ({@link Link}) extends it, so that the hot path reads the loan's
- * fields without another object between. Runs on the client's event loop.
+ * server is acquired, the client's settings are replayed on it, it is linked, and it goes back to the pool (at a
+ * transaction's end, after the reads and checks of {@link TransactionEnd}) or is dropped when its state is unknown.
+ * {@link #to} is the one place the state changes; {@link State#CLOSED} is final. Each step that runs a query of the
+ * pooler's own on the server is an {@link OwnQuery}; what the client sends while no server is linked is its
+ * {@link HeldRequest}. The relay ({@link Link}) extends it, so that the hot path reads the loan's fields without
+ * another object between. Runs on the client's event loop.
  */
 abstract class ServerLoan implements ServerLink {
-    private static final Logger log = LoggerFactory.getLogger(ServerLoan.class);
 
     enum State {
         /** No server. */
@@ -369,7 +362,7 @@ abstract class ServerLoan implements ServerLink {
     // ---------------------------------------------------------------- the pooler's own queries
 
     /** Runs a query of the pooler's own on the server as the loan's {@code step}; what the client sends waits. */
-    private void ask(State step, EncodableMessage request, boolean readyHeld) {
+    final void ask(State step, EncodableMessage request, boolean readyHeld) {
         to(step);
         OwnQuery.send(this, server, step, request, readyHeld);
     }
@@ -377,7 +370,7 @@ abstract class ServerLoan implements ServerLink {
     /** A query of the pooler's own was answered: the loan takes the step after it, on the client's loop. */
     final void answered(OwnQuery answer) {
         if (answer.step == State.READING_POSITION) {
-            relayPosition(answer);
+            TransactionEnd.relayPosition(this, answer);
         }
         if (lent == null) {
             // a timeout closed the server meanwhile
@@ -385,9 +378,9 @@ abstract class ServerLoan implements ServerLink {
         }
         switch (answer.step) {
             case REPLAYING -> onReplayed(answer);
-            case READING_POSITION -> onPosition(answer);
-            case READING_SETTINGS -> onSessionSettings(answer);
-            case CHECKING_SESSION_STATE -> onSessionState(answer);
+            case READING_POSITION -> TransactionEnd.onPosition(this, answer);
+            case READING_SETTINGS -> TransactionEnd.onSessionSettings(this, answer);
+            case CHECKING_SESSION_STATE -> TransactionEnd.onSessionState(this, answer);
         }
     }
 
@@ -395,136 +388,10 @@ abstract class ServerLoan implements ServerLink {
 
     /**
      * The transaction (or statement) ended: the server goes back, once its settings are known, unless it holds
-     * session state the client keeps it for.
+     * session state the client keeps it for ({@link TransactionEnd}).
      */
     final void endTransaction(boolean readyHeld) {
-        channel.flush();
-        if (reads != null && reads.wantsPosition(filter.takeMayHaveWritten())) {
-            // read_your_writes: the WAL position after the commit, which the client's next reads must see
-            ask(State.READING_POSITION, reads.positionQuery(server.parameters().majorVersion()), readyHeld);
-            return;
-        }
-        endTransactionKnown(readyHeld);
-    }
-
-    private void endTransactionKnown(boolean readyHeld) {
-        if (pinning.takeTouched()) {
-            // one query tells what session state the transaction may have left
-            ask(State.CHECKING_SESSION_STATE, Pinning.checkQuery(server.parameters().majorVersion()), readyHeld);
-            return;
-        }
-        if (pinning.isPinned()) {
-            return;
-        }
-        if (filter.takeSettingsChanged()) {
-            readSessionSettings();
-            return;
-        }
-        release();
-        ReadPauses.resume(channel, SERVER_REASONS);
-    }
-
-    /** The client's reads now know the position, the server or not; the client is told its token. */
-    private void relayPosition(OwnQuery answer) {
-        ParameterStatus token = reads.positionRead(answer.succeeded() ? answer.rows : null);
-        if (token != null && state != State.CLOSED) {
-            filter.relayOwn(token);
-            channel.flush();
-        }
-    }
-
-    private void onPosition(OwnQuery answer) {
-        if (answer.failure != null) {
-            drop(answer.failure);
-            resumeUnlinked();
-            return;
-        }
-        if (state == State.CLOSED) {
-            endClosed();
-            return;
-        }
-        to(State.LINKED);
-        endTransactionKnown(answer.readyHeld);
-        if (state == State.IDLE) {
-            resumeUnlinked();
-        } else if (state == State.LINKED) {
-            forwardPending();
-        }
-    }
-
-    /**
-     * Before a server connection on which this client ran SET goes back to the pool: reads its session
-     * settings, which the client keeps on every later server connection and the next client of this one has
-     * reset.
-     */
-    private void readSessionSettings() {
-        ask(State.READING_SETTINGS, parameters.sessionSettingsQuery(server.parameters().majorVersion()), false);
-    }
-
-    private void onSessionSettings(OwnQuery answer) {
-        if (answer.succeeded() && parameters.captured(answer.rows, server.parameters())) {
-            release();
-        } else {
-            // its settings are unknown: the connection must not serve anyone else
-            drop(answer.failure != null ? answer.failure : new PoolException("session settings unreadable"
-                    + (answer.error != null ? ": " + answer.error.message() : "")));
-        }
-        resumeUnlinked();
-    }
-
-    private void onSessionState(OwnQuery answer) {
-        boolean closed = state == State.CLOSED;
-        if (answer.failure != null) {
-            drop(answer.failure);
-            if (!closed) {
-                client.fatal(PoolerError.serverConnCrashed());
-            }
-            return;
-        }
-        if (answer.error != null) {
-            // what the session holds is unknown: the connection must not serve anyone else
-            log.warn("client {} session state unreadable, server connection closed: {}", channel.remoteAddress(),
-                    answer.error.message());
-            pinning.hold(0);
-            drop(new PoolException("session state unreadable: " + answer.error.message()));
-            if (answer.readyHeld && !closed) {
-                filter.relayOwn(ReadyForQuery.IDLE);
-                channel.flush();
-            }
-            resumeUnlinked();
-            return;
-        }
-        int found = pinning.found(answer.rows);
-        if (closed) {
-            pinning.hold(found);
-            endClosed();
-            return;
-        }
-        if (found != 0 && pinning.refuses()) {
-            String refusal = Pinning.refusal(found, poolMode == PoolMode.STATEMENT ? "statement" : "transaction");
-            filter.relayOwn(ErrorResponse.error(SqlState.FEATURE_NOT_SUPPORTED, refusal), ReadyForQuery.IDLE);
-            channel.flush();
-            // closing the server connection ends the state with the session
-            drop(new PoolException(refusal));
-            resumeUnlinked();
-            return;
-        }
-        if (answer.readyHeld) {
-            filter.relayOwn(ReadyForQuery.IDLE);
-            channel.flush();
-        }
-        pinning.hold(found);
-        if (pinning.isPinned()) {
-            to(State.LINKED);
-            forwardPending();
-            return;
-        }
-        if (filter.takeSettingsChanged()) {
-            readSessionSettings();
-            return;
-        }
-        release();
-        resumeUnlinked();
+        TransactionEnd.start(this, readyHeld);
     }
 
     // ---------------------------------------------------------------- closing, release, drop
@@ -548,10 +415,10 @@ abstract class ServerLoan implements ServerLink {
     }
 
     /** The client is gone and its server idle: back to the pool, once cleared of the state it was pinned for. */
-    private void endClosed() {
+    final void endClosed() {
         if (!pinning.isPinned()) {
             if (filter.takeSettingsChanged()) {
-                readSessionSettings();
+                TransactionEnd.readSessionSettings(this);
             } else {
                 release();
             }
