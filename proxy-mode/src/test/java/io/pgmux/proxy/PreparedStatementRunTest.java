@@ -119,6 +119,27 @@ class PreparedStatementRunTest {
         }
     }
 
+    /**
+     * A run binding a statement its server has, whose Execute fails, then a Query and a Parse the pooler answers,
+     * all in one read: the error ends the run's batch alone, and the pooler's ParseComplete comes after the
+     * Query's ReadyForQuery.
+     */
+    @Test
+    void aFailingRunPipelinedAheadOfAQueryAndAnAnsweredParseLeavesEachAnswerInItsPlace() throws Exception {
+        try (RawClient c = login(200)) {
+            prepare(c, "BAD", "SELECT 1 / (random() * 0)::int");
+            c.sendRaw(concat(bind("BAD"), execute(), sync(), frame('Q', cstring("SELECT 'query'")),
+                    parse("AGAIN", "SELECT 1 / (random() * 0)::int"), sync()));
+            List<RawClient.Message> failed = c.readUntilReady();
+            assertEquals("2EZ", types(failed));
+            assertEquals("22012", failed.get(1).field('C'));
+            List<RawClient.Message> query = c.readUntilReady();
+            assertEquals("TDCZ", types(query));
+            assertEquals(List.of("query"), firstColumns(query));
+            assertEquals("1Z", types(c.readUntilReady()));
+        }
+    }
+
     /** Parse and Sync, one read each: the statement is created. */
     private static void prepare(RawClient c, String name, String sql) throws IOException {
         c.sendRaw(concat(parse(name, sql), sync()));

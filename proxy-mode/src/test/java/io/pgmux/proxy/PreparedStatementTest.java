@@ -30,6 +30,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 @PostgresTest
 class PreparedStatementTest {
     private static final String USER = "raw";
+    private static final byte[] EXECUTE = RawClient.frame('E', RawClient.concat(cstring(""), new byte[4]));
+    private static final byte[] SYNC = RawClient.frame('S', new byte[0]);
     private final TestDatabase db;
     private PgMuxProxy proxy;
 
@@ -257,6 +259,68 @@ class PreparedStatementTest {
     }
 
     /**
+     * A Parse of a statement the server has, pipelined behind a simple Query, is answered after the Query's
+     * ReadyForQuery and before its own.
+     */
+    @Test
+    void theAnswerToAParsePipelinedBehindASimpleQueryComesAfterItsReadyForQuery() throws Exception {
+        start(1, 200);
+        try (RawClient a = login(); RawClient b = login()) {
+            prepare(a, "A", "SELECT 'known'");
+            b.sendRaw(RawClient.concat(queryFrame("SELECT 'first'"), parseFrame("KNOWN", "SELECT 'known'"),
+                    SYNC));
+            List<RawClient.Message> query = b.readUntilReady();
+            assertEquals("TDCZ", types(query));
+            assertEquals("first", firstColumn(query));
+            assertEquals("1Z", types(b.readUntilReady()));
+            assertEquals("known", firstColumn(bindAndExecute(b, "KNOWN")));
+        }
+    }
+
+    /**
+     * The error of a simple Query pipelined ahead of a batch is the Query's alone: the Parse the pooler adds for
+     * the batch's Bind (the server lacks the statement) is still answered, and its response dropped.
+     */
+    @Test
+    void anErrorOfASimpleQueryPipelinedAheadOfABatchLeavesTheBatchWhole() throws Exception {
+        start(1, 1);
+        try (RawClient c = login()) {
+            prepare(c, "S1", "SELECT 1");
+            prepare(c, "S2", "SELECT 2");
+            c.sendRaw(RawClient.concat(queryFrame("SELECT 1 / 0"), bindFrame("S1"), EXECUTE, SYNC));
+            assertError("22012", c.readUntilReady());
+            List<RawClient.Message> batch = c.readUntilReady();
+            assertEquals("2DCZ", types(batch));
+            assertEquals("1", firstColumn(batch));
+        }
+    }
+
+    /**
+     * A batch of the unnamed statement that fails in its Execute, pipelined ahead of a batch preparing a named
+     * statement: the error skips its own batch only, the named statement is created, and a Parse answered by the
+     * pooler later still comes in its place.
+     */
+    @Test
+    void anErrorInAnUnnamedBatchPipelinedAheadOfANamedOneLeavesTheNamedOneWhole() throws Exception {
+        start(1, 200);
+        try (RawClient c = login()) {
+            c.sendRaw(RawClient.concat(parseFrame("", "SELECT 1 / (random() * 0)::int"), bindFrame(""), EXECUTE,
+                    SYNC, parseFrame("S1", "SELECT 'after'"), bindFrame("S1"), EXECUTE, SYNC));
+            List<RawClient.Message> failed = c.readUntilReady();
+            assertEquals("12EZ", types(failed));
+            assertEquals("22012", failed.get(2).field('C'));
+            List<RawClient.Message> named = c.readUntilReady();
+            assertEquals("12DCZ", types(named));
+            assertEquals("after", firstColumn(named));
+            c.sendRaw(RawClient.concat(queryFrame("SELECT 'query'"), parseFrame("S2", "SELECT 'after'"), SYNC));
+            assertEquals("TDCZ", types(c.readUntilReady()));
+            assertEquals("1Z", types(c.readUntilReady()));
+            assertEquals("after", firstColumn(bindAndExecute(c, "S1")));
+            assertEquals("after", firstColumn(bindAndExecute(c, "S2")));
+        }
+    }
+
+    /**
      * The response to a Parse the pooler adds in the middle of a pipeline (the statement was evicted from the
      * server) is dropped from among the server's responses that arrive with it.
      */
@@ -357,6 +421,18 @@ class PreparedStatementTest {
             other.setAutoCommit(true);
             assertEquals(2, pids.size());
         }
+    }
+
+    private static byte[] queryFrame(String sql) {
+        return RawClient.frame('Q', cstring(sql));
+    }
+
+    private static byte[] parseFrame(String name, String sql) {
+        return RawClient.frame('P', RawClient.concat(cstring(name), cstring(sql), new byte[2]));
+    }
+
+    private static byte[] bindFrame(String statement) {
+        return RawClient.frame('B', RawClient.concat(cstring(""), cstring(statement), new byte[6]));
     }
 
     /** Parse and Sync: the statement must be created. */

@@ -18,8 +18,9 @@ import java.util.Arrays;
  * What the pooler reads in a linked server's responses on their way to the client, which get there as slices of
  * the receive buffer, never copied: ParameterStatus (the client now expects that value), the CommandComplete of
  * SET, RESET and DISCARD ALL (settings to read before the server goes back, in transaction and statement mode),
- * the tags of commands that may create or drop session state (pin_session_state), and, where named statements are renamed, each message's place among the requests in flight, so that responses
- * to the pooler's own messages are dropped and its own answers inserted in the server's order.
+ * the tags of commands that may create or drop session state (pin_session_state), and, where named statements are
+ * renamed and a request of the extended protocol is in flight, each message's place among the requests, so that
+ * responses to the pooler's own messages are dropped and its own answers inserted in the server's order.
  */
 final class ResponseFilter {
     private static final byte[] SET_TAG = CommandComplete.tag("SET");
@@ -89,7 +90,8 @@ final class ResponseFilter {
         while (at < end) {
             int next = at + 1 + frames.getInt(at + 1);
             last = at;
-            if (frames.getByte(at) == BackendMessage.COMMAND_COMPLETE) {
+            byte type = frames.getByte(at);
+            if (type == BackendMessage.COMMAND_COMPLETE) {
                 if (changesSettings(frames, at, next)) {
                     settingsChanged = true;
                     discardedAll |= CommandComplete.hasTag(frames, at + 5, next - at - 5, DISCARD_ALL_TAG);
@@ -101,7 +103,7 @@ final class ResponseFilter {
                     mayHaveWritten = WriteTags.mayWrite(frames, at + 5, next - at - 5);
                 }
             }
-            if (namedStatements == null) {
+            if (namedStatements == null || !namedStatements.concerns(type)) {
                 at = next;
                 continue;
             }

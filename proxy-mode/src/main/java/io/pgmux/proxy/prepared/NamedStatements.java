@@ -128,18 +128,22 @@ public final class NamedStatements {
     /**
      * Sends a run that {@link #relaysInPlace} with one write, the client's statement names of its Binds replaced by
      * the server's where it lies, with no message split off and no String made; a statement the server lacks is
-     * parsed there first. The run's reference goes with it.
+     * parsed there first. The run's reference goes with it. A run to which the pooler added no message of its own,
+     * ending with a Sync and sent while no request was queued, is only counted ({@link PendingRequests#passedThrough}).
      */
     public void forwardRun(FrontendMessage run, StatementServer server, Channel client) {
         this.server = server;
         this.client = client;
         ByteBuf frames = run.content();
         renamed.start(frames);
+        boolean passesThrough = !requests.queued();
+        byte type = 0;
         for (int at = frames.readerIndex(), end = frames.writerIndex(); at < end; ) {
             int next = at + 1 + frames.getInt(at + 1);
-            switch (frames.getByte(at)) {
+            type = frames.getByte(at);
+            switch (type) {
                 case FrontendMessage.PARSE -> requests.add(PendingRequests.Kind.PARSE);
-                case FrontendMessage.BIND -> bindInRun(frames, at, next);
+                case FrontendMessage.BIND -> passesThrough &= !bindInRun(frames, at, next);
                 case FrontendMessage.DESCRIBE -> requests.add(Describe.passingThrough(frames, at, next)
                         == StatementOrPortal.PORTAL ? PendingRequests.Kind.DESCRIBE_PORTAL
                         : PendingRequests.Kind.DESCRIBE_STATEMENT);
@@ -148,26 +152,35 @@ public final class NamedStatements {
             }
             at = next;
         }
+        if (passesThrough && type == FrontendMessage.SYNC) {
+            requests.passedThrough();
+        }
         renamed.finish(server);
     }
 
-    /** The Bind of a run from {@code start} to {@code end}, renamed when it binds one of the client's statements. */
-    private void bindInRun(ByteBuf frames, int start, int end) {
+    /**
+     * The Bind of a run from {@code start} to {@code end}, renamed when it binds one of the client's statements;
+     * returns whether the pooler parsed that statement on the server first (a message of its own in the run).
+     */
+    private boolean bindInRun(ByteBuf frames, int start, int end) {
         // read by relaysInPlace: both names are terminated
         int nameStart = Bind.statementNameStart(frames, start, end);
         int nameEnd = frames.indexOf(nameStart, end, (byte) 0);
         StatementKey key = nameEnd == nameStart ? null : statementNamed(frames, nameStart, nameEnd);
+        boolean parsed = false;
         if (key != null) {
             PreparedStatementCache cache = server.preparedStatements();
             String serverName = cache.get(key);
             if (serverName == null) {
                 renamed.sendUpTo(start, server, client.alloc());
                 serverName = prepareOnServer(cache, key);
+                parsed = true;
             }
             traffic.recordBind();
             renamed.rename(start, nameStart, nameEnd, serverName, client.alloc());
         }
         requests.add(PendingRequests.Kind.BIND);
+        return parsed;
     }
 
     private void send(FrontendMessage message, PendingRequests.Kind kind) {
@@ -336,6 +349,14 @@ public final class NamedStatements {
         server.write(UnnamedPortal.BIND);
         requests.add(PendingRequests.Kind.EXECUTE);
         server.write(UnnamedPortal.EXECUTE);
+    }
+
+    /**
+     * Whether a server message of {@code type} is one {@link #onResponse} must see: while no request of the
+     * client's is queued (a client that prepares no named statement), only ReadyForQuery and CommandComplete are.
+     */
+    public boolean concerns(byte type) {
+        return requests.queued() || type == BackendMessage.READY_FOR_QUERY || type == BackendMessage.COMMAND_COMPLETE;
     }
 
     /**

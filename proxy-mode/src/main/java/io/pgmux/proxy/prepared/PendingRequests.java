@@ -12,6 +12,12 @@ import java.util.Map;
  * to messages the pooler added (a Parse before a Bind on a server that lacks the statement, the Close of an
  * evicted statement) are swallowed, and the answers it gives itself (ParseComplete for a statement the server
  * has already, CloseComplete for a client's name) reach the client exactly where the server would have put them.
+ *
+ * <p>Requests that only a ReadyForQuery completes and that nothing else concerns (a Query, a FunctionCall or a Sync
+ * sent while nothing else is queued, or a whole batch up to its Sync to which the pooler added no message of its
+ * own) are only counted, ahead of the queue: while nothing is queued ({@link #queued()}), no server message but
+ * ReadyForQuery concerns this class. A client that prepares no named statement, or whose statements are on its
+ * server already, queues nothing.
  */
 final class PendingRequests {
 
@@ -55,9 +61,37 @@ final class PendingRequests {
 
     /** Sized on first use rather than 16 slots up front, for the clients that stay idle. */
     private final ArrayDeque<Request> queue = new ArrayDeque<>(0);
+    /**
+     * Requests ahead of {@link #queue} that end with a ReadyForQuery each and ask nothing else: as a queue of QUERY
+     * entries, the server's messages before each ReadyForQuery, errors included, leave them be.
+     */
+    private int readyAhead;
 
     void add(Kind kind) {
-        queue.add(PLAIN[kind.ordinal()]);
+        if (queue.isEmpty() && endsWithReady(kind)) {
+            readyAhead++;
+        } else {
+            queue.add(PLAIN[kind.ordinal()]);
+        }
+    }
+
+    private static boolean endsWithReady(Kind kind) {
+        return kind == Kind.QUERY || kind == Kind.SYNC || kind == Kind.FUNCTION_CALL;
+    }
+
+    /**
+     * Everything queued is of whole batches, each up to its Sync, to which the pooler added no message of its own
+     * and whose answers are all the server's (their Binds may be renamed): each counts as one request a
+     * ReadyForQuery ends. An error in one skips to its Sync, and none holds a Parse whose failure the pooler must
+     * note: which of its messages a response answers matters to nothing behind it.
+     */
+    void passedThrough() {
+        Request request;
+        while ((request = queue.poll()) != null) {
+            if (request.kind() == Kind.SYNC) {
+                readyAhead++;
+            }
+        }
     }
 
     void add(Kind kind, StatementKey key) {
@@ -71,7 +105,7 @@ final class PendingRequests {
 
     /** A ParseComplete of the pooler's own: at once when nothing is in flight, else in its place. */
     void answerParse(Channel client, StatementKey key, StatementName clientName) {
-        if (queue.isEmpty()) {
+        if (isEmpty()) {
             client.write(ParseComplete.INSTANCE, client.voidPromise());
         } else {
             queue.add(new Request(Kind.PARSE_ANSWERED, key, clientName));
@@ -80,7 +114,7 @@ final class PendingRequests {
 
     /** A CloseComplete of the pooler's own: at once when nothing is in flight, else in its place. */
     void answerClose(Channel client) {
-        if (queue.isEmpty()) {
+        if (isEmpty()) {
             client.write(CloseComplete.INSTANCE, client.voidPromise());
         } else {
             queue.add(PLAIN[Kind.CLOSE_ANSWERED.ordinal()]);
@@ -89,15 +123,21 @@ final class PendingRequests {
 
     @Override
     public String toString() {
-        return queue.stream().map(r -> r.kind().name()).toList().toString();
+        return readyAhead + " ready ahead, then " + queue.stream().map(r -> r.kind().name()).toList();
     }
 
     boolean isEmpty() {
-        return queue.isEmpty();
+        return readyAhead == 0 && queue.isEmpty();
+    }
+
+    /** Whether a request is queued: while none is, no server message concerns this class but ReadyForQuery. */
+    boolean queued() {
+        return !queue.isEmpty();
     }
 
     void clear() {
         queue.clear();
+        readyAhead = 0;
     }
 
     /**
@@ -105,6 +145,12 @@ final class PendingRequests {
      * are due after it are written after the caller relays it, by {@link #answerDue(Channel)}.
      */
     boolean onResponse(byte type, PreparedStatementCache statements, Map<StatementName, StatementKey> clientNames) {
+        if (readyAhead > 0) {
+            if (type == BackendMessage.READY_FOR_QUERY) {
+                readyAhead--;
+            }
+            return true;
+        }
         Request head = queue.peek();
         if (head == null) {
             return true;
@@ -122,7 +168,7 @@ final class PendingRequests {
 
     boolean answerIsDue() {
         Request head = queue.peek();
-        return head != null && isAnswered(head.kind());
+        return readyAhead == 0 && head != null && isAnswered(head.kind());
     }
 
     private static boolean isAnswered(Kind kind) {
@@ -131,6 +177,9 @@ final class PendingRequests {
 
     /** Writes the pooler's own answers now at the head of the queue. */
     void answerDue(Channel client) {
+        if (readyAhead > 0) {
+            return;
+        }
         Request head;
         while ((head = queue.peek()) != null && isAnswered(head.kind())) {
             queue.poll();
