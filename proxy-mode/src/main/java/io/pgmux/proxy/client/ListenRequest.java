@@ -81,7 +81,7 @@ record ListenRequest(boolean listen, String channel) {
 
     /** The Parse body between {@code start} and {@code end}. */
     private static ListenRequest unnamed(ByteBuf in, int start, int end) {
-        if (end - start < 4 || in.getByte(start) != 0) {
+        if (end - start < 4 || in.getByte(start) != 0 || !mayStartListen(in, start + 1, end)) {
             return null;
         }
         int zero = in.indexOf(start + 1, end, (byte) 0);
@@ -149,6 +149,16 @@ record ListenRequest(boolean listen, String channel) {
             return null;
         }
         return new ListenRequest(listen, name == null ? null : name.toString());
+    }
+
+    /**
+     * Whether the text from {@code at} may begin with LISTEN or UNLISTEN: an idle client's every unnamed Parse is
+     * asked, and most are told by their first word, before the end of a long text is looked for.
+     */
+    private static boolean mayStartListen(ByteBuf body, int at, int end) {
+        at = skipSpace(body, at, end);
+        int first = at < end ? body.getByte(at) | 0x20 : 0;
+        return first == 'l' || first == 'u';
     }
 
     private static int skipSpace(ByteBuf body, int at, int end) {

@@ -41,6 +41,26 @@ class ListenRequestTest {
     }
 
     @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "LISTEN jobs|true|jobs", "'  unlisten jobs'|false|jobs", "'\tListen jobs;'|true|jobs",
+    })
+    void anUnnamedParseOfALoneListenOrUnlistenIsAnswered(String sql, boolean listen, String channel) {
+        assertEquals(new ListenRequest(listen, channel), ListenRequest.parseUnnamed(parseBody("", sql)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"SELECT 1", "NOTIFY jobs", "  ", "", "LOCK t", "UPDATE t SET a = 1"})
+    void anUnnamedParseOfAnythingElseGoesToTheServer(String sql) {
+        assertNull(ListenRequest.parseUnnamed(parseBody("", sql)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"s1", "listen"})
+    void aNamedParseOfAListenGoesToTheServer(String name) {
+        assertNull(ListenRequest.parseUnnamed(parseBody(name, "LISTEN jobs")));
+    }
+
+    @ParameterizedTest
     @CsvSource(delimiter = '|', value = {"jobs|LISTEN \"jobs\"", "a\"b|LISTEN \"a\"\"b\""})
     void theHubListensToTheChannelQuoted(String channel, String sql) {
         assertEquals(sql, new ListenRequest(true, channel).sql());
@@ -50,6 +70,12 @@ class ListenRequestTest {
     @ValueSource(strings = {"a\u0000b", "caf\u00e9", "", "a234567890123456789012345678901234567890123456789012345678901234"})
     void noRequestForTheHubHoldsANameItsConnectionCannotRun(String channel) {
         assertThrows(IllegalArgumentException.class, () -> new ListenRequest(true, channel));
+    }
+
+    /** A Parse body: the statement's name, its text, and no parameter types. */
+    private static ByteBuf parseBody(String name, String sql) {
+        return Unpooled.buffer().writeBytes(name.getBytes(StandardCharsets.UTF_8)).writeByte(0)
+                .writeBytes(sql.getBytes(StandardCharsets.UTF_8)).writeByte(0).writeShort(0);
     }
 
     private static ByteBuf body(String sql) {
