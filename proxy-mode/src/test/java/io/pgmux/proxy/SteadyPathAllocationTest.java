@@ -57,7 +57,7 @@ class SteadyPathAllocationTest {
     }
 
     @Test
-    void aSelectInItsOwnTransactionAllocatesAtMost32BytesOnTheEventLoop() throws Exception {
+    void aSelectInItsOwnTransactionAllocatesAtMost8BytesOnTheEventLoop() throws Exception {
         List<Thread> loops = startProxyWithOneLoop(4);
         connect(4);
         selects(WARM_UP);
@@ -65,7 +65,7 @@ class SteadyPathAllocationTest {
         selects(MEASURED);
         long perTransaction = (allocated(loops) - before) / MEASURED;
 
-        assertTrue(perTransaction <= 32, perTransaction + " B allocated per transaction on the event loop");
+        assertTrue(perTransaction <= 8, perTransaction + " B allocated per transaction on the event loop");
     }
 
     @Test

@@ -129,7 +129,7 @@ final class AdminSession extends ChannelInboundHandlerAdapter {
             return;
         }
         if (busy) {
-            held.add(message);
+            held.add(message.keep());
             return;
         }
         try {

@@ -28,6 +28,8 @@ final class HeldRequest implements Iterable<FrontendMessage> {
     /** Sized on first use: most idle clients never wait. */
     private final ArrayDeque<FrontendMessage> messages = new ArrayDeque<>(0);
     private int bytes;
+    /** A message was kept by {@link #addLent} since the last {@link #keepLent}. */
+    private boolean lent;
     /** A request cancelled while waiting ended before its Sync: the client's messages until that Sync are dropped. */
     private boolean discardingUntilSync;
 
@@ -35,8 +37,34 @@ final class HeldRequest implements Iterable<FrontendMessage> {
         this.loan = loan;
     }
 
-    /** Keeps a message until a server is linked; stops reading once too much waits. */
+    /** Keeps a message until a server is linked (a holder of its own); stops reading once too much waits. */
     void add(FrontendMessage message) {
+        append(message.keep());
+    }
+
+    /**
+     * Keeps a message for the acquire that follows in the same call, which may link a server at once and forward it:
+     * the holder may be the client decoder's, valid during that call only, so {@link #keepLent()} gives the message
+     * a holder of its own if it still waits when the acquire returns. A client that finds a server at once thus
+     * costs no holder.
+     */
+    void addLent(FrontendMessage message) {
+        lent = true;
+        append(message);
+    }
+
+    /** Every message still held has a holder of its own once this returns (a message's own is kept as it is). */
+    void keepLent() {
+        if (!lent) {
+            return;
+        }
+        lent = false;
+        for (int i = 0, n = messages.size(); i < n; i++) {
+            messages.add(messages.poll().keep());
+        }
+    }
+
+    private void append(FrontendMessage message) {
         if (message.type() == FrontendMessage.TERMINATE) {
             // the client may close its socket before the proxy gets to its Terminate: it still asked to close
             loan.client.closeRequested();

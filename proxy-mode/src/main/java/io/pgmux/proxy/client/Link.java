@@ -149,12 +149,13 @@ final class Link extends ServerLoan {
                     client.quiet(TransactionStatus.IDLE, now());
                     return;
                 }
-                hold(message);
+                held.addLent(message);
                 acquiringInRead = true;
                 try {
                     acquire();
                 } finally {
                     acquiringInRead = false;
+                    held.keepLent();
                 }
             }
             default -> hold(message);

@@ -100,7 +100,7 @@ final class ListenInterception {
     void startBatch(FrontendMessage parse) {
         link.to(ServerLoan.State.LISTEN_BATCH);
         batch = new ArrayDeque<>(5);
-        batch.add(parse);
+        batch.add(parse.keep());
         batchDescribe = 0;
     }
 
@@ -140,7 +140,7 @@ final class ListenInterception {
         if (message.type() == FrontendMessage.DESCRIBE) {
             batchDescribe = body.getByte(at);
         }
-        batch.add(message);
+        batch.add(message.keep());
         if (message.type() == FrontendMessage.SYNC) {
             listen(ListenRequest.parseUnnamed(batch.peekFirst()));
         }

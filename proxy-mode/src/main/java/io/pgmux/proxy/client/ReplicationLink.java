@@ -135,7 +135,7 @@ final class ReplicationLink implements ServerLink {
             message.release();
             client.terminate();
         } else if (server == null || !early.isEmpty()) {
-            early.add(message);
+            early.add(message.keep());
         } else {
             server.write(message.content());
         }

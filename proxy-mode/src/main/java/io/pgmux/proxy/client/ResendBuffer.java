@@ -17,13 +17,20 @@ final class ResendBuffer {
     private static final int BODY = 5;
 
     private final int limitBytes;
-    /** The messages themselves, their content retained once more: no copy or duplicate is made per message. */
-    private final ArrayDeque<FrontendMessage> unanswered = new ArrayDeque<>(4);
+    /**
+     * The messages' content, retained once more: no copy, duplicate or holder is made per message (the one the relay
+     * got may be the client decoder's, which it reuses), and one is made again only to send them again.
+     */
+    private final ArrayDeque<ByteBuf> unanswered = new ArrayDeque<>(4);
     /**
      * Where each kept message's bytes started when it was kept, in order: a write that went out in part moves its
      * reader index, which a second sending puts back.
      */
     private int[] starts = new int[4];
+    /** Each kept message's type, in order. */
+    private byte[] types = new byte[4];
+    /** Whether each kept message is a run, in order. */
+    private boolean[] runs = new boolean[4];
     private int unansweredBytes;
     private boolean keeping;
     /** The server linked now sent such a FATAL: its close sends what was kept to another server. */
@@ -75,11 +82,16 @@ final class ResendBuffer {
             forget();
             return;
         }
-        if (unanswered.size() == starts.length) {
-            starts = Arrays.copyOf(starts, starts.length * 2);
+        int at = unanswered.size();
+        if (at == starts.length) {
+            starts = Arrays.copyOf(starts, at * 2);
+            types = Arrays.copyOf(types, at * 2);
+            runs = Arrays.copyOf(runs, at * 2);
         }
-        starts[unanswered.size()] = content.readerIndex();
-        unanswered.add(message.retain());
+        starts[at] = content.readerIndex();
+        types[at] = message.type();
+        runs[at] = message.isRun();
+        unanswered.add(content.retain());
         unansweredBytes += bytes;
     }
 
@@ -104,7 +116,7 @@ final class ResendBuffer {
         keeping = false;
         serverGoingAway = false;
         unansweredBytes = 0;
-        FrontendMessage kept;
+        ByteBuf kept;
         while ((kept = unanswered.poll()) != null) {
             kept.release();
         }
@@ -113,11 +125,12 @@ final class ResendBuffer {
     /** Moves what was kept ahead of {@code pending}, in its order; returns its bytes. */
     int sendAgain(ArrayDeque<FrontendMessage> pending) {
         int bytes = 0;
-        FrontendMessage kept;
-        while ((kept = unanswered.pollLast()) != null) {
-            ByteBuf content = kept.content();
-            content.readerIndex(starts[unanswered.size()]);
+        ByteBuf content;
+        while ((content = unanswered.pollLast()) != null) {
+            int at = unanswered.size();
+            content.readerIndex(starts[at]);
             bytes += content.readableBytes();
+            FrontendMessage kept = new FrontendMessage(types[at], content, runs[at]);
             if (kept.isRun()) {
                 // what waits for a server is read one message at a time
                 List<FrontendMessage> messages = kept.split();

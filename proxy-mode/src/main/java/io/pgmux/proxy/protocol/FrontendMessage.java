@@ -1,7 +1,9 @@
 package io.pgmux.proxy.protocol;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.DefaultByteBufHolder;
+import io.netty.buffer.ByteBufHolder;
+import io.netty.buffer.Unpooled;
+import io.netty.util.IllegalReferenceCountException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,8 +17,13 @@ import java.util.List;
  * makes them only when asked to (see {@link FrontendMessageDecoder#relayRuns}). {@link #type()} is then the first
  * message's; {@link #isRun()} tells a reader to walk the frames of {@code content()} (each a type byte and an int32
  * length that counts itself), or to {@link #split()} the run where it needs one message at a time.
+ * <p>
+ * A decoder that {@link FrontendMessageDecoder#reuseHolder reuses its holder} hands every read that is one message
+ * or run over in the same holder, valid during the call that passes it on: a reader that keeps a message past it
+ * (holds it for a server, keeps it to send again, hands it to another thread) keeps {@link #keep()}, a holder of its
+ * own. Once the call returns, the decoder's holder holds a released buffer, so that a use it missed fails at once.
  */
-public final class FrontendMessage extends DefaultByteBufHolder {
+public final class FrontendMessage implements ByteBufHolder {
     public static final byte BIND = 'B';
     public static final byte CLOSE = 'C';
     public static final byte COPY_DATA = 'd';
@@ -40,8 +47,14 @@ public final class FrontendMessage extends DefaultByteBufHolder {
     /** The type byte and the int32 length in front of a message's body. */
     public static final int HEADER_LENGTH = Wire.HEADER_LENGTH;
 
-    private final byte type;
-    private final boolean run;
+    /** What the decoder's holder holds between two calls: a released buffer, which nothing can read or release. */
+    private static final ByteBuf PASSED_ON = releasedBuffer();
+
+    private byte type;
+    private boolean run;
+    private ByteBuf frames;
+    /** The decoder's holder, which {@link #keep()} copies. */
+    private final boolean reused;
 
     public FrontendMessage(byte type, ByteBuf frame) {
         this(type, frame, false);
@@ -49,9 +62,70 @@ public final class FrontendMessage extends DefaultByteBufHolder {
 
     /** A run of messages when {@code run}, the first of type {@code type}. */
     public FrontendMessage(byte type, ByteBuf frames, boolean run) {
-        super(frames);
+        this(type, frames, run, false);
+    }
+
+    private FrontendMessage(byte type, ByteBuf frames, boolean run, boolean reused) {
         this.type = type;
+        this.frames = frames;
         this.run = run;
+        this.reused = reused;
+    }
+
+    /** The decoder's holder, holding nothing until {@link #hold}. */
+    static FrontendMessage reusedHolder() {
+        return new FrontendMessage(CONTINUATION, PASSED_ON, false, true);
+    }
+
+    /** The decoder's holder takes the next message or run (see {@link #FrontendMessage(byte, ByteBuf, boolean)}). */
+    FrontendMessage hold(byte type, ByteBuf frames, boolean run) {
+        this.type = type;
+        this.frames = frames;
+        this.run = run;
+        return this;
+    }
+
+    /** The decoder's holder was passed on: it no longer refers to the buffer, which is the reader's. */
+    void passedOn() {
+        hold(CONTINUATION, PASSED_ON, false);
+    }
+
+    private static ByteBuf releasedBuffer() {
+        ByteBuf released = Unpooled.wrappedBuffer(new byte[1]);
+        released.release();
+        return released;
+    }
+
+    /**
+     * A holder the reader may keep past the call that passed it (its content moves to it): a new one for the
+     * decoder's reused holder, this one otherwise.
+     */
+    public FrontendMessage keep() {
+        return reused ? new FrontendMessage(type, content(), run) : this;
+    }
+
+    @Override
+    public ByteBuf content() {
+        int count = frames.refCnt();
+        if (count <= 0) {
+            throw new IllegalReferenceCountException(count);
+        }
+        return frames;
+    }
+
+    @Override
+    public int refCnt() {
+        return frames.refCnt();
+    }
+
+    @Override
+    public boolean release() {
+        return frames.release();
+    }
+
+    @Override
+    public boolean release(int decrement) {
+        return frames.release(decrement);
     }
 
     public byte type() {
@@ -139,32 +213,32 @@ public final class FrontendMessage extends DefaultByteBufHolder {
 
     @Override
     public FrontendMessage retain() {
-        super.retain();
+        frames.retain();
         return this;
     }
 
     @Override
     public FrontendMessage retain(int increment) {
-        super.retain(increment);
+        frames.retain(increment);
         return this;
     }
 
     @Override
     public FrontendMessage touch() {
-        super.touch();
+        frames.touch();
         return this;
     }
 
     @Override
     public FrontendMessage touch(Object hint) {
-        super.touch(hint);
+        frames.touch(hint);
         return this;
     }
 
     /** Type and size only: bodies can hold passwords and query parameters. */
     @Override
     public String toString() {
-        return "FrontendMessage('" + (char) type + "', " + content().readableBytes() + " bytes"
+        return "FrontendMessage('" + (char) type + "', " + frames.readableBytes() + " bytes"
                 + (run ? ", run)" : ")");
     }
 }

@@ -86,6 +86,10 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
     /** Bytes of the message being streamed that are still to come. */
     private int streamRemaining;
     private BooleanSupplier runs = () -> false;
+    /** The holder every whole read is handed over in, once {@link #reuseHolder()} was called; null until then. */
+    private FrontendMessage holder;
+    /** {@link #holder} is being passed on: a read that comes meanwhile gets a holder of its own. */
+    private boolean holderLent;
 
     public FrontendMessageDecoder() {
         this(DEFAULT_MAX_MESSAGE_LENGTH);
@@ -120,6 +124,15 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
     }
 
     /**
+     * From now on, a read that is one message or run (see {@link #channelRead}) is handed over in one holder this
+     * decoder reuses, so that relaying a request allocates none: the reader gets a message valid during its
+     * channelRead only, and keeps {@link FrontendMessage#keep()} to use it later.
+     */
+    public void reuseHolder() {
+        holder = FrontendMessage.reusedHolder();
+    }
+
+    /**
      * A read that holds exactly one message, or one run, with nothing left from the read before (a client's request
      * and its answer, turn by turn): passed on as it is, with no slice of it and no reference count taken and given
      * back. Anything else is framed as usual.
@@ -128,10 +141,21 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         if (phase == Phase.READY && streamRemaining == 0 && msg instanceof ByteBuf in && !internalBuffer().isReadable()) {
             FrontendMessage whole = whole(in);
-            if (whole != null) {
+            if (whole == null) {
+                super.channelRead(ctx, msg);
+            } else if (whole != holder) {
                 ctx.fireChannelRead(whole);
-                return;
+            } else {
+                holderLent = true;
+                try {
+                    ctx.fireChannelRead(whole);
+                } finally {
+                    // the buffer is the reader's now: a reader that kept the holder itself fails when it uses it
+                    holder.passedOn();
+                    holderLent = false;
+                }
             }
+            return;
         }
         super.channelRead(ctx, msg);
     }
@@ -150,13 +174,11 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
             return null;
         }
         int next = start + length + 1;
-        if (next == end) {
-            return new FrontendMessage(type, in);
+        boolean run = next != end;
+        if (run && !(RUN_TYPES[type & 0xFF] && runs.getAsBoolean() && runEnd(in, next, end, maxMessageLength) == end)) {
+            return null;
         }
-        if (RUN_TYPES[type & 0xFF] && runs.getAsBoolean() && runEnd(in, next, end, maxMessageLength) == end) {
-            return new FrontendMessage(type, in, true);
-        }
-        return null;
+        return holder != null && !holderLent ? holder.hold(type, in, run) : new FrontendMessage(type, in, run);
     }
 
     @Override

@@ -12,9 +12,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.ResourceLeakDetector;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -354,6 +358,41 @@ class FrontendMessageDecoderTest {
         assertEquals(syncHex, Bytes.hex(messages.get(3).content()));
         messages.forEach(FrontendMessage::release);
         assertEquals(0, run.refCnt(), "the run goes with its messages");
+    }
+
+    @Test
+    void aReusedHolderPassesEachWholeReadInTurnAndKeepGivesAHolderOfItsOwn() {
+        loggedIn();
+        decoder.relayRuns(() -> true);
+        decoder.reuseHolder();
+        List<FrontendMessage> passed = new ArrayList<>();
+        List<FrontendMessage> kept = new ArrayList<>();
+        channel.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                FrontendMessage message = (FrontendMessage) msg;
+                passed.add(message);
+                kept.add(message.keep());
+            }
+        });
+        ByteBuf query = Bytes.of().cstring("SELECT 1").message('Q');
+        ByteBuf run = Unpooled.wrappedBuffer(Bytes.of().cstring("").int32(0).message('E'), Bytes.of().message('S'));
+        channel.writeInbound(query);
+        channel.writeInbound(run);
+        try {
+            assertEquals(2, passed.size());
+            assertSame(passed.get(0), passed.get(1), "one holder for every whole read");
+            assertThrows(IllegalReferenceCountException.class, () -> passed.get(1).content(),
+                    "the holder refers to no buffer once passed on");
+            assertSame(query, kept.get(0).content());
+            assertEquals(FrontendMessage.QUERY, kept.get(0).type());
+            assertSame(run, kept.get(1).content());
+            assertTrue(kept.get(1).isRun());
+            assertEquals(FrontendMessage.EXECUTE, kept.get(1).type());
+            assertSame(kept.get(1), kept.get(1).keep(), "a holder of its own is kept as it is");
+        } finally {
+            kept.forEach(FrontendMessage::release);
+        }
     }
 
     @Test
