@@ -1,9 +1,7 @@
 package io.pgmux.proxy.protocol;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufHolder;
 import io.netty.buffer.Unpooled;
-import io.netty.util.IllegalReferenceCountException;
 
 /**
  * One typed message from a server, framed but not parsed: {@link #content()} is the whole message as it
@@ -20,7 +18,7 @@ import io.netty.util.IllegalReferenceCountException;
  * or run over in the same holder, valid during the call that passes it on: a reader that keeps a message past it
  * (hands it to another thread) keeps {@link #keep()}, a holder of its own.
  */
-public final class BackendMessage implements ByteBufHolder {
+public final class BackendMessage extends FramedMessage<BackendMessage> {
     public static final byte AUTHENTICATION = 'R';
     public static final byte BACKEND_KEY_DATA = 'K';
     public static final byte BIND_COMPLETE = '2';
@@ -49,7 +47,6 @@ public final class BackendMessage implements ByteBufHolder {
     private byte type;
     /** Where the last message starts, from content()'s reader index; 0 for a single message. */
     private int lastOffset;
-    private ByteBuf frames;
 
     public BackendMessage(byte type, ByteBuf frame) {
         this(type, frame, 0);
@@ -57,8 +54,8 @@ public final class BackendMessage implements ByteBufHolder {
 
     /** A run whose last message, of type {@code type}, starts {@code lastOffset} bytes into {@code frames}. */
     public BackendMessage(byte type, ByteBuf frames, int lastOffset) {
+        super(frames);
         this.type = type;
-        this.frames = frames;
         this.lastOffset = lastOffset;
     }
 
@@ -78,30 +75,6 @@ public final class BackendMessage implements ByteBufHolder {
     /** A holder of its own for the message (its content moves to it), for a reader that keeps it past the call. */
     public BackendMessage keep() {
         return new BackendMessage(type, frames, lastOffset);
-    }
-
-    @Override
-    public ByteBuf content() {
-        int count = frames.refCnt();
-        if (count <= 0) {
-            throw new IllegalReferenceCountException(count);
-        }
-        return frames;
-    }
-
-    @Override
-    public int refCnt() {
-        return frames.refCnt();
-    }
-
-    @Override
-    public boolean release() {
-        return frames.release();
-    }
-
-    @Override
-    public boolean release(int decrement) {
-        return frames.release(decrement);
     }
 
     public byte type() {
@@ -131,45 +104,6 @@ public final class BackendMessage implements ByteBufHolder {
     @Override
     public BackendMessage replace(ByteBuf content) {
         return new BackendMessage(type, content, lastOffset);
-    }
-
-    @Override
-    public BackendMessage copy() {
-        return replace(content().copy());
-    }
-
-    @Override
-    public BackendMessage duplicate() {
-        return replace(content().duplicate());
-    }
-
-    @Override
-    public BackendMessage retainedDuplicate() {
-        return replace(content().retainedDuplicate());
-    }
-
-    @Override
-    public BackendMessage retain() {
-        frames.retain();
-        return this;
-    }
-
-    @Override
-    public BackendMessage retain(int increment) {
-        frames.retain(increment);
-        return this;
-    }
-
-    @Override
-    public BackendMessage touch() {
-        frames.touch();
-        return this;
-    }
-
-    @Override
-    public BackendMessage touch(Object hint) {
-        frames.touch(hint);
-        return this;
     }
 
     /** Type and size only: bodies can hold passwords and query parameters. */

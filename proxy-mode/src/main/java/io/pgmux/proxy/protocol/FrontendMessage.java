@@ -1,9 +1,7 @@
 package io.pgmux.proxy.protocol;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufHolder;
 import io.netty.buffer.Unpooled;
-import io.netty.util.IllegalReferenceCountException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,7 +21,7 @@ import java.util.List;
  * (holds it for a server, keeps it to send again, hands it to another thread) keeps {@link #keep()}, a holder of its
  * own. Once the call returns, the decoder's holder holds a released buffer, so that a use it missed fails at once.
  */
-public final class FrontendMessage implements ByteBufHolder {
+public final class FrontendMessage extends FramedMessage<FrontendMessage> {
     public static final byte BIND = 'B';
     public static final byte CLOSE = 'C';
     public static final byte COPY_DATA = 'd';
@@ -52,7 +50,6 @@ public final class FrontendMessage implements ByteBufHolder {
 
     private byte type;
     private boolean run;
-    private ByteBuf frames;
     /** The decoder's holder, which {@link #keep()} copies. */
     private final boolean reused;
 
@@ -66,8 +63,8 @@ public final class FrontendMessage implements ByteBufHolder {
     }
 
     private FrontendMessage(byte type, ByteBuf frames, boolean run, boolean reused) {
+        super(frames);
         this.type = type;
-        this.frames = frames;
         this.run = run;
         this.reused = reused;
     }
@@ -102,30 +99,6 @@ public final class FrontendMessage implements ByteBufHolder {
      */
     public FrontendMessage keep() {
         return reused ? new FrontendMessage(type, content(), run) : this;
-    }
-
-    @Override
-    public ByteBuf content() {
-        int count = frames.refCnt();
-        if (count <= 0) {
-            throw new IllegalReferenceCountException(count);
-        }
-        return frames;
-    }
-
-    @Override
-    public int refCnt() {
-        return frames.refCnt();
-    }
-
-    @Override
-    public boolean release() {
-        return frames.release();
-    }
-
-    @Override
-    public boolean release(int decrement) {
-        return frames.release(decrement);
     }
 
     public byte type() {
@@ -194,45 +167,6 @@ public final class FrontendMessage implements ByteBufHolder {
     @Override
     public FrontendMessage replace(ByteBuf content) {
         return new FrontendMessage(type, content, run);
-    }
-
-    @Override
-    public FrontendMessage copy() {
-        return replace(content().copy());
-    }
-
-    @Override
-    public FrontendMessage duplicate() {
-        return replace(content().duplicate());
-    }
-
-    @Override
-    public FrontendMessage retainedDuplicate() {
-        return replace(content().retainedDuplicate());
-    }
-
-    @Override
-    public FrontendMessage retain() {
-        frames.retain();
-        return this;
-    }
-
-    @Override
-    public FrontendMessage retain(int increment) {
-        frames.retain(increment);
-        return this;
-    }
-
-    @Override
-    public FrontendMessage touch() {
-        frames.touch();
-        return this;
-    }
-
-    @Override
-    public FrontendMessage touch(Object hint) {
-        frames.touch(hint);
-        return this;
     }
 
     /** Type and size only: bodies can hold passwords and query parameters. */
