@@ -79,10 +79,7 @@ final class Lending<S> {
 
     /** An idle connection lent to {@code client} itself when one is free and nobody waits; else null. */
     PooledServer<S> claimNowFor(Object client, long start, Object affinity) {
-        if (!pool.isRunning() || !waiters.isEmpty()) {
-            return null;
-        }
-        PooledServer<S> s = claimIdle(start, affinity);
+        PooledServer<S> s = claimFree(start, affinity);
         if (s == null) {
             return null;
         }
@@ -111,10 +108,7 @@ final class Lending<S> {
 
     /** A lease on an idle connection when one is free and nobody waits (FIFO comes first); else null. */
     Lease<S> claimNow(long start, Object affinity) {
-        if (!pool.isRunning() || !waiters.isEmpty()) {
-            return null;
-        }
-        PooledServer<S> s = claimIdle(start, affinity);
+        PooledServer<S> s = claimFree(start, affinity);
         if (s == null) {
             return null;
         }
@@ -123,6 +117,11 @@ final class Lending<S> {
         lease.bind(s);
         assigned(start, start);
         return lease;
+    }
+
+    /** An idle connection, not lent yet, when the pool runs and nobody waits (FIFO comes first); else null. */
+    private PooledServer<S> claimFree(long start, Object affinity) {
+        return pool.isRunning() && waiters.isEmpty() ? claimIdle(start, affinity) : null;
     }
 
     private static long deadline(long start, long timeoutNanos) {

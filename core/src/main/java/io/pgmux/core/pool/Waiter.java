@@ -103,7 +103,6 @@ public final class Waiter<S> {
         ticket = ticket + 1;
     }
 
-
     /** Whether this is the asynchronous wait that calls {@code callback}. */
     boolean calls(Object callback) {
         return whenDone != null && whenDone == callback;
