@@ -1,12 +1,13 @@
 package io.pgmux.core.stats;
 
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
  * The SHOW STATS totals of one pool: LongAdders, so recording from many threads never contends on a
- * lock. Averages are computed per stats period from two totals, as PgBouncer does: {@link Totals} is its
+ * lock, plus one {@link TrafficShard} per event loop for the counts of each query its clients run. Averages are computed per stats period from two totals, as PgBouncer does: {@link Totals} is its
  * {@code PgStats}, with {@code stat_add} ({@link Totals#plus}) and {@code calc_average}
  * ({@link Totals#averagesSince}); the registry's janitor closes every {@link Period} at once.
  */
@@ -28,6 +29,8 @@ public final class TrafficStats {
     private final LongSupplier countedElsewhere;
 
     private volatile Period lastPeriod = Period.NONE;
+    /** One per writer that asked ({@link #shardOf}); copied on the rare add, read by every sum. */
+    private volatile TrafficShard[] shards = new TrafficShard[0];
 
     public TrafficStats() {
         this(() -> 0L);
@@ -119,14 +122,47 @@ public final class TrafficStats {
         clientLoginCount.increment();
     }
 
-    /** Transactions so far; reads one counter, unlike {@link #totals()}. */
-    public long transactionCount() {
-        return xactCount.sum();
+    /**
+     * The shard that {@code writer} (an event loop, or a thread) alone records into, made at its first call: the
+     * writer keeps it, so this runs once per writer and pool, not per count.
+     */
+    public TrafficShard shardOf(Object writer) {
+        for (TrafficShard s : shards) {
+            if (s.writer == writer) {
+                return s;
+            }
+        }
+        synchronized (this) {
+            TrafficShard[] now = shards;
+            for (TrafficShard s : now) {
+                if (s.writer == writer) {
+                    return s;
+                }
+            }
+            TrafficShard made = new TrafficShard(writer);
+            TrafficShard[] more = Arrays.copyOf(now, now.length + 1);
+            more[now.length] = made;
+            shards = more;
+            return made;
+        }
     }
 
-    /** Queries so far; reads one counter, unlike {@link #totals()}. */
+    /** Transactions so far; reads one counter and the shards' share of it, unlike {@link #totals()}. */
+    public long transactionCount() {
+        long n = xactCount.sum();
+        for (TrafficShard s : shards) {
+            n += s.xactCount();
+        }
+        return n;
+    }
+
+    /** Queries so far; reads one counter and the shards' share of it, unlike {@link #totals()}. */
     public long queryCount() {
-        return queryCount.sum();
+        long n = queryCount.sum();
+        for (TrafficShard s : shards) {
+            n += s.queryCount();
+        }
+        return n;
     }
 
     /** Microseconds clients spent waiting for a server so far; reads one counter, unlike {@link #totals()}. */
@@ -136,9 +172,23 @@ public final class TrafficStats {
 
     public Totals totals() {
         long assignments = serverAssignmentCount.sum() + countedElsewhere.getAsLong();
-        return new Totals(xactCount.sum(), queryCount.sum(), assignments, bytesReceived.sum(),
-                bytesSent.sum(), micros(xactNanos.sum()), micros(queryNanos.sum()), micros(waitNanos.sum()),
-                clientParseCount.sum(), serverParseCount.sum(), bindCount.sum(), clientLoginCount.sum());
+        long xacts = xactCount.sum();
+        long queries = queryCount.sum();
+        long received = bytesReceived.sum();
+        long sent = bytesSent.sum();
+        long xactTime = xactNanos.sum();
+        long queryTime = queryNanos.sum();
+        for (TrafficShard s : shards) {
+            xacts += s.xactCount();
+            queries += s.queryCount();
+            received += s.received();
+            sent += s.sent();
+            xactTime += s.xactNanos();
+            queryTime += s.queryNanos();
+        }
+        return new Totals(xacts, queries, assignments, received, sent, micros(xactTime), micros(queryTime),
+                micros(waitNanos.sum()), clientParseCount.sum(), serverParseCount.sum(), bindCount.sum(),
+                clientLoginCount.sum());
     }
 
     /** Closes a stats period of {@code periodNanos}, begun where the last one ended; it is then the last. */

@@ -1,6 +1,8 @@
 package io.pgmux.core.stats;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import io.pgmux.core.stats.TrafficStats.Averages;
 import io.pgmux.core.stats.TrafficStats.Period;
@@ -88,5 +90,62 @@ class TrafficStatsTest {
         return List.of(t.xactCount, t.queryCount, t.serverAssignmentCount, t.received, t.sent, t.xactTimeMicros,
                 t.queryTimeMicros, t.waitTimeMicros, t.clientParseCount, t.serverParseCount, t.bindCount,
                 t.clientLoginCount);
+    }
+
+    @Test
+    void eachWriterGetsOneShardOfItsOwn() {
+        TrafficStats stats = new TrafficStats();
+        Object loop = new Object();
+        TrafficShard shard = stats.shardOf(loop);
+        assertSame(shard, stats.shardOf(loop));
+        assertNotSame(shard, stats.shardOf(new Object()));
+    }
+
+    @Test
+    void theShardsCountsAreInTheTotalsBesideTheSharedOnes() {
+        TrafficStats stats = new TrafficStats();
+        TrafficShard shard = stats.shardOf(Thread.currentThread());
+        shard.recordTransactionStart();
+        shard.recordQueryStart();
+        shard.recordQueryStart();
+        shard.recordQueryTime(3_000);
+        shard.recordTransactionTime(5_000);
+        shard.recordBytes(10, 20);
+        stats.recordTransaction(7_000);
+        stats.recordQuery(1_000);
+        stats.recordBytes(1, 2);
+        Totals t = stats.totals();
+        assertEquals(2, t.xactCount);
+        assertEquals(3, t.queryCount);
+        assertEquals(12, t.xactTimeMicros);
+        assertEquals(4, t.queryTimeMicros);
+        assertEquals(11, t.received);
+        assertEquals(22, t.sent);
+        assertEquals(2, stats.transactionCount());
+        assertEquals(3, stats.queryCount());
+    }
+
+    @Test
+    void shardsWrittenOnTheirOwnThreadsAllCount() throws InterruptedException {
+        TrafficStats stats = new TrafficStats();
+        int perThread = 100_000;
+        Thread[] writers = new Thread[4];
+        for (int i = 0; i < writers.length; i++) {
+            writers[i] = new Thread(() -> {
+                TrafficShard shard = stats.shardOf(Thread.currentThread());
+                for (int n = 0; n < perThread; n++) {
+                    shard.recordQueryStart();
+                    shard.recordBytes(1, 2);
+                }
+            });
+            writers[i].start();
+        }
+        for (Thread w : writers) {
+            w.join();
+        }
+        Totals t = stats.totals();
+        assertEquals(4L * perThread, t.queryCount);
+        assertEquals(4L * perThread, t.received);
+        assertEquals(8L * perThread, t.sent);
     }
 }

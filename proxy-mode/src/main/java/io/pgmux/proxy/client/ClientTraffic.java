@@ -1,21 +1,24 @@
 package io.pgmux.proxy.client;
 
+import io.netty.channel.EventLoop;
+import io.pgmux.core.stats.TrafficShard;
 import io.pgmux.core.stats.TrafficStats;
 
 /**
  * One client's figures for SHOW STATS (PgBouncer's per-client stat counters): queries and transactions, counted
  * in its pool's figures as they begin, their times, and the bytes each way, kept on the client's loop and added
- * to its pool's figures once the server is quiet.
+ * to its pool's figures once the server is quiet: to its loop's share of them, which only that loop writes.
  */
 final class ClientTraffic {
-    private final TrafficStats pool;
+    private final TrafficShard pool;
     private long queryStartNanos;
     private long xactStartNanos;
     private long bytesReceived;
     private long bytesSent;
 
-    ClientTraffic(TrafficStats pool) {
-        this.pool = pool;
+    /** Counts into {@code pool}'s figures from {@code loop}, the client's event loop, which alone calls this. */
+    ClientTraffic(TrafficStats pool, EventLoop loop) {
+        this.pool = pool.shardOf(loop);
     }
 
     /**

@@ -122,7 +122,7 @@ abstract class ServerLoan implements ServerLink {
         this.parameters = parameters;
         this.namedStatements = poolMode != PoolMode.SESSION && preparedStatements.value() > 0
                 ? new NamedStatements(preparedStatements, pool.traffic()) : null;
-        this.traffic = new ClientTraffic(pool.traffic());
+        this.traffic = new ClientTraffic(pool.traffic(), channel.eventLoop());
         this.pinning = pinning;
         this.filter = new ResponseFilter(channel, traffic, parameters, namedStatements,
                 poolMode != PoolMode.SESSION, pinning, reads != null && reads.watchesWrites());
