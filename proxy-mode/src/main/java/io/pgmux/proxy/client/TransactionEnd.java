@@ -31,7 +31,8 @@ final class TransactionEnd {
      * session state the client keeps it for.
      */
     static void start(ServerLoan loan, boolean readyHeld) {
-        loan.channel.flush();
+        // from past the encoder, as the relay flushes: no walk of the pipeline from its tail at each transaction
+        loan.filter.flush();
         ClientReads reads = loan.reads;
         if (reads != null && reads.wantsPosition(loan.filter.takeMayHaveWritten())) {
             // read_your_writes: the WAL position after the commit, which the client's next reads must see
