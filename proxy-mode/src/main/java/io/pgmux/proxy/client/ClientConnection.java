@@ -21,6 +21,7 @@ import io.pgmux.proxy.protocol.ProtocolViolationException;
 import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
+import io.pgmux.proxy.transport.LoopClock;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -80,11 +81,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     String limitsUser;
     String limitsLoginUser;
     private long connectedAtMillis;
-    /** When the client connected, on System.nanoTime's clock. */
+    /** When the client connected, on System.nanoTime's clock as its loop read it ({@link LoopClock}). */
     long connectedAtNanos;
     /**
-     * When the client last sent a message, on System.nanoTime's clock: the one clock read of each message, whose
-     * date SHOW CLIENTS' request_time works out only when shown. Plain, as that view may show a figure a moment old.
+     * When the client last sent a message, on System.nanoTime's clock as its loop read it, whose date SHOW CLIENTS'
+     * request_time works out only when shown. Plain, as that view may show a figure a moment old.
      */
     private long requestedAtNanos;
     String applicationName = "";
@@ -126,7 +127,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
         connectedAtMillis = System.currentTimeMillis();
-        connectedAtNanos = System.nanoTime();
+        connectedAtNanos = LoopClock.nanoTime(channel.eventLoop());
         requestedAtNanos = connectedAtNanos;
         login = new ClientLogin(this, context, channel);
         startTimeout(ClientTimeouts.Timeout.LOGIN, connectedAtNanos);
@@ -144,10 +145,9 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             each(run.split(), message -> channelRead(ctx, message));
             return;
         }
-        long now = System.nanoTime();
-        requestedAtNanos = now;
+        requestedAtNanos = LoopClock.nanoTime(channel.eventLoop());
         if (msg instanceof FrontendMessage message && state != State.LOGIN) {
-            onQueryMessage(message, now);
+            onQueryMessage(message);
         } else if (login != null) {
             login.onMessage(ctx, msg);
         } else {
@@ -171,8 +171,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     // ---------------------------------------------------------------- query phase
 
-    /** A message of the query phase, received at {@code now} (System.nanoTime). */
-    private void onQueryMessage(FrontendMessage message, long now) {
+    /** A message of the query phase. */
+    private void onQueryMessage(FrontendMessage message) {
         if (timeout != null && state == State.READY) {
             timeout = null;
         }
@@ -187,7 +187,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         switch (state) {
-            case READY -> link.onClientMessage(message, now);
+            case READY -> link.onClientMessage(message);
             case WELCOME -> link.hold(message);
             default -> message.release();
         }

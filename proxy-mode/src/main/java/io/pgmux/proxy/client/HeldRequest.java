@@ -131,7 +131,7 @@ final class HeldRequest implements Iterable<FrontendMessage> {
             loan.transactionStartNanos = 0;
             loan.filter.relayOwn(ReadyForQuery.IDLE);
             loan.channel.flush();
-            loan.client.quiet(TransactionStatus.IDLE, System.nanoTime());
+            loan.client.quiet(TransactionStatus.IDLE, loan.now());
         }
     }
 
@@ -159,7 +159,7 @@ final class HeldRequest implements Iterable<FrontendMessage> {
         }
         loan.filter.relayOwn(PoolerError.queryCanceled());
         discardingUntilSync = !ended;
-        loan.queryStartNanos = messages.isEmpty() ? 0 : System.nanoTime();
+        loan.queryStartNanos = messages.isEmpty() ? 0 : loan.now();
         loan.transactionStartNanos = loan.queryStartNanos;
         if (ended) {
             loan.filter.relayOwn(ReadyForQuery.IDLE);

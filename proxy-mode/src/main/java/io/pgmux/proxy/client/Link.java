@@ -89,27 +89,9 @@ final class Link extends ServerLoan {
 
     // ---------------------------------------------------------------- client to server
 
-    /** A message of the client's in the query phase, read again from what was held. */
+    /** A message of the client's in the query phase, as read or read again from what was held. */
     void onClientMessage(FrontendMessage message) {
-        onClientMessage(message, 0);
-    }
-
-    /**
-     * A message of the client's in the query phase, received at {@code receivedNanos} (System.nanoTime, or 0 for
-     * unknown): the time the message's request, acquire and query start from, so that it costs no clock read more.
-     */
-    void onClientMessage(FrontendMessage message, long receivedNanos) {
-        if (inClientMessage) {
-            relayClientMessage(message);
-            return;
-        }
-        inClientMessage = true;
-        clientMessageNanos = receivedNanos;
-        try {
-            relayClientMessage(message);
-        } finally {
-            clientMessageDone();
-        }
+        relayClientMessage(message);
     }
 
     private void relayClientMessage(FrontendMessage message) {
@@ -428,7 +410,7 @@ final class Link extends ServerLoan {
         ReadPauses.resume(channel, SERVER_REASONS);
         FrontendMessage next = held.peek();
         if (next == null) {
-            client.quiet(TransactionStatus.IDLE, System.nanoTime());
+            client.quiet(TransactionStatus.IDLE, now());
         } else if (next.type() == FrontendMessage.TERMINATE) {
             client.terminate();
         } else {
@@ -523,7 +505,7 @@ final class Link extends ServerLoan {
         } else {
             filter.relay(message);
         }
-        long now = System.nanoTime();
+        long now = now();
         traffic.readyForQuery(now, status == TransactionStatus.IDLE, quiet);
         if (quiet) {
             queryStartNanos = 0;

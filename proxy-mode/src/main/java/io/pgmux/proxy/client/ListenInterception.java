@@ -53,7 +53,7 @@ final class ListenInterception {
     /** Answers a LISTEN or UNLISTEN outside a transaction through the hub; what the client sends meanwhile waits. */
     void listen(ListenRequest request) {
         listener = true;
-        link.traffic.queryStarted(System.nanoTime());
+        link.traffic.queryStarted(link.now());
         if (!request.listen()) {
             hub.unlisten(this, request.channel());
             listened(request, null, null);
@@ -91,7 +91,7 @@ final class ListenInterception {
         }
         filter.relayOwn(error != null ? ErrorResponse.error(error.sqlState(), error.message())
                 : new CommandComplete(request.tag()), ReadyForQuery.IDLE);
-        link.traffic.readyForQuery(System.nanoTime(), true, true);
+        link.traffic.readyForQuery(link.now(), true, true);
         link.channel.flush();
         link.resumeUnlinked();
     }

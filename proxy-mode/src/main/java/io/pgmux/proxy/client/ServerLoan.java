@@ -16,6 +16,7 @@ import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.ReadyForQuery.TransactionStatus;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerLink;
+import io.pgmux.proxy.transport.LoopClock;
 import io.pgmux.proxy.transport.ReadPauses;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.CancellationException;
@@ -106,10 +107,6 @@ abstract class ServerLoan implements ServerLink {
     private BiConsumer<LentServer<ServerConnection>, Throwable> whenServed;
     /** The pool's record of this client's waits, made at the first and reused by every later one, in any pool. */
     private Waiter<ServerConnection> waiter;
-    /** A message of the client's is being handled: {@link #now()} reads the clock once for all of it. */
-    boolean inClientMessage;
-    /** When the client's message being handled was received, or 0 until {@link #now()} reads the clock. */
-    long clientMessageNanos;
 
     ServerLoan(ClientConnection client, Channel channel, Pool<ServerConnection> pool, ClientParameters parameters,
             PreparedStatementLimit preparedStatements, Pinning pinning, ClientReads reads) {
@@ -129,25 +126,12 @@ abstract class ServerLoan implements ServerLink {
     }
 
     /**
-     * The time now, within a client's message the same for all that asks (the request's start, the acquire, the
-     * query's start): the clock is read once per message rather than once per question.
+     * The time now, the same for all that the client's loop handles in one pass (the request's start, the acquire, the
+     * query's start, the ReadyForQuery): {@link LoopClock}. Every time the relay keeps comes from here, so that no
+     * two of them, read in one pass, are out of order.
      */
     final long now() {
-        if (!inClientMessage) {
-            return System.nanoTime();
-        }
-        long now = clientMessageNanos;
-        if (now == 0) {
-            now = System.nanoTime();
-            clientMessageNanos = now;
-        }
-        return now;
-    }
-
-    /** The client's message was handled: the next asks the clock again. */
-    final void clientMessageDone() {
-        inClientMessage = false;
-        clientMessageNanos = 0;
+        return LoopClock.nanoTime(channel.eventLoop());
     }
 
     /** The one transition: every state change goes through here, and none leaves {@link State#CLOSED}. */
@@ -200,7 +184,7 @@ abstract class ServerLoan implements ServerLink {
             acquireFrom(pool);
             return;
         }
-        Pool<ServerConnection> from = reads.route(held, System.nanoTime());
+        Pool<ServerConnection> from = reads.route(held, now());
         if (from != null) {
             acquireFrom(from);
             return;
@@ -215,7 +199,7 @@ abstract class ServerLoan implements ServerLink {
         if (state != State.WAITING || lender != null) {
             return;
         }
-        long now = System.nanoTime();
+        long now = now();
         if (reads.replayWaitOutlasts(pool.config().queryWaitTimeoutNanos(), now)) {
             // query_wait_timeout bounds every wait for a server, this one too, when replica_wait_timeout is longer
             reads.replayWaitEnds(now);
@@ -268,7 +252,7 @@ abstract class ServerLoan implements ServerLink {
      */
     final boolean cancelWait() {
         if (state == State.WAITING && lender == null && reads != null) {
-            reads.replayWaitEnds(System.nanoTime());
+            reads.replayWaitEnds(now());
             to(State.IDLE);
             cancelledWhileWaiting();
             return true;

@@ -26,8 +26,28 @@ final class EpollEventLoops extends MultiThreadIoEventLoopGroup {
     }
 
     static final class Loop extends SingleThreadIoEventLoop {
+        /** The clock as this pass over the ready sockets first read it, or 0 until it does ({@link LoopClock}). */
+        private long passNanos;
+
         Loop(EpollEventLoops group, Executor executor, IoHandlerFactory ioHandlerFactory) {
             super(group, executor, ioHandlerFactory);
+        }
+
+        /** A new pass: the wait for ready sockets comes first, so the time is read again after it. */
+        @Override
+        protected int runIo() {
+            passNanos = 0;
+            return super.runIo();
+        }
+
+        long passNanoTime() {
+            assert inEventLoop() : "a loop's clock read off the loop";
+            long now = passNanos;
+            if (now == 0) {
+                now = System.nanoTime();
+                passNanos = now;
+            }
+            return now;
         }
 
         /** The next scheduled task's deadline, or -1 when none is scheduled: no deadline at all. */
