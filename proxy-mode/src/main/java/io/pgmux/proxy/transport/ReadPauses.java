@@ -48,8 +48,9 @@ public final class ReadPauses {
     }
 
     private static void apply(Channel channel, int reason, boolean paused) {
-        if (!paused && !channel.hasAttr(REASONS)) {
-            // never paused: a socket that only ever resumes (most, at each transaction's end) carries no attribute
+        if (!paused && channel.config().isAutoRead()) {
+            // no reason is set (autoRead is on exactly then, as only this class turns it): most resumes, one at each
+            // transaction's end, read one field rather than search the channel's attributes
             return;
         }
         Attribute<Integer> attribute = channel.attr(REASONS);
