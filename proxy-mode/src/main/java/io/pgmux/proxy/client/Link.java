@@ -19,6 +19,7 @@ import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.protocol.ReadyForQuery.TransactionStatus;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.proxy.server.ServerErrorException;
 import io.pgmux.proxy.transport.ReadPauses;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -548,7 +549,8 @@ final class Link extends ServerLoan {
     public void onServerClosed(Throwable cause) {
         channel.eventLoop().execute(() -> {
             ResendBuffer kept = resend;
-            if (kept != null && kept.serverGoingAway() && lent != null && state != State.CLOSED) {
+            if (kept != null && lent != null && state != State.CLOSED
+                    && (kept.serverGoingAway() || kept.keeping() && wentAwayBeforeTheLink(cause))) {
                 sendAgain(kept, cause);
                 return;
             }
@@ -557,6 +559,15 @@ final class Link extends ServerLoan {
                 client.fatal(PoolerError.serverConnCrashed());
             }
         });
+    }
+
+    /**
+     * The server's going-away FATAL came while it was idle, before it was linked to this client (it was lent as it
+     * went): nothing the client sent reached a backend, as surely as when that FATAL answers it.
+     */
+    private static boolean wentAwayBeforeTheLink(Throwable cause) {
+        return cause instanceof ServerErrorException failure && failure.error().isFatal()
+                && ServerGoingAway.means(failure.error().sqlState());
     }
 
     /** The server went away before answering: what it was sent waits for another server, ahead of anything newer. */

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundInvoker;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
+import io.pgmux.core.pool.ServerGoingAway;
 import io.pgmux.core.pool.ServerHandle;
 import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.auth.ServerAuthenticationException;
@@ -92,6 +93,11 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
     private volatile CompletableFuture<Void> cancelInFlight;
     /** The client the server's messages go to while no query of the pooler's own runs; null for none. */
     private ServerLink link;
+    /**
+     * The FATAL saying the server goes away (pg_terminate_backend, a shutdown) that came while no client was linked:
+     * the backend was gone before anything sent later reached it. On the server's loop.
+     */
+    private ServerErrorException wentAwayIdle;
     /** The query of the pooler's own that runs, whose results the connection reads itself; null for none. */
     private CompletableFuture<ErrorResponse> query;
     private ErrorResponse queryError;
@@ -507,7 +513,11 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
                 onParameterStatus(message);
             } else if (message.type() == BackendMessage.ERROR_RESPONSE) {
                 ErrorResponse error = ErrorResponse.decode(message.body());
-                handle.markBroken(new ServerErrorException(error));
+                ServerErrorException failure = new ServerErrorException(error);
+                if (error.isFatal() && ServerGoingAway.means(error.sqlState())) {
+                    wentAwayIdle = failure;
+                }
+                handle.markBroken(failure);
             }
         } finally {
             message.release();
@@ -553,7 +563,8 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
             ServerLink current = link;
             link = null;
             handle.markBroken(cause);
-            current.onServerClosed(cause);
+            // lent while its going-away FATAL was on the way: what the client sent reached no backend
+            current.onServerClosed(wentAwayIdle != null ? wentAwayIdle : cause);
         } else {
             handle.markBroken(cause);
         }
