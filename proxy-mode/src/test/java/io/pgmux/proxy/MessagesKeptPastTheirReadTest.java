@@ -71,6 +71,56 @@ class MessagesKeptPastTheirReadTest {
         }
     }
 
+    /**
+     * A client keeps one holder of its own for what it sends while it waits and reuses it from wait to wait: each wait
+     * sends the requests of that wait, a Query and a batch in one write each, whichever came first.
+     */
+    @Test
+    void aClientThatWaitsAgainAndAgainSendsEachTimeWhatItSentThen() throws Exception {
+        start(1);
+        try (RawClient client = RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD);
+                Connection holder = ProxyFixture.connect(proxy, db)) {
+            client.readTimeout(10_000);
+            holder.setAutoCommit(false);
+            for (int wait = 1; wait <= 4; wait++) {
+                Sql.value(holder, "SELECT 1");
+                boolean queryFirst = wait % 2 == 1;
+                if (queryFirst) {
+                    client.query("SELECT " + wait);
+                } else {
+                    client.sendRaw(batch("SELECT " + (100 + wait)));
+                }
+                ProxyFixture.awaitWaiting(proxy, db.name(), db.superuser(), 1);
+                pause();
+                if (queryFirst) {
+                    client.sendRaw(batch("SELECT " + (100 + wait)));
+                } else {
+                    client.query("SELECT " + wait);
+                }
+                pause();
+                holder.commit();
+
+                List<RawClient.Message> first = client.readUntilReady();
+                List<RawClient.Message> second = client.readUntilReady();
+                List<RawClient.Message> query = queryFirst ? first : second;
+                List<RawClient.Message> batch = queryFirst ? second : first;
+                assertEquals(String.valueOf(wait), RawClient.firstColumn(query));
+                assertEquals("12DCZ", RawClient.types(batch));
+                assertEquals(String.valueOf(100 + wait), RawClient.firstColumn(batch));
+            }
+        }
+    }
+
+    /** Parse, Bind, Execute and Sync of {@code sql} in one write, which the proxy reads as one run. */
+    private static byte[] batch(String sql) {
+        return RawClient.concat(
+                RawClient.frame('P', RawClient.concat(RawClient.cstring(""), RawClient.cstring(sql), new byte[] {0, 0})),
+                RawClient.frame('B', RawClient.concat(RawClient.cstring(""), RawClient.cstring(""),
+                        new byte[] {0, 0, 0, 0, 0, 0})),
+                RawClient.frame('E', RawClient.concat(RawClient.cstring(""), new byte[] {0, 0, 0, 0})),
+                RawClient.frame('S', new byte[0]));
+    }
+
     @Test
     void aListenSentOneMessageAReadIsAnsweredByTheHubAndHearsItsChannel() throws Exception {
         start(2);

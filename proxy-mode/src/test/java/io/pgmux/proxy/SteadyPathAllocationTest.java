@@ -69,7 +69,7 @@ class SteadyPathAllocationTest {
     }
 
     @Test
-    void aSelectThatWaitsForItsServerAllocatesAtMost56BytesOnTheEventLoop() throws Exception {
+    void aSelectThatWaitsForItsServerAllocatesAtMost32BytesOnTheEventLoop() throws Exception {
         List<Thread> loops = startProxyWithOneLoop(1);
         connect(4);
         ExecutorService threads = Executors.newFixedThreadPool(clients.size());
@@ -79,7 +79,7 @@ class SteadyPathAllocationTest {
             selectsTogether(threads, MEASURED);
             long perTransaction = (allocated(loops) - before) / MEASURED;
 
-            assertTrue(perTransaction <= 56, perTransaction + " B allocated per transaction on the event loop");
+            assertTrue(perTransaction <= 32, perTransaction + " B allocated per transaction on the event loop");
         } finally {
             threads.shutdownNow();
         }

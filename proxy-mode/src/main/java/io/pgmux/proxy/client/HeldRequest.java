@@ -9,6 +9,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * What a client sends while no server is linked to it (it waits for one, or a query of the pooler's own runs on its
@@ -28,6 +29,14 @@ final class HeldRequest implements Iterable<FrontendMessage> {
     /** Sized on first use: most idle clients never wait. */
     private final ArrayDeque<FrontendMessage> messages = new ArrayDeque<>(0);
     private int bytes;
+    /**
+     * The client's own holder for a message held past the read that brought it in the decoder's reused holder, reused
+     * from wait to wait so that a wait costs no holder; made on the first wait. Held messages beyond it get holders of
+     * their own ({@link FrontendMessage#keep()}).
+     */
+    private FrontendMessage own;
+    /** {@link #own} holds a message: held, or taken out and not handed back yet ({@link #passedOn}). */
+    private boolean ownTaken;
     /** A message was kept by {@link #addLent} since the last {@link #keepLent}. */
     private boolean lent;
     /** A request cancelled while waiting ended before its Sync: the client's messages until that Sync are dropped. */
@@ -39,14 +48,14 @@ final class HeldRequest implements Iterable<FrontendMessage> {
 
     /** Keeps a message until a server is linked (a holder of its own); stops reading once too much waits. */
     void add(FrontendMessage message) {
-        append(message.keep());
+        append(kept(message));
     }
 
     /**
      * Keeps a message for the acquire that follows in the same call, which may link a server at once and forward it:
      * the holder may be the client decoder's, valid during that call only, so {@link #keepLent()} gives the message
      * a holder of its own if it still waits when the acquire returns. A client that finds a server at once thus
-     * costs no holder.
+     * costs no holder, and one that waits reuses its own.
      */
     void addLent(FrontendMessage message) {
         lent = true;
@@ -60,7 +69,37 @@ final class HeldRequest implements Iterable<FrontendMessage> {
         }
         lent = false;
         for (int i = 0, n = messages.size(); i < n; i++) {
-            messages.add(messages.poll().keep());
+            messages.add(kept(messages.poll()));
+        }
+    }
+
+    /**
+     * The message in a holder that outlives the call that passed it: its own, or the client's {@link #own} while that
+     * is free, or a new one.
+     */
+    private FrontendMessage kept(FrontendMessage message) {
+        if (message == own) {
+            return message;
+        }
+        if (ownTaken) {
+            return message.keep();
+        }
+        if (own == null) {
+            own = FrontendMessage.ownHolder();
+        }
+        FrontendMessage kept = message.keepIn(own);
+        ownTaken = kept == own;
+        return kept;
+    }
+
+    /**
+     * A message taken out ({@link #poll}) was passed on and the call it was passed on in returned, or it was
+     * released: when it was in the client's own holder, that holder takes the next message held.
+     */
+    void passedOn(FrontendMessage message) {
+        if (message == own && ownTaken) {
+            own.passedOn();
+            ownTaken = false;
         }
     }
 
@@ -81,7 +120,10 @@ final class HeldRequest implements Iterable<FrontendMessage> {
         return messages.peek();
     }
 
-    /** Takes out the next message held; null when none is. */
+    /**
+     * Takes out the next message held; null when none is. It may be in the client's own holder: valid until it is
+     * handed back with {@link #passedOn}, and kept past that with {@link FrontendMessage#keep()}.
+     */
     FrontendMessage poll() {
         FrontendMessage message = messages.poll();
         if (message != null) {
@@ -90,17 +132,30 @@ final class HeldRequest implements Iterable<FrontendMessage> {
         return message;
     }
 
-    /** Takes out every message held, in order. */
-    List<FrontendMessage> takeAll() {
+    /**
+     * Takes out every message held, in order, and gives each to {@code reader}, which may hold them again: a message
+     * in the client's own holder moves to a holder of its own first (a rare path), so that the own holder is never
+     * out twice.
+     */
+    void readAgain(Consumer<FrontendMessage> reader) {
         List<FrontendMessage> all = new ArrayList<>(messages);
         messages.clear();
         bytes = 0;
-        return all;
+        int at = all.indexOf(own);
+        if (at >= 0) {
+            all.set(at, own.keep());
+            passedOn(own);
+        }
+        all.forEach(reader);
     }
 
     /** The client is gone: nothing held will be sent. */
     void releaseAll() {
-        RelayFlow.releaseAll(messages);
+        FrontendMessage message;
+        while ((message = messages.poll()) != null) {
+            message.release();
+            passedOn(message);
+        }
         bytes = 0;
     }
 
@@ -147,6 +202,7 @@ final class HeldRequest implements Iterable<FrontendMessage> {
             if (message.isRun()) {
                 // the request may end inside the run: what follows its end is served as usual
                 List<FrontendMessage> split = message.split();
+                passedOn(message);
                 for (int i = split.size() - 1; i >= 0; i--) {
                     messages.addFirst(split.get(i));
                 }
@@ -156,6 +212,7 @@ final class HeldRequest implements Iterable<FrontendMessage> {
             ended = message.type() == FrontendMessage.QUERY || message.type() == FrontendMessage.SYNC
                     || message.type() == FrontendMessage.FUNCTION_CALL;
             message.release();
+            passedOn(message);
         }
         loan.filter.relayOwn(PoolerError.queryCanceled());
         discardingUntilSync = !ended;

@@ -381,6 +381,7 @@ final class Link extends ServerLoan {
         while ((message = held.poll()) != null) {
             if (state != State.LINKED) {
                 message.release();
+                held.passedOn(message);
                 continue;
             }
             try {
@@ -389,6 +390,7 @@ final class Link extends ServerLoan {
                 // outside channelRead nothing routes this to exceptionCaught
                 client.fatal(violation.toErrorResponse());
             }
+            held.passedOn(message);
         }
         if (server != null && !acquiringInRead) {
             server.flush();
@@ -419,10 +421,11 @@ final class Link extends ServerLoan {
             if (request != null) {
                 held.poll();
                 next.release();
+                held.passedOn(next);
                 listening().listen(request);
             } else if (hub != null && ListenInterception.startsBatch(next)) {
                 // what the client sent meanwhile is read again as it arrived, from an idle link
-                held.takeAll().forEach(this::onClientMessage);
+                held.readAgain(this::onClientMessage);
                 // outside a read of the client's, nothing else flushes what went to a server meanwhile
                 flushToServer();
             } else {

@@ -82,8 +82,19 @@ public final class FrontendMessage extends FramedMessage<FrontendMessage> {
         return this;
     }
 
-    /** The decoder's holder was passed on: it no longer refers to the buffer, which is the reader's. */
-    void passedOn() {
+    /**
+     * A holder of a reader's own that it reuses as the decoder reuses its holder, for messages it keeps past their call
+     * ({@link #keepIn}), so that keeping one costs no holder: holding nothing until then.
+     */
+    public static FrontendMessage ownHolder() {
+        return reusedHolder();
+    }
+
+    /**
+     * A reused holder was passed on and the call it was passed on in returned: it no longer refers to the buffer, which
+     * is the reader's, so that a use it missed fails at once; a reader's own holder may then take the next message.
+     */
+    public void passedOn() {
         hold(CONTINUATION, PASSED_ON, false);
     }
 
@@ -99,6 +110,22 @@ public final class FrontendMessage extends FramedMessage<FrontendMessage> {
      */
     public FrontendMessage keep() {
         return reused ? new FrontendMessage(type, content(), run) : this;
+    }
+
+    /**
+     * {@link #keep()}, into {@code own}, an {@link #ownHolder()} of the reader's that holds nothing, when this is a
+     * reused holder (this one otherwise). The content moves to it as it is; {@code own} stays a reused holder, so that
+     * whoever it is passed on to keeps it past that call with {@code keep()}, and its reader hands it back with
+     * {@link #passedOn()} once the call it passed it on in returned.
+     */
+    public FrontendMessage keepIn(FrontendMessage own) {
+        if (!reused) {
+            return this;
+        }
+        if (!own.reused || own.frames != PASSED_ON || own == this) {
+            throw new IllegalStateException("a holder that is not an own holder holding nothing: " + own);
+        }
+        return own.hold(type, content(), run);
     }
 
     public byte type() {
