@@ -68,6 +68,22 @@ class SteadyPathAllocationTest {
         assertTrue(perTransaction <= 8, perTransaction + " B allocated per transaction on the event loop");
     }
 
+    /**
+     * Statements and answers longer than 64 bytes between short ones (BEGIN, END, their answers): each still arrives
+     * in one read, so none is framed apart from its read.
+     */
+    @Test
+    void aTransactionOfLongerStatementsAllocatesAtMost8BytesOnTheEventLoop() throws Exception {
+        List<Thread> loops = startProxyWithOneLoop(4);
+        connect(4);
+        transactions(WARM_UP / 4);
+        long before = allocated(loops);
+        transactions(MEASURED / 4);
+        long perTransaction = (allocated(loops) - before) / (MEASURED / 4);
+
+        assertTrue(perTransaction <= 8, perTransaction + " B allocated per transaction on the event loop");
+    }
+
     @Test
     void aSelectThatWaitsForItsServerAllocatesAtMost32BytesOnTheEventLoop() throws Exception {
         List<Thread> loops = startProxyWithOneLoop(1);
@@ -114,6 +130,27 @@ class SteadyPathAllocationTest {
             RawClient c = clients.get(i % clients.size());
             c.query("SELECT 1");
             assertEquals("1", RawClient.firstColumn(c.readUntilReady()));
+        }
+    }
+
+    /** A select of 100 bytes answered with a row of 100, as a text of this length. */
+    private static final String LONGER_SELECT = "SELECT '" + "x".repeat(80) + "' AS padded_to_a_hundred_bytes";
+
+    /**
+     * {@code n} transactions of a BEGIN, two longer selects and an END, the clients taking turns: the short ones
+     * teach Netty's adaptive receive buffers that reads are small.
+     */
+    private void transactions(int n) throws Exception {
+        for (int i = 0; i < n; i++) {
+            RawClient c = clients.get(i % clients.size());
+            c.query("BEGIN");
+            c.readUntilReady();
+            for (int j = 0; j < 2; j++) {
+                c.query(LONGER_SELECT);
+                assertEquals("x".repeat(80), RawClient.firstColumn(c.readUntilReady()));
+            }
+            c.query("END");
+            c.readUntilReady();
         }
     }
 

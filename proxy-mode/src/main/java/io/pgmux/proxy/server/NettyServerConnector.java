@@ -176,6 +176,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
                         transport.readGate().watchServer(ch);
                     }
                 });
+        transport.receiveBuffers(bootstrap);
         if (address instanceof InetSocketAddress) {
             transport.tcpOptions(bootstrap);
         }

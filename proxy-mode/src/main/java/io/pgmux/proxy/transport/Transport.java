@@ -44,10 +44,19 @@ import org.slf4j.LoggerFactory;
 public final class Transport {
     private static final Logger log = LoggerFactory.getLogger(Transport.class);
     /**
-     * Every client channel's receive-buffer sizing, one instance for all: Netty's default makes one per channel,
-     * though only the handle it gives each channel holds state.
+     * The smallest buffer a read gets. Netty's adaptive sizing shrinks to 64 bytes after a few small reads (a
+     * Query of 63 bytes, a ReadyForQuery), so that the next message over 64 bytes arrives in two reads: the second
+     * costs a read call more and, the first read having left a partial message, is framed with a holder and a slice
+     * of its own. PgBouncer reads into its pkt_buf (4 KB) each time; reads come from pooled buffers, so a larger
+     * floor costs no garbage, and a held request keeps at most that much more.
      */
-    static final RecvByteBufAllocator RECEIVE_BUFFERS = new AdaptiveRecvByteBufAllocator();
+    static final int RECEIVE_BUFFER_MINIMUM = 2048;
+    /**
+     * Every channel's receive-buffer sizing, clients' and servers', one instance for all: Netty's default makes one
+     * per channel, though only the handle it gives each channel holds state.
+     */
+    static final RecvByteBufAllocator RECEIVE_BUFFERS = new AdaptiveRecvByteBufAllocator(RECEIVE_BUFFER_MINIMUM,
+            RECEIVE_BUFFER_MINIMUM, AdaptiveRecvByteBufAllocator.DEFAULT_MAXIMUM);
     private final TransportKind kind;
     private final EventLoopGroup group;
     private final Class<? extends SocketChannel> socketChannel;
@@ -226,6 +235,11 @@ public final class Transport {
     Class<? extends ServerChannel> serverDomainSocketChannel() {
         return kind == TransportKind.IO_URING ? IoUringServerDomainSocketChannel.class
                 : EpollServerDomainSocketChannel.class;
+    }
+
+    /** The receive-buffer sizing of each connection to a server, TCP or Unix socket. */
+    public Bootstrap receiveBuffers(Bootstrap bootstrap) {
+        return bootstrap.option(ChannelOption.RCVBUF_ALLOCATOR, RECEIVE_BUFFERS);
     }
 
     /** The options of each TCP connection to a server. */
