@@ -256,9 +256,9 @@ final class Lending<S> {
     boolean handOff(PooledServer<S> s, long now) {
         Waiter<S> w;
         while ((w = waiters.poll(s.affinity)) != null) {
-            long seen = w.ticket();
+            long seen = w.polledTicket;
             if (!Waiter.waiting(seen)) {
-                continue; // ended (timed out, cancelled) and still queued, or an earlier wait of a reused waiter
+                continue; // not so: a queued wait ends by a fail, which unlinks it, or by its poll's offer
             }
             // read before the offer: the client may start its next wait with this waiter from the callback
             long waited = now - w.enqueuedNanos;

@@ -1,21 +1,46 @@
 package io.pgmux.core.pool;
 
-import java.util.Iterator;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
- * Clients waiting for a server connection, oldest first. {@link #size()} counts waiters that have not
- * ended yet; a waiter that timed out may stay in the queue until it is polled past.
+ * Clients waiting for a server connection, oldest first. {@link #size()} counts waiters that have not ended yet.
+ *
+ * <p>The waiters are linked through fields of their own ({@link Waiter#prev}, {@link Waiter#next}), so that a wait
+ * makes no queue node: a client keeps one waiter for all its waits, and each wait links it again. A waiter queued
+ * again is why a lock guards the links rather than CAS: a lock-free queue of reused nodes meets the ABA problem at
+ * its first re-queue. What the lock guards is a few stores (link, unlink, a walk of at most
+ * {@link #AFFINITY_WINDOW} waiters); no callback runs under it, and {@link #isEmpty()}, which every acquire and release
+ * asks, reads only the count.
  */
 final class WaitQueue<S> {
-    private final ConcurrentLinkedQueue<Waiter<S>> queue = new ConcurrentLinkedQueue<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Guarded by {@link #lock}, as every waiter's links. */
+    private Waiter<S> head;
+    private Waiter<S> tail;
     private final AtomicInteger waiting = new AtomicInteger();
 
     /** Adds, then counts: a positive count therefore always has a waiter in the queue behind it. */
     void add(Waiter<S> waiter) {
-        queue.add(waiter);
+        lock.lock();
+        try {
+            // every end of a queued wait unlinks it (fail) or follows its unlink (poll) before the client hears of it
+            assert !waiter.queued : "a waiter queued again before its last wait was unlinked";
+            waiter.prev = tail;
+            waiter.next = null;
+            if (tail == null) {
+                head = waiter;
+            } else {
+                tail.next = waiter;
+            }
+            tail = waiter;
+            waiter.queued = true;
+        } finally {
+            lock.unlock();
+        }
         waiting.incrementAndGet();
     }
 
@@ -36,16 +61,23 @@ final class WaitQueue<S> {
      * Takes out the waiter to offer a server of the given affinity: one of that affinity among the first
      * {@link #AFFINITY_WINDOW} live ones, unless a waiter ahead of it has been passed over
      * {@link #MAX_PASSED_OVER} times already; otherwise (and when {@code affinity} is null) the oldest.
-     * Null if the queue is empty.
+     * Null if the queue is empty. The wait taken out is {@link Waiter#polledTicket}'s, the one to {@link #offer}.
      */
     Waiter<S> poll(Object affinity) {
-        if (affinity != null) {
-            Waiter<S> near = takeNear(affinity);
-            if (near != null) {
-                return near;
+        lock.lock();
+        try {
+            Waiter<S> taken = affinity != null ? near(affinity) : null;
+            if (taken == null) {
+                taken = head;
             }
+            if (taken != null) {
+                taken.polledTicket = taken.ticket();
+                unlink(taken);
+            }
+            return taken;
+        } finally {
+            lock.unlock();
         }
-        return queue.poll();
     }
 
     /**
@@ -62,25 +94,19 @@ final class WaitQueue<S> {
         return true;
     }
 
-    private Waiter<S> takeNear(Object affinity) {
-        Waiter<S> head = queue.peek();
-        if (head == null || head.affinity == affinity && head.isWaiting()) {
-            return null; // the oldest is of that affinity (always so with one event loop): no walk, no iterator
+    /** The waiter of that affinity {@link #poll} takes before the oldest, or null for the oldest. Under the lock. */
+    private Waiter<S> near(Object affinity) {
+        Waiter<S> first = head;
+        if (first == null || first.affinity == affinity && first.isWaiting()) {
+            return null; // the oldest is of that affinity (always so with one event loop): no walk
         }
         int seen = 0;
-        Iterator<Waiter<S>> it = queue.iterator();
-        while (it.hasNext() && seen < AFFINITY_WINDOW) {
-            Waiter<S> w = it.next();
+        for (Waiter<S> w = first; w != null && seen < AFFINITY_WINDOW; w = w.next) {
             if (!w.isWaiting()) {
                 continue;
             }
             if (w.affinity == affinity) {
-                if (seen == 0) {
-                    return null; // it is the oldest anyway: the plain poll takes it
-                }
-                // Two hand-offs may take the same waiter: only one offer succeeds, the other tries again.
-                it.remove();
-                return w;
+                return seen == 0 ? null : w; // the oldest live one is of that affinity anyway: the plain poll
             }
             if (w.passedOver >= MAX_PASSED_OVER) {
                 return null;
@@ -93,12 +119,17 @@ final class WaitQueue<S> {
 
     /** The oldest waiter still waiting, or null. */
     Waiter<S> oldest() {
-        for (Waiter<S> w : queue) {
-            if (w.isWaiting()) {
-                return w;
+        lock.lock();
+        try {
+            for (Waiter<S> w = head; w != null; w = w.next) {
+                if (w.isWaiting()) {
+                    return w;
+                }
             }
+            return null;
+        } finally {
+            lock.unlock();
         }
-        return null;
     }
 
     /** Ends the current wait of one waiter with a failure (close, interrupt, cancel); false if it had already ended. */
@@ -106,37 +137,82 @@ final class WaitQueue<S> {
         return fail(waiter, waiter.ticket(), failure);
     }
 
-    /** Ends the wait of {@code seen} (see {@link Waiter#end}) with a failure; false if it had already ended. */
+    /**
+     * Ends the wait of {@code seen} (see {@link Waiter#end}) with a failure, if it is queued; false otherwise: it had
+     * ended, or a hand-off took it out and serves it now, or it is a reused waiter's next wait, not queued yet (a
+     * janitor's pass reads the ticket after it chose the waiter). Ended, counted out and unlinked under the lock, so
+     * that the client, which hears of it only after, never restarts a waiter still linked for the wait that ended.
+     */
     boolean fail(Waiter<S> waiter, long seen, Throwable failure) {
-        if (!waiter.end(seen, failure)) {
-            return false;
+        lock.lock();
+        try {
+            if (!waiter.queued || !waiter.end(seen, failure)) {
+                return false;
+            }
+            waiting.decrementAndGet();
+            unlink(waiter);
+        } finally {
+            lock.unlock();
         }
-        waiting.decrementAndGet();
-        queue.remove(waiter);
         waiter.deliver();
         return true;
     }
 
     /** The live asynchronous waiter that calls {@code callback}, or null. */
     Waiter<S> find(Object callback) {
-        for (Waiter<S> w : queue) {
-            if (w.calls(callback) && w.isWaiting()) {
-                return w;
+        lock.lock();
+        try {
+            for (Waiter<S> w = head; w != null; w = w.next) {
+                if (w.calls(callback) && w.isWaiting()) {
+                    return w;
+                }
             }
+            return null;
+        } finally {
+            lock.unlock();
         }
-        return null;
     }
 
-    /** Visits live waiters oldest first; the visitor may fail them. */
+    /**
+     * Visits live waiters oldest first; the visitor may fail them. It runs outside the lock, on the waiters live
+     * when the visit began (the janitor's pass, a pool's close: not a transaction's path, so the list made is no
+     * cost that matters).
+     */
     void forEachWaiting(Consumer<Waiter<S>> visitor) {
-        Iterator<Waiter<S>> it = queue.iterator();
-        while (it.hasNext()) {
-            Waiter<S> w = it.next();
+        List<Waiter<S>> live = new ArrayList<>();
+        lock.lock();
+        try {
+            for (Waiter<S> w = head; w != null; w = w.next) {
+                if (w.isWaiting()) {
+                    live.add(w);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (Waiter<S> w : live) {
             if (w.isWaiting()) {
                 visitor.accept(w);
-            } else {
-                it.remove();
             }
         }
+    }
+
+    /** Takes {@code w} out of the list. Under the lock; {@code w} is queued. */
+    private void unlink(Waiter<S> w) {
+        Waiter<S> before = w.prev;
+        Waiter<S> after = w.next;
+        if (before == null) {
+            head = after;
+        } else {
+            before.next = after;
+        }
+        if (after == null) {
+            tail = before;
+        } else {
+            after.prev = before;
+        }
+        w.prev = null;
+        w.next = null;
+        w.queued = false;
     }
 }

@@ -42,6 +42,16 @@ public final class Waiter<S> {
      * whichever thread hands off: a lost increment only lets the waiter be passed over once more.
      */
     int passedOver;
+    /** The neighbours in its pool's {@link WaitQueue}, and whether it is linked there: guarded by that queue's lock. */
+    Waiter<S> prev;
+    Waiter<S> next;
+    boolean queued;
+    /**
+     * The ticket of the wait a {@link WaitQueue#poll} took out, read there under the lock: the wait a hand-off may
+     * end. A ticket read after the poll could be that of the client's next wait, queued again meanwhile (the one
+     * polled having timed out), which the hand-off would end while it is still queued.
+     */
+    long polledTicket;
     private final Thread thread;
     /**
      * The asynchronous waiter's lease, which {@link #whenDone} gets; null for a blocking waiter, and for one whose
