@@ -93,6 +93,18 @@ class IdleClientFootprintTest {
         assertTrue(maps < CLIENTS, maps + " more hash maps with " + CLIENTS + " clients");
     }
 
+    /** A client that logs in and sends nothing, as an application's pool keeps many, has no relay yet. */
+    @Test
+    void clientsThatSentNothingSinceTheirLoginHaveNoRelay() throws Exception {
+        Map<String, Long> queried = histogram();
+        for (int i = 0; i < CLIENTS; i++) {
+            clients.add(RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD));
+        }
+        String link = "io.pgmux.proxy.client.Link";
+        long links = histogram().getOrDefault(link, 0L) - queried.getOrDefault(link, 0L);
+        assertTrue(links < CLIENTS / 10, links + " more relays with " + CLIENTS + " silent clients");
+    }
+
     /** Netty makes a list of listeners only for a future with two or more: the channel group's is the one. */
     @Test
     void idleClientsKeepOneListenerOnTheirChannelsCloseFuture() throws Exception {

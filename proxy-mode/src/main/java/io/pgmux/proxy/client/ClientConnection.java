@@ -5,6 +5,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
+import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.ClientAdmission;
 import io.pgmux.core.pool.Failures;
 import io.pgmux.core.pool.Pool;
@@ -19,6 +20,7 @@ import io.pgmux.proxy.protocol.FrontendMessageDecoder;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.ProtocolViolationException;
 import io.pgmux.proxy.protocol.ReadyForQuery;
+import io.pgmux.proxy.replicas.ReplicaRoutes;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
 import io.pgmux.proxy.transport.LoopClock;
@@ -65,7 +67,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     String admittedUser;
     ClientParameters parameters;
     BackendKeyData key;
-    /** From login on, for clients of a pool. */
+    /**
+     * The relay to the servers the client borrows, made at its first message after login ({@link #relay}): a client
+     * that logs in and sends nothing, as an application's pool keeps many, holds none of its parts. Null until then,
+     * and for a replication client.
+     */
     Link link;
     /** Instead of {@link #link}, for a replication client: its own server connection. */
     ReplicationLink replication;
@@ -140,6 +146,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
+        // (the decoder makes no run before the relay is made: link is not null here)
         if (msg instanceof FrontendMessage run && run.isRun() && (state != State.READY || !link.relaysRuns())) {
             // read as a run while the relay took runs, delivered when it no longer does: one message at a time
             each(run.split(), message -> channelRead(ctx, message));
@@ -187,8 +194,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         switch (state) {
-            case READY -> link.onClientMessage(message);
-            case WELCOME -> link.hold(message);
+            case READY -> relay().onClientMessage(message);
+            case WELCOME -> relay().hold(message);
             default -> message.release();
         }
     }
@@ -197,7 +204,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     public void channelReadComplete(ChannelHandlerContext ctx) {
         if (replication != null) {
             replication.flushToServer();
-        } else if (state == State.READY) {
+        } else if (state == State.READY && link != null) {
             link.flushToServer();
         }
     }
@@ -206,9 +213,31 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (replication != null) {
             replication.onClientWritabilityChanged();
-        } else if (state == State.READY) {
+        } else if (state == State.READY && link != null) {
             link.onClientWritabilityChanged();
         }
+    }
+
+    /**
+     * The client's relay, made now if this is its first message after login. It reads the settings in effect now
+     * (pool mode, pin_session_state, max_prepared_statements above 0, read routing), as PgBouncer reads them when a
+     * client uses them.
+     */
+    private Link relay() {
+        Link current = link;
+        if (current == null) {
+            String database = pool.key().database();
+            ReplicaRoutes routes = context.replicaRoutes(pool, channel.eventLoop());
+            current = new Link(this, channel, pool, parameters, context.preparedStatements(),
+                    new Pinning(context.pinSessionState(database), pool.config().poolMode() != PoolMode.SESSION,
+                            context.pinCounts(pool.key()), pool, channel.remoteAddress()),
+                    context.listenerHub(pool, channel.eventLoop()),
+                    routes == null ? null : new ClientReads(routes, parameters, channel.remoteAddress()));
+            link = current;
+            // runs only from now on: the messages of the read that made the relay may come one by one
+            decoder.relayRuns(current::relaysRuns);
+        }
+        return current;
     }
 
     /** The server owes nothing more: the client's idle timeout, in or outside a transaction, runs from now. */
@@ -239,13 +268,13 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (isOver()) {
             return;
         }
+        int version = timeouts.version();
+        if (limitsUser != null && version != limitsVersion) {
+            limits = timeouts.forUser(limitsUser, limitsLoginUser);
+            limitsVersion = version;
+        }
         Link current = link;
         if (current != null) {
-            int version = timeouts.version();
-            if (version != limitsVersion) {
-                limits = timeouts.forUser(limitsUser, limitsLoginUser);
-                limitsVersion = version;
-            }
             if (timeouts.waitNoticeDue(current, now)) {
                 current.noticeWaiting();
             }

@@ -7,7 +7,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.unix.PeerCredentials;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
-import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.ClientAdmission;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolClosedException;
@@ -29,7 +28,6 @@ import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.GssEncRequest;
 import io.pgmux.proxy.protocol.NegotiateProtocolVersion;
 import io.pgmux.proxy.protocol.NoticeResponse;
-import io.pgmux.proxy.replicas.ReplicaRoutes;
 import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.ReadyForQuery;
@@ -479,13 +477,6 @@ final class ClientLogin {
                 client.limitsLoginUser = context.database(client.pool.key().database()).loginUser(client.user);
                 client.limitsVersion = context.clientTimeouts().version();
                 client.limits = context.clientTimeouts().forUser(client.limitsUser, client.limitsLoginUser);
-                client.link = new Link(client, channel, client.pool, client.parameters, context.preparedStatements(),
-                        new Pinning(context.pinSessionState(client.pool.key().database()),
-                                client.pool.config().poolMode() != PoolMode.SESSION,
-                                context.pinCounts(client.pool.key()), client.pool,
-                                channel.remoteAddress()),
-                        context.listenerHub(client.pool, channel.eventLoop()), reads(client.pool));
-                client.decoder.relayRuns(client.link::relaysRuns);
                 client.pool.traffic().recordClientLogin();
                 welcome();
             }
@@ -502,12 +493,6 @@ final class ClientLogin {
         client.to(ClientConnection.State.HANDED_OFF);
         client.decoder.loginComplete();
         context.adminRoute().open(channel, client, client.id, client.user, startupParameters);
-    }
-
-    /** The client's read routing when its pool routes reads to standbys; null otherwise. */
-    private ClientReads reads(Pool<ServerConnection> pool) {
-        ReplicaRoutes routes = context.replicaRoutes(pool, channel.eventLoop());
-        return routes == null ? null : new ClientReads(routes, client.parameters, channel.remoteAddress());
     }
 
     /**

@@ -361,7 +361,6 @@ public final class ProxyContext {
         return now.pinSessionStateByDatabase().getOrDefault(autoDatabases.entryName(database), now.pinSessionState());
     }
 
-    /** The pool's clients pinned to their server by session state; made at a client's login, never per query. */
     /** The pool's LISTEN hub, made on first use, its state on {@code loop}. */
     ListenerHub listenerHub(Pool<ServerConnection> pool, EventExecutor loop) {
         return listenerHubs.computeIfAbsent(pool, p -> new ListenerHub(p, loop));
@@ -405,6 +404,7 @@ public final class ProxyContext {
         return replicaRoutes.values();
     }
 
+    /** The pool's clients pinned to their server by session state; looked up when a client's relay is made. */
     public PinCounts pinCounts(PoolKey pool) {
         return pinCounts.computeIfAbsent(pool, k -> new PinCounts());
     }

@@ -3,8 +3,9 @@ package io.pgmux.proxy.prepared;
 /**
  * max_prepared_statements as RELOAD and SET leave it. PgBouncer reads its global at every Parse, so a new limit
  * reaches open clients and their servers at their next one; so it does here. Whether a client's named statements
- * are tracked at all is settled at its login: a client logged in under 0 passes them through, and one logged in
- * above 0 keeps tracking them, under the last limit above 0, when the value becomes 0.
+ * are tracked at all is settled at its first message after login, when its relay is made: a client that started
+ * under 0 passes them through, and one that started above 0 keeps tracking them, under the last limit above 0, when
+ * the value becomes 0.
  */
 public final class PreparedStatementLimit {
     private volatile int value;
@@ -22,7 +23,7 @@ public final class PreparedStatementLimit {
         }
     }
 
-    /** The value as set: 0 has the clients logging in now pass named statements through. */
+    /** The value as set: 0 has the clients starting now pass named statements through. */
     public int value() {
         return value;
     }
