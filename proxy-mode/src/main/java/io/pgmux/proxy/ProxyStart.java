@@ -99,10 +99,6 @@ final class ProxyStart {
         context.peerPools(new PeerPools(transport, cancelSender));
         registry.addJanitorChore(context.idlePools());
         registry.addJanitorChore(context.clientTimeouts());
-        if (builder.janitorPeriod() == null) {
-            registry.janitorQuietPeriod(JanitorPeriod.quiet(s, configuration.overrides()),
-                    context.clientTimeouts()::noClients);
-        }
         context.connectionLog(connectionLog);
         StatsLog statsLog = new StatsLog(s.get(ProxySetting.LOG_STATS));
         registry.addStatsPeriodListener(statsLog);

@@ -98,6 +98,14 @@ final class SettingsApply {
         apply(first, first, first.settings(), files, null);
     }
 
+    /**
+     * Whether nothing of the proxy's own can be due within a janitor period: no client's timeout, no WAIT_CLOSE. The
+     * janitor then sleeps its quiet period, idle clients connected or not.
+     */
+    private boolean nothingDueSoon() {
+        return context.clientTimeouts().nothingDue() && console.nothingWaitingToClose();
+    }
+
     /** The listeners bound at start, retuned by what RELOAD and SET change from now on. */
     void listening(Listeners bound) {
         this.listeners = bound;
@@ -218,7 +226,7 @@ final class SettingsApply {
         registry.statsPeriod(s.get(ProxySetting.STATS_PERIOD));
         if (fixedJanitorPeriod == null) {
             registry.janitorPeriod(JanitorPeriod.of(s, next.overrides(), next.userLimits().values()));
-            registry.janitorQuietPeriod(JanitorPeriod.quiet(s, next.overrides()), context.clientTimeouts()::noClients);
+            registry.janitorQuietPeriod(JanitorPeriod.quiet(s, next.overrides()), this::nothingDueSoon);
         }
         if (files.clientTls() != null) {
             context.clientTls(files.clientTls());

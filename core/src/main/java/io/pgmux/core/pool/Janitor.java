@@ -33,7 +33,7 @@ final class Janitor implements Runnable {
     private volatile long periodNanos;
     /** The time between passes while nothing can be due soon (0: none, every pass is {@link #periodNanos} apart). */
     private volatile long quietPeriodNanos;
-    /** Whether the owner has nothing that can be due soon (the proxy: no client connected). */
+    /** Whether the owner has nothing that can be due soon (the proxy: no client's timeout, no WAIT_CLOSE). */
     private volatile BooleanSupplier ownerQuiet = () -> false;
     /** Orders deciding the next pass against {@link #wake()}, so that a wake is never lost. */
     private final ReentrantLock scheduling = new ReentrantLock();

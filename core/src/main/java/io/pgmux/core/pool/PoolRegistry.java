@@ -349,7 +349,7 @@ public final class PoolRegistry<S> implements AutoCloseable {
     /**
      * Janitor passes {@code period} apart while nothing can be due soon: no pool has a client waiting, a server
      * logging in or a PAUSE under way, and {@code ownerQuiet} says the owner has nothing due either (the proxy:
-     * no client is connected). The owner calls {@link #wakeJanitor} when that changes. {@code period} bounds how
+     * no client's timeout can be due). The owner calls {@link #wakeJanitor} when that changes. {@code period} bounds how
      * late what can still be due then (an idle server's timeouts, the stats period) comes; at or below the
      * janitor's period, or zero, the janitor keeps its period.
      */

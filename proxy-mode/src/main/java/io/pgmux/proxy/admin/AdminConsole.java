@@ -752,8 +752,15 @@ public final class AdminConsole implements AdminRoute {
     private CompletionStage<List<EncodableMessage>> waitClose(String database) {
         CompletableFuture<List<EncodableMessage>> result = new CompletableFuture<>();
         waitingToClose.put(result, database == null ? "" : database);
+        // each janitor pass checks it: one sleeping its quiet period comes back to its period
+        context.registry().wakeJanitor();
         checkWaitingToClose();
         return result;
+    }
+
+    /** Whether no WAIT_CLOSE waits: the janitor's passes need not come at its period for this console. */
+    public boolean nothingWaitingToClose() {
+        return waitingToClose.isEmpty();
     }
 
     /** A janitor chore: answers the WAIT_CLOSE commands whose servers have all closed or cleared close_needed. */

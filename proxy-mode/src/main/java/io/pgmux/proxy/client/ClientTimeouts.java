@@ -174,9 +174,15 @@ public final class ClientTimeouts implements Runnable {
         wakeJanitor.run();
     }
 
-    /** Whether no client is connected: no client timeout can be due, and the janitor may sleep longer. */
-    public boolean noClients() {
-        return loggingIn.isEmpty() && loggedIn.isEmpty();
+    /**
+     * Whether no client's timeout can be due, connected clients or not: none logs in under client_login_timeout or
+     * query_timeout, and no logged-in client can run out of a limit (none is set, globally or for a user; no
+     * server_fast_close; none waits for a server, whose query_wait_notify may come). The janitor may then sleep its
+     * quiet period, as with no client: idle clients under PgBouncer's defaults cost it no pass a second. What makes
+     * one due later wakes it: a login ({@link #loginStarted}), a wait (the pool's), a new setting (its apply).
+     */
+    public boolean nothingDue() {
+        return !checksLoggingInClients() && !checksLoggedInClients();
     }
 
     void loginEnded(ClientConnection client) {

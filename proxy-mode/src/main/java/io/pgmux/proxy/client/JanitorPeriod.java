@@ -22,7 +22,7 @@ public final class JanitorPeriod {
     static final long FASTEST_NANOS = Duration.ofMillis(333).toNanos();
     static final long SLOWEST_NANOS = Duration.ofSeconds(1).toNanos();
     static final long QUIETEST_NANOS = Duration.ofSeconds(10).toNanos();
-    /** The settings whose timeouts run with no client connected, besides the pools' idle-server ones. */
+    /** The settings whose timeouts run while no client's can be due, besides the pools' idle-server ones. */
     private static final List<ProxySetting> RUNNING_WITHOUT_CLIENTS = List.of(ProxySetting.STATS_PERIOD,
             ProxySetting.AUTODB_IDLE_TIMEOUT, ProxySetting.POOL_IDLE_TIMEOUT, ProxySetting.AUTH_FILE_CHECK_PERIOD);
     private static final int PASSES_PER_TIMEOUT = 5;
@@ -54,10 +54,12 @@ public final class JanitorPeriod {
     }
 
     /**
-     * How often the janitor runs while no client is connected and no pool has a server logging in: five passes in
-     * the shortest timeout that can run then (an idle server's server_idle_timeout, server_lifetime and
-     * server_check_delay, stats_period, autodb_idle_timeout, pool_idle_timeout, auth_file_check_period), at most
-     * every ten seconds; a client's arrival wakes it. With the defaults, every 6 s (server_check_delay's 30 s).
+     * How often the janitor runs while no client's timeout can be due ({@link ClientTimeouts#nothingDue}: no client
+     * is connected, or none of the timeouts set applies to idle ones) and no pool has a client waiting or a server
+     * logging in: five passes in the shortest timeout that can run then (an idle server's server_idle_timeout,
+     * server_lifetime and server_check_delay, stats_period, autodb_idle_timeout, pool_idle_timeout,
+     * auth_file_check_period), at most every ten seconds; a login, a wait or a new setting wakes it. With the
+     * defaults, every 6 s (server_check_delay's 30 s).
      */
     public static Duration quiet(ProxySettings settings, PoolOverrides overrides) {
         long shortest = Long.MAX_VALUE;
