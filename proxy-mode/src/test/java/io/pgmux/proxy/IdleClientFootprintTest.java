@@ -1,5 +1,6 @@
 package io.pgmux.proxy;
 
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.core.config.PoolMode;
@@ -103,6 +104,19 @@ class IdleClientFootprintTest {
         String link = "io.pgmux.proxy.client.Link";
         long links = histogram().getOrDefault(link, 0L) - queried.getOrDefault(link, 0L);
         assertTrue(links < CLIENTS / 10, links + " more relays with " + CLIENTS + " silent clients");
+    }
+
+    /** A client whose user is its pool's (here the entry's forced user, of the same name) keeps no name of its own. */
+    @Test
+    void aClientKeepsNoCopyOfTheUserNameItsPoolHolds() throws Exception {
+        PgMuxProxy own = ProxyFixture.start(db, PoolMode.TRANSACTION,
+                b -> b.users(Map.of(db.superuser(), ProxyFixture.PASSWORD)));
+        try (RawClient client = RawClient.login(own, db.name(), db.superuser(), ProxyFixture.PASSWORD)) {
+            String poolUser = own.registry().pools().iterator().next().key().user();
+            assertSame(poolUser, own.clients().iterator().next().info().user());
+        } finally {
+            own.close();
+        }
     }
 
     /** Netty makes a list of listeners only for a future with two or more: the channel group's is the one. */

@@ -388,7 +388,12 @@ final class ClientLogin {
             }
             client.pool = joined;
             client.admission = admitted;
-            client.admittedUser = clientUser;
+            // a client keeps no copy of a name its pool's key holds (its own user, or a forced user of the same name)
+            String keyUser = joined.key().user();
+            if (keyUser.equals(client.user)) {
+                client.user = keyUser;
+            }
+            client.admittedUser = keyUser.equals(clientUser) ? keyUser : clientUser;
             context.adminRoute().clientJoins(client.pool);
             return null;
         } catch (TooManyClientsException e) {
