@@ -127,7 +127,6 @@ final class ProxyStart {
                             clients.add(ch);
                             transport.tuneAccepted(ch);
                             FrontendMessageDecoder decoder = new FrontendMessageDecoder(context.maxMessageLength());
-                            decoder.reuseHolder();
                             ch.pipeline().addLast(new DirectTls(context), MessageEncoder.INSTANCE, decoder,
                                     new ClientConnection(context, decoder));
                             transport.readGate().watchClient(ch);

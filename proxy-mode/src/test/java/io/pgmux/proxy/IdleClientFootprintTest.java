@@ -97,13 +97,28 @@ class IdleClientFootprintTest {
     /** A client that logs in and sends nothing, as an application's pool keeps many, has no relay yet. */
     @Test
     void clientsThatSentNothingSinceTheirLoginHaveNoRelay() throws Exception {
+        Map<String, Long> queried = silentClients();
+        String link = "io.pgmux.proxy.client.Link";
+        long links = histogram().getOrDefault(link, 0L) - queried.getOrDefault(link, 0L);
+        assertTrue(links < CLIENTS / 10, links + " more relays with " + CLIENTS + " silent clients");
+    }
+
+    /** The holder a client's decoder reuses for every read of the query phase comes with the relay. */
+    @Test
+    void clientsThatSentNothingSinceTheirLoginHaveNoReusedMessageHolder() throws Exception {
+        Map<String, Long> queried = silentClients();
+        String holder = "io.pgmux.proxy.protocol.FrontendMessage";
+        long holders = histogram().getOrDefault(holder, 0L) - queried.getOrDefault(holder, 0L);
+        assertTrue(holders < CLIENTS / 10, holders + " more message holders with " + CLIENTS + " silent clients");
+    }
+
+    /** Logs in {@link #CLIENTS} more clients that send nothing; returns the histogram from before they came. */
+    private Map<String, Long> silentClients() throws Exception {
         Map<String, Long> queried = histogram();
         for (int i = 0; i < CLIENTS; i++) {
             clients.add(RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD));
         }
-        String link = "io.pgmux.proxy.client.Link";
-        long links = histogram().getOrDefault(link, 0L) - queried.getOrDefault(link, 0L);
-        assertTrue(links < CLIENTS / 10, links + " more relays with " + CLIENTS + " silent clients");
+        return queried;
     }
 
     /** A client whose user is its pool's (here the entry's forced user, of the same name) keeps no name of its own. */

@@ -234,8 +234,9 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                     context.listenerHub(pool, channel.eventLoop()),
                     routes == null ? null : new ClientReads(routes, parameters, channel.remoteAddress()));
             link = current;
-            // runs only from now on: the messages of the read that made the relay may come one by one
+            // runs, and the one holder reused for every read, only from now on: what came before had holders of its own
             decoder.relayRuns(current::relaysRuns);
+            decoder.reuseHolder();
         }
         return current;
     }

@@ -197,6 +197,7 @@ final class ClientLogin {
                 channel.write(Authentication.Ok.INSTANCE, channel.voidPromise());
                 client.to(ClientConnection.State.HANDED_OFF);
                 client.decoder.loginComplete();
+                client.decoder.reuseHolder();
                 context.adminRoute().openForOwner(channel, client, client.id, client.user, startupParameters);
                 return;
             }
@@ -474,6 +475,8 @@ final class ClientLogin {
                 client.decoder.loginComplete();
                 client.decoder.streamLargeMessages();
                 if (replication != StartupReplication.NONE) {
+                    // a replication client's messages are its own link's from now on: its decoder reuses a holder
+                    client.decoder.reuseHolder();
                     client.pool.traffic().recordClientLogin();
                     new ReplicationLink(client, channel, replication).open(replicationStartup, this::sendWelcome);
                     return;
@@ -497,6 +500,7 @@ final class ClientLogin {
         }
         client.to(ClientConnection.State.HANDED_OFF);
         client.decoder.loginComplete();
+        client.decoder.reuseHolder();
         context.adminRoute().open(channel, client, client.id, client.user, startupParameters);
     }
 
