@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.netty.channel.DefaultEventLoop;
 import io.netty.channel.epoll.Epoll;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -11,7 +12,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** An idle epoll event loop sleeps until its next scheduled task, not until a deadline a second away. */
+/**
+ * An idle epoll event loop sleeps until its next scheduled task, not until a deadline a second away; the relay's clock
+ * ({@link LoopClock}) is read once per pass of the loop, and afresh in the next pass.
+ */
 class EpollEventLoopsTest {
     private EpollEventLoops group;
     private EpollEventLoops.Loop loop;
@@ -41,5 +45,44 @@ class EpollEventLoopsTest {
         CountDownLatch ran = new CountDownLatch(1);
         loop.schedule(ran::countDown, 10, TimeUnit.MILLISECONDS);
         assertTrue(ran.await(10, TimeUnit.SECONDS), "the task scheduled while the loop slept did not run");
+    }
+
+    @Test
+    void everythingOnePassHandlesGetsOneTime() throws Exception {
+        long[] times = loop.submit(() -> {
+            long first = LoopClock.nanoTime(loop);
+            long busy = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2);
+            while (System.nanoTime() < busy) {
+                Thread.onSpinWait();
+            }
+            return new long[] {first, LoopClock.nanoTime(loop)};
+        }).get(10, TimeUnit.SECONDS);
+        assertEquals(times[0], times[1]);
+    }
+
+    @Test
+    void theNextPassReadsTheClockAgain() throws Exception {
+        long before = System.nanoTime();
+        long first = loop.submit(() -> LoopClock.nanoTime(loop)).get(10, TimeUnit.SECONDS);
+        Thread.sleep(5);
+        // the loop waited for work between the two tasks: a pass of its own
+        long second = loop.submit(() -> LoopClock.nanoTime(loop)).get(10, TimeUnit.SECONDS);
+        assertTrue(first >= before, "the first pass read the clock when it ran");
+        assertTrue(second - first >= TimeUnit.MILLISECONDS.toNanos(5), "the second pass kept the first's time");
+    }
+
+    @Test
+    void anotherKindOfLoopReadsTheClockAtEveryCall() throws Exception {
+        DefaultEventLoop other = new DefaultEventLoop();
+        try {
+            long[] times = other.submit(() -> {
+                long first = LoopClock.nanoTime(other);
+                Thread.sleep(2);
+                return new long[] {first, LoopClock.nanoTime(other)};
+            }).get(10, TimeUnit.SECONDS);
+            assertTrue(times[1] - times[0] >= TimeUnit.MILLISECONDS.toNanos(2));
+        } finally {
+            other.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
     }
 }
