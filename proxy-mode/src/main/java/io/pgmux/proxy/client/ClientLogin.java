@@ -485,6 +485,9 @@ final class ClientLogin {
                 client.limitsLoginUser = context.database(client.pool.key().database()).loginUser(client.user);
                 client.limitsVersion = context.clientTimeouts().version();
                 client.limits = context.clientTimeouts().forUser(client.limitsUser, client.limitsLoginUser);
+                // the pool's read routing (its checks of each host) starts with its first client, not with the first
+                // message: a welcome that finds no primary tells the client what the checks found
+                context.replicaRoutes(client.pool, channel.eventLoop());
                 client.pool.traffic().recordClientLogin();
                 welcome();
             }
