@@ -23,6 +23,9 @@ import java.util.regex.Pattern;
  * pgbouncer.ini}, its stdout and stderr collected line by line.
  */
 final class ProxyJar implements AutoCloseable {
+    /** The signals the proxy answers, at their default disposition for env. */
+    private static final String DEFAULT_SIGNALS = "--default-signal=HUP,INT,TERM";
+
     /** Generous: a bound on how long a JVM may take to start or stop on a busy machine, never a race's judge. */
     private static final long TIMEOUT_SECONDS = 60;
     private static final Pattern LISTENING = Pattern.compile("LOG listening on (?:\\[[^\\]]+\\]|[^:\\[]+):(\\d+)$");
@@ -56,19 +59,24 @@ final class ProxyJar implements AutoCloseable {
      * their default disposition, whatever the test's own process inherited (a build run under nohup).
      */
     static ProxyJar start(List<String> jvmOptions, String... arguments) throws IOException {
-        return start("--default-signal=HUP,INT,TERM", jvmOptions, arguments);
+        return start(List.of(DEFAULT_SIGNALS), jvmOptions, arguments);
     }
 
-    /** Started with {@code signals} (names, comma-separated) ignored, as nohup or a script's {@code &} leave them. */
+    /**
+     * Started with {@code signals} (names, comma-separated) ignored, as nohup or a script's {@code &} leave them, and
+     * the others the proxy answers at their default, whatever the test's own process inherited.
+     */
     static ProxyJar startIgnoring(String signals, String... arguments) throws IOException {
-        return start("--ignore-signal=" + signals, List.of(), arguments);
+        // env applies the last disposition given for a signal: those ignored here win over the defaults
+        return start(List.of(DEFAULT_SIGNALS, "--ignore-signal=" + signals), List.of(), arguments);
     }
 
-    private static ProxyJar start(String disposition, List<String> jvmOptions, String... arguments)
+    private static ProxyJar start(List<String> dispositions, List<String> jvmOptions, String... arguments)
             throws IOException {
-        // env sets the disposition and executes java in its place: the process, and its pid, are the JVM's
-        List<String> command = new ArrayList<>(List.of("env", disposition,
-                Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        // env sets the dispositions and executes java in its place: the process, and its pid, are the JVM's
+        List<String> command = new ArrayList<>(List.of("env"));
+        command.addAll(dispositions);
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
         command.addAll(List.of("-jar", jar().toString()));
         command.addAll(List.of(arguments));
