@@ -6,7 +6,6 @@ import io.netty.channel.EventLoop;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolException;
-import io.pgmux.core.pool.ServerGoingAway;
 import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.prepared.NamedStatements;
 import io.pgmux.proxy.prepared.PreparedStatementLimit;
@@ -478,7 +477,7 @@ final class Link extends ServerLoan {
     private boolean goingAway(BackendMessage message, ResendBuffer kept) {
         if (!message.isRun() && message.type() == BackendMessage.ERROR_RESPONSE) {
             ErrorResponse error = ErrorResponse.decode(message.body());
-            if (error.isFatal() && ServerGoingAway.means(error.sqlState())) {
+            if (error.saysServerGoesAway()) {
                 log.debug("client {}: server going away before it answered ({} {}); sending the request to another",
                         channel.remoteAddress(), error.sqlState(), error.message());
                 message.release();
@@ -569,8 +568,7 @@ final class Link extends ServerLoan {
      * went): nothing the client sent reached a backend, as surely as when that FATAL answers it.
      */
     private static boolean wentAwayBeforeTheLink(Throwable cause) {
-        return cause instanceof ServerErrorException failure && failure.error().isFatal()
-                && ServerGoingAway.means(failure.error().sqlState());
+        return cause instanceof ServerErrorException failure && failure.error().saysServerGoesAway();
     }
 
     /** The server went away before answering: what it was sent waits for another server, ahead of anything newer. */

@@ -1,6 +1,7 @@
 package io.pgmux.proxy.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.pgmux.core.pool.ServerGoingAway;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -57,5 +58,10 @@ public final class ErrorResponse extends FieldMessage {
 
     public boolean isFatal() {
         return FATAL.equals(severity()) || PANIC.equals(severity());
+    }
+
+    /** A FATAL saying the server goes away (a shutdown, pg_terminate_backend): nothing sent after it runs there. */
+    public boolean saysServerGoesAway() {
+        return isFatal() && ServerGoingAway.means(sqlState());
     }
 }

@@ -7,7 +7,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundInvoker;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
-import io.pgmux.core.pool.ServerGoingAway;
 import io.pgmux.core.pool.ServerHandle;
 import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.auth.ServerAuthenticationException;
@@ -514,7 +513,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
             } else if (message.type() == BackendMessage.ERROR_RESPONSE) {
                 ErrorResponse error = ErrorResponse.decode(message.body());
                 ServerErrorException failure = new ServerErrorException(error);
-                if (error.isFatal() && ServerGoingAway.means(error.sqlState())) {
+                if (error.saysServerGoesAway()) {
                     wentAwayIdle = failure;
                 }
                 handle.markBroken(failure);
