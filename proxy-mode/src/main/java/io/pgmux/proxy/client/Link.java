@@ -91,14 +91,10 @@ final class Link extends ServerLoan {
 
     /** A message of the client's in the query phase, as read or read again from what was held. */
     void onClientMessage(FrontendMessage message) {
-        relayClientMessage(message);
-    }
-
-    private void relayClientMessage(FrontendMessage message) {
         if (message.isRun() && (!relaysRuns() || state == State.IDLE && hub != null
                 && ListenInterception.startsBatch(message))) {
             // what only a linked or idle relay reads in place, and the Parse of a LISTEN batch, go one by one
-            ClientConnection.each(message.split(), this::relayClientMessage);
+            ClientConnection.each(message.split(), this::onClientMessage);
             return;
         }
         if (queryStartNanos == 0 && startsRequest(message.type())) {
