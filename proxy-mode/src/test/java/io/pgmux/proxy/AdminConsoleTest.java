@@ -293,8 +293,9 @@ class AdminConsoleTest {
                 assertTrue(Long.parseLong(inside.get("query_time")) >= sleepMicros, "query_time " + inside);
                 long received = Long.parseLong(inside.get("bytes_received"));
                 // a query's bytes count as it ends, its transaction as it begins: one across the period's end is
-                // in this period's bytes and not its count, or the other way round
-                assertTrue(Math.abs(received - queryBytes * xacts) <= queryBytes + 1,
+                // in this period's bytes and not its count, or the other way round; and both are rates rounded on
+                // their own (PgBouncer's calc_average), so xact_count may be half a transaction off its bytes
+                assertTrue(Math.abs(received - queryBytes * xacts) <= queryBytes + queryBytes / 2 + 2,
                         "bytes_received " + received + " for " + xacts + " Query messages of " + queryBytes + " bytes");
                 assertTrue(Long.parseLong(inside.get("bytes_sent")) > received, "each query's result is sent back");
             } finally {
