@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
@@ -159,6 +160,19 @@ final class PgBouncerProcess implements AutoCloseable {
         } while (!process.waitFor(20, TimeUnit.MILLISECONDS) && System.nanoTime() < deadline);
         if (process.isAlive()) {
             process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        removeDirectory();
+    }
+
+    /** Its ini, auth file and log go with it: every scenario starts one, and a run would leave thousands behind. */
+    private void removeDirectory() {
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Files.deleteIfExists(file);
+            }
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            // a file the process still writes, or one it made elsewhere: left in the temporary directory
         }
     }
 
