@@ -22,7 +22,6 @@ import io.pgmux.proxy.log.StatsLog;
 import io.pgmux.proxy.metrics.PrometheusEndpoint;
 import io.pgmux.proxy.prepared.PreparedStatementLimit;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
-import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.server.AutoDatabases;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ReplicaHosts;
@@ -127,7 +126,7 @@ final class ProxyStart {
                             clients.add(ch);
                             transport.tuneAccepted(ch);
                             FrontendMessageDecoder decoder = new FrontendMessageDecoder(context.maxMessageLength());
-                            ch.pipeline().addLast(new DirectTls(context), MessageEncoder.INSTANCE, decoder,
+                            ch.pipeline().addLast(new DirectTls(context), decoder,
                                     new ClientConnection(context, decoder));
                             transport.readGate().watchClient(ch);
                         }

@@ -134,6 +134,13 @@ class IdleClientFootprintTest {
         }
     }
 
+    /** The decoder encodes what the pooler writes: a client's pipeline holds two handlers, the codec and itself. */
+    @Test
+    void anIdleClientsPipelineHoldsTwoHandlers() throws Exception {
+        long contexts = added("io.netty.channel.DefaultChannelHandlerContext");
+        assertTrue(contexts <= 2L * CLIENTS, contexts + " more handler contexts with " + CLIENTS + " clients");
+    }
+
     /** Netty makes a list of listeners only for a future with two or more: the channel group's is the one. */
     @Test
     void idleClientsKeepOneListenerOnTheirChannelsCloseFuture() throws Exception {

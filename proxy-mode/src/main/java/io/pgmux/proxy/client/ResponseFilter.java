@@ -8,7 +8,7 @@ import io.pgmux.proxy.prepared.NamedStatements;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.CommandComplete;
 import io.pgmux.proxy.protocol.EncodableMessage;
-import io.pgmux.proxy.protocol.MessageEncoder;
+import io.pgmux.proxy.protocol.MessageCodec;
 import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.replicas.WriteTags;
 import io.pgmux.proxy.server.ServerConnection;
@@ -40,7 +40,7 @@ final class ResponseFilter {
             "DROP VIEW", "DROP SEQUENCE", "DROP FUNCTION", "DO");
 
     private final Channel client;
-    /** Where the server's bytes are written and flushed: past the client's encoder. */
+    /** Where the server's bytes are written and flushed: past the client's codec. */
     private final ChannelOutboundInvoker encodedOut;
     private final ClientTraffic traffic;
     private final ClientParameters parameters;
@@ -62,7 +62,7 @@ final class ResponseFilter {
             NamedStatements namedStatements, boolean inspects, Pinning pinning, boolean watchesWrites) {
         this.watchesWrites = watchesWrites;
         this.client = client;
-        this.encodedOut = MessageEncoder.encodedOut(client);
+        this.encodedOut = MessageCodec.encodedOut(client);
         this.traffic = traffic;
         this.parameters = parameters;
         this.namedStatements = namedStatements;

@@ -31,7 +31,7 @@ final class TransactionEnd {
      * session state the client keeps it for.
      */
     static void start(ServerLoan loan, boolean readyHeld) {
-        // from past the encoder, as the relay flushes: no walk of the pipeline from its tail at each transaction
+        // from past the codec, as the relay flushes: no walk of the pipeline from its tail at each transaction
         loan.filter.flush();
         ClientReads reads = loan.reads;
         if (reads != null && reads.wantsPosition(loan.filter.takeMayHaveWritten())) {

@@ -3,7 +3,6 @@ package io.pgmux.proxy.protocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
@@ -19,7 +18,7 @@ import java.util.function.BooleanSupplier;
  * with a ReadyForQuery or ParameterStatus, the messages the server connection itself reads, so those are always
  * the last of theirs.
  */
-public final class BackendMessageDecoder extends ByteToMessageDecoder {
+public final class BackendMessageDecoder extends MessageCodec {
     /** A DataRow may hold a 1 GB field plus its framing. */
     public static final int DEFAULT_MAX_MESSAGE_LENGTH = Integer.MAX_VALUE;
 

@@ -3,7 +3,8 @@ package io.pgmux.proxy.protocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
-/** A message the pooler originates. Write it to a channel whose pipeline has a {@link MessageEncoder}. */
+/** A message the pooler originates. Write it to a channel whose pipeline has a
+ * {@link MessageCodec}. */
 public interface EncodableMessage {
 
     /** Appends the complete message, header included, to {@code out}. */

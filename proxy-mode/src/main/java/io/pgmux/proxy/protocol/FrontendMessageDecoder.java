@@ -3,7 +3,6 @@ package io.pgmux.proxy.protocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
@@ -31,9 +30,10 @@ import java.util.function.BooleanSupplier;
  * Every length is checked against its limit as soon as the header is in, before any body byte is waited
  * for; Flush, Sync, CopyDone and Terminate must have no body. A violation throws {@link ProtocolViolationException} (which travels to {@code exceptionCaught}) with
  * PgBouncer 1.25's text ({@code bad packet header: '…'}, {@code unknown pkt}, …) and the exact reason as its
- * detail; from then on, and after a CancelRequest, all further input is discarded.
+ * detail; from then on, and after a CancelRequest, all further input is discarded. What the pooler writes to the
+ * client it encodes ({@link MessageCodec}).
  */
-public final class FrontendMessageDecoder extends ByteToMessageDecoder {
+public final class FrontendMessageDecoder extends MessageCodec {
     /** PostgreSQL's MAX_STARTUP_PACKET_LENGTH. */
     public static final int MAX_STARTUP_PACKET_LENGTH = 10_000;
     /**

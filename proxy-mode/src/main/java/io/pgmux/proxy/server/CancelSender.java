@@ -3,12 +3,11 @@ package io.pgmux.proxy.server;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.CancelRequest;
-import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.transport.Transport;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.SocketAddress;
@@ -72,12 +71,8 @@ public final class CancelSender {
                 .group(transport.group())
                 .channel(transport.channelFor(server))
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, waitMillis))
-                .handler(new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        ch.pipeline().addLast(MessageEncoder.INSTANCE);
-                    }
-                })
+                // nothing is read on it, and the one message it sends is written encoded: no handler
+                .handler(new ChannelInboundHandlerAdapter())
                 .connect(server)
                 .addListener((ChannelFutureListener) f -> {
                     if (!f.isSuccess()) {
@@ -104,7 +99,7 @@ public final class CancelSender {
                         }
                         done.complete(written[0]);
                     });
-                    ch.writeAndFlush(new CancelRequest(key.processId(), key.secretKey()))
+                    ch.writeAndFlush(new CancelRequest(key.processId(), key.secretKey()).encode(ch.alloc()))
                             .addListener((ChannelFutureListener) w -> {
                                 if (w.isSuccess()) {
                                     written[0] = true;

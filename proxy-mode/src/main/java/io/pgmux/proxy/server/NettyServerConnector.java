@@ -14,7 +14,6 @@ import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.config.TlsMode;
 import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.protocol.BackendMessageDecoder;
-import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.transport.Transport;
 import java.net.InetSocketAddress;
@@ -172,7 +171,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
                         BackendMessageDecoder decoder = new BackendMessageDecoder();
                         decoder.reuseHolder();
                         server.attach(ch, decoder);
-                        ch.pipeline().addLast(MessageEncoder.INSTANCE, decoder, server);
+                        ch.pipeline().addLast(decoder, server);
                         transport.readGate().watchServer(ch);
                     }
                 });

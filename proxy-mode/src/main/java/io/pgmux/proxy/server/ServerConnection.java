@@ -21,7 +21,7 @@ import io.pgmux.proxy.protocol.BackendMessageDecoder;
 import io.pgmux.proxy.protocol.DataRow;
 import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
-import io.pgmux.proxy.protocol.MessageEncoder;
+import io.pgmux.proxy.protocol.MessageCodec;
 import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.Query;
@@ -83,7 +83,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
     private final PreparedStatementCache preparedStatements;
 
     private Channel channel;
-    /** Where relayed bytes are written and flushed: past the encoder ({@link MessageEncoder#encodedOut}). */
+    /** Where relayed bytes are written and flushed: past the codec ({@link MessageCodec#encodedOut}). */
     private ChannelOutboundInvoker encodedOut;
     private BackendMessageDecoder decoder;
     private Phase phase = Phase.CONNECTING;
@@ -324,10 +324,10 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
 
     // ---------------------------------------------------------------- channel events
 
-    /** Added after the encoder: its context is where relayed bytes start from. */
+    /** Added after the codec: its context is where relayed bytes start from. */
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        encodedOut = MessageEncoder.encodedOut(ctx.channel());
+        encodedOut = MessageCodec.encodedOut(ctx.channel());
     }
 
     @Override

@@ -20,7 +20,6 @@ import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
 import io.pgmux.proxy.protocol.GssEncRequest;
-import io.pgmux.proxy.protocol.MessageEncoder;
 import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.protocol.ProtocolViolationException;
 import io.pgmux.proxy.protocol.ReadyForQuery;
@@ -60,7 +59,7 @@ class PgjdbcLoginTest {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         FrontendMessageDecoder decoder = new FrontendMessageDecoder();
-                        ch.pipeline().addLast(MessageEncoder.INSTANCE, decoder, new LoginOnly(decoder));
+                        ch.pipeline().addLast(decoder, new LoginOnly(decoder));
                     }
                 })
                 .bind("127.0.0.1", 0).sync().channel();

@@ -358,8 +358,16 @@ class MessageCodecTest {
     }
 
     @Test
-    void messageEncoderWritesEncodableMessagesAndPassesBuffersThrough() {
-        EmbeddedChannel channel = new EmbeddedChannel(MessageEncoder.INSTANCE);
+    void aClientsDecoderEncodesWhatThePoolerWritesAndPassesRelayedBytesThrough() {
+        assertEncodesAndPassesThrough(new EmbeddedChannel(new FrontendMessageDecoder()));
+    }
+
+    @Test
+    void aServersDecoderEncodesWhatThePoolerWritesAndPassesRelayedBytesThrough() {
+        assertEncodesAndPassesThrough(new EmbeddedChannel(new BackendMessageDecoder()));
+    }
+
+    private static void assertEncodesAndPassesThrough(EmbeddedChannel channel) {
         ByteBuf relayed = Bytes.of().cstring("SELECT 1").message('Q');
         String relayedHex = Bytes.hex(relayed);
         channel.writeOutbound(ReadyForQuery.IDLE, relayed);
