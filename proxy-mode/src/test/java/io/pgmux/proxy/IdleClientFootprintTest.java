@@ -141,6 +141,13 @@ class IdleClientFootprintTest {
         assertTrue(contexts <= 2L * CLIENTS, contexts + " more handler contexts with " + CLIENTS + " clients");
     }
 
+    /** Clients that asked for the same settings at login share the values they were told, and hold no copy. */
+    @Test
+    void idleClientsOfOneApplicationShareTheValuesTheyWereTold() throws Exception {
+        long arrays = added("[Ljava.lang.String;");
+        assertTrue(arrays < CLIENTS / 10, arrays + " more arrays of strings with " + CLIENTS + " clients");
+    }
+
     /** Netty makes a list of listeners only for a future with two or more: the channel group's is the one. */
     @Test
     void idleClientsKeepOneListenerOnTheirChannelsCloseFuture() throws Exception {

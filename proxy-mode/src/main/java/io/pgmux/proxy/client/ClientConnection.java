@@ -25,7 +25,6 @@ import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
 import io.pgmux.proxy.transport.LoopClock;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,8 +62,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     String user;
     Pool<ServerConnection> pool;
     ClientAdmission admission;
-    /** The user {@link #admission}'s max_user_client_connections slot is counted under. */
-    String admittedUser;
+    /**
+     * The user {@link #admission}'s max_user_client_connections slot is counted under is its pool's (auth_type=any
+     * logs every client in as the forced user), not {@link #user}.
+     */
+    boolean admittedAsPoolUser;
     ClientParameters parameters;
     BackendKeyData key;
     /**
@@ -81,28 +83,32 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     private long timeoutSinceNanos;
     /** The user's timeouts, set at login. */
     ClientTimeouts.Limits limits = ClientTimeouts.Limits.NONE;
-    /** The {@link ClientTimeouts#version()} {@link #limits} were taken at: RELOAD and SET change them for all. */
-    int limitsVersion;
-    /** The users {@link #limits} are of: the client's own, and the one its servers log in as. */
-    String limitsUser;
-    String limitsLoginUser;
-    private long connectedAtMillis;
-    /** When the client connected, on System.nanoTime's clock as its loop read it ({@link LoopClock}). */
+    /**
+     * The {@link ClientTimeouts#version()} {@link #limits} were taken at: RELOAD and SET change them for all. They
+     * are a pool client's user's and its pool's user's; -1 for a client that has none (the console, a replication
+     * client, one still logging in).
+     */
+    int limitsVersion = -1;
+    /**
+     * When the client connected, on System.nanoTime's clock as its loop read it ({@link LoopClock}); its date is
+     * {@link LoopClock#millisAt} of it.
+     */
     long connectedAtNanos;
     /**
      * When the client last sent a message, on System.nanoTime's clock as its loop read it, whose date SHOW CLIENTS'
      * request_time works out only when shown. Plain, as that view may show a figure a moment old.
      */
     private long requestedAtNanos;
-    String applicationName = "";
     /** The startup named the admin console's database: no pool, no max_client_conn slot, as in PgBouncer. */
     boolean console;
-    /** The console's database name as the client wrote it ({@code pgbouncer} or {@code pgmux}). */
-    String consoleDatabase;
+    /**
+     * The database a client without a pool named, which its closing line shows: the console's as the client wrote
+     * it ({@code pgbouncer} or {@code pgmux}), or for a CancelRequest's connection the database of the client it
+     * cancels.
+     */
+    String databaseWithoutPool;
     /** Why the pooler closes the client, for log_disconnections; null while it has not decided to. */
     String closeReason;
-    /** For a CancelRequest's connection: the database of the client it cancels, which its closing line names. */
-    private String cancelledDatabase;
     private boolean closingLogged;
 
     public ClientConnection(ProxyContext context, FrontendMessageDecoder decoder) {
@@ -132,7 +138,6 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
-        connectedAtMillis = System.currentTimeMillis();
         connectedAtNanos = LoopClock.nanoTime(channel.eventLoop());
         requestedAtNanos = connectedAtNanos;
         login = new ClientLogin(this, context, channel);
@@ -270,8 +275,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         int version = timeouts.version();
-        if (limitsUser != null && version != limitsVersion) {
-            limits = timeouts.forUser(limitsUser, limitsLoginUser);
+        if (limitsVersion >= 0 && version != limitsVersion) {
+            limits = timeouts.forUser(user, pool.key().user());
             limitsVersion = version;
         }
         Link current = link;
@@ -398,21 +403,22 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                 : server != null ? "active" : "idle";
         ClientParameters settings = parameters;
         String reported = settings == null ? null : settings.applicationName();
-        // from the connect's date on the monotonic clock: never before connect_time, whatever the wall clock did
-        long requestedAtMillis = connectedAtMillis + TimeUnit.NANOSECONDS.toMillis(requestedAtNanos - connectedAtNanos);
-        return new ClientInfo(channel, user, pool == null ? null : pool.key().database(), shown, connectedAtMillis,
-                requestedAtMillis, reported != null ? reported : applicationName, server, id,
+        // both on the monotonic clock: never before connect_time, whatever the wall clock did
+        long requestedAtMillis = LoopClock.millisAt(requestedAtNanos);
+        return new ClientInfo(channel, user, pool == null ? null : pool.key().database(), shown,
+                LoopClock.millisAt(connectedAtNanos),
+                requestedAtMillis, reported != null ? reported : "", server, id,
                 own != null ? own.mode().shown() : StartupReplication.NONE.shown());
     }
 
 
     String poolDatabase() {
-        return console ? consoleDatabase : pool == null ? cancelledDatabase : pool.key().database();
+        return pool == null ? databaseWithoutPool : pool.key().database();
     }
 
     /** A CancelRequest's connection ends: its line names the database of the client it was for, if any. */
     void endCancelRequest(String database, String reason) {
-        cancelledDatabase = database;
+        databaseWithoutPool = database;
         closeReason = reason;
         channel.close();
     }
@@ -431,7 +437,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
             // a console session ends on the client's Terminate; another client that sent none just went away
             reason = console ? "client close request" : "client unexpected eof";
         }
-        context.connectionLog().clientClosing(channel, poolDatabase(), user, reason, connectedAtMillis);
+        context.connectionLog().clientClosing(channel, poolDatabase(), user, reason,
+                LoopClock.millisAt(connectedAtNanos));
     }
 
     /**
@@ -449,7 +456,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         endLinks();
         if (admission != null) {
             context.registry().clientLeaves(pool, admission);
-            context.clientLimits().leave(pool.key().database(), admittedUser);
+            context.clientLimits().leave(pool.key().database(), admittedAsPoolUser ? pool.key().user() : user);
         }
     }
 }

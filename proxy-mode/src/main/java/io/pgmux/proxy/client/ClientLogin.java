@@ -47,6 +47,7 @@ import java.security.SecureRandom;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -185,10 +186,9 @@ final class ClientLogin {
             return;
         }
         String database = startup.database();
-        client.applicationName = startup.parameters().getOrDefault("application_name", "");
         if (context.adminRoute().isConsole(database)) {
             client.console = true;
-            client.consoleDatabase = database;
+            client.databaseWithoutPool = database;
             startupParameters = startup.parameters();
             if (isOwnUserOnUnixSocket()) {
                 context.connectionLog().consoleFromUnixSocket(channel, client.user);
@@ -394,7 +394,7 @@ final class ClientLogin {
             if (keyUser.equals(client.user)) {
                 client.user = keyUser;
             }
-            client.admittedUser = keyUser.equals(clientUser) ? keyUser : clientUser;
+            client.admittedAsPoolUser = !clientUser.equals(client.user);
             context.adminRoute().clientJoins(client.pool);
             return null;
         } catch (TooManyClientsException e) {
@@ -481,10 +481,9 @@ final class ClientLogin {
                     new ReplicationLink(client, channel, replication).open(replicationStartup, this::sendWelcome);
                     return;
                 }
-                client.limitsUser = client.user;
-                client.limitsLoginUser = context.database(client.pool.key().database()).loginUser(client.user);
+                // the pool's user is the one its servers log in as (the entry's forced user, or the client's)
                 client.limitsVersion = context.clientTimeouts().version();
-                client.limits = context.clientTimeouts().forUser(client.limitsUser, client.limitsLoginUser);
+                client.limits = context.clientTimeouts().forUser(client.user, client.pool.key().user());
                 // the pool's read routing (its checks of each host) starts with its first client, not with the first
                 // message: a welcome that finds no primary tells the client what the checks found
                 context.replicaRoutes(client.pool, channel.eventLoop());
@@ -514,7 +513,8 @@ final class ClientLogin {
     private void welcome() {
         Map<String, String> known = context.welcomeCache().get(client.pool.key());
         Map<String, String> checked = context.welcomeCache().checked(client.pool.key());
-        Map<String, String> report = known == null ? null : client.parameters.welcome(known, checked);
+        AtomicReference<String[]> lastWelcomed = context.welcomeCache().lastWelcomed(client.pool.key());
+        Map<String, String> report = known == null ? null : client.parameters.welcome(known, checked, lastWelcomed);
         if (report != null && !client.parameters.needsCheck(checked)) {
             sendWelcome(report);
             return;
@@ -531,7 +531,8 @@ final class ClientLogin {
             }
             Map<String, String> reported = known != null ? known
                     : context.welcomeCache().remember(client.pool.key(), acquired.connection().parameters());
-            Map<String, String> toReport = report != null ? report : client.parameters.welcome(reported, checked);
+            Map<String, String> toReport = report != null ? report : client.parameters.welcome(reported, checked,
+                    lastWelcomed);
             if (client.isOver() || !client.parameters.needsCheck(checked)) {
                 // no client is linked to the server for this, so PgBouncer counts no server assignment
                 acquired.releaseUncounted();

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 
 /**
@@ -38,6 +39,7 @@ public final class ClientParameters {
     private static final String UNSUPPORTED_OPTIONS =
             "unsupported options startup parameter: only '-c config=val' and '--config=val' are allowed";
     private static final String[] NONE = new String[0];
+    private static final String[] NONE_REPORTED = new String[TRACKED.size()];
     /**
      * The settings set in this session; and SET SESSION AUTHORIZATION and SET ROLE, which pg_settings hides: left
      * behind, the next client of the server would run as that role. Authorization comes first, so that a replay
@@ -51,8 +53,12 @@ public final class ClientParameters {
                     + " UNION ALL SELECT 'role', NULLIF(pg_catalog.current_setting('role'), 'none')";
 
     // Arrays rather than maps: an idle client keeps these for as long as it is connected.
-    /** The values of the {@link #TRACKED} parameters, by index; null for those the server does not report. */
-    private final String[] reported = new String[TRACKED.size()];
+    /**
+     * The values of the {@link #TRACKED} parameters, by index; null for those the server does not report. Never
+     * changed in place, but replaced by a changed copy: clients of a pool told the same values at login share one
+     * array (and one application_name string), which an idle client would otherwise keep a copy of.
+     */
+    private String[] reported = NONE_REPORTED;
     /**
      * The settings the pooler applies besides the {@link #TRACKED} ones, from the startup packet and the session's
      * SETs, as name, value, name, value…
@@ -189,6 +195,15 @@ public final class ClientParameters {
      * pool took the value before ({@code checked}, see {@link #checked}). Returns them in report order.
      */
     public Map<String, String> welcome(Map<String, String> serverParameters, Map<String, String> checked) {
+        return welcome(serverParameters, checked, new AtomicReference<>());
+    }
+
+    /**
+     * The same, sharing the values reported with the client welcomed before in {@code lastWelcomed} (its pool's, see
+     * {@link WelcomeCache#lastWelcomed}) where they are the same, and leaving this client's there otherwise.
+     */
+    public Map<String, String> welcome(Map<String, String> serverParameters, Map<String, String> checked,
+            AtomicReference<String[]> lastWelcomed) {
         Map<String, String> report = new LinkedHashMap<>(serverParameters);
         List<String> notReported = new ArrayList<>();
         requested.forEach((name, value) -> {
@@ -208,9 +223,17 @@ public final class ClientParameters {
         });
         unreported = notReported.toArray(NONE);
         startup = unreported;
-        for (int i = 0; i < reported.length; i++) {
-            reported[i] = report.get(TRACKED.get(i));
+        String[] values = new String[TRACKED.size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = report.get(TRACKED.get(i));
         }
+        String[] last = lastWelcomed.get();
+        if (last != null && Arrays.equals(last, values)) {
+            values = last;
+        } else {
+            lastWelcomed.set(values);
+        }
+        reported = values;
         requested = null;
         expected = null;
         return report;
@@ -293,16 +316,22 @@ public final class ClientParameters {
         return null;
     }
 
-    /** The client's application_name as the server last reported it to the client; null if not reported. */
+    /**
+     * The client's application_name as the server last reported it to the client; before the welcome, the one it
+     * asked for; null if neither.
+     */
     public String applicationName() {
-        return reported[APPLICATION_NAME];
+        Map<String, String> asked = requested;
+        return asked != null ? asked.get("application_name") : reported[APPLICATION_NAME];
     }
 
     /** The server reported a new value while linked to this client: the client now expects it. */
     public void onParameterStatus(String name, String value) {
         int i = TRACKED.indexOf(name);
         if (i >= 0 && reported[i] != null && !reported[i].equals(value)) {
-            reported[i] = value;
+            String[] changed = reported.clone();
+            changed[i] = value;
+            reported = changed;
             expected = null;
         }
     }
@@ -355,7 +384,7 @@ public final class ClientParameters {
     private Expected expected() {
         Expected e = expected;
         if (e == null) {
-            e = new Expected(reported.clone(), unreported);
+            e = new Expected(reported, unreported);
             expected = e;
         }
         return e;
@@ -371,12 +400,19 @@ public final class ClientParameters {
     /** After the replay succeeded: record the server's unreported settings, adopt the server's spelling. */
     public void replayed(ServerParameters server) {
         recordUnreportedOn(server);
+        String[] changed = null;
         for (int i = 0; i < reported.length; i++) {
             String canonical = reported[i] == null ? null : server.get(TRACKED.get(i));
             if (canonical != null && !canonical.equals(reported[i])) {
-                reported[i] = canonical;
-                expected = null;
+                if (changed == null) {
+                    changed = reported.clone();
+                }
+                changed[i] = canonical;
             }
+        }
+        if (changed != null) {
+            reported = changed;
+            expected = null;
         }
     }
 

@@ -3,6 +3,7 @@ package io.pgmux.proxy.parameters;
 import io.pgmux.core.pool.PoolKey;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The parameters a server of each pool reported at login, which the pool's new clients are told in their
@@ -15,6 +16,7 @@ public final class WelcomeCache {
 
     private final Map<PoolKey, Map<String, String>> byPool = new ConcurrentHashMap<>();
     private final Map<PoolKey, Map<String, String>> checkedByPool = new ConcurrentHashMap<>();
+    private final Map<PoolKey, AtomicReference<String[]>> lastWelcomedByPool = new ConcurrentHashMap<>();
 
     /** What the pool's servers report, or null while no client of the pool has fetched it. */
     public Map<String, String> get(PoolKey pool) {
@@ -28,6 +30,14 @@ public final class WelcomeCache {
      */
     public Map<String, String> checked(PoolKey pool) {
         return checkedByPool.computeIfAbsent(pool, key -> new ConcurrentHashMap<>());
+    }
+
+    /**
+     * The values the pool's last client was told at its welcome, which the next one told the same shares
+     * ({@link ClientParameters#welcome(Map, Map, AtomicReference)}): clients of one application all ask for the same.
+     */
+    public AtomicReference<String[]> lastWelcomed(PoolKey pool) {
+        return lastWelcomedByPool.computeIfAbsent(pool, key -> new AtomicReference<>());
     }
 
     /**

@@ -13,6 +13,17 @@ public final class LoopClock {
     private LoopClock() {
     }
 
+    /**
+     * The wall clock's milliseconds when {@link System#nanoTime()} was 0, read once: a date kept on the monotonic
+     * clock ({@link #millisAt}) costs no field of its own, and dates so taken keep their order.
+     */
+    private static final long MILLIS_AT_NANOS_ZERO = System.currentTimeMillis() - System.nanoTime() / 1_000_000;
+
+    /** The date, in milliseconds since the epoch, of {@code nanos} on {@link System#nanoTime()}'s clock. */
+    public static long millisAt(long nanos) {
+        return MILLIS_AT_NANOS_ZERO + Math.floorDiv(nanos, 1_000_000);
+    }
+
     /** The time for what {@code loop} handles now; called on {@code loop} only. */
     public static long nanoTime(EventLoop loop) {
         return loop instanceof EpollEventLoops.Loop pass ? pass.passNanoTime() : System.nanoTime();
