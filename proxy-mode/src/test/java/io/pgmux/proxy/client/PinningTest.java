@@ -36,6 +36,28 @@ class PinningTest {
         assertFalse(readFromACopy(sql), sql);
     }
 
+    /** The quick look reads eight bytes at a time: a word is found wherever it ends, and nothing past the length. */
+    @Test
+    void theQuickLookFindsTempAndAdvisoryAtEveryAlignmentWithinTheLength() {
+        for (String word : new String[] {"temp", "TEMP", "Advisory", "advisory"}) {
+            for (int before = 0; before <= 17; before++) {
+                for (int after = 0; after <= 17; after++) {
+                    byte[] text = ("x".repeat(before) + word + "p".repeat(after)).getBytes(StandardCharsets.US_ASCII);
+                    assertTrue(Pinning.mayMention(text, text.length), new String(text, StandardCharsets.US_ASCII));
+                    int cut = before + word.length() - 1;
+                    assertFalse(Pinning.mayMention(text, cut), "the first " + cut + " bytes of "
+                            + new String(text, StandardCharsets.US_ASCII));
+                }
+            }
+        }
+    }
+
+    @Test
+    void theQuickLookPassesOverTextFullOfItsLastLetters() {
+        byte[] text = "SELECT happy, pyp, PY, yep, tem p, advisor y FROM copy".getBytes(StandardCharsets.US_ASCII);
+        assertFalse(Pinning.mayMention(text, text.length));
+    }
+
     /** The check as the relay runs it on a Query: over the message's bytes copied once ({@link MessageText}). */
     private static boolean readFromACopy(String sql) {
         ByteBuf text = text(sql);
