@@ -101,6 +101,21 @@ class CustomSettingsTest {
         }
     }
 
+    /** As PostgreSQL's: DISCARD ALL resets every setting, a startup one to its startup value. */
+    @ParameterizedTest
+    @ValueSource(strings = {"DISCARD ALL", "RESET ALL"})
+    void resettingEverySettingReturnsACustomOneToItsStartupValue(String reset) throws Exception {
+        Properties startup = new Properties();
+        startup.setProperty("options", "-c app.tenant=from-startup");
+        try (Connection c = connect(startup); Connection other = connect(new Properties())) {
+            execute(c, "SET app.tenant = 'changed'");
+            execute(c, reset);
+            assertEquals("from-startup", tenant(c));
+            tenant(other);
+            assertEquals("from-startup", tenant(c));
+        }
+    }
+
     /**
      * A name the text does not show cannot be followed: the client keeps its server, and the server is cleaned
      * before anyone else gets it.

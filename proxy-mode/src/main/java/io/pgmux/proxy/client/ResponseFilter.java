@@ -94,7 +94,12 @@ final class ResponseFilter {
             if (type == BackendMessage.COMMAND_COMPLETE) {
                 if (changesSettings(frames, at, next)) {
                     settingsChanged = true;
-                    discardedAll |= CommandComplete.hasTag(frames, at + 5, next - at - 5, DISCARD_ALL_TAG);
+                    if (CommandComplete.hasTag(frames, at + 5, next - at - 5, DISCARD_ALL_TAG)) {
+                        discardedAll = true;
+                        // as RESET ALL: a startup custom setting reads as empty after it, though the client's session
+                        // has it back (the pooler gave it with set_config), and the text says so only when scanned
+                        parameters.resetSeen(null);
+                    }
                 }
                 if (pinning.watches()) {
                     noteSessionState(frames, at, next);
