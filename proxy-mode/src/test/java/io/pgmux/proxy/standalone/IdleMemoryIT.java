@@ -53,8 +53,8 @@ class IdleMemoryIT {
             proxy.awaitStderr(Pattern.compile("LOG process up: "));
             Map<String, String> flags = flags(proxy);
             assertEquals("60000", flags.get("G1PeriodicGCInterval"), flags.toString());
-            assertEquals("10", flags.get("MinHeapFreeRatio"), flags.toString());
-            assertEquals("20", flags.get("MaxHeapFreeRatio"), flags.toString());
+            assertEquals("5", flags.get("MinHeapFreeRatio"), flags.toString());
+            assertEquals("10", flags.get("MaxHeapFreeRatio"), flags.toString());
         }
     }
 
