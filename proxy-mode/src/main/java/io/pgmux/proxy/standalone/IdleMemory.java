@@ -11,8 +11,8 @@ import java.util.Map;
  * Lets an idle standalone proxy give the heap it no longer uses back to the system, as a PgBouncer process stays
  * small once its clients are idle: with G1, and unless the java command line sets them, a collection runs after
  * {@value #PERIODIC_GC_MILLIS} ms without one (G1PeriodicGCInterval) and leaves at most 10 % of the heap free
- * (MinHeapFreeRatio 5 and MaxHeapFreeRatio 10 instead of 40 and 70: an idle client's share of the heap committed is
- * then 1.1 times its live objects, not 1.25 or 3.3 as with 20 or 70 % free). Under load, collections come anyway and the
+ * (MinHeapFreeRatio 5 and MaxHeapFreeRatio 10 instead of 40 and 70: 3–4 MB less heap committed once idle than with
+ * 10 and 20, docs/benchmarks.md). Under load, collections come anyway and the
  * periodic one never runs; the free ratios apply only where G1 resizes the heap after a full collection or a
  * concurrent cycle, never after a young one. {@link PeriodicCollection} turns the periodic collection off while
  * it has nothing to give back. All three are manageable flags, set at run time; the library's own
