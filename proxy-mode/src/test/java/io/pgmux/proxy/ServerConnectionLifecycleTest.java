@@ -87,12 +87,23 @@ class ServerConnectionLifecycleTest {
         }
     }
 
+    /**
+     * At least min_pool_size, and at most one more: the first client's login may need a server for its welcome while
+     * the pool's first fill is still logging in, and open it.
+     */
     @Test
     void minPoolSizeOpensServersBeforeAnyQuery() throws Exception {
         start(b -> b.set("min_pool_size", "2"));
         try (Connection client = ProxyFixture.connect(proxy, db)) {
-            assertEquals(2, db.awaitConnections(Backends.ofUser(db.superuser()), 2, CLOSED_WITHIN));
-            assertEquals(2, ProxyFixture.pool(proxy, db).getTotalConnections());
+            long deadline = System.nanoTime() + CLOSED_WITHIN.toNanos();
+            int backends = db.countConnections(Backends.ofUser(db.superuser()));
+            while (backends < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+                backends = db.countConnections(Backends.ofUser(db.superuser()));
+            }
+            assertTrue(backends >= 2 && backends <= 3, backends + " server connections");
+            assertTrue(ProxyFixture.pool(proxy, db).getTotalConnections() >= 2,
+                    ProxyFixture.pool(proxy, db).getTotalConnections() + " in the pool");
         }
     }
 
