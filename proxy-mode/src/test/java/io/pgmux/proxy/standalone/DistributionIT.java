@@ -228,6 +228,37 @@ class DistributionIT {
         }
     }
 
+    /**
+     * An archive of another JDK's format cannot be used or rewritten (JDK 25 given 17's warns at each start and runs
+     * without even its own base archive): each JDK build keeps its own, and the one an older JDK left is removed.
+     */
+    @Test
+    void theDefaultClassDataArchiveIsThisJdksOwnAndReplacesAnotherJdks() throws Exception {
+        Path var = Files.createDirectories(home.resolve("var"));
+        Path otherJdks = var.resolve("pgmux-jdk-11.0.2+9.jsa");
+        Files.write(otherJdks, new byte[] {(byte) 0xC0, 0x01, (byte) 0xC0, 0x01, 0, 0, 0, 0x0B});
+        Properties release = new Properties();
+        try (var in = Files.newInputStream(Path.of(System.getProperty("java.home"), "release"))) {
+            release.load(in);
+        }
+        String build = release.getProperty("JAVA_RUNTIME_VERSION", release.getProperty("JAVA_VERSION"))
+                .replace("\"", "");
+        Map<String, String> env = Map.of("JAVA_HOME", System.getProperty("java.home"));
+        try (ProxyJar proxy = ProxyJar.launch(home.resolve("bin/pgmux"), env, List.of("-u", "PGMUX_CDS_ARCHIVE"),
+                ini().toString())) {
+            try (Connection c = connect(proxy.awaitPort())) {
+                assertEquals(1, selectOne(c));
+            }
+            proxy.signal("TERM");
+            assertEquals(0, proxy.awaitExit());
+            assertTrue(proxy.stdout().stream().noneMatch(line -> line.contains("warning")), proxy.stdout().toString());
+            assertTrue(proxy.stderr().stream().noneMatch(line -> line.contains("warning")), proxy.stderr().toString());
+        }
+        assertFalse(Files.exists(otherJdks), "another JDK's archive is still there");
+        Path own = var.resolve("pgmux-jdk-" + build + ".jsa");
+        assertTrue(Files.isRegularFile(own) && Files.size(own) > 0, "no archive " + own + " written at exit");
+    }
+
     @Test
     void theLauncherStartsTheJvmWithTheIdleWakesOfJvmOptions() throws Exception {
         try (ProxyJar proxy = launch(ini().toString())) {
