@@ -59,7 +59,7 @@ public final class SettingStatements {
      * set nothing, which the copy tells without reading the buffer byte by byte.
      */
     public int scan(ByteBuf text, int from, int to, byte[] copy, int copyStart) {
-        if (copy != null ? !containsSet(copy, from - copyStart, to - copyStart) : !containsSet(text, from, to)) {
+        if (copy != null ? nextCandidate(copy, from - copyStart, to - copyStart) < 0 : !containsSet(text, from, to)) {
             return 0;
         }
         // the closer look reads an array: the copy, or for a text too long for one (rare) its own bytes
@@ -101,22 +101,49 @@ public final class SettingStatements {
         return false;
     }
 
-    /** {@link #containsSet(ByteBuf, int, int)} over an array. */
-    private static boolean containsSet(byte[] text, int from, int to) {
+    /**
+     * Where the first {@code set} (any case) or {@code &"} at or after {@code from} starts, as
+     * {@link #containsSet(ByteBuf, int, int)} looks for them; -1 when there is none.
+     */
+    private static int nextCandidate(byte[] text, int from, int to) {
         for (int i = from; i + 1 < to; i++) {
             byte b = text[i + 1];
             if (b == '"' && text[i] == '&') {
-                return true;
+                return i;
             }
             if ((b | 0x20) == 'e' && i + 2 < to && (text[i + 2] | 0x20) == 't' && (text[i] | 0x20) == 's') {
-                return true;
+                return i;
             }
         }
-        return false;
+        return -1;
     }
 
+    /**
+     * Where the word holding {@code candidate} starts (the {@code re} of {@code reset}, the {@code U} of
+     * {@code U&"}), or its opening quote ({@code "set_config"}); never before {@link #at}.
+     */
+    private int wordStart(int candidate) {
+        int start = candidate;
+        while (start > at && isIdentifierPart(text[start - 1])) {
+            start--;
+        }
+        return start > at && text[start - 1] == '"' ? start - 1 : start;
+    }
+
+    /**
+     * Reads the words that may set something: each step starts at the next word holding {@code set} or {@code &"}
+     * (the words between set nothing), so an {@code UPDATE … SET …} is not read word by word.
+     */
     private void run() {
+        int candidate = -1;
         while (at < end) {
+            if (candidate < at) {
+                candidate = nextCandidate(text, at, end);
+                if (candidate < 0) {
+                    return;
+                }
+                at = Math.max(at, wordStart(candidate));
+            }
             byte b = text[at];
             if (isIdentifierStart(b) && (at == from || !isIdentifierPart(text[at - 1]))) {
                 int wordStart = at;
@@ -125,13 +152,6 @@ public final class SettingStatements {
                     afterSet(true);
                 } else if (isWord(wordStart, "reset")) {
                     afterSet(false);
-                } else if (isWord(wordStart, "discard")) {
-                    skipSpace();
-                    int all = at;
-                    skipWord();
-                    if (isWord(all, "all")) {
-                        into.resetSeen(null);
-                    }
                 } else if (isWord(wordStart, "set_config")) {
                     afterSetConfig();
                 } else if ((b | 0x20) == 'u' && at - wordStart == 1 && at + 1 < end && text[at] == '&'

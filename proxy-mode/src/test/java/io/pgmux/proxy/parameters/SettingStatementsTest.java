@@ -23,7 +23,10 @@ class SettingStatementsTest {
             "RESET app.tenant", "SELECT pg_catalog.set_config('app.tenant', 'b', false)",
             "SELECT \"set_config\" ( 'APP.TENANT', $1, false)", "SELECT 1; SET app.tenant = 1",
             "DO $$BEGIN EXECUTE 'SET app.tenant = ''b'''; END$$",
-            "DO $$BEGIN PERFORM set_config('app.tenant', 'b', false); END$$"})
+            "DO $$BEGIN PERFORM set_config('app.tenant', 'b', false); END$$",
+            "UPDATE t SET a = a + 1 WHERE b = 2; SET app.tenant = 1",
+            "UPDATE settings SET reset = 1, offset_ = 2; RESET app.tenant",
+            "SELECT x AS asset, \"set_config\"('app.tenant', 'b', false)"})
     void aCustomNameInTheTextIsRead(String sql) {
         ClientParameters parameters = parameters();
         int flags = new SettingStatements(parameters).scan(text(sql), 0, sql.length());
