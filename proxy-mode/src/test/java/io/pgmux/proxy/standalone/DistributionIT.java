@@ -237,6 +237,8 @@ class DistributionIT {
         Path var = Files.createDirectories(home.resolve("var"));
         Path otherJdks = var.resolve("pgmux-jdk-11.0.2+9.jsa");
         Files.write(otherJdks, new byte[] {(byte) 0xC0, 0x01, (byte) 0xC0, 0x01, 0, 0, 0, 0x0B});
+        Path unversioned = var.resolve("pgmux.jsa");
+        Files.copy(otherJdks, unversioned);
         Properties release = new Properties();
         try (var in = Files.newInputStream(Path.of(System.getProperty("java.home"), "release"))) {
             release.load(in);
@@ -255,6 +257,7 @@ class DistributionIT {
             assertTrue(proxy.stderr().stream().noneMatch(line -> line.contains("warning")), proxy.stderr().toString());
         }
         assertFalse(Files.exists(otherJdks), "another JDK's archive is still there");
+        assertFalse(Files.exists(unversioned), "the archive of an earlier release's name is still there");
         Path own = var.resolve("pgmux-jdk-" + build + ".jsa");
         assertTrue(Files.isRegularFile(own) && Files.size(own) > 0, "no archive " + own + " written at exit");
     }
