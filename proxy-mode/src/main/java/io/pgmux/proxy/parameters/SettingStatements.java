@@ -59,23 +59,29 @@ public final class SettingStatements {
      * set nothing, which the copy tells without reading the buffer byte by byte.
      */
     public int scan(ByteBuf text, int from, int to, byte[] copy, int copyStart) {
-        if (copy != null ? nextCandidate(copy, from - copyStart, to - copyStart) < 0 : !containsSet(text, from, to)) {
-            return 0;
-        }
+        int first;
         // the closer look reads an array: the copy, or for a text too long for one (rare) its own bytes
         if (copy != null) {
+            first = nextCandidate(copy, from - copyStart, to - copyStart);
+            if (first < 0) {
+                return 0;
+            }
             this.text = copy;
             this.from = from - copyStart;
             this.end = to - copyStart;
         } else {
+            if (!containsSet(text, from, to)) {
+                return 0;
+            }
             this.text = ByteBufUtil.getBytes(text, from, to - from);
             this.from = 0;
             this.end = to - from;
+            first = nextCandidate(this.text, 0, this.end);
         }
         this.at = this.from;
         this.result = 0;
         try {
-            run();
+            run(first);
             return result;
         } finally {
             this.text = null;
@@ -132,10 +138,12 @@ public final class SettingStatements {
 
     /**
      * Reads the words that may set something: each step starts at the next word holding {@code set} or {@code &"}
-     * (the words between set nothing), so an {@code UPDATE … SET …} is not read word by word.
+     * (the words between set nothing), so an {@code UPDATE … SET …} is not read word by word; {@code first} is the
+     * first such word's candidate, which the look before found.
      */
-    private void run() {
-        int candidate = -1;
+    private void run(int first) {
+        int candidate = first;
+        at = Math.max(at, wordStart(first));
         while (at < end) {
             if (candidate < at) {
                 candidate = nextCandidate(text, at, end);
