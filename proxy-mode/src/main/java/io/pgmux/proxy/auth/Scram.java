@@ -22,6 +22,25 @@ final class Scram {
     private static final byte[] CLIENT_KEY = "Client Key".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] SERVER_KEY = "Server Key".getBytes(StandardCharsets.US_ASCII);
 
+    /**
+     * Each thread's instances, set to a new key or reset before each use: looking one up among the JDK's providers
+     * costs more than the HMAC of a login, which computes several.
+     */
+    private static final ThreadLocal<Mac> MAC = ThreadLocal.withInitial(() -> {
+        try {
+            return Mac.getInstance("HmacSHA256");
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("the JDK lacks HmacSHA256", e);
+        }
+    });
+    private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("the JDK lacks SHA-256", e);
+        }
+    });
+
     private Scram() {
     }
 
@@ -70,11 +89,7 @@ final class Scram {
     }
 
     static byte[] sha256(byte[] data) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(data);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("the JDK lacks SHA-256", e);
-        }
+        return SHA_256.get().digest(data);
     }
 
     static byte[] xor(byte[] a, byte[] b) {
@@ -105,13 +120,14 @@ final class Scram {
         return Base64.getDecoder().decode(text);
     }
 
+    /** This thread's HMAC, keyed with {@code key}; used up before the thread's next call. */
     private static Mac mac(byte[] key) {
+        Mac mac = MAC.get();
         try {
-            Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            return mac;
         } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("the JDK lacks HmacSHA256", e);
+            throw new IllegalStateException("HmacSHA256 refuses a key of " + key.length + " bytes", e);
         }
+        return mac;
     }
 }
