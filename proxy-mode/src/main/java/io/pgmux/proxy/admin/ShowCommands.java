@@ -27,6 +27,7 @@ import io.pgmux.proxy.server.PeerEntry;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.config.Scope;
+import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.replicas.ReplicaRoutes;
 import io.pgmux.proxy.server.PeerPools;
 import io.pgmux.proxy.server.ServerConnection;
@@ -601,7 +602,7 @@ final class ShowCommands {
     }
 
     private static String ptr(Object o) {
-        return String.format("0x%08x", System.identityHashCode(o));
+        return ConnectionLog.ptr(o);
     }
 
     private static String tls(Channel channel) {

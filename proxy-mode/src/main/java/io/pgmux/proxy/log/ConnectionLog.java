@@ -119,10 +119,20 @@ public final class ConnectionLog {
             String address = target instanceof InetSocketAddress inet
                     ? inetAddress(inet) : "unix:" + unixPort;
             log.info("S-{}: {}/{}@{} closing because: {} (age={}s)",
-                    String.format("0x%08x", System.identityHashCode(server)), database == null ? "(nodb)" : database,
+                    ptr(server), database == null ? "(nodb)" : database,
                     user == null ? "(nouser)" : user, address, reason,
                     TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startedNanos));
         }
+    }
+
+    /**
+     * The hexadecimal number PgBouncer prints for a connection, {@code 0x1a2b3c4d}: the log lines' prefix, SHOW
+     * CLIENTS' and SHOW SERVERS' {@code ptr} and {@code link}. Written out, as a Formatter would parse its pattern
+     * anew for each of the two lines of every login.
+     */
+    public static String ptr(Object connection) {
+        String hex = Integer.toHexString(System.identityHashCode(connection));
+        return "0x" + "00000000".substring(hex.length()) + hex;
     }
 
     private String clientPrefix(Channel client, String pool, String user) {
@@ -131,7 +141,7 @@ public final class ConnectionLog {
 
     /** PgBouncer's log_socket_prefix: {@code C-0x1a2b3c4d: db/user@host:port }. */
     private String prefix(char type, Object id, Channel channel, String database, String user) {
-        return type + "-" + String.format("0x%08x", System.identityHashCode(id)) + ": "
+        return type + "-" + ptr(id) + ": "
                 + (database == null ? "(nodb)" : database) + "/" + (user == null ? "(nouser)" : user) + "@"
                 + address(channel, channel.remoteAddress()) + " ";
     }
