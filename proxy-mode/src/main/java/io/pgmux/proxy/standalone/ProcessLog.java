@@ -11,6 +11,8 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.concurrent.locks.ReentrantLock;
@@ -30,7 +32,8 @@ public final class ProcessLog {
         FATAL, ERROR, WARNING, LOG, DEBUG, NOISE
     }
 
-    private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS z");
+    private static final DateTimeFormatter DATE_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+    private static final DateTimeFormatter ZONE = DateTimeFormatter.ofPattern("z");
     private static final long PID = ProcessId.pid();
 
     private static volatile boolean quiet;
@@ -42,6 +45,11 @@ public final class ProcessLog {
     /** A start and RELOADs (a signal's, the console's) may change syslog at once; opening it waits for a socket. */
     private static final ReentrantLock SYSLOG_CHANGE = new ReentrantLock();
     private static final PrintStream STDERR = System.err;
+    /** The last second a line was written in, formatted: a login's two lines would each format a date otherwise. */
+    private static volatile Second second = new Second(Long.MIN_VALUE, "", "");
+
+    private record Second(long epochSecond, String dateTime, String zone) {
+    }
 
     private ProcessLog() {
     }
@@ -144,7 +152,7 @@ public final class ProcessLog {
             toSyslog.send(severity(level), message);
         }
         StringBuilder line = new StringBuilder(64 + message.length())
-                .append(TIMESTAMP.format(ZonedDateTime.now())).append(" [").append(PID).append("] ")
+                .append(timestamp(System.currentTimeMillis())).append(" [").append(PID).append("] ")
                 .append(level.name()).append(' ').append(message);
         if (thrown != null && verbosity > 0) {
             StringWriter trace = new StringWriter();
@@ -159,6 +167,20 @@ public final class ProcessLog {
         if (!quiet) {
             STDERR.println(text);
         }
+    }
+
+    /** PgBouncer's timestamp of a line written at {@code millis}, {@code 2025-01-01 12:00:00.000 UTC}. */
+    static String timestamp(long millis) {
+        long epochSecond = Math.floorDiv(millis, 1000L);
+        Second last = second;
+        if (last.epochSecond() != epochSecond) {
+            ZonedDateTime now = Instant.ofEpochSecond(epochSecond).atZone(ZoneId.systemDefault());
+            last = new Second(epochSecond, DATE_TIME.format(now), ZONE.format(now));
+            second = last;
+        }
+        int ms = (int) Math.floorMod(millis, 1000L);
+        return last.dateTime() + '.' + (char) ('0' + ms / 100) + (char) ('0' + ms / 10 % 10) + (char) ('0' + ms % 10)
+                + ' ' + last.zone();
     }
 
     /** syslog(3)'s severity of a level, as PgBouncer maps them. */
