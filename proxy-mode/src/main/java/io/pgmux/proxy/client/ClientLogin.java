@@ -1,5 +1,6 @@
 package io.pgmux.proxy.client;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -558,8 +559,8 @@ final class ClientLogin {
         }
     }
 
+    /** The welcome in one buffer and one write, rather than a buffer and a trip down the pipeline per message. */
     private void sendWelcome(Map<String, String> report) {
-        report.forEach((name, value) -> channel.write(new ParameterStatus(name, value), channel.voidPromise()));
         BackendKeyData ours;
         do {
             byte[] secret = new byte[BackendKeyData.KEY_LENGTH_3_0];
@@ -568,12 +569,20 @@ final class ClientLogin {
                     context.peerPools().ownId());
         } while (context.clientsByKey().putIfAbsent(ours, client) != null);
         client.key = ours;
-        channel.write(ours, channel.voidPromise());
-        NoticeResponse notice = context.loginNotice();
-        if (notice != null) {
-            channel.write(notice, channel.voidPromise());
+        ByteBuf welcome = channel.alloc().ioBuffer(512); // a usual report, key and ReadyForQuery; grows for more
+        try {
+            report.forEach((name, value) -> new ParameterStatus(name, value).encode(welcome));
+            ours.encode(welcome);
+            NoticeResponse notice = context.loginNotice();
+            if (notice != null) {
+                notice.encode(welcome);
+            }
+            ReadyForQuery.IDLE.encode(welcome);
+        } catch (RuntimeException e) {
+            welcome.release();
+            throw e;
         }
-        channel.writeAndFlush(ReadyForQuery.IDLE, channel.voidPromise());
+        channel.writeAndFlush(welcome, channel.voidPromise());
         client.to(ClientConnection.State.READY);
         context.clientTimeouts().loginEnded(client);
         client.startTimeout(ClientTimeouts.Timeout.IDLE, System.nanoTime());
