@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Poolers side by side in one run: for each pgbench workload, each target in turn (A B C, A B C, ...), the
-# pooler process's CPU time per transaction (utime and stime from /proc, all its threads), TPS, and the
-# average and 99th-percentile latency from pgbench's per-transaction log.
+# pooler process's CPU time per transaction (utime and stime from /proc, all its threads), of it the part its JIT
+# compiler threads took (a JVM's; 0 for PgBouncer), TPS, and the average and 99th-percentile latency from
+# pgbench's per-transaction log.
 #
 #   side-by-side.sh ROUNDS SECONDS "WORKLOAD ..." NAME=HOST:PORT:PID [NAME=HOST:PORT:PID ...]
 #
 # WORKLOAD is KIND:CLIENTS, KIND one of select (-S -M simple), select-ext (-S -M extended), prepared
-# (-S -M prepared), tpcb (-M simple). Each workload runs 3 s on every target before its rounds (the JIT's
-# warm-up). Credentials from PGUSER / PGPASSWORD / PGDATABASE. Prints a Markdown table of medians, with
+# (-S -M prepared), tpcb (-M simple), connect (-C -S -M simple: each transaction a new connection, login and
+# logout included). Each workload runs 3 s on every target before its rounds (the JIT's warm-up). Credentials from PGUSER / PGPASSWORD / PGDATABASE. Prints a Markdown table of medians, with
 # ratios to the LAST target.
 set -euo pipefail
 [ $# -ge 4 ] || { sed -n 2,12p "$0"; exit 2; }
@@ -19,8 +20,13 @@ trap 'rm -rf "$OUT"' EXIT
 
 flags() { case $1 in
   select) echo "-S -M simple";; select-ext) echo "-S -M extended";; prepared) echo "-S -M prepared";;
-  tpcb) echo "-M simple";; *) echo "unknown workload $1" >&2; exit 2;; esac; }
+  tpcb) echo "-M simple";; connect) echo "-C -S -M simple";; *) echo "unknown workload $1" >&2; exit 2;; esac; }
 cpu() { awk '{print $14, $15}' "/proc/$1/stat"; }
+# CPU ticks of the JIT compiler threads alive now (HotSpot names them "C1 CompilerThread0", "C2 …"; a thread that
+# exits during a run takes its ticks along, so this never overstates the compiler's share)
+jit() { local t ticks=0 name; for t in /proc/"$1"/task/*; do read -r name 2>/dev/null <"$t/comm" || continue
+  case $name in C[12]\ CompilerThre*) ticks=$((ticks + $(awk '{print $14 + $15}' "$t/stat" 2>/dev/null || echo 0)));;
+  esac; done; echo "$ticks"; }
 
 for w in $WORKLOADS; do
   kind=${w%%:*} clients=${w##*:}
@@ -35,18 +41,18 @@ for w in $WORKLOADS; do
       host=${rest%%:*}; rest=${rest#*:}; port=${rest%%:*}; pid=${rest#*:}
       [ -r "/proc/$pid/stat" ] || { echo "no process $pid for $name" >&2; exit 1; }
       logs=$(mktemp -d "$OUT/log.XXXX")
-      read -r user0 sys0 < <(cpu "$pid")
+      read -r user0 sys0 < <(cpu "$pid"); jit0=$(jit "$pid")
       # shellcheck disable=SC2046
       out=$(cd "$logs" && pgbench -n $(flags "$kind") -c "$clients" -j 2 -T "$SECONDS_PER_RUN" -h "$host" \
           -p "$port" -l --log-prefix=tx 2>&1 || true)
-      read -r user1 sys1 < <(cpu "$pid")
+      read -r user1 sys1 < <(cpu "$pid"); jit1=$(jit "$pid")
       tx=$(grep -Eo 'number of transactions actually processed: [0-9]+' <<<"$out" | awk '{print $NF}')
       tps=$(grep -Eo '^tps = [0-9.]+' <<<"$out" | awk '{print $3}' | head -1)
       latency=$(cat "$logs"/tx.* | awk '{print $3}' | sort -n \
           | awk '{v[NR] = $1; s += $1} END {i = int(NR * 0.99); if (i < 1) i = 1; printf "%.3f %.3f", s / NR / 1000, v[i] / 1000}')
-      us=$(awk -v u=$((user1 - user0)) -v s=$((sys1 - sys0)) -v t="${tx:-0}" -v k="$TICK" 'BEGIN {
-          if (t > 0) printf "%.1f %.1f %.1f", (u + s) * 1e6 / k / t, u * 1e6 / k / t, s * 1e6 / k / t;
-          else print "NaN NaN NaN" }')
+      us=$(awk -v u=$((user1 - user0)) -v s=$((sys1 - sys0)) -v j=$((jit1 - jit0)) -v t="${tx:-0}" -v k="$TICK" 'BEGIN {
+          if (t > 0) printf "%.1f %.1f %.1f %.1f", (u + s) * 1e6 / k / t, u * 1e6 / k / t, s * 1e6 / k / t, j * 1e6 / k / t;
+          else print "NaN NaN NaN NaN" }')
       echo "$kind:$clients $name $us ${tps:-0} $latency" | tee -a "$OUT/results" >&2
       rm -rf "$logs"
     done
@@ -58,13 +64,14 @@ import sys, statistics as st
 rows = [l.split() for l in open(sys.argv[1])]
 names = [a.split('=')[0] for a in sys.argv[2:]]
 last = names[-1]
-print(f"| workload | pooler | CPU µs / tx | user | system | TPS | latency avg ms | p99 ms | CPU / {last} | TPS / {last} |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+print(f"| workload | pooler | CPU µs / tx | user | system | of it JIT | TPS | latency avg ms | p99 ms | CPU / {last}"
+      f" | TPS / {last} |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for w in dict.fromkeys(r[0] for r in rows):
-    med = {n: [st.median(float(r[k]) for r in rows if r[0] == w and r[1] == n) for k in range(2, 8)] for n in names}
+    med = {n: [st.median(float(r[k]) for r in rows if r[0] == w and r[1] == n) for k in range(2, 9)] for n in names}
     ref = med[last]
     for n in names:
         m = med[n]
-        print(f"| {w} | {n} | {m[0]:.1f} | {m[1]:.1f} | {m[2]:.1f} | {m[3]:,.0f} | {m[4]:.2f} | {m[5]:.2f}"
-              f" | {m[0] / ref[0]:.2f} | {m[3] / ref[3]:.2f} |")
+        print(f"| {w} | {n} | {m[0]:.1f} | {m[1]:.1f} | {m[2]:.1f} | {m[3]:.1f} | {m[4]:,.0f} | {m[5]:.2f} | {m[6]:.2f}"
+              f" | {m[0] / ref[0]:.2f} | {m[4] / ref[4]:.2f} |")
 PY
