@@ -1,8 +1,8 @@
 package io.pgmux.proxy.client;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelOutboundInvoker;
 import io.netty.channel.EventLoop;
+import io.pgmux.proxy.protocol.EncodedOut;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.transport.ReadPauses;
@@ -19,17 +19,17 @@ final class RelayFlow {
 
     /** The server's receive buffer is drained: what was relayed to the client goes out, on the client's loop. */
     static void flushToClient(Channel client) {
-        flushToClient(client, client);
-    }
-
-    /** The same, flushed from {@code out}, a place in the client's pipeline. */
-    static void flushToClient(Channel client, ChannelOutboundInvoker out) {
         EventLoop loop = client.eventLoop();
         if (loop.inEventLoop()) {
-            out.flush();
+            client.flush();
         } else {
-            loop.execute(out::flush);
+            loop.execute(client::flush);
         }
+    }
+
+    /** The same, flushed through {@code out}, the client's codec, which hops to the client's loop by itself. */
+    static void flushToClient(EncodedOut out) {
+        out.flushEncoded();
     }
 
     /** On the client's loop, its writability changed: the server's reads pause while the client cannot take more. */

@@ -2,12 +2,12 @@ package io.pgmux.proxy.client;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelOutboundInvoker;
 import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.prepared.NamedStatements;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.CommandComplete;
 import io.pgmux.proxy.protocol.EncodableMessage;
+import io.pgmux.proxy.protocol.EncodedOut;
 import io.pgmux.proxy.protocol.MessageCodec;
 import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.replicas.WriteTags;
@@ -41,7 +41,7 @@ final class ResponseFilter {
 
     private final Channel client;
     /** Where the server's bytes are written and flushed: past the client's codec. */
-    private final ChannelOutboundInvoker encodedOut;
+    private final EncodedOut encodedOut;
     private final ClientTraffic traffic;
     private final ClientParameters parameters;
     /** Null unless statements are renamed. */
@@ -184,7 +184,7 @@ final class ResponseFilter {
             parameters.onParameterStatus(status.name(), status.value());
         }
         traffic.sent(message.content().readableBytes());
-        encodedOut.write(message.content(), client.voidPromise());
+        encodedOut.writeEncoded(message.content());
         if (namedStatements != null) {
             namedStatements.answerDue(client);
         }
@@ -193,7 +193,7 @@ final class ResponseFilter {
     /** Relays a NotificationResponse the server sent while the pooler's own query ran on it. */
     void relayNotification(BackendMessage message) {
         traffic.sent(message.content().readableBytes());
-        encodedOut.writeAndFlush(message.content(), client.voidPromise());
+        encodedOut.writeAndFlushEncoded(message.content());
     }
 
     /** Relays a run's messages but its last, which is dropped. */
@@ -216,13 +216,13 @@ final class ResponseFilter {
     private void writeRelayed(ByteBuf frames, int from, int to) {
         if (to > from) {
             traffic.sent(to - from);
-            encodedOut.write(frames.retainedSlice(from, to - from), client.voidPromise());
+            encodedOut.writeEncoded(frames.retainedSlice(from, to - from));
         }
     }
 
     /** The server's receive buffer is drained: what was relayed goes out, on the client's loop. */
     void flush() {
-        RelayFlow.flushToClient(client, encodedOut);
+        RelayFlow.flushToClient(encodedOut);
     }
 
     /** Whether the client changed settings since the last call. */

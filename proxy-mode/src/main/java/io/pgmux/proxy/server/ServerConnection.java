@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelOutboundInvoker;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.pgmux.core.pool.ServerHandle;
@@ -21,6 +20,7 @@ import io.pgmux.proxy.protocol.BackendMessageDecoder;
 import io.pgmux.proxy.protocol.DataRow;
 import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
+import io.pgmux.proxy.protocol.EncodedOut;
 import io.pgmux.proxy.protocol.MessageCodec;
 import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.protocol.PoolerError;
@@ -84,7 +84,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
 
     private Channel channel;
     /** Where relayed bytes are written and flushed: past the codec ({@link MessageCodec#encodedOut}). */
-    private ChannelOutboundInvoker encodedOut;
+    private EncodedOut encodedOut;
     private BackendMessageDecoder decoder;
     private Phase phase = Phase.CONNECTING;
     private BackendKeyData backendKeyData;
@@ -303,15 +303,15 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
     /** Writes a message of the client's (a relayed buffer or an encodable message); flushed by {@link #flush()}. */
     @Override
     public void write(Object message) {
-        if (message instanceof ByteBuf) {
-            encodedOut.write(message, channel.voidPromise());
+        if (message instanceof ByteBuf bytes) {
+            encodedOut.writeEncoded(bytes);
         } else {
             channel.write(message, channel.voidPromise());
         }
     }
 
     public void flush() {
-        encodedOut.flush();
+        encodedOut.flushEncoded();
     }
 
     private void runOnLoop(Runnable task) {
