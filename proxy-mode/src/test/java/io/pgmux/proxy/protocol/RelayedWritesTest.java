@@ -3,15 +3,18 @@ package io.pgmux.proxy.protocol;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
 import java.io.ByteArrayOutputStream;
@@ -28,9 +31,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Relayed bytes written through {@link MessageCodec#encodedOut} over a real epoll socket, which the codec writes to
- * directly when nothing else waits to go out: whatever path the other writes take, the peer gets everything in the
- * order it was written, also when the socket's buffer is full, and nothing is written to a closed socket.
+ * Relayed bytes written through {@link MessageCodec#encodedOut} over a real epoll socket, written to it directly
+ * when nothing else waits to go out ({@link HeldWrite}): whatever path the other writes take, the peer gets
+ * everything in the order it was written, also when the socket's buffer is full or another channel of the loop
+ * relays at the same time, and nothing is written to a closed socket.
  */
 class RelayedWritesTest {
     private EventLoopGroup group;
@@ -41,21 +45,32 @@ class RelayedWritesTest {
 
     @BeforeEach
     void connect() throws Exception {
+        assumeTrue(Epoll.isAvailable(), "the direct write is epoll's");
+        // one loop: every channel of the test is on it
         group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
-        listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        listener = new ServerSocket(0, 2, InetAddress.getLoopbackAddress());
         // a small receive buffer, so that a few megabytes fill the socket
         listener.setReceiveBufferSize(4096);
-        channel = new Bootstrap().group(group).channel(EpollSocketChannel.class)
-                .handler(new BackendMessageDecoder())
-                .connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), listener.getLocalPort()))
-                .sync().channel();
+        channel = open();
         peer = listener.accept();
         peer.setSoTimeout(10_000);
         out = MessageCodec.encodedOut(channel);
     }
 
+    private Channel open() throws InterruptedException {
+        // a small send buffer too, whatever the host's tcp_wmem
+        return new Bootstrap().group(group).channel(EpollSocketChannel.class)
+                .option(ChannelOption.SO_SNDBUF, 4096)
+                .handler(new BackendMessageDecoder())
+                .connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), listener.getLocalPort()))
+                .sync().channel();
+    }
+
     @AfterEach
     void close() throws Exception {
+        if (group == null) {
+            return;
+        }
         channel.close().sync();
         peer.close();
         listener.close();
@@ -95,6 +110,28 @@ class RelayedWritesTest {
             return null;
         });
         assertArrayEquals(concat(content(30, 1), content(40, 2)), read(70));
+    }
+
+    @Test
+    void anotherChannelsRelayedWriteBeforeTheFlushLosesAndReordersNothing() throws Exception {
+        Channel second = open();
+        try (Socket secondPeer = listener.accept()) {
+            secondPeer.setSoTimeout(10_000);
+            EncodedOut secondOut = MessageCodec.encodedOut(second);
+            onLoop(() -> {
+                out.writeEncoded(bytes(25, 1));
+                secondOut.writeEncoded(bytes(35, 2));
+                out.writeEncoded(bytes(45, 3));
+                secondOut.flushEncoded();
+                out.flushEncoded();
+                return null;
+            });
+            assertArrayEquals(concat(content(25, 1), content(45, 3)), read(70));
+            byte[] got = secondPeer.getInputStream().readNBytes(35);
+            assertArrayEquals(content(35, 2), got);
+        } finally {
+            second.close().sync();
+        }
     }
 
     @Test
