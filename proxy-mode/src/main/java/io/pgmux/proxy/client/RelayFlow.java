@@ -2,7 +2,6 @@ package io.pgmux.proxy.client;
 
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
-import io.pgmux.proxy.protocol.EncodedOut;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.transport.ReadPauses;
@@ -25,11 +24,6 @@ final class RelayFlow {
         } else {
             loop.execute(client::flush);
         }
-    }
-
-    /** The same, flushed through {@code out}, the client's codec, which hops to the client's loop by itself. */
-    static void flushToClient(EncodedOut out) {
-        out.flushEncoded();
     }
 
     /** On the client's loop, its writability changed: the server's reads pause while the client cannot take more. */

@@ -220,9 +220,9 @@ final class ResponseFilter {
         }
     }
 
-    /** The server's receive buffer is drained: what was relayed goes out, on the client's loop. */
+    /** The server's receive buffer is drained: what was relayed goes out (the codec hops to the client's loop). */
     void flush() {
-        RelayFlow.flushToClient(encodedOut);
+        encodedOut.flushEncoded();
     }
 
     /** Whether the client changed settings since the last call. */
