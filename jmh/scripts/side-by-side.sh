@@ -8,8 +8,8 @@
 #
 # WORKLOAD is KIND:CLIENTS, KIND one of select (-S -M simple), select-ext (-S -M extended), prepared
 # (-S -M prepared), tpcb (-M simple), connect (-C -S -M simple: each transaction a new connection, login and
-# logout included). Each workload runs 3 s on every target before its rounds (the JIT's warm-up). Credentials from PGUSER / PGPASSWORD / PGDATABASE. Prints a Markdown table of medians, with
-# ratios to the LAST target.
+# logout included). Each workload runs 3 s on every target before its rounds (the JIT's warm-up). Credentials
+# from PGUSER / PGPASSWORD / PGDATABASE. Prints a Markdown table of medians, with ratios to the LAST target.
 set -euo pipefail
 [ $# -ge 4 ] || { sed -n 2,12p "$0"; exit 2; }
 ROUNDS=$1 SECONDS_PER_RUN=$2 WORKLOADS=$3
