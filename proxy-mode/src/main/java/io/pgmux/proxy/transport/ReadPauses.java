@@ -1,14 +1,18 @@
 package io.pgmux.proxy.transport;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelConfig;
 import io.netty.util.Attribute;
 import io.netty.util.AttributeKey;
+import io.pgmux.proxy.protocol.MessageCodec;
 
 /**
- * Why a socket does not read now, the one place its autoRead is decided: each part of the proxy that pauses a
- * socket's reads sets its own reason and clears only that one, and the socket reads when no reason is left. So a
- * part that resumes cannot undo another's pause (SUSPEND's, a slow peer's). The reasons are bits kept in an
- * attribute of the channel, changed on the channel's event loop (a call from another thread hops there).
+ * Why a socket does not read now, the one place its reads are paused and resumed: each part of the proxy that
+ * pauses a socket's reads sets its own reason and clears only that one, and the socket reads when no reason is
+ * left. So a part that resumes cannot undo another's pause (SUSPEND's, a slow peer's). The reasons are bits,
+ * changed on the channel's event loop (a call from another thread hops there), kept by the socket's codec, which
+ * asks for each read itself while none is set ({@link MessageCodec}); a socket without one (a listener) keeps them
+ * in an attribute and reads by autoRead.
  */
 public final class ReadPauses {
     /** A client sent more than it may while no server is linked to it. */
@@ -47,7 +51,18 @@ public final class ReadPauses {
         }
     }
 
+    /** Whether no reason to pause {@code channel}'s reads is set; on its event loop. */
+    public static boolean isReading(Channel channel) {
+        MessageCodec codec = MessageCodec.of(channel);
+        return codec != null ? codec.readPauses() == 0 : channel.config().isAutoRead();
+    }
+
     private static void apply(Channel channel, int reason, boolean paused) {
+        MessageCodec codec = MessageCodec.of(channel);
+        if (codec != null) {
+            applyToCodec(channel, codec, reason, paused);
+            return;
+        }
         if (!paused && channel.config().isAutoRead()) {
             // no reason is set (autoRead is on exactly then, as only this class turns it): most resumes, one at each
             // transaction's end, read one field rather than search the channel's attributes
@@ -63,6 +78,23 @@ public final class ReadPauses {
         attribute.set(after);
         if ((before == 0) != (after == 0)) {
             channel.config().setAutoRead(after == 0);
+        }
+    }
+
+    private static void applyToCodec(Channel channel, MessageCodec codec, int reason, boolean paused) {
+        int before = codec.readPauses();
+        int after = paused ? before | reason : before & ~reason;
+        if (after == before) {
+            return;
+        }
+        codec.readPauses(after);
+        if (before == 0) {
+            // the read the codec asked for may still be pending, and Netty cancels one only when autoRead turns off
+            ChannelConfig config = channel.config();
+            config.setAutoRead(true);
+            config.setAutoRead(false);
+        } else if (after == 0) {
+            channel.read();
         }
     }
 }
