@@ -18,19 +18,25 @@ final class ResendBuffer {
 
     private final int limitBytes;
     /**
-     * The messages' content, retained once more: no copy, duplicate or holder is made per message (the one the relay
-     * got may be the client decoder's, which it reuses), and one is made again only to send them again.
+     * The first message's content, retained once more (null when nothing is kept): no copy, duplicate or holder is
+     * made per message (the one the relay got may be the client decoder's, which it reuses), and one is made again
+     * only to send it again. Most waits for an answer keep one message (a Query, or a run of the extended protocol),
+     * which lives in this object's own fields: keeping and forgetting it touch nothing else per transaction.
      */
-    private final ArrayDeque<ByteBuf> unanswered = new ArrayDeque<>(4);
+    private ByteBuf first;
     /**
-     * Where each kept message's bytes started when it was kept, in order: a write that went out in part moves its
-     * reader index, which a second sending puts back.
+     * Where the first message's bytes started when it was kept: a write that went out in part moves its reader
+     * index, which a second sending puts back.
      */
-    private int[] starts = new int[4];
-    /** Each kept message's type, in order. */
-    private byte[] types = new byte[4];
-    /** Whether each kept message is a run, in order. */
-    private boolean[] runs = new boolean[4];
+    private int firstStart;
+    private byte firstType;
+    private boolean firstRun;
+    /** The messages kept after the first, in order, as {@link #first}; made at the first such message. */
+    private ArrayDeque<ByteBuf> later;
+    /** Each later message's start, type and whether it is a run, in order. */
+    private int[] starts;
+    private byte[] types;
+    private boolean[] runs;
     private int unansweredBytes;
     private boolean keeping;
     /** The server linked now sent such a FATAL: its close sends what was kept to another server. */
@@ -82,7 +88,25 @@ final class ResendBuffer {
             forget();
             return;
         }
-        int at = unanswered.size();
+        if (first == null) {
+            first = content.retain();
+            firstStart = content.readerIndex();
+            firstType = message.type();
+            firstRun = message.isRun();
+        } else {
+            keepLater(message, content);
+        }
+        unansweredBytes += bytes;
+    }
+
+    private void keepLater(FrontendMessage message, ByteBuf content) {
+        if (later == null) {
+            later = new ArrayDeque<>(4);
+            starts = new int[4];
+            types = new byte[4];
+            runs = new boolean[4];
+        }
+        int at = later.size();
         if (at == starts.length) {
             starts = Arrays.copyOf(starts, at * 2);
             types = Arrays.copyOf(types, at * 2);
@@ -91,8 +115,7 @@ final class ResendBuffer {
         starts[at] = content.readerIndex();
         types[at] = message.type();
         runs[at] = message.isRun();
-        unanswered.add(content.retain());
-        unansweredBytes += bytes;
+        later.add(content.retain());
     }
 
     /** Whether the whole messages in {@code frames} hold a Parse or a Close of a named statement. */
@@ -116,33 +139,53 @@ final class ResendBuffer {
         keeping = false;
         serverGoingAway = false;
         unansweredBytes = 0;
-        ByteBuf kept;
-        while ((kept = unanswered.poll()) != null) {
-            kept.release();
+        if (first == null) {
+            return;
+        }
+        first.release();
+        first = null;
+        if (later != null) {
+            ByteBuf kept;
+            while ((kept = later.poll()) != null) {
+                kept.release();
+            }
         }
     }
 
     /** Moves what was kept ahead of {@code pending}, in its order; returns its bytes. */
     int sendAgain(ArrayDeque<FrontendMessage> pending) {
         int bytes = 0;
-        ByteBuf content;
-        while ((content = unanswered.pollLast()) != null) {
-            int at = unanswered.size();
-            content.readerIndex(starts[at]);
-            bytes += content.readableBytes();
-            FrontendMessage kept = new FrontendMessage(types[at], content, runs[at]);
-            if (kept.isRun()) {
-                // what waits for a server is read one message at a time
-                List<FrontendMessage> messages = kept.split();
-                for (int i = messages.size() - 1; i >= 0; i--) {
-                    pending.addFirst(messages.get(i));
-                }
-            } else {
-                pending.addFirst(kept);
+        if (later != null) {
+            ByteBuf content;
+            while ((content = later.pollLast()) != null) {
+                int at = later.size();
+                bytes += sendAgain(pending, content, starts[at], types[at], runs[at]);
             }
+        }
+        if (first != null) {
+            bytes += sendAgain(pending, first, firstStart, firstType, firstRun);
+            first = null;
         }
         forget();
         sentAgain = true;
+        return bytes;
+    }
+
+    /** Puts one kept message, its content handed over, first in {@code pending}; returns its bytes. */
+    private static int sendAgain(ArrayDeque<FrontendMessage> pending, ByteBuf content, int start, byte type,
+            boolean run) {
+        content.readerIndex(start);
+        int bytes = content.readableBytes();
+        FrontendMessage kept = new FrontendMessage(type, content, run);
+        if (kept.isRun()) {
+            // what waits for a server is read one message at a time
+            List<FrontendMessage> messages = kept.split();
+            for (int i = messages.size() - 1; i >= 0; i--) {
+                pending.addFirst(messages.get(i));
+            }
+        } else {
+            pending.addFirst(kept);
+        }
         return bytes;
     }
 }

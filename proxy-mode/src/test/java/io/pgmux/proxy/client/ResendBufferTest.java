@@ -81,6 +81,55 @@ class ResendBufferTest {
         run.release();
     }
 
+    @Test
+    void severalMessagesAreSentAgainInTheirOrderAheadOfWhatWaits() {
+        ResendBuffer buffer = linked();
+        FrontendMessage[] kept = {query("SELECT 1"), query("SELECT 22"), query("SELECT 333")};
+        int bytes = 0;
+        for (FrontendMessage message : kept) {
+            buffer.keep(message, true);
+            bytes += message.content().readableBytes();
+        }
+        FrontendMessage waiting = query("SELECT 4444");
+        ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
+        pending.add(waiting);
+
+        assertEquals(bytes, buffer.sendAgain(pending));
+
+        assertEquals(4, pending.size());
+        for (String text : new String[] {"SELECT 1", "SELECT 22", "SELECT 333", "SELECT 4444"}) {
+            FrontendMessage next = pending.poll();
+            assertEquals(text, next.content().toString(5, text.length(), StandardCharsets.US_ASCII));
+            next.release();
+        }
+        for (FrontendMessage message : kept) {
+            message.release();
+            assertEquals(0, message.refCnt(), "sent again once, released once");
+        }
+    }
+
+    @Test
+    void forgettingReleasesEveryMessageKept() {
+        ResendBuffer buffer = linked();
+        FrontendMessage[] kept = {query("SELECT 1"), query("SELECT 2"), query("SELECT 3")};
+        for (FrontendMessage message : kept) {
+            buffer.keep(message, true);
+            assertEquals(2, message.refCnt(), "kept without a copy");
+        }
+
+        buffer.forget();
+
+        for (FrontendMessage message : kept) {
+            assertEquals(1, message.refCnt(), "given back");
+            message.release();
+        }
+        assertFalse(buffer.keeping());
+    }
+
+    private static FrontendMessage query(String text) {
+        return new FrontendMessage((byte) 'Q', message('Q', cstring(text)), false);
+    }
+
     private static ResendBuffer linked() {
         ResendBuffer buffer = new ResendBuffer(LIMIT);
         buffer.linked(true);
