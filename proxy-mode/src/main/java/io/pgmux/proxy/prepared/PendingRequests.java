@@ -177,7 +177,8 @@ final class PendingRequests {
 
     /** Writes the pooler's own answers now at the head of the queue. */
     void answerDue(Channel client) {
-        if (readyAhead > 0) {
+        if (readyAhead > 0 || queue.isEmpty()) {
+            // most calls, one per relayed answer: the queue's array is not read
             return;
         }
         Request head;
