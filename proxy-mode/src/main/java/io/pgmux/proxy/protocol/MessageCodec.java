@@ -2,7 +2,6 @@ package io.pgmux.proxy.protocol;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPromise;
@@ -60,13 +59,10 @@ public abstract class MessageCodec extends ByteToMessageDecoder implements Chann
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         Channel channel = ctx.channel();
-        ChannelConfig config = channel.config();
-        if (config.isAutoRead()) {
-            config.setAutoRead(false);
-            if (channel.isRegistered() && channel.isActive()) {
-                // put in a socket that reads already (an accepted one, from its initializer): it goes on reading
-                ctx.read();
-            }
+        channel.config().setAutoRead(false);
+        if (channel.isRegistered() && channel.isActive()) {
+            // put in a socket that is open already (an accepted one, from its initializer): the codec asks now
+            ctx.read();
         }
     }
 
