@@ -32,18 +32,23 @@ public abstract class MessageCodec extends ByteToMessageDecoder implements Chann
      * directly where nothing else waits to go out ({@link HeldWrite}); through the channel where it has no codec.
      */
     public static EncodedOut encodedOut(Channel channel) {
-        ChannelHandlerContext codec = channel.pipeline().context(MessageCodec.class);
+        ChannelHandlerContext codec = context(channel);
         return codec != null ? HeldWrite.pastCodec(codec) : EncodedOut.of(channel);
     }
 
-    /** The codec in {@code channel}'s pipeline, or null: looked for first where it usually is, next to the socket. */
+    /** The codec in {@code channel}'s pipeline, or null. */
     public static MessageCodec of(Channel channel) {
-        ChannelHandlerContext first = channel.pipeline().firstContext();
-        if (first != null && first.handler() instanceof MessageCodec codec) {
-            return codec;
-        }
-        ChannelHandlerContext codec = channel.pipeline().context(MessageCodec.class);
+        ChannelHandlerContext codec = context(channel);
         return codec == null ? null : (MessageCodec) codec.handler();
+    }
+
+    /** The codec's context in {@code channel}'s pipeline, or null: looked for first where it usually is, first. */
+    private static ChannelHandlerContext context(Channel channel) {
+        ChannelHandlerContext first = channel.pipeline().firstContext();
+        if (first != null && first.handler() instanceof MessageCodec) {
+            return first;
+        }
+        return channel.pipeline().context(MessageCodec.class);
     }
 
     /** The reasons the socket does not read now (bits of {@code ReadPauses}); 0 while it reads. */

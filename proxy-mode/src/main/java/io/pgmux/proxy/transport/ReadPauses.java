@@ -64,8 +64,7 @@ public final class ReadPauses {
             return;
         }
         if (!paused && channel.config().isAutoRead()) {
-            // no reason is set (autoRead is on exactly then, as only this class turns it): most resumes, one at each
-            // transaction's end, read one field rather than search the channel's attributes
+            // no reason is set (autoRead is on exactly then, as only this class turns it): no attribute is searched
             return;
         }
         Attribute<Integer> attribute = channel.attr(REASONS);
