@@ -148,6 +148,13 @@ class IdleClientFootprintTest {
         assertTrue(arrays < CLIENTS / 10, arrays + " more arrays of strings with " + CLIENTS + " clients");
     }
 
+    /** A socket's receive-buffer sizing is one small handle of pgmux's, not Netty's handle and calculator. */
+    @Test
+    void idleClientsKeepNoAdaptiveCalculatorOfNettys() throws Exception {
+        long calculators = added("io.netty.util.internal.AdaptiveCalculator");
+        assertTrue(calculators < CLIENTS / 10, calculators + " more calculators with " + CLIENTS + " clients");
+    }
+
     /** Netty makes a list of listeners only for a future with two or more: the channel group's is the one. */
     @Test
     void idleClientsKeepOneListenerOnTheirChannelsCloseFuture() throws Exception {

@@ -1,7 +1,6 @@
 package io.pgmux.proxy.transport;
 
 import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -51,12 +50,14 @@ public final class Transport {
      * floor costs no garbage, and a held request keeps at most that much more.
      */
     static final int RECEIVE_BUFFER_MINIMUM = 2048;
+    /** The largest, Netty's default maximum. */
+    static final int RECEIVE_BUFFER_MAXIMUM = 65536;
     /**
      * Every channel's receive-buffer sizing, clients' and servers', one instance for all: Netty's default makes one
      * per channel, though only the handle it gives each channel holds state.
      */
-    static final RecvByteBufAllocator RECEIVE_BUFFERS = new AdaptiveRecvByteBufAllocator(RECEIVE_BUFFER_MINIMUM,
-            RECEIVE_BUFFER_MINIMUM, AdaptiveRecvByteBufAllocator.DEFAULT_MAXIMUM);
+    static final RecvByteBufAllocator RECEIVE_BUFFERS = new ReceiveSizes(RECEIVE_BUFFER_MINIMUM,
+            RECEIVE_BUFFER_MAXIMUM);
     private final TransportKind kind;
     private final EventLoopGroup group;
     private final Class<? extends SocketChannel> socketChannel;
