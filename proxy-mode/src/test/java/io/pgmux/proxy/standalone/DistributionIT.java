@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -205,10 +206,52 @@ class DistributionIT {
         }
     }
 
+    /** The JVM's command line under the launcher. */
+    private static String jvmCommandLine(ProxyJar proxy) {
+        return proxy.process().descendants().map(p -> p.info().commandLine().orElse(""))
+                .filter(line -> line.contains("-jar")).findFirst().orElse("");
+    }
+
+    private static Properties release(Path jdk) throws IOException {
+        Properties release = new Properties();
+        try (var in = Files.newInputStream(jdk.resolve("release"))) {
+            release.load(in);
+        }
+        return release;
+    }
+
+    private static int feature(Path jdk) throws IOException {
+        String version = release(jdk).getProperty("JAVA_VERSION", "\"0\"").replace("\"", "");
+        return Integer.parseInt(version.split("[.+-]")[0]);
+    }
+
+    /** This test's JDK when it is 21 or later, else one of the system's JDKs (/usr/lib/jvm) that is; null if none. */
+    private static Path jdk21OrLater() throws IOException {
+        Path own = Path.of(System.getProperty("java.home"));
+        if (feature(own) >= 21) {
+            return own;
+        }
+        Path system = Path.of("/usr/lib/jvm");
+        if (!Files.isDirectory(system)) {
+            return null;
+        }
+        try (var jdks = Files.list(system)) {
+            for (Path jdk : jdks.sorted().toList()) {
+                if (Files.isRegularFile(jdk.resolve("release")) && Files.isExecutable(jdk.resolve("bin/java"))
+                        && feature(jdk) >= 21) {
+                    return jdk;
+                }
+            }
+        }
+        return null;
+    }
+
     @Test
-    void aCleanExitWritesTheClassDataArchiveThatTheNextStartUses() throws Exception {
+    void onJdk21AndLaterACleanExitWritesTheClassDataArchiveThatTheNextStartUses() throws Exception {
+        Path jdk = jdk21OrLater();
+        Assumptions.assumeTrue(jdk != null, "no JDK 21 or later here");
         Path archive = dir.resolve("cache/pgmux.jsa");
-        Map<String, String> env = Map.of("PGMUX_CDS_ARCHIVE", archive.toString());
+        Map<String, String> env = Map.of("PGMUX_CDS_ARCHIVE", archive.toString(), "JAVA_HOME", jdk.toString());
         try (ProxyJar proxy = launch(env, List.of(), ini().toString())) {
             try (Connection c = connect(proxy.awaitPort())) {
                 assertEquals(1, selectOne(c));
@@ -221,8 +264,7 @@ class DistributionIT {
             try (Connection c = connect(proxy.awaitPort())) {
                 assertEquals(1, selectOne(c));
             }
-            String jvm = proxy.process().descendants().map(p -> p.info().commandLine().orElse(""))
-                    .filter(line -> line.contains("-jar")).findFirst().orElse("");
+            String jvm = jvmCommandLine(proxy);
             assertTrue(jvm.contains("-XX:SharedArchiveFile=" + archive), jvm);
             assertTrue(proxy.stdout().stream().noneMatch(line -> line.contains("[cds]")), proxy.stdout().toString());
         }
@@ -234,18 +276,17 @@ class DistributionIT {
      */
     @Test
     void theDefaultClassDataArchiveIsThisJdksOwnAndReplacesAnotherJdks() throws Exception {
+        Path jdk = jdk21OrLater();
+        Assumptions.assumeTrue(jdk != null, "no JDK 21 or later here");
         Path var = Files.createDirectories(home.resolve("var"));
         Path otherJdks = var.resolve("pgmux-jdk-11.0.2+9.jsa");
         Files.write(otherJdks, new byte[] {(byte) 0xC0, 0x01, (byte) 0xC0, 0x01, 0, 0, 0, 0x0B});
         Path unversioned = var.resolve("pgmux.jsa");
         Files.copy(otherJdks, unversioned);
-        Properties release = new Properties();
-        try (var in = Files.newInputStream(Path.of(System.getProperty("java.home"), "release"))) {
-            release.load(in);
-        }
+        Properties release = release(jdk);
         String build = release.getProperty("JAVA_RUNTIME_VERSION", release.getProperty("JAVA_VERSION"))
                 .replace("\"", "");
-        Map<String, String> env = Map.of("JAVA_HOME", System.getProperty("java.home"));
+        Map<String, String> env = Map.of("JAVA_HOME", jdk.toString());
         try (ProxyJar proxy = ProxyJar.launch(home.resolve("bin/pgmux"), env, List.of("-u", "PGMUX_CDS_ARCHIVE"),
                 ini().toString())) {
             try (Connection c = connect(proxy.awaitPort())) {
@@ -262,12 +303,79 @@ class DistributionIT {
         assertTrue(Files.isRegularFile(own) && Files.size(own) > 0, "no archive " + own + " written at exit");
     }
 
+    /**
+     * Before JDK 21 an archive written as a serving JVM exits keeps the methods then queued for compilation marked
+     * as queued, and they run interpreted in every start that maps it: the launcher writes none, and removes those
+     * an earlier release wrote beside it.
+     */
+    @Test
+    void beforeJdk21TheLauncherWritesNoClassDataArchiveAndRemovesTheOnesWrittenAtExit() throws Exception {
+        Assumptions.assumeTrue(Runtime.version().feature() < 21, "this JDK writes archives safely");
+        Path var = Files.createDirectories(home.resolve("var"));
+        String build = release(Path.of(System.getProperty("java.home"))).getProperty("JAVA_RUNTIME_VERSION")
+                .replace("\"", "");
+        Path written = var.resolve("pgmux-jdk-" + build + ".jsa");
+        Files.write(written, new byte[] {1, 2, 3});
+        Path unversioned = var.resolve("pgmux.jsa");
+        Files.copy(written, unversioned);
+        Map<String, String> env = Map.of("JAVA_HOME", System.getProperty("java.home"));
+        try (ProxyJar proxy = ProxyJar.launch(home.resolve("bin/pgmux"), env, List.of("-u", "PGMUX_CDS_ARCHIVE"),
+                ini().toString())) {
+            try (Connection c = connect(proxy.awaitPort())) {
+                assertEquals(1, selectOne(c));
+            }
+            String jvm = jvmCommandLine(proxy);
+            assertFalse(jvm.contains("Archive"), jvm);
+            proxy.signal("TERM");
+            assertEquals(0, proxy.awaitExit());
+        }
+        try (var left = Files.list(var)) {
+            assertEquals(List.of(), left.toList(), "archives in var/ after a run");
+        }
+    }
+
+    /** The same with an archive path given that names no file yet: nothing is written there at exit. */
+    @Test
+    void beforeJdk21AnArchivePathGivenIsNotWrittenAtExit() throws Exception {
+        Assumptions.assumeTrue(Runtime.version().feature() < 21, "this JDK writes archives safely");
+        Path archive = dir.resolve("cache/pgmux.jsa");
+        try (ProxyJar proxy = launch(Map.of("PGMUX_CDS_ARCHIVE", archive.toString()), List.of(), ini().toString())) {
+            try (Connection c = connect(proxy.awaitPort())) {
+                assertEquals(1, selectOne(c));
+            }
+            proxy.signal("TERM");
+            assertEquals(0, proxy.awaitExit());
+        }
+        assertFalse(Files.exists(archive), "an archive was written at exit");
+    }
+
+    /** The distribution's commands of proxy-mode/README.md's "A faster start" for JDK 17 to 20, as written there. */
+    @Test
+    void anInterpretedTrainingRunsArchiveServesTheNextStart() throws Exception {
+        Path archive = dir.resolve("pgmux.jsa");
+        try (ProxyJar training = launch(Map.of("PGMUX_CDS_ARCHIVE", "",
+                "PGMUX_JAVA_OPTS", "-Xint -XX:ArchiveClassesAtExit=" + archive), List.of(), ini().toString())) {
+            try (Connection c = connect(training.awaitPort())) {
+                assertEquals(1, selectOne(c));
+            }
+            training.signal("TERM");
+            assertEquals(0, training.awaitExit());
+        }
+        assertTrue(Files.isRegularFile(archive) && Files.size(archive) > 0, "the training run wrote no archive");
+        try (ProxyJar proxy = launch(Map.of("PGMUX_CDS_ARCHIVE", archive.toString()), List.of(), ini().toString())) {
+            try (Connection c = connect(proxy.awaitPort())) {
+                assertEquals(1, selectOne(c));
+            }
+            String jvm = jvmCommandLine(proxy);
+            assertTrue(jvm.contains("-XX:SharedArchiveFile=" + archive), jvm);
+        }
+    }
+
     @Test
     void theLauncherStartsTheJvmWithTheIdleWakesOfJvmOptions() throws Exception {
         try (ProxyJar proxy = launch(ini().toString())) {
             proxy.awaitPort();
-            String jvm = proxy.process().descendants().map(p -> p.info().commandLine().orElse(""))
-                    .filter(line -> line.contains("-jar")).findFirst().orElse("");
+            String jvm = jvmCommandLine(proxy);
             for (String option : List.of("-XX:-UsePerfData", "-XX:AsyncDeflationInterval=10000",
                     "-XX:GuaranteedSafepointInterval=10000")) {
                 assertTrue(jvm.contains(option), option + " missing: " + jvm);
@@ -301,8 +409,7 @@ class DistributionIT {
                 + "17-:-Dpgmux.test.from17=1\n");
         try (ProxyJar proxy = launch(ini().toString())) {
             proxy.awaitPort();
-            String jvm = proxy.process().descendants().map(p -> p.info().commandLine().orElse(""))
-                    .filter(line -> line.contains("-jar")).findFirst().orElse("");
+            String jvm = jvmCommandLine(proxy);
             assertTrue(jvm.contains("-Dpgmux.test.always=1"), jvm);
             assertTrue(jvm.contains("-Dpgmux.test.this=1"), jvm);
             assertTrue(jvm.contains("-Dpgmux.test.from17=1"), jvm);

@@ -766,11 +766,12 @@ class ProxyProcessIT {
         assertFalse(loaded.contains(" sun.security.ssl.SSLContextImpl source: "), "a TLS context was built");
     }
 
-    /** The commands of proxy-mode/README.md's "A faster start: a class-data archive", as written there. */
+    /** The JDK 17 commands of proxy-mode/README.md's "A faster start: a class-data archive", as written there. */
     @Test
     void theDocumentedClassDataArchiveIsWrittenAtExitAndServesTheNextStart() throws Exception {
         Path archive = dir.resolve("pgmux.jsa");
-        try (ProxyJar training = ProxyJar.start(List.of("-XX:ArchiveClassesAtExit=" + archive), ini().toString())) {
+        try (ProxyJar training = ProxyJar.start(List.of("-Xint", "-XX:ArchiveClassesAtExit=" + archive),
+                ini().toString())) {
             try (Connection c = connect(training.awaitPort(), "app")) {
                 assertEquals("1", Sql.value(c, "SELECT 1"));
             }
