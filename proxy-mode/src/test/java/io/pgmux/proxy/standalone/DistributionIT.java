@@ -206,6 +206,15 @@ class DistributionIT {
         }
     }
 
+    /** One query through the proxy, then SIGTERM: the clean exit at which a JVM writes its archive. */
+    private static void queryAndStop(ProxyJar proxy) throws Exception {
+        try (Connection c = connect(proxy.awaitPort())) {
+            assertEquals(1, selectOne(c));
+        }
+        proxy.signal("TERM");
+        assertEquals(0, proxy.awaitExit());
+    }
+
     /** The JVM's command line under the launcher. */
     private static String jvmCommandLine(ProxyJar proxy) {
         return proxy.process().descendants().map(p -> p.info().commandLine().orElse(""))
@@ -253,11 +262,7 @@ class DistributionIT {
         Path archive = dir.resolve("cache/pgmux.jsa");
         Map<String, String> env = Map.of("PGMUX_CDS_ARCHIVE", archive.toString(), "JAVA_HOME", jdk.toString());
         try (ProxyJar proxy = launch(env, List.of(), ini().toString())) {
-            try (Connection c = connect(proxy.awaitPort())) {
-                assertEquals(1, selectOne(c));
-            }
-            proxy.signal("TERM");
-            assertEquals(0, proxy.awaitExit());
+            queryAndStop(proxy);
         }
         assertTrue(Files.size(archive) > 0, "no archive written at exit");
         try (ProxyJar proxy = launch(env, List.of(), ini().toString())) {
@@ -289,11 +294,7 @@ class DistributionIT {
         Map<String, String> env = Map.of("JAVA_HOME", jdk.toString());
         try (ProxyJar proxy = ProxyJar.launch(home.resolve("bin/pgmux"), env, List.of("-u", "PGMUX_CDS_ARCHIVE"),
                 ini().toString())) {
-            try (Connection c = connect(proxy.awaitPort())) {
-                assertEquals(1, selectOne(c));
-            }
-            proxy.signal("TERM");
-            assertEquals(0, proxy.awaitExit());
+            queryAndStop(proxy);
             assertTrue(proxy.stdout().stream().noneMatch(line -> line.contains("warning")), proxy.stdout().toString());
             assertTrue(proxy.stderr().stream().noneMatch(line -> line.contains("warning")), proxy.stderr().toString());
         }
@@ -321,13 +322,10 @@ class DistributionIT {
         Map<String, String> env = Map.of("JAVA_HOME", System.getProperty("java.home"));
         try (ProxyJar proxy = ProxyJar.launch(home.resolve("bin/pgmux"), env, List.of("-u", "PGMUX_CDS_ARCHIVE"),
                 ini().toString())) {
-            try (Connection c = connect(proxy.awaitPort())) {
-                assertEquals(1, selectOne(c));
-            }
+            proxy.awaitPort();
             String jvm = jvmCommandLine(proxy);
             assertFalse(jvm.contains("Archive"), jvm);
-            proxy.signal("TERM");
-            assertEquals(0, proxy.awaitExit());
+            queryAndStop(proxy);
         }
         try (var left = Files.list(var)) {
             assertEquals(List.of(), left.toList(), "archives in var/ after a run");
@@ -340,11 +338,7 @@ class DistributionIT {
         Assumptions.assumeTrue(Runtime.version().feature() < 21, "this JDK writes archives safely");
         Path archive = dir.resolve("cache/pgmux.jsa");
         try (ProxyJar proxy = launch(Map.of("PGMUX_CDS_ARCHIVE", archive.toString()), List.of(), ini().toString())) {
-            try (Connection c = connect(proxy.awaitPort())) {
-                assertEquals(1, selectOne(c));
-            }
-            proxy.signal("TERM");
-            assertEquals(0, proxy.awaitExit());
+            queryAndStop(proxy);
         }
         assertFalse(Files.exists(archive), "an archive was written at exit");
     }
@@ -355,11 +349,7 @@ class DistributionIT {
         Path archive = dir.resolve("pgmux.jsa");
         try (ProxyJar training = launch(Map.of("PGMUX_CDS_ARCHIVE", "",
                 "PGMUX_JAVA_OPTS", "-Xint -XX:ArchiveClassesAtExit=" + archive), List.of(), ini().toString())) {
-            try (Connection c = connect(training.awaitPort())) {
-                assertEquals(1, selectOne(c));
-            }
-            training.signal("TERM");
-            assertEquals(0, training.awaitExit());
+            queryAndStop(training);
         }
         assertTrue(Files.isRegularFile(archive) && Files.size(archive) > 0, "the training run wrote no archive");
         try (ProxyJar proxy = launch(Map.of("PGMUX_CDS_ARCHIVE", archive.toString()), List.of(), ini().toString())) {
