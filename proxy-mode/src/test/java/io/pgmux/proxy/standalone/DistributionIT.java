@@ -229,6 +229,12 @@ class DistributionIT {
         return release;
     }
 
+    /** The JDK's exact build, as the launcher names its archive after it. */
+    private static String build(Path jdk) throws IOException {
+        Properties release = release(jdk);
+        return release.getProperty("JAVA_RUNTIME_VERSION", release.getProperty("JAVA_VERSION")).replace("\"", "");
+    }
+
     private static int feature(Path jdk) throws IOException {
         String version = release(jdk).getProperty("JAVA_VERSION", "\"0\"").replace("\"", "");
         return Integer.parseInt(version.split("[.+-]")[0]);
@@ -288,9 +294,7 @@ class DistributionIT {
         Files.write(otherJdks, new byte[] {(byte) 0xC0, 0x01, (byte) 0xC0, 0x01, 0, 0, 0, 0x0B});
         Path unversioned = var.resolve("pgmux.jsa");
         Files.copy(otherJdks, unversioned);
-        Properties release = release(jdk);
-        String build = release.getProperty("JAVA_RUNTIME_VERSION", release.getProperty("JAVA_VERSION"))
-                .replace("\"", "");
+        String build = build(jdk);
         Map<String, String> env = Map.of("JAVA_HOME", jdk.toString());
         try (ProxyJar proxy = ProxyJar.launch(home.resolve("bin/pgmux"), env, List.of("-u", "PGMUX_CDS_ARCHIVE"),
                 ini().toString())) {
@@ -313,8 +317,7 @@ class DistributionIT {
     void beforeJdk21TheLauncherWritesNoClassDataArchiveAndRemovesTheOnesWrittenAtExit() throws Exception {
         Assumptions.assumeTrue(Runtime.version().feature() < 21, "this JDK writes archives safely");
         Path var = Files.createDirectories(home.resolve("var"));
-        String build = release(Path.of(System.getProperty("java.home"))).getProperty("JAVA_RUNTIME_VERSION")
-                .replace("\"", "");
+        String build = build(Path.of(System.getProperty("java.home")));
         Path written = var.resolve("pgmux-jdk-" + build + ".jsa");
         Files.write(written, new byte[] {1, 2, 3});
         Path unversioned = var.resolve("pgmux.jsa");
