@@ -116,12 +116,13 @@ class CodecReadsTest {
     @Test
     void aPauseSetWhileAReadIsHandledStopsTheReadsAfterIt() throws Exception {
         connect(true);
-        channel.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+        // added on the loop: one added from here joins when the loop gets to it, maybe after the first read
+        onLoop(() -> channel.pipeline().addLast(new ChannelInboundHandlerAdapter() {
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
                 ReadPauses.pause(ctx.channel(), ReadPauses.WAITING_FOR_SERVER);
             }
-        });
+        }));
         send('I');
         assertEquals((byte) 'I', next());
         send('E');
