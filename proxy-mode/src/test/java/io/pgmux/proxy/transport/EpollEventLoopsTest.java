@@ -1,6 +1,7 @@
 package io.pgmux.proxy.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -14,7 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * An idle epoll event loop sleeps until its next scheduled task, not until a deadline a second away; the relay's clock
- * ({@link LoopClock}) is read once per pass of the loop, and afresh in the next pass.
+ * ({@link LoopClock}) is read once per pass of the loop, and afresh in the next pass; a loop is never suspended, so
+ * Netty does not time its passes.
  */
 class EpollEventLoopsTest {
     private EpollEventLoops group;
@@ -45,6 +47,15 @@ class EpollEventLoopsTest {
         CountDownLatch ran = new CountDownLatch(1);
         loop.schedule(ran::countDown, 10, TimeUnit.MILLISECONDS);
         assertTrue(ran.await(10, TimeUnit.SECONDS), "the task scheduled while the loop slept did not run");
+    }
+
+    @Test
+    void aLoopCannotBeSuspendedSoItTimesNoPass() throws Exception {
+        loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        // Netty times each pass over ready sockets only for a loop that may be suspended
+        assertFalse(loop.trySuspend(), "a loop of the proxy accepted to be suspended");
+        assertFalse(loop.isSuspended());
+        assertTrue(loop.submit(() -> true).get(10, TimeUnit.SECONDS), "the loop runs tasks after the refusal");
     }
 
     @Test
