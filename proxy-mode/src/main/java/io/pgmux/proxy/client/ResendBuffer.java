@@ -83,7 +83,7 @@ final class ResendBuffer {
     void keep(FrontendMessage message, boolean renamed) {
         ByteBuf content = message.content();
         int bytes = content.readableBytes();
-        boolean changes = renamed && message.type() != FrontendMessage.CONTINUATION && changesStatements(content);
+        boolean changes = renamed && mayChangeStatements(message) && changesStatements(content);
         if (changes || unansweredBytes + bytes > limitBytes) {
             forget();
             return;
@@ -116,6 +116,18 @@ final class ResendBuffer {
         types[at] = message.type();
         runs[at] = message.isRun();
         later.add(content.retain());
+    }
+
+    /**
+     * Whether {@code message} may hold a named Parse or Close: a run anywhere, one message only by its type, which
+     * leaves the bytes of the common Query, Bind or Execute unread here.
+     */
+    private static boolean mayChangeStatements(FrontendMessage message) {
+        byte type = message.type();
+        if (message.isRun()) {
+            return type != FrontendMessage.CONTINUATION;
+        }
+        return type == FrontendMessage.PARSE || type == FrontendMessage.CLOSE;
     }
 
     /** Whether the whole messages in {@code frames} hold a Parse or a Close of a named statement. */

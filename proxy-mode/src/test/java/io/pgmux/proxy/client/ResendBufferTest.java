@@ -70,6 +70,41 @@ class ResendBufferTest {
     }
 
     @Test
+    void aNamedParseAloneIsNotKept() {
+        ResendBuffer buffer = linked();
+        FrontendMessage parse = run(parse("S_1"));
+
+        buffer.keep(parse, true);
+
+        assertFalse(buffer.keeping());
+        assertEquals(1, parse.refCnt(), "nothing of the message is held");
+        parse.release();
+    }
+
+    @Test
+    void aNamedCloseAloneIsNotKept() {
+        ResendBuffer buffer = linked();
+        FrontendMessage close = run(message('C', cstring("SS_1")));
+
+        buffer.keep(close, true);
+
+        assertFalse(buffer.keeping());
+        close.release();
+    }
+
+    @Test
+    void anUnnamedParseAloneIsKept() {
+        ResendBuffer buffer = linked();
+        FrontendMessage parse = run(parse(""));
+
+        buffer.keep(parse, true);
+
+        assertTrue(buffer.keeping());
+        buffer.forget();
+        parse.release();
+    }
+
+    @Test
     void aNamedParseIsKeptWhenStatementsAreNotRenamed() {
         ResendBuffer buffer = linked();
         FrontendMessage run = run(sync(), parse("S_1"), sync());
