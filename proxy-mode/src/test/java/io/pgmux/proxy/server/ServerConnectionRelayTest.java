@@ -1,12 +1,16 @@
 package io.pgmux.proxy.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.proxy.auth.PlaintextSecret;
 import io.pgmux.proxy.config.TlsMode;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
+import io.netty.channel.Channel;
+import io.pgmux.proxy.transport.ReadPauses;
 import io.pgmux.proxy.transport.Transport;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
@@ -15,6 +19,7 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,7 +30,7 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Whom a logged-in server connection's messages go to: the client linked to it, unless a query of the pooler's own
- * runs, and nobody once that client is unlinked.
+ * runs, and nobody once that client is unlinked; a pause its former client's slow reading set ends with that link.
  */
 @PostgresTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -84,12 +89,61 @@ class ServerConnectionRelayTest {
         }
     }
 
-    @Test
-    void aClientUnlinkedWhileAQueryOfThePoolersOwnRunsHearsNothingMoreOfTheServer() throws Exception {
+    private NettyServerConnector connector() {
         ServerTarget target = new ServerTarget(db.host(), db.port(), db.name(), null, null, TlsMode.DISABLE);
-        NettyServerConnector connector = new NettyServerConnector(transport, target, db.superuser(),
+        return new NettyServerConnector(transport, target, db.superuser(),
                 new PlaintextSecret(db.superuserPassword()), ServerTls.of(transport.blockingWork(),
                 EnumSet.of(TlsMode.DISABLE), null, null, null, null, null), 5_000, 10);
+    }
+
+    private static <T> T onLoop(Channel channel, Callable<T> action) throws Exception {
+        return channel.eventLoop().submit(action).get(10, TimeUnit.SECONDS);
+    }
+
+    /** Pauses {@code server}'s reads as a linked client that cannot take more does. */
+    private static void pauseForASlowClient(ServerConnection server) throws Exception {
+        Channel channel = server.channel();
+        onLoop(channel, () -> {
+            ReadPauses.pause(channel, ReadPauses.PEER_NOT_WRITABLE);
+            return null;
+        });
+        assertFalse(onLoop(channel, () -> ReadPauses.isReading(channel)), "paused");
+    }
+
+    @Test
+    void aServerPausedForItsFormerClientReadsOnceLinkedToTheNext() throws Exception {
+        NettyServerConnector connector = connector();
+        ServerConnection server = connector.open(new RecordingHandle()).toCompletableFuture()
+                .get(10, TimeUnit.SECONDS);
+        try {
+            pauseForASlowClient(server);
+            // from this thread: the link runs on the server's loop ahead of the check submitted after it
+            server.link(new CountingLink());
+            assertTrue(onLoop(server.channel(), () -> ReadPauses.isReading(server.channel())));
+        } finally {
+            connector.close(server);
+        }
+    }
+
+    @Test
+    void aServerPausedForItsClientReadsOnceThatClientIsUnlinked() throws Exception {
+        NettyServerConnector connector = connector();
+        ServerConnection server = connector.open(new RecordingHandle()).toCompletableFuture()
+                .get(10, TimeUnit.SECONDS);
+        try {
+            CountingLink client = new CountingLink();
+            server.link(client);
+            pauseForASlowClient(server);
+            server.unlink(client);
+            assertTrue(onLoop(server.channel(), () -> ReadPauses.isReading(server.channel())));
+        } finally {
+            connector.close(server);
+        }
+    }
+
+    @Test
+    void aClientUnlinkedWhileAQueryOfThePoolersOwnRunsHearsNothingMoreOfTheServer() throws Exception {
+        NettyServerConnector connector = connector();
         ServerConnection server = connector.open(new RecordingHandle()).toCompletableFuture()
                 .get(10, TimeUnit.SECONDS);
         try {
