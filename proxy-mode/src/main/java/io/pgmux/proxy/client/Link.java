@@ -391,7 +391,7 @@ final class Link extends ServerLoan {
             server.flush();
         }
         // a change of the server's writability while a query of the pooler's own ran there went unheard
-        ReadPauses.resume(channel, server == null || server.channel().isWritable() ? SERVER_REASONS
+        resumeClientReads(server == null || server.channel().isWritable() ? SERVER_REASONS
                 : ReadPauses.WAITING_FOR_SERVER);
     }
 
@@ -405,7 +405,7 @@ final class Link extends ServerLoan {
             listening.serverGone();
             listening.deliverKept();
         }
-        ReadPauses.resume(channel, SERVER_REASONS);
+        resumeClientReads(SERVER_REASONS);
         FrontendMessage next = held.peek();
         if (next == null) {
             client.quiet(TransactionStatus.IDLE, now());

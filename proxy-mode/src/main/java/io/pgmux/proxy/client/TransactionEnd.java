@@ -8,7 +8,6 @@ import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.protocol.SqlState;
-import io.pgmux.proxy.transport.ReadPauses;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,7 +57,7 @@ final class TransactionEnd {
             return;
         }
         loan.release();
-        ReadPauses.resume(loan.channel, ServerLoan.SERVER_REASONS);
+        loan.resumeClientReads(ServerLoan.SERVER_REASONS);
     }
 
     /** The client's reads now know the position, the server or not; the client is told its token. */
