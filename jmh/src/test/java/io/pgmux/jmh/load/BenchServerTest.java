@@ -23,9 +23,10 @@ class BenchServerTest {
 
     @Test
     void theDefaultPortIsPostgresqls() throws Exception {
+        // the password is given: without one it comes from PGPASSWORD, which the one running the tests may have set
         try (BenchServer server = BenchServer.fromOptions(LoadOptions.parse(new String[] {
-                "--url", "jdbc:postgresql://db.example/app", "--user", "bench"}, KNOWN))) {
-            assertEquals("postgresql://bench@db.example:5432/app?sslmode=disable", server.proxyUrl());
+                "--url", "jdbc:postgresql://db.example/app", "--user", "bench", "--password", "pw"}, KNOWN))) {
+            assertEquals("postgresql://bench:pw@db.example:5432/app?sslmode=disable", server.proxyUrl());
         }
     }
 
