@@ -391,8 +391,8 @@ final class Link extends ServerLoan {
             server.flush();
         }
         // a change of the server's writability while a query of the pooler's own ran there went unheard
-        resumeClientReads(server == null || server.channel().isWritable() ? SERVER_REASONS
-                : ReadPauses.WAITING_FOR_SERVER);
+        ReadPauses.resume(client.decoder, channel, server == null || server.channel().isWritable()
+                ? SERVER_REASONS : ReadPauses.WAITING_FOR_SERVER);
     }
 
     /** The server went back or was closed: what the client sent meanwhile gets the next one. */
@@ -405,7 +405,7 @@ final class Link extends ServerLoan {
             listening.serverGone();
             listening.deliverKept();
         }
-        resumeClientReads(SERVER_REASONS);
+        ReadPauses.resume(client.decoder, channel, SERVER_REASONS);
         FrontendMessage next = held.peek();
         if (next == null) {
             client.quiet(TransactionStatus.IDLE, now());

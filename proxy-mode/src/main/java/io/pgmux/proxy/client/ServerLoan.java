@@ -378,17 +378,6 @@ abstract class ServerLoan implements ServerLink {
         TransactionEnd.start(this, readyHeld);
     }
 
-    /**
-     * Clears {@code reasons} of the client's read pauses. Most often none is set, which the client's codec tells
-     * without the look through the pipeline {@link ReadPauses} makes: with hundreds of clients that look missed the
-     * cache at each transaction's end and each hand-over of a server.
-     */
-    final void resumeClientReads(int reasons) {
-        if ((client.decoder.readPauses() & reasons) != 0) {
-            ReadPauses.resume(channel, reasons);
-        }
-    }
-
     // ---------------------------------------------------------------- closing, release, drop
 
     /**

@@ -8,6 +8,7 @@ import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.protocol.SqlState;
+import io.pgmux.proxy.transport.ReadPauses;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +58,7 @@ final class TransactionEnd {
             return;
         }
         loan.release();
-        loan.resumeClientReads(ServerLoan.SERVER_REASONS);
+        ReadPauses.resume(loan.client.decoder, loan.channel, ServerLoan.SERVER_REASONS);
     }
 
     /** The client's reads now know the position, the server or not; the client is told its token. */

@@ -221,18 +221,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
         }
         this.link = link;
         // the former client's writability no longer matters
-        resumeFromFormerClient();
-    }
-
-    /**
-     * Clears the pause a client that could not take more set, if it is set: the codec tells without the look
-     * through the pipeline that {@link ReadPauses} makes, which with many clients sharing few servers was a
-     * round of cache misses at each hand-over.
-     */
-    private void resumeFromFormerClient() {
-        if ((decoder.readPauses() & ReadPauses.PEER_NOT_WRITABLE) != 0) {
-            ReadPauses.resume(channel, ReadPauses.PEER_NOT_WRITABLE);
-        }
+        ReadPauses.resume(decoder, channel, ReadPauses.PEER_NOT_WRITABLE);
     }
 
     /**
@@ -252,7 +241,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
     private void unlinkNow(ServerLink former) {
         if (link == former) {
             link = null;
-            resumeFromFormerClient();
+            ReadPauses.resume(decoder, channel, ReadPauses.PEER_NOT_WRITABLE);
         }
     }
 

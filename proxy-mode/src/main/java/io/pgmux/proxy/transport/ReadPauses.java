@@ -42,6 +42,17 @@ public final class ReadPauses {
         change(channel, reason, false);
     }
 
+    /**
+     * Clears {@code reasons} of {@code channel}, whose codec the caller holds; on its event loop. Most often none of
+     * them is set, which the codec tells at once: the look for it through the pipeline, which misses the cache when
+     * many connections take turns, is made only when there is something to clear.
+     */
+    public static void resume(MessageCodec codec, Channel channel, int reasons) {
+        if ((codec.readPauses() & reasons) != 0) {
+            resume(channel, reasons);
+        }
+    }
+
     /** Sets {@code reason} when {@code paused}, else clears it. */
     public static void change(Channel channel, int reason, boolean paused) {
         if (channel.eventLoop().inEventLoop()) {
