@@ -96,6 +96,10 @@ class ServerConnectionRelayTest {
                 EnumSet.of(TlsMode.DISABLE), null, null, null, null, null), 5_000, 10);
     }
 
+    private static ServerConnection open(NettyServerConnector connector) throws Exception {
+        return connector.open(new RecordingHandle()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
     private static <T> T onLoop(Channel channel, Callable<T> action) throws Exception {
         return channel.eventLoop().submit(action).get(10, TimeUnit.SECONDS);
     }
@@ -113,8 +117,7 @@ class ServerConnectionRelayTest {
     @Test
     void aServerPausedForItsFormerClientReadsOnceLinkedToTheNext() throws Exception {
         NettyServerConnector connector = connector();
-        ServerConnection server = connector.open(new RecordingHandle()).toCompletableFuture()
-                .get(10, TimeUnit.SECONDS);
+        ServerConnection server = open(connector);
         try {
             pauseForASlowClient(server);
             // from this thread: the link runs on the server's loop ahead of the check submitted after it
@@ -128,8 +131,7 @@ class ServerConnectionRelayTest {
     @Test
     void aServerPausedForItsClientReadsOnceThatClientIsUnlinked() throws Exception {
         NettyServerConnector connector = connector();
-        ServerConnection server = connector.open(new RecordingHandle()).toCompletableFuture()
-                .get(10, TimeUnit.SECONDS);
+        ServerConnection server = open(connector);
         try {
             CountingLink client = new CountingLink();
             server.link(client);
@@ -144,8 +146,7 @@ class ServerConnectionRelayTest {
     @Test
     void aClientUnlinkedWhileAQueryOfThePoolersOwnRunsHearsNothingMoreOfTheServer() throws Exception {
         NettyServerConnector connector = connector();
-        ServerConnection server = connector.open(new RecordingHandle()).toCompletableFuture()
-                .get(10, TimeUnit.SECONDS);
+        ServerConnection server = open(connector);
         try {
             assertNull(await(server.query("LISTEN " + CHANNEL)));
             CountingLink former = new CountingLink();
