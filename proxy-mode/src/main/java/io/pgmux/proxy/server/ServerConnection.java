@@ -97,10 +97,8 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
      * the backend was gone before anything sent later reached it. On the server's loop.
      */
     private ServerErrorException wentAwayIdle;
-    /** The query of the pooler's own that runs, whose results the connection reads itself; null for none. */
-    private CompletableFuture<ErrorResponse> query;
-    private ErrorResponse queryError;
-    private List<String[]> queryRows;
+    /** The request of the pooler's own that runs, whose results the connection reads itself; null for none. */
+    private OwnRequest query;
     /** Written on the server's loop, read by a disconnecting client on its own. */
     private volatile ReadyForQuery.TransactionStatus transactionStatus = ReadyForQuery.TransactionStatus.IDLE;
 
@@ -274,16 +272,18 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
                         + (phase != Phase.READY ? phase : "running a query of the pooler's own")));
                 return;
             }
-            query = done;
-            queryError = null;
-            queryRows = rows;
-            channel.writeAndFlush(request).addListener(f -> {
-                if (!f.isSuccess()) {
-                    failQuery(f.cause());
-                }
-            });
+            query = new OwnRequest(done, request, rows, cancelInFlight);
+            send(request);
         });
         return done;
+    }
+
+    private void send(EncodableMessage request) {
+        channel.writeAndFlush(request).addListener(f -> {
+            if (!f.isSuccess()) {
+                failQuery(f.cause());
+            }
+        });
     }
 
     /** Terminate, then close; never throws. */
@@ -422,27 +422,19 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
         }
         try {
             switch (message.type()) {
-                case BackendMessage.ERROR_RESPONSE -> {
-                    ErrorResponse error = ErrorResponse.decode(message.body());
-                    if (queryError == null) {
-                        queryError = error;
-                    }
-                }
-                case BackendMessage.PARAMETER_STATUS -> {
-                    onParameterStatus(message);
-                }
+                case BackendMessage.ERROR_RESPONSE -> query.onError(ErrorResponse.decode(message.body()));
+                case BackendMessage.PARAMETER_STATUS -> onParameterStatus(message);
                 case BackendMessage.READY_FOR_QUERY -> {
                     transactionStatus = ReadyForQuery.decode(message.body()).status();
-                    CompletableFuture<ErrorResponse> done = query;
-                    query = null;
-                    queryRows = null;
-                    done.complete(queryError);
-                }
-                case BackendMessage.DATA_ROW -> {
-                    if (queryRows != null) {
-                        queryRows.add(DataRow.textColumns(message.body()));
+                    OwnRequest finished = query;
+                    if (finished.sendAgain(transactionStatus, cancelInFlight)) {
+                        send(finished.request);
+                        return;
                     }
+                    query = null;
+                    finished.done.complete(finished.error());
                 }
+                case BackendMessage.DATA_ROW -> query.onRow(DataRow.textColumns(message.body()));
                 default -> {
                     // other results of the pooler's own query: nobody reads them
                 }
@@ -570,11 +562,11 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
     }
 
     private void failQuery(Throwable cause) {
-        CompletableFuture<ErrorResponse> done = query;
+        OwnRequest failed = query;
         query = null;
-        if (done != null) {
+        if (failed != null) {
             handle.markBroken(cause);
-            done.completeExceptionally(cause);
+            failed.done.completeExceptionally(cause);
         }
         if (channel.isActive()) {
             to(Phase.CLOSED);
