@@ -14,6 +14,7 @@ import java.util.Properties;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.postgresql.util.PSQLException;
 
 /**
  * A client's own statement_timeout, lock_timeout and idle_in_transaction_session_timeout never cut the pooler's
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 @PostgresTest
 class ClientTimeoutsAndPoolerStatementsTest {
+    private static final String QUERY_CANCELED = "57014";
     private final TestDatabase db;
     /** Transaction mode with one server connection, which every client of a test shares in turn. */
     private PgMuxProxy oneServer;
@@ -47,7 +49,7 @@ class ClientTimeoutsAndPoolerStatementsTest {
             String pid = value(setter, "SELECT pg_catalog.pg_backend_pid()::text");
             execute(setter, "SET statement_timeout = 1");
             assertEquals("0", value(other, "SELECT pg_catalog.current_setting('statement_timeout')"));
-            assertEquals("1ms", value(setter, "SELECT pg_catalog.current_setting('statement_timeout')"));
+            assertEquals("1ms", underItsTimeout(setter, "SELECT pg_catalog.current_setting('statement_timeout')"));
             assertEquals(pid, value(other, "SELECT pg_catalog.pg_backend_pid()::text"));
         }
     }
@@ -59,10 +61,29 @@ class ClientTimeoutsAndPoolerStatementsTest {
             execute(setter, "SET statement_timeout = 1");
             execute(setter, "SET lock_timeout = 1");
             execute(setter, "SET idle_in_transaction_session_timeout = 1");
-            assertEquals("1ms 1ms 1ms", value(setter, timeouts()));
+            assertEquals("1ms 1ms 1ms", underItsTimeout(setter, timeouts()));
             assertEquals("0 0 0", value(next, timeouts()));
             assertEquals("v199", value(next, "SELECT pg_catalog.current_setting('x.s199')"));
-            assertEquals("1ms 1ms 1ms", value(setter, timeouts()));
+            assertEquals("1ms 1ms 1ms", underItsTimeout(setter, timeouts()));
+        }
+    }
+
+    /**
+     * The value {@code sql} returns on a client whose own statement_timeout is a millisecond: on a loaded machine its
+     * statement may outlast it, an ERROR the client asked for, so it is run again; a FATAL (the pooler's own
+     * statement cut) ends the session and the test.
+     */
+    private static String underItsTimeout(Connection client, String sql) throws SQLException {
+        for (int tries = 1; ; tries++) {
+            try {
+                return value(client, sql);
+            } catch (SQLException e) {
+                if (!QUERY_CANCELED.equals(e.getSQLState()) || !(e instanceof PSQLException p)
+                        || p.getServerErrorMessage() == null || !"ERROR".equals(p.getServerErrorMessage().getSeverity())
+                        || tries == 5) {
+                    throw e;
+                }
+            }
         }
     }
 
