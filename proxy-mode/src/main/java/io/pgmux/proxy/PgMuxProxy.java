@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
@@ -189,6 +190,16 @@ public final class PgMuxProxy implements AutoCloseable {
      */
     public void reload() throws Exception {
         settings.reload();
+    }
+
+    /**
+     * SIGHUP's {@link #reload}: run on the executor for blocking work, the listeners accepting nobody from now until
+     * it is over, so that a client that connects after this call is served by the reloaded settings, as in PgBouncer.
+     *
+     * @return completes when the reload is over; fails with what {@link #reload} threw
+     */
+    public CompletableFuture<Void> reloadInBackground() {
+        return settings.reloadInBackground();
     }
 
     /** Where RELOAD loads the configuration from. */

@@ -14,15 +14,20 @@ import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.log.StatsLog;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTls;
+import io.netty.channel.Channel;
 import io.pgmux.proxy.transport.Listeners;
+import io.pgmux.proxy.transport.ReadPauses;
 import io.pgmux.proxy.transport.TcpOptions;
 import io.pgmux.proxy.transport.Transport;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -134,6 +139,36 @@ final class SettingsApply {
         } finally {
             settingsApplied.accept(settings());
         }
+    }
+
+    /**
+     * {@link #reload} on the executor for blocking work, the listeners accepting nobody from now until it is over:
+     * a client that connects after the call (after SIGHUP) is served by the reloaded settings, as in PgBouncer,
+     * whose one event loop reloads before it accepts again. The stage fails with what the reload threw.
+     */
+    CompletableFuture<Void> reloadInBackground() {
+        Listeners bound = listeners;
+        List<Channel> held = bound == null ? List.of() : bound.channels();
+        held.forEach(listener -> ReadPauses.pause(listener, ReadPauses.RELOADING));
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Runnable reload = () -> {
+            try {
+                reload();
+                done.complete(null);
+            } catch (Exception | Error e) {
+                done.completeExceptionally(e);
+            } finally {
+                held.forEach(listener -> ReadPauses.resume(listener, ReadPauses.RELOADING));
+            }
+        };
+        try {
+            transport.blockingWork().execute(reload);
+        } catch (RejectedExecutionException e) {
+            // shut down meanwhile
+            held.forEach(listener -> ReadPauses.resume(listener, ReadPauses.RELOADING));
+            done.completeExceptionally(e);
+        }
+        return done;
     }
 
     /**

@@ -122,7 +122,7 @@ public final class ProxyProcess {
     }
 
     /** One line, no stack trace: what could not be loaded or started, and why. */
-    private static String startFailure(Path config, Exception e) {
+    private static String startFailure(Path config, Throwable e) {
         if (e instanceof NoSuchFileException || e instanceof AccessDeniedException) {
             return "cannot load config file: could not load file \"" + ((FileSystemException) e).getFile() + "\": "
                     + reason(e);
@@ -213,16 +213,18 @@ public final class ProxyProcess {
         }
     }
 
-    /** On the proxy's executor for blocking work: the signal handler's thread is the JVM's, and files may block. */
+    /**
+     * On the proxy's executor for blocking work (the signal handler's thread is the JVM's, and files may block), the
+     * listeners holding whoever connects until it is over.
+     */
     private void reload() {
         ProcessLog.write(Level.LOG, "got SIGHUP, re-reading config", null);
-        proxy.blockingWork().execute(() -> {
-            try {
-                proxy.reload();
+        proxy.reloadInBackground().whenComplete((applied, failure) -> {
+            if (failure == null) {
                 ProcessLog.write(Level.LOG, "RELOAD: configuration applied", null);
-            } catch (Exception e) {
+            } else {
                 ProcessLog.write(Level.ERROR, "RELOAD failed, the running configuration is kept: "
-                        + startFailure(line.config(), e), null);
+                        + startFailure(line.config(), failure), null);
             }
         });
     }

@@ -25,6 +25,8 @@ public final class ReadPauses {
     public static final int LOGIN = 1 << 3;
     /** An admin console command runs: the session's next one waits. */
     public static final int CONSOLE_COMMAND = 1 << 4;
+    /** A listener's: a RELOAD runs, and whoever connects meanwhile is accepted once it is over. */
+    public static final int RELOADING = 1 << 5;
 
     /** Small values only: {@link Integer#valueOf} returns cached boxes for them, so no change allocates. */
     private static final AttributeKey<Integer> REASONS = AttributeKey.valueOf(ReadPauses.class, "reasons");
