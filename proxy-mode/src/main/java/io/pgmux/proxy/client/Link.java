@@ -543,12 +543,13 @@ final class Link extends ServerLoan {
         });
     }
 
+    /** What the server did not answer goes to another one if none of it ran (a going-away FATAL) or it is a BEGIN. */
     @Override
     public void onServerClosed(Throwable cause) {
         channel.eventLoop().execute(() -> {
             ResendBuffer kept = resend;
-            if (kept != null && lent != null && state != State.CLOSED
-                    && (kept.serverGoingAway() || kept.keeping() && wentAwayBeforeTheLink(cause))) {
+            if (kept != null && lent != null && state != State.CLOSED && (kept.serverGoingAway()
+                    || kept.keeping() && (wentAwayBeforeTheLink(cause) || kept.onlyOpensATransaction()))) {
                 sendAgain(kept, cause);
                 return;
             }

@@ -161,6 +161,57 @@ class ResendBufferTest {
         assertFalse(buffer.keeping());
     }
 
+    @Test
+    void aLoneQueryThatOnlyOpensATransactionIsOneToSendAgainAfterASilentClose() {
+        for (String text : new String[] {"BEGIN", "begin;", "  BEGIN TRANSACTION ;\n", "Begin Work",
+                "START TRANSACTION", "start\ttransaction isolation level repeatable read, read only;",
+                "BEGIN ISOLATION LEVEL SERIALIZABLE DEFERRABLE"}) {
+            assertTrue(opensOnly(query(text)), text);
+        }
+    }
+
+    @Test
+    void aQueryThatMayDoMoreThanOpenATransactionIsNot() {
+        for (String text : new String[] {"BEGIN; INSERT INTO t VALUES (1)", "BEGINNING", "BEGIN -- comment",
+                "BEGIN /* x */", "START", "STARTTRANSACTION", "START TRANSACTIONS", "INSERT INTO t VALUES (1)",
+                "COMMIT", "", ";", "BEGIN ISOLATION LEVEL 'x'", "SELECT 'BEGIN'"}) {
+            assertFalse(opensOnly(query(text)), text);
+        }
+    }
+
+    @Test
+    void aBeginWithAnotherMessageKeptAfterItIsNot() {
+        ResendBuffer buffer = linked();
+        FrontendMessage begin = query("BEGIN");
+        FrontendMessage insert = query("INSERT INTO t VALUES (1)");
+        buffer.keep(begin, false);
+        buffer.keep(insert, false);
+        assertFalse(buffer.onlyOpensATransaction());
+        buffer.forget();
+        begin.release();
+        insert.release();
+    }
+
+    @Test
+    void aBeginInAnExtendedProtocolRunIsNot() {
+        ResendBuffer buffer = linked();
+        FrontendMessage run = run(parse(""), bind("", ""), execute(), sync());
+        buffer.keep(run, true);
+        assertFalse(buffer.onlyOpensATransaction(), "only a Query's text is read");
+        buffer.forget();
+        run.release();
+    }
+
+    /** Whether {@code message}, kept alone, only opens a transaction; the buffer then lets it go. */
+    private static boolean opensOnly(FrontendMessage message) {
+        ResendBuffer buffer = linked();
+        buffer.keep(message, false);
+        boolean only = buffer.onlyOpensATransaction();
+        buffer.forget();
+        message.release();
+        return only;
+    }
+
     private static FrontendMessage query(String text) {
         return new FrontendMessage((byte) 'Q', message('Q', cstring(text)), false);
     }
