@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -60,12 +61,14 @@ final class SilencingRelay implements AutoCloseable {
 
     /** Closes every connection relayed so far, both ends, and relays whatever comes next again. */
     void cut() {
-        fromPooler.forEach(SilencingRelay::closeQuietly);
-        toServer.forEach(SilencingRelay::closeQuietly);
-        fromPooler.clear();
-        toServer.clear();
+        // first: a connection the pooler opens once it sees the cut must pass whole
         losingRequests = false;
         losingAnswers = false;
+        List<Socket> relayed = new ArrayList<>(fromPooler);
+        relayed.addAll(toServer);
+        fromPooler.removeAll(relayed);
+        toServer.removeAll(relayed);
+        relayed.forEach(SilencingRelay::closeQuietly);
     }
 
     private void acceptAll() {

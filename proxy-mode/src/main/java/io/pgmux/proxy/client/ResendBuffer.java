@@ -15,6 +15,8 @@ import java.util.List;
 final class ResendBuffer {
     /** The fifth byte of a message: the first of its body. */
     private static final int BODY = 5;
+    /** More than a BEGIN with every transaction mode, spaced out, takes. */
+    private static final int LONGEST_BEGIN = 512;
 
     private final int limitBytes;
     /**
@@ -157,8 +159,12 @@ final class ResendBuffer {
         if (first == null || firstRun || firstType != FrontendMessage.QUERY || later != null && !later.isEmpty()) {
             return false;
         }
+        int length = first.getInt(firstStart + 1);
+        if (length > LONGEST_BEGIN || first.writerIndex() < firstStart + 1 + length) {
+            return false; // longer than any BEGIN with its modes, or a long Query still arriving in pieces
+        }
         int at = firstStart + BODY;
-        int end = firstStart + 1 + first.getInt(firstStart + 1) - 1; // before the text's NUL
+        int end = firstStart + length; // the text's NUL
         while (end > at && isSpaceOrSemicolon(first.getByte(end - 1))) {
             end--;
         }

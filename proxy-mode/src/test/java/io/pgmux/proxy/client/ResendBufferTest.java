@@ -202,6 +202,26 @@ class ResendBufferTest {
         run.release();
     }
 
+    @Test
+    void theFirstPieceOfALongQueryStillArrivingIsNot() {
+        ByteBuf whole = message('Q', cstring("BEGIN" + " ".repeat(100_000)));
+        FrontendMessage piece = new FrontendMessage((byte) 'Q', whole.retainedSlice(0, 2048), false);
+        whole.release();
+        assertFalse(opensOnly(piece));
+    }
+
+    @Test
+    void aBeginKeptFromAnIndexOtherThanZeroIs() {
+        ByteBuf read = Unpooled.buffer();
+        read.writeBytes(cstring("garbage"));
+        ByteBuf begin = message('Q', cstring("BEGIN"));
+        int start = read.writerIndex();
+        read.writeBytes(begin);
+        begin.release();
+        read.readerIndex(start);
+        assertTrue(opensOnly(new FrontendMessage((byte) 'Q', read, false)));
+    }
+
     /** Whether {@code message}, kept alone, only opens a transaction; the buffer then lets it go. */
     private static boolean opensOnly(FrontendMessage message) {
         ResendBuffer buffer = linked();
