@@ -1,6 +1,5 @@
 package io.pgmux.proxy.parameters;
 
-import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.Sync;
 import io.pgmux.proxy.protocol.UnnamedStatementRun;
 
@@ -37,7 +36,7 @@ public final class PoolerPrelude {
      * {@code sql} is parsed only once the prelude has run (a simple query's text is parsed whole before its first
      * statement runs, under the client's statement_timeout).
      */
-    public static EncodableMessage before(String sql, int majorVersion, String... parameters) {
+    public static PreludedRequest before(String sql, int majorVersion, String... parameters) {
         UnnamedStatementRun prelude = run(majorVersion);
         UnnamedStatementRun statement = new UnnamedStatementRun(sql, parameters);
         return out -> {

@@ -1,7 +1,6 @@
 package io.pgmux.proxy.parameters;
 
 import io.netty.buffer.ByteBuf;
-import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.Sync;
 import io.pgmux.proxy.protocol.UnnamedStatementRun;
 
@@ -13,7 +12,7 @@ import io.pgmux.proxy.protocol.UnnamedStatementRun;
  * are converted from UTF-8, which the prelude sets first; and the whole batch is one transaction, applied whole or
  * not at all.
  */
-final class SettingsReplay implements EncodableMessage {
+final class SettingsReplay implements PreludedRequest {
     private final UnnamedStatementRun prelude;
     private final UnnamedStatementRun settings;
 

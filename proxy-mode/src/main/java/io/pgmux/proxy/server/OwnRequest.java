@@ -1,5 +1,6 @@
 package io.pgmux.proxy.server;
 
+import io.pgmux.proxy.parameters.PreludedRequest;
 import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.ReadyForQuery;
@@ -9,11 +10,13 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A request of the pooler's own that runs on a server connection: what it sent, the rows and the first error that
- * came back, and its completion at ReadyForQuery. Every such request starts with the client's timeouts turned off
- * ({@code PoolerPrelude}), but the statement that turns them off runs under them: a client's
- * {@code statement_timeout = 1} can cancel it when the backend is descheduled for a millisecond. Such a cancel
- * rolled the request back whole, so the request is sent again, a few times, unless a client's cancel went to the
- * backend meanwhile (then the cancel is the client's answer to give). Read and written on the server's loop.
+ * came back, and its completion at ReadyForQuery. One that starts by turning the client's timeouts off
+ * ({@link PreludedRequest}) runs that first statement under them: a client's {@code statement_timeout = 1} can
+ * cancel it when the backend is descheduled for a millisecond. Such a request only reads or sets settings, and the
+ * cancel rolled it back whole, so it is sent again, a few times, unless a client's cancel went to the backend
+ * meanwhile (then the cancel is the client's answer to give). Any other request (the check and reset queries, the
+ * fleet's statements, which a statement_timeout of their own bounds on purpose) is answered as the server answered.
+ * Read and written on the server's loop.
  */
 final class OwnRequest {
     /** Sends of a request whose tries a statement timeout cancelled, the first included. */
@@ -57,14 +60,14 @@ final class OwnRequest {
 
     /**
      * At ReadyForQuery: whether to send the request again, having forgotten what this send returned. Only a
-     * cancel (57014) that left the session idle and that no client sent (no cancel was on its way to the backend
-     * when the request began, and {@code cancelNow}, the last cancel sent, is still the one known then), and only
-     * {@link #TRIES} sends in all.
+     * {@link PreludedRequest}'s cancel (57014) that left the session idle and that no client sent (no cancel was on
+     * its way to the backend when the request began, and {@code cancelNow}, the last cancel sent, is still the one
+     * known then), and only {@link #TRIES} sends in all.
      */
     boolean sendAgain(ReadyForQuery.TransactionStatus status, CompletableFuture<Void> cancelNow) {
-        if (error == null || !SqlState.QUERY_CANCELED.equals(error.sqlState()) || error.isFatal()
-                || status != ReadyForQuery.TransactionStatus.IDLE || cancelPendingAtStart || cancelNow != cancelAtStart
-                || sends >= TRIES) {
+        if (error == null || !(request instanceof PreludedRequest) || error.isFatal()
+                || !SqlState.QUERY_CANCELED.equals(error.sqlState()) || status != ReadyForQuery.TransactionStatus.IDLE
+                || cancelPendingAtStart || cancelNow != cancelAtStart || sends >= TRIES) {
             return false;
         }
         sends++;
