@@ -28,6 +28,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +60,8 @@ final class SettingsApply {
     private volatile ProxyConfiguration current;
     /** Null until bound: at start, the sockets are bound with the settings applied. */
     private volatile Listeners listeners;
+    /** SIGHUP's reloads under way: the listeners accept again when the last ends. */
+    private final AtomicInteger reloadsHoldingAccepts = new AtomicInteger();
     /** Told of the settings each RELOAD and SET leaves in effect: the standalone process's logging. */
     private volatile Consumer<ProxySettings> settingsApplied = applied -> { };
 
@@ -142,14 +146,16 @@ final class SettingsApply {
     }
 
     /**
-     * {@link #reload} on the executor for blocking work, the listeners accepting nobody from now until it is over:
-     * a client that connects after the call (after SIGHUP) is served by the reloaded settings, as in PgBouncer,
-     * whose one event loop reloads before it accepts again. The stage fails with what the reload threw.
+     * {@link #reload} on the executor for blocking work, the listeners accepting nobody from the return of this call
+     * until it is over: a client that connects after the call (after SIGHUP) is served by the reloaded settings, as in
+     * PgBouncer, whose one event loop reloads before it accepts again. Reloads that overlap hold the listeners until
+     * the last ends. The stage fails with what the reload threw.
      */
     CompletableFuture<Void> reloadInBackground() {
         Listeners bound = listeners;
         List<Channel> held = bound == null ? List.of() : bound.channels();
-        held.forEach(listener -> ReadPauses.pause(listener, ReadPauses.RELOADING));
+        reloadsHoldingAccepts.incrementAndGet();
+        held.forEach(listener -> holdAccepts(listener, true));
         CompletableFuture<Void> done = new CompletableFuture<>();
         Runnable reload = () -> {
             try {
@@ -158,17 +164,50 @@ final class SettingsApply {
             } catch (Exception | Error e) {
                 done.completeExceptionally(e);
             } finally {
-                held.forEach(listener -> ReadPauses.resume(listener, ReadPauses.RELOADING));
+                acceptAgain(held);
             }
         };
         try {
             transport.blockingWork().execute(reload);
         } catch (RejectedExecutionException e) {
             // shut down meanwhile
-            held.forEach(listener -> ReadPauses.resume(listener, ReadPauses.RELOADING));
+            acceptAgain(held);
             done.completeExceptionally(e);
         }
         return done;
+    }
+
+    /** A reload ended: the last one lets the listeners accept, decided on their loops, after any later pause. */
+    private void acceptAgain(List<Channel> held) {
+        if (reloadsHoldingAccepts.decrementAndGet() == 0) {
+            held.forEach(listener -> holdAccepts(listener, false));
+        }
+    }
+
+    /**
+     * Pauses {@code listener}'s accepts for a reload, in effect when this returns (Netty takes the connections ready
+     * on a loop before the tasks queued to it, so a pause left queued would let one more in), or resumes them on its
+     * loop unless another reload has begun meanwhile.
+     */
+    private void holdAccepts(Channel listener, boolean hold) {
+        Runnable change = () -> {
+            if (hold) {
+                ReadPauses.pause(listener, ReadPauses.RELOADING);
+            } else if (reloadsHoldingAccepts.get() == 0) {
+                ReadPauses.resume(listener, ReadPauses.RELOADING);
+            }
+        };
+        try {
+            if (listener.eventLoop().inEventLoop()) {
+                change.run();
+            } else if (hold) {
+                listener.eventLoop().submit(change).awaitUninterruptibly(1, TimeUnit.SECONDS);
+            } else {
+                listener.eventLoop().execute(change);
+            }
+        } catch (RejectedExecutionException e) {
+            // the loop shut down: the listener accepts nobody any more anyway
+        }
     }
 
     /**

@@ -16,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +31,9 @@ class ReloadInBackgroundTest {
     private final TestDatabase db;
     /** The reload reads the file only once this opens: a reload that takes its time. */
     private final CountDownLatch fileReadable = new CountDownLatch(1);
+    /** Opened for a second reload in the same way, once the first has read the file. */
+    private final CountDownLatch secondReadable = new CountDownLatch(1);
+    private final AtomicInteger reads = new AtomicInteger();
     private PgMuxProxy proxy;
     @TempDir
     Path dir;
@@ -41,6 +45,7 @@ class ReloadInBackgroundTest {
     @AfterEach
     void stop() {
         fileReadable.countDown();
+        secondReadable.countDown();
         if (proxy != null) {
             proxy.close();
         }
@@ -50,7 +55,7 @@ class ReloadInBackgroundTest {
         ProxyFixture.writeUserlist(dir, ProxyFixture.USER, ProxyFixture.PASSWORD);
         writeIni(db.name());
         proxy = ProxyConfigLoader.load(dir.resolve("pgmux.ini")).reloadFromFile(conffile -> {
-            fileReadable.await();
+            (reads.getAndIncrement() == 0 ? fileReadable : secondReadable).await();
             return ProxyConfigLoader.load(conffile);
         }).start();
     }
@@ -87,6 +92,21 @@ class ReloadInBackgroundTest {
         fileReadable.countDown();
         reloaded.get(10, TimeUnit.SECONDS);
         assertEquals(db.name(), client.get(10, TimeUnit.SECONDS), "the database the reload added");
+    }
+
+    @Test
+    void overlappingReloadsHoldNewClientsUntilTheLastIsOver() throws Exception {
+        start();
+        CompletableFuture<Void> first = proxy.reloadInBackground();
+        CompletableFuture<Void> second = proxy.reloadInBackground();
+        fileReadable.countDown();
+        CompletableFuture.anyOf(first, second).get(10, TimeUnit.SECONDS); // whichever read the file first
+        CompletableFuture<String> client = queryInBackground(db.name());
+        assertThrows(TimeoutException.class, () -> client.get(300, TimeUnit.MILLISECONDS),
+                "the client waits for the other reload");
+        secondReadable.countDown();
+        CompletableFuture.allOf(first, second).get(10, TimeUnit.SECONDS);
+        assertEquals(db.name(), client.get(10, TimeUnit.SECONDS));
     }
 
     @Test
