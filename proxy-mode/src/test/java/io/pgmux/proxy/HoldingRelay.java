@@ -27,7 +27,7 @@ final class HoldingRelay implements AutoCloseable {
         this.host = host;
         this.port = port;
         listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        daemon(this::acceptAll);
+        TestRelays.daemon("holding-relay", this::acceptAll);
     }
 
     int port() {
@@ -50,15 +50,15 @@ final class HoldingRelay implements AutoCloseable {
                 Socket accepted = listener.accept();
                 sockets.add(accepted);
                 if (holding) {
-                    daemon(() -> {
+                    TestRelays.daemon("holding-relay", () -> {
                         drain(accepted);
                         heldAndClosed.incrementAndGet();
                     });
                 } else {
                     Socket server = new Socket(host, port);
                     sockets.add(server);
-                    daemon(() -> copy(accepted, server));
-                    daemon(() -> copy(server, accepted));
+                    TestRelays.daemon("holding-relay", () -> TestRelays.copy(accepted, server));
+                    TestRelays.daemon("holding-relay", () -> TestRelays.copy(server, accepted));
                 }
             }
         } catch (IOException closed) {
@@ -74,33 +74,9 @@ final class HoldingRelay implements AutoCloseable {
         }
     }
 
-    private static void copy(Socket from, Socket to) {
-        try {
-            from.getInputStream().transferTo(to.getOutputStream());
-        } catch (IOException closed) {
-            // one side is gone: so is the other, below
-        }
-        closeQuietly(from);
-        closeQuietly(to);
-    }
-
-    private static void daemon(Runnable task) {
-        Thread thread = new Thread(task, "holding-relay");
-        thread.setDaemon(true);
-        thread.start();
-    }
-
-    private static void closeQuietly(Socket socket) {
-        try {
-            socket.close();
-        } catch (IOException ignored) {
-            // nothing left to do
-        }
-    }
-
     @Override
     public void close() throws IOException {
         listener.close();
-        sockets.forEach(HoldingRelay::closeQuietly);
+        sockets.forEach(TestRelays::closeQuietly);
     }
 }

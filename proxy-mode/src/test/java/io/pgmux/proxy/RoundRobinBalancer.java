@@ -22,7 +22,7 @@ final class RoundRobinBalancer implements AutoCloseable {
     RoundRobinBalancer(List<Integer> targetPorts) throws IOException {
         this.targetPorts = List.copyOf(targetPorts);
         listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        daemon(this::acceptAll);
+        TestRelays.daemon("round-robin-balancer", this::acceptAll);
     }
 
     int port() {
@@ -38,41 +38,17 @@ final class RoundRobinBalancer implements AutoCloseable {
                 Socket target = new Socket(InetAddress.getLoopbackAddress(), port);
                 sockets.add(accepted);
                 sockets.add(target);
-                daemon(() -> copy(accepted, target));
-                daemon(() -> copy(target, accepted));
+                TestRelays.daemon("round-robin-balancer", () -> TestRelays.copy(accepted, target));
+                TestRelays.daemon("round-robin-balancer", () -> TestRelays.copy(target, accepted));
             }
         } catch (IOException closed) {
             // the balancer is closed
         }
     }
 
-    private static void copy(Socket from, Socket to) {
-        try {
-            from.getInputStream().transferTo(to.getOutputStream());
-        } catch (IOException closed) {
-            // one side is gone: so is the other, below
-        }
-        closeQuietly(from);
-        closeQuietly(to);
-    }
-
-    private static void daemon(Runnable task) {
-        Thread thread = new Thread(task, "round-robin-balancer");
-        thread.setDaemon(true);
-        thread.start();
-    }
-
-    private static void closeQuietly(Socket socket) {
-        try {
-            socket.close();
-        } catch (IOException ignored) {
-            // nothing left to do
-        }
-    }
-
     @Override
     public void close() throws IOException {
         listener.close();
-        sockets.forEach(RoundRobinBalancer::closeQuietly);
+        sockets.forEach(TestRelays::closeQuietly);
     }
 }

@@ -32,7 +32,7 @@ final class SilencingRelay implements AutoCloseable {
         this.host = host;
         this.port = port;
         listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        daemon(this::acceptAll);
+        TestRelays.daemon("silencing-relay", this::acceptAll);
     }
 
     int port() {
@@ -68,7 +68,7 @@ final class SilencingRelay implements AutoCloseable {
         relayed.addAll(toServer);
         fromPooler.removeAll(relayed);
         toServer.removeAll(relayed);
-        relayed.forEach(SilencingRelay::closeQuietly);
+        relayed.forEach(TestRelays::closeQuietly);
     }
 
     private void acceptAll() {
@@ -78,8 +78,8 @@ final class SilencingRelay implements AutoCloseable {
                 Socket server = new Socket(host, port);
                 fromPooler.add(pooler);
                 toServer.add(server);
-                daemon(() -> copy(pooler, server, true));
-                daemon(() -> copy(server, pooler, false));
+                TestRelays.daemon("silencing-relay", () -> copy(pooler, server, true));
+                TestRelays.daemon("silencing-relay", () -> copy(server, pooler, false));
             }
         } catch (IOException closed) {
             // the relay is closed
@@ -101,22 +101,8 @@ final class SilencingRelay implements AutoCloseable {
         } catch (IOException closed) {
             // one side is gone: so is the other, below
         }
-        closeQuietly(from);
-        closeQuietly(to);
-    }
-
-    private static void daemon(Runnable task) {
-        Thread thread = new Thread(task, "silencing-relay");
-        thread.setDaemon(true);
-        thread.start();
-    }
-
-    private static void closeQuietly(Socket socket) {
-        try {
-            socket.close();
-        } catch (IOException ignored) {
-            // nothing left to do
-        }
+        TestRelays.closeQuietly(from);
+        TestRelays.closeQuietly(to);
     }
 
     @Override
