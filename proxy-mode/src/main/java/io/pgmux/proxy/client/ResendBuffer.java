@@ -2,6 +2,7 @@ package io.pgmux.proxy.client;
 
 import io.netty.buffer.ByteBuf;
 import io.pgmux.proxy.protocol.FrontendMessage;
+import io.pgmux.proxy.replicas.ReadIntent;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
@@ -152,8 +153,8 @@ final class ResendBuffer {
      * Whether all that is kept is one Query that only opens a transaction block ({@code BEGIN} or {@code START
      * TRANSACTION}, with its modes), as psycopg2, ORMs and pgbench send it alone: if it ran, its one effect went with
      * the server's session, so it may go to another server however that server went, even closed without a word,
-     * which leaves unknown whether a request ran. Any other character (a second statement, a comment, a quote, a byte
-     * of another encoding) says no.
+     * which leaves unknown whether a request ran. Read as {@link ReadIntent} reads a BEGIN: a second statement, a
+     * comment, a quote or a byte of another encoding says no.
      */
     boolean onlyOpensATransaction() {
         if (first == null || firstRun || firstType != FrontendMessage.QUERY || later != null && !later.isEmpty()) {
@@ -163,60 +164,7 @@ final class ResendBuffer {
         if (length > LONGEST_BEGIN || first.writerIndex() < firstStart + 1 + length) {
             return false; // longer than any BEGIN with its modes, or a long Query still arriving in pieces
         }
-        int at = firstStart + BODY;
-        int end = firstStart + length; // the text's NUL
-        while (end > at && isSpaceOrSemicolon(first.getByte(end - 1))) {
-            end--;
-        }
-        while (at < end && isSpace(first.getByte(at))) {
-            at++;
-        }
-        int afterKeyword = keyword(first, at, end, "begin");
-        if (afterKeyword < 0) {
-            afterKeyword = keyword(first, at, end, "start");
-            if (afterKeyword < 0 || afterKeyword == end || !isSpace(first.getByte(afterKeyword))) {
-                return false;
-            }
-            int next = afterKeyword;
-            while (next < end && isSpace(first.getByte(next))) {
-                next++;
-            }
-            afterKeyword = keyword(first, next, end, "transaction");
-            if (afterKeyword < 0) {
-                return false;
-            }
-        }
-        if (afterKeyword < end && !isSpace(first.getByte(afterKeyword))) {
-            return false; // BEGINNING, BEGIN; SELECT …
-        }
-        for (int i = afterKeyword; i < end; i++) {
-            byte b = first.getByte(i);
-            if (!(isSpace(b) || b == ',' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z')) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Where {@code word} (lower case) ends if the text at {@code at} starts with it, in any case; else -1. */
-    private static int keyword(ByteBuf text, int at, int end, String word) {
-        if (end - at < word.length()) {
-            return -1;
-        }
-        for (int i = 0; i < word.length(); i++) {
-            if ((text.getByte(at + i) | 0x20) != word.charAt(i)) {
-                return -1;
-            }
-        }
-        return at + word.length();
-    }
-
-    private static boolean isSpace(byte b) {
-        return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f';
-    }
-
-    private static boolean isSpaceOrSemicolon(byte b) {
-        return b == ';' || isSpace(b);
+        return ReadIntent.onlyOpensATransaction(first, firstStart + BODY, firstStart + 1 + length);
     }
 
     /** The server answered, or went: nothing kept is sent again. */

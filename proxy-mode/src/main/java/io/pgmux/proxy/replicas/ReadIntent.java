@@ -41,6 +41,32 @@ public final class ReadIntent {
         return declared(new Words(Unpooled.wrappedBuffer(bytes), 0, bytes.length), null);
     }
 
+    /**
+     * Whether the Query text in {@code text} from {@code at} (its terminating zero at {@code end - 1}) is one statement
+     * that only opens a transaction block: {@code BEGIN} or {@code START TRANSACTION}, then only words and commas (its
+     * modes), then at most semicolons. A comment, a quote, a digit or a second statement says no.
+     */
+    public static boolean onlyOpensATransaction(ByteBuf text, int at, int end) {
+        Words words = new Words(text, at, end);
+        String first = words.next();
+        if ("START".equals(first)) {
+            if (!"TRANSACTION".equals(words.next())) {
+                return false;
+            }
+        } else if (!"BEGIN".equals(first)) {
+            return false;
+        }
+        for (;;) {
+            words.skipCommas();
+            if (words.atStatementEnd()) {
+                return words.onlySemicolonsLeft();
+            }
+            if (words.next() == null) {
+                return false;
+            }
+        }
+    }
+
     /** Whether a {@code default_transaction_read_only} value is on, as PostgreSQL reads a boolean. */
     public static boolean on(String value) {
         if (value == null) {
@@ -225,6 +251,14 @@ public final class ReadIntent {
                 return true;
             }
             return false;
+        }
+
+        /** At a statement's end: whether nothing but semicolons and spaces comes before the text's zero. */
+        boolean onlySemicolonsLeft() {
+            while (skipSemicolon()) {
+                skipSpace();
+            }
+            return at < end && text.getByte(at) == 0;
         }
 
         boolean peekIs(String word) {
