@@ -210,6 +210,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (replication != null) {
             replication.flushToServer();
         } else if (state == State.READY && link != null) {
+            link.readEnded();
             link.flushToServer();
         }
     }

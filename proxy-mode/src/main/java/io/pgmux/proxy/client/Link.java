@@ -130,7 +130,7 @@ final class Link extends ServerLoan {
                 held.addLent(message);
                 acquiringInRead = true;
                 try {
-                    acquire();
+                    acquireInRead();
                 } finally {
                     acquiringInRead = false;
                     held.keepLent();

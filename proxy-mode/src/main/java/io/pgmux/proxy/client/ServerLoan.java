@@ -85,6 +85,8 @@ abstract class ServerLoan implements ServerLink {
     private Pool<ServerConnection> lender;
     /** A wait on a standby's pool is being ended to borrow from the primary instead, not cancelled by the client. */
     private boolean rerouting;
+    /** A route waits for the end of the client's read, to see the whole of what it sent in it. */
+    private boolean routeAtReadEnd;
 
     State state = State.IDLE;
     /** What the client sent while no server is linked to it. */
@@ -178,6 +180,32 @@ abstract class ServerLoan implements ServerLink {
     }
 
     // ---------------------------------------------------------------- acquire, replay, link
+
+    /**
+     * Acquires a server for a message of the client's read. Under read routing, while more of the same read is still
+     * to be framed, the route is taken at the read's end instead, from all of it: pgjdbc sends a transaction's
+     * {@code BEGIN} as a Query and its first statement ({@code SET TRANSACTION READ ONLY}) as a Parse behind it in
+     * one write, and the Query is handed over first, alone.
+     */
+    final void acquireInRead() {
+        if (reads != null && client.decoder.readGoesOn()) {
+            to(State.WAITING);
+            lender = null;
+            routeAtReadEnd = true;
+            return;
+        }
+        acquire();
+    }
+
+    /** The client's read was all handed over: a route that waited for it is taken now. */
+    final void readEnded() {
+        if (routeAtReadEnd) {
+            routeAtReadEnd = false;
+            if (state == State.WAITING && lender == null) {
+                acquire();
+            }
+        }
+    }
 
     final void acquire() {
         if (reads == null) {

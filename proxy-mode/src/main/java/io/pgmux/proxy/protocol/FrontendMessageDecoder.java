@@ -90,6 +90,8 @@ public final class FrontendMessageDecoder extends MessageCodec {
     private FrontendMessage holder;
     /** {@link #holder} is being passed on: a read that comes meanwhile gets a holder of its own. */
     private boolean holderLent;
+    /** A read is being framed message by message: a message handed over may have more of its read after it. */
+    private boolean framing;
 
     public FrontendMessageDecoder() {
         this(DEFAULT_MAX_MESSAGE_LENGTH);
@@ -142,7 +144,7 @@ public final class FrontendMessageDecoder extends MessageCodec {
         if (phase == Phase.READY && streamRemaining == 0 && msg instanceof ByteBuf in && !internalBuffer().isReadable()) {
             FrontendMessage whole = whole(in);
             if (whole == null) {
-                super.channelRead(ctx, msg);
+                frame(ctx, msg);
             } else if (whole != holder) {
                 ctx.fireChannelRead(whole);
             } else {
@@ -157,7 +159,25 @@ public final class FrontendMessageDecoder extends MessageCodec {
             }
             return;
         }
-        super.channelRead(ctx, msg);
+        frame(ctx, msg);
+    }
+
+    private void frame(ChannelHandlerContext ctx, Object msg) throws Exception {
+        framing = true;
+        try {
+            super.channelRead(ctx, msg);
+        } finally {
+            framing = false;
+        }
+    }
+
+    /**
+     * Whether bytes of the read being framed follow the message being handed over: the messages they complete reach
+     * the reader before the read's {@code channelReadComplete}. False outside a read, for the read's last message,
+     * and for a read handed over whole.
+     */
+    public boolean readGoesOn() {
+        return framing && internalBuffer().isReadable();
     }
 
     /** The message or run {@code in} holds, ending where it ends; null when it holds anything else. */

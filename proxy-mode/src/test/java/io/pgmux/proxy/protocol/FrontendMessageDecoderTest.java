@@ -16,6 +16,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.IllegalReferenceCountException;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.ResourceLeakDetector;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -281,6 +282,32 @@ class FrontendMessageDecoderTest {
         }
         assertEquals(0, first.refCnt());
         assertEquals(0, second.refCnt());
+    }
+
+    @Test
+    void readGoesOnWhileBytesOfTheSameReadFollowTheMessageHandedOver() {
+        loggedIn();
+        List<Boolean> seen = new ArrayList<>();
+        channel.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                seen.add(decoder.readGoesOn());
+                ReferenceCountUtil.release(msg);
+            }
+        });
+        channel.writeInbound(Unpooled.wrappedBuffer(Bytes.of().cstring("BEGIN").message('Q'),
+                Bytes.of().cstring("SELECT 1").message('Q'), Bytes.of().message('S')));
+        assertEquals(List.of(true, true, false), seen, "the read's last message has nothing after it");
+        seen.clear();
+        channel.writeInbound(Bytes.of().cstring("SELECT 1").message('Q'));
+        assertEquals(List.of(false), seen, "a read handed over whole");
+        seen.clear();
+        ByteBuf next = Bytes.of().cstring("SELECT 2").message('Q');
+        channel.writeInbound(Unpooled.wrappedBuffer(Bytes.of().cstring("SELECT 1").message('Q'), next.copy(0, 3)));
+        assertEquals(List.of(true), seen);
+        assertFalse(decoder.readGoesOn(), "outside a read, with the start of a message kept for the next");
+        channel.writeInbound(next.skipBytes(3));
+        assertEquals(List.of(true, false), seen);
     }
 
     @Test
