@@ -71,10 +71,10 @@ final class Link extends ServerLoan {
 
     /**
      * Whether the client's messages may come in runs ({@link FrontendMessage#isRun()}): a linked relay forwards them,
-     * an idle one holds them for the server it acquires.
+     * an idle one, or one whose route waits for the read's end, holds them for the server it acquires.
      */
     boolean relaysRuns() {
-        return state == State.LINKED || state == State.IDLE && !held.discarding();
+        return state == State.LINKED || state == State.IDLE && !held.discarding() || routesAtReadEnd();
     }
 
     boolean isWaiting() {

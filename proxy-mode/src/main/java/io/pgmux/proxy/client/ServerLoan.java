@@ -197,6 +197,11 @@ abstract class ServerLoan implements ServerLink {
         acquire();
     }
 
+    /** Whether the route waits for the end of the client's read: the read's messages are held for it meanwhile. */
+    final boolean routesAtReadEnd() {
+        return routeAtReadEnd;
+    }
+
     /** The client's read was all handed over: a route that waited for it is taken now. */
     final void readEnded() {
         if (routeAtReadEnd) {
