@@ -113,12 +113,8 @@ class MessagesKeptPastTheirReadTest {
 
     /** Parse, Bind, Execute and Sync of {@code sql} in one write, which the proxy reads as one run. */
     private static byte[] batch(String sql) {
-        return RawClient.concat(
-                RawClient.frame('P', RawClient.concat(RawClient.cstring(""), RawClient.cstring(sql), new byte[] {0, 0})),
-                RawClient.frame('B', RawClient.concat(RawClient.cstring(""), RawClient.cstring(""),
-                        new byte[] {0, 0, 0, 0, 0, 0})),
-                RawClient.frame('E', RawClient.concat(RawClient.cstring(""), new byte[] {0, 0, 0, 0})),
-                RawClient.frame('S', new byte[0]));
+        return RawClient.concat(RawClient.parseFrame("", sql), RawClient.bindFrame(""), RawClient.executeFrame(),
+                RawClient.syncFrame());
     }
 
     @Test

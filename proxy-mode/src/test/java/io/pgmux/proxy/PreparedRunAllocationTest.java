@@ -1,8 +1,10 @@
 package io.pgmux.proxy;
 
+import static io.pgmux.proxy.RawClient.bindFrame;
 import static io.pgmux.proxy.RawClient.concat;
-import static io.pgmux.proxy.RawClient.cstring;
-import static io.pgmux.proxy.RawClient.frame;
+import static io.pgmux.proxy.RawClient.executeFrame;
+import static io.pgmux.proxy.RawClient.parseFrame;
+import static io.pgmux.proxy.RawClient.syncFrame;
 import static io.pgmux.proxy.RawClient.types;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -68,12 +70,9 @@ class PreparedRunAllocationTest {
                 .maxPreparedStatements(200)
                 .threads(1));
         try (RawClient c = RawClient.login(proxy, db.name(), USER, "")) {
-            c.sendRaw(concat(frame('P', concat(cstring("S1"), cstring("SELECT 1"), new byte[] {0, 0})), sync()));
+            c.sendRaw(concat(parseFrame("S1", "SELECT 1"), syncFrame()));
             assertEquals("1Z", types(c.readUntilReady()));
-            byte[] transaction = concat(
-                    frame('B', concat(cstring(""), cstring("S1"), new byte[] {0, 0, 0, 0, 0, 0})),
-                    frame('E', concat(cstring(""), new byte[] {0, 0, 0, 0})),
-                    sync());
+            byte[] transaction = concat(bindFrame("S1"), executeFrame(), syncFrame());
             run(c, transaction, WARM_UP);
 
             long before = eventLoopsAllocated();
@@ -102,9 +101,5 @@ class PreparedRunAllocationTest {
                 .toList();
         assertFalse(loops.isEmpty(), "no event-loop thread found");
         return loops.stream().mapToLong(t -> threads.getThreadAllocatedBytes(t.getId())).sum();
-    }
-
-    private static byte[] sync() {
-        return frame('S', new byte[0]);
     }
 }

@@ -1,9 +1,12 @@
 package io.pgmux.proxy;
 
+import static io.pgmux.proxy.RawClient.bindFrame;
 import static io.pgmux.proxy.RawClient.concat;
-import static io.pgmux.proxy.RawClient.cstring;
+import static io.pgmux.proxy.RawClient.executeFrame;
 import static io.pgmux.proxy.RawClient.firstColumns;
-import static io.pgmux.proxy.RawClient.frame;
+import static io.pgmux.proxy.RawClient.parseFrame;
+import static io.pgmux.proxy.RawClient.queryFrame;
+import static io.pgmux.proxy.RawClient.syncFrame;
 import static io.pgmux.proxy.RawClient.types;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -50,7 +53,7 @@ class PreparedStatementRunTest {
         try (RawClient c = login(200)) {
             prepare(c, "S1", "SELECT 'one'");
             for (int i = 0; i < 3; i++) {
-                c.sendRaw(concat(bind("S1"), execute(), sync()));
+                c.sendRaw(concat(bindFrame("S1"), executeFrame(), syncFrame()));
                 List<RawClient.Message> result = c.readUntilReady();
                 assertEquals("2DCZ", types(result));
                 assertEquals(List.of("one"), firstColumns(result));
@@ -63,8 +66,10 @@ class PreparedStatementRunTest {
         try (RawClient c = login(200)) {
             prepare(c, "S1", "SELECT 'one'");
             prepare(c, "a much longer statement name than the server's", "SELECT 'two'");
-            c.sendRaw(concat(bind("S1"), execute(), bind("a much longer statement name than the server's"), execute(),
-                    parse("", "SELECT 'three'"), bind(""), execute(), bind("S1"), execute(), sync()));
+            c.sendRaw(concat(bindFrame("S1"), executeFrame(),
+                    bindFrame("a much longer statement name than the server's"), executeFrame(),
+                    parseFrame("", "SELECT 'three'"), bindFrame(""), executeFrame(), bindFrame("S1"), executeFrame(),
+                    syncFrame()));
             List<RawClient.Message> result = c.readUntilReady();
             assertEquals("2DC2DC12DC2DCZ", types(result));
             assertEquals(List.of("one", "two", "three", "one"), firstColumns(result));
@@ -78,7 +83,8 @@ class PreparedStatementRunTest {
             for (int i = 1; i <= 3; i++) {
                 prepare(c, "S" + i, "SELECT " + i);
             }
-            c.sendRaw(concat(bind("S3"), execute(), bind("S1"), execute(), bind("S2"), execute(), sync()));
+            c.sendRaw(concat(bindFrame("S3"), executeFrame(), bindFrame("S1"), executeFrame(), bindFrame("S2"),
+                    executeFrame(), syncFrame()));
             List<RawClient.Message> result = c.readUntilReady();
             assertEquals("2DC2DC2DCZ", types(result));
             assertEquals(List.of("3", "1", "2"), firstColumns(result));
@@ -89,11 +95,11 @@ class PreparedStatementRunTest {
     void aRunBindingAnUnknownNameGetsPostgresqlsNonFatalError() throws Exception {
         try (RawClient c = login(200)) {
             prepare(c, "S1", "SELECT 'one'");
-            c.sendRaw(concat(bind("S1"), execute(), bind("unknown"), execute(), sync()));
+            c.sendRaw(concat(bindFrame("S1"), executeFrame(), bindFrame("unknown"), executeFrame(), syncFrame()));
             List<RawClient.Message> result = c.readUntilReady();
             assertEquals("2DCEZ", types(result));
             assertEquals("26000", result.stream().filter(m -> m.type() == 'E').findFirst().orElseThrow().field('C'));
-            c.sendRaw(concat(bind("S1"), execute(), sync()));
+            c.sendRaw(concat(bindFrame("S1"), executeFrame(), syncFrame()));
             assertEquals(List.of("one"), firstColumns(c.readUntilReady()));
         }
     }
@@ -104,7 +110,7 @@ class PreparedStatementRunTest {
         try (RawClient c = login(200)) {
             prepare(c, "état", "SELECT 'lower'");
             prepare(c, "État", "SELECT 'upper'");
-            c.sendRaw(concat(bind("État"), execute(), bind("état"), execute(), sync()));
+            c.sendRaw(concat(bindFrame("État"), executeFrame(), bindFrame("état"), executeFrame(), syncFrame()));
             assertEquals(List.of("upper", "lower"), firstColumns(c.readUntilReady()));
         }
     }
@@ -112,7 +118,8 @@ class PreparedStatementRunTest {
     @Test
     void aRunThatParsesANamedStatementAndBindsItPreparesItFirst() throws Exception {
         try (RawClient c = login(200)) {
-            c.sendRaw(concat(parse("S1", "SELECT 'one'"), bind("S1"), execute(), bind("S1"), execute(), sync()));
+            c.sendRaw(concat(parseFrame("S1", "SELECT 'one'"), bindFrame("S1"), executeFrame(), bindFrame("S1"),
+                    executeFrame(), syncFrame()));
             List<RawClient.Message> result = c.readUntilReady();
             assertEquals("12DC2DCZ", types(result));
             assertEquals(List.of("one", "one"), firstColumns(result));
@@ -128,8 +135,8 @@ class PreparedStatementRunTest {
     void aFailingRunPipelinedAheadOfAQueryAndAnAnsweredParseLeavesEachAnswerInItsPlace() throws Exception {
         try (RawClient c = login(200)) {
             prepare(c, "BAD", "SELECT 1 / (random() * 0)::int");
-            c.sendRaw(concat(bind("BAD"), execute(), sync(), frame('Q', cstring("SELECT 'query'")),
-                    parse("AGAIN", "SELECT 1 / (random() * 0)::int"), sync()));
+            c.sendRaw(concat(bindFrame("BAD"), executeFrame(), syncFrame(), queryFrame("SELECT 'query'"),
+                    parseFrame("AGAIN", "SELECT 1 / (random() * 0)::int"), syncFrame()));
             List<RawClient.Message> failed = c.readUntilReady();
             assertEquals("2EZ", types(failed));
             assertEquals("22012", failed.get(1).field('C'));
@@ -142,24 +149,7 @@ class PreparedStatementRunTest {
 
     /** Parse and Sync, one read each: the statement is created. */
     private static void prepare(RawClient c, String name, String sql) throws IOException {
-        c.sendRaw(concat(parse(name, sql), sync()));
+        c.sendRaw(concat(parseFrame(name, sql), syncFrame()));
         assertEquals("1Z", types(c.readUntilReady()));
-    }
-
-    private static byte[] parse(String name, String sql) {
-        return frame('P', concat(cstring(name), cstring(sql), new byte[] {0, 0}));
-    }
-
-    /** A Bind of the unnamed portal, with no parameters and text results. */
-    private static byte[] bind(String statement) {
-        return frame('B', concat(cstring(""), cstring(statement), new byte[] {0, 0, 0, 0, 0, 0}));
-    }
-
-    private static byte[] execute() {
-        return frame('E', concat(cstring(""), new byte[] {0, 0, 0, 0}));
-    }
-
-    private static byte[] sync() {
-        return frame('S', new byte[0]);
     }
 }

@@ -1,7 +1,10 @@
 package io.pgmux.proxy;
 
+import static io.pgmux.proxy.RawClient.bindFrame;
 import static io.pgmux.proxy.RawClient.cstring;
 import static io.pgmux.proxy.RawClient.firstColumn;
+import static io.pgmux.proxy.RawClient.parseFrame;
+import static io.pgmux.proxy.RawClient.queryFrame;
 import static io.pgmux.proxy.RawClient.types;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -421,18 +424,6 @@ class PreparedStatementTest {
             other.setAutoCommit(true);
             assertEquals(2, pids.size());
         }
-    }
-
-    private static byte[] queryFrame(String sql) {
-        return RawClient.frame('Q', cstring(sql));
-    }
-
-    private static byte[] parseFrame(String name, String sql) {
-        return RawClient.frame('P', RawClient.concat(cstring(name), cstring(sql), new byte[2]));
-    }
-
-    private static byte[] bindFrame(String statement) {
-        return RawClient.frame('B', RawClient.concat(cstring(""), cstring(statement), new byte[6]));
     }
 
     /** Parse and Sync: the statement must be created. */

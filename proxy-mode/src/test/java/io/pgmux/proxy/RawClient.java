@@ -153,19 +153,19 @@ public final class RawClient implements AutoCloseable {
     }
 
     void query(String sql) throws IOException {
-        send('Q', cstring(sql));
+        sendRaw(queryFrame(sql));
     }
 
     void parse(String name, String sql) throws IOException {
-        send('P', concat(cstring(name), cstring(sql), new byte[] {0, 0}));
+        sendRaw(parseFrame(name, sql));
     }
 
     void bind(String statement) throws IOException {
-        send('B', concat(cstring(""), cstring(statement), new byte[] {0, 0, 0, 0, 0, 0}));
+        sendRaw(bindFrame(statement));
     }
 
     void execute() throws IOException {
-        send('E', concat(cstring(""), new byte[] {0, 0, 0, 0}));
+        sendRaw(executeFrame());
     }
 
     void closeStatement(String name) throws IOException {
@@ -173,7 +173,31 @@ public final class RawClient implements AutoCloseable {
     }
 
     void sync() throws IOException {
-        send('S', new byte[0]);
+        sendRaw(syncFrame());
+    }
+
+    /** A Query, as on the wire: with the other frames, several messages go in one write with {@link #sendRaw}. */
+    static byte[] queryFrame(String sql) {
+        return frame('Q', cstring(sql));
+    }
+
+    /** A Parse with no parameter types. */
+    static byte[] parseFrame(String name, String sql) {
+        return frame('P', concat(cstring(name), cstring(sql), new byte[] {0, 0}));
+    }
+
+    /** A Bind of the unnamed portal, with no parameters and text results. */
+    static byte[] bindFrame(String statement) {
+        return frame('B', concat(cstring(""), cstring(statement), new byte[] {0, 0, 0, 0, 0, 0}));
+    }
+
+    /** An Execute of the unnamed portal, with no row limit. */
+    static byte[] executeFrame() {
+        return frame('E', concat(cstring(""), new byte[] {0, 0, 0, 0}));
+    }
+
+    static byte[] syncFrame() {
+        return frame('S', new byte[0]);
     }
 
     public Message read() throws IOException {

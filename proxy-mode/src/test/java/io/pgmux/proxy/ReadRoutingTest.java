@@ -186,25 +186,15 @@ class ReadRoutingTest {
         // first request they meet an idle link (no pooler query after a transaction before), so the Query is read
         // first, alone
         try (RawClient c = RawClient.login(proxy, "app", ProxyFixture.USER, ProxyFixture.PASSWORD)) {
-            c.sendRaw(RawClient.concat(RawClient.frame('Q', RawClient.cstring("BEGIN")),
-                    RawClient.frame('P', RawClient.concat(RawClient.cstring(""),
-                            RawClient.cstring("SET TRANSACTION READ ONLY"), new byte[] {0, 0})),
-                    bindAndExecute(),
-                    RawClient.frame('P', RawClient.concat(RawClient.cstring(""),
-                            RawClient.cstring("SELECT pg_is_in_recovery()"), new byte[] {0, 0})),
-                    bindAndExecute(), RawClient.frame('S', new byte[0])));
+            c.sendRaw(RawClient.concat(RawClient.queryFrame("BEGIN"),
+                    RawClient.parseFrame("", "SET TRANSACTION READ ONLY"), RawClient.bindFrame(""),
+                    RawClient.executeFrame(), RawClient.parseFrame("", "SELECT pg_is_in_recovery()"),
+                    RawClient.bindFrame(""), RawClient.executeFrame(), RawClient.syncFrame()));
             c.readUntilReady();
             assertEquals("t", RawClient.firstColumn(c.readUntilReady()));
             c.query("COMMIT");
             c.readUntilReady();
         }
-    }
-
-    private static byte[] bindAndExecute() {
-        return RawClient.concat(
-                RawClient.frame('B', RawClient.concat(RawClient.cstring(""), RawClient.cstring(""),
-                        new byte[] {0, 0, 0, 0, 0, 0})),
-                RawClient.frame('E', RawClient.concat(RawClient.cstring(""), new byte[] {0, 0, 0, 0})));
     }
 
     @Test
