@@ -28,6 +28,16 @@ final class Pinning {
     private static final Logger log = LoggerFactory.getLogger(Pinning.class);
     /** A message text's bytes read as longs, eight at a time ({@link #mayMention}). */
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101_0101_0101_0101L;
+    private static final long CASE = ONES * 0x20;
+    private static final long LOWER_T = ONES * 't';
+    private static final long LOWER_E = ONES * 'e';
+    private static final long LOWER_M = ONES * 'm';
+    private static final long LOWER_P = ONES * 'p';
+    private static final long LOWER_S = ONES * 's';
+    private static final long LOWER_O = ONES * 'o';
+    private static final long LOWER_R = ONES * 'r';
+    private static final long LOWER_Y = ONES * 'y';
 
     /**
      * The session state a server holds outside a transaction, one boolean per {@link PinReason} before LOAD, in
@@ -233,26 +243,29 @@ final class Pinning {
 
     /**
      * Whether the text holds {@code temp} or {@code advisory} in any case, which every trigger does: most texts hold
-     * neither. Read eight bytes at a time for the last letter of either, {@code p} or {@code y} (a byte OR 0x20 is
-     * the lower case of a letter, and only {@code P} and {@code p} give {@code p}); only the eight that hold one are
-     * looked at byte by byte.
+     * neither. Looks at eight positions at a time for the end of {@code temp} or {@code sory}, from four overlapping
+     * longs (the bytes at each position and the three before it, lower-cased: a byte OR 0x20 is the lower case of a
+     * letter, and only its two cases give it); only the eight that hold one are looked at byte by byte.
      */
     static boolean mayMention(byte[] text, int length) {
-        int i = 0;
+        int i = 3;
         for (; i + Long.BYTES <= length; i += Long.BYTES) {
-            long lower = (long) LONGS.get(text, i) | 0x2020202020202020L;
-            if ((hasByte(lower, 0x7070707070707070L) || hasByte(lower, 0x7979797979797979L))
-                    && endsAMention(text, i, i + Long.BYTES)) {
+            long last = (long) LONGS.get(text, i) | CASE;
+            long third = (long) LONGS.get(text, i - 1) | CASE;
+            long second = (long) LONGS.get(text, i - 2) | CASE;
+            long first = (long) LONGS.get(text, i - 3) | CASE;
+            long temp = (first ^ LOWER_T) | (second ^ LOWER_E) | (third ^ LOWER_M) | (last ^ LOWER_P);
+            long sory = (first ^ LOWER_S) | (second ^ LOWER_O) | (third ^ LOWER_R) | (last ^ LOWER_Y);
+            if ((zeroBytes(temp) | zeroBytes(sory)) != 0 && endsAMention(text, i, i + Long.BYTES)) {
                 return true;
             }
         }
         return endsAMention(text, i, length);
     }
 
-    /** Whether a byte of {@code word} is the byte {@code each} byte of {@code pattern} is (some false positives). */
-    private static boolean hasByte(long word, long pattern) {
-        long v = word ^ pattern;
-        return ((v - 0x0101010101010101L) & ~v & 0x8080808080808080L) != 0;
+    /** A flag (0x80) in each byte of {@code word} that is zero, and maybe in bytes above one that is. */
+    private static long zeroBytes(long word) {
+        return (word - ONES) & ~word & (ONES << 7);
     }
 
     /** Whether {@code temp} or {@code advisory}, in any case, ends at a byte from {@code from} to {@code to}. */

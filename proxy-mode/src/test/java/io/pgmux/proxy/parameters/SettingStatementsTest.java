@@ -67,6 +67,29 @@ class SettingStatementsTest {
         return new SettingStatements(parameters()).scan(text(sql), 0, sql.length(), copy, -5);
     }
 
+    /**
+     * The look for {@code set} and {@code &"} in an array reads eight positions at a time: what each statement says is
+     * read wherever it starts, and a word cut by the end of the text is not read past it.
+     */
+    @Test
+    void theLookForSetFindsItAtEveryAlignmentWithinTheText() {
+        Map<String, Integer> flags = Map.of("SET app.tenant = 1", SettingStatements.SETS_SETTINGS,
+                "reset APP.tenant", SettingStatements.SETS_SETTINGS,
+                "SET U&\"app\".tenant = 1", SettingStatements.UNKNOWN_NAME, "UPDATE t SET a = 1", 0);
+        flags.forEach((statement, expected) -> {
+            for (int before = 0; before <= 17; before++) {
+                for (int after = 0; after <= 17; after++) {
+                    String sql = "SELECT 1;" + " ".repeat(before) + statement + ";" + " ".repeat(after);
+                    assertEquals(expected, scannedWithACopy(sql), sql);
+                }
+            }
+        });
+        String cut = "SELECT 1; SE";
+        byte[] copy = (cut + "T app.tenant = 1").getBytes(StandardCharsets.UTF_8);
+        assertEquals(0, new SettingStatements(parameters()).scan(text(cut), 0, cut.length(), copy, 0),
+                "a SET whose last letter lies past the text's end");
+    }
+
     @Test
     void aCustomNamePastTheFollowedLimitIsUnknown() {
         ClientParameters parameters = parameters();
