@@ -17,6 +17,7 @@ import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
+import io.pgmux.proxy.protocol.MessageCodec;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.ProtocolViolationException;
 import io.pgmux.proxy.protocol.ReadyForQuery;
@@ -34,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * and the welcome are its {@link ClientLogin}'s, then the query phase's messages go to its {@link Link} to the
  * servers it borrows, until it closes or is handed to the admin console. Everything runs on the client's event loop.
  */
-public final class ClientConnection extends ChannelInboundHandlerAdapter {
+public final class ClientConnection extends ChannelInboundHandlerAdapter implements MessageCodec.Reader {
     private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
 
     enum State {
@@ -147,24 +148,35 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (isOver()) {
+        if (msg instanceof FrontendMessage && state != State.LOGIN) {
+            messageRead(msg);
+        } else if (isOver() || login == null) {
             ReferenceCountUtil.release(msg);
+        } else {
+            requestedAtNanos = LoopClock.nanoTime(channel.eventLoop());
+            login.onMessage(ctx, msg);
+        }
+    }
+
+    /**
+     * A message of the query phase, through the pipeline or, once the relay is made, straight from the codec
+     * ({@link #relay}).
+     */
+    @Override
+    public void messageRead(Object msg) {
+        FrontendMessage message = (FrontendMessage) msg;
+        if (isOver()) {
+            message.release();
             return;
         }
         // (the decoder makes no run before the relay is made: link is not null here)
-        if (msg instanceof FrontendMessage run && run.isRun() && (state != State.READY || !link.relaysRuns())) {
+        if (message.isRun() && (state != State.READY || !link.relaysRuns())) {
             // read as a run while the relay took runs, delivered when it no longer does: one message at a time
-            each(run.split(), message -> channelRead(ctx, message));
+            each(message.split(), this::messageRead);
             return;
         }
         requestedAtNanos = LoopClock.nanoTime(channel.eventLoop());
-        if (msg instanceof FrontendMessage message && state != State.LOGIN) {
-            onQueryMessage(message);
-        } else if (login != null) {
-            login.onMessage(ctx, msg);
-        } else {
-            ReferenceCountUtil.release(msg);
-        }
+        onQueryMessage(message);
     }
 
     /** Hands a run's pieces to {@code action} one by one; those after one that throws are released. */
@@ -207,6 +219,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        readEnded();
+    }
+
+    @Override
+    public void readEnded() {
         if (replication != null) {
             replication.flushToServer();
         } else if (state == State.READY && link != null) {
@@ -240,9 +257,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
                     context.listenerHub(pool, channel.eventLoop()),
                     routes == null ? null : new ClientReads(routes, parameters, channel.remoteAddress()));
             link = current;
-            // runs, and the one holder reused for every read, only from now on: what came before had holders of its own
+            // runs, the one holder reused for every read, and reads handed over directly, only from now on: what came
+            // before had holders of its own
             decoder.relayRuns(current::relaysRuns);
             decoder.reuseHolder();
+            decoder.readBy(this);
         }
         return current;
     }
@@ -440,6 +459,12 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         context.connectionLog().clientClosing(channel, poolDatabase(), user, reason,
                 LoopClock.millisAt(connectedAtNanos));
+    }
+
+    /** Out of the pipeline (closed, or handed to the console): the codec no longer hands it anything. */
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        decoder.readBy(null);
     }
 
     /**

@@ -73,10 +73,13 @@ public final class BackendMessageDecoder extends MessageCodec {
         if (phase == Phase.MESSAGES && msg instanceof ByteBuf in && !internalBuffer().isReadable()) {
             BackendMessage whole = whole(in);
             if (whole != null) {
-                ctx.fireChannelRead(whole);
-                if (whole == holder) {
-                    // the buffer is the reader's now: the holder keeps no reference to it
-                    holder.hold((byte) 0, Unpooled.EMPTY_BUFFER, 0);
+                try {
+                    passOn(ctx, whole);
+                } finally {
+                    if (whole == holder) {
+                        // the buffer is the reader's now: the holder keeps no reference to it
+                        holder.hold((byte) 0, Unpooled.EMPTY_BUFFER, 0);
+                    }
                 }
                 return;
             }

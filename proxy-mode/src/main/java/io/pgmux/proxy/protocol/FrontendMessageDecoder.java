@@ -78,18 +78,23 @@ public final class FrontendMessageDecoder extends MessageCodec {
         }
     }
 
-    private enum Phase { STARTUP, LOGIN, READY, DISCARD }
+    // the phases, as bytes rather than an enum: the field is one byte of every idle client's decoder, not four
+    private static final byte STARTUP = 0;
+    private static final byte LOGIN = 1;
+    private static final byte READY = 2;
+    private static final byte DISCARD = 3;
 
     private final int maxMessageLength;
-    private Phase phase = Phase.STARTUP;
+    private byte phase = STARTUP;
     private boolean streaming;
     /** Bytes of the message being streamed that are still to come. */
     private int streamRemaining;
     private BooleanSupplier runs = () -> false;
-    /** The holder every whole read is handed over in, once {@link #reuseHolder()} was called; null until then. */
+    /**
+     * The holder every whole read is handed over in, once {@link #reuseHolder()} was called; null until then, and
+     * while it is being passed on, so that a read that comes meanwhile gets a holder of its own.
+     */
     private FrontendMessage holder;
-    /** {@link #holder} is being passed on: a read that comes meanwhile gets a holder of its own. */
-    private boolean holderLent;
     /** A read is being framed message by message: a message handed over may have more of its read after it. */
     private boolean framing;
 
@@ -107,8 +112,8 @@ public final class FrontendMessageDecoder extends MessageCodec {
 
     /** Authentication succeeded: accept every message type up to the configured maximum from now on. */
     public void loginComplete() {
-        if (phase == Phase.LOGIN) {
-            phase = Phase.READY;
+        if (phase == LOGIN) {
+            phase = READY;
         }
     }
 
@@ -141,20 +146,20 @@ public final class FrontendMessageDecoder extends MessageCodec {
      */
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (phase == Phase.READY && streamRemaining == 0 && msg instanceof ByteBuf in && !internalBuffer().isReadable()) {
+        if (phase == READY && streamRemaining == 0 && msg instanceof ByteBuf in && !internalBuffer().isReadable()) {
             FrontendMessage whole = whole(in);
             if (whole == null) {
                 frame(ctx, msg);
             } else if (whole != holder) {
-                ctx.fireChannelRead(whole);
+                passOn(ctx, whole);
             } else {
-                holderLent = true;
+                holder = null;
                 try {
-                    ctx.fireChannelRead(whole);
+                    passOn(ctx, whole);
                 } finally {
                     // the buffer is the reader's now: a reader that kept the holder itself fails when it uses it
-                    holder.passedOn();
-                    holderLent = false;
+                    whole.passedOn();
+                    holder = whole;
                 }
             }
             return;
@@ -198,7 +203,7 @@ public final class FrontendMessageDecoder extends MessageCodec {
         if (run && !(RUN_TYPES[type & 0xFF] && runs.getAsBoolean() && runEnd(in, next, end, maxMessageLength) == end)) {
             return null;
         }
-        return holder != null && !holderLent ? holder.hold(type, in, run) : new FrontendMessage(type, in, run);
+        return holder != null ? holder.hold(type, in, run) : new FrontendMessage(type, in, run);
     }
 
     @Override
@@ -298,7 +303,7 @@ public final class FrontendMessageDecoder extends MessageCodec {
         int processId = body.readInt();
         byte[] key = new byte[keyLength];
         body.readBytes(key);
-        phase = Phase.DISCARD;
+        phase = DISCARD;
         return new CancelRequest(processId, key);
     }
 
@@ -307,7 +312,7 @@ public final class FrontendMessageDecoder extends MessageCodec {
             throw new ProtocolViolationException("old V2 protocol not supported");
         }
         StartupMessage message = StartupMessage.decode(protocolVersion, body);
-        phase = Phase.LOGIN;
+        phase = LOGIN;
         return message;
     }
 
@@ -317,7 +322,7 @@ public final class FrontendMessageDecoder extends MessageCodec {
         }
         int start = in.readerIndex();
         byte type = in.getByte(start);
-        if (type == 0 && phase == Phase.LOGIN) {
+        if (type == 0 && phase == LOGIN) {
             throw violation(in, "client re-sent startup pkt");
         }
         int length = in.getInt(start + 1);
@@ -327,10 +332,10 @@ public final class FrontendMessageDecoder extends MessageCodec {
         }
         // a password message has no meaning once logged in: PgBouncer refuses it, where a server would end the
         // session and the pooler lose that server connection
-        if (!FRONTEND_TYPES[type & 0xFF] || phase == Phase.READY && type == FrontendMessage.PASSWORD) {
+        if (!FRONTEND_TYPES[type & 0xFF] || phase == READY && type == FrontendMessage.PASSWORD) {
             throw violation(in, "unknown pkt", "invalid frontend message type " + (type & 0xFF));
         }
-        if (phase == Phase.LOGIN && type != FrontendMessage.PASSWORD && type != FrontendMessage.TERMINATE) {
+        if (phase == LOGIN && type != FrontendMessage.PASSWORD && type != FrontendMessage.TERMINATE) {
             throw violation(in, "expected password response, got message type " + (type & 0xFF));
         }
         if (length != 4 && BODILESS_TYPES[type & 0xFF]) {
@@ -346,7 +351,7 @@ public final class FrontendMessageDecoder extends MessageCodec {
             return;
         }
         int next = start + length + 1;
-        if (phase == Phase.READY && RUN_TYPES[type & 0xFF] && runs.getAsBoolean()) {
+        if (phase == READY && RUN_TYPES[type & 0xFF] && runs.getAsBoolean()) {
             int end = runEnd(in, next, in.writerIndex(), limit);
             if (end > next) {
                 out.add(new FrontendMessage(type, in.readRetainedSlice(end - start), true));
@@ -375,7 +380,7 @@ public final class FrontendMessageDecoder extends MessageCodec {
 
     /** Only messages the pooler passes on unread may go in pieces. */
     private boolean streams(byte type, int length) {
-        return streaming && phase == Phase.READY && length > STREAM_THRESHOLD
+        return streaming && phase == READY && length > STREAM_THRESHOLD
                 && (type == FrontendMessage.QUERY || type == FrontendMessage.COPY_DATA
                         || type == FrontendMessage.FUNCTION_CALL);
     }
@@ -394,7 +399,7 @@ public final class FrontendMessageDecoder extends MessageCodec {
     }
 
     private ProtocolViolationException violation(ByteBuf in, String message, String detail) {
-        phase = Phase.DISCARD;
+        phase = DISCARD;
         in.skipBytes(in.readableBytes());
         return new ProtocolViolationException(message, detail);
     }

@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * connection keeps only how far its socket got ({@link Phase}), and whom the server's messages go to
  * ({@link #query}, else {@link #link}). All of it is read and written on the channel's event loop.
  */
-public final class ServerConnection extends ChannelInboundHandlerAdapter implements StatementServer {
+public final class ServerConnection extends ChannelInboundHandlerAdapter implements StatementServer, MessageCodec.Reader {
     private static final Logger log = LoggerFactory.getLogger(ServerConnection.class);
 
     /** How far the socket got: the login's phases, then READY, then CLOSED. */
@@ -324,10 +324,14 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
 
     // ---------------------------------------------------------------- channel events
 
-    /** Added after the codec: its context is where relayed bytes start from. */
+    /**
+     * Added right after the codec, and never taken out: its context is where relayed bytes start from, and it reads
+     * what the codec hands on whole directly.
+     */
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         encodedOut = MessageCodec.encodedOut(ctx.channel());
+        decoder.readBy(this);
     }
 
     @Override
@@ -352,6 +356,11 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        messageRead(msg);
+    }
+
+    @Override
+    public void messageRead(Object msg) {
         if (msg instanceof SslResponse response) {
             onSslResponse(response);
             return;
@@ -517,6 +526,11 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        readEnded();
+    }
+
+    @Override
+    public void readEnded() {
         if (relaying()) {
             link.onServerReadComplete();
         }

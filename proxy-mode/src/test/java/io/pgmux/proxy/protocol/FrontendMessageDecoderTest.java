@@ -422,6 +422,68 @@ class FrontendMessageDecoderTest {
         }
     }
 
+    /** What the handler behind the codec is given, by which way: through the pipeline or from the codec itself. */
+    private static final class Behind extends ChannelInboundHandlerAdapter implements MessageCodec.Reader {
+        final List<String> seen = new ArrayList<>();
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            seen.add("pipeline " + (char) ((FrontendMessage) msg).type());
+            ReferenceCountUtil.release(msg);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            seen.add("pipeline end");
+        }
+
+        @Override
+        public void messageRead(Object msg) {
+            seen.add("direct " + (char) ((FrontendMessage) msg).type());
+            ReferenceCountUtil.release(msg);
+        }
+
+        @Override
+        public void readEnded() {
+            seen.add("direct end");
+        }
+    }
+
+    @Test
+    void aWholeReadAndItsEndGoStraightToTheReaderBehindTheCodec() {
+        loggedIn();
+        Behind behind = new Behind();
+        channel.pipeline().addLast(behind);
+        decoder.readBy(behind);
+        channel.writeInbound(Bytes.of().cstring("SELECT 1").message('Q'));
+        assertEquals(List.of("direct Q", "direct end"), behind.seen);
+    }
+
+    @Test
+    void aMessageCutBetweenReadsIsFramedAndEndsThroughThePipelineAsBefore() {
+        loggedIn();
+        Behind behind = new Behind();
+        channel.pipeline().addLast(behind);
+        decoder.readBy(behind);
+        ByteBuf query = Bytes.of().cstring("SELECT 1").message('Q');
+        channel.writeInbound(query.readRetainedSlice(3));
+        channel.writeInbound(query);
+        channel.writeInbound(Bytes.of().message('S'));
+        assertEquals(List.of("pipeline end", "pipeline Q", "direct end", "direct S", "direct end"), behind.seen,
+                "a read's end goes directly only when nothing half framed waits");
+    }
+
+    @Test
+    void noReaderAgainMeansThePipelineAgain() {
+        loggedIn();
+        Behind behind = new Behind();
+        channel.pipeline().addLast(behind);
+        decoder.readBy(behind);
+        decoder.readBy(null);
+        channel.writeInbound(Bytes.of().cstring("SELECT 1").message('Q'));
+        assertEquals(List.of("pipeline Q", "pipeline end"), behind.seen);
+    }
+
     @Test
     void aRunCutAroundTheMessagesPickedKeepsTheOthersTogether() {
         loggedIn();
