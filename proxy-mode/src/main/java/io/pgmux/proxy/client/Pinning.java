@@ -6,12 +6,10 @@ import io.netty.util.concurrent.FastThreadLocal;
 import io.pgmux.core.pool.PinReason;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.proxy.config.PinSessionState;
+import io.pgmux.proxy.parameters.EightBytes;
 import io.pgmux.proxy.parameters.PoolerPrelude;
 import io.pgmux.proxy.protocol.EncodableMessage;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -26,18 +24,14 @@ import org.slf4j.LoggerFactory;
  */
 final class Pinning {
     private static final Logger log = LoggerFactory.getLogger(Pinning.class);
-    /** A message text's bytes read as longs, eight at a time ({@link #mayMention}). */
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final long ONES = 0x0101_0101_0101_0101L;
-    private static final long CASE = ONES * 0x20;
-    private static final long LOWER_T = ONES * 't';
-    private static final long LOWER_E = ONES * 'e';
-    private static final long LOWER_M = ONES * 'm';
-    private static final long LOWER_P = ONES * 'p';
-    private static final long LOWER_S = ONES * 's';
-    private static final long LOWER_O = ONES * 'o';
-    private static final long LOWER_R = ONES * 'r';
-    private static final long LOWER_Y = ONES * 'y';
+    private static final long LOWER_T = EightBytes.each('t');
+    private static final long LOWER_E = EightBytes.each('e');
+    private static final long LOWER_M = EightBytes.each('m');
+    private static final long LOWER_P = EightBytes.each('p');
+    private static final long LOWER_S = EightBytes.each('s');
+    private static final long LOWER_O = EightBytes.each('o');
+    private static final long LOWER_R = EightBytes.each('r');
+    private static final long LOWER_Y = EightBytes.each('y');
 
     /**
      * The session state a server holds outside a transaction, one boolean per {@link PinReason} before LOAD, in
@@ -250,22 +244,18 @@ final class Pinning {
     static boolean mayMention(byte[] text, int length) {
         int i = 3;
         for (; i + Long.BYTES <= length; i += Long.BYTES) {
-            long last = (long) LONGS.get(text, i) | CASE;
-            long third = (long) LONGS.get(text, i - 1) | CASE;
-            long second = (long) LONGS.get(text, i - 2) | CASE;
-            long first = (long) LONGS.get(text, i - 3) | CASE;
+            long last = EightBytes.lowerAt(text, i);
+            long third = EightBytes.lowerAt(text, i - 1);
+            long second = EightBytes.lowerAt(text, i - 2);
+            long first = EightBytes.lowerAt(text, i - 3);
             long temp = (first ^ LOWER_T) | (second ^ LOWER_E) | (third ^ LOWER_M) | (last ^ LOWER_P);
             long sory = (first ^ LOWER_S) | (second ^ LOWER_O) | (third ^ LOWER_R) | (last ^ LOWER_Y);
-            if ((zeroBytes(temp) | zeroBytes(sory)) != 0 && endsAMention(text, i, i + Long.BYTES)) {
+            boolean either = (EightBytes.zeroBytes(temp) | EightBytes.zeroBytes(sory)) != 0;
+            if (either && endsAMention(text, i, i + Long.BYTES)) {
                 return true;
             }
         }
         return endsAMention(text, i, length);
-    }
-
-    /** A flag (0x80) in each byte of {@code word} that is zero, and maybe in bytes above one that is. */
-    private static long zeroBytes(long word) {
-        return (word - ONES) & ~word & (ONES << 7);
     }
 
     /** Whether {@code temp} or {@code advisory}, in any case, ends at a byte from {@code from} to {@code to}. */

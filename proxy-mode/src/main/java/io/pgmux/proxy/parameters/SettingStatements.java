@@ -2,9 +2,6 @@ package io.pgmux.proxy.parameters;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.regex.Pattern;
@@ -31,17 +28,11 @@ public final class SettingStatements {
     /** The text sets a setting whose name it does not show. */
     public static final int UNKNOWN_NAME = 2;
 
-    /** An array's bytes read as longs, eight at a time ({@link #nextCandidate}). */
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final long ONES = 0x0101_0101_0101_0101L;
-    private static final long HIGHS = ONES << 7;
-    /** OR-ed into a letter, gives its lower case; only the letter's two cases give that byte. */
-    private static final long CASE = ONES * 0x20;
-    private static final long LOWER_S = ONES * 's';
-    private static final long LOWER_E = ONES * 'e';
-    private static final long LOWER_T = ONES * 't';
-    private static final long AMPERSANDS = ONES * '&';
-    private static final long QUOTES = ONES * '"';
+    private static final long LOWER_S = EightBytes.each('s');
+    private static final long LOWER_E = EightBytes.each('e');
+    private static final long LOWER_T = EightBytes.each('t');
+    private static final long AMPERSANDS = EightBytes.each('&');
+    private static final long QUOTES = EightBytes.each('"');
 
     private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]*(\\.[a-z_][a-z0-9_]*)+");
 
@@ -130,11 +121,10 @@ public final class SettingStatements {
         int i = from;
         // eight positions at a time, from three overlapping longs: the bytes at each position, one and two after it
         for (; i + Long.BYTES + 2 <= to; i += Long.BYTES) {
-            long at = (long) LONGS.get(text, i);
-            long next = (long) LONGS.get(text, i + 1);
-            long set = ((at | CASE) ^ LOWER_S) | ((next | CASE) ^ LOWER_E)
-                    | (((long) LONGS.get(text, i + 2) | CASE) ^ LOWER_T);
-            long found = zeroBytes(set) | zeroBytes((at ^ AMPERSANDS) | (next ^ QUOTES));
+            long set = (EightBytes.lowerAt(text, i) ^ LOWER_S) | (EightBytes.lowerAt(text, i + 1) ^ LOWER_E)
+                    | (EightBytes.lowerAt(text, i + 2) ^ LOWER_T);
+            long quote = (EightBytes.at(text, i) ^ AMPERSANDS) | (EightBytes.at(text, i + 1) ^ QUOTES);
+            long found = EightBytes.zeroBytes(set) | EightBytes.zeroBytes(quote);
             if (found != 0) {
                 // the lowest flag marks a real match: a false one only ever lies above a real one of the same kind
                 return i + (Long.numberOfTrailingZeros(found) >>> 3);
@@ -150,11 +140,6 @@ public final class SettingStatements {
             }
         }
         return -1;
-    }
-
-    /** A flag (0x80) in each byte of {@code word} that is zero, and maybe in bytes above one that is. */
-    private static long zeroBytes(long word) {
-        return (word - ONES) & ~word & HIGHS;
     }
 
     /**
