@@ -449,22 +449,25 @@ class FrontendMessageDecoderTest {
         }
     }
 
-    @Test
-    void aWholeReadAndItsEndGoStraightToTheReaderBehindTheCodec() {
+    /** Logged in, with a handler behind the decoder that reads directly. */
+    private Behind behindTheCodec() {
         loggedIn();
         Behind behind = new Behind();
         channel.pipeline().addLast(behind);
         decoder.readBy(behind);
+        return behind;
+    }
+
+    @Test
+    void aWholeReadAndItsEndGoStraightToTheReaderBehindTheCodec() {
+        Behind behind = behindTheCodec();
         channel.writeInbound(Bytes.of().cstring("SELECT 1").message('Q'));
         assertEquals(List.of("direct Q", "direct end"), behind.seen);
     }
 
     @Test
     void aMessageCutBetweenReadsIsFramedAndEndsThroughThePipelineAsBefore() {
-        loggedIn();
-        Behind behind = new Behind();
-        channel.pipeline().addLast(behind);
-        decoder.readBy(behind);
+        Behind behind = behindTheCodec();
         ByteBuf query = Bytes.of().cstring("SELECT 1").message('Q');
         channel.writeInbound(query.readRetainedSlice(3));
         channel.writeInbound(query);
@@ -475,10 +478,7 @@ class FrontendMessageDecoderTest {
 
     @Test
     void noReaderAgainMeansThePipelineAgain() {
-        loggedIn();
-        Behind behind = new Behind();
-        channel.pipeline().addLast(behind);
-        decoder.readBy(behind);
+        Behind behind = behindTheCodec();
         decoder.readBy(null);
         channel.writeInbound(Bytes.of().cstring("SELECT 1").message('Q'));
         assertEquals(List.of("pipeline Q", "pipeline end"), behind.seen);
