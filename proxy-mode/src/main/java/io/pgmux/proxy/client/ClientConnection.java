@@ -3,7 +3,6 @@ package io.pgmux.proxy.client;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.ClientAdmission;
@@ -17,7 +16,7 @@ import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.FrontendMessageDecoder;
-import io.pgmux.proxy.protocol.MessageCodec;
+import io.pgmux.proxy.protocol.MessageReader;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.ProtocolViolationException;
 import io.pgmux.proxy.protocol.ReadyForQuery;
@@ -35,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * and the welcome are its {@link ClientLogin}'s, then the query phase's messages go to its {@link Link} to the
  * servers it borrows, until it closes or is handed to the admin console. Everything runs on the client's event loop.
  */
-public final class ClientConnection extends ChannelInboundHandlerAdapter implements MessageCodec.Reader {
+public final class ClientConnection extends MessageReader {
     private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
 
     enum State {
@@ -215,11 +214,6 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
             case WELCOME -> relay().hold(message);
             default -> message.release();
         }
-    }
-
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-        readEnded();
     }
 
     @Override

@@ -23,24 +23,10 @@ import java.net.SocketAddress;
  * alone changes {@link #readPauses}).
  */
 public abstract class MessageCodec extends ByteToMessageDecoder implements ChannelOutboundHandler {
-    /**
-     * The connection's handler right behind the codec, as it reads what the codec hands it directly: a whole message
-     * or run of one read, and the end of a batch of reads that left nothing half framed. Netty's way there, a look
-     * for the next context that reads and a call through it, is one more object of each connection touched on every
-     * read, which with many connections is a cache line missed (the relay's profile at TPC-B with 64 and 256 clients).
-     */
-    public interface Reader {
-        /** What {@code channelRead} would be given; may throw as it may, which reaches the same exceptionCaught. */
-        void messageRead(Object message) throws Exception;
-
-        /** What {@code channelReadComplete} would be told. */
-        void readEnded() throws Exception;
-    }
-
     /** The reasons the socket does not read now, as {@code ReadPauses} sets them; touched on the channel's loop. */
     private byte readPauses;
     /** Set while the handler behind reads directly ({@link #readBy}); null while it reads through the pipeline. */
-    private Reader reader;
+    private MessageReader reader;
 
     /**
      * Where bytes already encoded (a relayed message) are written and flushed in {@code channel}'s pipeline: past
@@ -72,13 +58,13 @@ public abstract class MessageCodec extends ByteToMessageDecoder implements Chann
      * through the pipeline when null. Only the handler right behind the codec may call this, and while it is there:
      * anything put between them would not see those reads.
      */
-    public void readBy(Reader next) {
+    public void readBy(MessageReader next) {
         reader = next;
     }
 
-    /** Hands a whole message or run of a read on: to the {@link Reader} when there is one. */
-    protected final void passOn(ChannelHandlerContext ctx, Object message) throws Exception {
-        Reader next = reader;
+    /** Hands a whole message or run of a read on: to the {@link MessageReader} when there is one. */
+    protected final void passOn(ChannelHandlerContext ctx, Object message) {
+        MessageReader next = reader;
         if (next != null) {
             next.messageRead(message);
         } else {
@@ -116,7 +102,7 @@ public abstract class MessageCodec extends ByteToMessageDecoder implements Chann
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        Reader next = reader;
+        MessageReader next = reader;
         if (next != null && !internalBuffer().isReadable()) {
             // nothing framed waits for more bytes: the decoder's end of a read (compact what it holds, ask for a read
             // when nothing came of it, which the line below does) has nothing to do

@@ -3,7 +3,6 @@ package io.pgmux.proxy.server;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.pgmux.core.pool.ServerHandle;
@@ -22,6 +21,7 @@ import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.EncodedOut;
 import io.pgmux.proxy.protocol.MessageCodec;
+import io.pgmux.proxy.protocol.MessageReader;
 import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.Query;
@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * connection keeps only how far its socket got ({@link Phase}), and whom the server's messages go to
  * ({@link #query}, else {@link #link}). All of it is read and written on the channel's event loop.
  */
-public final class ServerConnection extends ChannelInboundHandlerAdapter implements StatementServer, MessageCodec.Reader {
+public final class ServerConnection extends MessageReader implements StatementServer {
     private static final Logger log = LoggerFactory.getLogger(ServerConnection.class);
 
     /** How far the socket got: the login's phases, then READY, then CLOSED. */
@@ -324,10 +324,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
 
     // ---------------------------------------------------------------- channel events
 
-    /**
-     * Added right after the codec, and never taken out: its context is where relayed bytes start from, and it reads
-     * what the codec hands on whole directly.
-     */
+    /** Added right after the codec, and never taken out: where relayed bytes start from, and the codec's reader. */
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         encodedOut = MessageCodec.encodedOut(ctx.channel());
@@ -352,11 +349,6 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
         startup.put("database", target.dbname());
         startup.putAll(target.setup().startupParameters());
         channel.writeAndFlush(new StartupMessage(StartupMessage.PROTOCOL_3_0, startup));
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        messageRead(msg);
     }
 
     @Override
@@ -522,11 +514,6 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter impleme
         } finally {
             message.release();
         }
-    }
-
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-        readEnded();
     }
 
     @Override

@@ -423,7 +423,7 @@ class FrontendMessageDecoderTest {
     }
 
     /** What the handler behind the codec is given, by which way: through the pipeline or from the codec itself. */
-    private static final class Behind extends ChannelInboundHandlerAdapter implements MessageCodec.Reader {
+    private static final class Behind extends MessageReader {
         final List<String> seen = new ArrayList<>();
 
         @Override
