@@ -1,6 +1,7 @@
 package io.pgmux.proxy.protocol;
 
 import io.netty.buffer.ByteBuf;
+import java.security.MessageDigest;
 import java.util.Arrays;
 
 /**
@@ -14,12 +15,25 @@ public final class BackendKeyData implements EncodableMessage {
     public static final int MAX_KEY_LENGTH = 256;
 
     private final int processId;
-    private final byte[] secretKey;
+    /**
+     * A secret of protocol 3.0's 4 bytes, big-endian, in the key itself: every logged-in client holds the key it was
+     * given, and an array beside it would be 24 B more per idle client. 0 where {@link #longSecret} holds it.
+     */
+    private final int shortSecret;
+    /** A longer secret, as protocol 3.2 allows; null for a 4-byte one, so each secret has one form. */
+    private final byte[] longSecret;
 
     public BackendKeyData(int processId, byte[] secretKey) {
         checkKeyLength(secretKey.length);
         this.processId = processId;
-        this.secretKey = secretKey.clone();
+        if (secretKey.length == KEY_LENGTH_3_0) {
+            this.shortSecret = (secretKey[0] & 0xFF) << 24 | (secretKey[1] & 0xFF) << 16 | (secretKey[2] & 0xFF) << 8
+                    | secretKey[3] & 0xFF;
+            this.longSecret = null;
+        } else {
+            this.shortSecret = 0;
+            this.longSecret = secretKey.clone();
+        }
     }
 
     static void checkKeyLength(int length) {
@@ -42,18 +56,31 @@ public final class BackendKeyData implements EncodableMessage {
     }
 
     public byte[] secretKey() {
-        return secretKey.clone();
+        if (longSecret != null) {
+            return longSecret.clone();
+        }
+        return new byte[] {(byte) (shortSecret >>> 24), (byte) (shortSecret >>> 16), (byte) (shortSecret >>> 8),
+            (byte) shortSecret};
     }
 
-    byte[] secretKeyBytes() {
-        return secretKey;
+    /** Whether {@code secret} is this key's secret, compared in constant time for a secret of the same length. */
+    boolean secretIs(byte[] secret) {
+        if (longSecret != null) {
+            return MessageDigest.isEqual(longSecret, secret);
+        }
+        return secret.length == KEY_LENGTH_3_0 && (((secret[0] & 0xFF) << 24 | (secret[1] & 0xFF) << 16
+                | (secret[2] & 0xFF) << 8 | secret[3] & 0xFF) ^ shortSecret) == 0;
     }
 
     @Override
     public void encode(ByteBuf out) {
         int lengthIndex = Wire.beginMessage(out, BackendMessage.BACKEND_KEY_DATA);
         out.writeInt(processId);
-        out.writeBytes(secretKey);
+        if (longSecret != null) {
+            out.writeBytes(longSecret);
+        } else {
+            out.writeInt(shortSecret);
+        }
         Wire.endMessage(out, lengthIndex);
     }
 
@@ -61,12 +88,13 @@ public final class BackendKeyData implements EncodableMessage {
     public boolean equals(Object o) {
         return o instanceof BackendKeyData other
                 && other.processId == processId
-                && Arrays.equals(other.secretKey, secretKey);
+                && other.shortSecret == shortSecret
+                && Arrays.equals(other.longSecret, longSecret);
     }
 
     @Override
     public int hashCode() {
-        return 31 * processId + Arrays.hashCode(secretKey);
+        return 31 * processId + (longSecret != null ? Arrays.hashCode(longSecret) : shortSecret);
     }
 
     @Override

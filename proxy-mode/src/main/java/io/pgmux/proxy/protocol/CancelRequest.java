@@ -1,7 +1,6 @@
 package io.pgmux.proxy.protocol;
 
 import io.netty.buffer.ByteBuf;
-import java.security.MessageDigest;
 
 /**
  * CancelRequest: sent on a new connection, it names the session to cancel by the key the server gave in
@@ -34,7 +33,7 @@ public final class CancelRequest implements EncodableMessage {
 
     /** Whether this request names {@code key}, comparing the secret in constant time. */
     public boolean matches(BackendKeyData key) {
-        return key.processId() == processId && MessageDigest.isEqual(key.secretKeyBytes(), secretKey);
+        return key.processId() == processId && key.secretIs(secretKey);
     }
 
     @Override

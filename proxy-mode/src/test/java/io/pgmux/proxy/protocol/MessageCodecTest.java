@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -163,6 +164,44 @@ class MessageCodecTest {
         assertEquals(complete, decodeBody(complete, CommandComplete::decode));
         NegotiateProtocolVersion negotiate = new NegotiateProtocolVersion(0, List.of("_pq_.foo"));
         assertEquals(negotiate, decodeBody(negotiate, NegotiateProtocolVersion::decode));
+    }
+
+    @Test
+    void aKeyGivesBackAndEncodesItsSecretByteForByteWhateverItsLength() {
+        byte[] short30 = {(byte) 0xFF, 0x00, (byte) 0x80, 0x7F};
+        BackendKeyData key30 = new BackendKeyData(-2, short30);
+        assertArrayEquals(short30, key30.secretKey());
+        assertEquals("4b0000000cfffffffeff00807f", Bytes.encoded(key30));
+        byte[] long32 = new byte[32];
+        long32[31] = (byte) 0xC3;
+        assertArrayEquals(long32, new BackendKeyData(7, long32).secretKey());
+    }
+
+    @Test
+    void aCancelRequestMatchesTheKeyOfItsProcessIdAndSecretOnly() {
+        byte[] secret = {(byte) 0x9A, 1, 2, (byte) 0xF3};
+        BackendKeyData key = new BackendKeyData(42, secret);
+        assertTrue(new CancelRequest(42, secret).matches(key));
+        assertFalse(new CancelRequest(43, secret).matches(key));
+        assertFalse(new CancelRequest(42, new byte[] {(byte) 0x9A, 1, 2, (byte) 0xF2}).matches(key));
+        assertFalse(new CancelRequest(42, new byte[] {(byte) 0x9A, 1, 2, (byte) 0xF3, 0}).matches(key));
+        byte[] long32 = new byte[32];
+        long32[0] = 5;
+        BackendKeyData longKey = new BackendKeyData(42, long32);
+        assertTrue(new CancelRequest(42, long32).matches(longKey));
+        assertFalse(new CancelRequest(42, new byte[32]).matches(longKey));
+        assertFalse(new CancelRequest(42, new byte[] {5, 0, 0, 0}).matches(longKey));
+    }
+
+    @Test
+    void keysAreEqualWhenProcessIdAndSecretAre() {
+        assertEquals(new BackendKeyData(1, new byte[] {1, 2, 3, 4}), new BackendKeyData(1, new byte[] {1, 2, 3, 4}));
+        assertEquals(new BackendKeyData(1, new byte[] {1, 2, 3, 4}).hashCode(),
+                new BackendKeyData(1, new byte[] {1, 2, 3, 4}).hashCode());
+        assertNotEquals(new BackendKeyData(1, new byte[] {1, 2, 3, 4}), new BackendKeyData(1, new byte[] {1, 2, 3, 5}));
+        assertNotEquals(new BackendKeyData(1, new byte[4]), new BackendKeyData(2, new byte[4]));
+        assertNotEquals(new BackendKeyData(1, new byte[4]), new BackendKeyData(1, new byte[5]));
+        assertEquals(new BackendKeyData(1, new byte[8]), new BackendKeyData(1, new byte[8]));
     }
 
     @Test
