@@ -8,11 +8,13 @@
 #
 # WORKLOAD is KIND:CLIENTS, KIND one of select (-S -M simple), select-ext (-S -M extended), prepared
 # (-S -M prepared), tpcb (-M simple), connect (-C -S -M simple: each transaction a new connection, login and
-# logout included). Each workload runs 3 s on every target before its rounds (the JIT's warm-up). Credentials
-# from PGUSER / PGPASSWORD / PGDATABASE. Prints a Markdown table of medians, with ratios to the LAST target.
+# logout included). Each workload runs WARMUP seconds (default 3) on every target before its rounds, the JIT's
+# warm-up: a JVM's compiler threads keep compiling for a minute or more after a workload starts (the "of it JIT"
+# column), which WARMUP=60 leaves out of the rounds. Credentials from PGUSER / PGPASSWORD / PGDATABASE. Prints a
+# Markdown table of medians, with ratios to the LAST target.
 set -euo pipefail
-[ $# -ge 4 ] || { sed -n 2,12p "$0"; exit 2; }
-ROUNDS=$1 SECONDS_PER_RUN=$2 WORKLOADS=$3
+[ $# -ge 4 ] || { sed -n 2,13p "$0"; exit 2; }
+ROUNDS=$1 SECONDS_PER_RUN=$2 WORKLOADS=$3 WARMUP=${WARMUP:-3}
 shift 3
 TICK=$(getconf CLK_TCK)
 OUT=$(mktemp -d)
@@ -33,7 +35,7 @@ for w in $WORKLOADS; do
   for t in "$@"; do
     rest=${t#*=}; host=${rest%%:*}; rest=${rest#*:}; port=${rest%%:*}
     # shellcheck disable=SC2046
-    pgbench -n $(flags "$kind") -c "$clients" -j 2 -T 3 -h "$host" -p "$port" >/dev/null 2>&1 || true
+    pgbench -n $(flags "$kind") -c "$clients" -j 2 -T "$WARMUP" -h "$host" -p "$port" >/dev/null 2>&1 || true
   done
   for _ in $(seq "$ROUNDS"); do
     for t in "$@"; do
