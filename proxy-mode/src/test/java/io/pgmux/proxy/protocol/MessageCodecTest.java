@@ -10,10 +10,12 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.management.ThreadMXBean;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.function.Function;
@@ -175,6 +177,21 @@ class MessageCodecTest {
         byte[] long32 = new byte[32];
         long32[31] = (byte) 0xC3;
         assertArrayEquals(long32, new BackendKeyData(7, long32).secretKey());
+    }
+
+    /** Every logged-in client holds the 4-byte key it was given: one small object, no array beside it. */
+    @Test
+    void aFourByteKeyIsOneObjectOfAtMost32Bytes() {
+        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long thread = Thread.currentThread().getId();
+        byte[] secret = {1, 2, 3, 4};
+        BackendKeyData[] kept = new BackendKeyData[10_000];
+        long before = threads.getThreadAllocatedBytes(thread);
+        for (int i = 0; i < kept.length; i++) {
+            kept[i] = new BackendKeyData(i, secret);
+        }
+        long perKey = (threads.getThreadAllocatedBytes(thread) - before) / kept.length;
+        assertTrue(perKey <= 32, perKey + " B allocated per key");
     }
 
     @Test
