@@ -27,8 +27,7 @@ public final class BackendKeyData implements EncodableMessage {
         checkKeyLength(secretKey.length);
         this.processId = processId;
         if (secretKey.length == KEY_LENGTH_3_0) {
-            this.shortSecret = (secretKey[0] & 0xFF) << 24 | (secretKey[1] & 0xFF) << 16 | (secretKey[2] & 0xFF) << 8
-                    | secretKey[3] & 0xFF;
+            this.shortSecret = bigEndian(secretKey);
             this.longSecret = null;
         } else {
             this.shortSecret = 0;
@@ -68,8 +67,12 @@ public final class BackendKeyData implements EncodableMessage {
         if (longSecret != null) {
             return MessageDigest.isEqual(longSecret, secret);
         }
-        return secret.length == KEY_LENGTH_3_0 && (((secret[0] & 0xFF) << 24 | (secret[1] & 0xFF) << 16
-                | (secret[2] & 0xFF) << 8 | secret[3] & 0xFF) ^ shortSecret) == 0;
+        return secret.length == KEY_LENGTH_3_0 && (bigEndian(secret) ^ shortSecret) == 0;
+    }
+
+    /** The four bytes of a 3.0 secret as one int, as they go on the wire. */
+    private static int bigEndian(byte[] secret) {
+        return (secret[0] & 0xFF) << 24 | (secret[1] & 0xFF) << 16 | (secret[2] & 0xFF) << 8 | secret[3] & 0xFF;
     }
 
     @Override
