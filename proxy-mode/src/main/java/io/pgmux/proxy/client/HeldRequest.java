@@ -160,8 +160,8 @@ final class HeldRequest implements Iterable<FrontendMessage> {
     }
 
     /** The server went away before answering: what it was sent is held again, ahead of anything newer. */
-    void sendAgain(ResendBuffer kept) {
-        bytes += kept.sendAgain(messages);
+    void sendAgain(ResendBuffer kept, long nowNanos) {
+        bytes += kept.sendAgain(messages, nowNanos);
     }
 
     @Override

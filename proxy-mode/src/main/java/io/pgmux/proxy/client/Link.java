@@ -343,7 +343,7 @@ final class Link extends ServerLoan {
             if (resend == null) {
                 resend = new ResendBuffer(HeldRequest.BYTES_LIMIT);
             }
-            resend.linked(server.transactionStatus() == TransactionStatus.IDLE);
+            resend.linked(server.transactionStatus() == TransactionStatus.IDLE, server.handle().connectedAtNanos());
         }
     }
 
@@ -481,7 +481,7 @@ final class Link extends ServerLoan {
                 return true;
             }
         }
-        kept.forget();
+        kept.answered();
         return false;
     }
 
@@ -570,7 +570,7 @@ final class Link extends ServerLoan {
 
     /** The server went away before answering: what it was sent waits for another server, ahead of anything newer. */
     private void sendAgain(ResendBuffer kept, Throwable cause) {
-        held.sendAgain(kept);
+        held.sendAgain(kept, pool.clock().nanoTime());
         drop(cause);
         acquire();
     }

@@ -44,18 +44,32 @@ final class ResendBuffer {
     private boolean keeping;
     /** The server linked now sent such a FATAL: its close sends what was kept to another server. */
     private boolean serverGoingAway;
-    /** The requests were sent again once already: the next server's failure reaches the client. */
+    /**
+     * The requests were sent again already: only a server connected before the first one went away may fail them
+     * again without a word to the client (a restart kills all of a pool's servers at once, and the pool may lend a
+     * second one before it has read that one's FATAL); a newer server's failure reaches the client. Those older
+     * servers are finite, so a request that kills every server it reaches is sent again a bounded number of times.
+     */
     private boolean sentAgain;
+    /** When the first server the requests went to was found gone (the pool's clock), while sent again. */
+    private long firstGoneNanos;
 
     /** @param limitBytes what may be kept at most: beyond it, nothing is */
     ResendBuffer(int limitBytes) {
         this.limitBytes = limitBytes;
     }
 
-    /** A server was linked: what is forwarded from now on is kept if no transaction is open on it. */
-    void linked(boolean idleServer) {
-        keeping = !sentAgain && idleServer;
-        sentAgain = false;
+    /**
+     * A server was linked: what is forwarded from now on is kept if no transaction is open on it, and, when it is
+     * sent again, the server was connected before the first one went away.
+     *
+     * @param connectedAtNanos when the server logged in, on its pool's clock
+     */
+    void linked(boolean idleServer, long connectedAtNanos) {
+        keeping = idleServer && (!sentAgain || connectedAtNanos - firstGoneNanos < 0);
+        if (!keeping) {
+            sentAgain = false;
+        }
     }
 
     /** The pool handed over no server: a later request is sent again if its server goes away. */
@@ -88,7 +102,7 @@ final class ResendBuffer {
         int bytes = content.readableBytes();
         boolean changes = renamed && mayChangeStatements(message) && changesStatements(content);
         if (changes || unansweredBytes + bytes > limitBytes) {
-            forget();
+            answered();
             return;
         }
         if (first == null) {
@@ -167,6 +181,12 @@ final class ResendBuffer {
         return ReadIntent.onlyOpensATransaction(first, firstStart + BODY, firstStart + 1 + length);
     }
 
+    /** The server answered, or what was forwarded cannot be sent again: whatever comes of it reaches the client. */
+    void answered() {
+        forget();
+        sentAgain = false;
+    }
+
     /** The server answered, or went: nothing kept is sent again. */
     void forget() {
         keeping = false;
@@ -185,8 +205,12 @@ final class ResendBuffer {
         }
     }
 
-    /** Moves what was kept ahead of {@code pending}, in its order; returns its bytes. */
-    int sendAgain(ArrayDeque<FrontendMessage> pending) {
+    /**
+     * Moves what was kept ahead of {@code pending}, in its order; returns its bytes.
+     *
+     * @param nowNanos the time its server was found gone, on the pool's clock
+     */
+    int sendAgain(ArrayDeque<FrontendMessage> pending, long nowNanos) {
         int bytes = 0;
         if (later != null) {
             ByteBuf content;
@@ -200,7 +224,10 @@ final class ResendBuffer {
             first = null;
         }
         forget();
-        sentAgain = true;
+        if (!sentAgain) {
+            sentAgain = true;
+            firstGoneNanos = nowNanos;
+        }
         return bytes;
     }
 

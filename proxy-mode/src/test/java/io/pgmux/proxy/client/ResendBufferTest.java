@@ -28,7 +28,7 @@ class ResendBufferTest {
 
         assertTrue(buffer.keeping());
         ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
-        assertEquals(bytes, buffer.sendAgain(pending));
+        assertEquals(bytes, buffer.sendAgain(pending, 0));
         assertEquals(4, pending.size());
         pending.forEach(FrontendMessage::release);
         run.release();
@@ -129,7 +129,7 @@ class ResendBufferTest {
         ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
         pending.add(waiting);
 
-        assertEquals(bytes, buffer.sendAgain(pending));
+        assertEquals(bytes, buffer.sendAgain(pending, 0));
 
         assertEquals(4, pending.size());
         for (String text : new String[] {"SELECT 1", "SELECT 22", "SELECT 333", "SELECT 4444"}) {
@@ -236,9 +236,69 @@ class ResendBufferTest {
         return new FrontendMessage((byte) 'Q', message('Q', cstring(text)), false);
     }
 
+    @Test
+    void aRequestSentAgainIsKeptAgainOnAServerConnectedBeforeItsFirstServerWentAway() {
+        ResendBuffer buffer = keptAndSentAgainAt(100);
+
+        buffer.linked(true, 99);
+
+        assertTrue(buffer.keeping(), "a restart's second stale server fails it without a word");
+        FrontendMessage query = query("SELECT 1");
+        buffer.keep(query, false);
+        ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
+        buffer.sendAgain(pending, 200);
+        pending.forEach(FrontendMessage::release);
+        query.release();
+        buffer.linked(true, 150);
+        assertFalse(buffer.keeping(), "the first server's time counts, not the last one's");
+    }
+
+    @Test
+    void aRequestSentAgainIsNotKeptOnAServerConnectedAfterItsFirstServerWentAway() {
+        ResendBuffer buffer = keptAndSentAgainAt(100);
+
+        buffer.linked(true, 100);
+
+        assertFalse(buffer.keeping());
+        buffer.linked(true, 100);
+        assertTrue(buffer.keeping(), "the next request starts afresh");
+        buffer.forget();
+    }
+
+    @Test
+    void anAnswerEndsWhatASendingAgainAllowed() {
+        ResendBuffer buffer = keptAndSentAgainAt(100);
+        buffer.linked(true, 50);
+
+        buffer.answered();
+        buffer.linked(true, 50);
+        FrontendMessage query = query("SELECT 1");
+        buffer.keep(query, false);
+        ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
+        buffer.sendAgain(pending, 300);
+        pending.forEach(FrontendMessage::release);
+        query.release();
+
+        buffer.linked(true, 200);
+        assertTrue(buffer.keeping(), "a new request's first server went away at 300");
+        buffer.forget();
+    }
+
+    /** A buffer whose one Query was sent again because its server was found gone at {@code goneNanos}. */
+    private static ResendBuffer keptAndSentAgainAt(long goneNanos) {
+        ResendBuffer buffer = linked();
+        FrontendMessage query = query("SELECT 1");
+        buffer.keep(query, false);
+        ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
+        buffer.sendAgain(pending, goneNanos);
+        pending.forEach(FrontendMessage::release);
+        query.release();
+        return buffer;
+    }
+
     private static ResendBuffer linked() {
         ResendBuffer buffer = new ResendBuffer(LIMIT);
-        buffer.linked(true);
+        buffer.linked(true, 0);
         return buffer;
     }
 
