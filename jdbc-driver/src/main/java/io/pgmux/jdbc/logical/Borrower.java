@@ -91,6 +91,8 @@ abstract class Borrower extends ConnectionLock {
     private boolean readOnPrimaryOnce;
     /** The server connection died inside a transaction: only rollback() or close() may follow. */
     boolean transactionLost;
+    /** When the server connection lost last had logged in, on the pool's clock ({@code System.nanoTime()}). */
+    private long lostConnectedAtNanos;
     /** Set once, by a CAS, by whichever of close() and abort() comes first; that one also leaves the pool. */
     volatile boolean closed;
     /** Why the pool closed this connection, when it did; written before {@link #closed}. */
@@ -323,6 +325,7 @@ abstract class Borrower extends ConnectionLock {
             boolean inTransaction = !autoCommit || physical.transactionState() != TransactionState.IDLE;
             lostStandbyRead = autoCommit && loan.onStandby;
             readOnPrimaryOnce = loan.onStandby;
+            lostConnectedAtNanos = loan.server.connectedAtNanos();
             dropServer(e);
             transactionLost = inTransaction;
         }
@@ -363,6 +366,14 @@ abstract class Borrower extends ConnectionLock {
         }
         transactionLost = false;
         return true;
+    }
+
+    /**
+     * Whether the server connection lost last had logged in before {@code nanos} (the pool's clock): a restart or a
+     * failover kills all of a pool's connections at once, and the pool lends the ones still idle before it can know.
+     */
+    boolean lostConnectionOlderThan(long nanos) {
+        return lostConnectedAtNanos - nanos < 0;
     }
 
     static boolean isConnectionLoss(SQLException e) {

@@ -31,7 +31,10 @@ class LogicalStatement implements Statement {
         }
     }
 
-    /** Runs of one execution at most: the first, and retries of a transaction's first statement. */
+    /**
+     * Runs of one execution at most, the first and retries of a transaction's first statement, but for retries after
+     * a connection that logged in before the first one was lost: those died with it, and are as many as the pool's.
+     */
     private static final int MAX_ATTEMPTS = 3;
 
     /** What an execution produces, which decides whether the server connection stays held after it. */
@@ -130,6 +133,7 @@ class LogicalStatement implements Statement {
             Statement ps;
             T result;
             long start = conn.statementStart();
+            long firstLossNanos = 0;
             for (int attempt = 1; ; attempt++) {
                 boolean borrowedNow = conn.currentPhysical() == null;
                 p = conn.attach(classification);
@@ -140,7 +144,11 @@ class LogicalStatement implements Statement {
                     break;
                 } catch (SQLException e) {
                     conn.failed(e);
-                    if (borrowedNow && attempt < MAX_ATTEMPTS && conn.restartLostTransaction(e)) {
+                    if (attempt == 1) {
+                        firstLossNanos = System.nanoTime();
+                    }
+                    if (borrowedNow && (attempt < MAX_ATTEMPTS || conn.lostConnectionOlderThan(firstLossNanos))
+                            && conn.restartLostTransaction(e)) {
                         continue;
                     }
                     conn.statementDone(start);

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 /**
  * When a dead server connection is handed out after all (the pool cannot see the socket of an
  * application's own socketFactory, or the backend died between the check and the statement), the first
- * statement of a transaction runs again on another connection, and an autocommit statement fails.
+ * statement of a transaction runs again on another connection (past every one that logged in before the first was
+ * lost, as a restart kills them all), and an autocommit statement fails.
  */
 @PostgresTest
 class LostFirstStatementTest {
@@ -75,6 +76,17 @@ class LostFirstStatementTest {
             c.commit();
         }
         assertEquals(2, entries());
+    }
+
+    @Test
+    void theFirstStatementRunsAgainPastEveryConnectionThatDiedBeforeItsFirstLoss() throws SQLException {
+        JdbcPool pool = poolOfTerminatedConnections("lost-many", 4);
+        try (Connection c = pool.getConnection()) {
+            c.setAutoCommit(false);
+            execute(c, "INSERT INTO entries VALUES (1)");
+            c.commit();
+        }
+        assertEquals(1, entries());
     }
 
     @Test
