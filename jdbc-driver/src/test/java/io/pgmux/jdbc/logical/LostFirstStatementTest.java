@@ -66,26 +66,26 @@ class LostFirstStatementTest {
         }
     }
 
-    @Test
-    void theFirstStatementOfATransactionRunsAgainOnALiveConnection() throws SQLException {
-        JdbcPool pool = poolOfTerminatedConnections("lost-first-transaction", 2);
+    /** One transaction inserting {@code ids}, one statement each. */
+    private static void insertInOneTransaction(JdbcPool pool, int... ids) throws SQLException {
         try (Connection c = pool.getConnection()) {
             c.setAutoCommit(false);
-            execute(c, "INSERT INTO entries VALUES (1)");
-            execute(c, "INSERT INTO entries VALUES (2)");
+            for (int id : ids) {
+                execute(c, "INSERT INTO entries VALUES (" + id + ")");
+            }
             c.commit();
         }
+    }
+
+    @Test
+    void theFirstStatementOfATransactionRunsAgainOnALiveConnection() throws SQLException {
+        insertInOneTransaction(poolOfTerminatedConnections("lost-first-transaction", 2), 1, 2);
         assertEquals(2, entries());
     }
 
     @Test
     void theFirstStatementRunsAgainPastEveryConnectionThatDiedBeforeItsFirstLoss() throws SQLException {
-        JdbcPool pool = poolOfTerminatedConnections("lost-many", 4);
-        try (Connection c = pool.getConnection()) {
-            c.setAutoCommit(false);
-            execute(c, "INSERT INTO entries VALUES (1)");
-            c.commit();
-        }
+        insertInOneTransaction(poolOfTerminatedConnections("lost-many", 4), 1);
         assertEquals(1, entries());
     }
 

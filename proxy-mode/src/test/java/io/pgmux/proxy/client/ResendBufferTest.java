@@ -243,12 +243,7 @@ class ResendBufferTest {
         buffer.linked(true, 99);
 
         assertTrue(buffer.keeping(), "a restart's second stale server fails it without a word");
-        FrontendMessage query = query("SELECT 1");
-        buffer.keep(query, false);
-        ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
-        buffer.sendAgain(pending, 200);
-        pending.forEach(FrontendMessage::release);
-        query.release();
+        keepAndSendAgain(buffer, 200);
         buffer.linked(true, 150);
         assertFalse(buffer.keeping(), "the first server's time counts, not the last one's");
     }
@@ -272,12 +267,7 @@ class ResendBufferTest {
 
         buffer.answered();
         buffer.linked(true, 50);
-        FrontendMessage query = query("SELECT 1");
-        buffer.keep(query, false);
-        ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
-        buffer.sendAgain(pending, 300);
-        pending.forEach(FrontendMessage::release);
-        query.release();
+        keepAndSendAgain(buffer, 300);
 
         buffer.linked(true, 200);
         assertTrue(buffer.keeping(), "a new request's first server went away at 300");
@@ -287,13 +277,18 @@ class ResendBufferTest {
     /** A buffer whose one Query was sent again because its server was found gone at {@code goneNanos}. */
     private static ResendBuffer keptAndSentAgainAt(long goneNanos) {
         ResendBuffer buffer = linked();
+        keepAndSendAgain(buffer, goneNanos);
+        return buffer;
+    }
+
+    /** Keeps a Query in {@code buffer} and sends it again, its server found gone at {@code goneNanos}. */
+    private static void keepAndSendAgain(ResendBuffer buffer, long goneNanos) {
         FrontendMessage query = query("SELECT 1");
         buffer.keep(query, false);
         ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
         buffer.sendAgain(pending, goneNanos);
         pending.forEach(FrontendMessage::release);
         query.release();
-        return buffer;
     }
 
     private static ResendBuffer linked() {
