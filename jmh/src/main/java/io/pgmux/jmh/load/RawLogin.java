@@ -94,52 +94,81 @@ final class RawLogin {
 
     private static void exchange(DataInputStream in, OutputStream out, String user, String password)
             throws IOException, ScramException {
-        ScramClient scram = null;
+        Authentication authentication = new Authentication(user, password);
         while (true) {
             char type = (char) in.readUnsignedByte();
             byte[] body = new byte[in.readInt() - 4];
             in.readFully(body);
-            ByteBuffer b = ByteBuffer.wrap(body);
-            switch (type) {
-                case 'R' -> {
-                    int code = b.getInt();
-                    switch (code) {
-                        case AUTH_OK -> { }
-                        case AUTH_CLEARTEXT -> send(out, cstring(password));
-                        case AUTH_MD5 -> send(out, cstring(md5(password, user, body, 4)));
-                        case AUTH_SASL -> {
-                            scram = ScramClient.withPassword(password, RANDOM);
-                            send(out, saslInitialResponse(scram.clientFirstMessage()));
-                        }
-                        case AUTH_SASL_CONTINUE -> send(out, scram(scram).handleServerFirst(rest(body, 4))
-                                .getBytes(StandardCharsets.UTF_8));
-                        case AUTH_SASL_FINAL -> scram(scram).handleServerFinal(rest(body, 4));
-                        default -> throw new IOException("unsupported authentication request " + code);
-                    }
-                }
-                case 'E' -> throw new IOException(errorMessage(body));
-                case 'Z' -> {
-                    return;
-                }
-                default -> {
-                    // ParameterStatus, BackendKeyData, NoticeResponse, a query's rows: nothing to keep
-                }
+            if (type == 'Z') {
+                return;
+            }
+            byte[] reply = authentication.answer(type, body);
+            if (reply != null) {
+                out.write(reply);
+                out.flush();
             }
         }
     }
 
-    private static ScramClient scram(ScramClient scram) throws IOException {
-        if (scram == null) {
-            throw new IOException("SASL continuation before SASL started");
+    /** One login's side of authentication: the answer to each message the server sends before ReadyForQuery. */
+    static final class Authentication {
+        private final String user;
+        private final String password;
+        private ScramClient scram;
+
+        Authentication(String user, String password) {
+            this.user = user;
+            this.password = password;
         }
-        return scram;
+
+        String user() {
+            return user;
+        }
+
+        /**
+         * The message to send in answer to a server message of {@code type}, or null when none is due.
+         *
+         * @throws IOException for an ErrorResponse, with its text, or an authentication this login has not
+         */
+        byte[] answer(char type, byte[] body) throws IOException, ScramException {
+            if (type == 'E') {
+                throw new IOException(errorMessage(body));
+            }
+            if (type != 'R') {
+                return null; // ParameterStatus, BackendKeyData, NoticeResponse, a query's rows: nothing to keep
+            }
+            int code = ByteBuffer.wrap(body).getInt();
+            return switch (code) {
+                case AUTH_OK -> null;
+                case AUTH_CLEARTEXT -> password(cstring(password));
+                case AUTH_MD5 -> password(cstring(md5(password, user, body, 4)));
+                case AUTH_SASL -> {
+                    scram = ScramClient.withPassword(password, RANDOM);
+                    yield password(saslInitialResponse(scram.clientFirstMessage()));
+                }
+                case AUTH_SASL_CONTINUE -> password(scram().handleServerFirst(rest(body, 4))
+                        .getBytes(StandardCharsets.UTF_8));
+                case AUTH_SASL_FINAL -> {
+                    scram().handleServerFinal(rest(body, 4));
+                    yield null;
+                }
+                default -> throw new IOException("unsupported authentication request " + code);
+            };
+        }
+
+        private ScramClient scram() throws IOException {
+            if (scram == null) {
+                throw new IOException("SASL continuation before SASL started");
+            }
+            return scram;
+        }
     }
 
     private static String rest(byte[] body, int from) {
         return new String(body, from, body.length - from, StandardCharsets.UTF_8);
     }
 
-    private static byte[] startupPacket(String database, String user) {
+    static byte[] startupPacket(String database, String user) {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         body.writeBytes(new byte[] {0, 3, 0, 0});
         Map<String, String> parameters = new LinkedHashMap<>();
@@ -162,9 +191,8 @@ final class RawLogin {
     }
 
     /** A PasswordMessage, SASLInitialResponse or SASLResponse: all are type 'p'. */
-    private static void send(OutputStream out, byte[] body) throws IOException {
-        out.write(ByteBuffer.allocate(5 + body.length).put((byte) 'p').putInt(4 + body.length).put(body).array());
-        out.flush();
+    private static byte[] password(byte[] body) {
+        return ByteBuffer.allocate(5 + body.length).put((byte) 'p').putInt(4 + body.length).put(body).array();
     }
 
     /** libpq's {@code "md5" + md5(md5(password + user) + salt)}. */
