@@ -68,6 +68,7 @@ class DocumentedCommandsIT {
             "io.pgmux.jmh.load.FleetLoad", List.of("--seconds", "1", "--warmup", "1", "--idle", "1", "--rounds", "1",
                     "--members", "2", "--threads", "12", "--pool", "8", "--budget", "8", "--fixed-pool", "4",
                     "--cycles", "50"),
+            "io.pgmux.jmh.load.NettyFloor", List.of("--seconds", "1", "--port", "0", "--pool-size", "2"),
             "io.pgmux.jmh.micro.JdbcCycleInterleaved", List.of("2", "10"),
             "io.pgmux.jmh.micro.WaitAllocation", List.of("20000"));
 
