@@ -167,17 +167,43 @@ public final class NettyFloor implements AutoCloseable {
         }
     }
 
-    private final class FloorClient extends ChannelInboundHandlerAdapter {
-        private final byte[] last = new byte[2];
-        private ChannelHandlerContext ctx;
-        private ByteBuf held;
-        private boolean loggedIn;
-        private FloorServer server;
+    /** What both sides keep: their context, the bytes read and not yet forwarded, the last whole message seen. */
+    private abstract static class FloorConnection extends ChannelInboundHandlerAdapter {
+        final byte[] last = new byte[2];
+        ChannelHandlerContext ctx;
+        ByteBuf held;
 
         @Override
         public void handlerAdded(ChannelHandlerContext ctx) {
             this.ctx = ctx;
         }
+
+        /** The first {@code n} bytes held, as a buffer of their own to forward. */
+        ByteBuf take(int n) {
+            if (n < held.readableBytes()) {
+                return held.readRetainedSlice(n);
+            }
+            ByteBuf all = held;
+            held = null;
+            return all;
+        }
+
+        void dropIfEmpty() {
+            if (held != null && !held.isReadable()) {
+                held.release();
+                held = null;
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+    }
+
+    private final class FloorClient extends FloorConnection {
+        private boolean loggedIn;
+        private FloorServer server;
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -223,13 +249,6 @@ public final class NettyFloor implements AutoCloseable {
                     .writeByte(0);
         }
 
-        private void dropIfEmpty() {
-            if (held != null && !held.isReadable()) {
-                held.release();
-                held = null;
-            }
-        }
-
         /** Sends the whole messages held to this client's server, taking one first or waiting for one. */
         private void forward() {
             if (held == null) {
@@ -250,14 +269,7 @@ public final class NettyFloor implements AutoCloseable {
             }
             int n = whole(held, last);
             if (n > 0) {
-                ByteBuf out;
-                if (n == held.readableBytes()) {
-                    out = held;
-                    held = null;
-                } else {
-                    out = held.readRetainedSlice(n);
-                }
-                server.ctx.writeAndFlush(out, server.ctx.voidPromise());
+                server.ctx.writeAndFlush(take(n), server.ctx.voidPromise());
             }
             dropIfEmpty();
         }
@@ -290,30 +302,17 @@ public final class NettyFloor implements AutoCloseable {
                 giveBack(lent);
             }
         }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            ctx.close();
-        }
     }
 
-    private final class FloorServer extends ChannelInboundHandlerAdapter {
+    private final class FloorServer extends FloorConnection {
         final CompletableFuture<Void> loggedIn = new CompletableFuture<>();
-        private final byte[] last = new byte[2];
         private final String database;
         private final RawLogin.Authentication authentication;
-        private ChannelHandlerContext ctx;
-        private ByteBuf held;
         private FloorClient client;
 
         FloorServer(String database, String user, String password) {
             this.database = database;
             this.authentication = new RawLogin.Authentication(user, password);
-        }
-
-        @Override
-        public void handlerAdded(ChannelHandlerContext ctx) {
-            this.ctx = ctx;
         }
 
         @Override
@@ -330,10 +329,7 @@ public final class NettyFloor implements AutoCloseable {
             } else {
                 relay();
             }
-            if (held != null && !held.isReadable()) {
-                held.release();
-                held = null;
-            }
+            dropIfEmpty();
         }
 
         private void logIn() {
@@ -366,13 +362,7 @@ public final class NettyFloor implements AutoCloseable {
                 return;
             }
             FloorClient to = client;
-            ByteBuf out;
-            if (n == held.readableBytes()) {
-                out = held;
-                held = null;
-            } else {
-                out = held.readRetainedSlice(n);
-            }
+            ByteBuf out = take(n);
             if (to == null) {
                 out.release();
                 return;
@@ -392,11 +382,6 @@ public final class NettyFloor implements AutoCloseable {
             if (client != null) {
                 client.ctx.close();
             }
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            ctx.close();
         }
     }
 }
