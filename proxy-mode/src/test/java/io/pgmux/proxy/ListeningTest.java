@@ -14,12 +14,15 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
@@ -195,6 +198,27 @@ class ListeningTest {
         try (PgMuxProxy proxy = ProxyFixture.start(db, PoolMode.TRANSACTION,
                 b -> b.listen("127.0.0.1", port).unixSocketDir(dir))) {
             assertEquals(String.valueOf(ProcessHandle.current().pid()), Files.readString(lock).strip());
+        }
+    }
+
+    /** A pid is given again once its process is gone: a process that started after the lock was written is not its. */
+    @Test
+    void aLockWhosePidNowNamesALaterProcessIsTakenOver() throws Exception {
+        int port;
+        try (PgMuxProxy probe = ProxyFixture.start(db, PoolMode.TRANSACTION)) {
+            port = probe.port();
+        }
+        Process later = new ProcessBuilder("sleep", "60").start();
+        try {
+            Path lock = dir.resolve(".s.PGSQL." + port + ".lock");
+            Files.writeString(lock, later.pid() + "\n");
+            Files.setLastModifiedTime(lock, FileTime.from(Instant.now().minus(Duration.ofHours(1))));
+            try (PgMuxProxy proxy = ProxyFixture.start(db, PoolMode.TRANSACTION,
+                    b -> b.listen("127.0.0.1", port).unixSocketDir(dir))) {
+                assertEquals(String.valueOf(ProcessHandle.current().pid()), Files.readString(lock).strip());
+            }
+        } finally {
+            later.destroy();
         }
     }
 

@@ -13,7 +13,9 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.GroupPrincipal;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
+import java.time.Instant;
 import java.util.EnumSet;
+import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * when the lock file exists (a PostgreSQL server owns the port there) and removes a socket file left behind; pgmux
  * also writes the lock itself, with its pid first as PostgreSQL does, so that a second pooler or a PostgreSQL on the
  * same directory and port refuses to start rather than take the socket over, and a lock whose process is gone is
- * stale. Both files are removed at shutdown.
+ * stale, as is one whose pid now names a process that started after the lock was written (the pid was reused). Both
+ * files are removed at shutdown.
  */
 final class UnixSocketFile {
     private static final Logger log = LoggerFactory.getLogger(UnixSocketFile.class);
@@ -79,7 +82,7 @@ final class UnixSocketFile {
             return;
         } catch (FileAlreadyExistsException e) {
             long owner = lockOwner(lock);
-            if (owner <= 0 || ProcessHandle.of(owner).filter(ProcessHandle::isAlive).isPresent()) {
+            if (owner <= 0 || holds(owner, lock)) {
                 throw new IllegalStateException("unix port " + port + " is in use: lock file " + lock + " exists"
                         + (owner > 0 ? " and process " + owner + " is running" : ""));
             }
@@ -103,6 +106,21 @@ final class UnixSocketFile {
         } catch (NoSuchFileException | NumberFormatException e) {
             return 0;
         }
+    }
+
+    /**
+     * Whether process {@code pid} still holds {@code lock}: it is alive and is not a later process given the same
+     * pid, one that started more than a second after the lock was written (a start time is known to the second:
+     * Linux counts it from a boot time in whole seconds).
+     */
+    private static boolean holds(long pid, Path lock) throws IOException {
+        Optional<ProcessHandle> process = ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
+        if (process.isEmpty()) {
+            return false;
+        }
+        Optional<Instant> started = process.get().info().startInstant();
+        Instant written = Files.getLastModifiedTime(lock).toInstant();
+        return started.isEmpty() || !started.get().isAfter(written.plusSeconds(1));
     }
 
     private static boolean answers(Path socket) {
