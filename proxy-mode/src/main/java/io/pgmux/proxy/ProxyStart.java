@@ -126,8 +126,8 @@ final class ProxyStart {
                             clients.add(ch);
                             transport.tuneAccepted(ch);
                             FrontendMessageDecoder decoder = new FrontendMessageDecoder(context.maxMessageLength());
-                            ch.pipeline().addLast(new DirectTls(context), decoder,
-                                    new ClientConnection(context, decoder));
+                            ch.pipeline().addLast(new DirectTls(context), decoder);
+                            decoder.serve(new ClientConnection(context, decoder));
                             transport.readGate().watchClient(ch);
                         }
                     });

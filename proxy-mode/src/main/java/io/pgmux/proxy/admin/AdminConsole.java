@@ -3,7 +3,6 @@ package io.pgmux.proxy.admin;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandler;
 import io.pgmux.core.config.PoolConfig;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolKey;
@@ -265,24 +264,25 @@ public final class AdminConsole implements AdminRoute {
     }
 
     @Override
-    public void open(Channel channel, ChannelHandler login, long id, String user,
+    public void open(Channel channel, long id, String user,
             Map<String, String> startupParameters) {
-        open(channel, login, id, user, adminUsers.contains(user), startupParameters);
+        open(channel, id, user, adminUsers.contains(user), startupParameters);
     }
 
     @Override
-    public void openForOwner(Channel channel, ChannelHandler login, long id, String user,
+    public void openForOwner(Channel channel, long id, String user,
             Map<String, String> startupParameters) {
-        open(channel, login, id, user, true, startupParameters);
+        open(channel, id, user, true, startupParameters);
     }
 
-    private void open(Channel channel, ChannelHandler login, long id, String user, boolean admin,
+    private void open(Channel channel, long id, String user, boolean admin,
             Map<String, String> startupParameters) {
         AdminSession session = new AdminSession(this, channel, id, user, admin, startupParameters);
         sessions.add(session);
         // the console is read during SUSPEND too, as PgBouncer's: RESUME comes through it
         readGate.unwatch(channel);
-        channel.pipeline().replace(login, "admin-session", session);
+        // behind the codec, which the client's connection left: it now passes everything on through the pipeline
+        channel.pipeline().addLast("admin-session", session);
         log.info("admin console login: user {} from {}", user, channel.remoteAddress());
         traffic.recordClientLogin();
         session.welcome();

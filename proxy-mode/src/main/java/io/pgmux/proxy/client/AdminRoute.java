@@ -1,7 +1,6 @@
 package io.pgmux.proxy.client;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.server.ServerConnection;
@@ -34,13 +33,13 @@ public interface AdminRoute {
         }
 
         @Override
-        public void open(Channel channel, ChannelHandler login, long id, String user,
+        public void open(Channel channel, long id, String user,
                 Map<String, String> startupParameters) {
             throw new IllegalStateException("no admin console");
         }
 
         @Override
-        public void openForOwner(Channel channel, ChannelHandler login, long id, String user,
+        public void openForOwner(Channel channel, long id, String user,
                 Map<String, String> startupParameters) {
             throw new IllegalStateException("no admin console");
         }
@@ -59,15 +58,15 @@ public interface AdminRoute {
     ErrorResponse admit(String user);
 
     /**
-     * Takes the logged-in channel over, replacing the {@code login} handler in its pipeline; the session keeps the
-     * client's {@code id} (SHOW CLIENTS, KILL_CLIENT).
+     * Takes the logged-in channel over, whose codec serves no connection any more: the session is added behind it
+     * and keeps the client's {@code id} (SHOW CLIENTS, KILL_CLIENT).
      */
-    void open(Channel channel, ChannelHandler login, long id, String user, Map<String, String> startupParameters);
+    void open(Channel channel, long id, String user, Map<String, String> startupParameters);
 
     /**
      * As {@link #open}, with every right of an admin_users member, for the OS user running the pooler on the Unix
      * socket, whatever admin_users says (PgBouncer's rule).
      */
-    void openForOwner(Channel channel, ChannelHandler login, long id, String user,
+    void openForOwner(Channel channel, long id, String user,
             Map<String, String> startupParameters);
 }

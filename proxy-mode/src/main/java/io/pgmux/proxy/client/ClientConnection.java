@@ -30,9 +30,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client (PgBouncer's client socket, client.c), the last handler of its channel, and its state: startup, login
- * and the welcome are its {@link ClientLogin}'s, then the query phase's messages go to its {@link Link} to the
- * servers it borrows, until it closes or is handed to the admin console. Everything runs on the client's event loop.
+ * One client (PgBouncer's client socket, client.c) and its state: startup, login and the welcome are its
+ * {@link ClientLogin}'s, then the query phase's messages go to its {@link Link} to the servers it borrows, until it
+ * closes or is handed to the admin console. Its codec serves it ({@link FrontendMessageDecoder#serve}): it is in no
+ * pipeline, which saves every idle client a handler context. Everything runs on the client's event loop.
  */
 public final class ClientConnection extends MessageReader {
     private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
@@ -125,7 +126,8 @@ public final class ClientConnection extends MessageReader {
             login = null;
         }
         if (next == State.HANDED_OFF) {
-            // the console's session replaces this handler, so channelInactive no longer comes here
+            // the console's session, behind the codec, gets everything from now on, channelInactive included
+            decoder.serve(null);
             channel.closeFuture().addListener(closed -> logClosing());
         }
     }
@@ -145,25 +147,18 @@ public final class ClientConnection extends MessageReader {
         context.clientTimeouts().loginStarted(this);
     }
 
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof FrontendMessage && state != State.LOGIN) {
-            messageRead(msg);
-        } else if (isOver() || login == null) {
-            ReferenceCountUtil.release(msg);
-        } else {
-            requestedAtNanos = LoopClock.nanoTime(channel.eventLoop());
-            login.onMessage(ctx, msg);
-        }
-    }
-
-    /**
-     * A message of the query phase, through the pipeline or, once the relay is made, straight from the codec
-     * ({@link #relay}).
-     */
+    /** A message from the codec: the login's until the welcome, then of the query phase. */
     @Override
     public void messageRead(Object msg) {
-        FrontendMessage message = (FrontendMessage) msg;
+        if (!(msg instanceof FrontendMessage message) || state == State.LOGIN) {
+            if (isOver() || login == null) {
+                ReferenceCountUtil.release(msg);
+            } else {
+                requestedAtNanos = LoopClock.nanoTime(channel.eventLoop());
+                login.onMessage(msg);
+            }
+            return;
+        }
         if (isOver()) {
             message.release();
             return;
@@ -251,11 +246,9 @@ public final class ClientConnection extends MessageReader {
                     context.listenerHub(pool, channel.eventLoop()),
                     routes == null ? null : new ClientReads(routes, parameters, channel.remoteAddress()));
             link = current;
-            // runs, the one holder reused for every read, and reads handed over directly, only from now on: what came
-            // before had holders of its own
+            // runs and the one holder reused for every read only from now on: what came before had holders of its own
             decoder.relayRuns(current::relaysRuns);
             decoder.reuseHolder();
-            decoder.readBy(this);
         }
         return current;
     }
@@ -404,7 +397,8 @@ public final class ClientConnection extends MessageReader {
             fatal(violation.toErrorResponse());
         } else {
             log.debug("client {} failed", channel == null ? null : channel.remoteAddress(), cause);
-            ctx.close();
+            // through the whole pipeline: the context is the codec's, whose own close sends what it holds
+            ctx.channel().close();
         }
     }
 
@@ -453,12 +447,6 @@ public final class ClientConnection extends MessageReader {
         }
         context.connectionLog().clientClosing(channel, poolDatabase(), user, reason,
                 LoopClock.millisAt(connectedAtNanos));
-    }
-
-    /** Out of the pipeline (closed, or handed to the console): the codec no longer hands it anything. */
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-        decoder.readBy(null);
     }
 
     /**

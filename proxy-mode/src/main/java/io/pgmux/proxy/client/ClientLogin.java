@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.unix.PeerCredentials;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
@@ -86,13 +85,13 @@ final class ClientLogin {
     }
 
     /** A message of the client's before its welcome. */
-    void onMessage(ChannelHandlerContext ctx, Object msg) {
+    void onMessage(Object msg) {
         if (msg instanceof FrontendMessage message) {
             onPasswordMessage(message);
         } else if (msg instanceof StartupMessage startup) {
             onStartup(startup);
         } else if (msg == SslRequest.INSTANCE) {
-            onSslRequest(ctx);
+            onSslRequest();
         } else if (msg == GssEncRequest.INSTANCE) {
             channel.writeAndFlush(SslResponse.REJECTED);
         } else if (msg instanceof CancelRequest cancel) {
@@ -102,7 +101,7 @@ final class ClientLogin {
         }
     }
 
-    private void onSslRequest(ChannelHandlerContext ctx) {
+    private void onSslRequest() {
         if (channel.pipeline().get(SslHandler.class) != null) {
             // as PgBouncer: closed without an answer, which would go out inside the TLS the client asks for again
             log.info("client {} sent an SSLRequest inside TLS", channel.remoteAddress());
@@ -118,7 +117,7 @@ final class ClientLogin {
         }
         // The 'S' goes out in clear before the handler that encrypts everything after it is in place.
         channel.writeAndFlush(SslResponse.ACCEPTED);
-        ctx.pipeline().addFirst(tls.newHandler(channel.alloc()));
+        channel.pipeline().addFirst(tls.newHandler(channel.alloc()));
     }
 
     /**
@@ -199,7 +198,7 @@ final class ClientLogin {
                 client.to(ClientConnection.State.HANDED_OFF);
                 client.decoder.loginComplete();
                 client.decoder.reuseHolder();
-                context.adminRoute().openForOwner(channel, client, client.id, client.user, startupParameters);
+                context.adminRoute().openForOwner(channel, client.id, client.user, startupParameters);
                 return;
             }
             context.connectionLog().loginAttempt(channel, database, database, client.user, replication.logWord);
@@ -504,7 +503,7 @@ final class ClientLogin {
         client.to(ClientConnection.State.HANDED_OFF);
         client.decoder.loginComplete();
         client.decoder.reuseHolder();
-        context.adminRoute().open(channel, client, client.id, client.user, startupParameters);
+        context.adminRoute().open(channel, client.id, client.user, startupParameters);
     }
 
     /**

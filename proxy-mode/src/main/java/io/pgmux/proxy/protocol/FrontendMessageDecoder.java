@@ -220,6 +220,7 @@ public final class FrontendMessageDecoder extends MessageCodec {
             }
             case DISCARD -> in.skipBytes(in.readableBytes());
         }
+        handToServed(out);
     }
 
     private void decodeStartupPacket(ByteBuf in, List<Object> out) {

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.EncoderException;
 import java.net.SocketAddress;
+import java.util.List;
 
 /**
  * A connection's one protocol handler: frames what comes in (a subclass's {@link #decode}) and encodes every
@@ -21,12 +22,21 @@ import java.net.SocketAddress;
  * its event loop's user time; the codec asks from its own context, next to the socket, after each read's
  * completion reached the handlers behind it, unless a reason to pause is set ({@code transport.ReadPauses}, which
  * alone changes {@link #readPauses}).
+ *
+ * <p>The connection behind the codec is a handler behind it in the pipeline, or the codec's own ({@link #serve}): in no
+ * pipeline, handed every event the codec would pass on, as a client's connection is, whose handler context would be
+ * 64 B more for every idle client.
  */
 public abstract class MessageCodec extends ByteToMessageDecoder implements ChannelOutboundHandler {
     /** The reasons the socket does not read now, as {@code ReadPauses} sets them; touched on the channel's loop. */
     private byte readPauses;
-    /** Set while the handler behind reads directly ({@link #readBy}); null while it reads through the pipeline. */
+    /**
+     * Set while the handler behind reads directly ({@link #readBy}) or the codec serves a connection
+     * ({@link #serve}); null while what the codec passes on goes through the pipeline.
+     */
     private MessageReader reader;
+    /** {@link #reader} is the codec's own connection, in no pipeline: every event goes to it. */
+    private boolean serving;
 
     /**
      * Where bytes already encoded (a relayed message) are written and flushed in {@code channel}'s pipeline: past
@@ -60,6 +70,32 @@ public abstract class MessageCodec extends ByteToMessageDecoder implements Chann
      */
     public void readBy(MessageReader next) {
         reader = next;
+        serving = false;
+    }
+
+    /**
+     * From now on the codec serves {@code connection}, which is in no pipeline: its messages, the ends of its reads,
+     * its activation, writability changes, exceptions and end come from the codec; with null, all of it goes through
+     * the pipeline again (to a handler added behind the codec, as the admin console's session).
+     */
+    public void serve(MessageReader connection) {
+        reader = connection;
+        serving = connection != null;
+    }
+
+    /** The connection the codec serves, or null. */
+    private MessageReader served() {
+        return serving ? reader : null;
+    }
+
+    /**
+     * What a subclass's {@code decode} framed goes, in order, to the connection the codec serves, until it serves none
+     * (what is left then goes through the pipeline, as with no connection).
+     */
+    protected final void handToServed(List<Object> framed) {
+        while (serving && !framed.isEmpty()) {
+            reader.messageRead(framed.remove(0));
+        }
     }
 
     /** Hands a whole message or run of a read on: to the {@link MessageReader} when there is one. */
@@ -93,8 +129,13 @@ public abstract class MessageCodec extends ByteToMessageDecoder implements Chann
     }
 
     @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        ctx.fireChannelActive();
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        MessageReader own = served();
+        if (own != null) {
+            own.channelActive(ctx);
+        } else {
+            ctx.fireChannelActive();
+        }
         if (readPauses == 0) {
             ctx.read();
         }
@@ -109,6 +150,9 @@ public abstract class MessageCodec extends ByteToMessageDecoder implements Chann
             next.readEnded();
         } else {
             super.channelReadComplete(ctx);
+            if (serving && next != null) {
+                next.readEnded();
+            }
         }
         if (readPauses == 0) {
             askForRead(ctx);
@@ -154,7 +198,36 @@ public abstract class MessageCodec extends ByteToMessageDecoder implements Chann
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         HeldWrite.drop(ctx);
-        super.channelInactive(ctx);
+        // what the closed input still held reaches the connection first, then its end, which comes even when framing
+        // that rest fails, as Netty passes channelInactive on then too
+        try {
+            super.channelInactive(ctx);
+        } finally {
+            MessageReader own = served();
+            if (own != null) {
+                own.channelInactive(ctx);
+            }
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        MessageReader own = served();
+        if (own != null) {
+            own.channelWritabilityChanged(ctx);
+        } else {
+            ctx.fireChannelWritabilityChanged();
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+        MessageReader own = served();
+        if (own != null) {
+            own.exceptionCaught(ctx, cause);
+        } else {
+            ctx.fireExceptionCaught(cause);
+        }
     }
 
     @Override

@@ -24,11 +24,13 @@ class EventLoopConfinementTest {
                 }).build()) {
             ProxyContext context = new ProxyContext(registry, null, null, new PreparedStatementLimit(0), () -> 1,
                     Runnable::run);
-            ClientConnection client = new ClientConnection(context, new FrontendMessageDecoder());
+            FrontendMessageDecoder codec = new FrontendMessageDecoder();
+            ClientConnection client = new ClientConnection(context, codec);
+            codec.serve(client);
             LocalChannel channel = new LocalChannel();
-            channel.pipeline().addLast(client);
+            channel.pipeline().addLast(codec);
             loops.register(channel).sync();
-            channel.eventLoop().submit(() -> client.channelActive(channel.pipeline().context(client))).get();
+            channel.eventLoop().submit(() -> client.channelActive(channel.pipeline().context(codec))).get();
 
             assertThrows(AssertionError.class, () -> client.fatal(PoolerError.clientIdleTimeout()));
             // the same change on the client's own loop is what the proxy does
