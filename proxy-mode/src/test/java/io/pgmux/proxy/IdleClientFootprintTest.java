@@ -166,4 +166,14 @@ class IdleClientFootprintTest {
         // (the first client, gone, was there when the histogram before was taken)
         assertTrue(lists < CLIENTS / 10, lists + " more lists of future listeners with " + CLIENTS + " clients");
     }
+
+    /** A client keeps its cancel key as one long, in a table of the clients themselves: no key object, no map node. */
+    @Test
+    void idleClientsKeepNoKeyObjectOrMapNodeForTheirCancelKeys() throws Exception {
+        long keys = added("io.pgmux.proxy.protocol.BackendKeyData");
+        assertTrue(keys < CLIENTS / 10, keys + " more cancel key objects with " + CLIENTS + " clients");
+        // the channel group's node for each is the one
+        long nodes = added("java.util.concurrent.ConcurrentHashMap$Node");
+        assertTrue(nodes <= CLIENTS + CLIENTS / 10, nodes + " more map nodes with " + CLIENTS + " clients");
+    }
 }

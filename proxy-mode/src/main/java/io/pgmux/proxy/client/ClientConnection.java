@@ -69,7 +69,11 @@ public final class ClientConnection extends MessageReader {
      */
     boolean admittedAsPoolUser;
     ClientParameters parameters;
-    BackendKeyData key;
+    /**
+     * The cancel key the client was given at its welcome ({@link BackendKeyData#asLong}), set once before it is
+     * added to {@link CancelKeys}; -1 before.
+     */
+    long cancelKey = -1;
     /**
      * The relay to the servers the client borrows, made at its first message after login ({@link #relay}): a client
      * that logs in and sends nothing, as an application's pool keeps many, holds none of its parts. Null until then,
@@ -458,8 +462,8 @@ public final class ClientConnection extends MessageReader {
         logClosing();
         to(State.CLOSED);
         endLogin();
-        if (key != null) {
-            context.clientsByKey().remove(key, this);
+        if (cancelKey != -1) {
+            context.clientsByKey().remove(this);
         }
         endLinks();
         if (admission != null) {

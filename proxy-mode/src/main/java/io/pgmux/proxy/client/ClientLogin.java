@@ -131,8 +131,8 @@ final class ClientLogin {
         if (cancel == null) {
             return;
         }
-        ClientConnection target = context.clientsByKey().get(cancel.key());
-        if (target == null || !cancel.matches(target.key)) {
+        ClientConnection target = context.clientsByKey().find(cancel.key());
+        if (target == null) {
             client.endCancelRequest(null, "failed cancel request");
             return;
         }
@@ -566,8 +566,8 @@ final class ClientLogin {
             RANDOM.nextBytes(secret);
             ours = PeerCancelKey.stamped(new BackendKeyData(RANDOM.nextInt() & Integer.MAX_VALUE, secret),
                     context.peerPools().ownId());
-        } while (context.clientsByKey().putIfAbsent(ours, client) != null);
-        client.key = ours;
+            client.cancelKey = ours.asLong();
+        } while (!context.clientsByKey().add(client));
         ByteBuf welcome = channel.alloc().ioBuffer(512); // a usual report, key and ReadyForQuery; grows for more
         try {
             report.forEach((name, value) -> new ParameterStatus(name, value).encode(welcome));

@@ -6,7 +6,6 @@ import io.pgmux.proxy.protocol.ErrorResponse;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.server.ServerConnection;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -77,7 +76,7 @@ public final class ClientTimeouts implements Runnable {
     private final Set<EventLoop> loops = ConcurrentHashMap.newKeySet();
     /** Clients between connecting and their welcome; those logged in are in {@link #loggedIn}. */
     private final Set<ClientConnection> loggingIn = ConcurrentHashMap.newKeySet();
-    private final Collection<ClientConnection> loggedIn;
+    private final Iterable<ClientConnection> loggedIn;
     /** Whether any client waits for a server now: only such a client can be due a query_wait_notify notice. */
     private final BooleanSupplier anyWaiting;
     /** Wakes the janitor, which may sleep longer while no client is connected. */
@@ -101,7 +100,7 @@ public final class ClientTimeouts implements Runnable {
      * @param wakeJanitor wakes the janitor when a client connects
      * @param loginMillis client_login_timeout; 0 means none
      */
-    ClientTimeouts(Collection<ClientConnection> loggedIn, BooleanSupplier anyWaiting, Runnable wakeJanitor,
+    ClientTimeouts(Iterable<ClientConnection> loggedIn, BooleanSupplier anyWaiting, Runnable wakeJanitor,
             long loginMillis) {
         this.loggedIn = loggedIn;
         this.anyWaiting = anyWaiting;

@@ -17,7 +17,6 @@ import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.parameters.WelcomeCache;
 import io.pgmux.proxy.prepared.PreparedStatementLimit;
-import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.NoticeResponse;
 import io.pgmux.proxy.replicas.ReplicaRoutes;
 import io.pgmux.proxy.server.AutoDatabases;
@@ -60,7 +59,7 @@ public final class ProxyContext {
     private final LongSupplier socketIds;
     /** The settings clients read, swapped whole by each start, RELOAD and SET. */
     private volatile ClientSettings settings = ClientSettings.DEFAULTS;
-    private final Map<BackendKeyData, ClientConnection> clientsByKey = new ConcurrentHashMap<>();
+    private final CancelKeys clientsByKey = new CancelKeys();
     private final ClientTimeouts clientTimeouts;
     private final WelcomeCache welcomeCache = new WelcomeCache();
     private final ClientLimits clientLimits = new ClientLimits();
@@ -103,7 +102,7 @@ public final class ProxyContext {
         this.users = UserSecrets.of(Map.of());
         this.clientTls = ClientTls.DISABLED;
         this.cancelSender = cancelSender;
-        this.clientTimeouts = new ClientTimeouts(clientsByKey.values(),
+        this.clientTimeouts = new ClientTimeouts(clientsByKey,
                 () -> registry.pools().stream().anyMatch(pool -> pool.view().waitingClients() > 0),
                 registry::wakeJanitor, 0);
         this.idlePools = new IdlePools<>(registry, this::forcedUserPool, Duration.ZERO);
@@ -338,7 +337,7 @@ public final class ProxyContext {
         preparedStatements.set(max);
     }
 
-    Map<BackendKeyData, ClientConnection> clientsByKey() {
+    CancelKeys clientsByKey() {
         return clientsByKey;
     }
 
@@ -463,7 +462,7 @@ public final class ProxyContext {
 
     /** The clients logged in to a database (not the admin console) and not yet gone. */
     public java.util.Collection<ClientConnection> clients() {
-        return java.util.Collections.unmodifiableCollection(clientsByKey.values());
+        return clientsByKey.view();
     }
 
     /** Clients logged in and not yet gone. */

@@ -35,6 +35,30 @@ public final class BackendKeyData implements EncodableMessage {
         }
     }
 
+    /** The key {@link #asLong()} gave. */
+    public static BackendKeyData ofLong(long key) {
+        return new BackendKeyData((int) (key >>> 32), (int) key);
+    }
+
+    private BackendKeyData(int processId, int shortSecret) {
+        this.processId = processId;
+        this.shortSecret = shortSecret;
+        this.longSecret = null;
+    }
+
+    /** Whether the secret has protocol 3.0's 4 bytes, so that {@link #asLong()} holds the whole key. */
+    public boolean hasShortSecret() {
+        return longSecret == null;
+    }
+
+    /** A key with a 4-byte secret as one long: the process id in the high half, the secret in the low one. */
+    public long asLong() {
+        if (longSecret != null) {
+            throw new IllegalStateException("a secret of " + longSecret.length + " bytes is no long");
+        }
+        return (long) processId << 32 | shortSecret & 0xFFFF_FFFFL;
+    }
+
     static void checkKeyLength(int length) {
         if (length < KEY_LENGTH_3_0 || length > MAX_KEY_LENGTH) {
             throw new IllegalArgumentException("a cancel key has 4 to 256 bytes, not " + length);
