@@ -16,8 +16,8 @@ public final class BackendKeyData implements EncodableMessage {
 
     private final int processId;
     /**
-     * A secret of protocol 3.0's 4 bytes, big-endian, in the key itself: every logged-in client holds the key it was
-     * given, and an array beside it would be 24 B more per idle client. 0 where {@link #longSecret} holds it.
+     * A secret of protocol 3.0's 4 bytes, big-endian, in the key itself rather than in an array of its own (24 B
+     * more). 0 where {@link #longSecret} holds it.
      */
     private final int shortSecret;
     /** A longer secret, as protocol 3.2 allows; null for a 4-byte one, so each secret has one form. */
