@@ -207,7 +207,7 @@ public final class FrontendMessageDecoder extends MessageCodec {
     }
 
     @Override
-    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
         switch (phase) {
             case STARTUP -> decodeStartupPacket(in, out);
             case LOGIN -> decodeMessage(in, out, Math.min(MAX_LOGIN_MESSAGE_LENGTH, maxMessageLength));
@@ -220,7 +220,7 @@ public final class FrontendMessageDecoder extends MessageCodec {
             }
             case DISCARD -> in.skipBytes(in.readableBytes());
         }
-        handToServed(out);
+        handToServed(ctx, out);
     }
 
     private void decodeStartupPacket(ByteBuf in, List<Object> out) {

@@ -90,11 +90,19 @@ public abstract class MessageCodec extends ByteToMessageDecoder implements Chann
 
     /**
      * What a subclass's {@code decode} framed goes, in order, to the connection the codec serves, until it serves none
-     * (what is left then goes through the pipeline, as with no connection).
+     * (what is left then goes through the pipeline, as with no connection). What the connection's handling of a
+     * message throws goes to its exceptionCaught and the framing of the read goes on, as Netty does for a handler
+     * behind the codec; thrown out of {@code decode}, it would end the read and leave the messages after it unread
+     * until the channel closes.
      */
-    protected final void handToServed(List<Object> framed) {
+    protected final void handToServed(ChannelHandlerContext ctx, List<Object> framed) throws Exception {
         while (serving && !framed.isEmpty()) {
-            reader.messageRead(framed.remove(0));
+            MessageReader own = reader;
+            try {
+                own.messageRead(framed.remove(0));
+            } catch (Throwable failure) {
+                own.exceptionCaught(ctx, failure);
+            }
         }
     }
 

@@ -123,6 +123,30 @@ class ServedConnectionTest {
     }
 
     @Test
+    void whatHandlingOneMessageThrowsGoesToExceptionCaughtAndTheReadGoesOn() {
+        FrontendMessageDecoder codec = new FrontendMessageDecoder();
+        Served connection = new Served() {
+            private int queries;
+
+            @Override
+            public void messageRead(Object msg) {
+                super.messageRead(msg);
+                if (msg instanceof FrontendMessage && queries++ == 0) {
+                    throw new IllegalStateException("refused");
+                }
+            }
+        };
+        EmbeddedChannel channel = served(codec, connection);
+        channel.writeInbound(startup());
+        codec.loginComplete();
+        connection.seen.clear();
+        channel.writeInbound(Unpooled.wrappedBuffer(Bytes.of().cstring("SELECT 1").message('Q'),
+                Bytes.of().cstring("SELECT 2").message('Q')));
+        assertEquals(List.of("message Q", "exception IllegalStateException", "message Q", "end"), connection.seen);
+        channel.finishAndReleaseAll();
+    }
+
+    @Test
     void servingNoneSendsWhatFollowsThroughThePipelineToAHandlerAddedBehind() {
         FrontendMessageDecoder codec = new FrontendMessageDecoder();
         Served connection = new Served();
