@@ -5,6 +5,8 @@ import java.util.AbstractCollection;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
+import java.util.Spliterator;
+import java.util.Spliterators;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -130,6 +132,12 @@ final class CancelKeys implements Iterable<ClientConnection> {
             public int size() {
                 return CancelKeys.this.size();
             }
+
+            /** Of no set size: the table may change while a stream walks it, as a concurrent map's values may. */
+            @Override
+            public Spliterator<ClientConnection> spliterator() {
+                return Spliterators.spliteratorUnknownSize(iterator(), Spliterator.CONCURRENT | Spliterator.NONNULL);
+            }
         };
     }
 
@@ -192,9 +200,16 @@ final class CancelKeys implements Iterable<ClientConnection> {
         return fresh;
     }
 
-    /** The first slot to probe: the key's bits mixed (the process id's are partly a peer's id, the same for all). */
+    /**
+     * The first slot to probe: every bit of the key mixed into every bit of the slot (MurmurHash3's 64-bit finalizer),
+     * as the low bits of a process id are partly a peer's id, the same for all of a process's keys.
+     */
     private static int index(long key, int mask) {
-        long h = key * 0x9E3779B97F4A7C15L;
-        return (int) (h ^ h >>> 32) & mask;
+        long h = key ^ key >>> 33;
+        h *= 0xFF51AFD7ED558CCDL;
+        h ^= h >>> 33;
+        h *= 0xC4CEB9FE1A85EC53L;
+        h ^= h >>> 33;
+        return (int) h & mask;
     }
 }

@@ -135,6 +135,22 @@ class CancelKeysTest {
     }
 
     @Test
+    void aStreamOverTheClientsToleratesClientsLeavingMeanwhile() {
+        List<ClientConnection> clients = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            ClientConnection client = client(i, i);
+            keys.add(client);
+            clients.add(client);
+        }
+        // each client walked makes the others leave, as logouts on other loops may while SHOW CLIENTS walks them
+        List<ClientConnection> walked = keys.view().stream().map(client -> {
+            clients.stream().filter(other -> other != client).forEach(keys::remove);
+            return client;
+        }).toList();
+        assertTrue(walked.size() < clients.size(), walked.size() + " walked: the clients gone before their turn are not");
+    }
+
+    @Test
     void lookupsWhileOtherThreadsAddAndRemoveFindOnlyTheClientOfTheKey() throws Exception {
         int threads = 4;
         int perThread = 5_000;
