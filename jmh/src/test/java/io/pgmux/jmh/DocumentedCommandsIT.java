@@ -53,24 +53,25 @@ class DocumentedCommandsIT {
             Pattern.compile("Most backends of the fleet at once: (\\d+) of budget (\\d+)");
 
     /** What each program's run is shortened to: options set (replaced or added), or arguments appended. */
-    private static final Map<String, List<String>> SHORTER = Map.of(
-            "jmh", List.of("-f", "1", "-wi", "0", "-i", "1", "-w", "100ms", "-r", "100ms"),
-            "io.pgmux.jmh.load.ThinkTimeLoad", List.of("--seconds", "1", "--warmup", "1", "--rounds", "1",
-                    "--threads", "16", "--pool", "4", "--think", "2", "--ceiling-threads", "2"),
-            "io.pgmux.jmh.load.PgbenchLoad", List.of("--seconds", "1", "--warmup", "1", "--rounds", "1",
-                    "--threads", "4", "--pool", "4"),
-            "io.pgmux.jmh.load.IdleClientMemory", List.of("--clients", "20", "--warmup", "5"),
-            "io.pgmux.jmh.load.IdleClients", List.of("--clients", "5"),
-            "io.pgmux.jmh.load.ReplicaLoad", List.of("--seconds", "1", "--rounds", "1", "--threads", "4",
+    private static final Map<String, List<String>> SHORTER = Map.ofEntries(
+            Map.entry("jmh", List.of("-f", "1", "-wi", "0", "-i", "1", "-w", "100ms", "-r", "100ms")),
+            Map.entry("io.pgmux.jmh.load.ThinkTimeLoad", List.of("--seconds", "1", "--warmup", "1", "--rounds", "1",
+                    "--threads", "16", "--pool", "4", "--think", "2", "--ceiling-threads", "2")),
+            Map.entry("io.pgmux.jmh.load.PgbenchLoad", List.of("--seconds", "1", "--warmup", "1", "--rounds", "1",
+                    "--threads", "4", "--pool", "4")),
+            Map.entry("io.pgmux.jmh.load.IdleClientMemory", List.of("--clients", "20", "--warmup", "5")),
+            Map.entry("io.pgmux.jmh.load.IdleClients", List.of("--clients", "5")),
+            Map.entry("io.pgmux.jmh.load.ReplicaLoad", List.of("--seconds", "1", "--rounds", "1", "--threads", "4",
                     "--pool", "4", "--rows", "100", "--ryw-clients", "4", "--ryw-total", "40", "--stop-seconds", "2",
-                    "--lag-seconds", "4"),
+                    "--lag-seconds", "4")),
             // two members of 12 threads, budget 8: the busy member can still take 80 % of it
-            "io.pgmux.jmh.load.FleetLoad", List.of("--seconds", "1", "--warmup", "1", "--idle", "1", "--rounds", "1",
-                    "--members", "2", "--threads", "12", "--pool", "8", "--budget", "8", "--fixed-pool", "4",
-                    "--cycles", "50"),
-            "io.pgmux.jmh.load.NettyFloor", List.of("--seconds", "1", "--port", "0", "--pool-size", "2"),
-            "io.pgmux.jmh.micro.JdbcCycleInterleaved", List.of("2", "10"),
-            "io.pgmux.jmh.micro.WaitAllocation", List.of("20000"));
+            Map.entry("io.pgmux.jmh.load.FleetLoad", List.of("--seconds", "1", "--warmup", "1", "--idle", "1",
+                    "--rounds", "1", "--members", "2", "--threads", "12", "--pool", "8", "--budget", "8",
+                    "--fixed-pool", "4", "--cycles", "50")),
+            Map.entry("io.pgmux.jmh.load.NettyFloor", List.of("--seconds", "1", "--port", "0", "--pool-size", "2")),
+            Map.entry("io.pgmux.jmh.load.SocketFloor", List.of("--seconds", "1", "--port", "0", "--pool-size", "2")),
+            Map.entry("io.pgmux.jmh.micro.JdbcCycleInterleaved", List.of("2", "10")),
+            Map.entry("io.pgmux.jmh.micro.WaitAllocation", List.of("20000")));
 
     private final TestDatabase db;
     private PgMuxProxy proxy;

@@ -42,7 +42,7 @@ import java.util.concurrent.TimeUnit;
  * it takes clients, and runs until killed, or for {@code --seconds}. Netty's leak detection is off, as in the proxy's
  * process, unless {@code -Dio.netty.leakDetection.level} names a level.
  */
-public final class NettyFloor implements AutoCloseable {
+public final class NettyFloor implements Floor {
     static final String READY = "listening ";
     private static final Set<String> OPTIONS = Set.of("port", "server", "database", "user", "password",
             "pool-size", "seconds");
@@ -92,7 +92,8 @@ public final class NettyFloor implements AutoCloseable {
         return new NettyFloor(port, serverHost, serverPort, database, user, password, poolSize);
     }
 
-    int port() {
+    @Override
+    public int port() {
         return ((InetSocketAddress) listener.localAddress()).getPort();
     }
 

@@ -24,23 +24,34 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeoutException;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** The floor pooler lends a server per transaction and queues clients, over the fixture's PostgreSQL. */
+/** Each floor pooler lends a server per transaction and queues clients, over the fixture's PostgreSQL. */
 @PostgresTest
-class NettyFloorTest {
+class FloorTest {
     private final TestDatabase db;
 
-    NettyFloorTest(TestDatabase db) {
+    FloorTest(TestDatabase db) {
         this.db = db;
     }
 
-    private NettyFloor floor(int poolSize) throws IOException, InterruptedException {
-        return NettyFloor.start(0, db.host(), db.port(), db.name(), db.superuser(), db.superuserPassword(), poolSize);
+    private Floor floor(String kind, int poolSize) throws IOException, InterruptedException {
+        return floor(kind, db.name(), poolSize);
     }
 
-    /** Any user and password: the floor lets every client in. */
-    private Connection connect(NettyFloor floor) throws SQLException {
+    private Floor floor(String kind, String database, int poolSize) throws IOException, InterruptedException {
+        return switch (kind) {
+            case "netty" -> NettyFloor.start(0, db.host(), db.port(), database, db.superuser(),
+                    db.superuserPassword(), poolSize);
+            case "socket" -> SocketFloor.start(0, db.host(), db.port(), database, db.superuser(),
+                    db.superuserPassword(), poolSize);
+            default -> throw new IllegalArgumentException(kind);
+        };
+    }
+
+    /** Any user and password: a floor lets every client in. */
+    private Connection connect(Floor floor) throws SQLException {
         Properties p = new Properties();
         p.setProperty("user", "anyone");
         p.setProperty("password", "anything");
@@ -56,9 +67,10 @@ class NettyFloorTest {
         }
     }
 
-    @Test
-    void aClientWaitsForTheOneServerUntilTheTransactionHoldingItEnds() throws Exception {
-        try (NettyFloor floor = floor(1); Connection a = connect(floor); Connection b = connect(floor)) {
+    @ParameterizedTest
+    @ValueSource(strings = {"netty", "socket"})
+    void aClientWaitsForTheOneServerUntilTheTransactionHoldingItEnds(String kind) throws Exception {
+        try (Floor floor = floor(kind, 1); Connection a = connect(floor); Connection b = connect(floor)) {
             a.setAutoCommit(false);
             int first = backendPid(a);
             CompletableFuture<Integer> second = CompletableFuture.supplyAsync(() -> {
@@ -75,11 +87,12 @@ class NettyFloorTest {
         }
     }
 
-    @Test
-    void manyClientsTakeTurnsOnFewServersOneTransactionAtATime() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"netty", "socket"})
+    void manyClientsTakeTurnsOnFewServersOneTransactionAtATime(String kind) throws Exception {
         Set<Integer> backends = ConcurrentHashMap.newKeySet();
         ExecutorService threads = Executors.newFixedThreadPool(8);
-        try (NettyFloor floor = floor(2)) {
+        try (Floor floor = floor(kind, 2)) {
             List<Future<Integer>> done = new ArrayList<>();
             for (int t = 0; t < 8; t++) {
                 done.add(threads.submit(() -> {
@@ -107,10 +120,45 @@ class NettyFloorTest {
         }
     }
 
-    @Test
-    void aServerThatRefusesTheLoginFailsTheStartWithItsMessage() {
-        IOException e = assertThrows(IOException.class, () -> NettyFloor.start(0, db.host(), db.port(),
-                "no_such_database", db.superuser(), db.superuserPassword(), 1).close());
+    /** 24 MB: more than the sockets' buffers take at once, so the floor keeps what the client has not read yet. */
+    @ParameterizedTest
+    @ValueSource(strings = {"netty", "socket"})
+    void aResultLargerThanTheSocketBuffersArrivesWholeAndTheServerServesOnAfterIt(String kind) throws Exception {
+        try (Floor floor = floor(kind, 1); Connection a = connect(floor); Connection b = connect(floor)) {
+            long bytes = 0;
+            int rows = 0;
+            try (Statement s = a.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT i, repeat('x', 1000) FROM generate_series(1, 24000) i")) {
+                while (rs.next()) {
+                    rows++;
+                    assertEquals(rows, rs.getInt(1));
+                    bytes += rs.getString(2).length();
+                }
+            }
+            assertEquals(24_000, rows);
+            assertEquals(24_000_000L, bytes);
+            assertEquals(backendPid(a), backendPid(b), "the one server went back to the pool after the result");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"netty", "socket"})
+    void aClientThatLeavesBetweenTransactionsLeavesItsServerToTheNext(String kind) throws Exception {
+        try (Floor floor = floor(kind, 1)) {
+            int first;
+            try (Connection a = connect(floor)) {
+                first = backendPid(a);
+            }
+            try (Connection b = connect(floor)) {
+                assertEquals(first, backendPid(b));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"netty", "socket"})
+    void aServerThatRefusesTheLoginFailsTheStartWithItsMessage(String kind) {
+        IOException e = assertThrows(IOException.class, () -> floor(kind, "no_such_database", 1).close());
         assertTrue(e.getMessage().contains("\"no_such_database\" does not exist"), e.getMessage());
     }
 }
