@@ -83,17 +83,31 @@ public final class SocketFloor implements Floor {
             InetSocketAddress server = new InetSocketAddress(serverHost, serverPort);
             for (int i = 0; i < poolSize; i++) {
                 Server s = new Server(logIn(server, database, user, password));
-                onLoop(() -> {
-                    s.register();
-                    idle.addLast(s);
-                });
+                try {
+                    onLoop(() -> {
+                        s.register();
+                        idle.addLast(s);
+                    });
+                } catch (IOException | RuntimeException e) {
+                    s.close(); // not registered, so not closed by the loop's shutdown
+                    throw e;
+                }
             }
             Socket socket = Socket.newSocketStream();
             Listener l = new Listener(socket);
-            socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress("127.0.0.1", port));
-            socket.listen(4096);
-            onLoop(l::register);
+            try {
+                socket.setReuseAddress(true);
+                socket.bind(new InetSocketAddress("127.0.0.1", port));
+                socket.listen(4096);
+                onLoop(l::register);
+            } catch (IOException | RuntimeException e) {
+                try {
+                    l.close();
+                } catch (IOException closing) {
+                    e.addSuppressed(closing);
+                }
+                throw e;
+            }
             listener = l;
         } catch (IOException | RuntimeException e) {
             close();
@@ -542,8 +556,17 @@ public final class SocketFloor implements Floor {
         }
 
         private void received(int pos, int end) {
+            if (!open) {
+                return;
+            }
+            if (atMessageEnd() && readBuffer.get(pos) == 'X') {
+                // a Terminate is the floor's to act on: passed on, it would end the server's session for good
+                close();
+                return;
+            }
             if (server == null) {
-                if (atMessageEnd() && readBuffer.get(pos) == 'X') {
+                if (!atMessageEnd()) {
+                    // the rest of a message whose server was given back (a COPY the server ended early)
                     close();
                     return;
                 }
@@ -594,10 +617,16 @@ public final class SocketFloor implements Floor {
                 }
                 if (code == SSL_REQUEST || code == GSSENC_REQUEST) {
                     send(NO_TLS, address(NO_TLS), 0, 1, null);
+                    if (!open) {
+                        return;
+                    }
                     startup = rest;
                     continue;
                 }
                 send(WELCOME, address(WELCOME), 0, WELCOME.limit(), null);
+                if (!open) {
+                    return;
+                }
                 startup = null;
                 if (rest.length > 0) {
                     readBuffer.put(0, rest);
@@ -647,7 +676,9 @@ public final class SocketFloor implements Floor {
                 return; // a notice to no client
             }
             to.send(readBuffer, readAddress, 0, n, this);
-            if (client == to && atMessageEnd() && lastType == 'Z' && status == 'I') {
+            // the loan ends where both sides are between messages: a client still sending (the rest of a COPY the
+            // server refused) keeps its server until it is
+            if (client == to && atMessageEnd() && lastType == 'Z' && status == 'I' && to.atMessageEnd()) {
                 client = null;
                 to.server = null;
                 if (to.paused == this) {
@@ -704,7 +735,8 @@ public final class SocketFloor implements Floor {
                     }
                 }
             } catch (IOException e) {
-                // out of descriptors or the like: the listener stays readable and the loop tries again
+                // out of descriptors or the like: the listener stays readable and the loop tries again at once, a
+                // busy loop until a descriptor is free, which a floor run with its few hundred sockets never meets
             }
         }
 

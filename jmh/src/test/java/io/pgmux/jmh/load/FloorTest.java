@@ -8,7 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
+import java.io.DataInputStream;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -52,11 +57,17 @@ class FloorTest {
 
     /** Any user and password: a floor lets every client in. */
     private Connection connect(Floor floor) throws SQLException {
+        return connect(floor, "disable");
+    }
+
+    /** A floor that stops answering fails the test within 20 s instead of blocking its read. */
+    private Connection connect(Floor floor, String sslmode) throws SQLException {
         Properties p = new Properties();
         p.setProperty("user", "anyone");
         p.setProperty("password", "anything");
-        p.setProperty("sslmode", "disable");
+        p.setProperty("sslmode", sslmode);
         p.setProperty("prepareThreshold", "0");
+        p.setProperty("socketTimeout", "20");
         return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + floor.port() + "/" + db.name(), p);
     }
 
@@ -114,7 +125,7 @@ class FloorTest {
                 transactions += f.get(60, SECONDS);
             }
             assertEquals(400, transactions);
-            assertTrue(backends.size() <= 2, backends + " backends for a pool of 2");
+            assertEquals(2, backends.size(), backends + ": eight clients kept busy both servers of the pool");
         } finally {
             threads.shutdownNow();
         }
@@ -138,6 +149,91 @@ class FloorTest {
             assertEquals(24_000, rows);
             assertEquals(24_000_000L, bytes);
             assertEquals(backendPid(a), backendPid(b), "the one server went back to the pool after the result");
+        }
+    }
+
+    /** 1 MB: more than a floor keeps in one spare buffer, and more than the server's socket takes at once. */
+    @ParameterizedTest
+    @ValueSource(strings = {"netty", "socket"})
+    void aLargeRequestOfAClientThatWaitsIsSentWholeOnceAServerIsFree(String kind) throws Exception {
+        try (Floor floor = floor(kind, 1); Connection a = connect(floor); Connection b = connect(floor)) {
+            a.setAutoCommit(false);
+            backendPid(a);
+            String text = "x".repeat(1_000_000);
+            CompletableFuture<Integer> length = CompletableFuture.supplyAsync(() -> {
+                try (Statement s = b.createStatement();
+                        ResultSet rs = s.executeQuery("SELECT length('" + text + "')")) {
+                    rs.next();
+                    return rs.getInt(1);
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            assertThrows(TimeoutException.class, () -> length.get(300, MILLISECONDS),
+                    "the waiting client's request ran while the only server was in another's transaction");
+            a.commit();
+            assertEquals(1_000_000, length.get(20, SECONDS));
+        }
+    }
+
+    /**
+     * A query whose header is sent one byte per write, so that the floor reads it across several reads, is answered,
+     * and the server goes back to the pool at its end. Its length, over 255, takes two bytes of the header.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"netty", "socket"})
+    void aQueryWhoseHeaderIsReadOneByteAtATimeIsAnsweredAndItsServerGivenBack(String kind) throws Exception {
+        try (Floor floor = floor(kind, 1); Socket raw = new Socket("127.0.0.1", floor.port())) {
+            raw.setTcpNoDelay(true);
+            raw.setSoTimeout(20_000);
+            OutputStream out = raw.getOutputStream();
+            DataInputStream in = new DataInputStream(raw.getInputStream());
+            out.write(RawLogin.startupPacket(db.name(), "anyone"));
+            out.flush();
+            readUntilReadyForQuery(in);
+            byte[] sql = ("SELECT length('" + "x".repeat(300) + "')\0").getBytes(StandardCharsets.US_ASCII);
+            byte[] query = ByteBuffer.allocate(5 + sql.length).put((byte) 'Q').putInt(4 + sql.length)
+                    .put(sql).array();
+            for (int i = 0; i < 8; i++) {
+                out.write(query[i]);
+                out.flush();
+                Thread.sleep(5);
+            }
+            out.write(query, 8, query.length - 8);
+            out.flush();
+            assertEquals("300", readUntilReadyForQuery(in));
+            try (Connection next = connect(floor)) {
+                assertTrue(backendPid(next) > 0, "the one server went back to the pool");
+            }
+        }
+    }
+
+    /** The messages up to a ReadyForQuery; the first column of the last DataRow, if any. */
+    private static String readUntilReadyForQuery(DataInputStream in) throws IOException {
+        String value = null;
+        while (true) {
+            char type = (char) in.readUnsignedByte();
+            byte[] body = new byte[in.readInt() - 4];
+            in.readFully(body);
+            if (type == 'D') {
+                ByteBuffer row = ByteBuffer.wrap(body);
+                row.getShort();
+                int length = row.getInt();
+                value = new String(body, row.position(), length, StandardCharsets.US_ASCII);
+            } else if (type == 'E') {
+                throw new IOException("ErrorResponse: " + new String(body, StandardCharsets.UTF_8));
+            } else if (type == 'Z') {
+                return value;
+            }
+        }
+    }
+
+    /** pgbench's and libpq's default: SSLRequest first, answered N, then the startup packet. */
+    @ParameterizedTest
+    @ValueSource(strings = {"netty", "socket"})
+    void aClientThatAsksForTlsFirstIsToldNoAndLogsIn(String kind) throws Exception {
+        try (Floor floor = floor(kind, 1); Connection c = connect(floor, "prefer")) {
+            assertTrue(backendPid(c) > 0);
         }
     }
 
