@@ -17,9 +17,7 @@ import io.netty.util.ResourceLeakDetector;
 import io.pgmux.proxy.auth.ScramException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -43,13 +41,11 @@ import java.util.concurrent.TimeUnit;
  * process, unless {@code -Dio.netty.leakDetection.level} names a level.
  */
 public final class NettyFloor implements Floor {
-    static final String READY = "listening ";
-    private static final Set<String> OPTIONS = Set.of("port", "server", "database", "user", "password",
-            "pool-size", "seconds");
     private static final int SSL_REQUEST = 80877103;
     private static final int GSSENC_REQUEST = 80877104;
     private static final int CANCEL_REQUEST = 80877102;
     private static final int HEADER = 5;
+    private static final byte[] WELCOME = Floor.welcome();
 
     private final EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
     /** Read and written on the one event loop only, as everything of a connection below. */
@@ -103,28 +99,11 @@ public final class NettyFloor implements Floor {
     }
 
     public static void main(String[] args) throws Exception {
-        LoadOptions o = LoadOptions.parse(args, OPTIONS);
         if (System.getProperty("io.netty.leakDetection.level") == null) {
             // as the proxy's process: Netty's default traces one buffer in 128 with a stack trace each
             ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
         }
-        String server = o.string("server", "127.0.0.1:5432");
-        int colon = server.lastIndexOf(':');
-        if (colon < 1) {
-            throw new IllegalArgumentException("--server must be HOST:PORT, not " + server);
-        }
-        try (NettyFloor floor = start(o.integer("port", 6690), server.substring(0, colon),
-                Integer.parseInt(server.substring(colon + 1)), o.string("database", "postgres"),
-                o.string("user", System.getenv("PGUSER")), o.string("password", System.getenv("PGPASSWORD")),
-                o.integer("pool-size", 20))) {
-            System.out.println(READY + floor.port());
-            int seconds = o.integer("seconds", 0);
-            if (seconds > 0) {
-                Thread.sleep(seconds * 1000L);
-            } else {
-                Thread.currentThread().join();
-            }
-        }
+        Floor.run(args, 6690, NettyFloor::start);
     }
 
     /** Bytes of the whole messages at the start of {@code buf}; {@code last} gets the last one's type and end byte. */
@@ -227,27 +206,11 @@ public final class NettyFloor implements Floor {
             } else if (code == CANCEL_REQUEST) {
                 ctx.close();
             } else {
-                ByteBuf welcome = ctx.alloc().ioBuffer(256);
-                welcome.writeByte('R').writeInt(8).writeInt(0);
-                setting(welcome, "server_version", "15.0");
-                setting(welcome, "server_encoding", "UTF8");
-                setting(welcome, "client_encoding", "UTF8");
-                setting(welcome, "DateStyle", "ISO, MDY");
-                setting(welcome, "integer_datetimes", "on");
-                setting(welcome, "standard_conforming_strings", "on");
-                welcome.writeByte('K').writeInt(12).writeInt(1).writeInt(2);
-                welcome.writeByte('Z').writeInt(5).writeByte('I');
+                ByteBuf welcome = ctx.alloc().ioBuffer(WELCOME.length).writeBytes(WELCOME);
                 ctx.writeAndFlush(welcome);
                 loggedIn = true;
             }
             dropIfEmpty();
-        }
-
-        private static void setting(ByteBuf out, String name, String value) {
-            byte[] n = name.getBytes(StandardCharsets.UTF_8);
-            byte[] v = value.getBytes(StandardCharsets.UTF_8);
-            out.writeByte('S').writeInt(4 + n.length + 1 + v.length + 1).writeBytes(n).writeByte(0).writeBytes(v)
-                    .writeByte(0);
         }
 
         /** Sends the whole messages held to this client's server, taking one first or waiting for one. */

@@ -17,10 +17,8 @@ import io.pgmux.proxy.auth.ScramException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Arrays;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -42,8 +40,6 @@ import java.util.concurrent.TimeUnit;
  * Prints {@code listening PORT} once it takes clients, and runs until killed, or for {@code --seconds}.
  */
 public final class SocketFloor implements Floor {
-    private static final Set<String> OPTIONS = Set.of("port", "server", "database", "user", "password",
-            "pool-size", "seconds");
     private static final int SSL_REQUEST = 80877103;
     private static final int GSSENC_REQUEST = 80877104;
     private static final int CANCEL_REQUEST = 80877102;
@@ -64,7 +60,12 @@ public final class SocketFloor implements Floor {
     private static final EpollIoOps WRITE = EpollIoOps.EPOLLOUT.with(EpollIoOps.EPOLLRDHUP);
     private static final EpollIoOps HANG_UP = EpollIoOps.EPOLLRDHUP;
     private static final ByteBuffer NO_TLS = ByteBuffer.allocateDirect(1).put(0, (byte) 'N');
-    private static final ByteBuffer WELCOME = welcome();
+    private static final ByteBuffer WELCOME;
+
+    static {
+        byte[] welcome = Floor.welcome();
+        WELCOME = ByteBuffer.allocateDirect(welcome.length).put(welcome).flip();
+    }
 
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
     private final IoEventLoop loop = (IoEventLoop) group.next();
@@ -132,24 +133,7 @@ public final class SocketFloor implements Floor {
     }
 
     public static void main(String[] args) throws Exception {
-        LoadOptions o = LoadOptions.parse(args, OPTIONS);
-        String server = o.string("server", "127.0.0.1:5432");
-        int colon = server.lastIndexOf(':');
-        if (colon < 1) {
-            throw new IllegalArgumentException("--server must be HOST:PORT, not " + server);
-        }
-        try (SocketFloor floor = start(o.integer("port", 6691), server.substring(0, colon),
-                Integer.parseInt(server.substring(colon + 1)), o.string("database", "postgres"),
-                o.string("user", System.getenv("PGUSER")), o.string("password", System.getenv("PGPASSWORD")),
-                o.integer("pool-size", 20))) {
-            System.out.println(NettyFloor.READY + floor.port());
-            int seconds = o.integer("seconds", 0);
-            if (seconds > 0) {
-                Thread.sleep(seconds * 1000L);
-            } else {
-                Thread.currentThread().join();
-            }
-        }
+        Floor.run(args, 6691, SocketFloor::start);
     }
 
     private interface LoopTask {
@@ -168,27 +152,6 @@ public final class SocketFloor implements Floor {
             }
             throw new IllegalStateException(done.cause());
         }
-    }
-
-    private static ByteBuffer welcome() {
-        ByteBuffer welcome = ByteBuffer.allocate(256);
-        welcome.put((byte) 'R').putInt(8).putInt(0);
-        setting(welcome, "server_version", "15.0");
-        setting(welcome, "server_encoding", "UTF8");
-        setting(welcome, "client_encoding", "UTF8");
-        setting(welcome, "DateStyle", "ISO, MDY");
-        setting(welcome, "integer_datetimes", "on");
-        setting(welcome, "standard_conforming_strings", "on");
-        welcome.put((byte) 'K').putInt(12).putInt(1).putInt(2);
-        welcome.put((byte) 'Z').putInt(5).put((byte) 'I');
-        welcome.flip();
-        return ByteBuffer.allocateDirect(welcome.remaining()).put(welcome).flip();
-    }
-
-    private static void setting(ByteBuffer out, String name, String value) {
-        byte[] n = name.getBytes(StandardCharsets.UTF_8);
-        byte[] v = value.getBytes(StandardCharsets.UTF_8);
-        out.put((byte) 'S').putInt(4 + n.length + 1 + v.length + 1).put(n).put((byte) 0).put(v).put((byte) 0);
     }
 
     /**
@@ -380,15 +343,21 @@ public final class SocketFloor implements Floor {
             }
         }
 
-        abstract void readable() throws IOException;
+        /** One read into the loop's buffer, its bytes handed on; the end of the peer's stream closes. */
+        final void readable() throws IOException {
+            int n = socket.recvAddress(readAddress, 0, READ_SIZE);
+            if (n < 0) {
+                close();
+            } else if (n > 0) {
+                bytesRead(n);
+            }
+        }
+
+        /** The {@code n} bytes just read, at the start of the loop's buffer. */
+        abstract void bytesRead(int n);
 
         /** What the rest of the floor lets go of this connection once it is closed. */
         abstract void detach();
-
-        /** One read into the loop's buffer: the count of bytes, 0 when there were none, -1 at the end. */
-        final int read() throws IOException {
-            return socket.recvAddress(readAddress, 0, READ_SIZE);
-        }
 
         /**
          * Sends {@code src}'s bytes from {@code pos} to {@code end} to this socket. What it does not take is copied
@@ -541,14 +510,8 @@ public final class SocketFloor implements Floor {
         }
 
         @Override
-        void readable() throws IOException {
-            int n = read();
-            if (n == 0) {
-                return;
-            }
-            if (n < 0) {
-                close();
-            } else if (startup != null) {
+        void bytesRead(int n) {
+            if (startup != null) {
                 startup(n);
             } else {
                 received(0, n);
@@ -661,15 +624,7 @@ public final class SocketFloor implements Floor {
         }
 
         @Override
-        void readable() throws IOException {
-            int n = read();
-            if (n == 0) {
-                return;
-            }
-            if (n < 0) {
-                close();
-                return;
-            }
+        void bytesRead(int n) {
             scan(0, n);
             Client to = client;
             if (to == null) {
