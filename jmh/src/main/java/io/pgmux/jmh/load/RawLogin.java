@@ -92,7 +92,12 @@ final class RawLogin {
         }
     }
 
-    private static void exchange(DataInputStream in, OutputStream out, String user, String password)
+    /**
+     * Answers the server's messages until its ReadyForQuery: authentication, or a query's rows, which it skips.
+     *
+     * @throws IOException for an ErrorResponse, with its text, or an authentication this login has not
+     */
+    static void exchange(DataInputStream in, OutputStream out, String user, String password)
             throws IOException, ScramException {
         Authentication authentication = new Authentication(user, password);
         while (true) {

@@ -14,7 +14,11 @@ import io.netty.channel.unix.Socket;
 import io.netty.util.concurrent.Future;
 import io.netty.util.internal.PlatformDependent;
 import io.pgmux.proxy.auth.ScramException;
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -221,37 +225,11 @@ public final class SocketFloor implements Floor {
                 waitABit(deadline);
                 connected = socket.finishConnect();
             }
-            ByteBuffer received = ByteBuffer.allocateDirect(65536);
-            ByteBuffer messages = ByteBuffer.allocate(65536);
-            RawLogin.Authentication authentication = new RawLogin.Authentication(user, password);
-            sendAll(socket, RawLogin.startupPacket(database, user), deadline);
-            while (true) {
-                int n = socket.recv(received, 0, received.capacity());
-                if (n < 0) {
-                    throw new IOException("the server closed the connection during login");
-                }
-                if (n == 0) {
-                    waitABit(deadline);
-                    continue;
-                }
-                messages.put(received.limit(n).position(0));
-                received.clear();
-                messages.flip();
-                while (messages.remaining() >= HEADER
-                        && messages.remaining() >= 1 + messages.getInt(messages.position() + 1)) {
-                    char type = (char) messages.get();
-                    byte[] body = new byte[messages.getInt() - 4];
-                    messages.get(body);
-                    if (type == 'Z') {
-                        return socket;
-                    }
-                    byte[] reply = authentication.answer(type, body);
-                    if (reply != null) {
-                        sendAll(socket, reply, deadline);
-                    }
-                }
-                messages.compact();
-            }
+            OutputStream out = polledOutput(socket, deadline);
+            out.write(RawLogin.startupPacket(database, user));
+            RawLogin.exchange(new DataInputStream(new BufferedInputStream(polledInput(socket, deadline), 1024)), out,
+                    user, password);
+            return socket;
         } catch (IOException | RuntimeException e) {
             socket.close();
             throw e;
@@ -261,15 +239,55 @@ public final class SocketFloor implements Floor {
         }
     }
 
-    private static void sendAll(Socket socket, byte[] bytes, long deadline) throws IOException {
-        ByteBuffer out = ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();
-        while (out.hasRemaining()) {
-            int sent = socket.send(out, out.position(), out.limit());
-            out.position(out.position() + sent);
-            if (sent == 0) {
-                waitABit(deadline);
+    /** The socket's bytes as a stream that waits for them by polling, for {@link RawLogin#exchange}. */
+    private static InputStream polledInput(Socket socket, long deadline) {
+        ByteBuffer received = ByteBuffer.allocateDirect(1024);
+        return new InputStream() {
+            @Override
+            public int read() throws IOException {
+                byte[] one = new byte[1];
+                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
             }
-        }
+
+            @Override
+            public int read(byte[] to, int offset, int length) throws IOException {
+                if (length == 0) {
+                    return 0;
+                }
+                while (true) {
+                    int n = socket.recv(received, 0, Math.min(length, received.capacity()));
+                    if (n > 0) {
+                        received.get(0, to, offset, n);
+                    }
+                    if (n != 0) {
+                        return n;
+                    }
+                    waitABit(deadline);
+                }
+            }
+        };
+    }
+
+    /** A stream whose writes go to the socket whole, waiting by polling where it takes them in parts. */
+    private static OutputStream polledOutput(Socket socket, long deadline) {
+        return new OutputStream() {
+            @Override
+            public void write(int b) throws IOException {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] bytes, int offset, int length) throws IOException {
+                ByteBuffer out = ByteBuffer.allocateDirect(length).put(bytes, offset, length).flip();
+                while (out.hasRemaining()) {
+                    int sent = socket.send(out, out.position(), out.limit());
+                    out.position(out.position() + sent);
+                    if (sent == 0) {
+                        waitABit(deadline);
+                    }
+                }
+            }
+        };
     }
 
     private static void waitABit(long deadline) throws IOException {
