@@ -16,6 +16,7 @@ import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.uring.IoUringChannelOption;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.proxy.config.TransportKind;
+import io.pgmux.proxy.transport.ChannelClientSocket;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.Backends;
 import io.pgmux.testing.PasswordMethod;
@@ -1098,7 +1099,8 @@ class LiveAdministrationTest {
 
     /** The one client socket of the proxy not in {@code known}. */
     private Channel onlyClientSocketBut(Set<Channel> known) {
-        List<Channel> sockets = proxy.clients().stream().map(c -> c.info().channel())
+        List<Channel> sockets = proxy.clients().stream()
+                .map(c -> ((ChannelClientSocket) c.info().socket()).channel())
                 .filter(c -> !known.contains(c)).toList();
         assertEquals(1, sockets.size(), sockets.toString());
         return sockets.get(0);

@@ -1,6 +1,5 @@
 package io.pgmux.proxy.admin;
 
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.pgmux.core.config.PoolConfig;
@@ -29,6 +28,7 @@ import io.pgmux.proxy.protocol.SqlState;
 import io.pgmux.proxy.server.PeerPools;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
+import io.pgmux.proxy.transport.ClientSocket;
 import io.pgmux.proxy.transport.DnsHosts;
 import io.pgmux.proxy.transport.ReadGate;
 import io.pgmux.proxy.transport.ReadPauses;
@@ -662,15 +662,15 @@ public final class AdminConsole implements AdminRoute {
         long timeoutNanos = settings.<Duration>get(ProxySetting.SUSPEND_TIMEOUT).toNanos();
         List<CompletableFuture<Void>> flushed = new ArrayList<>();
         for (ClientConnection client : clients()) {
-            Channel channel = client.info().channel();
+            ClientSocket socket = client.info().socket();
             CompletableFuture<Void> written = new CompletableFuture<>();
-            channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> written.complete(null));
+            socket.whenFlushed(() -> written.complete(null));
             if (timeoutNanos > 0) {
-                channel.eventLoop().schedule(() -> {
+                socket.eventLoop().schedule(() -> {
                     if (!written.isDone()) {
                         log.info("SUSPEND: client {} not flushed within suspend_timeout: closing it",
-                                channel.remoteAddress());
-                        channel.close();
+                                socket.remoteAddress());
+                        socket.close();
                     }
                 }, timeoutNanos, TimeUnit.NANOSECONDS);
             }
@@ -725,7 +725,7 @@ public final class AdminConsole implements AdminRoute {
         ErrorResponse forced = PoolerError.fatal("admin forced disconnect");
         for (ClientConnection client : clients()) {
             if (client.info().id() == wanted) {
-                log.info("KILL_CLIENT {}: client {} disconnected", id, client.info().channel().remoteAddress());
+                log.info("KILL_CLIENT {}: client {} disconnected", id, client.info().socket().remoteAddress());
                 client.disconnect(forced);
                 return List.of(new CommandComplete("KILL_CLIENT"));
             }

@@ -32,6 +32,7 @@ import io.pgmux.proxy.replicas.ReplicaRoutes;
 import io.pgmux.proxy.server.PeerPools;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
+import io.pgmux.proxy.transport.ClientSocket;
 import io.pgmux.proxy.transport.DnsHosts;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
@@ -53,6 +54,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLSession;
 
 /**
  * The SHOW views, each with PgBouncer 1.25's column names, order and types. Figures pgmux does not keep are
@@ -240,7 +242,7 @@ final class ShowCommands {
         List<Row> rows = new ArrayList<>(clientRows());
         rows.addAll(serverRows());
         for (Row row : rows) {
-            long pending = pendingBytes(row.channel);
+            long pending = row.pending;
             if (!activeOnly || pending > 0 || "active".equals(row.values.get(4))) {
                 List<Object> values = new ArrayList<>(row.values);
                 values.addAll(List.of(0, 0, 0, 0, (int) Math.min(Integer.MAX_VALUE, pending), 0, 0));
@@ -250,8 +252,11 @@ final class ShowCommands {
         return t;
     }
 
-    /** One SHOW CLIENTS or SHOW SERVERS row, with the socket it describes. */
-    private record Row(Channel channel, List<Object> values) {
+    /**
+     * One SHOW CLIENTS or SHOW SERVERS row, with what SHOW SOCKETS and SHOW FDS add of the socket it describes: its
+     * file descriptor (null where the transport has none) and the bytes it has yet to send.
+     */
+    private record Row(Integer fd, long pending, List<Object> values) {
     }
 
     private List<Row> clientRows() {
@@ -262,12 +267,15 @@ final class ShowCommands {
         }
         infos.sort(Comparator.comparingLong(ClientInfo::connectedAtMillis));
         for (ClientInfo c : infos) {
-            rows.add(row(c.channel(), "C", c.user(), c.database(), c.replication(), c.state(), host(c.channel().remoteAddress()),
-                    port(c.channel().remoteAddress()), host(c.channel().localAddress()),
-                    port(c.channel().localAddress()), timestamp(c.connectedAtMillis()),
+            ClientSocket socket = c.socket();
+            int fd = socket.descriptor();
+            rows.add(new Row(fd < 0 ? null : fd, socket.pendingWriteBytes(), Arrays.asList("C", c.user(),
+                    c.database(), c.replication(), c.state(), host(socket.remoteAddress()),
+                    port(socket.remoteAddress()), host(socket.localAddress()),
+                    port(socket.localAddress()), timestamp(c.connectedAtMillis()),
                     timestamp(c.requestedAtMillis()), 0, 0, 0,
-                    ptr(c.channel()), c.server() == null ? "" : ptr(c.server()), 0, tls(c.channel()),
-                    c.applicationName(), 0, c.id()));
+                    c.ptr(), c.server() == null ? "" : ptr(c.server()), 0, tls(socket.tlsSession()),
+                    c.applicationName(), 0, c.id())));
         }
         for (AdminSession s : console.sessions()) {
             // as PgBouncer's console clients, which never have a server
@@ -311,7 +319,7 @@ final class ShowCommands {
                         host(remote), port(remote), host(local), port(local),
                         connectedAt == 0 ? null : timestamp(connectedAt), usedAt == 0 ? null : timestamp(usedAt),
                         0, 0, s.closeNeeded ? 1 : 0, c == null ? "" : ptr(c),
-                        client == null ? "" : ptr(client.channel()),
+                        client == null ? "" : client.ptr(),
                         c == null || c.backendKeyData() == null ? 0 : c.backendKeyData().processId(),
                         c == null ? "" : tls(c.channel()), client == null ? "" : client.applicationName(),
                         c == null ? 0 : c.preparedStatements() == null ? 0 : c.preparedStatements().size(), s.id));
@@ -321,7 +329,7 @@ final class ShowCommands {
     }
 
     private static Row row(Channel channel, Object... values) {
-        return new Row(channel, Arrays.asList(values));
+        return new Row(fd(channel), pendingBytes(channel), Arrays.asList(values));
     }
 
     private static Table clientOrServerColumns() {
@@ -520,12 +528,12 @@ final class ShowCommands {
         }
         for (Row row : clientRows()) {
             List<Object> v = row.values;
-            t.row(fd(row.channel), "client", v.get(1), v.get(2), v.get(5), v.get(6), 0, linkFd(v.get(15)), null,
+            t.row(row.fd, "client", v.get(1), v.get(2), v.get(5), v.get(6), 0, linkFd(v.get(15)), null,
                     null, null, null, null, null, null);
         }
         for (Row row : serverRows()) {
             List<Object> v = row.values;
-            t.row(fd(row.channel), "server", v.get(1), v.get(2), v.get(5), v.get(6), 0, null, null, null, null,
+            t.row(row.fd, "server", v.get(1), v.get(2), v.get(5), v.get(6), 0, null, null, null, null,
                     null, null, null, null);
         }
         return t;
@@ -566,7 +574,7 @@ final class ShowCommands {
         }
         for (Row row : serverRows()) {
             if (serverPtr.equals(row.values.get(14))) {
-                return fd(row.channel);
+                return row.fd;
             }
         }
         return null;
@@ -607,10 +615,11 @@ final class ShowCommands {
 
     private static String tls(Channel channel) {
         SslHandler ssl = channel.pipeline().get(SslHandler.class);
-        if (ssl == null || ssl.engine().getSession() == null) {
-            return "";
-        }
-        return ssl.engine().getSession().getProtocol() + "/" + ssl.engine().getSession().getCipherSuite();
+        return ssl == null ? "" : tls(ssl.engine().getSession());
+    }
+
+    private static String tls(SSLSession session) {
+        return session == null ? "" : session.getProtocol() + "/" + session.getCipherSuite();
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.pgmux.proxy.client;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.ReferenceCountUtil;
 import io.pgmux.core.config.PoolMode;
@@ -11,6 +10,7 @@ import io.pgmux.core.pool.Pool;
 import io.pgmux.core.pool.PoolClosedException;
 import io.pgmux.core.pool.PoolTimeoutException;
 import io.pgmux.core.pool.ServerLoginException;
+import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.ErrorResponse;
@@ -23,6 +23,8 @@ import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.replicas.ReplicaRoutes;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
+import io.pgmux.proxy.transport.ChannelClientSocket;
+import io.pgmux.proxy.transport.ClientSocket;
 import io.pgmux.proxy.transport.LoopClock;
 import java.util.List;
 import java.util.function.Consumer;
@@ -56,7 +58,8 @@ public final class ClientConnection extends MessageReader {
     /** Taken when the connection is accepted, as PgBouncer numbers a client socket when it allocates it. */
     final long id;
 
-    Channel channel;
+    /** The client's socket, from its connect on. */
+    ClientSocket socket;
     private State state = State.STARTUP;
     /** From the connect to the welcome or the hand-off to the console; null after. */
     private ClientLogin login;
@@ -124,7 +127,7 @@ public final class ClientConnection extends MessageReader {
 
     /** The one transition of the client's state; the login's part ends with the welcome or the hand-off. */
     void to(State next) {
-        assert channel.eventLoop().inEventLoop() : "a client changes state off its event loop";
+        assert socket.eventLoop().inEventLoop() : "a client changes state off its event loop";
         state = next;
         if (next == State.READY || next == State.HANDED_OFF) {
             login = null;
@@ -132,7 +135,7 @@ public final class ClientConnection extends MessageReader {
         if (next == State.HANDED_OFF) {
             // the console's session, behind the codec, gets everything from now on, channelInactive included
             decoder.serve(null);
-            channel.closeFuture().addListener(closed -> logClosing());
+            socket.whenClosed(this::logClosing);
         }
     }
 
@@ -143,7 +146,8 @@ public final class ClientConnection extends MessageReader {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        channel = ctx.channel();
+        Channel channel = ctx.channel();
+        socket = new ChannelClientSocket(channel, decoder);
         connectedAtNanos = LoopClock.nanoTime(channel.eventLoop());
         requestedAtNanos = connectedAtNanos;
         login = new ClientLogin(this, context, channel);
@@ -158,7 +162,7 @@ public final class ClientConnection extends MessageReader {
             if (isOver() || login == null) {
                 ReferenceCountUtil.release(msg);
             } else {
-                requestedAtNanos = LoopClock.nanoTime(channel.eventLoop());
+                requestedAtNanos = LoopClock.nanoTime(socket.eventLoop());
                 login.onMessage(msg);
             }
             return;
@@ -173,7 +177,7 @@ public final class ClientConnection extends MessageReader {
             each(message.split(), this::messageRead);
             return;
         }
-        requestedAtNanos = LoopClock.nanoTime(channel.eventLoop());
+        requestedAtNanos = LoopClock.nanoTime(socket.eventLoop());
         onQueryMessage(message);
     }
 
@@ -200,7 +204,7 @@ public final class ClientConnection extends MessageReader {
         }
         if (message.type() == FrontendMessage.QUERY && context.disablePqexec() && !isOver()) {
             message.release();
-            log.error("client {} used \"Query\" packet type", channel.remoteAddress());
+            log.error("client {} used \"Query\" packet type", socket.remoteAddress());
             fatal(PoolerError.pqexecDisallowed());
             return;
         }
@@ -243,12 +247,12 @@ public final class ClientConnection extends MessageReader {
         Link current = link;
         if (current == null) {
             String database = pool.key().database();
-            ReplicaRoutes routes = context.replicaRoutes(pool, channel.eventLoop());
-            current = new Link(this, channel, pool, parameters, context.preparedStatements(),
+            ReplicaRoutes routes = context.replicaRoutes(pool, socket.eventLoop());
+            current = new Link(this, socket, pool, parameters, context.preparedStatements(),
                     new Pinning(context.pinSessionState(database), pool.config().poolMode() != PoolMode.SESSION,
-                            context.pinCounts(pool.key()), pool, channel.remoteAddress()),
-                    context.listenerHub(pool, channel.eventLoop()),
-                    routes == null ? null : new ClientReads(routes, parameters, channel.remoteAddress()));
+                            context.pinCounts(pool.key()), pool, socket.remoteAddress()),
+                    context.listenerHub(pool, socket.eventLoop()),
+                    routes == null ? null : new ClientReads(routes, parameters, socket.remoteAddress()));
             link = current;
             // runs and the one holder reused for every read only from now on: what came before had holders of its own
             decoder.relayRuns(current::relaysRuns);
@@ -281,7 +285,7 @@ public final class ClientConnection extends MessageReader {
      * does, and closes one whose timeout passed.
      */
     void checkTimeout(long now, ClientTimeouts timeouts) {
-        assert channel.eventLoop().inEventLoop() : "a client's timeouts are checked off its event loop";
+        assert socket.eventLoop().inEventLoop() : "a client's timeouts are checked off its event loop";
         if (isOver()) {
             return;
         }
@@ -333,7 +337,7 @@ public final class ClientConnection extends MessageReader {
         } else {
             error = loginFailure(cause);
         }
-        log.info("client {} user {} got no server connection: {}", channel.remoteAddress(), user, cause.toString());
+        log.info("client {} user {} got no server connection: {}", socket.remoteAddress(), user, cause.toString());
         fatal(error);
     }
 
@@ -352,7 +356,7 @@ public final class ClientConnection extends MessageReader {
 
     /** From any thread: sends a FATAL error and closes (the admin console's KILL_CLIENT, a database RELOAD removed). */
     public void disconnect(ErrorResponse error) {
-        channel.eventLoop().execute(() -> {
+        socket.eventLoop().execute(() -> {
             if (!isOver()) {
                 fatal(error);
             }
@@ -362,7 +366,7 @@ public final class ClientConnection extends MessageReader {
     /** The client's Terminate: PgBouncer's "client close request". */
     void terminate() {
         closeRequested();
-        channel.close();
+        socket.close();
     }
 
     /** The client sent Terminate, which waits behind what it sent before: its close is logged as requested. */
@@ -376,12 +380,12 @@ public final class ClientConnection extends MessageReader {
     void fatal(ErrorResponse error) {
         if (closeReason == null) {
             closeReason = error.message();
-            context.connectionLog().poolerError(channel, poolDatabase(), user, error.message());
+            context.connectionLog().poolerError(this, socket, poolDatabase(), user, error.message());
         }
         logClosing();
         to(State.CLOSED);
         endLinks();
-        channel.writeAndFlush(error).addListener(ChannelFutureListener.CLOSE);
+        socket.closeAfter(error);
     }
 
     /** Nothing more is relayed: the client's link ends its loan, or its replication link its own server. */
@@ -397,12 +401,11 @@ public final class ClientConnection extends MessageReader {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof ProtocolViolationException violation && !isOver()) {
-            log.info("client {} protocol violation: {}", channel.remoteAddress(), violation.getMessage());
+            log.info("client {} protocol violation: {}", socket.remoteAddress(), violation.getMessage());
             fatal(violation.toErrorResponse());
         } else {
-            log.debug("client {} failed", channel == null ? null : channel.remoteAddress(), cause);
-            // through the whole pipeline: the context is the codec's, whose own close sends what it holds
-            ctx.channel().close();
+            log.debug("client {} failed", socket == null ? null : socket.remoteAddress(), cause);
+            socket.close();
         }
     }
 
@@ -417,7 +420,7 @@ public final class ClientConnection extends MessageReader {
         String reported = settings == null ? null : settings.applicationName();
         // both on the monotonic clock: never before connect_time, whatever the wall clock did
         long requestedAtMillis = LoopClock.millisAt(requestedAtNanos);
-        return new ClientInfo(channel, user, pool == null ? null : pool.key().database(), shown,
+        return new ClientInfo(socket, ConnectionLog.ptr(this), user, pool == null ? null : pool.key().database(), shown,
                 LoopClock.millisAt(connectedAtNanos),
                 requestedAtMillis, reported != null ? reported : "", server, id,
                 own != null ? own.mode().shown() : StartupReplication.NONE.shown());
@@ -432,7 +435,7 @@ public final class ClientConnection extends MessageReader {
     void endCancelRequest(String database, String reason) {
         databaseWithoutPool = database;
         closeReason = reason;
-        channel.close();
+        socket.close();
     }
 
     /**
@@ -449,7 +452,7 @@ public final class ClientConnection extends MessageReader {
             // a console session ends on the client's Terminate; another client that sent none just went away
             reason = console ? "client close request" : "client unexpected eof";
         }
-        context.connectionLog().clientClosing(channel, poolDatabase(), user, reason,
+        context.connectionLog().clientClosing(this, socket, poolDatabase(), user, reason,
                 LoopClock.millisAt(connectedAtNanos));
     }
 

@@ -136,7 +136,7 @@ final class ClientLogin {
             client.endCancelRequest(null, "failed cancel request");
             return;
         }
-        target.channel.eventLoop().execute(() -> {
+        target.socket.eventLoop().execute(() -> {
             boolean sent = target.replication != null ? target.replication.cancel(context.cancelSender())
                     : target.link != null && target.link.cancelQuery(context.cancelSender());
             String database = target.poolDatabase();
@@ -191,8 +191,9 @@ final class ClientLogin {
             client.databaseWithoutPool = database;
             startupParameters = startup.parameters();
             if (isOwnUserOnUnixSocket()) {
-                context.connectionLog().consoleFromUnixSocket(channel, client.user);
-                context.connectionLog().loginAttempt(channel, database, database, client.user, replication.logWord);
+                context.connectionLog().consoleFromUnixSocket(client, client.socket, client.user);
+                context.connectionLog().loginAttempt(client, client.socket, database, database, client.user,
+                        replication.logWord);
                 client.endLogin();
                 channel.write(Authentication.Ok.INSTANCE, channel.voidPromise());
                 client.to(ClientConnection.State.HANDED_OFF);
@@ -201,7 +202,8 @@ final class ClientLogin {
                 context.adminRoute().openForOwner(channel, client.id, client.user, startupParameters);
                 return;
             }
-            context.connectionLog().loginAttempt(channel, database, database, client.user, replication.logWord);
+            context.connectionLog().loginAttempt(client, client.socket, database, database, client.user,
+                    replication.logWord);
             Secret secret = context.users().find(client.user).orElse(null);
             AuthQuery authQuery = secret == null && context.authType() != AuthType.ANY ? context.consoleAuthQuery()
                     : null;
@@ -260,7 +262,7 @@ final class ClientLogin {
         // Whatever the user and database, the client is refused only once authenticated: what it learns before
         // is the same for every name, so it cannot probe which users and databases exist.
         refusal = admit(startup.database(), startup, secret);
-        context.connectionLog().loginAttempt(channel, client.pool == null ? null : startup.database(),
+        context.connectionLog().loginAttempt(client, client.socket, client.pool == null ? null : startup.database(),
                 startup.database(), client.user, replication.logWord);
         startLogin(secret, startup.database());
     }
@@ -451,7 +453,8 @@ final class ClientLogin {
                 log.info("client {} login failed for user {}: {}", channel.remoteAddress(), client.user,
                         step.failureReason());
                 client.closeReason = failureMessage(step);
-                context.connectionLog().poolerError(channel, client.poolDatabase(), client.user, client.closeReason);
+                context.connectionLog().poolerError(client, client.socket, client.poolDatabase(), client.user,
+                        client.closeReason);
                 client.logClosing();
                 client.to(ClientConnection.State.CLOSED);
                 channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
@@ -478,7 +481,8 @@ final class ClientLogin {
                     // a replication client's messages are its own link's from now on: its decoder reuses a holder
                     client.decoder.reuseHolder();
                     client.pool.traffic().recordClientLogin();
-                    new ReplicationLink(client, channel, replication).open(replicationStartup, this::sendWelcome);
+                    new ReplicationLink(client, client.socket, replication)
+                            .open(replicationStartup, this::sendWelcome);
                     return;
                 }
                 // the pool's user is the one its servers log in as (the entry's forced user, or the client's)

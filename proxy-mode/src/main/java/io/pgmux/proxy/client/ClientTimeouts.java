@@ -167,7 +167,7 @@ public final class ClientTimeouts implements Runnable {
     }
 
     void loginStarted(ClientConnection client) {
-        loops.add(client.channel.eventLoop());
+        loops.add(client.socket.eventLoop());
         loggingIn.add(client);
         // after the add: a janitor deciding to sleep on finds the client, or is woken (Janitor.wake)
         wakeJanitor.run();
@@ -226,14 +226,14 @@ public final class ClientTimeouts implements Runnable {
         long now = System.nanoTime();
         if (login) {
             for (ClientConnection client : loggingIn) {
-                if (client.channel.eventLoop() == loop) {
+                if (client.socket.eventLoop() == loop) {
                     client.checkTimeout(now, this);
                 }
             }
         }
         if (loggedInRules) {
             for (ClientConnection client : loggedIn) {
-                if (client.channel.eventLoop() == loop) {
+                if (client.socket.eventLoop() == loop) {
                     client.checkTimeout(now, this);
                 }
             }

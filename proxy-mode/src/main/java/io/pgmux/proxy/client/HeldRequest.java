@@ -111,7 +111,7 @@ final class HeldRequest implements Iterable<FrontendMessage> {
         messages.add(message);
         bytes += message.content().readableBytes();
         if (bytes > BYTES_LIMIT) {
-            ReadPauses.pause(loan.channel, ReadPauses.WAITING_FOR_SERVER);
+            loan.socket.pauseReads(ReadPauses.WAITING_FOR_SERVER, true);
         }
     }
 
@@ -185,7 +185,7 @@ final class HeldRequest implements Iterable<FrontendMessage> {
             loan.queryStartNanos = 0;
             loan.transactionStartNanos = 0;
             loan.filter.relayOwn(ReadyForQuery.IDLE);
-            loan.channel.flush();
+            loan.socket.flush();
             loan.client.quiet(TransactionStatus.IDLE, loan.now());
         }
     }
@@ -221,6 +221,6 @@ final class HeldRequest implements Iterable<FrontendMessage> {
         if (ended) {
             loan.filter.relayOwn(ReadyForQuery.IDLE);
         }
-        loan.channel.flush();
+        loan.socket.flush();
     }
 }

@@ -1,7 +1,6 @@
 package io.pgmux.proxy.client;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.Pool;
@@ -19,6 +18,7 @@ import io.pgmux.proxy.protocol.ReadyForQuery.TransactionStatus;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
+import io.pgmux.proxy.transport.ClientSocket;
 import io.pgmux.proxy.transport.ReadPauses;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,9 +57,9 @@ final class Link extends ServerLoan {
      */
     private int messageRemaining;
 
-    Link(ClientConnection client, Channel channel, Pool<ServerConnection> pool, ClientParameters parameters,
+    Link(ClientConnection client, ClientSocket socket, Pool<ServerConnection> pool, ClientParameters parameters,
             PreparedStatementLimit preparedStatements, Pinning pinning, ListenerHub hub, ClientReads reads) {
-        super(client, channel, pool, parameters, preparedStatements, pinning, reads);
+        super(client, socket, pool, parameters, preparedStatements, pinning, reads);
         this.hub = pinning.watches() ? hub : null;
         this.settingStatements = new SettingStatementsSeen(parameters, filter, pinning);
     }
@@ -84,7 +84,7 @@ final class Link extends ServerLoan {
     /** query_wait_notify's NOTICE: the client waits on; on the client's loop. */
     void noticeWaiting() {
         waitNoticeSent = true;
-        channel.writeAndFlush(PoolerError.clientBeingQueued(), channel.voidPromise());
+        socket.writeAndFlush(PoolerError.clientBeingQueued());
     }
 
     // ---------------------------------------------------------------- client to server
@@ -206,7 +206,7 @@ final class Link extends ServerLoan {
         }
         traffic.received(content.readableBytes());
         if (namedStatements != null) {
-            namedStatements.forward(message, server, channel);
+            namedStatements.forward(message, server, socket);
         } else {
             server.write(content);
         }
@@ -235,7 +235,7 @@ final class Link extends ServerLoan {
         }
         traffic.received(frames.readableBytes());
         if (namedStatements != null) {
-            namedStatements.forwardRun(run, server, channel);
+            namedStatements.forwardRun(run, server, socket);
         } else {
             server.write(frames);
         }
@@ -301,7 +301,7 @@ final class Link extends ServerLoan {
     void onClientWritabilityChanged() {
         ServerConnection current = server;
         if (state == State.LINKED && current != null) {
-            RelayFlow.clientWritabilityChanged(channel, current);
+            RelayFlow.clientWritabilityChanged(socket, current);
         }
     }
 
@@ -391,7 +391,7 @@ final class Link extends ServerLoan {
             server.flush();
         }
         // a change of the server's writability while a query of the pooler's own ran there went unheard
-        ReadPauses.resume(client.decoder, channel, server == null || server.channel().isWritable()
+        socket.resumeReads(server == null || server.channel().isWritable()
                 ? SERVER_REASONS : ReadPauses.WAITING_FOR_SERVER);
     }
 
@@ -405,7 +405,7 @@ final class Link extends ServerLoan {
             listening.serverGone();
             listening.deliverKept();
         }
-        ReadPauses.resume(client.decoder, channel, SERVER_REASONS);
+        socket.resumeReads(SERVER_REASONS);
         FrontendMessage next = held.peek();
         if (next == null) {
             client.quiet(TransactionStatus.IDLE, now());
@@ -433,7 +433,7 @@ final class Link extends ServerLoan {
 
     @Override
     public void onServerMessage(BackendMessage message) {
-        EventLoop loop = channel.eventLoop();
+        EventLoop loop = socket.eventLoop();
         if (loop.inEventLoop()) {
             relay(message);
         } else {
@@ -475,7 +475,7 @@ final class Link extends ServerLoan {
             ErrorResponse error = ErrorResponse.decode(message.body());
             if (error.saysServerGoesAway()) {
                 log.debug("client {}: server going away before it answered ({} {}); sending the request to another",
-                        channel.remoteAddress(), error.sqlState(), error.message());
+                        socket.remoteAddress(), error.sqlState(), error.message());
                 message.release();
                 kept.goingAway();
                 return true;
@@ -535,10 +535,10 @@ final class Link extends ServerLoan {
 
     @Override
     public void onServerWritabilityChanged(boolean writable) {
-        channel.eventLoop().execute(() -> {
+        socket.eventLoop().execute(() -> {
             ServerConnection current = server;
             if (state == State.LINKED && current != null) {
-                RelayFlow.serverWritabilityChanged(channel, current);
+                RelayFlow.serverWritabilityChanged(socket, current);
             }
         });
     }
@@ -546,7 +546,7 @@ final class Link extends ServerLoan {
     /** What the server did not answer goes to another one if none of it ran (a going-away FATAL) or it is a BEGIN. */
     @Override
     public void onServerClosed(Throwable cause) {
-        channel.eventLoop().execute(() -> {
+        socket.eventLoop().execute(() -> {
             ResendBuffer kept = resend;
             if (kept != null && lent != null && state != State.CLOSED && (kept.serverGoingAway()
                     || kept.keeping() && (wentAwayBeforeTheLink(cause) || kept.onlyOpensATransaction()))) {

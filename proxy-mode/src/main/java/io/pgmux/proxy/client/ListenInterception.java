@@ -60,7 +60,7 @@ final class ListenInterception {
             return;
         }
         link.to(ServerLoan.State.LISTENING);
-        EventLoop loop = link.channel.eventLoop();
+        EventLoop loop = link.socket.eventLoop();
         hub.listen(this, request.channel(), (error, failure) -> loop.execute(() -> listened(request, error, failure)));
     }
 
@@ -92,7 +92,7 @@ final class ListenInterception {
         filter.relayOwn(error != null ? ErrorResponse.error(error.sqlState(), error.message())
                 : new CommandComplete(request.tag()), ReadyForQuery.IDLE);
         link.traffic.readyForQuery(link.now(), true, true);
-        link.channel.flush();
+        link.socket.flush();
         link.resumeUnlinked();
     }
 
@@ -130,7 +130,7 @@ final class ListenInterception {
             held.forEach(link::hold);
             if (message.type() == FrontendMessage.TERMINATE) {
                 message.release();
-                link.channel.close();
+                link.socket.close();
                 return;
             }
             link.hold(message);
@@ -155,12 +155,12 @@ final class ListenInterception {
 
     /** A notification for the client, from the hub's loop; ownership moves here. */
     void notification(ByteBuf frame) {
-        link.channel.eventLoop().execute(() -> deliverOrKeep(frame));
+        link.socket.eventLoop().execute(() -> deliverOrKeep(frame));
     }
 
     /** The hub's server connection was lost: notifications sent meanwhile were not received. */
     void notificationsLost() {
-        link.channel.eventLoop().execute(() -> deliverOrKeep(NoticeResponse.warning(SqlState.CONNECTION_FAILURE,
+        link.socket.eventLoop().execute(() -> deliverOrKeep(NoticeResponse.warning(SqlState.CONNECTION_FAILURE,
                 "the pooler lost the server connection that listens for this client; notifications sent until it"
                         + " listened again on a new one were lost")));
     }
@@ -194,7 +194,7 @@ final class ListenInterception {
         if (notification instanceof ByteBuf frame) {
             link.traffic.sent(frame.readableBytes());
         }
-        link.channel.writeAndFlush(notification, link.channel.voidPromise());
+        link.socket.writeAndFlush(notification);
     }
 
     /** The client is gone: it leaves the hub, and nothing kept for it remains. */

@@ -47,7 +47,7 @@ final class OwnQuery implements BiConsumer<ErrorResponse, Throwable>, Runnable {
     public void accept(ErrorResponse error, Throwable failure) {
         this.error = error;
         this.failure = failure;
-        loan.channel.eventLoop().execute(this);
+        loan.socket.eventLoop().execute(this);
     }
 
     /** On the client's loop. */

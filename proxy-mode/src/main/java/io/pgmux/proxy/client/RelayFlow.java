@@ -1,9 +1,9 @@
 package io.pgmux.proxy.client;
 
-import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.proxy.transport.ClientSocket;
 import io.pgmux.proxy.transport.ReadPauses;
 import java.util.ArrayDeque;
 
@@ -17,7 +17,7 @@ final class RelayFlow {
     }
 
     /** The server's receive buffer is drained: what was relayed to the client goes out, on the client's loop. */
-    static void flushToClient(Channel client) {
+    static void flushToClient(ClientSocket client) {
         EventLoop loop = client.eventLoop();
         if (loop.inEventLoop()) {
             client.flush();
@@ -27,7 +27,7 @@ final class RelayFlow {
     }
 
     /** On the client's loop, its writability changed: the server's reads pause while the client cannot take more. */
-    static void clientWritabilityChanged(Channel client, ServerConnection server) {
+    static void clientWritabilityChanged(ClientSocket client, ServerConnection server) {
         if (!client.isWritable()) {
             client.flush();
         }
@@ -39,13 +39,13 @@ final class RelayFlow {
      * On the client's loop, after the server's writability changed: the client's reads pause while the server cannot
      * take more. The event may be stale by now, so the server's writability is read as it is.
      */
-    static void serverWritabilityChanged(Channel client, ServerConnection server) {
+    static void serverWritabilityChanged(ClientSocket client, ServerConnection server) {
         boolean now = server.channel().isWritable();
         if (!now) {
             // what was relayed since the last read completed must go out, or the server never drains
             server.flush();
         }
-        ReadPauses.change(client, ReadPauses.PEER_NOT_WRITABLE, !now);
+        client.pauseReads(ReadPauses.PEER_NOT_WRITABLE, !now);
     }
 
     /** The client is closing: what it sent that waited for a server is released. */

@@ -1,6 +1,5 @@
 package io.pgmux.proxy.client;
 
-import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.pgmux.core.pool.Lease;
 import io.pgmux.proxy.protocol.BackendMessage;
@@ -10,6 +9,7 @@ import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
 import io.pgmux.proxy.server.ServerLink;
+import io.pgmux.proxy.transport.ClientSocket;
 import io.pgmux.proxy.transport.ReadPauses;
 import java.util.ArrayDeque;
 import java.util.Map;
@@ -33,7 +33,7 @@ final class ReplicationLink implements ServerLink {
     private static final Logger log = LoggerFactory.getLogger(ReplicationLink.class);
 
     private final ClientConnection client;
-    private final Channel channel;
+    private final ClientSocket socket;
     private final StartupReplication mode;
     /** What the client sent before it was welcomed: a client normally waits, but nothing it sends is lost. */
     private final ArrayDeque<FrontendMessage> early = new ArrayDeque<>();
@@ -43,9 +43,9 @@ final class ReplicationLink implements ServerLink {
     private ServerConnection server;
     private boolean closed;
 
-    ReplicationLink(ClientConnection client, Channel channel, StartupReplication mode) {
+    ReplicationLink(ClientConnection client, ClientSocket socket, StartupReplication mode) {
         this.client = client;
-        this.channel = channel;
+        this.socket = socket;
         this.mode = mode;
     }
 
@@ -58,7 +58,7 @@ final class ReplicationLink implements ServerLink {
      * {@code welcome} sends: the session is the server's, not the pool's.
      */
     void open(Map<String, String> startupParameters, Consumer<Map<String, String>> welcome) {
-        ReadPauses.pause(channel, ReadPauses.LOGIN);
+        socket.pauseReads(ReadPauses.LOGIN, true);
         client.to(ClientConnection.State.WELCOME);
         client.startTimeout(ClientTimeouts.Timeout.WELCOME, client.connectedAtNanos);
         client.context.clientTimeouts().loginStarted(client);
@@ -71,7 +71,7 @@ final class ReplicationLink implements ServerLink {
                 fail(failure);
                 return;
             }
-            ReadPauses.resume(channel, ReadPauses.LOGIN);
+            socket.pauseReads(ReadPauses.LOGIN, false);
             welcome.accept(linked.parameters().reported());
             welcomed();
         });
@@ -85,7 +85,7 @@ final class ReplicationLink implements ServerLink {
         CompletableFuture<ServerConnection> linked = new CompletableFuture<>();
         acquiring = client.pool.acquireDedicated(startupParameters).toCompletableFuture();
         acquiring.whenComplete((acquired, failure) ->
-                channel.eventLoop().execute(() -> {
+                socket.eventLoop().execute(() -> {
                     if (failure != null) {
                         linked.completeExceptionally(failure);
                     } else if (closed) {
@@ -151,7 +151,7 @@ final class ReplicationLink implements ServerLink {
     void onClientWritabilityChanged() {
         ServerConnection current = server;
         if (current != null) {
-            RelayFlow.clientWritabilityChanged(channel, current);
+            RelayFlow.clientWritabilityChanged(socket, current);
         }
     }
 
@@ -172,7 +172,7 @@ final class ReplicationLink implements ServerLink {
 
     @Override
     public void onServerMessage(BackendMessage message) {
-        EventLoop loop = channel.eventLoop();
+        EventLoop loop = socket.eventLoop();
         if (loop.inEventLoop()) {
             relay(message);
         } else {
@@ -186,20 +186,20 @@ final class ReplicationLink implements ServerLink {
             message.release();
             return;
         }
-        channel.write(message.content(), channel.voidPromise());
+        socket.write(message.content());
     }
 
     @Override
     public void onServerReadComplete() {
-        RelayFlow.flushToClient(channel);
+        RelayFlow.flushToClient(socket);
     }
 
     @Override
     public void onServerWritabilityChanged(boolean writable) {
-        channel.eventLoop().execute(() -> {
+        socket.eventLoop().execute(() -> {
             ServerConnection current = server;
             if (!closed && current != null) {
-                RelayFlow.serverWritabilityChanged(channel, current);
+                RelayFlow.serverWritabilityChanged(socket, current);
             }
         });
     }
@@ -207,7 +207,7 @@ final class ReplicationLink implements ServerLink {
     /** The server's close closes the client, after whatever the server said last (its FATAL, if any). */
     @Override
     public void onServerClosed(Throwable cause) {
-        channel.eventLoop().execute(() -> {
+        socket.eventLoop().execute(() -> {
             if (!closed) {
                 client.fatal(PoolerError.serverConnCrashed());
             }

@@ -1,17 +1,16 @@
 package io.pgmux.proxy.client;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
 import io.pgmux.proxy.parameters.ClientParameters;
 import io.pgmux.proxy.prepared.NamedStatements;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.CommandComplete;
 import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.EncodedOut;
-import io.pgmux.proxy.protocol.MessageCodec;
 import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.replicas.WriteTags;
 import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.proxy.transport.ClientSocket;
 import java.util.Arrays;
 
 /**
@@ -39,7 +38,7 @@ final class ResponseFilter {
             "DISCARD TEMP", "CREATE TABLE", "CREATE VIEW", "CREATE SEQUENCE", "CREATE FUNCTION", "DROP TABLE",
             "DROP VIEW", "DROP SEQUENCE", "DROP FUNCTION", "DO");
 
-    private final Channel client;
+    private final ClientSocket client;
     /** Where the server's bytes are written and flushed: past the client's codec. */
     private final EncodedOut encodedOut;
     private final ClientTraffic traffic;
@@ -58,11 +57,11 @@ final class ResponseFilter {
     /** A CommandComplete other than {@link WriteTags}' came since the last {@link #takeMayHaveWritten}. */
     private boolean mayHaveWritten;
 
-    ResponseFilter(Channel client, ClientTraffic traffic, ClientParameters parameters,
+    ResponseFilter(ClientSocket client, ClientTraffic traffic, ClientParameters parameters,
             NamedStatements namedStatements, boolean inspects, Pinning pinning, boolean watchesWrites) {
         this.watchesWrites = watchesWrites;
         this.client = client;
-        this.encodedOut = MessageCodec.encodedOut(client);
+        this.encodedOut = client.encodedOut();
         this.traffic = traffic;
         this.parameters = parameters;
         this.namedStatements = namedStatements;
@@ -206,7 +205,7 @@ final class ResponseFilter {
     /** Writes messages of the pooler's own in the client's stream (a ReadyForQuery held back), then what is due. */
     void relayOwn(EncodableMessage... messages) {
         for (EncodableMessage message : messages) {
-            client.write(message, client.voidPromise());
+            client.write(message);
         }
         if (namedStatements != null) {
             namedStatements.answerDue(client);

@@ -1,6 +1,5 @@
 package io.pgmux.proxy.client;
 
-import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.core.pool.LentServer;
@@ -16,6 +15,7 @@ import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.ReadyForQuery.TransactionStatus;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerLink;
+import io.pgmux.proxy.transport.ClientSocket;
 import io.pgmux.proxy.transport.LoopClock;
 import io.pgmux.proxy.transport.ReadPauses;
 import java.nio.channels.ClosedChannelException;
@@ -70,7 +70,7 @@ abstract class ServerLoan implements ServerLink {
     static final int SERVER_REASONS = ReadPauses.WAITING_FOR_SERVER | ReadPauses.PEER_NOT_WRITABLE;
 
     final ClientConnection client;
-    final Channel channel;
+    final ClientSocket socket;
     final Pool<ServerConnection> pool;
     final PoolMode poolMode;
     final ClientParameters parameters;
@@ -110,10 +110,10 @@ abstract class ServerLoan implements ServerLink {
     /** The pool's record of this client's waits, made at the first and reused by every later one, in any pool. */
     private Waiter<ServerConnection> waiter;
 
-    ServerLoan(ClientConnection client, Channel channel, Pool<ServerConnection> pool, ClientParameters parameters,
+    ServerLoan(ClientConnection client, ClientSocket socket, Pool<ServerConnection> pool, ClientParameters parameters,
             PreparedStatementLimit preparedStatements, Pinning pinning, ClientReads reads) {
         this.client = client;
-        this.channel = channel;
+        this.socket = socket;
         this.pool = pool;
         this.lender = pool;
         this.reads = reads;
@@ -121,9 +121,9 @@ abstract class ServerLoan implements ServerLink {
         this.parameters = parameters;
         this.namedStatements = poolMode != PoolMode.SESSION && preparedStatements.value() > 0
                 ? new NamedStatements(preparedStatements, pool.traffic()) : null;
-        this.traffic = new ClientTraffic(pool.traffic(), channel.eventLoop());
+        this.traffic = new ClientTraffic(pool.traffic(), socket.eventLoop());
         this.pinning = pinning;
-        this.filter = new ResponseFilter(channel, traffic, parameters, namedStatements,
+        this.filter = new ResponseFilter(socket, traffic, parameters, namedStatements,
                 poolMode != PoolMode.SESSION, pinning, reads != null && reads.watchesWrites());
     }
 
@@ -133,12 +133,12 @@ abstract class ServerLoan implements ServerLink {
      * two of them, read in one pass, are out of order.
      */
     final long now() {
-        return LoopClock.nanoTime(channel.eventLoop());
+        return LoopClock.nanoTime(socket.eventLoop());
     }
 
     /** The one transition: every state change goes through here, and none leaves {@link State#CLOSED}. */
     final void to(State next) {
-        assert channel.eventLoop().inEventLoop() : "a client's loan changes state off its event loop";
+        assert socket.eventLoop().inEventLoop() : "a client's loan changes state off its event loop";
         if (state != State.CLOSED) {
             state = next;
         }
@@ -225,7 +225,7 @@ abstract class ServerLoan implements ServerLink {
         // a read waits for a standby to replay the client's last commit: what the client sends meanwhile is held
         to(State.WAITING);
         lender = null;
-        channel.eventLoop().schedule(this::routeAgain, ClientReads.REPLAY_POLL_NANOS, TimeUnit.NANOSECONDS);
+        socket.eventLoop().schedule(this::routeAgain, ClientReads.REPLAY_POLL_NANOS, TimeUnit.NANOSECONDS);
     }
 
     private void routeAgain() {
@@ -246,7 +246,7 @@ abstract class ServerLoan implements ServerLink {
 
     private void acquireFrom(Pool<ServerConnection> from) {
         lender = from;
-        EventLoop loop = channel.eventLoop();
+        EventLoop loop = socket.eventLoop();
         // A server on this client's own loop relays without handing every message to another thread.
         long now = now();
         LentServer<ServerConnection> ready = from.tryAcquireFor(this, loop, now);
@@ -295,7 +295,7 @@ abstract class ServerLoan implements ServerLink {
 
     /** Called by the pool on the thread that ended the wait. */
     private void waitOver(LentServer<ServerConnection> acquired, Throwable failure) {
-        EventLoop loop = channel.eventLoop();
+        EventLoop loop = socket.eventLoop();
         // Handed over on this client's own loop (a server of its loop released): link at once. Queued
         // behind the rest of the loop's ready sockets instead, the server would sit idle meanwhile.
         if (loop.inEventLoop()) {

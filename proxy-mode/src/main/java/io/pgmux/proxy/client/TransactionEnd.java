@@ -8,7 +8,6 @@ import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.protocol.SqlState;
-import io.pgmux.proxy.transport.ReadPauses;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,7 +57,7 @@ final class TransactionEnd {
             return;
         }
         loan.release();
-        ReadPauses.resume(loan.client.decoder, loan.channel, ServerLoan.SERVER_REASONS);
+        loan.socket.resumeReads(ServerLoan.SERVER_REASONS);
     }
 
     /** The client's reads now know the position, the server or not; the client is told its token. */
@@ -66,7 +65,7 @@ final class TransactionEnd {
         ParameterStatus token = loan.reads.positionRead(answer.succeeded() ? answer.rows : null);
         if (token != null && loan.state != State.CLOSED) {
             loan.filter.relayOwn(token);
-            loan.channel.flush();
+            loan.socket.flush();
         }
     }
 
@@ -123,12 +122,12 @@ final class TransactionEnd {
         if (answer.error != null) {
             // what the session holds is unknown: the connection must not serve anyone else
             log.warn("client {} session state unreadable, server connection closed: {}",
-                    loan.channel.remoteAddress(), answer.error.message());
+                    loan.socket.remoteAddress(), answer.error.message());
             pinning.hold(0);
             loan.drop(new PoolException("session state unreadable: " + answer.error.message()));
             if (answer.readyHeld && !closed) {
                 loan.filter.relayOwn(ReadyForQuery.IDLE);
-                loan.channel.flush();
+                loan.socket.flush();
             }
             loan.resumeUnlinked();
             return;
@@ -142,7 +141,7 @@ final class TransactionEnd {
         if (found != 0 && pinning.refuses()) {
             String refusal = Pinning.refusal(found, loan.poolMode == PoolMode.STATEMENT ? "statement" : "transaction");
             loan.filter.relayOwn(ErrorResponse.error(SqlState.FEATURE_NOT_SUPPORTED, refusal), ReadyForQuery.IDLE);
-            loan.channel.flush();
+            loan.socket.flush();
             // closing the server connection ends the state with the session
             loan.drop(new PoolException(refusal));
             loan.resumeUnlinked();
@@ -150,7 +149,7 @@ final class TransactionEnd {
         }
         if (answer.readyHeld) {
             loan.filter.relayOwn(ReadyForQuery.IDLE);
-            loan.channel.flush();
+            loan.socket.flush();
         }
         pinning.hold(found);
         if (pinning.isPinned()) {

@@ -3,11 +3,11 @@ package io.pgmux.proxy.log;
 import io.netty.channel.Channel;
 import io.netty.channel.unix.DomainSocketChannel;
 import io.netty.channel.unix.PeerCredentials;
-import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AttributeKey;
 import io.netty.util.NetUtil;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
+import io.pgmux.proxy.transport.ClientSocket;
 import io.pgmux.proxy.transport.Transport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -55,39 +55,41 @@ public final class ConnectionLog {
      *
      * @param replication PgBouncer's word for the walsender asked for: no, database or yes
      */
-    public void loginAttempt(Channel client, String pool, String database, String user, String replication) {
+    public void loginAttempt(Object client, ClientSocket socket, String pool, String database, String user,
+            String replication) {
         if (connections) {
-            log.info("{}login attempt: db={} user={} tls={} replication={}", clientPrefix(client, pool, user),
-                    database, user, tls(client), replication);
+            log.info("{}login attempt: db={} user={} tls={} replication={}", clientPrefix(client, socket, pool, user),
+                    database, user, tls(socket), replication);
         }
     }
 
     /** {@code login failed: db=app user=bob} */
-    public void loginFailed(Channel client, String pool, String database, String user) {
+    public void loginFailed(Object client, ClientSocket socket, String pool, String database, String user) {
         if (connections) {
-            log.info("{}login failed: db={} user={}", clientPrefix(client, pool, user), database, user);
+            log.info("{}login failed: db={} user={}", clientPrefix(client, socket, pool, user), database, user);
         }
     }
 
     /** The OS user running the pooler reached the admin console over the Unix socket, without a password. */
-    public void consoleFromUnixSocket(Channel client, String user) {
+    public void consoleFromUnixSocket(Object client, ClientSocket socket, String user) {
         if (connections) {
-            log.info("{}pgbouncer access from unix socket", clientPrefix(client, null, user));
+            log.info("{}pgbouncer access from unix socket", clientPrefix(client, socket, null, user));
         }
     }
 
     /** {@code closing because: client close request (age=12s)} */
-    public void clientClosing(Channel client, String pool, String user, String reason, long connectedAtMillis) {
+    public void clientClosing(Object client, ClientSocket socket, String pool, String user, String reason,
+            long connectedAtMillis) {
         if (disconnections) {
-            log.info("{}closing because: {} (age={}s)", clientPrefix(client, pool, user), reason,
+            log.info("{}closing because: {} (age={}s)", clientPrefix(client, socket, pool, user), reason,
                     TimeUnit.MILLISECONDS.toSeconds(System.currentTimeMillis() - connectedAtMillis));
         }
     }
 
     /** The FATAL or ERROR text the pooler itself sent a client, as a WARNING line. */
-    public void poolerError(Channel client, String pool, String user, String message) {
+    public void poolerError(Object client, ClientSocket socket, String pool, String user, String message) {
         if (poolerErrors) {
-            log.warn("{}pooler error: {}", clientPrefix(client, pool, user), message);
+            log.warn("{}pooler error: {}", clientPrefix(client, socket, pool, user), message);
         }
     }
 
@@ -135,24 +137,33 @@ public final class ConnectionLog {
         return "0x" + "00000000".substring(hex.length()) + hex;
     }
 
-    private String clientPrefix(Channel client, String pool, String user) {
-        return prefix('C', client, client, pool, user);
+    private String clientPrefix(Object client, ClientSocket socket, String pool, String user) {
+        SocketAddress remote = socket.remoteAddress();
+        int pid = remote instanceof InetSocketAddress ? 0 : socket.peerPid();
+        return prefix('C', client, pool, user, address(remote, pid));
     }
 
     /** PgBouncer's log_socket_prefix: {@code C-0x1a2b3c4d: db/user@host:port }. */
     private String prefix(char type, Object id, Channel channel, String database, String user) {
+        return prefix(type, id, database, user, address(channel, channel.remoteAddress()));
+    }
+
+    private static String prefix(char type, Object id, String database, String user, String address) {
         return type + "-" + ptr(id) + ": "
                 + (database == null ? "(nodb)" : database) + "/" + (user == null ? "(nouser)" : user) + "@"
-                + address(channel, channel.remoteAddress()) + " ";
+                + address + " ";
     }
 
     /** {@code 127.0.0.1:5432}, {@code [::1]:5432}, or for a Unix socket peer {@code unix(pid):port}. */
     private String address(Channel channel, SocketAddress address) {
+        return address(address, address instanceof InetSocketAddress ? 0 : peerPid(channel));
+    }
+
+    private String address(SocketAddress address, int unixPeerPid) {
         if (address instanceof InetSocketAddress inet) {
             return inetAddress(inet);
         }
-        int pid = peerPid(channel);
-        return (pid > 0 ? "unix(" + pid + ")" : "unix") + ":" + unixPort;
+        return (unixPeerPid > 0 ? "unix(" + unixPeerPid + ")" : "unix") + ":" + unixPort;
     }
 
     private static String inetAddress(InetSocketAddress inet) {
@@ -160,13 +171,9 @@ public final class ConnectionLog {
         return (host.contains(":") ? "[" + host + "]" : host) + ":" + inet.getPort();
     }
 
-    private String tls(Channel client) {
-        SslHandler tls = client.pipeline().get(SslHandler.class);
-        if (tls == null) {
-            return "no";
-        }
-        SSLSession session = tls.engine().getSession();
-        return session.getProtocol() + "/" + session.getCipherSuite();
+    private static String tls(ClientSocket client) {
+        SSLSession session = client.tlsSession();
+        return session == null ? "no" : session.getProtocol() + "/" + session.getCipherSuite();
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.pgmux.proxy.prepared;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
 import io.pgmux.core.stats.TrafficStats;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.Bind;
@@ -14,6 +13,7 @@ import io.pgmux.proxy.protocol.Parse;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.ProtocolViolationException;
 import io.pgmux.proxy.protocol.StatementOrPortal;
+import io.pgmux.proxy.transport.ClientSocket;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -48,7 +48,7 @@ public final class NamedStatements {
     private final PreparedStatementLimit limit;
     private final TrafficStats traffic;
     private StatementServer server;
-    private Channel client;
+    private ClientSocket client;
 
     /**
      * @param limit max_prepared_statements, read at each Parse
@@ -60,7 +60,7 @@ public final class NamedStatements {
     }
 
     /** Sends one client message to {@code server}, renaming statements and adding Parses where needed. */
-    public void forward(FrontendMessage message, StatementServer server, Channel client) {
+    public void forward(FrontendMessage message, StatementServer server, ClientSocket client) {
         this.server = server;
         this.client = client;
         try {
@@ -131,7 +131,7 @@ public final class NamedStatements {
      * parsed there first. The run's reference goes with it. A run to which the pooler added no message of its own,
      * ending with a Sync and sent while no request was queued, is only counted ({@link PendingRequests#passedThrough}).
      */
-    public void forwardRun(FrontendMessage run, StatementServer server, Channel client) {
+    public void forwardRun(FrontendMessage run, StatementServer server, ClientSocket client) {
         this.server = server;
         this.client = client;
         ByteBuf frames = run.content();
@@ -386,7 +386,7 @@ public final class NamedStatements {
     }
 
     /** Writes the pooler's own answers that are due now. */
-    public void answerDue(Channel client) {
+    public void answerDue(ClientSocket client) {
         requests.answerDue(client);
     }
 

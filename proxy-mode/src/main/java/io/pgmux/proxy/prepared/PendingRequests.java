@@ -1,9 +1,9 @@
 package io.pgmux.proxy.prepared;
 
-import io.netty.channel.Channel;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.CloseComplete;
 import io.pgmux.proxy.protocol.ParseComplete;
+import io.pgmux.proxy.transport.ClientSocket;
 import java.util.ArrayDeque;
 import java.util.Map;
 
@@ -104,18 +104,18 @@ final class PendingRequests {
     }
 
     /** A ParseComplete of the pooler's own: at once when nothing is in flight, else in its place. */
-    void answerParse(Channel client, StatementKey key, StatementName clientName) {
+    void answerParse(ClientSocket client, StatementKey key, StatementName clientName) {
         if (isEmpty()) {
-            client.write(ParseComplete.INSTANCE, client.voidPromise());
+            client.write(ParseComplete.INSTANCE);
         } else {
             queue.add(new Request(Kind.PARSE_ANSWERED, key, clientName));
         }
     }
 
     /** A CloseComplete of the pooler's own: at once when nothing is in flight, else in its place. */
-    void answerClose(Channel client) {
+    void answerClose(ClientSocket client) {
         if (isEmpty()) {
-            client.write(CloseComplete.INSTANCE, client.voidPromise());
+            client.write(CloseComplete.INSTANCE);
         } else {
             queue.add(PLAIN[Kind.CLOSE_ANSWERED.ordinal()]);
         }
@@ -176,7 +176,7 @@ final class PendingRequests {
     }
 
     /** Writes the pooler's own answers now at the head of the queue. */
-    void answerDue(Channel client) {
+    void answerDue(ClientSocket client) {
         if (readyAhead > 0 || queue.isEmpty()) {
             // most calls, one per relayed answer: the queue's array is not read
             return;
@@ -184,8 +184,7 @@ final class PendingRequests {
         Request head;
         while ((head = queue.peek()) != null && isAnswered(head.kind())) {
             queue.poll();
-            client.write(head.kind() == Kind.PARSE_ANSWERED ? ParseComplete.INSTANCE : CloseComplete.INSTANCE,
-                    client.voidPromise());
+            client.write(head.kind() == Kind.PARSE_ANSWERED ? ParseComplete.INSTANCE : CloseComplete.INSTANCE);
         }
     }
 

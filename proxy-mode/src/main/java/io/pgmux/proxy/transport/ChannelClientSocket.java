@@ -1,0 +1,157 @@
+package io.pgmux.proxy.transport;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.EventLoop;
+import io.netty.channel.unix.DomainSocketChannel;
+import io.netty.channel.unix.PeerCredentials;
+import io.netty.channel.unix.UnixChannel;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.AttributeKey;
+import io.pgmux.proxy.protocol.EncodedOut;
+import io.pgmux.proxy.protocol.MessageCodec;
+import java.io.IOException;
+import java.net.SocketAddress;
+import javax.net.ssl.SSLSession;
+
+/**
+ * A client socket carried by its Netty channel, whose codec is {@code codec}: each call is the channel's own, and
+ * relayed bytes go past the codec ({@link MessageCodec#encodedOut}).
+ */
+public final class ChannelClientSocket implements ClientSocket {
+    /** A Unix socket client's pid, read once while the socket is open, for its closing line too. */
+    private static final AttributeKey<Integer> PEER_PID = AttributeKey.valueOf(ChannelClientSocket.class, "peerPid");
+
+    private final Channel channel;
+    private final MessageCodec codec;
+
+    public ChannelClientSocket(Channel channel, MessageCodec codec) {
+        this.channel = channel;
+        this.codec = codec;
+    }
+
+    /** The channel, for the login's steps that change its pipeline (TLS, the console's hand-over). */
+    public Channel channel() {
+        return channel;
+    }
+
+    @Override
+    public EventLoop eventLoop() {
+        return channel.eventLoop();
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return channel.remoteAddress();
+    }
+
+    @Override
+    public SocketAddress localAddress() {
+        return channel.localAddress();
+    }
+
+    @Override
+    public int descriptor() {
+        return channel instanceof UnixChannel unix && unix.isOpen() ? unix.fd().intValue() : -1;
+    }
+
+    @Override
+    public long pendingWriteBytes() {
+        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+        return out == null ? 0 : out.totalPendingWriteBytes();
+    }
+
+    @Override
+    public SSLSession tlsSession() {
+        SslHandler tls = channel.pipeline().get(SslHandler.class);
+        return tls == null ? null : tls.engine().getSession();
+    }
+
+    @Override
+    public int peerPid() {
+        if (!(channel instanceof DomainSocketChannel)) {
+            return 0;
+        }
+        Integer known = channel.attr(PEER_PID).get();
+        if (known != null) {
+            return known;
+        }
+        int pid;
+        try {
+            PeerCredentials credentials = Transport.peerCredentials(channel);
+            pid = credentials == null ? 0 : credentials.pid();
+        } catch (IOException e) {
+            pid = 0;
+        }
+        channel.attr(PEER_PID).set(pid);
+        return pid;
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+        return channel.alloc();
+    }
+
+    @Override
+    public boolean isWritable() {
+        return channel.isWritable();
+    }
+
+    @Override
+    public void write(Object message) {
+        channel.write(message, channel.voidPromise());
+    }
+
+    @Override
+    public void writeAndFlush(Object message) {
+        channel.writeAndFlush(message, channel.voidPromise());
+    }
+
+    @Override
+    public void flush() {
+        channel.flush();
+    }
+
+    @Override
+    public EncodedOut encodedOut() {
+        return MessageCodec.encodedOut(channel);
+    }
+
+    @Override
+    public void close() {
+        channel.close();
+    }
+
+    @Override
+    public void closeAfter(Object message) {
+        channel.writeAndFlush(message).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    @Override
+    public void whenFlushed(Runnable done) {
+        channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(written -> done.run());
+    }
+
+    @Override
+    public void whenClosed(Runnable done) {
+        channel.closeFuture().addListener(closed -> done.run());
+    }
+
+    @Override
+    public void pauseReads(int reason, boolean paused) {
+        ReadPauses.change(channel, reason, paused);
+    }
+
+    @Override
+    public void resumeReads(int reasons) {
+        ReadPauses.resume(codec, channel, reasons);
+    }
+
+    @Override
+    public String toString() {
+        return "client socket " + channel;
+    }
+}
