@@ -1,6 +1,5 @@
 package io.pgmux.proxy;
 
-import io.netty.channel.Channel;
 import io.pgmux.proxy.admin.AdminConsole;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -44,7 +43,11 @@ final class ProxyShutdown {
             } catch (ExecutionException | TimeoutException e) {
                 // what did not drain in time is closed below
             }
-            running.clients().close().awaitUninterruptibly(drainTimeout.toMillis());
+            try {
+                running.clients().closeAll(drainTimeout.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             running.registry().close();
             running.context().closeReplicaRoutes();
             // the members leave over server connections, before the event loops stop
@@ -76,11 +79,7 @@ final class ProxyShutdown {
         }
         running.context().shutdownBegins();
         running.listeners().closeTcp();
-        while (!running.clients().isEmpty()) {
-            for (Channel client : running.clients()) {
-                client.closeFuture().await();
-            }
-        }
+        running.clients().awaitAllClosed();
         close();
     }
 

@@ -2,9 +2,6 @@ package io.pgmux.proxy;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.util.concurrent.GlobalEventExecutor;
 import io.pgmux.core.pool.PoolRegistry;
 import io.pgmux.core.stats.MetricsTrackerFactory;
 import io.pgmux.proxy.admin.AdminConsole;
@@ -27,6 +24,7 @@ import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ReplicaHosts;
 import io.pgmux.proxy.server.PeerPools;
 import io.pgmux.proxy.server.ServerConnection;
+import io.pgmux.proxy.transport.ClientSockets;
 import io.pgmux.proxy.transport.Listeners;
 import io.pgmux.proxy.transport.TcpOptions;
 import io.pgmux.proxy.transport.Transport;
@@ -114,7 +112,7 @@ final class ProxyStart {
         settings.start(files);
         registry.addJanitorChore(new AuthFileWatch(settings, transport.blockingWork()));
         FirstLoginWarmUp.run(builder.registerMbeans());
-        ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+        ClientSockets clients = context.clientSockets();
         transport.readGate().clients(clients);
         Listeners listeners;
         try {
@@ -123,7 +121,7 @@ final class ProxyStart {
                     s.get(ProxySetting.UNIX_SOCKET_GROUP), new ChannelInitializer<Channel>() {
                         @Override
                         protected void initChannel(Channel ch) {
-                            clients.add(ch);
+                            clients.accepted(ch);
                             transport.tuneAccepted(ch);
                             FrontendMessageDecoder decoder = new FrontendMessageDecoder(context.maxMessageLength());
                             ch.pipeline().addLast(new DirectTls(context), decoder);

@@ -10,19 +10,24 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.uring.IoUringChannelOption;
+import io.netty.channel.unix.Socket;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.proxy.config.TransportKind;
 import io.pgmux.proxy.transport.ChannelClientSocket;
+import io.pgmux.proxy.transport.ClientSocket;
+import io.pgmux.proxy.transport.EpollClientSocket;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.Backends;
 import io.pgmux.testing.PasswordMethod;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import io.pgmux.testing.TestUser;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -626,13 +631,12 @@ class LiveAdministrationTest {
         start("", PASSWORD);
         assumeTrue(proxy.transport() != TransportKind.NIO, "the Linux TCP options need epoll or io_uring");
         try (Connection console = console(); Connection before = client()) {
-            Channel beforeSocket = onlyClientSocketBut(Set.of());
+            ClientSocket beforeSocket = onlyClientSocketBut(Set.of());
             console.createStatement().execute("SET " + key + " = " + value);
             try (Connection after = client()) {
-                Channel afterSocket = onlyClientSocketBut(Set.of(beforeSocket));
-                assertEquals(read, String.valueOf(afterSocket.config().getOption(socketOption(key))));
-                assertNotEquals(read, String.valueOf(beforeSocket.config().getOption(socketOption(key))),
-                        "a socket accepted before keeps its options");
+                ClientSocket afterSocket = onlyClientSocketBut(Set.of(beforeSocket));
+                assertEquals(read, socketOption(afterSocket, key));
+                assertNotEquals(read, socketOption(beforeSocket, key), "a socket accepted before keeps its options");
             }
         }
     }
@@ -1097,13 +1101,43 @@ class LiveAdministrationTest {
         return ProxyFixture.connect(proxy, db.name(), user.name(), user.password(), new Properties());
     }
 
-    /** The one client socket of the proxy not in {@code known}. */
-    private Channel onlyClientSocketBut(Set<Channel> known) {
-        List<Channel> sockets = proxy.clients().stream()
-                .map(c -> ((ChannelClientSocket) c.info().socket()).channel())
-                .filter(c -> !known.contains(c)).toList();
-        assertEquals(1, sockets.size(), sockets.toString());
-        return sockets.get(0);
+    /** The one client socket of the proxy not in {@code known}, once its login's hand-over is done. */
+    private ClientSocket onlyClientSocketBut(Set<ClientSocket> known) {
+        return Await.value(() -> {
+            List<ClientSocket> sockets = proxy.clients().stream().map(c -> c.info().socket())
+                    .filter(c -> !known.contains(c)).toList();
+            return sockets.size() == 1 ? sockets.get(0) : null;
+        }, socket -> socket != null && (proxy.transport() != TransportKind.EPOLL
+                || socket instanceof EpollClientSocket), Duration.ofSeconds(10));
+    }
+
+    /**
+     * The value of {@code key}'s option on {@code socket}, as a channel's config gives it: read from the channel, or
+     * from the descriptor of a socket served without one.
+     */
+    private String socketOption(ClientSocket socket, String key) throws IOException {
+        if (socket instanceof ChannelClientSocket channel) {
+            return String.valueOf(channel.channel().config().getOption(socketOption(key)));
+        }
+        Socket fd = (Socket) ((EpollClientSocket) socket).fd();
+        return switch (key) {
+            case "tcp_keepalive" -> String.valueOf(fd.isKeepAlive());
+            case "tcp_socket_buffer" -> String.valueOf(fd.getReceiveBufferSize());
+            default -> String.valueOf(tcpOption(fd, switch (key) {
+                case "tcp_keepidle" -> 4;
+                case "tcp_keepintvl" -> 5;
+                case "tcp_keepcnt" -> 6;
+                case "tcp_user_timeout" -> 18;
+                default -> throw new IllegalArgumentException(key);
+            }));
+        };
+    }
+
+    /** An int option of IPPROTO_TCP (Linux's numbers), as getsockopt reads it. */
+    private static int tcpOption(Socket fd, int option) throws IOException {
+        ByteBuffer value = ByteBuffer.allocateDirect(4).order(ByteOrder.nativeOrder());
+        fd.getRawOpt(6, option, value);
+        return value.getInt(0);
     }
 
     /** The option of the proxy's transport that {@code key} sets on each TCP connection. */

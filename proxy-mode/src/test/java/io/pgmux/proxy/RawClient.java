@@ -259,6 +259,16 @@ public final class RawClient implements AutoCloseable {
         }
     }
 
+    /** The next byte, or -1 at the end of the proxy's stream. */
+    int readByteOrEnd() throws IOException {
+        return in.read();
+    }
+
+    /** Bytes the proxy sent that wait to be read, without waiting for more. */
+    int available() throws IOException {
+        return in.available();
+    }
+
     /** Sends FIN: the proxy reads the end of the client's input after what came before it. */
     void shutdownOutput() throws IOException {
         socket.shutdownOutput();

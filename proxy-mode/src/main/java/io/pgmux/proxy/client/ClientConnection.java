@@ -25,7 +25,9 @@ import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
 import io.pgmux.proxy.transport.ChannelClientSocket;
 import io.pgmux.proxy.transport.ClientSocket;
+import io.pgmux.proxy.transport.EpollClientSocket;
 import io.pgmux.proxy.transport.LoopClock;
+import io.pgmux.proxy.transport.SocketEvents;
 import java.util.List;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -37,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * closes or is handed to the admin console. Its codec serves it ({@link FrontendMessageDecoder#serve}): it is in no
  * pipeline, which saves every idle client a handler context. Everything runs on the client's event loop.
  */
-public final class ClientConnection extends MessageReader {
+public final class ClientConnection extends MessageReader implements SocketEvents {
     private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
 
     enum State {
@@ -132,10 +134,26 @@ public final class ClientConnection extends MessageReader {
         if (next == State.READY || next == State.HANDED_OFF) {
             login = null;
         }
+        if (next == State.READY) {
+            // after what runs now (the welcome's last steps), so that the channel's pipeline is as it will stay
+            socket.eventLoop().execute(this::leaveChannel);
+        }
         if (next == State.HANDED_OFF) {
             // the console's session, behind the codec, gets everything from now on, channelInactive included
             decoder.serve(null);
             socket.whenClosed(this::logClosing);
+        }
+    }
+
+    /**
+     * Logged in, with nothing sent since: a plain epoll socket leaves its Netty channel, and is served without one from
+     * now on ({@link EpollClientSocket#takeOver}); a TLS socket, one on another transport, the console's or a
+     * replication client's keeps its channel.
+     */
+    private void leaveChannel() {
+        if (state == State.READY && link == null && replication == null && !console
+                && socket instanceof ChannelClientSocket own) {
+            EpollClientSocket.takeOver(own, decoder, this, context.clientSockets(), served -> socket = served);
         }
     }
 
@@ -231,6 +249,11 @@ public final class ClientConnection extends MessageReader {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        writabilityChanged();
+    }
+
+    @Override
+    public void writabilityChanged() {
         if (replication != null) {
             replication.onClientWritabilityChanged();
         } else if (state == State.READY && link != null) {
@@ -400,6 +423,11 @@ public final class ClientConnection extends MessageReader {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        failed(cause);
+    }
+
+    @Override
+    public void failed(Throwable cause) {
         if (cause instanceof ProtocolViolationException violation && !isOver()) {
             log.info("client {} protocol violation: {}", socket.remoteAddress(), violation.getMessage());
             fatal(violation.toErrorResponse());
@@ -462,6 +490,11 @@ public final class ClientConnection extends MessageReader {
      */
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        closed();
+    }
+
+    @Override
+    public void closed() {
         logClosing();
         to(State.CLOSED);
         endLogin();

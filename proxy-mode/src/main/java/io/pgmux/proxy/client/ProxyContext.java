@@ -26,6 +26,7 @@ import io.pgmux.proxy.server.IdlePools;
 import io.pgmux.proxy.server.ReplicaHosts;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
+import io.pgmux.proxy.transport.ClientSockets;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -60,6 +61,8 @@ public final class ProxyContext {
     /** The settings clients read, swapped whole by each start, RELOAD and SET. */
     private volatile ClientSettings settings = ClientSettings.DEFAULTS;
     private final CancelKeys clientsByKey = new CancelKeys();
+    /** Every open client socket, channel or not. */
+    private final ClientSockets clientSockets = new ClientSockets();
     private final ClientTimeouts clientTimeouts;
     private final WelcomeCache welcomeCache = new WelcomeCache();
     private final ClientLimits clientLimits = new ClientLimits();
@@ -339,6 +342,11 @@ public final class ProxyContext {
 
     CancelKeys clientsByKey() {
         return clientsByKey;
+    }
+
+    /** Every open client socket of the proxy, the admin console's too. */
+    public ClientSockets clientSockets() {
+        return clientSockets;
     }
 
     /** max_db_client_connections and max_user_client_connections, and the counts they limit. */

@@ -3,6 +3,7 @@ package io.pgmux.proxy.protocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.ReferenceCountUtil;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
@@ -97,6 +98,8 @@ public final class FrontendMessageDecoder extends MessageCodec {
     private FrontendMessage holder;
     /** A read is being framed message by message: a message handed over may have more of its read after it. */
     private boolean framing;
+    /** The bytes {@link #frameRead} frames, for {@link #readGoesOn}; null outside it. */
+    private ByteBuf framedRead;
 
     public FrontendMessageDecoder() {
         this(DEFAULT_MAX_MESSAGE_LENGTH);
@@ -150,21 +153,86 @@ public final class FrontendMessageDecoder extends MessageCodec {
             FrontendMessage whole = whole(in);
             if (whole == null) {
                 frame(ctx, msg);
-            } else if (whole != holder) {
-                passOn(ctx, whole);
             } else {
-                holder = null;
-                try {
-                    passOn(ctx, whole);
-                } finally {
-                    // the buffer is the reader's now: a reader that kept the holder itself fails when it uses it
-                    whole.passedOn();
-                    holder = whole;
-                }
+                passWhole(ctx, whole);
             }
             return;
         }
         frame(ctx, msg);
+    }
+
+    private void passWhole(ChannelHandlerContext ctx, FrontendMessage whole) {
+        if (whole != holder) {
+            passOn(ctx, whole);
+            return;
+        }
+        holder = null;
+        try {
+            passOn(ctx, whole);
+        } finally {
+            // the buffer is the reader's now: a reader that kept the holder itself fails when it uses it
+            whole.passedOn();
+            holder = whole;
+        }
+    }
+
+    /**
+     * The channel at {@code ctx} gives its socket up ({@code transport.EpollClientSocket}), and the decoder frames
+     * outside any pipeline from now on ({@link #frameRead}): returns the bytes it holds of a message not all in yet
+     * (null when none), and lets its cumulation go as its removal from the pipeline would. The pipeline is not told:
+     * the channel, out of its event loop by now, is dropped whole.
+     */
+    public ByteBuf leaveChannel(ChannelHandlerContext ctx) throws Exception {
+        ByteBuf held = internalBuffer();
+        ByteBuf left = held.isReadable() ? ctx.alloc().directBuffer(held.readableBytes()).writeBytes(held) : null;
+        handlerRemoved(ctx);
+        return left;
+    }
+
+    /**
+     * Frames {@code in}, bytes a socket outside any pipeline read ({@code transport.EpollClientSocket}), as a channel's
+     * read is framed: its messages go to the connection the decoder serves, a read that is one message or run goes
+     * whole, and what the connection's handling of one throws, or a protocol violation, goes to its exceptionCaught
+     * (after a violation the rest is discarded). {@code fresh}: nothing of an earlier read is in {@code in}.
+     *
+     * @param out an empty list to frame into, empty again on return
+     * @return whether {@code in} went on whole, the connection's from then on; else the bytes left in it (the start
+     *         of a message not all in) are the caller's to keep for the next read, and the messages framed hold
+     *         retained slices of it
+     */
+    public boolean frameRead(ByteBuf in, boolean fresh, List<Object> out) {
+        if (fresh && phase == READY && streamRemaining == 0) {
+            FrontendMessage whole = whole(in);
+            if (whole != null) {
+                try {
+                    passWhole(null, whole);
+                } catch (Throwable failure) {
+                    failServed(failure);
+                }
+                return true;
+            }
+        }
+        framing = true;
+        framedRead = in;
+        try {
+            while (in.isReadable()) {
+                int before = in.readableBytes();
+                decode(null, in, out);
+                if (in.readableBytes() == before) {
+                    break;
+                }
+            }
+        } catch (Throwable failure) {
+            for (Object left : out) {
+                ReferenceCountUtil.release(left);
+            }
+            out.clear();
+            failServed(failure);
+        } finally {
+            framing = false;
+            framedRead = null;
+        }
+        return false;
     }
 
     private void frame(ChannelHandlerContext ctx, Object msg) throws Exception {
@@ -182,7 +250,7 @@ public final class FrontendMessageDecoder extends MessageCodec {
      * and for a read handed over whole.
      */
     public boolean readGoesOn() {
-        return framing && internalBuffer().isReadable();
+        return framing && (framedRead != null ? framedRead : internalBuffer()).isReadable();
     }
 
     /** The message or run {@code in} holds, ending where it ends; null when it holds anything else. */

@@ -106,6 +106,19 @@ public abstract class MessageCodec extends ByteToMessageDecoder implements Chann
         }
     }
 
+    /** What framing outside a pipeline threw goes to the served connection's exceptionCaught, as a channel's would. */
+    protected final void failServed(Throwable failure) {
+        MessageReader own = served();
+        if (own == null) {
+            throw new IllegalStateException("framed outside a pipeline with no connection served", failure);
+        }
+        try {
+            own.exceptionCaught(null, failure);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Hands a whole message or run of a read on: to the {@link MessageReader} when there is one. */
     protected final void passOn(ChannelHandlerContext ctx, Object message) {
         MessageReader next = reader;

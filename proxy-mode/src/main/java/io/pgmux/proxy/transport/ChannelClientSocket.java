@@ -27,10 +27,20 @@ public final class ChannelClientSocket implements ClientSocket {
 
     private final Channel channel;
     private final MessageCodec codec;
+    /**
+     * The socket serving the channel's descriptor since it left the channel ({@link EpollClientSocket#takeOver}), or
+     * null: what is still asked of this one goes there, as the channel's close would close the descriptor under it.
+     */
+    private volatile ClientSocket successor;
 
     public ChannelClientSocket(Channel channel, MessageCodec codec) {
         this.channel = channel;
         this.codec = codec;
+    }
+
+    /** From now on {@code socket} serves the channel's descriptor. */
+    void succeededBy(ClientSocket socket) {
+        successor = socket;
     }
 
     /** The channel, for the login's steps that change its pipeline (TLS, the console's hand-over). */
@@ -102,16 +112,31 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public void write(Object message) {
+        ClientSocket next = successor;
+        if (next != null) {
+            next.write(message);
+            return;
+        }
         channel.write(message, channel.voidPromise());
     }
 
     @Override
     public void writeAndFlush(Object message) {
+        ClientSocket next = successor;
+        if (next != null) {
+            next.writeAndFlush(message);
+            return;
+        }
         channel.writeAndFlush(message, channel.voidPromise());
     }
 
     @Override
     public void flush() {
+        ClientSocket next = successor;
+        if (next != null) {
+            next.flush();
+            return;
+        }
         channel.flush();
     }
 
@@ -122,26 +147,51 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public void close() {
+        ClientSocket next = successor;
+        if (next != null) {
+            next.close();
+            return;
+        }
         channel.close();
     }
 
     @Override
     public void closeAfter(Object message) {
+        ClientSocket next = successor;
+        if (next != null) {
+            next.closeAfter(message);
+            return;
+        }
         channel.writeAndFlush(message).addListener(ChannelFutureListener.CLOSE);
     }
 
     @Override
     public void whenFlushed(Runnable done) {
+        ClientSocket next = successor;
+        if (next != null) {
+            next.whenFlushed(done);
+            return;
+        }
         channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(written -> done.run());
     }
 
     @Override
     public void whenClosed(Runnable done) {
+        ClientSocket next = successor;
+        if (next != null) {
+            next.whenClosed(done);
+            return;
+        }
         channel.closeFuture().addListener(closed -> done.run());
     }
 
     @Override
     public void pauseReads(int reason, boolean paused) {
+        ClientSocket next = successor;
+        if (next != null) {
+            next.pauseReads(reason, paused);
+            return;
+        }
         ReadPauses.change(channel, reason, paused);
     }
 

@@ -9,8 +9,9 @@ import javax.net.ssl.SSLSession;
 /**
  * A client's socket as its connection, its relay, the log and the admin console use it (the socket part of PgBouncer's
  * sbuf.c): writes, flushes, read pauses, the close, and what SHOW CLIENTS and SHOW SOCKETS tell of it, whatever
- * carries the bytes. They know a client's socket by this alone, so that what carries the bytes can change under them;
- * today it is the client's Netty channel ({@link ChannelClientSocket}).
+ * carries the bytes. They know a client's socket by this alone, so that what carries the bytes can change under them:
+ * the client's Netty channel through the login ({@link ChannelClientSocket}), and for a plain socket on epoll, from
+ * then on, the descriptor served without a channel ({@link EpollClientSocket}).
  *
  * <p>A write or flush may come from any thread (a server's loop relays to a client of another loop): it reaches the
  * socket on the client's loop, in the order the writes were made.

@@ -5,7 +5,6 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
-import io.netty.channel.group.ChannelGroup;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
@@ -27,18 +26,18 @@ public final class ReadGate {
 
     private volatile boolean closed;
     /**
-     * The proxy's clients, the group it keeps anyway: a client costs the gate no set entry and no second listener on
+     * The proxy's clients, which it keeps anyway: a client costs the gate no set entry and no second listener on
      * its close future, which for thousands of idle clients is memory (a list of listeners each).
      */
-    private volatile ChannelGroup clients;
+    private volatile ClientSockets clients;
     /** The open server sockets; a few per pool, so a set entry and a close listener each are cheap. */
     private final Set<Channel> servers = ConcurrentHashMap.newKeySet();
     /** Admin console sessions, never gated; a few at most. */
     private final Set<Channel> ungated = ConcurrentHashMap.newKeySet();
 
-    /** The group every accepted client channel joins; set once, before the listeners accept. */
-    public void clients(ChannelGroup group) {
-        this.clients = group;
+    /** The proxy's client sockets; set once, before the listeners accept. */
+    public void clients(ClientSockets sockets) {
+        this.clients = sockets;
     }
 
     /** A new client socket, in its group already, from its pipeline's initializer: gated at once while closed. */
@@ -67,16 +66,27 @@ public final class ReadGate {
         }
     }
 
-    /** SUSPEND: sockets hold back what they read from now on. */
+    /**
+     * SUSPEND: sockets hold back what they read from now on; a client socket served without a channel stops reading,
+     * which holds back the same.
+     */
     public void close() {
         closed = true;
         forEachSocket(channel -> channel.eventLoop().execute(() -> gate(channel)));
+        ClientSockets sockets = clients;
+        if (sockets != null) {
+            sockets.suspend(true);
+        }
     }
 
     /** RESUME: each socket hands on what it held back, on its own event loop, and reads again. */
     public void open() {
         closed = false;
         forEachSocket(channel -> channel.eventLoop().execute(() -> ungate(channel)));
+        ClientSockets sockets = clients;
+        if (sockets != null) {
+            sockets.suspend(false);
+        }
     }
 
     public boolean isClosed() {
@@ -84,9 +94,9 @@ public final class ReadGate {
     }
 
     private void forEachSocket(Consumer<Channel> action) {
-        ChannelGroup group = clients;
-        if (group != null) {
-            group.forEach(action);
+        ClientSockets sockets = clients;
+        if (sockets != null) {
+            sockets.channels().forEach(action);
         }
         servers.forEach(action);
     }

@@ -1,0 +1,77 @@
+package io.pgmux.proxy.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Every open client socket of the proxy, the admin console's too: the channels accepted, and the sockets served
+ * without a channel since their login ({@link EpollClientSocket}), which leave the group of channels when they
+ * join. A shutdown closes them all, and SUSPEND pauses them all.
+ */
+public final class ClientSockets {
+    private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    private final Set<ClientSocket> served = ConcurrentHashMap.newKeySet();
+    /** SUSPEND holds: a socket served from now on joins paused. */
+    private volatile boolean suspended;
+
+    /** Each accepted client channel joins, from its initializer. */
+    public void accepted(Channel channel) {
+        channels.add(channel);
+    }
+
+    /** The client channels, for SUSPEND's read gate. */
+    ChannelGroup channels() {
+        return channels;
+    }
+
+    /** {@code channel}'s socket is {@code socket}'s from now on; on its loop. */
+    void handedOver(Channel channel, ClientSocket socket) {
+        served.add(socket);
+        channels.remove(channel);
+        socket.whenClosed(() -> served.remove(socket));
+        if (suspended) {
+            socket.pauseReads(ReadPauses.SUSPENDED, true);
+        }
+    }
+
+    /** SUSPEND, or RESUME when {@code suspended} is false: the sockets served without a channel pause or read. */
+    void suspend(boolean suspended) {
+        this.suspended = suspended;
+        served.forEach(socket -> socket.pauseReads(ReadPauses.SUSPENDED, suspended));
+    }
+
+    public boolean isEmpty() {
+        return channels.isEmpty() && served.isEmpty();
+    }
+
+    /** Closes every client socket; waits up to {@code timeoutMillis} for them to be closed. */
+    public void closeAll(long timeoutMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        List<ClientSocket> open = List.copyOf(served);
+        CountDownLatch closing = new CountDownLatch(open.size());
+        for (ClientSocket socket : open) {
+            socket.whenClosed(closing::countDown);
+            socket.close();
+        }
+        channels.close().await(timeoutMillis);
+        closing.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Waits until every client socket open now, and any that opens meanwhile, has closed. Polled: a channel whose
+     * socket left it for one served without a channel ({@link #handedOver}) closes no more, so no close of a channel
+     * seen here can be waited for.
+     */
+    public void awaitAllClosed() throws InterruptedException {
+        while (!isEmpty()) {
+            Thread.sleep(20);
+        }
+    }
+}

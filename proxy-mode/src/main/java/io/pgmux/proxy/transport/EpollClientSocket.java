@@ -1,0 +1,652 @@
+package io.pgmux.proxy.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.epoll.AbstractEpollStreamChannel;
+import io.netty.channel.epoll.EpollIoEvent;
+import io.netty.channel.epoll.EpollIoHandle;
+import io.netty.channel.epoll.EpollIoOps;
+import io.netty.channel.unix.FileDescriptor;
+import io.netty.channel.unix.Socket;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.FastThreadLocal;
+import io.netty.util.internal.PlatformDependent;
+import io.pgmux.proxy.protocol.EncodableMessage;
+import io.pgmux.proxy.protocol.EncodedOut;
+import io.pgmux.proxy.protocol.FrontendMessageDecoder;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+import javax.net.ssl.SSLSession;
+
+/**
+ * A logged-in client's plain socket on an epoll event loop, served without a Netty channel: its descriptor is
+ * registered on the loop as an {@link EpollIoHandle} of its own, each read is framed by the client's decoder and
+ * handed to its connection, and what the pooler writes goes to the descriptor from the loop. A channel's objects
+ * (the channel, its pipeline and contexts, config, outbound buffer, promises, receive handle), which the relay
+ * touches per read and write and every idle client holds, are gone: with many clients they were the relay's cache
+ * misses, and half its CPU time (docs/benchmarks.md).
+ *
+ * <p>Level-triggered: each ready socket is read once per pass of the loop (up to {@link #MAX_READS} buffers while
+ * they come full), and a paused socket is simply not asked for reads. Bytes the socket does not take wait here, in
+ * order, and are sent when it is writable again; past {@link #HIGH_WATER} of them the socket reads as unwritable
+ * (the relay then stops reading the server), below {@link #LOW_WATER} writable again, as a channel's water marks.
+ * Everything but {@link #write}, {@link #flush}, {@link #close} and the pauses, which hop to the loop, runs on it.
+ */
+public final class EpollClientSocket implements ClientSocket, EpollIoHandle, EncodedOut {
+    /** Netty's default write-buffer water marks, which the client channels had. */
+    static final int HIGH_WATER = 64 * 1024;
+    static final int LOW_WATER = 32 * 1024;
+    /** Reads of one ready socket in one pass at most, as Netty's maxMessagesPerRead. */
+    private static final int MAX_READS = 16;
+    private static final int MIN_READ = Transport.RECEIVE_BUFFER_MINIMUM;
+    private static final int MAX_READ_SHIFT = Integer.numberOfTrailingZeros(Transport.RECEIVE_BUFFER_MAXIMUM)
+            - Integer.numberOfTrailingZeros(Transport.RECEIVE_BUFFER_MINIMUM);
+
+    private static final int IN = EpollIoOps.EPOLLIN.value();
+    private static final int OUT = EpollIoOps.EPOLLOUT.value();
+    private static final int ERR = EpollIoOps.EPOLLERR.value();
+    private static final int RDHUP = EpollIoOps.EPOLLRDHUP.value();
+    /** EPOLLHUP, which epoll reports unasked; EpollIoOps has no constant for it. */
+    private static final int HUP = 0x10;
+    private static final int ET = EpollIoOps.EPOLLET.value();
+
+    /** Whether direct buffers have addresses, which the socket reads into and sends from (not without Unsafe). */
+    private static final boolean ADDRESSES = PlatformDependent.hasUnsafe();
+
+    /** The list framing fills and empties, one per loop: a read is framed whole before the next. */
+    private static final FastThreadLocal<List<Object>> FRAMED = new FastThreadLocal<>() {
+        @Override
+        protected List<Object> initialValue() {
+            return new ArrayList<>(4);
+        }
+    };
+
+    private final Socket fd;
+    private final IoEventLoop loop;
+    private final FrontendMessageDecoder decoder;
+    private final SocketEvents events;
+    private final SocketAddress remote;
+    private final SocketAddress local;
+    private IoRegistration registration;
+    /** The start of a message not all in yet, kept from the reads before; null when none. */
+    private ByteBuf cumulation;
+    /** The first of what was written and not yet taken by the socket; null when nothing waits. */
+    private ByteBuf unsent;
+    /** What waits behind {@link #unsent}; made at the first time two buffers wait, and kept. */
+    private ArrayDeque<ByteBuf> unsentRest;
+    private int unsentBytes;
+    /** What waits for the unsent bytes to go out ({@link #whenFlushed}): null, a Runnable or a list of them. */
+    private Object flushWaiters;
+    /** What waits for the close ({@link #whenClosed}): null, a Runnable or a list of them. */
+    private Object closeWaiters;
+    private final int peerPid;
+    /** The interest registered now. */
+    private int interest;
+    /** {@link ReadPauses}' reasons set now. */
+    private byte pauses;
+    /** The next read's size, as a shift of {@link #MIN_READ}, and {@link #SHRINK_NEXT} after one small read. */
+    private byte readSize;
+    private boolean unwritable;
+    private boolean closeWhenFlushed;
+    private boolean closed;
+
+    private static final int SHRINK_NEXT = 0x80;
+    private static final int SHIFT = 0x7f;
+    private static final int STEPS_UP = 4;
+
+    private EpollClientSocket(Socket fd, IoEventLoop loop, FrontendMessageDecoder decoder, SocketEvents events,
+            SocketAddress remote, SocketAddress local, int peerPid) {
+        this.fd = fd;
+        this.loop = loop;
+        this.decoder = decoder;
+        this.events = events;
+        this.remote = remote;
+        this.local = local;
+        this.peerPid = peerPid;
+    }
+
+    /**
+     * On {@code loop}: serves {@code fd}, which no registration of the loop holds any more, from now on, paused for
+     * {@code pauses} ({@link ReadPauses}' reasons), and frames {@code left} (bytes read before, its own from now on;
+     * may be null) first.
+     */
+    static EpollClientSocket serve(Socket fd, IoEventLoop loop, FrontendMessageDecoder decoder, SocketEvents events,
+            SocketAddress remote, SocketAddress local, int peerPid, int pauses, ByteBuf left) throws Exception {
+        EpollClientSocket socket = new EpollClientSocket(fd, loop, decoder, events, remote, local, peerPid);
+        socket.pauses = (byte) pauses;
+        socket.registration = loop.register(socket).getNow();
+        if (socket.registration == null) {
+            if (left != null) {
+                left.release();
+            }
+            throw new IOException("the event loop did not take the socket of " + remote);
+        }
+        socket.interest();
+        if (left != null && left.isReadable()) {
+            socket.frame(left);
+            events.readEnded();
+        } else if (left != null) {
+            left.release();
+        }
+        return socket;
+    }
+
+    /**
+     * Takes the socket of {@code from}'s channel, a logged-in client's, off the channel, when it is a plain epoll socket
+     * whose pipeline holds its codec alone (no TLS, no read gate) and whose channel has nothing left to send; on its
+     * event loop. The channel stops reading, leaves the loop, and once it is out {@code served} gets the socket that
+     * serves its descriptor from then on, on the loop; the channel is dropped unclosed. Returns false, and nothing
+     * changes, when it is not such a socket. A channel closed before it left the loop stays: its connection hears of
+     * the close from it, and {@code served} is not called.
+     */
+    public static boolean takeOver(ChannelClientSocket from, FrontendMessageDecoder codec, SocketEvents events,
+            ClientSockets sockets, Consumer<EpollClientSocket> served) {
+        Channel channel = from.channel();
+        ChannelPipeline pipeline = channel.pipeline();
+        ChannelHandlerContext ctx = pipeline.firstContext();
+        if (!ADDRESSES || !(channel instanceof AbstractEpollStreamChannel epoll)
+                || !(channel.eventLoop() instanceof IoEventLoop loop) || !channel.isActive() || ctx == null
+                || ctx.handler() != codec || pipeline.lastContext() != ctx) {
+            return false;
+        }
+        channel.flush();
+        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+        if (out == null || !out.isEmpty()) {
+            return false;
+        }
+        ReadPauses.pause(channel, ReadPauses.LEAVING_CHANNEL);
+        SocketAddress remote = channel.remoteAddress();
+        SocketAddress local = channel.localAddress();
+        int peerPid = from.peerPid();
+        channel.deregister().addListener(left -> {
+            if (!left.isSuccess() || !channel.isOpen()) {
+                return;
+            }
+            int pauses = codec.readPauses() & ~ReadPauses.LEAVING_CHANNEL;
+            EpollClientSocket socket;
+            try {
+                ByteBuf held = codec.leaveChannel(ctx);
+                socket = serve((Socket) epoll.fd(), loop, codec, events, remote, local, peerPid, pauses, held);
+            } catch (Exception e) {
+                try {
+                    epoll.fd().close();
+                } catch (IOException closing) {
+                    // closed all the same
+                }
+                events.failed(e);
+                events.closed();
+                return;
+            }
+            from.succeededBy(socket);
+            sockets.handedOver(channel, socket);
+            served.accept(socket);
+        });
+        return true;
+    }
+
+    @Override
+    public FileDescriptor fd() {
+        return fd;
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    @Override
+    public void handle(IoRegistration registration, IoEvent event) {
+        int ops = ((EpollIoEvent) event).ops().value();
+        try {
+            if ((ops & OUT) != 0 && !closed) {
+                sendUnsent();
+            }
+            if ((ops & (IN | RDHUP | ERR | HUP)) != 0 && !closed) {
+                if (pauses == 0) {
+                    read();
+                } else if ((ops & (ERR | HUP)) != 0) {
+                    // reads are paused, but the socket is gone both ways: nothing more will come of it
+                    close();
+                }
+            }
+        } catch (Throwable failure) {
+            fail(failure);
+        }
+    }
+
+    private void read() throws IOException {
+        boolean read = false;
+        for (int reads = 0; reads < MAX_READS && pauses == 0 && !closed; reads++) {
+            int size = MIN_READ << (readSize & SHIFT);
+            ByteBuf buffer = ByteBufAllocator.DEFAULT.directBuffer(size);
+            int n;
+            try {
+                n = fd.recvAddress(buffer.memoryAddress(), buffer.writerIndex(), buffer.capacity());
+            } catch (IOException e) {
+                buffer.release();
+                throw e;
+            }
+            if (n <= 0) {
+                buffer.release();
+                if (n < 0) {
+                    // the end of the client's stream ends it, as a channel that allows no half-closure
+                    if (read) {
+                        events.readEnded();
+                    }
+                    close();
+                    return;
+                }
+                break;
+            }
+            buffer.writerIndex(n);
+            read = true;
+            boolean full = n == buffer.capacity();
+            recordRead(n, size);
+            frame(buffer);
+            if (!full) {
+                break;
+            }
+        }
+        if (read && !closed) {
+            events.readEnded();
+        }
+    }
+
+    /** The adaptive read size of {@code ReceiveSizes}: four sizes up after a full read, one down after two small. */
+    private void recordRead(int bytes, int size) {
+        int shift = readSize & SHIFT;
+        int smaller = shift == 0 ? MIN_READ >>> 1 : MIN_READ << (shift - 1);
+        if (bytes == size) {
+            readSize = (byte) Math.min(shift + STEPS_UP, MAX_READ_SHIFT);
+        } else if (bytes <= smaller) {
+            readSize = (byte) ((readSize & SHRINK_NEXT) != 0 ? Math.max(shift - 1, 0) : shift | SHRINK_NEXT);
+        } else {
+            readSize = (byte) shift;
+        }
+    }
+
+    /** Frames what was read, after what earlier reads left; keeps what is left of it for the next read. */
+    private void frame(ByteBuf read) {
+        boolean fresh = cumulation == null;
+        ByteBuf in = fresh ? read : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ByteBufAllocator.DEFAULT,
+                cumulation, read);
+        cumulation = null;
+        List<Object> out = FRAMED.get();
+        if (!out.isEmpty()) {
+            // framing from inside framing, which nothing does today: a list of its own rather than a shared one
+            out = new ArrayList<>(4);
+        }
+        if (decoder.frameRead(in, fresh, out)) {
+            return;
+        }
+        if (in.isReadable() && !closed) {
+            cumulation = in;
+        } else {
+            in.release();
+        }
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    @Override
+    public void write(Object message) {
+        if (!loop.inEventLoop()) {
+            loop.execute(() -> write(message));
+            return;
+        }
+        if (closed) {
+            ReferenceCountUtil.release(message);
+            return;
+        }
+        ByteBuf bytes;
+        if (message instanceof ByteBuf buffer) {
+            bytes = buffer;
+        } else {
+            bytes = ByteBufAllocator.DEFAULT.directBuffer();
+            try {
+                ((EncodableMessage) message).encode(bytes);
+            } catch (RuntimeException e) {
+                bytes.release();
+                fail(e);
+                return;
+            }
+        }
+        if (!bytes.isReadable()) {
+            bytes.release();
+            return;
+        }
+        if (!bytes.hasMemoryAddress()) {
+            // a heap or composite buffer: the socket takes bytes from an address
+            ByteBuf direct = ByteBufAllocator.DEFAULT.directBuffer(bytes.readableBytes());
+            direct.writeBytes(bytes);
+            bytes.release();
+            bytes = direct;
+        }
+        queue(bytes);
+    }
+
+    private void queue(ByteBuf bytes) {
+        if (unsent == null) {
+            unsent = bytes;
+        } else {
+            if (unsentRest == null) {
+                unsentRest = new ArrayDeque<>(4);
+            }
+            unsentRest.add(bytes);
+        }
+        unsentBytes += bytes.readableBytes();
+        if (!unwritable && unsentBytes > HIGH_WATER) {
+            unwritable = true;
+            events.writabilityChanged();
+        }
+    }
+
+    @Override
+    public void writeAndFlush(Object message) {
+        if (!loop.inEventLoop()) {
+            loop.execute(() -> writeAndFlush(message));
+            return;
+        }
+        write(message);
+        flush();
+    }
+
+    @Override
+    public void flush() {
+        if (!loop.inEventLoop()) {
+            loop.execute(this::flush);
+            return;
+        }
+        if (closed || unsent == null || (interest & OUT) != 0) {
+            // (waiting for the socket to be writable: what is queued goes then)
+            return;
+        }
+        try {
+            sendUnsent();
+        } catch (Throwable failure) {
+            fail(failure);
+        }
+    }
+
+    /** Sends what is queued, as much as the socket takes; asks to hear when it takes more. */
+    private void sendUnsent() throws IOException {
+        while (unsent != null && send(unsent)) {
+            unsent = unsentRest == null ? null : unsentRest.poll();
+        }
+        if (unwritable && unsentBytes < LOW_WATER) {
+            unwritable = false;
+            events.writabilityChanged();
+        }
+        if (unsent == null) {
+            flushed();
+        }
+        interest();
+    }
+
+    /** Sends {@code bytes}; true when all went, and they are released. */
+    private boolean send(ByteBuf bytes) throws IOException {
+        int from = bytes.readerIndex();
+        int to = bytes.writerIndex();
+        int sent = fd.sendAddress(bytes.memoryAddress(), from, to);
+        unsentBytes -= sent;
+        if (from + sent == to) {
+            bytes.release();
+            return true;
+        }
+        bytes.readerIndex(from + sent);
+        return false;
+    }
+
+    /** Everything written went out: what waited for that runs, and a close asked for after it happens. */
+    private void flushed() {
+        Object waiting = flushWaiters;
+        flushWaiters = null;
+        runAll(waiting);
+        if (closeWhenFlushed) {
+            close();
+        }
+    }
+
+    /** Relayed bytes are written as any: the socket holds them until the flush and sends them from there. */
+    @Override
+    public EncodedOut encodedOut() {
+        return this;
+    }
+
+    @Override
+    public void writeEncoded(ByteBuf bytes) {
+        write(bytes);
+    }
+
+    @Override
+    public void flushEncoded() {
+        flush();
+    }
+
+    @Override
+    public void whenFlushed(Runnable done) {
+        if (!loop.inEventLoop()) {
+            loop.execute(() -> whenFlushed(done));
+            return;
+        }
+        if (closed || unsent == null) {
+            done.run();
+        } else {
+            flushWaiters = add(flushWaiters, done);
+            flush();
+        }
+    }
+
+    @Override
+    public void whenClosed(Runnable done) {
+        if (!loop.inEventLoop()) {
+            loop.execute(() -> whenClosed(done));
+            return;
+        }
+        if (closed) {
+            done.run();
+        } else {
+            closeWaiters = add(closeWaiters, done);
+        }
+    }
+
+    // ---------------------------------------------------------------- pauses
+
+    @Override
+    public void pauseReads(int reason, boolean paused) {
+        if (!loop.inEventLoop()) {
+            loop.execute(() -> pauseReads(reason, paused));
+            return;
+        }
+        int now = paused ? pauses | reason : pauses & ~reason;
+        if (now != pauses) {
+            pauses = (byte) now;
+            interest();
+        }
+    }
+
+    @Override
+    public void resumeReads(int reasons) {
+        if ((pauses & reasons) != 0) {
+            pauseReads(reasons, false);
+        }
+    }
+
+    /**
+     * Reading: level-triggered, readable or hung up. Paused: edge-triggered, so that a client's end of its stream is
+     * told once rather than at every pass (it is read once reads resume), and an error or a hang-up of both
+     * directions closes. Netty's registration takes no empty interest: that would take the socket off the loop.
+     */
+    private void interest() {
+        if (closed) {
+            return;
+        }
+        int wanted = (pauses == 0 ? IN | RDHUP : RDHUP | ET) | (unsent != null ? OUT : 0);
+        if (wanted != interest) {
+            interest = wanted;
+            registration.submit(EpollIoOps.valueOf(wanted));
+        }
+    }
+
+    // ---------------------------------------------------------------- the end
+
+    @Override
+    public void close() {
+        if (!loop.inEventLoop()) {
+            loop.execute(this::close);
+            return;
+        }
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (registration != null) {
+            registration.cancel();
+        }
+        try {
+            fd.close();
+        } catch (IOException e) {
+            // closed all the same
+        }
+        releaseUnsent();
+        if (cumulation != null) {
+            cumulation.release();
+            cumulation = null;
+        }
+        Object waiting = flushWaiters;
+        flushWaiters = null;
+        Object closing = closeWaiters;
+        closeWaiters = null;
+        // as a channel's channelInactive, after whatever runs now
+        Runnable ended = () -> {
+            runAll(waiting);
+            events.closed();
+            runAll(closing);
+        };
+        try {
+            loop.execute(ended);
+        } catch (RejectedExecutionException e) {
+            // the loop shuts down and closes its sockets: the connection hears of it now
+            ended.run();
+        }
+    }
+
+    @Override
+    public void closeAfter(Object message) {
+        if (!loop.inEventLoop()) {
+            loop.execute(() -> closeAfter(message));
+            return;
+        }
+        write(message);
+        closeWhenFlushed = true;
+        if (unsent == null) {
+            close();
+        } else {
+            flush();
+        }
+    }
+
+    private void fail(Throwable failure) {
+        if (closed) {
+            return;
+        }
+        events.failed(failure);
+        close();
+    }
+
+    private void releaseUnsent() {
+        for (ByteBuf bytes = unsent; bytes != null; bytes = unsentRest == null ? null : unsentRest.poll()) {
+            bytes.release();
+        }
+        unsent = null;
+        unsentBytes = 0;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Object add(Object waiters, Runnable done) {
+        if (waiters == null) {
+            return done;
+        }
+        List<Runnable> list;
+        if (waiters instanceof Runnable one) {
+            list = new ArrayList<>(2);
+            list.add(one);
+        } else {
+            list = (List<Runnable>) waiters;
+        }
+        list.add(done);
+        return list;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void runAll(Object waiters) {
+        if (waiters instanceof Runnable one) {
+            one.run();
+        } else if (waiters != null) {
+            ((List<Runnable>) waiters).forEach(Runnable::run);
+        }
+    }
+
+    // ---------------------------------------------------------------- what the socket is
+
+    @Override
+    public EventLoop eventLoop() {
+        return loop;
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public SocketAddress localAddress() {
+        return local;
+    }
+
+    @Override
+    public int descriptor() {
+        return closed ? -1 : fd.intValue();
+    }
+
+    @Override
+    public long pendingWriteBytes() {
+        return unsentBytes;
+    }
+
+    @Override
+    public SSLSession tlsSession() {
+        return null;
+    }
+
+    @Override
+    public int peerPid() {
+        return peerPid;
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+        return ByteBufAllocator.DEFAULT;
+    }
+
+    @Override
+    public boolean isWritable() {
+        return !unwritable;
+    }
+
+    @Override
+    public String toString() {
+        return "client socket " + remote + " (fd " + fd.intValue() + ")";
+    }
+}

@@ -1,0 +1,20 @@
+package io.pgmux.proxy.transport;
+
+/**
+ * What a client socket outside any pipeline ({@link EpollClientSocket}) tells its connection besides the messages
+ * its codec frames: the events a channel's handler gets as channelReadComplete, channelWritabilityChanged,
+ * exceptionCaught and channelInactive. Each comes on the socket's event loop.
+ */
+public interface SocketEvents {
+    /** A batch of reads was framed and handed on. */
+    void readEnded();
+
+    /** The socket's writability changed ({@link ClientSocket#isWritable}). */
+    void writabilityChanged();
+
+    /** Reading or writing failed; the connection closes the socket. */
+    void failed(Throwable cause);
+
+    /** The socket closed, by either side; once, after everything before it. */
+    void closed();
+}
