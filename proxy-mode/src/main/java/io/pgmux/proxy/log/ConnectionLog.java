@@ -1,15 +1,12 @@
 package io.pgmux.proxy.log;
 
 import io.netty.channel.Channel;
-import io.netty.channel.unix.DomainSocketChannel;
-import io.netty.channel.unix.PeerCredentials;
 import io.netty.util.AttributeKey;
 import io.netty.util.NetUtil;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
 import io.pgmux.proxy.transport.ClientSocket;
 import io.pgmux.proxy.transport.Transport;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +28,6 @@ public final class ConnectionLog {
     public static final String CONFIGURATION_CHANGED = "database configuration changed";
     private static final Logger log = LoggerFactory.getLogger(ConnectionLog.class);
     private static final AttributeKey<Long> CONNECTED_AT = AttributeKey.valueOf(ConnectionLog.class, "connectedAt");
-    private static final AttributeKey<Integer> PEER_PID = AttributeKey.valueOf(ConnectionLog.class, "peerPid");
 
     private volatile boolean connections = true;
     private volatile boolean disconnections = true;
@@ -156,7 +152,7 @@ public final class ConnectionLog {
 
     /** {@code 127.0.0.1:5432}, {@code [::1]:5432}, or for a Unix socket peer {@code unix(pid):port}. */
     private String address(Channel channel, SocketAddress address) {
-        return address(address, address instanceof InetSocketAddress ? 0 : peerPid(channel));
+        return address(address, address instanceof InetSocketAddress ? 0 : Transport.peerPid(channel));
     }
 
     private String address(SocketAddress address, int unixPeerPid) {
@@ -174,28 +170,5 @@ public final class ConnectionLog {
     private static String tls(ClientSocket client) {
         SSLSession session = client.tlsSession();
         return session == null ? "no" : session.getProtocol() + "/" + session.getCipherSuite();
-    }
-
-    /**
-     * The pid of a Unix socket client, for its prefix; 0 when unknown. Read once, while the socket is open, and kept
-     * on the channel for its closing line.
-     */
-    private static int peerPid(Channel channel) {
-        if (!(channel instanceof DomainSocketChannel)) {
-            return 0;
-        }
-        Integer known = channel.attr(PEER_PID).get();
-        if (known != null) {
-            return known;
-        }
-        int pid;
-        try {
-            PeerCredentials credentials = Transport.peerCredentials(channel);
-            pid = credentials == null ? 0 : credentials.pid();
-        } catch (IOException e) {
-            pid = 0;
-        }
-        channel.attr(PEER_PID).set(pid);
-        return pid;
     }
 }

@@ -6,14 +6,10 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
-import io.netty.channel.unix.DomainSocketChannel;
-import io.netty.channel.unix.PeerCredentials;
 import io.netty.channel.unix.UnixChannel;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.util.AttributeKey;
 import io.pgmux.proxy.protocol.EncodedOut;
 import io.pgmux.proxy.protocol.MessageCodec;
-import java.io.IOException;
 import java.net.SocketAddress;
 import javax.net.ssl.SSLSession;
 
@@ -22,9 +18,6 @@ import javax.net.ssl.SSLSession;
  * relayed bytes go past the codec ({@link MessageCodec#encodedOut}).
  */
 public final class ChannelClientSocket implements ClientSocket {
-    /** A Unix socket client's pid, read once while the socket is open, for its closing line too. */
-    private static final AttributeKey<Integer> PEER_PID = AttributeKey.valueOf(ChannelClientSocket.class, "peerPid");
-
     private final Channel channel;
     private final MessageCodec codec;
     /**
@@ -82,22 +75,7 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public int peerPid() {
-        if (!(channel instanceof DomainSocketChannel)) {
-            return 0;
-        }
-        Integer known = channel.attr(PEER_PID).get();
-        if (known != null) {
-            return known;
-        }
-        int pid;
-        try {
-            PeerCredentials credentials = Transport.peerCredentials(channel);
-            pid = credentials == null ? 0 : credentials.pid();
-        } catch (IOException e) {
-            pid = 0;
-        }
-        channel.attr(PEER_PID).set(pid);
-        return pid;
+        return Transport.peerPid(channel);
     }
 
     @Override

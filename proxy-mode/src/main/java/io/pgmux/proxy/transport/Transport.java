@@ -18,6 +18,7 @@ import io.netty.channel.socket.nio.NioDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.channel.unix.DomainSocketChannel;
 import io.netty.channel.unix.PeerCredentials;
 import io.netty.channel.uring.IoUring;
 import io.netty.channel.uring.IoUringDomainSocketChannel;
@@ -25,6 +26,7 @@ import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerDomainSocketChannel;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.channel.uring.IoUringSocketChannel;
+import io.netty.util.AttributeKey;
 import io.pgmux.proxy.config.TransportKind;
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -42,6 +44,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Transport {
     private static final Logger log = LoggerFactory.getLogger(Transport.class);
+    /** A Unix socket peer's pid, read once ({@link #peerPid}). */
+    private static final AttributeKey<Integer> PEER_PID = AttributeKey.valueOf(Transport.class, "peerPid");
     /**
      * The smallest buffer a read gets. Netty's adaptive sizing shrinks to 64 bytes after a few small reads (a
      * Query of 63 bytes, a ReadyForQuery), so that the next message over 64 bytes arrives in two reads: the second
@@ -169,6 +173,29 @@ public final class Transport {
             return uring.peerCredentials();
         }
         return null;
+    }
+
+    /**
+     * The pid of the process at the other end of a Unix socket channel, for log lines; 0 when unknown or not a Unix
+     * socket. Read once, while the socket is open, and kept on the channel for its closing line.
+     */
+    public static int peerPid(Channel channel) {
+        if (!(channel instanceof DomainSocketChannel)) {
+            return 0;
+        }
+        Integer known = channel.attr(PEER_PID).get();
+        if (known != null) {
+            return known;
+        }
+        int pid;
+        try {
+            PeerCredentials credentials = peerCredentials(channel);
+            pid = credentials == null ? 0 : credentials.pid();
+        } catch (IOException e) {
+            pid = 0;
+        }
+        channel.attr(PEER_PID).set(pid);
+        return pid;
     }
 
     public EventLoopGroup group() {
