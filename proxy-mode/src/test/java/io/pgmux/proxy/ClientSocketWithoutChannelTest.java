@@ -225,6 +225,21 @@ class ClientSocketWithoutChannelTest {
         }
     }
 
+    /** A client that leaves while SUSPEND holds it is gone at once, as over a channel: its slots are free. */
+    @Test
+    void aClientThatLeavesDuringSuspendIsGoneAtOnce() throws Exception {
+        try (Connection console = console()) {
+            RawClient client = client();
+            servedSocket();
+            try (Statement statement = console.createStatement()) {
+                statement.execute("SUSPEND");
+                client.close();
+                Await.until(() -> proxy.clients().isEmpty(), WAIT, "the client gone while suspended");
+                statement.execute("RESUME");
+            }
+        }
+    }
+
     private Connection console() throws Exception {
         Properties simple = new Properties();
         simple.setProperty("preferQueryMode", "simple");

@@ -153,7 +153,8 @@ public final class ClientConnection extends MessageReader implements SocketEvent
     private void leaveChannel() {
         if (state == State.READY && link == null && replication == null && !console
                 && socket instanceof ChannelClientSocket own) {
-            EpollClientSocket.takeOver(own, decoder, this, context.clientSockets(), served -> socket = served);
+            EpollClientSocket.takeOver(own, decoder, this, context.clientSockets(),
+                    () -> state == State.READY && link == null, served -> socket = served);
         }
     }
 

@@ -22,7 +22,8 @@ public final class ChannelClientSocket implements ClientSocket {
     private final MessageCodec codec;
     /**
      * The socket serving the channel's descriptor since it left the channel ({@link EpollClientSocket#takeOver}), or
-     * null: what is still asked of this one goes there, as the channel's close would close the descriptor under it.
+     * null: what is still asked of this one (by whoever kept it from before) goes there, as the channel's writes and
+     * close would reach the descriptor under it.
      */
     private volatile ClientSocket successor;
 
@@ -58,11 +59,19 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public int descriptor() {
+        ClientSocket next = successor;
+        if (next != null) {
+            return next.descriptor();
+        }
         return channel instanceof UnixChannel unix && unix.isOpen() ? unix.fd().intValue() : -1;
     }
 
     @Override
     public long pendingWriteBytes() {
+        ClientSocket next = successor;
+        if (next != null) {
+            return next.pendingWriteBytes();
+        }
         ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
         return out == null ? 0 : out.totalPendingWriteBytes();
     }
@@ -85,7 +94,8 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public boolean isWritable() {
-        return channel.isWritable();
+        ClientSocket next = successor;
+        return next != null ? next.isWritable() : channel.isWritable();
     }
 
     @Override
@@ -120,7 +130,8 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public EncodedOut encodedOut() {
-        return MessageCodec.encodedOut(channel);
+        ClientSocket next = successor;
+        return next != null ? next.encodedOut() : MessageCodec.encodedOut(channel);
     }
 
     @Override
@@ -175,6 +186,11 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public void resumeReads(int reasons) {
+        ClientSocket next = successor;
+        if (next != null) {
+            next.resumeReads(reasons);
+            return;
+        }
         ReadPauses.resume(codec, channel, reasons);
     }
 

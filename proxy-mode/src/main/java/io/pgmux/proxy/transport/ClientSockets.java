@@ -20,6 +20,8 @@ public final class ClientSockets {
     private final Set<ClientSocket> served = ConcurrentHashMap.newKeySet();
     /** SUSPEND holds: a socket served from now on joins paused. */
     private volatile boolean suspended;
+    /** The proxy closes every client: a socket served from now on closes as it joins. */
+    private volatile boolean closingAll;
 
     /** Each accepted client channel joins, from its initializer. */
     public void accepted(Channel channel) {
@@ -39,6 +41,14 @@ public final class ClientSockets {
         if (suspended) {
             socket.pauseReads(ReadPauses.SUSPENDED, true);
         }
+        if (closingAll) {
+            socket.close();
+        }
+    }
+
+    /** Whether {@link #closeAll} began: no socket leaves its channel any more. */
+    boolean closingAll() {
+        return closingAll;
     }
 
     /** SUSPEND, or RESUME when {@code suspended} is false: the sockets served without a channel pause or read. */
@@ -53,6 +63,8 @@ public final class ClientSockets {
 
     /** Closes every client socket; waits up to {@code timeoutMillis} for them to be closed. */
     public void closeAll(long timeoutMillis) throws InterruptedException {
+        // before the sockets are listed: one that leaves its channel after the list was made closes itself
+        closingAll = true;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         List<ClientSocket> open = List.copyOf(served);
         CountDownLatch closing = new CountDownLatch(open.size());

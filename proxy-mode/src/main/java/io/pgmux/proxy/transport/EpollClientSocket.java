@@ -29,6 +29,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLSession;
 
@@ -120,52 +121,24 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
     }
 
     /**
-     * On {@code loop}: serves {@code fd}, which no registration of the loop holds any more, from now on, paused for
-     * {@code pauses} ({@link ReadPauses}' reasons), and frames {@code left} (bytes read before, its own from now on;
-     * may be null) first.
-     */
-    static EpollClientSocket serve(Socket fd, IoEventLoop loop, FrontendMessageDecoder decoder, SocketEvents events,
-            SocketAddress remote, SocketAddress local, int peerPid, int pauses, ByteBuf left) throws Exception {
-        EpollClientSocket socket = new EpollClientSocket(fd, loop, decoder, events, remote, local, peerPid);
-        socket.pauses = (byte) pauses;
-        socket.registration = loop.register(socket).getNow();
-        if (socket.registration == null) {
-            if (left != null) {
-                left.release();
-            }
-            throw new IOException("the event loop did not take the socket of " + remote);
-        }
-        socket.interest();
-        if (left != null && left.isReadable()) {
-            socket.frame(left);
-            events.readEnded();
-        } else if (left != null) {
-            left.release();
-        }
-        return socket;
-    }
-
-    /**
      * Takes the socket of {@code from}'s channel, a logged-in client's, off the channel, when it is a plain epoll socket
      * whose pipeline holds its codec alone (no TLS, no read gate) and whose channel has nothing left to send; on its
-     * event loop. The channel stops reading, leaves the loop, and once it is out {@code served} gets the socket that
-     * serves its descriptor from then on, on the loop; the channel is dropped unclosed. Returns false, and nothing
-     * changes, when it is not such a socket. A channel closed before it left the loop stays: its connection hears of
-     * the close from it, and {@code served} is not called.
+     * event loop. The channel stops reading and leaves the loop. Once it is out, and if all of that still holds and
+     * {@code idle} still says so, {@code served} gets the socket that serves its descriptor from then on, on the loop,
+     * and the channel is dropped unclosed; else the channel goes back to the loop and reads again. Returns false, and
+     * nothing changes, when it is not such a socket. A channel closed before it left the loop stays: its connection
+     * hears of the close from it, and {@code served} is not called.
      */
     public static boolean takeOver(ChannelClientSocket from, FrontendMessageDecoder codec, SocketEvents events,
-            ClientSockets sockets, Consumer<EpollClientSocket> served) {
+            ClientSockets sockets, BooleanSupplier idle, Consumer<EpollClientSocket> served) {
         Channel channel = from.channel();
-        ChannelPipeline pipeline = channel.pipeline();
-        ChannelHandlerContext ctx = pipeline.firstContext();
         if (!ADDRESSES || !(channel instanceof AbstractEpollStreamChannel epoll)
-                || !(channel.eventLoop() instanceof IoEventLoop loop) || !channel.isActive() || ctx == null
-                || ctx.handler() != codec || pipeline.lastContext() != ctx) {
+                || !(channel.eventLoop() instanceof IoEventLoop loop) || !channel.isActive() || sockets.closingAll()) {
             return false;
         }
         channel.flush();
-        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
-        if (out == null || !out.isEmpty()) {
+        ChannelHandlerContext ctx = channel.pipeline().firstContext();
+        if (!servesAlone(channel, codec, ctx)) {
             return false;
         }
         ReadPauses.pause(channel, ReadPauses.LEAVING_CHANNEL);
@@ -173,20 +146,33 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
         SocketAddress local = channel.localAddress();
         int peerPid = from.peerPid();
         channel.deregister().addListener(left -> {
-            if (!left.isSuccess() || !channel.isOpen()) {
+            if (!channel.isOpen()) {
+                return;
+            }
+            if (!left.isSuccess() || !servesAlone(channel, codec, ctx) || !idle.getAsBoolean()
+                    || sockets.closingAll()) {
+                // something came meanwhile (an error on its way out, a read gate): the channel keeps the socket
+                loop.register(channel).addListener(back -> {
+                    if (back.isSuccess()) {
+                        ReadPauses.resume(channel, ReadPauses.LEAVING_CHANNEL);
+                    } else {
+                        channel.close();
+                    }
+                });
                 return;
             }
             int pauses = codec.readPauses() & ~ReadPauses.LEAVING_CHANNEL;
             EpollClientSocket socket;
+            ByteBuf held = null;
             try {
-                ByteBuf held = codec.leaveChannel(ctx);
-                socket = serve((Socket) epoll.fd(), loop, codec, events, remote, local, peerPid, pauses, held);
+                held = codec.leaveChannel(ctx);
+                socket = serve((Socket) epoll.fd(), loop, codec, events, remote, local, peerPid, pauses);
             } catch (Exception e) {
-                try {
-                    epoll.fd().close();
-                } catch (IOException closing) {
-                    // closed all the same
+                if (held != null) {
+                    held.release();
                 }
+                // the descriptor is the channel's still: the connection closes it through the channel, which tells
+                // no one once out of its loop
                 events.failed(e);
                 events.closed();
                 return;
@@ -194,8 +180,54 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
             from.succeededBy(socket);
             sockets.handedOver(channel, socket);
             served.accept(socket);
+            // only now, when everything that writes to the client or closes it reaches the new socket
+            socket.frameLeft(held);
         });
         return true;
+    }
+
+    /** The codec is the pipeline's only handler (no TLS, no read gate) and nothing waits to go out. */
+    private static boolean servesAlone(Channel channel, FrontendMessageDecoder codec, ChannelHandlerContext ctx) {
+        ChannelPipeline pipeline = channel.pipeline();
+        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+        return ctx != null && ctx.handler() == codec && pipeline.firstContext() == ctx && pipeline.lastContext() == ctx
+                && out != null && out.isEmpty();
+    }
+
+    /**
+     * On {@code loop}: serves {@code fd}, which no registration of the loop holds any more, from now on, paused for
+     * {@code pauses} ({@link ReadPauses}' reasons).
+     */
+    static EpollClientSocket serve(Socket fd, IoEventLoop loop, FrontendMessageDecoder decoder, SocketEvents events,
+            SocketAddress remote, SocketAddress local, int peerPid, int pauses) throws Exception {
+        EpollClientSocket socket = new EpollClientSocket(fd, loop, decoder, events, remote, local, peerPid);
+        socket.pauses = (byte) pauses;
+        socket.registration = loop.register(socket).getNow();
+        if (socket.registration == null) {
+            throw new IOException("the event loop did not take the socket of " + remote);
+        }
+        try {
+            socket.interest();
+        } catch (RuntimeException e) {
+            socket.registration.cancel();
+            throw e;
+        }
+        return socket;
+    }
+
+    /** Frames {@code left}, bytes the channel read before (its own from now on; may be null), as a read. */
+    private void frameLeft(ByteBuf left) {
+        if (left == null) {
+            return;
+        }
+        if (closed || !left.isReadable()) {
+            left.release();
+            return;
+        }
+        frame(left);
+        if (!closed) {
+            events.readEnded();
+        }
     }
 
     @Override
@@ -215,8 +247,9 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
             if ((ops & (IN | RDHUP | ERR | HUP)) != 0 && !closed) {
                 if (pauses == 0) {
                     read();
-                } else if ((ops & (ERR | HUP)) != 0) {
-                    // reads are paused, but the socket is gone both ways: nothing more will come of it
+                } else if ((ops & (RDHUP | ERR | HUP)) != 0) {
+                    // paused, and the client's stream ended: as a channel reads to the end of a hung-up peer and
+                    // closes, whatever it held unread is never run
                     close();
                 }
             }
@@ -302,7 +335,7 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
     @Override
     public void write(Object message) {
         if (!loop.inEventLoop()) {
-            loop.execute(() -> write(message));
+            onLoop(() -> write(message), message);
             return;
         }
         if (closed) {
@@ -355,7 +388,7 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
     @Override
     public void writeAndFlush(Object message) {
         if (!loop.inEventLoop()) {
-            loop.execute(() -> writeAndFlush(message));
+            onLoop(() -> writeAndFlush(message), message);
             return;
         }
         write(message);
@@ -365,7 +398,7 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
     @Override
     public void flush() {
         if (!loop.inEventLoop()) {
-            loop.execute(this::flush);
+            onLoop(this::flush, null);
             return;
         }
         if (closed || unsent == null || (interest & OUT) != 0) {
@@ -437,7 +470,7 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
     @Override
     public void whenFlushed(Runnable done) {
         if (!loop.inEventLoop()) {
-            loop.execute(() -> whenFlushed(done));
+            onLoop(() -> whenFlushed(done), null);
             return;
         }
         if (closed || unsent == null) {
@@ -451,7 +484,7 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
     @Override
     public void whenClosed(Runnable done) {
         if (!loop.inEventLoop()) {
-            loop.execute(() -> whenClosed(done));
+            onLoop(() -> whenClosed(done), null);
             return;
         }
         if (closed) {
@@ -466,13 +499,26 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
     @Override
     public void pauseReads(int reason, boolean paused) {
         if (!loop.inEventLoop()) {
-            loop.execute(() -> pauseReads(reason, paused));
+            onLoop(() -> pauseReads(reason, paused), null);
             return;
         }
         int now = paused ? pauses | reason : pauses & ~reason;
         if (now != pauses) {
             pauses = (byte) now;
-            interest();
+            try {
+                interest();
+            } catch (RuntimeException e) {
+                fail(e);
+            }
+        }
+    }
+
+    /** Runs {@code task} on the loop; once the loop has shut down, it releases {@code message} instead, if any. */
+    private void onLoop(Runnable task, Object message) {
+        try {
+            loop.execute(task);
+        } catch (RejectedExecutionException e) {
+            ReferenceCountUtil.release(message);
         }
     }
 
@@ -504,7 +550,7 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
     @Override
     public void close() {
         if (!loop.inEventLoop()) {
-            loop.execute(this::close);
+            onLoop(this::close, null);
             return;
         }
         if (closed) {
@@ -545,7 +591,7 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
     @Override
     public void closeAfter(Object message) {
         if (!loop.inEventLoop()) {
-            loop.execute(() -> closeAfter(message));
+            onLoop(() -> closeAfter(message), message);
             return;
         }
         write(message);
