@@ -53,9 +53,8 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
     static final int LOW_WATER = 32 * 1024;
     /** Reads of one ready socket in one pass at most, as Netty's maxMessagesPerRead. */
     private static final int MAX_READS = 16;
-    private static final int MIN_READ = Transport.RECEIVE_BUFFER_MINIMUM;
-    private static final int MAX_READ_SHIFT = Integer.numberOfTrailingZeros(Transport.RECEIVE_BUFFER_MAXIMUM)
-            - Integer.numberOfTrailingZeros(Transport.RECEIVE_BUFFER_MINIMUM);
+    /** How large each read's buffer is: the client channels' rule. */
+    private static final ReceiveSizes SIZES = Transport.RECEIVE_BUFFERS;
 
     private static final int IN = EpollIoOps.EPOLLIN.value();
     private static final int OUT = EpollIoOps.EPOLLOUT.value();
@@ -99,15 +98,11 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
     private int interest;
     /** {@link ReadPauses}' reasons set now. */
     private byte pauses;
-    /** The next read's size, as a shift of {@link #MIN_READ}, and {@link #SHRINK_NEXT} after one small read. */
+    /** The read sizing's state ({@link ReceiveSizes#next}). */
     private byte readSize;
     private boolean unwritable;
     private boolean closeWhenFlushed;
     private boolean closed;
-
-    private static final int SHRINK_NEXT = 0x80;
-    private static final int SHIFT = 0x7f;
-    private static final int STEPS_UP = 4;
 
     private EpollClientSocket(Socket fd, IoEventLoop loop, FrontendMessageDecoder decoder, SocketEvents events,
             SocketAddress remote, SocketAddress local, int peerPid) {
@@ -259,10 +254,9 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
     }
 
     private void read() throws IOException {
-        boolean read = false;
+        int total = 0;
         for (int reads = 0; reads < MAX_READS && pauses == 0 && !closed; reads++) {
-            int size = MIN_READ << (readSize & SHIFT);
-            ByteBuf buffer = ByteBufAllocator.DEFAULT.directBuffer(size);
+            ByteBuf buffer = ByteBufAllocator.DEFAULT.directBuffer(SIZES.size(readSize));
             int n;
             try {
                 n = fd.recvAddress(buffer.memoryAddress(), buffer.writerIndex(), buffer.capacity());
@@ -274,7 +268,7 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
                 buffer.release();
                 if (n < 0) {
                     // the end of the client's stream ends it, as a channel that allows no half-closure
-                    if (read) {
+                    if (total > 0) {
                         events.readEnded();
                     }
                     close();
@@ -283,29 +277,22 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
                 break;
             }
             buffer.writerIndex(n);
-            read = true;
+            total += n;
             boolean full = n == buffer.capacity();
-            recordRead(n, size);
+            if (full) {
+                // more may wait: grow before the next read rather than after the loop, as a channel's handle does
+                readSize = SIZES.next(readSize, n);
+            }
             frame(buffer);
             if (!full) {
                 break;
             }
         }
-        if (read && !closed) {
-            events.readEnded();
-        }
-    }
-
-    /** The adaptive read size of {@code ReceiveSizes}: four sizes up after a full read, one down after two small. */
-    private void recordRead(int bytes, int size) {
-        int shift = readSize & SHIFT;
-        int smaller = shift == 0 ? MIN_READ >>> 1 : MIN_READ << (shift - 1);
-        if (bytes == size) {
-            readSize = (byte) Math.min(shift + STEPS_UP, MAX_READ_SHIFT);
-        } else if (bytes <= smaller) {
-            readSize = (byte) ((readSize & SHRINK_NEXT) != 0 ? Math.max(shift - 1, 0) : shift | SHRINK_NEXT);
-        } else {
-            readSize = (byte) shift;
+        if (total > 0) {
+            readSize = SIZES.next(readSize, total);
+            if (!closed) {
+                events.readEnded();
+            }
         }
     }
 
@@ -346,11 +333,9 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
         if (message instanceof ByteBuf buffer) {
             bytes = buffer;
         } else {
-            bytes = ByteBufAllocator.DEFAULT.directBuffer();
             try {
-                ((EncodableMessage) message).encode(bytes);
+                bytes = ((EncodableMessage) message).encode(ByteBufAllocator.DEFAULT);
             } catch (RuntimeException e) {
-                bytes.release();
                 fail(e);
                 return;
             }

@@ -36,6 +36,27 @@ final class ReceiveSizes implements MaxMessagesRecvByteBufAllocator {
         this.maxShift = Integer.numberOfTrailingZeros(maximum) - Integer.numberOfTrailingZeros(minimum);
     }
 
+    /** The size of the next read's buffer of a socket whose sizing state is {@code state}. */
+    int size(byte state) {
+        return minimum << (state & SHIFT);
+    }
+
+    /**
+     * The sizing state after a read loop that read {@code bytes}, or a read that filled its buffer: four sizes up when
+     * they filled the size, one down after the second loop in a row that would have fit in the size below.
+     */
+    byte next(byte state, int bytes) {
+        int shift = state & SHIFT;
+        int smaller = shift == 0 ? minimum >>> 1 : minimum << (shift - 1);
+        if (bytes <= smaller) {
+            return (byte) ((state & SHRINK_NEXT) != 0 ? Math.max(shift - 1, 0) : shift | SHRINK_NEXT);
+        }
+        if (bytes >= minimum << shift) {
+            return (byte) Math.min(shift + STEPS_UP, maxShift);
+        }
+        return state;
+    }
+
     @Override
     public Handle newHandle() {
         return new SizeHandle(this);
@@ -81,7 +102,7 @@ final class ReceiveSizes implements MaxMessagesRecvByteBufAllocator {
         @Override
         @SuppressWarnings("deprecation")
         public int guess() {
-            return sizes.minimum << (state & SHIFT);
+            return sizes.size(state);
         }
 
         @Override
@@ -140,17 +161,7 @@ final class ReceiveSizes implements MaxMessagesRecvByteBufAllocator {
         }
 
         private void record(int bytes) {
-            int shift = state & SHIFT;
-            int smaller = shift == 0 ? sizes.minimum >>> 1 : sizes.minimum << (shift - 1);
-            if (bytes <= smaller) {
-                if ((state & SHRINK_NEXT) != 0) {
-                    state = (byte) Math.max(shift - 1, 0);
-                } else {
-                    state = (byte) (shift | SHRINK_NEXT);
-                }
-            } else if (bytes >= sizes.minimum << shift) {
-                state = (byte) Math.min(shift + STEPS_UP, sizes.maxShift);
-            }
+            state = sizes.next(state, bytes);
         }
     }
 }

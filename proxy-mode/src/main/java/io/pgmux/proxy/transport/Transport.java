@@ -5,7 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
@@ -60,7 +59,7 @@ public final class Transport {
      * Every channel's receive-buffer sizing, clients' and servers', one instance for all: Netty's default makes one
      * per channel, though only the handle it gives each channel holds state.
      */
-    static final RecvByteBufAllocator RECEIVE_BUFFERS = new ReceiveSizes(RECEIVE_BUFFER_MINIMUM,
+    static final ReceiveSizes RECEIVE_BUFFERS = new ReceiveSizes(RECEIVE_BUFFER_MINIMUM,
             RECEIVE_BUFFER_MAXIMUM);
     private final TransportKind kind;
     private final EventLoopGroup group;
