@@ -4,9 +4,6 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetric;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelOutboundBuffer;
-import io.netty.channel.unix.UnixChannel;
-import io.netty.handler.ssl.SslHandler;
 import io.netty.util.NetUtil;
 import io.pgmux.core.config.ConfigKey;
 import io.pgmux.core.config.PoolConfig;
@@ -34,6 +31,7 @@ import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
 import io.pgmux.proxy.transport.ClientSocket;
 import io.pgmux.proxy.transport.DnsHosts;
+import io.pgmux.proxy.transport.Transport;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
 import java.net.InetSocketAddress;
@@ -268,8 +266,7 @@ final class ShowCommands {
         infos.sort(Comparator.comparingLong(ClientInfo::connectedAtMillis));
         for (ClientInfo c : infos) {
             ClientSocket socket = c.socket();
-            int fd = socket.descriptor();
-            rows.add(new Row(fd < 0 ? null : fd, socket.pendingWriteBytes(), Arrays.asList("C", c.user(),
+            rows.add(new Row(fd(socket.descriptor()), socket.pendingWriteBytes(), Arrays.asList("C", c.user(),
                     c.database(), c.replication(), c.state(), host(socket.remoteAddress()),
                     port(socket.remoteAddress()), host(socket.localAddress()),
                     port(socket.localAddress()), timestamp(c.connectedAtMillis()),
@@ -564,7 +561,11 @@ final class ShowCommands {
     }
 
     private static Integer fd(Channel channel) {
-        return channel instanceof UnixChannel unix && unix.isOpen() ? unix.fd().intValue() : null;
+        return channel == null ? null : fd(Transport.descriptor(channel));
+    }
+
+    private static Integer fd(int descriptor) {
+        return descriptor < 0 ? null : descriptor;
     }
 
     /** The fd of the server a client is linked to, found by the ptr SHOW CLIENTS links it with. */
@@ -581,11 +582,7 @@ final class ShowCommands {
     }
 
     private static long pendingBytes(Channel channel) {
-        if (channel == null) {
-            return 0;
-        }
-        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
-        return out == null ? 0 : out.totalPendingWriteBytes();
+        return channel == null ? 0 : Transport.pendingWriteBytes(channel);
     }
 
     private static String[] prefixed(String prefix, String[] names) {
@@ -614,12 +611,12 @@ final class ShowCommands {
     }
 
     private static String tls(Channel channel) {
-        SslHandler ssl = channel.pipeline().get(SslHandler.class);
-        return ssl == null ? "" : tls(ssl.engine().getSession());
+        return tls(Transport.tlsSession(channel));
     }
 
     private static String tls(SSLSession session) {
-        return session == null ? "" : session.getProtocol() + "/" + session.getCipherSuite();
+        String text = Transport.tlsText(session);
+        return text == null ? "" : text;
     }
 
     /**

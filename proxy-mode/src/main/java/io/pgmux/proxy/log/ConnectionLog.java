@@ -10,7 +10,6 @@ import io.pgmux.proxy.transport.Transport;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -168,7 +167,7 @@ public final class ConnectionLog {
     }
 
     private static String tls(ClientSocket client) {
-        SSLSession session = client.tlsSession();
-        return session == null ? "no" : session.getProtocol() + "/" + session.getCipherSuite();
+        String text = Transport.tlsText(client.tlsSession());
+        return text == null ? "no" : text;
     }
 }

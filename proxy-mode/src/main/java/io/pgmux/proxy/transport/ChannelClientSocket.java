@@ -4,10 +4,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
-import io.netty.channel.unix.UnixChannel;
-import io.netty.handler.ssl.SslHandler;
 import io.pgmux.proxy.protocol.EncodedOut;
 import io.pgmux.proxy.protocol.MessageCodec;
 import java.net.SocketAddress;
@@ -63,7 +60,7 @@ public final class ChannelClientSocket implements ClientSocket {
         if (next != null) {
             return next.descriptor();
         }
-        return channel instanceof UnixChannel unix && unix.isOpen() ? unix.fd().intValue() : -1;
+        return Transport.descriptor(channel);
     }
 
     @Override
@@ -72,14 +69,12 @@ public final class ChannelClientSocket implements ClientSocket {
         if (next != null) {
             return next.pendingWriteBytes();
         }
-        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
-        return out == null ? 0 : out.totalPendingWriteBytes();
+        return Transport.pendingWriteBytes(channel);
     }
 
     @Override
     public SSLSession tlsSession() {
-        SslHandler tls = channel.pipeline().get(SslHandler.class);
-        return tls == null ? null : tls.engine().getSession();
+        return Transport.tlsSession(channel);
     }
 
     @Override

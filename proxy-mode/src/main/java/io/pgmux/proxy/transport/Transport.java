@@ -3,6 +3,7 @@ package io.pgmux.proxy.transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
@@ -19,12 +20,14 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.channel.unix.DomainSocketChannel;
 import io.netty.channel.unix.PeerCredentials;
+import io.netty.channel.unix.UnixChannel;
 import io.netty.channel.uring.IoUring;
 import io.netty.channel.uring.IoUringDomainSocketChannel;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerDomainSocketChannel;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.channel.uring.IoUringSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AttributeKey;
 import io.pgmux.proxy.config.TransportKind;
 import java.io.IOException;
@@ -33,6 +36,7 @@ import java.net.UnixDomainSocketAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -195,6 +199,28 @@ public final class Transport {
         }
         channel.attr(PEER_PID).set(pid);
         return pid;
+    }
+
+    /** A channel's file descriptor while it is open, for SHOW FDS, CLIENTS and SERVERS; -1 for one without. */
+    public static int descriptor(Channel channel) {
+        return channel instanceof UnixChannel unix && unix.isOpen() ? unix.fd().intValue() : -1;
+    }
+
+    /** The bytes a channel holds that its socket has not taken yet, for SHOW SOCKETS. */
+    public static long pendingWriteBytes(Channel channel) {
+        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+        return out == null ? 0 : out.totalPendingWriteBytes();
+    }
+
+    /** The TLS session of a channel, or null for a plain one. */
+    public static SSLSession tlsSession(Channel channel) {
+        SslHandler tls = channel.pipeline().get(SslHandler.class);
+        return tls == null ? null : tls.engine().getSession();
+    }
+
+    /** A TLS session as PgBouncer's SHOW CLIENTS and log lines print it ({@code protocol/cipher}); null for none. */
+    public static String tlsText(SSLSession session) {
+        return session == null ? null : session.getProtocol() + "/" + session.getCipherSuite();
     }
 
     public EventLoopGroup group() {
