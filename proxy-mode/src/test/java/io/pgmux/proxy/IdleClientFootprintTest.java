@@ -150,6 +150,18 @@ class IdleClientFootprintTest {
         }
     }
 
+    /**
+     * Clients of one listener share its local address: each keeps its own peer's address only. (The test's own
+     * client sockets, in this JVM, hold none: they keep the address and port they connected to apart.)
+     */
+    @Test
+    void idleClientsOfOneListenerShareTheirLocalAddress() throws Exception {
+        long addresses = Await.value(() -> added("java.net.InetSocketAddress"), n -> n <= CLIENTS + CLIENTS / 10,
+                Duration.ofSeconds(10));
+        assertTrue(addresses <= CLIENTS + CLIENTS / 10, addresses + " more socket addresses with " + CLIENTS
+                + " clients");
+    }
+
     /** Clients that asked for the same settings at login share the values they were told, and hold no copy. */
     @Test
     void idleClientsOfOneApplicationShareTheValuesTheyWereTold() throws Exception {

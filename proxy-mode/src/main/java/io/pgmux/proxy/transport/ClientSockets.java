@@ -4,9 +4,11 @@ import io.netty.channel.Channel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.SocketAddress;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -18,6 +20,11 @@ import java.util.concurrent.TimeUnit;
 public final class ClientSockets {
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final Set<ClientSocket> served = ConcurrentHashMap.newKeySet();
+    /**
+     * The local addresses of the sockets served, one instance each: every client of a listener has the same one
+     * (per interface for a wildcard listener), which 10,000 idle clients need not hold 10,000 times.
+     */
+    private final ConcurrentMap<SocketAddress, SocketAddress> localAddresses = new ConcurrentHashMap<>();
     /** SUSPEND holds: a socket served from now on joins paused. */
     private volatile boolean suspended;
     /** The proxy closes every client: a socket served from now on closes as it joins. */
@@ -33,17 +40,33 @@ public final class ClientSockets {
         return channels;
     }
 
-    /** {@code channel}'s socket is {@code socket}'s from now on; on its loop. */
-    void handedOver(Channel channel, ClientSocket socket) {
+    /** The one instance of a local address equal to {@code local}, for a socket served without a channel. */
+    SocketAddress shared(SocketAddress local) {
+        if (local == null) {
+            return null;
+        }
+        SocketAddress known = localAddresses.get(local);
+        if (known == null) {
+            known = localAddresses.putIfAbsent(local, local);
+        }
+        return known == null ? local : known;
+    }
+
+    /** {@code channel}'s socket is {@code socket}'s from now on, which calls {@link #closed} at its close; on its loop. */
+    void handedOver(Channel channel, EpollClientSocket socket) {
         served.add(socket);
         channels.remove(channel);
-        socket.whenClosed(() -> served.remove(socket));
         if (suspended) {
             socket.pauseReads(ReadPauses.SUSPENDED, true);
         }
         if (closingAll) {
             socket.close();
         }
+    }
+
+    /** A socket of {@link #handedOver} closed. */
+    void closed(ClientSocket socket) {
+        served.remove(socket);
     }
 
     /** Whether {@link #closeAll} began: no socket leaves its channel any more. */

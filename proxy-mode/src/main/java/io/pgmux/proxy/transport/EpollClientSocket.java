@@ -79,6 +79,8 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
     private final IoEventLoop loop;
     private final FrontendMessageDecoder decoder;
     private final SocketEvents events;
+    /** Which tell of its close. */
+    private final ClientSockets sockets;
     private final SocketAddress remote;
     private final SocketAddress local;
     private IoRegistration registration;
@@ -105,11 +107,12 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
     private boolean closed;
 
     private EpollClientSocket(Socket fd, IoEventLoop loop, FrontendMessageDecoder decoder, SocketEvents events,
-            SocketAddress remote, SocketAddress local, int peerPid) {
+            ClientSockets sockets, SocketAddress remote, SocketAddress local, int peerPid) {
         this.fd = fd;
         this.loop = loop;
         this.decoder = decoder;
         this.events = events;
+        this.sockets = sockets;
         this.remote = remote;
         this.local = local;
         this.peerPid = peerPid;
@@ -138,7 +141,7 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
         }
         ReadPauses.pause(channel, ReadPauses.LEAVING_CHANNEL);
         SocketAddress remote = channel.remoteAddress();
-        SocketAddress local = channel.localAddress();
+        SocketAddress local = sockets.shared(channel.localAddress());
         int peerPid = from.peerPid();
         channel.deregister().addListener(left -> {
             if (!channel.isOpen()) {
@@ -161,7 +164,7 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
             ByteBuf held = null;
             try {
                 held = codec.leaveChannel(ctx);
-                socket = serve((Socket) epoll.fd(), loop, codec, events, remote, local, peerPid, pauses);
+                socket = serve((Socket) epoll.fd(), loop, codec, events, sockets, remote, local, peerPid, pauses);
             } catch (Exception e) {
                 if (held != null) {
                     held.release();
@@ -194,8 +197,9 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
      * {@code pauses} ({@link ReadPauses}' reasons).
      */
     static EpollClientSocket serve(Socket fd, IoEventLoop loop, FrontendMessageDecoder decoder, SocketEvents events,
-            SocketAddress remote, SocketAddress local, int peerPid, int pauses) throws Exception {
-        EpollClientSocket socket = new EpollClientSocket(fd, loop, decoder, events, remote, local, peerPid);
+            ClientSockets sockets, SocketAddress remote, SocketAddress local, int peerPid, int pauses)
+            throws Exception {
+        EpollClientSocket socket = new EpollClientSocket(fd, loop, decoder, events, sockets, remote, local, peerPid);
         socket.pauses = (byte) pauses;
         socket.registration = loop.register(socket).getNow();
         if (socket.registration == null) {
@@ -563,6 +567,7 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
         Runnable ended = () -> {
             runAll(waiting);
             events.closed();
+            sockets.closed(this);
             runAll(closing);
         };
         try {
