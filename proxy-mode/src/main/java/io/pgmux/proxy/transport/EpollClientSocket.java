@@ -79,7 +79,7 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
     private final IoEventLoop loop;
     private final FrontendMessageDecoder decoder;
     private final SocketEvents events;
-    /** Which tell of its close. */
+    /** The set of open client sockets, which it leaves at its close. */
     private final ClientSockets sockets;
     private final SocketAddress remote;
     private final SocketAddress local;
