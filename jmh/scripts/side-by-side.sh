@@ -15,7 +15,7 @@
 # rounds. Credentials from PGUSER / PGPASSWORD / PGDATABASE. Prints a Markdown table of medians, with ratios to the
 # LAST target.
 set -euo pipefail
-[ $# -ge 4 ] || { sed -n 2,13p "$0"; exit 2; }
+[ $# -ge 4 ] || { sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2; }
 ROUNDS=$1 SECONDS_PER_RUN=$2 WORKLOADS=$3 WARMUP=${WARMUP:-3} LOGIN_WARMUP=${LOGIN_WARMUP:-0}
 shift 3
 TICK=$(getconf CLK_TCK)
@@ -31,26 +31,22 @@ cpu() { awk '{print $14, $15}' "/proc/$1/stat"; }
 jit() { local t ticks=0 name; for t in /proc/"$1"/task/*; do read -r name 2>/dev/null <"$t/comm" || continue
   case $name in C[12]\ CompilerThre*) ticks=$((ticks + $(awk '{print $14 + $15}' "$t/stat" 2>/dev/null || echo 0)));;
   esac; done; echo "$ticks"; }
-
-if [ "$LOGIN_WARMUP" -gt 0 ]; then
-  for t in "$@"; do
-    rest=${t#*=}; host=${rest%%:*}; rest=${rest#*:}; port=${rest%%:*}
+# NAME=HOST:PORT:PID into name, host, port and pid
+target() { name=${1%%=*}; local rest=${1#*=}; host=${rest%%:*}; rest=${rest#*:}; port=${rest%%:*}; pid=${rest#*:}; }
+# warm KIND CLIENTS SECONDS TARGET...: the workload on every target in turn, its output dropped
+warm() { local kind=$1 clients=$2 seconds=$3 t; shift 3; [ "$seconds" -gt 0 ] || return 0
+  for t in "$@"; do target "$t"
     # shellcheck disable=SC2046
-    pgbench -n $(flags connect) -c 64 -j 2 -T "$LOGIN_WARMUP" -h "$host" -p "$port" >/dev/null 2>&1 || true
-  done
-fi
+    pgbench -n $(flags "$kind") -c "$clients" -j 2 -T "$seconds" -h "$host" -p "$port" >/dev/null 2>&1 || true
+  done; }
 
+warm connect 64 "$LOGIN_WARMUP" "$@"
 for w in $WORKLOADS; do
   kind=${w%%:*} clients=${w##*:}
-  for t in "$@"; do
-    rest=${t#*=}; host=${rest%%:*}; rest=${rest#*:}; port=${rest%%:*}
-    # shellcheck disable=SC2046
-    pgbench -n $(flags "$kind") -c "$clients" -j 2 -T "$WARMUP" -h "$host" -p "$port" >/dev/null 2>&1 || true
-  done
+  warm "$kind" "$clients" "$WARMUP" "$@"
   for _ in $(seq "$ROUNDS"); do
     for t in "$@"; do
-      name=${t%%=*} rest=${t#*=}
-      host=${rest%%:*}; rest=${rest#*:}; port=${rest%%:*}; pid=${rest#*:}
+      target "$t"
       [ -r "/proc/$pid/stat" ] || { echo "no process $pid for $name" >&2; exit 1; }
       logs=$(mktemp -d "$OUT/log.XXXX")
       read -r user0 sys0 < <(cpu "$pid"); jit0=$(jit "$pid")
