@@ -4,6 +4,7 @@ import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.protocol.ReadyForQuery.TransactionStatus;
+import io.pgmux.proxy.transport.ReadBuffers;
 import io.pgmux.proxy.transport.ReadPauses;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -81,14 +82,20 @@ final class HeldRequest implements Iterable<FrontendMessage> {
         if (message == own) {
             return message;
         }
+        FrontendMessage kept;
         if (ownTaken) {
-            return message.keep();
+            kept = message.keep();
+        } else {
+            if (own == null) {
+                own = FrontendMessage.ownHolder();
+            }
+            kept = message.keepIn(own);
+            ownTaken = kept == own;
         }
-        if (own == null) {
-            own = FrontendMessage.ownHolder();
+        if (ReadBuffers.holds(kept.content())) {
+            // a wait is long: the loop's read buffer stays free for every other socket meanwhile
+            kept.detach();
         }
-        FrontendMessage kept = message.keepIn(own);
-        ownTaken = kept == own;
         return kept;
     }
 

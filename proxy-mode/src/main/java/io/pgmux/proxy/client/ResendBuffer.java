@@ -1,6 +1,8 @@
 package io.pgmux.proxy.client;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.replicas.ReadIntent;
 import java.util.ArrayDeque;
@@ -18,15 +20,24 @@ final class ResendBuffer {
     private static final int BODY = 5;
     /** More than a BEGIN with every transaction mode, spaced out, takes. */
     private static final int LONGEST_BEGIN = 512;
+    /**
+     * A first message up to this long is copied into {@link #copy} rather than retained: a BEGIN, a short Query, a
+     * short extended-protocol run. Retained, it would keep the event loop's read buffer ({@code ReadBuffers}) held
+     * until the server's answer.
+     */
+    private static final int COPIED_AT_MOST = 256;
 
     private final int limitBytes;
     /**
-     * The first message's content, retained once more (null when nothing is kept): no copy, duplicate or holder is
-     * made per message (the one the relay got may be the client decoder's, which it reuses), and one is made again
-     * only to send it again. Most waits for an answer keep one message (a Query, or a run of the extended protocol),
-     * which lives in this object's own fields: keeping and forgetting it touch nothing else per transaction.
+     * The first message's content (null when nothing is kept): {@link #copy} when it is short, else the content
+     * retained once more. No holder is made per message (the one the relay got may be the client decoder's, which it
+     * reuses), and one is made again only to send it again. Most waits for an answer keep one message (a Query, or a
+     * run of the extended protocol), which lives in this object's own fields: keeping and forgetting it touch nothing
+     * else per transaction.
      */
     private ByteBuf first;
+    /** A heap buffer of the client's own for a short first message, reused from transaction to transaction. */
+    private ByteBuf copy;
     /**
      * Where the first message's bytes started when it was kept: a write that went out in part moves its reader
      * index, which a second sending puts back.
@@ -106,8 +117,15 @@ final class ResendBuffer {
             return;
         }
         if (first == null) {
-            first = content.retain();
-            firstStart = content.readerIndex();
+            if (bytes <= COPIED_AT_MOST) {
+                if (copy == null) {
+                    copy = Unpooled.buffer(Math.max(bytes, 64), COPIED_AT_MOST);
+                }
+                first = copy.clear().writeBytes(content, content.readerIndex(), bytes);
+            } else {
+                first = content.retain();
+            }
+            firstStart = first.readerIndex();
             firstType = message.type();
             firstRun = message.isRun();
         } else {
@@ -195,7 +213,9 @@ final class ResendBuffer {
         if (first == null) {
             return;
         }
-        first.release();
+        if (first != copy) {
+            first.release();
+        }
         first = null;
         if (later != null) {
             ByteBuf kept;
@@ -220,7 +240,10 @@ final class ResendBuffer {
             }
         }
         if (first != null) {
-            bytes += sendAgain(pending, first, firstStart, firstType, firstRun);
+            // the copy stays the client's: what is sent again is a buffer of its own, as a read would be
+            ByteBuf content = first != copy ? first
+                    : ByteBufAllocator.DEFAULT.directBuffer(copy.writerIndex()).writeBytes(copy, 0, copy.writerIndex());
+            bytes += sendAgain(pending, content, firstStart, firstType, firstRun);
             first = null;
         }
         forget();

@@ -128,6 +128,20 @@ public final class FrontendMessage extends FramedMessage<FrontendMessage> {
         return own.hold(type, content(), run);
     }
 
+    /**
+     * Moves a kept message's frames to a buffer of their own, a copy, and releases the one they lay in: a message
+     * kept for long would otherwise keep a whole read's buffer, shared with what else that read brought, from being
+     * used again. Only for a holder the caller keeps ({@link #keep()}, {@link #keepIn}).
+     */
+    public void detach() {
+        ByteBuf shared = content();
+        int bytes = shared.readableBytes();
+        ByteBuf own = shared.alloc().directBuffer(bytes);
+        own.writeBytes(shared, shared.readerIndex(), bytes);
+        frames = own;
+        shared.release();
+    }
+
     public byte type() {
         return type;
     }

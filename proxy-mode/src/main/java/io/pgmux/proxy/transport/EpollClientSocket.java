@@ -260,7 +260,7 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
     private void read() throws IOException {
         int total = 0;
         for (int reads = 0; reads < MAX_READS && pauses == 0 && !closed; reads++) {
-            ByteBuf buffer = ByteBufAllocator.DEFAULT.directBuffer(SIZES.size(readSize));
+            ByteBuf buffer = ReadBuffers.take(SIZES.size(readSize));
             int n;
             try {
                 n = fd.recvAddress(buffer.memoryAddress(), buffer.writerIndex(), buffer.capacity());

@@ -96,7 +96,8 @@ final class ReceiveSizes implements MaxMessagesRecvByteBufAllocator {
         @Override
         @SuppressWarnings("deprecation")
         public ByteBuf allocate(ByteBufAllocator alloc) {
-            return alloc.ioBuffer(guess());
+            // the loop's own buffer when it is free (ReadBuffers): every socket of the loop reads into it in turn
+            return ReadBuffers.take(guess());
         }
 
         @Override

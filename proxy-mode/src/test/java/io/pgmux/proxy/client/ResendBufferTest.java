@@ -149,8 +149,10 @@ class ResendBufferTest {
         FrontendMessage[] kept = {query("SELECT 1"), query("SELECT 2"), query("SELECT 3")};
         for (FrontendMessage message : kept) {
             buffer.keep(message, true);
-            assertEquals(2, message.refCnt(), "kept without a copy");
         }
+        assertEquals(1, kept[0].refCnt(), "a short first message is copied, not retained");
+        assertEquals(2, kept[1].refCnt(), "later ones are kept without a copy");
+        assertEquals(2, kept[2].refCnt(), "later ones are kept without a copy");
 
         buffer.forget();
 
@@ -159,6 +161,36 @@ class ResendBufferTest {
             message.release();
         }
         assertFalse(buffer.keeping());
+    }
+
+    @Test
+    void aShortFirstMessageIsCopiedAndSentAgainAsItWasAfterItsBufferWasReused() {
+        ResendBuffer buffer = linked();
+        FrontendMessage begin = query("BEGIN");
+        buffer.keep(begin, false);
+        // the read buffer it came in is used for the next read
+        begin.content().setBytes(5, "XXXXX".getBytes(StandardCharsets.US_ASCII));
+        begin.release();
+
+        assertTrue(buffer.onlyOpensATransaction(), "the copy is read, not the buffer");
+        ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
+        buffer.sendAgain(pending, 0);
+        FrontendMessage again = pending.poll();
+        assertEquals("BEGIN", again.content().toString(5, 5, StandardCharsets.US_ASCII));
+        assertEquals((byte) 'Q', again.type());
+        assertTrue(again.content().isDirect(), "sent again from a buffer of its own, as a read would be");
+        again.release();
+    }
+
+    @Test
+    void aLongFirstMessageIsRetainedNotCopied() {
+        ResendBuffer buffer = linked();
+        FrontendMessage query = query("SELECT '" + "x".repeat(300) + "'");
+        buffer.keep(query, false);
+        assertEquals(2, query.refCnt());
+        buffer.forget();
+        assertEquals(1, query.refCnt());
+        query.release();
     }
 
     @Test
