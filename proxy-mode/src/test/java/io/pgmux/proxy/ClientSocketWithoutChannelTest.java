@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.proxy.client.ClientConnection;
 import io.pgmux.proxy.config.TransportKind;
-import io.pgmux.proxy.transport.ClientSocket;
-import io.pgmux.proxy.transport.EpollClientSocket;
+import io.pgmux.proxy.transport.ConnectionSocket;
+import io.pgmux.proxy.transport.EpollSocket;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A logged-in client over plain TCP on the epoll transport leaves its Netty channel and is served by an
- * {@link EpollClientSocket}: what a channel did for it (framing across reads, writes the socket does not take at once,
+ * {@link EpollSocket}: what a channel did for it (framing across reads, writes the socket does not take at once,
  * the close, the console's views and commands) the socket does alike.
  */
 @PostgresTest
@@ -53,11 +53,11 @@ class ClientSocketWithoutChannelTest {
     }
 
     /** The socket the proxy serves its one database client on, once it is served without a channel. */
-    private ClientSocket servedSocket() {
+    private ConnectionSocket servedSocket() {
         return Await.value(() -> {
             List<ClientConnection> clients = List.copyOf(proxy.clients());
             return clients.size() == 1 ? clients.get(0).info().socket() : null;
-        }, socket -> socket instanceof EpollClientSocket, WAIT);
+        }, socket -> socket instanceof EpollSocket, WAIT);
     }
 
     private RawClient client() throws IOException {
@@ -68,7 +68,7 @@ class ClientSocketWithoutChannelTest {
     void aLoggedInClientOverTcpIsServedWithoutAChannelAndAnswered() throws Exception {
         assertEquals(TransportKind.EPOLL, proxy.transport());
         try (RawClient client = client()) {
-            assertInstanceOf(EpollClientSocket.class, servedSocket());
+            assertInstanceOf(EpollSocket.class, servedSocket());
             for (int i = 0; i < 3; i++) {
                 client.query("SELECT " + i);
                 assertEquals(String.valueOf(i), RawClient.firstColumn(client.readUntilReady()));
@@ -196,7 +196,7 @@ class ClientSocketWithoutChannelTest {
     @Test
     void theConsoleShowsTheSocketsDescriptorAndAddresses() throws Exception {
         try (RawClient client = client(); Connection console = console()) {
-            ClientSocket socket = servedSocket();
+            ConnectionSocket socket = servedSocket();
             Map<String, String> fds = ProxyFixture.rows(console, "SHOW FDS").stream()
                     .filter(row -> "client".equals(row.get("task")) && db.name().equals(row.get("database")))
                     .findFirst().orElseThrow();

@@ -16,9 +16,9 @@ import io.netty.channel.uring.IoUringChannelOption;
 import io.netty.channel.unix.Socket;
 import io.pgmux.core.pool.Pool;
 import io.pgmux.proxy.config.TransportKind;
-import io.pgmux.proxy.transport.ChannelClientSocket;
-import io.pgmux.proxy.transport.ClientSocket;
-import io.pgmux.proxy.transport.EpollClientSocket;
+import io.pgmux.proxy.transport.ChannelSocket;
+import io.pgmux.proxy.transport.ConnectionSocket;
+import io.pgmux.proxy.transport.EpollSocket;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.Backends;
 import io.pgmux.testing.PasswordMethod;
@@ -631,10 +631,10 @@ class LiveAdministrationTest {
         start("", PASSWORD);
         assumeTrue(proxy.transport() != TransportKind.NIO, "the Linux TCP options need epoll or io_uring");
         try (Connection console = console(); Connection before = client()) {
-            ClientSocket beforeSocket = onlyClientSocketBut(Set.of());
+            ConnectionSocket beforeSocket = onlyClientSocketBut(Set.of());
             console.createStatement().execute("SET " + key + " = " + value);
             try (Connection after = client()) {
-                ClientSocket afterSocket = onlyClientSocketBut(Set.of(beforeSocket));
+                ConnectionSocket afterSocket = onlyClientSocketBut(Set.of(beforeSocket));
                 assertEquals(read, socketOption(afterSocket, key));
                 assertNotEquals(read, socketOption(beforeSocket, key), "a socket accepted before keeps its options");
             }
@@ -1102,24 +1102,24 @@ class LiveAdministrationTest {
     }
 
     /** The one client socket of the proxy not in {@code known}, once its login's hand-over is done. */
-    private ClientSocket onlyClientSocketBut(Set<ClientSocket> known) {
+    private ConnectionSocket onlyClientSocketBut(Set<ConnectionSocket> known) {
         return Await.value(() -> {
-            List<ClientSocket> sockets = proxy.clients().stream().map(c -> c.info().socket())
+            List<ConnectionSocket> sockets = proxy.clients().stream().map(c -> c.info().socket())
                     .filter(c -> !known.contains(c)).toList();
             return sockets.size() == 1 ? sockets.get(0) : null;
         }, socket -> socket != null && (proxy.transport() != TransportKind.EPOLL
-                || socket instanceof EpollClientSocket), Duration.ofSeconds(10));
+                || socket instanceof EpollSocket), Duration.ofSeconds(10));
     }
 
     /**
      * The value of {@code key}'s option on {@code socket}, as a channel's config gives it: read from the channel, or
      * from the descriptor of a socket served without one.
      */
-    private String socketOption(ClientSocket socket, String key) throws IOException {
-        if (socket instanceof ChannelClientSocket channel) {
+    private String socketOption(ConnectionSocket socket, String key) throws IOException {
+        if (socket instanceof ChannelSocket channel) {
             return String.valueOf(channel.channel().config().getOption(socketOption(key)));
         }
-        Socket fd = (Socket) ((EpollClientSocket) socket).fd();
+        Socket fd = (Socket) ((EpollSocket) socket).fd();
         return switch (key) {
             case "tcp_keepalive" -> String.valueOf(fd.isKeepAlive());
             case "tcp_socket_buffer" -> String.valueOf(fd.getReceiveBufferSize());

@@ -28,7 +28,7 @@ import io.pgmux.proxy.protocol.SqlState;
 import io.pgmux.proxy.server.PeerPools;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
-import io.pgmux.proxy.transport.ClientSocket;
+import io.pgmux.proxy.transport.ConnectionSocket;
 import io.pgmux.proxy.transport.DnsHosts;
 import io.pgmux.proxy.transport.ReadGate;
 import io.pgmux.proxy.transport.ReadPauses;
@@ -662,7 +662,7 @@ public final class AdminConsole implements AdminRoute {
         long timeoutNanos = settings.<Duration>get(ProxySetting.SUSPEND_TIMEOUT).toNanos();
         List<CompletableFuture<Void>> flushed = new ArrayList<>();
         for (ClientConnection client : clients()) {
-            ClientSocket socket = client.info().socket();
+            ConnectionSocket socket = client.info().socket();
             CompletableFuture<Void> written = new CompletableFuture<>();
             socket.whenFlushed(() -> written.complete(null));
             if (timeoutNanos > 0) {

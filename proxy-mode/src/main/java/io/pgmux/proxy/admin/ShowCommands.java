@@ -29,7 +29,7 @@ import io.pgmux.proxy.replicas.ReplicaRoutes;
 import io.pgmux.proxy.server.PeerPools;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerTarget;
-import io.pgmux.proxy.transport.ClientSocket;
+import io.pgmux.proxy.transport.ConnectionSocket;
 import io.pgmux.proxy.transport.DnsHosts;
 import io.pgmux.proxy.transport.Transport;
 import java.lang.management.ManagementFactory;
@@ -265,7 +265,7 @@ final class ShowCommands {
         }
         infos.sort(Comparator.comparingLong(ClientInfo::connectedAtMillis));
         for (ClientInfo c : infos) {
-            ClientSocket socket = c.socket();
+            ConnectionSocket socket = c.socket();
             rows.add(new Row(fd(socket.descriptor()), socket.pendingWriteBytes(), Arrays.asList("C", c.user(),
                     c.database(), c.replication(), c.state(), host(socket.remoteAddress()),
                     port(socket.remoteAddress()), host(socket.localAddress()),

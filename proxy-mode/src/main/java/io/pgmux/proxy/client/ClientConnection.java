@@ -23,9 +23,9 @@ import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.replicas.ReplicaRoutes;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
-import io.pgmux.proxy.transport.ChannelClientSocket;
-import io.pgmux.proxy.transport.ClientSocket;
-import io.pgmux.proxy.transport.EpollClientSocket;
+import io.pgmux.proxy.transport.ChannelSocket;
+import io.pgmux.proxy.transport.ConnectionSocket;
+import io.pgmux.proxy.transport.EpollSocket;
 import io.pgmux.proxy.transport.LoopClock;
 import io.pgmux.proxy.transport.SocketEvents;
 import java.util.List;
@@ -61,7 +61,7 @@ public final class ClientConnection extends MessageReader implements SocketEvent
     final long id;
 
     /** The client's socket, from its connect on. */
-    ClientSocket socket;
+    ConnectionSocket socket;
     private State state = State.STARTUP;
     /** From the connect to the welcome or the hand-off to the console; null after. */
     private ClientLogin login;
@@ -147,13 +147,13 @@ public final class ClientConnection extends MessageReader implements SocketEvent
 
     /**
      * Logged in, with nothing sent since: a plain epoll socket leaves its Netty channel, and is served without one from
-     * now on ({@link EpollClientSocket#takeOver}); a TLS socket, one on another transport, the console's or a
+     * now on ({@link EpollSocket#takeOver}); a TLS socket, one on another transport, the console's or a
      * replication client's keeps its channel.
      */
     private void leaveChannel() {
         if (state == State.READY && link == null && replication == null && !console
-                && socket instanceof ChannelClientSocket own) {
-            EpollClientSocket.takeOver(own, decoder, this, context.clientSockets(),
+                && socket instanceof ChannelSocket own) {
+            EpollSocket.takeOver(own, decoder, this, context.clientSockets(),
                     () -> state == State.READY && link == null, served -> socket = served);
         }
     }
@@ -166,7 +166,7 @@ public final class ClientConnection extends MessageReader implements SocketEvent
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         Channel channel = ctx.channel();
-        socket = new ChannelClientSocket(channel, decoder);
+        socket = new ChannelSocket(channel, decoder);
         connectedAtNanos = LoopClock.nanoTime(channel.eventLoop());
         requestedAtNanos = connectedAtNanos;
         login = new ClientLogin(this, context, channel);

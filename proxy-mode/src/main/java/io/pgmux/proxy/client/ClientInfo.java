@@ -1,7 +1,7 @@
 package io.pgmux.proxy.client;
 
 import io.pgmux.proxy.server.ServerConnection;
-import io.pgmux.proxy.transport.ClientSocket;
+import io.pgmux.proxy.transport.ConnectionSocket;
 
 /**
  * What SHOW CLIENTS shows of one client. Read from another thread than the client's, so a figure may be a
@@ -16,7 +16,7 @@ import io.pgmux.proxy.transport.ClientSocket;
  * @param id the client's number from the proxy's one counter of clients and servers (SHOW CLIENTS, KILL_CLIENT)
  * @param replication {@code none}, {@code logical} or {@code physical}
  */
-public record ClientInfo(ClientSocket socket, String ptr, String user, String database, String state, long connectedAtMillis,
-                         long requestedAtMillis, String applicationName, ServerConnection server, long id,
-                         String replication) {
+public record ClientInfo(ConnectionSocket socket, String ptr, String user, String database, String state,
+                         long connectedAtMillis, long requestedAtMillis, String applicationName,
+                         ServerConnection server, long id, String replication) {
 }

@@ -18,7 +18,7 @@ import io.pgmux.proxy.protocol.ReadyForQuery.TransactionStatus;
 import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
-import io.pgmux.proxy.transport.ClientSocket;
+import io.pgmux.proxy.transport.ConnectionSocket;
 import io.pgmux.proxy.transport.ReadPauses;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,7 +57,7 @@ final class Link extends ServerLoan {
      */
     private int messageRemaining;
 
-    Link(ClientConnection client, ClientSocket socket, Pool<ServerConnection> pool, ClientParameters parameters,
+    Link(ClientConnection client, ConnectionSocket socket, Pool<ServerConnection> pool, ClientParameters parameters,
             PreparedStatementLimit preparedStatements, Pinning pinning, ListenerHub hub, ClientReads reads) {
         super(client, socket, pool, parameters, preparedStatements, pinning, reads);
         this.hub = pinning.watches() ? hub : null;

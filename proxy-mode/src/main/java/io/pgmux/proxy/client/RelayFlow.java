@@ -3,7 +3,7 @@ package io.pgmux.proxy.client;
 import io.netty.channel.EventLoop;
 import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.server.ServerConnection;
-import io.pgmux.proxy.transport.ClientSocket;
+import io.pgmux.proxy.transport.ConnectionSocket;
 import io.pgmux.proxy.transport.ReadPauses;
 import java.util.ArrayDeque;
 
@@ -17,7 +17,7 @@ final class RelayFlow {
     }
 
     /** The server's receive buffer is drained: what was relayed to the client goes out, on the client's loop. */
-    static void flushToClient(ClientSocket client) {
+    static void flushToClient(ConnectionSocket client) {
         EventLoop loop = client.eventLoop();
         if (loop.inEventLoop()) {
             client.flush();
@@ -27,7 +27,7 @@ final class RelayFlow {
     }
 
     /** On the client's loop, its writability changed: the server's reads pause while the client cannot take more. */
-    static void clientWritabilityChanged(ClientSocket client, ServerConnection server) {
+    static void clientWritabilityChanged(ConnectionSocket client, ServerConnection server) {
         if (!client.isWritable()) {
             client.flush();
         }
@@ -39,7 +39,7 @@ final class RelayFlow {
      * On the client's loop, after the server's writability changed: the client's reads pause while the server cannot
      * take more. The event may be stale by now, so the server's writability is read as it is.
      */
-    static void serverWritabilityChanged(ClientSocket client, ServerConnection server) {
+    static void serverWritabilityChanged(ConnectionSocket client, ServerConnection server) {
         boolean now = server.channel().isWritable();
         if (!now) {
             // what was relayed since the last read completed must go out, or the server never drains

@@ -9,7 +9,7 @@ import io.pgmux.proxy.server.CancelSender;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
 import io.pgmux.proxy.server.ServerLink;
-import io.pgmux.proxy.transport.ClientSocket;
+import io.pgmux.proxy.transport.ConnectionSocket;
 import io.pgmux.proxy.transport.ReadPauses;
 import java.util.ArrayDeque;
 import java.util.Map;
@@ -33,7 +33,7 @@ final class ReplicationLink implements ServerLink {
     private static final Logger log = LoggerFactory.getLogger(ReplicationLink.class);
 
     private final ClientConnection client;
-    private final ClientSocket socket;
+    private final ConnectionSocket socket;
     private final StartupReplication mode;
     /** What the client sent before it was welcomed: a client normally waits, but nothing it sends is lost. */
     private final ArrayDeque<FrontendMessage> early = new ArrayDeque<>();
@@ -43,7 +43,7 @@ final class ReplicationLink implements ServerLink {
     private ServerConnection server;
     private boolean closed;
 
-    ReplicationLink(ClientConnection client, ClientSocket socket, StartupReplication mode) {
+    ReplicationLink(ClientConnection client, ConnectionSocket socket, StartupReplication mode) {
         this.client = client;
         this.socket = socket;
         this.mode = mode;

@@ -10,7 +10,7 @@ import io.pgmux.proxy.protocol.EncodedOut;
 import io.pgmux.proxy.protocol.ParameterStatus;
 import io.pgmux.proxy.replicas.WriteTags;
 import io.pgmux.proxy.server.ServerConnection;
-import io.pgmux.proxy.transport.ClientSocket;
+import io.pgmux.proxy.transport.ConnectionSocket;
 import java.util.Arrays;
 
 /**
@@ -38,7 +38,7 @@ final class ResponseFilter {
             "DISCARD TEMP", "CREATE TABLE", "CREATE VIEW", "CREATE SEQUENCE", "CREATE FUNCTION", "DROP TABLE",
             "DROP VIEW", "DROP SEQUENCE", "DROP FUNCTION", "DO");
 
-    private final ClientSocket client;
+    private final ConnectionSocket client;
     /** Where the server's bytes are written and flushed: past the client's codec. */
     private final EncodedOut encodedOut;
     private final ClientTraffic traffic;
@@ -57,7 +57,7 @@ final class ResponseFilter {
     /** A CommandComplete other than {@link WriteTags}' came since the last {@link #takeMayHaveWritten}. */
     private boolean mayHaveWritten;
 
-    ResponseFilter(ClientSocket client, ClientTraffic traffic, ClientParameters parameters,
+    ResponseFilter(ConnectionSocket client, ClientTraffic traffic, ClientParameters parameters,
             NamedStatements namedStatements, boolean inspects, Pinning pinning, boolean watchesWrites) {
         this.watchesWrites = watchesWrites;
         this.client = client;

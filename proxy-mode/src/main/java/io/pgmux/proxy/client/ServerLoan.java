@@ -15,7 +15,7 @@ import io.pgmux.proxy.protocol.FrontendMessage;
 import io.pgmux.proxy.protocol.ReadyForQuery.TransactionStatus;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerLink;
-import io.pgmux.proxy.transport.ClientSocket;
+import io.pgmux.proxy.transport.ConnectionSocket;
 import io.pgmux.proxy.transport.LoopClock;
 import io.pgmux.proxy.transport.ReadPauses;
 import java.nio.channels.ClosedChannelException;
@@ -70,7 +70,7 @@ abstract class ServerLoan implements ServerLink {
     static final int SERVER_REASONS = ReadPauses.WAITING_FOR_SERVER | ReadPauses.PEER_NOT_WRITABLE;
 
     final ClientConnection client;
-    final ClientSocket socket;
+    final ConnectionSocket socket;
     final Pool<ServerConnection> pool;
     final PoolMode poolMode;
     final ClientParameters parameters;
@@ -110,8 +110,8 @@ abstract class ServerLoan implements ServerLink {
     /** The pool's record of this client's waits, made at the first and reused by every later one, in any pool. */
     private Waiter<ServerConnection> waiter;
 
-    ServerLoan(ClientConnection client, ClientSocket socket, Pool<ServerConnection> pool, ClientParameters parameters,
-            PreparedStatementLimit preparedStatements, Pinning pinning, ClientReads reads) {
+    ServerLoan(ClientConnection client, ConnectionSocket socket, Pool<ServerConnection> pool,
+            ClientParameters parameters, PreparedStatementLimit preparedStatements, Pinning pinning, ClientReads reads) {
         this.client = client;
         this.socket = socket;
         this.pool = pool;

@@ -5,7 +5,7 @@ import io.netty.util.AttributeKey;
 import io.netty.util.NetUtil;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
-import io.pgmux.proxy.transport.ClientSocket;
+import io.pgmux.proxy.transport.ConnectionSocket;
 import io.pgmux.proxy.transport.Transport;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -50,7 +50,7 @@ public final class ConnectionLog {
      *
      * @param replication PgBouncer's word for the walsender asked for: no, database or yes
      */
-    public void loginAttempt(Object client, ClientSocket socket, String pool, String database, String user,
+    public void loginAttempt(Object client, ConnectionSocket socket, String pool, String database, String user,
             String replication) {
         if (connections) {
             log.info("{}login attempt: db={} user={} tls={} replication={}", clientPrefix(client, socket, pool, user),
@@ -59,21 +59,21 @@ public final class ConnectionLog {
     }
 
     /** {@code login failed: db=app user=bob} */
-    public void loginFailed(Object client, ClientSocket socket, String pool, String database, String user) {
+    public void loginFailed(Object client, ConnectionSocket socket, String pool, String database, String user) {
         if (connections) {
             log.info("{}login failed: db={} user={}", clientPrefix(client, socket, pool, user), database, user);
         }
     }
 
     /** The OS user running the pooler reached the admin console over the Unix socket, without a password. */
-    public void consoleFromUnixSocket(Object client, ClientSocket socket, String user) {
+    public void consoleFromUnixSocket(Object client, ConnectionSocket socket, String user) {
         if (connections) {
             log.info("{}pgbouncer access from unix socket", clientPrefix(client, socket, null, user));
         }
     }
 
     /** {@code closing because: client close request (age=12s)} */
-    public void clientClosing(Object client, ClientSocket socket, String pool, String user, String reason,
+    public void clientClosing(Object client, ConnectionSocket socket, String pool, String user, String reason,
             long connectedAtMillis) {
         if (disconnections) {
             log.info("{}closing because: {} (age={}s)", clientPrefix(client, socket, pool, user), reason,
@@ -82,7 +82,7 @@ public final class ConnectionLog {
     }
 
     /** The FATAL or ERROR text the pooler itself sent a client, as a WARNING line. */
-    public void poolerError(Object client, ClientSocket socket, String pool, String user, String message) {
+    public void poolerError(Object client, ConnectionSocket socket, String pool, String user, String message) {
         if (poolerErrors) {
             log.warn("{}pooler error: {}", clientPrefix(client, socket, pool, user), message);
         }
@@ -132,7 +132,7 @@ public final class ConnectionLog {
         return "0x" + "00000000".substring(hex.length()) + hex;
     }
 
-    private String clientPrefix(Object client, ClientSocket socket, String pool, String user) {
+    private String clientPrefix(Object client, ConnectionSocket socket, String pool, String user) {
         SocketAddress remote = socket.remoteAddress();
         int pid = remote instanceof InetSocketAddress ? 0 : socket.peerPid();
         return prefix('C', client, pool, user, address(remote, pid));
@@ -166,7 +166,7 @@ public final class ConnectionLog {
         return (host.contains(":") ? "[" + host + "]" : host) + ":" + inet.getPort();
     }
 
-    private static String tls(ClientSocket client) {
+    private static String tls(ConnectionSocket client) {
         String text = Transport.tlsText(client.tlsSession());
         return text == null ? "no" : text;
     }

@@ -13,7 +13,7 @@ import io.pgmux.proxy.protocol.Parse;
 import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.ProtocolViolationException;
 import io.pgmux.proxy.protocol.StatementOrPortal;
-import io.pgmux.proxy.transport.ClientSocket;
+import io.pgmux.proxy.transport.ConnectionSocket;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -48,7 +48,7 @@ public final class NamedStatements {
     private final PreparedStatementLimit limit;
     private final TrafficStats traffic;
     private StatementServer server;
-    private ClientSocket client;
+    private ConnectionSocket client;
 
     /**
      * @param limit max_prepared_statements, read at each Parse
@@ -60,7 +60,7 @@ public final class NamedStatements {
     }
 
     /** Sends one client message to {@code server}, renaming statements and adding Parses where needed. */
-    public void forward(FrontendMessage message, StatementServer server, ClientSocket client) {
+    public void forward(FrontendMessage message, StatementServer server, ConnectionSocket client) {
         this.server = server;
         this.client = client;
         try {
@@ -131,7 +131,7 @@ public final class NamedStatements {
      * parsed there first. The run's reference goes with it. A run to which the pooler added no message of its own,
      * ending with a Sync and sent while no request was queued, is only counted ({@link PendingRequests#passedThrough}).
      */
-    public void forwardRun(FrontendMessage run, StatementServer server, ClientSocket client) {
+    public void forwardRun(FrontendMessage run, StatementServer server, ConnectionSocket client) {
         this.server = server;
         this.client = client;
         ByteBuf frames = run.content();
@@ -386,7 +386,7 @@ public final class NamedStatements {
     }
 
     /** Writes the pooler's own answers that are due now. */
-    public void answerDue(ClientSocket client) {
+    public void answerDue(ConnectionSocket client) {
         requests.answerDue(client);
     }
 

@@ -3,7 +3,7 @@ package io.pgmux.proxy.prepared;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.CloseComplete;
 import io.pgmux.proxy.protocol.ParseComplete;
-import io.pgmux.proxy.transport.ClientSocket;
+import io.pgmux.proxy.transport.ConnectionSocket;
 import java.util.ArrayDeque;
 import java.util.Map;
 
@@ -104,7 +104,7 @@ final class PendingRequests {
     }
 
     /** A ParseComplete of the pooler's own: at once when nothing is in flight, else in its place. */
-    void answerParse(ClientSocket client, StatementKey key, StatementName clientName) {
+    void answerParse(ConnectionSocket client, StatementKey key, StatementName clientName) {
         if (isEmpty()) {
             client.write(ParseComplete.INSTANCE);
         } else {
@@ -113,7 +113,7 @@ final class PendingRequests {
     }
 
     /** A CloseComplete of the pooler's own: at once when nothing is in flight, else in its place. */
-    void answerClose(ClientSocket client) {
+    void answerClose(ConnectionSocket client) {
         if (isEmpty()) {
             client.write(CloseComplete.INSTANCE);
         } else {
@@ -176,7 +176,7 @@ final class PendingRequests {
     }
 
     /** Writes the pooler's own answers now at the head of the queue. */
-    void answerDue(ClientSocket client) {
+    void answerDue(ConnectionSocket client) {
         if (readyAhead > 0 || queue.isEmpty()) {
             // most calls, one per relayed answer: the queue's array is not read
             return;

@@ -177,7 +177,7 @@ public final class FrontendMessageDecoder extends MessageCodec {
     }
 
     /**
-     * The channel at {@code ctx} gives its socket up ({@code transport.EpollClientSocket}), and the decoder frames
+     * The channel at {@code ctx} gives its socket up ({@code transport.EpollSocket}), and the decoder frames
      * outside any pipeline from now on ({@link #frameRead}): returns the bytes it holds of a message not all in yet
      * (null when none), and lets its cumulation go as its removal from the pipeline would. The pipeline is not told:
      * the channel, out of its event loop by now, is dropped whole.
@@ -190,7 +190,7 @@ public final class FrontendMessageDecoder extends MessageCodec {
     }
 
     /**
-     * Frames {@code in}, bytes a socket outside any pipeline read ({@code transport.EpollClientSocket}), as a channel's
+     * Frames {@code in}, bytes a socket outside any pipeline read ({@code transport.EpollSocket}), as a channel's
      * read is framed: its messages go to the connection the decoder serves, a read that is one message or run goes
      * whole, and what the connection's handling of one throws, or a protocol violation, goes to its exceptionCaught
      * (after a violation the rest is discarded). {@code fresh}: nothing of an earlier read is in {@code in}.

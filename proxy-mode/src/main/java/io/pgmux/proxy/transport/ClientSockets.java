@@ -14,12 +14,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Every open client socket of the proxy, the admin console's too: the channels accepted, and the sockets served
- * without a channel since their login ({@link EpollClientSocket}), which leave the group of channels when they
+ * without a channel since their login ({@link EpollSocket}), which leave the group of channels when they
  * join. A shutdown closes them all, and SUSPEND pauses them all.
  */
 public final class ClientSockets {
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
-    private final Set<ClientSocket> served = ConcurrentHashMap.newKeySet();
+    private final Set<ConnectionSocket> served = ConcurrentHashMap.newKeySet();
     /**
      * The local addresses of the sockets served, one instance each: every client of a listener has the same one
      * (per interface for a wildcard listener), which 10,000 idle clients need not hold 10,000 times.
@@ -53,7 +53,7 @@ public final class ClientSockets {
     }
 
     /** {@code channel}'s socket is {@code socket}'s from now on, which calls {@link #closed} at its close; on its loop. */
-    void handedOver(Channel channel, EpollClientSocket socket) {
+    void handedOver(Channel channel, EpollSocket socket) {
         served.add(socket);
         channels.remove(channel);
         if (suspended) {
@@ -65,7 +65,7 @@ public final class ClientSockets {
     }
 
     /** A socket of {@link #handedOver} closed. */
-    void closed(ClientSocket socket) {
+    void closed(ConnectionSocket socket) {
         served.remove(socket);
     }
 
@@ -89,9 +89,9 @@ public final class ClientSockets {
         // before the sockets are listed: one that leaves its channel after the list was made closes itself
         closingAll = true;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        List<ClientSocket> open = List.copyOf(served);
+        List<ConnectionSocket> open = List.copyOf(served);
         CountDownLatch closing = new CountDownLatch(open.size());
-        for (ClientSocket socket : open) {
+        for (ConnectionSocket socket : open) {
             socket.whenClosed(closing::countDown);
             socket.close();
         }

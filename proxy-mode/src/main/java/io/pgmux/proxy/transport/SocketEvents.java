@@ -1,7 +1,7 @@
 package io.pgmux.proxy.transport;
 
 /**
- * What a client socket outside any pipeline ({@link EpollClientSocket}) tells its connection besides the messages
+ * What a client socket outside any pipeline ({@link EpollSocket}) tells its connection besides the messages
  * its codec frames: the events a channel's handler gets as channelReadComplete, channelWritabilityChanged,
  * exceptionCaught and channelInactive. Each comes on the socket's event loop.
  */
@@ -9,7 +9,7 @@ public interface SocketEvents {
     /** A batch of reads was framed and handed on. */
     void readEnded();
 
-    /** The socket's writability changed ({@link ClientSocket#isWritable}). */
+    /** The socket's writability changed ({@link ConnectionSocket#isWritable}). */
     void writabilityChanged();
 
     /** Reading or writing failed; the connection closes the socket. */

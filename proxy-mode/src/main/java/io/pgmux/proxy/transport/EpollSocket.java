@@ -47,7 +47,7 @@ import javax.net.ssl.SSLSession;
  * (the relay then stops reading the server), below {@link #LOW_WATER} writable again, as a channel's water marks.
  * Everything but {@link #write}, {@link #flush}, {@link #close} and the pauses, which hop to the loop, runs on it.
  */
-public final class EpollClientSocket implements ClientSocket, EpollIoHandle, EncodedOut {
+public final class EpollSocket implements ConnectionSocket, EpollIoHandle, EncodedOut {
     /** Netty's default write-buffer water marks, which the client channels had. */
     static final int HIGH_WATER = 64 * 1024;
     static final int LOW_WATER = 32 * 1024;
@@ -106,7 +106,7 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
     private boolean closeWhenFlushed;
     private boolean closed;
 
-    private EpollClientSocket(Socket fd, IoEventLoop loop, FrontendMessageDecoder decoder, SocketEvents events,
+    private EpollSocket(Socket fd, IoEventLoop loop, FrontendMessageDecoder decoder, SocketEvents events,
             ClientSockets sockets, SocketAddress remote, SocketAddress local, int peerPid) {
         this.fd = fd;
         this.loop = loop;
@@ -127,8 +127,8 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
      * nothing changes, when it is not such a socket. A channel closed before it left the loop stays: its connection
      * hears of the close from it, and {@code served} is not called.
      */
-    public static boolean takeOver(ChannelClientSocket from, FrontendMessageDecoder codec, SocketEvents events,
-            ClientSockets sockets, BooleanSupplier idle, Consumer<EpollClientSocket> served) {
+    public static boolean takeOver(ChannelSocket from, FrontendMessageDecoder codec, SocketEvents events,
+            ClientSockets sockets, BooleanSupplier idle, Consumer<EpollSocket> served) {
         Channel channel = from.channel();
         if (!ADDRESSES || !(channel instanceof AbstractEpollStreamChannel epoll)
                 || !(channel.eventLoop() instanceof IoEventLoop loop) || !channel.isActive() || sockets.closingAll()) {
@@ -160,7 +160,7 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
                 return;
             }
             int pauses = codec.readPauses() & ~ReadPauses.LEAVING_CHANNEL;
-            EpollClientSocket socket;
+            EpollSocket socket;
             ByteBuf held = null;
             try {
                 held = codec.leaveChannel(ctx);
@@ -196,10 +196,10 @@ public final class EpollClientSocket implements ClientSocket, EpollIoHandle, Enc
      * On {@code loop}: serves {@code fd}, which no registration of the loop holds any more, from now on, paused for
      * {@code pauses} ({@link ReadPauses}' reasons).
      */
-    static EpollClientSocket serve(Socket fd, IoEventLoop loop, FrontendMessageDecoder decoder, SocketEvents events,
+    static EpollSocket serve(Socket fd, IoEventLoop loop, FrontendMessageDecoder decoder, SocketEvents events,
             ClientSockets sockets, SocketAddress remote, SocketAddress local, int peerPid, int pauses)
             throws Exception {
-        EpollClientSocket socket = new EpollClientSocket(fd, loop, decoder, events, sockets, remote, local, peerPid);
+        EpollSocket socket = new EpollSocket(fd, loop, decoder, events, sockets, remote, local, peerPid);
         socket.pauses = (byte) pauses;
         socket.registration = loop.register(socket).getNow();
         if (socket.registration == null) {

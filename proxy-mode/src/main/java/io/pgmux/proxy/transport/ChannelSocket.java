@@ -14,23 +14,23 @@ import javax.net.ssl.SSLSession;
  * A client socket carried by its Netty channel, whose codec is {@code codec}: each call is the channel's own, and
  * relayed bytes go past the codec ({@link MessageCodec#encodedOut}).
  */
-public final class ChannelClientSocket implements ClientSocket {
+public final class ChannelSocket implements ConnectionSocket {
     private final Channel channel;
     private final MessageCodec codec;
     /**
-     * The socket serving the channel's descriptor since it left the channel ({@link EpollClientSocket#takeOver}), or
+     * The socket serving the channel's descriptor since it left the channel ({@link EpollSocket#takeOver}), or
      * null: what is still asked of this one (by whoever kept it from before) goes there, as the channel's writes and
      * close would reach the descriptor under it.
      */
-    private volatile ClientSocket successor;
+    private volatile ConnectionSocket successor;
 
-    public ChannelClientSocket(Channel channel, MessageCodec codec) {
+    public ChannelSocket(Channel channel, MessageCodec codec) {
         this.channel = channel;
         this.codec = codec;
     }
 
     /** From now on {@code socket} serves the channel's descriptor. */
-    void succeededBy(ClientSocket socket) {
+    void succeededBy(ConnectionSocket socket) {
         successor = socket;
     }
 
@@ -56,7 +56,7 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public int descriptor() {
-        ClientSocket next = successor;
+        ConnectionSocket next = successor;
         if (next != null) {
             return next.descriptor();
         }
@@ -65,7 +65,7 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public long pendingWriteBytes() {
-        ClientSocket next = successor;
+        ConnectionSocket next = successor;
         if (next != null) {
             return next.pendingWriteBytes();
         }
@@ -89,13 +89,13 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public boolean isWritable() {
-        ClientSocket next = successor;
+        ConnectionSocket next = successor;
         return next != null ? next.isWritable() : channel.isWritable();
     }
 
     @Override
     public void write(Object message) {
-        ClientSocket next = successor;
+        ConnectionSocket next = successor;
         if (next != null) {
             next.write(message);
             return;
@@ -105,7 +105,7 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public void writeAndFlush(Object message) {
-        ClientSocket next = successor;
+        ConnectionSocket next = successor;
         if (next != null) {
             next.writeAndFlush(message);
             return;
@@ -115,7 +115,7 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public void flush() {
-        ClientSocket next = successor;
+        ConnectionSocket next = successor;
         if (next != null) {
             next.flush();
             return;
@@ -125,13 +125,13 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public EncodedOut encodedOut() {
-        ClientSocket next = successor;
+        ConnectionSocket next = successor;
         return next != null ? next.encodedOut() : MessageCodec.encodedOut(channel);
     }
 
     @Override
     public void close() {
-        ClientSocket next = successor;
+        ConnectionSocket next = successor;
         if (next != null) {
             next.close();
             return;
@@ -141,7 +141,7 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public void closeAfter(Object message) {
-        ClientSocket next = successor;
+        ConnectionSocket next = successor;
         if (next != null) {
             next.closeAfter(message);
             return;
@@ -151,7 +151,7 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public void whenFlushed(Runnable done) {
-        ClientSocket next = successor;
+        ConnectionSocket next = successor;
         if (next != null) {
             next.whenFlushed(done);
             return;
@@ -161,7 +161,7 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public void whenClosed(Runnable done) {
-        ClientSocket next = successor;
+        ConnectionSocket next = successor;
         if (next != null) {
             next.whenClosed(done);
             return;
@@ -171,7 +171,7 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public void pauseReads(int reason, boolean paused) {
-        ClientSocket next = successor;
+        ConnectionSocket next = successor;
         if (next != null) {
             next.pauseReads(reason, paused);
             return;
@@ -181,7 +181,7 @@ public final class ChannelClientSocket implements ClientSocket {
 
     @Override
     public void resumeReads(int reasons) {
-        ClientSocket next = successor;
+        ConnectionSocket next = successor;
         if (next != null) {
             next.resumeReads(reasons);
             return;

@@ -10,13 +10,13 @@ import javax.net.ssl.SSLSession;
  * A client's socket as its connection, its relay, the log and the admin console use it (the socket part of PgBouncer's
  * sbuf.c): writes, flushes, read pauses, the close, and what SHOW CLIENTS and SHOW SOCKETS tell of it, whatever
  * carries the bytes. They know a client's socket by this alone, so that what carries the bytes can change under them:
- * the client's Netty channel through the login ({@link ChannelClientSocket}), and for a plain socket on epoll, from
- * then on, the descriptor served without a channel ({@link EpollClientSocket}).
+ * the client's Netty channel through the login ({@link ChannelSocket}), and for a plain socket on epoll, from
+ * then on, the descriptor served without a channel ({@link EpollSocket}).
  *
  * <p>A write or flush may come from any thread (a server's loop relays to a client of another loop): it reaches the
  * socket on the client's loop, in the order the writes were made.
  */
-public interface ClientSocket {
+public interface ConnectionSocket {
     /** The client's event loop, which alone touches the state of its connection. */
     EventLoop eventLoop();
 
