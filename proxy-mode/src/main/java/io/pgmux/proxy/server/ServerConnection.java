@@ -3,16 +3,11 @@ package io.pgmux.proxy.server;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslHandler;
 import io.pgmux.core.pool.ServerHandle;
 import io.pgmux.proxy.auth.Secret;
-import io.pgmux.proxy.auth.ServerAuthenticationException;
-import io.pgmux.proxy.auth.ServerLoginAuthenticator;
 import io.pgmux.proxy.parameters.ServerParameters;
 import io.pgmux.proxy.prepared.PreparedStatementCache;
 import io.pgmux.proxy.prepared.StatementServer;
-import io.pgmux.proxy.protocol.Authentication;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.BackendMessageDecoder;
@@ -23,25 +18,17 @@ import io.pgmux.proxy.protocol.EncodedOut;
 import io.pgmux.proxy.protocol.MessageCodec;
 import io.pgmux.proxy.protocol.MessageReader;
 import io.pgmux.proxy.protocol.ParameterStatus;
-import io.pgmux.proxy.protocol.PoolerError;
 import io.pgmux.proxy.protocol.Query;
 import io.pgmux.proxy.protocol.ReadyForQuery;
-import io.pgmux.proxy.protocol.SslRequest;
 import io.pgmux.proxy.protocol.SslResponse;
-import io.pgmux.proxy.protocol.StartupMessage;
 import io.pgmux.proxy.protocol.Terminate;
 import io.pgmux.proxy.transport.ReadPauses;
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.IntSupplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One logged-in connection to PostgreSQL (PgBouncer's server socket): the last handler of its channel. It logs
@@ -52,10 +39,8 @@ import org.slf4j.LoggerFactory;
  * ({@link #query}, else {@link #link}). All of it is read and written on the channel's event loop.
  */
 public final class ServerConnection extends MessageReader implements StatementServer {
-    private static final Logger log = LoggerFactory.getLogger(ServerConnection.class);
-
-    /** How far the socket got: the login's phases, then READY, then CLOSED. */
-    private enum Phase {
+    /** How far the socket got: the login's phases ({@link ServerLogin}'s), then READY, then CLOSED. */
+    enum Phase {
         /** The TCP (or Unix socket) connect. */
         CONNECTING,
         /** SSLRequest sent, then the TLS handshake. */
@@ -73,11 +58,8 @@ public final class ServerConnection extends MessageReader implements StatementSe
     private static final String REPLICATION = "replication";
 
     private final ServerTarget target;
-    private final String user;
     private final ServerHandle handle;
-    /** Null for plain TCP. */
-    private final ServerTlsContext tls;
-    private final ServerLoginAuthenticator authenticator;
+    private final ServerLogin login;
     private final CompletableFuture<ServerConnection> opened = new CompletableFuture<>();
     private final ServerParameters parameters = new ServerParameters();
     private final PreparedStatementCache preparedStatements;
@@ -106,14 +88,16 @@ public final class ServerConnection extends MessageReader implements StatementSe
             IntSupplier maxPreparedStatements) {
         this.preparedStatements = new PreparedStatementCache(maxPreparedStatements);
         this.target = target;
-        this.user = user;
         this.handle = handle;
-        this.tls = tls;
-        this.authenticator = new ServerLoginAuthenticator(user, secret);
+        this.login = new ServerLogin(this, target, user, secret, tls);
+    }
+
+    Phase phase() {
+        return phase;
     }
 
     /** The one transition of the connection's phase, on its event loop only. */
-    private void to(Phase next) {
+    void to(Phase next) {
         assert channel.eventLoop().inEventLoop() : "a server connection changes phase off its event loop";
         phase = next;
     }
@@ -164,6 +148,10 @@ public final class ServerConnection extends MessageReader implements StatementSe
     /** The key to quote in a CancelRequest to the server. */
     public BackendKeyData backendKeyData() {
         return backendKeyData;
+    }
+
+    void backendKeyData(BackendKeyData key) {
+        backendKeyData = key;
     }
 
     /** The session parameters the server reported and those the pooler set here. */
@@ -314,7 +302,7 @@ public final class ServerConnection extends MessageReader implements StatementSe
         encodedOut.flushEncoded();
     }
 
-    private void runOnLoop(Runnable task) {
+    void runOnLoop(Runnable task) {
         if (channel.eventLoop().inEventLoop()) {
             task.run();
         } else {
@@ -333,28 +321,13 @@ public final class ServerConnection extends MessageReader implements StatementSe
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        if (tls == null) {
-            startup();
-        } else {
-            to(Phase.TLS);
-            decoder.expectSslResponse();
-            channel.writeAndFlush(SslRequest.INSTANCE);
-        }
-    }
-
-    private void startup() {
-        to(Phase.STARTUP);
-        Map<String, String> startup = new LinkedHashMap<>();
-        startup.put("user", user);
-        startup.put("database", target.dbname());
-        startup.putAll(target.setup().startupParameters());
-        channel.writeAndFlush(new StartupMessage(StartupMessage.PROTOCOL_3_0, startup));
+        login.start(decoder);
     }
 
     @Override
     public void messageRead(Object msg) {
         if (msg instanceof SslResponse response) {
-            onSslResponse(response);
+            login.onSslResponse(response);
             return;
         }
         BackendMessage message = (BackendMessage) msg;
@@ -367,40 +340,10 @@ public final class ServerConnection extends MessageReader implements StatementSe
                 onIdleMessage(message);
             }
         } else if (phase == Phase.STARTUP || phase == Phase.CONNECT_QUERY) {
-            onLoginMessage(message);
+            login.onMessage(message);
         } else {
             onIdleMessage(message);
         }
-    }
-
-    private void onSslResponse(SslResponse response) {
-        if (response == SslResponse.ACCEPTED) {
-            // built once, by the first login that needs it, on a thread of its own: later ones go on at once
-            tls.get().whenComplete((context, failure) -> runOnLoop(() -> startTls(context, failure)));
-        } else if (target.tlsMode().requiresTls()) {
-            failLogin(new ServerRefusedTlsException(target.tlsMode()));
-        } else {
-            startup();
-        }
-    }
-
-    private void startTls(SslContext context, Throwable failure) {
-        if (phase != Phase.TLS) {
-            return; // closed while the context was built
-        }
-        if (failure != null) {
-            failLogin(new ServerErrorException(PoolerError.serverLoginFailed(failure.getMessage())));
-            return;
-        }
-        SslHandler ssl = context.newHandler(channel.alloc(), target.host(), target.port());
-        channel.pipeline().addFirst(ssl);
-        ssl.handshakeFuture().addListener(f -> {
-            if (f.isSuccess()) {
-                startup();
-            } else {
-                failLogin(ServerTlsHandshakeException.of(f.cause(), target.tlsMode()));
-            }
-        });
     }
 
     private void onLinkedMessage(BackendMessage message) {
@@ -445,55 +388,13 @@ public final class ServerConnection extends MessageReader implements StatementSe
         }
     }
 
-    private void onLoginMessage(BackendMessage message) {
-        try {
-            switch (message.type()) {
-                case BackendMessage.AUTHENTICATION -> {
-                    Optional<EncodableMessage> answer = authenticator.onAuthentication(
-                            Authentication.decode(message.body()));
-                    answer.ifPresent(channel::writeAndFlush);
-                }
-                case BackendMessage.ERROR_RESPONSE -> {
-                    ErrorResponse error = ErrorResponse.decode(message.body());
-                    if (phase == Phase.CONNECT_QUERY) {
-                        // as PgBouncer: logged, and the connection serves clients all the same
-                        log.error("server {}: error while executing exec_on_query: {} {}", handle.id(),
-                                error.severity(), error.message());
-                    } else {
-                        failLogin(new ServerErrorException(error));
-                    }
-                }
-                case BackendMessage.PARAMETER_STATUS -> {
-                    onParameterStatus(message);
-                }
-                case BackendMessage.BACKEND_KEY_DATA -> backendKeyData = BackendKeyData.decode(message.body());
-                case BackendMessage.READY_FOR_QUERY -> {
-                    if (!authenticator.isAuthenticated()) {
-                        failLogin(new ServerErrorException(PoolerError.serverLoginFailed(
-                                "ReadyForQuery before AuthenticationOk")));
-                        return;
-                    }
-                    String connectQuery = target.setup().connectQuery();
-                    if (connectQuery != null && phase == Phase.STARTUP) {
-                        to(Phase.CONNECT_QUERY);
-                        channel.writeAndFlush(new Query(connectQuery));
-                        return;
-                    }
-                    to(Phase.READY);
-                    opened.complete(this);
-                }
-                default -> {
-                    // NoticeResponse, NegotiateProtocolVersion: nothing the login depends on
-                }
-            }
-        } catch (ServerAuthenticationException e) {
-            failLogin(new ServerErrorException(e.toErrorResponse()));
-        } finally {
-            message.release();
-        }
+    /** Logged in: the pool has the connection from now on. */
+    void loginEnded() {
+        to(Phase.READY);
+        opened.complete(this);
     }
 
-    private void onParameterStatus(BackendMessage message) {
+    void onParameterStatus(BackendMessage message) {
         ParameterStatus status = ParameterStatus.decode(message.body());
         parameters.onParameterStatus(status.name(), status.value());
     }
@@ -575,7 +476,7 @@ public final class ServerConnection extends MessageReader implements StatementSe
         }
     }
 
-    private void failLogin(Throwable cause) {
+    void failLogin(Throwable cause) {
         if (!opened.completeExceptionally(cause)) {
             return;
         }
