@@ -391,7 +391,7 @@ final class Link extends ServerLoan {
             server.flush();
         }
         // a change of the server's writability while a query of the pooler's own ran there went unheard
-        socket.resumeReads(server == null || server.channel().isWritable()
+        socket.resumeReads(server == null || server.socket().isWritable()
                 ? SERVER_REASONS : ReadPauses.WAITING_FOR_SERVER);
     }
 
