@@ -230,7 +230,7 @@ public final class ServerConnection extends MessageReader implements StatementSe
 
     private void linkNow(ServerLink link) {
         if (phase == Phase.CLOSED) {
-            link.onServerClosed(new ClosedChannelException());
+            link.onServerClosed(this, new ClosedChannelException());
             return;
         }
         this.link = link;
@@ -522,7 +522,7 @@ public final class ServerConnection extends MessageReader implements StatementSe
             link = null;
             handle.markBroken(cause);
             // lent while its going-away FATAL was on the way: what the client sent reached no backend
-            current.onServerClosed(wentAwayIdle != null ? wentAwayIdle : cause);
+            current.onServerClosed(this, wentAwayIdle != null ? wentAwayIdle : cause);
         } else {
             handle.markBroken(cause);
         }

@@ -70,7 +70,7 @@ class ServerConnectionRelayTest {
         }
 
         @Override
-        public void onServerClosed(Throwable cause) {
+        public void onServerClosed(ServerConnection closed, Throwable cause) {
         }
 
         @Override
