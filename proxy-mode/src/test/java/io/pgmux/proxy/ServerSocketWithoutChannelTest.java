@@ -12,12 +12,14 @@ import io.pgmux.proxy.config.TransportKind;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.transport.ConnectionSocket;
 import io.pgmux.proxy.transport.EpollSocket;
+import io.pgmux.proxy.transport.ReadPauses;
 import io.pgmux.testing.Await;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
@@ -128,6 +130,39 @@ class ServerSocketWithoutChannelTest {
             Await.until(() -> !first.isOpen(), WAIT, "the terminated server's connection closed");
             client.query("SELECT pg_backend_pid()");
             assertNotEquals(pid, Integer.parseInt(RawClient.firstColumn(client.readUntilReady())));
+        }
+    }
+
+    /**
+     * A server that hangs up while its reads pause, as they do for a client that cannot take more, has what it sent
+     * before read to its end: the client gets its whole answer, as over a channel, not the close alone.
+     */
+    @Test
+    void aServerThatHangsUpWhileItsReadsPauseHasItsAnswerRelayed() throws Exception {
+        try (RawClient client = client()) {
+            client.query("SELECT pg_backend_pid()");
+            int pid = Integer.parseInt(RawClient.firstColumn(client.readUntilReady()));
+            ServerConnection server = servedServer();
+            String sql = "SELECT 'answered', pg_sleep(0.3)";
+            client.query(sql);
+            assertEquals(pid, db.awaitRunningQuery(sql, WAIT));
+            server.socket().pauseReads(ReadPauses.PEER_NOT_WRITABLE, true);
+            Await.until(() -> "idle".equals(backendState(pid)), WAIT, "the backend done with the query");
+            assertFalse(reading(server.socket()), "the server's reads paused");
+            try (Connection admin = db.connect(); Statement statement = admin.createStatement()) {
+                statement.execute("SELECT pg_terminate_backend(" + pid + ")");
+            }
+            Await.until(() -> !server.isOpen(), WAIT, "the server's connection closed");
+            assertEquals("answered", RawClient.firstColumn(client.readUntilReady()));
+            client.query("SELECT 'next'");
+            assertEquals("next", RawClient.firstColumn(client.readUntilReady()));
+        }
+    }
+
+    private String backendState(int pid) throws Exception {
+        try (Connection admin = db.connect(); Statement statement = admin.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT state FROM pg_stat_activity WHERE pid = " + pid)) {
+            return rows.next() ? rows.getString(1) : null;
         }
     }
 

@@ -87,6 +87,12 @@ public final class BackendMessageDecoder extends MessageCodec {
         super.channelRead(ctx, msg);
     }
 
+    /** A server's answer sent before it hung up reaches its client, as over a channel. */
+    @Override
+    public boolean readsPastHangUp() {
+        return true;
+    }
+
     @Override
     public boolean frameRead(ByteBuf in, boolean fresh, List<Object> out) {
         if (fresh && phase == Phase.MESSAGES) {

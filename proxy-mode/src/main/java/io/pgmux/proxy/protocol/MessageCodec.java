@@ -169,6 +169,15 @@ public abstract class MessageCodec extends ByteToMessageDecoder implements Chann
         }
     }
 
+    /**
+     * Whether what the peer sent before it hung up is read even while the socket's reads pause, as a channel reads a
+     * hung-up peer to its end: a server's last rows and its FATAL are its client's. A client's unread requests are
+     * not (false here).
+     */
+    public boolean readsPastHangUp() {
+        return false;
+    }
+
     /** Hands a whole message or run of a read on: to the {@link MessageReader} when there is one. */
     protected final void passOn(ChannelHandlerContext ctx, Object message) {
         MessageReader next = reader;

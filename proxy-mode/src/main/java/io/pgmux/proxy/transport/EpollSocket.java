@@ -249,11 +249,17 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
             }
             if ((ops & (IN | RDHUP | ERR | HUP)) != 0 && !closed) {
                 if (pauses == 0) {
-                    read();
+                    read(false);
                 } else if ((ops & (RDHUP | ERR | HUP)) != 0) {
-                    // paused, and the client's stream ended: as a channel reads to the end of a hung-up peer and
-                    // closes, whatever it held unread is never run
-                    close();
+                    if (decoder.readsPastHangUp()) {
+                        // paused, and a server hung up: what it sent before (its last rows, its FATAL) is read now
+                        // and handed on, as a channel reads a hung-up peer to its end, paused or not
+                        read(true);
+                    } else {
+                        // paused, and the client's stream ended: as a channel reads to the end of a hung-up peer
+                        // and closes, whatever it held unread is never run
+                        close();
+                    }
                 }
             }
         } catch (Throwable failure) {
@@ -261,9 +267,10 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
         }
     }
 
-    private void read() throws IOException {
+    /** Reads what is there; {@code toTheEnd}: paused or not, up to the end of a hung-up peer's stream. */
+    private void read(boolean toTheEnd) throws IOException {
         int total = 0;
-        for (int reads = 0; reads < MAX_READS && pauses == 0 && !closed; reads++) {
+        for (int reads = 0; (toTheEnd || reads < MAX_READS && pauses == 0) && !closed; reads++) {
             ByteBuf buffer = ReadBuffers.take(SIZES.size(readSize));
             int n;
             try {
@@ -275,7 +282,7 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
             if (n <= 0) {
                 buffer.release();
                 if (n < 0) {
-                    // the end of the client's stream ends it, as a channel that allows no half-closure
+                    // the end of the peer's stream ends it, as a channel that allows no half-closure
                     if (total > 0) {
                         events.readEnded();
                     }
@@ -292,7 +299,7 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
                 readSize = SIZES.next(readSize, n);
             }
             frame(buffer);
-            if (!full) {
+            if (!full && !toTheEnd) {
                 break;
             }
         }
