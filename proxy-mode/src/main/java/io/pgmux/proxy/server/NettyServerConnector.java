@@ -160,8 +160,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
 
     private CompletableFuture<ServerConnection> connect(ServerHandle handle, ServerTarget at, ServerTlsContext tls,
             SocketAddress address, Secret loginSecret) {
-        ServerConnection server = new ServerConnection(at, user, loginSecret, handle, tls, maxPreparedStatements,
-                transport.readGate());
+        ServerConnection server = new ServerConnection(at, user, loginSecret, handle, tls, maxPreparedStatements);
         Bootstrap bootstrap = new Bootstrap()
                 .group(transport.group())
                 .channel(transport.channelFor(address))
@@ -171,8 +170,8 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
                     protected void initChannel(Channel ch) {
                         BackendMessageDecoder decoder = new BackendMessageDecoder();
                         decoder.reuseHolder();
-                        ch.pipeline().addLast(decoder);
                         server.attach(ch, decoder);
+                        ch.pipeline().addLast(decoder, server);
                         transport.readGate().watchServer(ch);
                     }
                 });
@@ -212,10 +211,10 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
                 }
             } else if (result.isDone()) {
                 // the deadline passed first (both run on the channel's event loop)
-                s.socket().close();
+                s.channel().close();
             } else {
                 if (connectionLog != null) {
-                    connectionLog.serverConnected(s, s.socket(), poolDatabase, user);
+                    connectionLog.serverConnected(s, s.channel(), poolDatabase, user);
                 }
                 result.complete(s);
             }
@@ -233,7 +232,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
     /** The connection's event loop: a client on the same loop relays to and from it without a thread hop. */
     @Override
     public Object affinity(ServerConnection server) {
-        return server.eventLoop();
+        return server.channel().eventLoop();
     }
 
     /**
@@ -268,8 +267,8 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
 
     @Override
     public void close(ServerConnection server, String reason) {
-        if (connectionLog != null && server.socket() != null) {
-            connectionLog.serverClosing(server, server.socket(), poolDatabase, user, reason, server.loggedInNanos());
+        if (connectionLog != null && server.channel() != null) {
+            connectionLog.serverClosing(server, server.channel(), poolDatabase, user, reason);
         }
         server.close();
     }

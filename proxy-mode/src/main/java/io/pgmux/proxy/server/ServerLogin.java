@@ -18,7 +18,6 @@ import io.pgmux.proxy.protocol.SslRequest;
 import io.pgmux.proxy.protocol.SslResponse;
 import io.pgmux.proxy.protocol.StartupMessage;
 import io.pgmux.proxy.server.ServerConnection.Phase;
-import io.pgmux.proxy.transport.ChannelSocket;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -30,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * the SSLRequest and TLS handshake when TLS is asked for, the StartupMessage, the authentication exchange, the
  * parameters and BackendKeyData up to ReadyForQuery, then the database's connect_query. The connection keeps the
  * phase and hands each message of the login's phases here; the login ends with {@link ServerConnection#loginEnded}
- * or {@link ServerConnection#failLogin}. On the connection's event loop, through its channel.
+ * or {@link ServerConnection#failLogin}. On the connection's event loop.
  */
 final class ServerLogin {
     private static final Logger log = LoggerFactory.getLogger(ServerConnection.class);
@@ -57,7 +56,7 @@ final class ServerLogin {
         } else {
             connection.to(Phase.TLS);
             decoder.expectSslResponse();
-            connection.socket().writeAndFlush(SslRequest.INSTANCE);
+            connection.channel().writeAndFlush(SslRequest.INSTANCE);
         }
     }
 
@@ -67,7 +66,7 @@ final class ServerLogin {
         startup.put("user", user);
         startup.put("database", target.dbname());
         startup.putAll(target.setup().startupParameters());
-        connection.socket().writeAndFlush(new StartupMessage(StartupMessage.PROTOCOL_3_0, startup));
+        connection.channel().writeAndFlush(new StartupMessage(StartupMessage.PROTOCOL_3_0, startup));
     }
 
     void onSslResponse(SslResponse response) {
@@ -89,8 +88,7 @@ final class ServerLogin {
             connection.failLogin(new ServerErrorException(PoolerError.serverLoginFailed(failure.getMessage())));
             return;
         }
-        // through the login the socket is its channel's
-        Channel channel = ((ChannelSocket) connection.socket()).channel();
+        Channel channel = connection.channel();
         SslHandler ssl = context.newHandler(channel.alloc(), target.host(), target.port());
         channel.pipeline().addFirst(ssl);
         ssl.handshakeFuture().addListener(f -> {
@@ -109,7 +107,7 @@ final class ServerLogin {
                 case BackendMessage.AUTHENTICATION -> {
                     Optional<EncodableMessage> answer = authenticator.onAuthentication(
                             Authentication.decode(message.body()));
-                    answer.ifPresent(connection.socket()::writeAndFlush);
+                    answer.ifPresent(connection.channel()::writeAndFlush);
                 }
                 case BackendMessage.ERROR_RESPONSE -> {
                     ErrorResponse error = ErrorResponse.decode(message.body());
@@ -122,8 +120,7 @@ final class ServerLogin {
                     }
                 }
                 case BackendMessage.PARAMETER_STATUS -> connection.onParameterStatus(message);
-                case BackendMessage.BACKEND_KEY_DATA ->
-                        connection.backendKeyData(BackendKeyData.decode(message.body()));
+                case BackendMessage.BACKEND_KEY_DATA -> connection.backendKeyData(BackendKeyData.decode(message.body()));
                 case BackendMessage.READY_FOR_QUERY -> onReadyForQuery();
                 default -> {
                     // NoticeResponse, NegotiateProtocolVersion: nothing the login depends on
@@ -145,7 +142,7 @@ final class ServerLogin {
         String connectQuery = target.setup().connectQuery();
         if (connectQuery != null && connection.phase() == Phase.STARTUP) {
             connection.to(Phase.CONNECT_QUERY);
-            connection.socket().writeAndFlush(new Query(connectQuery));
+            connection.channel().writeAndFlush(new Query(connectQuery));
             return;
         }
         connection.loginEnded();

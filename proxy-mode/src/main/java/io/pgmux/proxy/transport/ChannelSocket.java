@@ -11,9 +11,8 @@ import java.net.SocketAddress;
 import javax.net.ssl.SSLSession;
 
 /**
- * A client's or server's socket carried by its Netty channel, whose codec is {@code codec}: each call is the
- * channel's own, and relayed bytes go past the codec ({@link MessageCodec#encodedOut}). A channel with no codec (a
- * cancel's connection, which the log tells of) has a null one.
+ * A client socket carried by its Netty channel, whose codec is {@code codec}: each call is the channel's own, and
+ * relayed bytes go past the codec ({@link MessageCodec#encodedOut}).
  */
 public final class ChannelSocket implements ConnectionSocket {
     private final Channel channel;
@@ -86,12 +85,6 @@ public final class ChannelSocket implements ConnectionSocket {
     @Override
     public ByteBufAllocator alloc() {
         return channel.alloc();
-    }
-
-    @Override
-    public boolean isOpen() {
-        ConnectionSocket next = successor;
-        return next != null ? next.isOpen() : channel.isActive();
     }
 
     @Override
@@ -187,27 +180,17 @@ public final class ChannelSocket implements ConnectionSocket {
     }
 
     @Override
-    public boolean isReading() {
-        ConnectionSocket next = successor;
-        return next != null ? next.isReading() : ReadPauses.isReading(channel);
-    }
-
-    @Override
     public void resumeReads(int reasons) {
         ConnectionSocket next = successor;
         if (next != null) {
             next.resumeReads(reasons);
             return;
         }
-        if (codec == null) {
-            ReadPauses.resume(channel, reasons);
-        } else {
-            ReadPauses.resume(codec, channel, reasons);
-        }
+        ReadPauses.resume(codec, channel, reasons);
     }
 
     @Override
     public String toString() {
-        return "socket " + channel;
+        return "client socket " + channel;
     }
 }

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * without a channel since their login ({@link EpollSocket}), which leave the group of channels when they
  * join. A shutdown closes them all, and SUSPEND pauses them all.
  */
-public final class ClientSockets implements ServedSockets {
+public final class ClientSockets {
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final Set<ConnectionSocket> served = ConcurrentHashMap.newKeySet();
     /**
@@ -41,8 +41,7 @@ public final class ClientSockets implements ServedSockets {
     }
 
     /** The one instance of a local address equal to {@code local}, for a socket served without a channel. */
-    @Override
-    public SocketAddress shared(SocketAddress local) {
+    SocketAddress shared(SocketAddress local) {
         if (local == null) {
             return null;
         }
@@ -53,11 +52,8 @@ public final class ClientSockets implements ServedSockets {
         return known == null ? local : known;
     }
 
-    /**
-     * {@code channel}'s socket is {@code socket}'s from now on, which calls {@link #closed} at its close; on its loop.
-     */
-    @Override
-    public void handedOver(Channel channel, EpollSocket socket) {
+    /** {@code channel}'s socket is {@code socket}'s from now on, which calls {@link #closed} at its close; on its loop. */
+    void handedOver(Channel channel, EpollSocket socket) {
         served.add(socket);
         channels.remove(channel);
         if (suspended) {
@@ -69,14 +65,12 @@ public final class ClientSockets implements ServedSockets {
     }
 
     /** A socket of {@link #handedOver} closed. */
-    @Override
-    public void closed(ConnectionSocket socket) {
+    void closed(ConnectionSocket socket) {
         served.remove(socket);
     }
 
     /** Whether {@link #closeAll} began: no socket leaves its channel any more. */
-    @Override
-    public boolean closingAll() {
+    boolean closingAll() {
         return closingAll;
     }
 

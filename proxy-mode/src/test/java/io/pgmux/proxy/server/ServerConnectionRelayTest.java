@@ -9,6 +9,7 @@ import io.pgmux.proxy.auth.PlaintextSecret;
 import io.pgmux.proxy.config.TlsMode;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
+import io.netty.channel.Channel;
 import io.pgmux.proxy.transport.ReadPauses;
 import io.pgmux.proxy.transport.Transport;
 import io.pgmux.testing.Await;
@@ -70,7 +71,7 @@ class ServerConnectionRelayTest {
         }
 
         @Override
-        public void onServerClosed(ServerConnection closed, Throwable cause) {
+        public void onServerClosed(Throwable cause) {
         }
 
         @Override
@@ -99,17 +100,18 @@ class ServerConnectionRelayTest {
         return connector.open(new RecordingHandle()).toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
-    private static <T> T onLoop(ServerConnection server, Callable<T> action) throws Exception {
-        return server.eventLoop().submit(action).get(10, TimeUnit.SECONDS);
+    private static <T> T onLoop(Channel channel, Callable<T> action) throws Exception {
+        return channel.eventLoop().submit(action).get(10, TimeUnit.SECONDS);
     }
 
     /** Pauses {@code server}'s reads as a linked client that cannot take more does. */
     private static void pauseForASlowClient(ServerConnection server) throws Exception {
-        onLoop(server, () -> {
-            server.socket().pauseReads(ReadPauses.PEER_NOT_WRITABLE, true);
+        Channel channel = server.channel();
+        onLoop(channel, () -> {
+            ReadPauses.pause(channel, ReadPauses.PEER_NOT_WRITABLE);
             return null;
         });
-        assertFalse(onLoop(server, () -> server.socket().isReading()), "paused");
+        assertFalse(onLoop(channel, () -> ReadPauses.isReading(channel)), "paused");
     }
 
     @Test
@@ -120,7 +122,7 @@ class ServerConnectionRelayTest {
             pauseForASlowClient(server);
             // from this thread: the link runs on the server's loop ahead of the check submitted after it
             server.link(new CountingLink());
-            assertTrue(onLoop(server, () -> server.socket().isReading()));
+            assertTrue(onLoop(server.channel(), () -> ReadPauses.isReading(server.channel())));
         } finally {
             connector.close(server);
         }
@@ -135,7 +137,7 @@ class ServerConnectionRelayTest {
             server.link(client);
             pauseForASlowClient(server);
             server.unlink(client);
-            assertTrue(onLoop(server, () -> server.socket().isReading()));
+            assertTrue(onLoop(server.channel(), () -> ReadPauses.isReading(server.channel())));
         } finally {
             connector.close(server);
         }
