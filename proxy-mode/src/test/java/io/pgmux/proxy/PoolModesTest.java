@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.channel.Channel;
 import io.pgmux.core.config.PoolMode;
 import io.pgmux.proxy.auth.AuthType;
+import io.pgmux.proxy.transport.ConnectionSocket;
 import io.pgmux.proxy.transport.ReadPauses;
 import io.pgmux.testing.PostgresTest;
 import io.pgmux.testing.TestDatabase;
@@ -137,7 +137,7 @@ class PoolModesTest {
         try (RawClient client = RawClient.login(proxy, db.name(), ProxyFixture.USER, ProxyFixture.PASSWORD)) {
             client.query(sql);
             int backend = db.awaitRunningQuery(sql, Duration.ofSeconds(10));
-            Channel server = ProxyFixture.pool(proxy, db).view().serverSnapshots().get(0).connection.channel();
+            ConnectionSocket server = ProxyFixture.pool(proxy, db).view().serverSnapshots().get(0).connection.socket();
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             while (reading(server) || !"ClientWrite".equals(waitEvent(backend))) {
                 assertTrue(System.nanoTime() < deadline, "the proxy kept reading the " + rows * rowBytes
@@ -163,8 +163,8 @@ class PoolModesTest {
     }
 
     /** Whether no reason to pause the socket's reads is set, asked on its event loop. */
-    private static boolean reading(Channel channel) throws Exception {
-        return channel.eventLoop().submit(() -> ReadPauses.isReading(channel)).get();
+    private static boolean reading(ConnectionSocket socket) throws Exception {
+        return socket.eventLoop().submit(socket::isReading).get();
     }
 
     /** The setting as a new session of the fixture's superuser gets it from the server, not through the proxy. */

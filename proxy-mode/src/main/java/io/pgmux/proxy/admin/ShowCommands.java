@@ -304,21 +304,22 @@ final class ShowCommands {
             long poolNow = pool.clock().nanoTime();
             for (ServerSnapshot<ServerConnection> s : pool.view().serverSnapshots()) {
                 ServerConnection c = s.connection;
-                SocketAddress remote = c == null ? null : c.remoteAddress();
-                SocketAddress local = c == null ? null : c.channel().localAddress();
+                ConnectionSocket socket = c == null ? null : c.socket();
+                SocketAddress remote = socket == null ? null : socket.remoteAddress();
+                SocketAddress local = socket == null ? null : socket.localAddress();
                 ClientInfo client = c == null ? null : linked.get(c);
                 long connectedAt = s.connectedAtNanos == 0 ? 0
                         : nowMillis - TimeUnit.NANOSECONDS.toMillis(poolNow - s.connectedAtNanos);
                 long usedAt = s.lastUsedNanos == 0 ? 0
                         : nowMillis - TimeUnit.NANOSECONDS.toMillis(poolNow - s.lastUsedNanos);
-                rows.add(row(c == null ? null : c.channel(), "S", loginUser, pool.key().database(),
+                rows.add(row(socket, "S", loginUser, pool.key().database(),
                         c == null ? "none" : c.replication(), s.state.equals("login") ? "new" : s.state,
                         host(remote), port(remote), host(local), port(local),
                         connectedAt == 0 ? null : timestamp(connectedAt), usedAt == 0 ? null : timestamp(usedAt),
                         0, 0, s.closeNeeded ? 1 : 0, c == null ? "" : ptr(c),
                         client == null ? "" : client.ptr(),
                         c == null || c.backendKeyData() == null ? 0 : c.backendKeyData().processId(),
-                        c == null ? "" : tls(c.channel()), client == null ? "" : client.applicationName(),
+                        socket == null ? "" : tls(socket.tlsSession()), client == null ? "" : client.applicationName(),
                         c == null ? 0 : c.preparedStatements() == null ? 0 : c.preparedStatements().size(), s.id));
             }
         }
@@ -327,6 +328,11 @@ final class ShowCommands {
 
     private static Row row(Channel channel, Object... values) {
         return new Row(fd(channel), pendingBytes(channel), Arrays.asList(values));
+    }
+
+    private static Row row(ConnectionSocket socket, Object... values) {
+        return socket == null ? new Row(null, 0, Arrays.asList(values))
+                : new Row(fd(socket.descriptor()), socket.pendingWriteBytes(), Arrays.asList(values));
     }
 
     private static Table clientOrServerColumns() {

@@ -154,7 +154,7 @@ public final class ClientConnection extends MessageReader implements SocketEvent
         if (state == State.READY && link == null && replication == null && !console
                 && socket instanceof ChannelSocket own) {
             EpollSocket.takeOver(own, decoder, this, context.clientSockets(),
-                    () -> state == State.READY && link == null, served -> socket = served);
+                    () -> state == State.READY && link == null, served -> socket = served, () -> { });
         }
     }
 

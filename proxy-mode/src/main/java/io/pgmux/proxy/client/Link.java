@@ -391,7 +391,7 @@ final class Link extends ServerLoan {
             server.flush();
         }
         // a change of the server's writability while a query of the pooler's own ran there went unheard
-        socket.resumeReads(server == null || server.channel().isWritable()
+        socket.resumeReads(server == null || server.socket().isWritable()
                 ? SERVER_REASONS : ReadPauses.WAITING_FOR_SERVER);
     }
 
@@ -545,8 +545,13 @@ final class Link extends ServerLoan {
 
     /** What the server did not answer goes to another one if none of it ran (a going-away FATAL) or it is a BEGIN. */
     @Override
-    public void onServerClosed(Throwable cause) {
+    public void onServerClosed(ServerConnection closed, Throwable cause) {
         socket.eventLoop().execute(() -> {
+            if (server != closed) {
+                // given back first (its answer ended the transaction), as when a server that answered hangs up at
+                // once: the client is done with it
+                return;
+            }
             ResendBuffer kept = resend;
             if (kept != null && lent != null && state != State.CLOSED && (kept.serverGoingAway()
                     || kept.keeping() && (wentAwayBeforeTheLink(cause) || kept.onlyOpensATransaction()))) {

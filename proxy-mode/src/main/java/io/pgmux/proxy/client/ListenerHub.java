@@ -258,9 +258,9 @@ final class ListenerHub implements ServerLink {
     }
 
     @Override
-    public void onServerClosed(Throwable cause) {
+    public void onServerClosed(ServerConnection closed, Throwable cause) {
         loop.execute(() -> {
-            if (server == null) {
+            if (server == null || server != closed) {
                 return;
             }
             log.warn("pool {}: the server connection that LISTENs for its clients was lost: {}", pool.name(),

@@ -32,7 +32,7 @@ final class RelayFlow {
             client.flush();
         }
         // asked again: the flush may have drained the buffer and run this handler for the writable event inside
-        ReadPauses.change(server.channel(), ReadPauses.PEER_NOT_WRITABLE, !client.isWritable());
+        server.socket().pauseReads(ReadPauses.PEER_NOT_WRITABLE, !client.isWritable());
     }
 
     /**
@@ -40,7 +40,7 @@ final class RelayFlow {
      * take more. The event may be stale by now, so the server's writability is read as it is.
      */
     static void serverWritabilityChanged(ConnectionSocket client, ServerConnection server) {
-        boolean now = server.channel().isWritable();
+        boolean now = server.socket().isWritable();
         if (!now) {
             // what was relayed since the last read completed must go out, or the server never drains
             server.flush();

@@ -206,7 +206,7 @@ final class ReplicationLink implements ServerLink {
 
     /** The server's close closes the client, after whatever the server said last (its FATAL, if any). */
     @Override
-    public void onServerClosed(Throwable cause) {
+    public void onServerClosed(ServerConnection gone, Throwable cause) {
         socket.eventLoop().execute(() -> {
             if (!closed) {
                 client.fatal(PoolerError.serverConnCrashed());

@@ -1,7 +1,5 @@
 package io.pgmux.proxy.log;
 
-import io.netty.channel.Channel;
-import io.netty.util.AttributeKey;
 import io.netty.util.NetUtil;
 import io.pgmux.proxy.config.ProxySetting;
 import io.pgmux.proxy.config.ProxySettings;
@@ -26,7 +24,6 @@ public final class ConnectionLog {
      */
     public static final String CONFIGURATION_CHANGED = "database configuration changed";
     private static final Logger log = LoggerFactory.getLogger(ConnectionLog.class);
-    private static final AttributeKey<Long> CONNECTED_AT = AttributeKey.valueOf(ConnectionLog.class, "connectedAt");
 
     private volatile boolean connections = true;
     private volatile boolean disconnections = true;
@@ -89,20 +86,22 @@ public final class ConnectionLog {
     }
 
     /** {@code new connection to server (from 127.0.0.1:40404)} */
-    public void serverConnected(Object server, Channel channel, String database, String user) {
-        channel.attr(CONNECTED_AT).set(System.nanoTime());
+    public void serverConnected(Object server, ConnectionSocket socket, String database, String user) {
         if (connections) {
-            log.info("{}new connection to server (from {})", prefix('S', server, channel, database, user),
-                    address(channel, channel.localAddress()));
+            log.info("{}new connection to server (from {})", prefix('S', server, socket, database, user),
+                    address(socket, socket.localAddress()));
         }
     }
 
-    /** {@code closing because: server_idle_timeout reached (age=600s)}, for a server that logged in. */
-    public void serverClosing(Object server, Channel channel, String database, String user, String reason) {
-        Long connectedAt = channel.attr(CONNECTED_AT).get();
-        if (disconnections && connectedAt != null) {
-            log.info("{}closing because: {} (age={}s)", prefix('S', server, channel, database, user),
-                    reason, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - connectedAt));
+    /**
+     * {@code closing because: server_idle_timeout reached (age=600s)}, for a server that logged in
+     * ({@code loggedInNanos}, on {@link System#nanoTime}'s clock, is not 0).
+     */
+    public void serverClosing(Object server, ConnectionSocket socket, String database, String user, String reason,
+            long loggedInNanos) {
+        if (disconnections && loggedInNanos != 0) {
+            log.info("{}closing because: {} (age={}s)", prefix('S', server, socket, database, user),
+                    reason, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - loggedInNanos));
         }
     }
 
@@ -139,8 +138,8 @@ public final class ConnectionLog {
     }
 
     /** PgBouncer's log_socket_prefix: {@code C-0x1a2b3c4d: db/user@host:port }. */
-    private String prefix(char type, Object id, Channel channel, String database, String user) {
-        return prefix(type, id, database, user, address(channel, channel.remoteAddress()));
+    private String prefix(char type, Object id, ConnectionSocket socket, String database, String user) {
+        return prefix(type, id, database, user, address(socket, socket.remoteAddress()));
     }
 
     private static String prefix(char type, Object id, String database, String user, String address) {
@@ -150,8 +149,8 @@ public final class ConnectionLog {
     }
 
     /** {@code 127.0.0.1:5432}, {@code [::1]:5432}, or for a Unix socket peer {@code unix(pid):port}. */
-    private String address(Channel channel, SocketAddress address) {
-        return address(address, address instanceof InetSocketAddress ? 0 : Transport.peerPid(channel));
+    private String address(ConnectionSocket socket, SocketAddress address) {
+        return address(address, address instanceof InetSocketAddress ? 0 : socket.peerPid());
     }
 
     private String address(SocketAddress address, int unixPeerPid) {

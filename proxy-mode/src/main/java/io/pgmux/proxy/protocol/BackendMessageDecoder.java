@@ -87,6 +87,33 @@ public final class BackendMessageDecoder extends MessageCodec {
         super.channelRead(ctx, msg);
     }
 
+    /** A server's answer sent before it hung up reaches its client, as over a channel. */
+    @Override
+    public boolean readsPastHangUp() {
+        return true;
+    }
+
+    @Override
+    public boolean frameRead(ByteBuf in, boolean fresh, List<Object> out) {
+        if (fresh && phase == Phase.MESSAGES) {
+            BackendMessage whole = whole(in);
+            if (whole != null) {
+                try {
+                    passOn(null, whole);
+                } catch (Throwable failure) {
+                    failServed(failure);
+                } finally {
+                    if (whole == holder) {
+                        holder.hold((byte) 0, Unpooled.EMPTY_BUFFER, 0);
+                    }
+                }
+                return true;
+            }
+        }
+        frameEach(in, out);
+        return false;
+    }
+
     /** The message or run {@code in} holds, ending where it ends; null when it holds anything else. */
     private BackendMessage whole(ByteBuf in) {
         int start = in.readerIndex();
@@ -120,12 +147,13 @@ public final class BackendMessageDecoder extends MessageCodec {
     }
 
     @Override
-    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
         switch (phase) {
             case SSL_RESPONSE -> decodeSslResponse(in, out);
             case MESSAGES -> decodeMessage(in, out);
             case DISCARD -> in.skipBytes(in.readableBytes());
         }
+        handToServed(ctx, out);
     }
 
     /**

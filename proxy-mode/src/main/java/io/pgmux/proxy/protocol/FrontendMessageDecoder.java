@@ -3,7 +3,6 @@ package io.pgmux.proxy.protocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.util.ReferenceCountUtil;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
@@ -176,30 +175,7 @@ public final class FrontendMessageDecoder extends MessageCodec {
         }
     }
 
-    /**
-     * The channel at {@code ctx} gives its socket up ({@code transport.EpollSocket}), and the decoder frames
-     * outside any pipeline from now on ({@link #frameRead}): returns the bytes it holds of a message not all in yet
-     * (null when none), and lets its cumulation go as its removal from the pipeline would. The pipeline is not told:
-     * the channel, out of its event loop by now, is dropped whole.
-     */
-    public ByteBuf leaveChannel(ChannelHandlerContext ctx) throws Exception {
-        ByteBuf held = internalBuffer();
-        ByteBuf left = held.isReadable() ? ctx.alloc().directBuffer(held.readableBytes()).writeBytes(held) : null;
-        handlerRemoved(ctx);
-        return left;
-    }
-
-    /**
-     * Frames {@code in}, bytes a socket outside any pipeline read ({@code transport.EpollSocket}), as a channel's
-     * read is framed: its messages go to the connection the decoder serves, a read that is one message or run goes
-     * whole, and what the connection's handling of one throws, or a protocol violation, goes to its exceptionCaught
-     * (after a violation the rest is discarded). {@code fresh}: nothing of an earlier read is in {@code in}.
-     *
-     * @param out an empty list to frame into, empty again on return
-     * @return whether {@code in} went on whole, the connection's from then on; else the bytes left in it (the start
-     *         of a message not all in) are the caller's to keep for the next read, and the messages framed hold
-     *         retained slices of it
-     */
+    @Override
     public boolean frameRead(ByteBuf in, boolean fresh, List<Object> out) {
         if (fresh && phase == READY && streamRemaining == 0) {
             FrontendMessage whole = whole(in);
@@ -215,19 +191,7 @@ public final class FrontendMessageDecoder extends MessageCodec {
         framing = true;
         framedRead = in;
         try {
-            while (in.isReadable()) {
-                int before = in.readableBytes();
-                decode(null, in, out);
-                if (in.readableBytes() == before) {
-                    break;
-                }
-            }
-        } catch (Throwable failure) {
-            for (Object left : out) {
-                ReferenceCountUtil.release(left);
-            }
-            out.clear();
-            failServed(failure);
+            frameEach(in, out);
         } finally {
             framing = false;
             framedRead = null;

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.EncoderException;
+import io.netty.util.ReferenceCountUtil;
 import java.net.SocketAddress;
 import java.util.List;
 
@@ -117,6 +118,64 @@ public abstract class MessageCodec extends ByteToMessageDecoder implements Chann
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * The channel at {@code ctx} gives its socket up ({@code transport.EpollSocket}), and the codec frames
+     * outside any pipeline from now on ({@link #frameRead}): returns the bytes it holds of a message not all in yet
+     * (null when none), and lets its cumulation go as its removal from the pipeline would. The pipeline is not told:
+     * the channel, out of its event loop by now, is dropped whole.
+     */
+    public ByteBuf leaveChannel(ChannelHandlerContext ctx) throws Exception {
+        ByteBuf held = internalBuffer();
+        ByteBuf left = held.isReadable() ? ctx.alloc().directBuffer(held.readableBytes()).writeBytes(held) : null;
+        handlerRemoved(ctx);
+        return left;
+    }
+
+    /**
+     * Frames {@code in}, bytes a socket outside any pipeline read ({@code transport.EpollSocket}), as a channel's
+     * read is framed: its messages go to the connection the codec serves, a read that is one message or run goes
+     * whole, and what the connection's handling of one throws, or a protocol violation, goes to its exceptionCaught
+     * (after a violation the rest is discarded). {@code fresh}: nothing of an earlier read is in {@code in}.
+     *
+     * @param out an empty list to frame into, empty again on return
+     * @return whether {@code in} went on whole, the connection's from then on; else the bytes left in it (the start
+     *         of a message not all in) are the caller's to keep for the next read, and the messages framed hold
+     *         retained slices of it
+     */
+    public abstract boolean frameRead(ByteBuf in, boolean fresh, List<Object> out);
+
+    /**
+     * Frames {@code in} outside a pipeline, message by message, each handed to the connection served as it is framed;
+     * what its handling throws, or a protocol violation, goes to the connection's exceptionCaught, and what was framed
+     * and not handed on is released.
+     */
+    protected final void frameEach(ByteBuf in, List<Object> out) {
+        try {
+            while (in.isReadable()) {
+                int before = in.readableBytes();
+                decode(null, in, out);
+                if (in.readableBytes() == before) {
+                    break;
+                }
+            }
+        } catch (Throwable failure) {
+            for (Object left : out) {
+                ReferenceCountUtil.release(left);
+            }
+            out.clear();
+            failServed(failure);
+        }
+    }
+
+    /**
+     * Whether what the peer sent before it hung up is read even while the socket's reads pause, as a channel reads a
+     * hung-up peer to its end: a server's last rows and its FATAL are its client's. A client's unread requests are
+     * not (false here).
+     */
+    public boolean readsPastHangUp() {
+        return false;
     }
 
     /** Hands a whole message or run of a read on: to the {@link MessageReader} when there is one. */

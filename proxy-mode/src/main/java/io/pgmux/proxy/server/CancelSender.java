@@ -8,6 +8,8 @@ import io.netty.channel.ChannelOption;
 import io.pgmux.proxy.log.ConnectionLog;
 import io.pgmux.proxy.protocol.BackendKeyData;
 import io.pgmux.proxy.protocol.CancelRequest;
+import io.pgmux.proxy.transport.ChannelSocket;
+import io.pgmux.proxy.transport.ConnectionSocket;
 import io.pgmux.proxy.transport.Transport;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.SocketAddress;
@@ -81,8 +83,11 @@ public final class CancelSender {
                     }
                     connected.run();
                     Channel ch = f.channel();
+                    // for the log lines alone
+                    ConnectionSocket socket = new ChannelSocket(ch, null);
+                    long connectedNanos = System.nanoTime();
                     if (database != null) {
-                        connectionLog.serverConnected(ch, ch, database, user);
+                        connectionLog.serverConnected(ch, socket, database, user);
                     }
                     boolean[] written = {false};
                     ScheduledFuture<?> giveUp = waitMillis == 0 ? null : ch.eventLoop().schedule(() -> {
@@ -94,8 +99,8 @@ public final class CancelSender {
                             giveUp.cancel(false);
                         }
                         if (database != null) {
-                            connectionLog.serverClosing(ch, ch, database, user,
-                                    gaveUp ? "cancel_wait_timeout" : "successfully sent cancel request");
+                            connectionLog.serverClosing(ch, socket, database, user, gaveUp ? "cancel_wait_timeout"
+                                    : "successfully sent cancel request", connectedNanos);
                         }
                         done.complete(written[0]);
                     });

@@ -160,7 +160,8 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
 
     private CompletableFuture<ServerConnection> connect(ServerHandle handle, ServerTarget at, ServerTlsContext tls,
             SocketAddress address, Secret loginSecret) {
-        ServerConnection server = new ServerConnection(at, user, loginSecret, handle, tls, maxPreparedStatements);
+        ServerConnection server = new ServerConnection(at, user, loginSecret, handle, tls, maxPreparedStatements,
+                transport.readGate());
         Bootstrap bootstrap = new Bootstrap()
                 .group(transport.group())
                 .channel(transport.channelFor(address))
@@ -170,8 +171,8 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
                     protected void initChannel(Channel ch) {
                         BackendMessageDecoder decoder = new BackendMessageDecoder();
                         decoder.reuseHolder();
+                        ch.pipeline().addLast(decoder);
                         server.attach(ch, decoder);
-                        ch.pipeline().addLast(decoder, server);
                         transport.readGate().watchServer(ch);
                     }
                 });
@@ -211,10 +212,10 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
                 }
             } else if (result.isDone()) {
                 // the deadline passed first (both run on the channel's event loop)
-                s.channel().close();
+                s.socket().close();
             } else {
                 if (connectionLog != null) {
-                    connectionLog.serverConnected(s, s.channel(), poolDatabase, user);
+                    connectionLog.serverConnected(s, s.socket(), poolDatabase, user);
                 }
                 result.complete(s);
             }
@@ -232,7 +233,7 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
     /** The connection's event loop: a client on the same loop relays to and from it without a thread hop. */
     @Override
     public Object affinity(ServerConnection server) {
-        return server.channel().eventLoop();
+        return server.eventLoop();
     }
 
     /**
@@ -267,8 +268,8 @@ public final class NettyServerConnector implements ServerConnector<ServerConnect
 
     @Override
     public void close(ServerConnection server, String reason) {
-        if (connectionLog != null && server.channel() != null) {
-            connectionLog.serverClosing(server, server.channel(), poolDatabase, user, reason);
+        if (connectionLog != null && server.socket() != null) {
+            connectionLog.serverClosing(server, server.socket(), poolDatabase, user, reason, server.loggedInNanos());
         }
         server.close();
     }

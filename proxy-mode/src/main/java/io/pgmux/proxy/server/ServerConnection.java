@@ -3,6 +3,7 @@ package io.pgmux.proxy.server;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoop;
 import io.pgmux.core.pool.ServerHandle;
 import io.pgmux.proxy.auth.Secret;
 import io.pgmux.proxy.parameters.ServerParameters;
@@ -22,7 +23,12 @@ import io.pgmux.proxy.protocol.Query;
 import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.protocol.SslResponse;
 import io.pgmux.proxy.protocol.Terminate;
+import io.pgmux.proxy.transport.ChannelSocket;
+import io.pgmux.proxy.transport.ConnectionSocket;
+import io.pgmux.proxy.transport.EpollSocket;
 import io.pgmux.proxy.transport.ReadPauses;
+import io.pgmux.proxy.transport.ServedSockets;
+import io.pgmux.proxy.transport.SocketEvents;
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.util.List;
@@ -31,14 +37,16 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.IntSupplier;
 
 /**
- * One logged-in connection to PostgreSQL (PgBouncer's server socket): the last handler of its channel. It logs
- * in, then runs a query of the pooler's own (check, reset, parameter replay) when asked, and passes every other
+ * One logged-in connection to PostgreSQL (PgBouncer's server socket), served by its codec (in no pipeline itself). It
+ * logs in, then runs a query of the pooler's own (check, reset, parameter replay) when asked, and passes every other
  * message unparsed to the client linked to it, if any. Whether it is idle, lent, tested or closing is its pool's
  * state of it (core's PooledServer, changed through its {@link ServerHandle}), not a second one kept here: the
  * connection keeps only how far its socket got ({@link Phase}), and whom the server's messages go to
- * ({@link #query}, else {@link #link}). All of it is read and written on the channel's event loop.
+ * ({@link #query}, else {@link #link}). All of it is read and written on the socket's event loop. Its socket is
+ * its Netty channel through the login and, for a plain socket on epoll, its descriptor served without a channel
+ * from then on ({@link EpollSocket}), as a logged-in client's is.
  */
-public final class ServerConnection extends MessageReader implements StatementServer {
+public final class ServerConnection extends MessageReader implements StatementServer, SocketEvents {
     /** How far the socket got: the login's phases ({@link ServerLogin}'s), then READY, then CLOSED. */
     enum Phase {
         /** The TCP (or Unix socket) connect. */
@@ -63,8 +71,11 @@ public final class ServerConnection extends MessageReader implements StatementSe
     private final CompletableFuture<ServerConnection> opened = new CompletableFuture<>();
     private final ServerParameters parameters = new ServerParameters();
     private final PreparedStatementCache preparedStatements;
+    /** The servers' sockets served without a channel, which this one joins when it leaves its channel. */
+    private final ServedSockets servedSockets;
 
-    private Channel channel;
+    /** A {@link ChannelSocket} through the login; an {@link EpollSocket} after it, for a plain socket on epoll. */
+    private ConnectionSocket socket;
     /** Where relayed bytes are written and flushed: past the codec ({@link MessageCodec#encodedOut}). */
     private EncodedOut encodedOut;
     private BackendMessageDecoder decoder;
@@ -81,11 +92,14 @@ public final class ServerConnection extends MessageReader implements StatementSe
     private ServerErrorException wentAwayIdle;
     /** The request of the pooler's own that runs, whose results the connection reads itself; null for none. */
     private OwnRequest query;
+    /** When the login ended ({@link System#nanoTime}), for the log's age of the connection; 0 before. */
+    private volatile long loggedInNanos;
     /** Written on the server's loop, read by a disconnecting client on its own. */
     private volatile ReadyForQuery.TransactionStatus transactionStatus = ReadyForQuery.TransactionStatus.IDLE;
 
     ServerConnection(ServerTarget target, String user, Secret secret, ServerHandle handle, ServerTlsContext tls,
-            IntSupplier maxPreparedStatements) {
+            IntSupplier maxPreparedStatements, ServedSockets servedSockets) {
+        this.servedSockets = servedSockets;
         this.preparedStatements = new PreparedStatementCache(maxPreparedStatements);
         this.target = target;
         this.handle = handle;
@@ -98,7 +112,7 @@ public final class ServerConnection extends MessageReader implements StatementSe
 
     /** The one transition of the connection's phase, on its event loop only. */
     void to(Phase next) {
-        assert channel.eventLoop().inEventLoop() : "a server connection changes phase off its event loop";
+        assert socket.eventLoop().inEventLoop() : "a server connection changes phase off its event loop";
         phase = next;
     }
 
@@ -107,11 +121,14 @@ public final class ServerConnection extends MessageReader implements StatementSe
         return phase == Phase.READY && query == null && link != null;
     }
 
+    /** {@code channel}'s pipeline holds {@code decoder}, which serves this connection from now on. */
     void attach(Channel channel, BackendMessageDecoder decoder) {
-        this.channel = channel;
+        this.socket = new ChannelSocket(channel, decoder);
         this.decoder = decoder;
+        this.encodedOut = MessageCodec.encodedOut(channel);
         // only a linked client walks runs; the pooler's own login and queries read one message at a time
         decoder.relayRuns(this::relaying);
+        decoder.serve(this);
     }
 
     CompletionStage<ServerConnection> opened() {
@@ -122,12 +139,22 @@ public final class ServerConnection extends MessageReader implements StatementSe
         return handle;
     }
 
-    public Channel channel() {
-        return channel;
+    /** The connection's socket: its channel's through the login, perhaps served without a channel after it. */
+    public ConnectionSocket socket() {
+        return socket;
+    }
+
+    public EventLoop eventLoop() {
+        return socket.eventLoop();
     }
 
     public SocketAddress remoteAddress() {
-        return channel.remoteAddress();
+        return socket.remoteAddress();
+    }
+
+    /** When the login ended ({@link System#nanoTime}); 0 before. */
+    public long loggedInNanos() {
+        return loggedInNanos;
     }
 
     /** Records a cancel forwarded to this backend; see {@link #cancelInFlight()}. */
@@ -188,26 +215,27 @@ public final class ServerConnection extends MessageReader implements StatementSe
     }
 
     public boolean isOpen() {
-        return channel != null && channel.isActive() && phase != Phase.CLOSED;
+        return socket != null && socket.isOpen() && phase != Phase.CLOSED;
     }
 
     /** Sends everything the server says to {@code link} until {@link #unlink(ServerLink)}. Call on any thread. */
     public void link(ServerLink link) {
-        if (channel.eventLoop().inEventLoop()) {
+        EventLoop loop = socket.eventLoop();
+        if (loop.inEventLoop()) {
             linkNow(link);
         } else {
-            channel.eventLoop().execute(() -> linkNow(link));
+            loop.execute(() -> linkNow(link));
         }
     }
 
     private void linkNow(ServerLink link) {
         if (phase == Phase.CLOSED) {
-            link.onServerClosed(new ClosedChannelException());
+            link.onServerClosed(this, new ClosedChannelException());
             return;
         }
         this.link = link;
         // the former client's writability no longer matters
-        ReadPauses.resume(decoder, channel, ReadPauses.PEER_NOT_WRITABLE);
+        socket.resumeReads(ReadPauses.PEER_NOT_WRITABLE);
     }
 
     /**
@@ -217,17 +245,18 @@ public final class ServerConnection extends MessageReader implements StatementSe
      * on the server's own loop and that client has linked at once: then it does nothing.
      */
     public void unlink(ServerLink former) {
-        if (channel.eventLoop().inEventLoop()) {
+        EventLoop loop = socket.eventLoop();
+        if (loop.inEventLoop()) {
             unlinkNow(former);
         } else {
-            channel.eventLoop().execute(() -> unlinkNow(former));
+            loop.execute(() -> unlinkNow(former));
         }
     }
 
     private void unlinkNow(ServerLink former) {
         if (link == former) {
             link = null;
-            ReadPauses.resume(decoder, channel, ReadPauses.PEER_NOT_WRITABLE);
+            socket.resumeReads(ReadPauses.PEER_NOT_WRITABLE);
         }
     }
 
@@ -266,25 +295,22 @@ public final class ServerConnection extends MessageReader implements StatementSe
         return done;
     }
 
+    /** A write that fails fails the socket, whose close fails the request ({@link #closed(Throwable)}). */
     private void send(EncodableMessage request) {
-        channel.writeAndFlush(request).addListener(f -> {
-            if (!f.isSuccess()) {
-                failQuery(f.cause());
-            }
-        });
+        socket.writeAndFlush(request);
     }
 
     /** Terminate, then close; never throws. */
     public void close() {
-        if (channel == null) {
+        if (socket == null) {
             return;
         }
         runOnLoop(() -> {
-            if (phase != Phase.CLOSED && channel.isActive() && phase != Phase.CONNECTING && phase != Phase.TLS) {
-                channel.writeAndFlush(Terminate.INSTANCE);
+            if (phase != Phase.CLOSED && socket.isOpen() && phase != Phase.CONNECTING && phase != Phase.TLS) {
+                socket.writeAndFlush(Terminate.INSTANCE);
             }
             to(Phase.CLOSED);
-            channel.close();
+            socket.close();
         });
     }
 
@@ -294,7 +320,7 @@ public final class ServerConnection extends MessageReader implements StatementSe
         if (message instanceof ByteBuf bytes) {
             encodedOut.writeEncoded(bytes);
         } else {
-            channel.write(message, channel.voidPromise());
+            socket.write(message);
         }
     }
 
@@ -303,21 +329,15 @@ public final class ServerConnection extends MessageReader implements StatementSe
     }
 
     void runOnLoop(Runnable task) {
-        if (channel.eventLoop().inEventLoop()) {
+        EventLoop loop = socket.eventLoop();
+        if (loop.inEventLoop()) {
             task.run();
         } else {
-            channel.eventLoop().execute(task);
+            loop.execute(task);
         }
     }
 
-    // ---------------------------------------------------------------- channel events
-
-    /** Added right after the codec, and never taken out: where relayed bytes start from, and the codec's reader. */
-    @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        encodedOut = MessageCodec.encodedOut(ctx.channel());
-        decoder.readBy(this);
-    }
+    // ---------------------------------------------------------------- socket events
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
@@ -388,9 +408,34 @@ public final class ServerConnection extends MessageReader implements StatementSe
         }
     }
 
-    /** Logged in: the pool has the connection from now on. */
+    /**
+     * Logged in: a plain epoll socket leaves its Netty channel, and is served without one from now on
+     * ({@link EpollSocket#takeOver}), before the pool has the connection; a TLS socket, one on another transport, or
+     * one SUSPEND gates keeps its channel. Either way the login ends once the socket is settled.
+     */
     void loginEnded() {
         to(Phase.READY);
+        if (!(socket instanceof ChannelSocket own) || !EpollSocket.takeOver(own, decoder, this, servedSockets,
+                () -> phase == Phase.READY && query == null && link == null, served -> {
+                    socket = served;
+                    encodedOut = served.encodedOut();
+                    loggedIn();
+                }, this::keptChannel)) {
+            loggedIn();
+        }
+    }
+
+    /** The socket stays its channel's: the login ends, unless the connection was closed meanwhile. */
+    private void keptChannel() {
+        if (phase == Phase.READY) {
+            loggedIn();
+        } else {
+            failLogin(new ClosedChannelException());
+        }
+    }
+
+    private void loggedIn() {
+        loggedInNanos = System.nanoTime();
         opened.complete(this);
     }
 
@@ -426,20 +471,37 @@ public final class ServerConnection extends MessageReader implements StatementSe
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        writabilityChanged();
+    }
+
+    @Override
+    public void writabilityChanged() {
         if (relaying()) {
-            link.onServerWritabilityChanged(channel.isWritable());
+            link.onServerWritabilityChanged(socket.isWritable());
         }
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        closed(new ClosedChannelException());
+        closed();
     }
 
     @Override
+    public void closed() {
+        closed(new ClosedChannelException());
+    }
+
+    /** From the channel, or from framing outside it ({@code ctx} null). */
+    @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         closed(cause);
-        ctx.close();
+        socket.close();
+    }
+
+    /** The socket served without a channel failed, and closes. */
+    @Override
+    public void failed(Throwable cause) {
+        closed(cause);
     }
 
     private void closed(Throwable cause) {
@@ -450,6 +512,9 @@ public final class ServerConnection extends MessageReader implements StatementSe
         }
         if (was != Phase.READY) {
             failLogin(ServerTlsHandshakeException.of(cause, target.tlsMode()));
+        } else if (!opened.isDone()) {
+            // closed while it left its channel, before the pool had it
+            failLogin(cause);
         } else if (query != null) {
             failQuery(cause);
         } else if (link != null) {
@@ -457,7 +522,7 @@ public final class ServerConnection extends MessageReader implements StatementSe
             link = null;
             handle.markBroken(cause);
             // lent while its going-away FATAL was on the way: what the client sent reached no backend
-            current.onServerClosed(wentAwayIdle != null ? wentAwayIdle : cause);
+            current.onServerClosed(this, wentAwayIdle != null ? wentAwayIdle : cause);
         } else {
             handle.markBroken(cause);
         }
@@ -470,9 +535,9 @@ public final class ServerConnection extends MessageReader implements StatementSe
             handle.markBroken(cause);
             failed.done.completeExceptionally(cause);
         }
-        if (channel.isActive()) {
+        if (socket.isOpen()) {
             to(Phase.CLOSED);
-            channel.close();
+            socket.close();
         }
     }
 
@@ -481,7 +546,7 @@ public final class ServerConnection extends MessageReader implements StatementSe
             return;
         }
         to(Phase.CLOSED);
-        channel.close();
+        socket.close();
     }
 
     @Override

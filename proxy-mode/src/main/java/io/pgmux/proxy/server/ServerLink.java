@@ -14,8 +14,11 @@ public interface ServerLink {
     /** Called once the server's receive buffer has been drained, to flush what was relayed. */
     void onServerReadComplete();
 
-    /** The server connection closed or failed while linked. */
-    void onServerClosed(Throwable cause);
+    /**
+     * {@code server}, the connection this link was linked to, closed or failed while linked; the link may have given
+     * it back meanwhile, on a loop of its own, and holds another or none by the time it hears of it.
+     */
+    void onServerClosed(ServerConnection server, Throwable cause);
 
     /** The server's socket became writable or unwritable (backpressure towards the client). */
     void onServerWritabilityChanged(boolean writable);

@@ -18,6 +18,7 @@ import io.pgmux.proxy.protocol.SslRequest;
 import io.pgmux.proxy.protocol.SslResponse;
 import io.pgmux.proxy.protocol.StartupMessage;
 import io.pgmux.proxy.server.ServerConnection.Phase;
+import io.pgmux.proxy.transport.ChannelSocket;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -29,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * the SSLRequest and TLS handshake when TLS is asked for, the StartupMessage, the authentication exchange, the
  * parameters and BackendKeyData up to ReadyForQuery, then the database's connect_query. The connection keeps the
  * phase and hands each message of the login's phases here; the login ends with {@link ServerConnection#loginEnded}
- * or {@link ServerConnection#failLogin}. On the connection's event loop.
+ * or {@link ServerConnection#failLogin}. On the connection's event loop, through its channel.
  */
 final class ServerLogin {
     private static final Logger log = LoggerFactory.getLogger(ServerConnection.class);
@@ -56,7 +57,7 @@ final class ServerLogin {
         } else {
             connection.to(Phase.TLS);
             decoder.expectSslResponse();
-            connection.channel().writeAndFlush(SslRequest.INSTANCE);
+            connection.socket().writeAndFlush(SslRequest.INSTANCE);
         }
     }
 
@@ -66,7 +67,7 @@ final class ServerLogin {
         startup.put("user", user);
         startup.put("database", target.dbname());
         startup.putAll(target.setup().startupParameters());
-        connection.channel().writeAndFlush(new StartupMessage(StartupMessage.PROTOCOL_3_0, startup));
+        connection.socket().writeAndFlush(new StartupMessage(StartupMessage.PROTOCOL_3_0, startup));
     }
 
     void onSslResponse(SslResponse response) {
@@ -88,7 +89,8 @@ final class ServerLogin {
             connection.failLogin(new ServerErrorException(PoolerError.serverLoginFailed(failure.getMessage())));
             return;
         }
-        Channel channel = connection.channel();
+        // through the login the socket is its channel's
+        Channel channel = ((ChannelSocket) connection.socket()).channel();
         SslHandler ssl = context.newHandler(channel.alloc(), target.host(), target.port());
         channel.pipeline().addFirst(ssl);
         ssl.handshakeFuture().addListener(f -> {
@@ -107,7 +109,7 @@ final class ServerLogin {
                 case BackendMessage.AUTHENTICATION -> {
                     Optional<EncodableMessage> answer = authenticator.onAuthentication(
                             Authentication.decode(message.body()));
-                    answer.ifPresent(connection.channel()::writeAndFlush);
+                    answer.ifPresent(connection.socket()::writeAndFlush);
                 }
                 case BackendMessage.ERROR_RESPONSE -> {
                     ErrorResponse error = ErrorResponse.decode(message.body());
@@ -120,7 +122,8 @@ final class ServerLogin {
                     }
                 }
                 case BackendMessage.PARAMETER_STATUS -> connection.onParameterStatus(message);
-                case BackendMessage.BACKEND_KEY_DATA -> connection.backendKeyData(BackendKeyData.decode(message.body()));
+                case BackendMessage.BACKEND_KEY_DATA ->
+                        connection.backendKeyData(BackendKeyData.decode(message.body()));
                 case BackendMessage.READY_FOR_QUERY -> onReadyForQuery();
                 default -> {
                     // NoticeResponse, NegotiateProtocolVersion: nothing the login depends on
@@ -142,7 +145,7 @@ final class ServerLogin {
         String connectQuery = target.setup().connectQuery();
         if (connectQuery != null && connection.phase() == Phase.STARTUP) {
             connection.to(Phase.CONNECT_QUERY);
-            connection.channel().writeAndFlush(new Query(connectQuery));
+            connection.socket().writeAndFlush(new Query(connectQuery));
             return;
         }
         connection.loginEnded();

@@ -11,8 +11,9 @@ import java.net.SocketAddress;
 import javax.net.ssl.SSLSession;
 
 /**
- * A client socket carried by its Netty channel, whose codec is {@code codec}: each call is the channel's own, and
- * relayed bytes go past the codec ({@link MessageCodec#encodedOut}).
+ * A client's or server's socket carried by its Netty channel, whose codec is {@code codec}: each call is the
+ * channel's own, and relayed bytes go past the codec ({@link MessageCodec#encodedOut}). A channel with no codec (a
+ * cancel's connection, which the log tells of) has a null one.
  */
 public final class ChannelSocket implements ConnectionSocket {
     private final Channel channel;
@@ -85,6 +86,12 @@ public final class ChannelSocket implements ConnectionSocket {
     @Override
     public ByteBufAllocator alloc() {
         return channel.alloc();
+    }
+
+    @Override
+    public boolean isOpen() {
+        ConnectionSocket next = successor;
+        return next != null ? next.isOpen() : channel.isActive();
     }
 
     @Override
@@ -180,17 +187,27 @@ public final class ChannelSocket implements ConnectionSocket {
     }
 
     @Override
+    public boolean isReading() {
+        ConnectionSocket next = successor;
+        return next != null ? next.isReading() : ReadPauses.isReading(channel);
+    }
+
+    @Override
     public void resumeReads(int reasons) {
         ConnectionSocket next = successor;
         if (next != null) {
             next.resumeReads(reasons);
             return;
         }
-        ReadPauses.resume(codec, channel, reasons);
+        if (codec == null) {
+            ReadPauses.resume(channel, reasons);
+        } else {
+            ReadPauses.resume(codec, channel, reasons);
+        }
     }
 
     @Override
     public String toString() {
-        return "client socket " + channel;
+        return "socket " + channel;
     }
 }

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * without a channel since their login ({@link EpollSocket}), which leave the group of channels when they
  * join. A shutdown closes them all, and SUSPEND pauses them all.
  */
-public final class ClientSockets {
+public final class ClientSockets implements ServedSockets {
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final Set<ConnectionSocket> served = ConcurrentHashMap.newKeySet();
     /**
@@ -41,7 +41,8 @@ public final class ClientSockets {
     }
 
     /** The one instance of a local address equal to {@code local}, for a socket served without a channel. */
-    SocketAddress shared(SocketAddress local) {
+    @Override
+    public SocketAddress shared(SocketAddress local) {
         if (local == null) {
             return null;
         }
@@ -52,8 +53,11 @@ public final class ClientSockets {
         return known == null ? local : known;
     }
 
-    /** {@code channel}'s socket is {@code socket}'s from now on, which calls {@link #closed} at its close; on its loop. */
-    void handedOver(Channel channel, EpollSocket socket) {
+    /**
+     * {@code channel}'s socket is {@code socket}'s from now on, which calls {@link #closed} at its close; on its loop.
+     */
+    @Override
+    public void handedOver(Channel channel, EpollSocket socket) {
         served.add(socket);
         channels.remove(channel);
         if (suspended) {
@@ -65,12 +69,14 @@ public final class ClientSockets {
     }
 
     /** A socket of {@link #handedOver} closed. */
-    void closed(ConnectionSocket socket) {
+    @Override
+    public void closed(ConnectionSocket socket) {
         served.remove(socket);
     }
 
     /** Whether {@link #closeAll} began: no socket leaves its channel any more. */
-    boolean closingAll() {
+    @Override
+    public boolean closingAll() {
         return closingAll;
     }
 

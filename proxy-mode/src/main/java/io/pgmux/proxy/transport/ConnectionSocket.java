@@ -7,23 +7,23 @@ import java.net.SocketAddress;
 import javax.net.ssl.SSLSession;
 
 /**
- * A client's socket as its connection, its relay, the log and the admin console use it (the socket part of PgBouncer's
- * sbuf.c): writes, flushes, read pauses, the close, and what SHOW CLIENTS and SHOW SOCKETS tell of it, whatever
- * carries the bytes. They know a client's socket by this alone, so that what carries the bytes can change under them:
- * the client's Netty channel through the login ({@link ChannelSocket}), and for a plain socket on epoll, from
- * then on, the descriptor served without a channel ({@link EpollSocket}).
+ * A client's or server's socket as its connection, the relay, the log and the admin console use it (the socket part of
+ * PgBouncer's sbuf.c): writes, flushes, read pauses, the close, and what SHOW CLIENTS, SHOW SERVERS and SHOW SOCKETS
+ * tell of it, whatever carries the bytes. They know a connection's socket by this alone, so that what carries the
+ * bytes can change under them: the Netty channel through the login ({@link ChannelSocket}), and for a plain socket on
+ * epoll, from then on, the descriptor served without a channel ({@link EpollSocket}).
  *
  * <p>A write or flush may come from any thread (a server's loop relays to a client of another loop): it reaches the
- * socket on the client's loop, in the order the writes were made.
+ * socket on its own loop, in the order the writes were made.
  */
 public interface ConnectionSocket {
-    /** The client's event loop, which alone touches the state of its connection. */
+    /** The socket's event loop, which alone touches the state of its connection. */
     EventLoop eventLoop();
 
-    /** The client's address. */
+    /** The peer's address: the client's, or the server's. */
     SocketAddress remoteAddress();
 
-    /** The proxy's address the client connected to. */
+    /** The proxy's address: the one the client connected to, or the one the proxy connected to the server from. */
     SocketAddress localAddress();
 
     /** The socket's file descriptor, or -1 when it has none (closed, or not a Unix socket). */
@@ -35,11 +35,14 @@ public interface ConnectionSocket {
     /** The TLS session, or null for a plain socket. */
     SSLSession tlsSession();
 
-    /** The process id of a client over a Unix socket, read once; 0 when unknown or over TCP. */
+    /** The process id of the peer over a Unix socket, read once; 0 when unknown or over TCP. */
     int peerPid();
 
     /** Where the relay's own messages (a renamed Parse, Bind) are allocated. */
     ByteBufAllocator alloc();
+
+    /** Whether the socket is connected and not closed. */
+    boolean isOpen();
 
     /** Whether the socket takes more now without buffering past its high-water mark. */
     boolean isWritable();
@@ -62,7 +65,7 @@ public interface ConnectionSocket {
     /** Writes {@code message}, flushes, and closes once it went out (or could not). */
     void closeAfter(Object message);
 
-    /** Runs {@code done}, on the client's loop, once what was written so far went out or could not. */
+    /** Runs {@code done}, on the socket's loop, once what was written so far went out or could not. */
     void whenFlushed(Runnable done);
 
     /** Runs {@code done} once the socket closed; at once when it is closed. */
@@ -71,6 +74,9 @@ public interface ConnectionSocket {
     /** Sets or clears {@code reason} ({@link ReadPauses}): the socket reads while no reason is set. */
     void pauseReads(int reason, boolean paused);
 
-    /** Clears {@code reasons}, on the client's loop; cheap when none of them is set, which is most often so. */
+    /** Whether no reason to pause the socket's reads is set; on its loop. */
+    boolean isReading();
+
+    /** Clears {@code reasons}, on the socket's loop; cheap when none of them is set, which is most often so. */
     void resumeReads(int reasons);
 }

@@ -22,7 +22,7 @@ import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.internal.PlatformDependent;
 import io.pgmux.proxy.protocol.EncodableMessage;
 import io.pgmux.proxy.protocol.EncodedOut;
-import io.pgmux.proxy.protocol.FrontendMessageDecoder;
+import io.pgmux.proxy.protocol.MessageCodec;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
@@ -34,8 +34,8 @@ import java.util.function.Consumer;
 import javax.net.ssl.SSLSession;
 
 /**
- * A logged-in client's plain socket on an epoll event loop, served without a Netty channel: its descriptor is
- * registered on the loop as an {@link EpollIoHandle} of its own, each read is framed by the client's decoder and
+ * A logged-in client's or server's plain socket on an epoll event loop, served without a Netty channel: its descriptor
+ * is registered on the loop as an {@link EpollIoHandle} of its own, each read is framed by the connection's codec and
  * handed to its connection, and what the pooler writes goes to the descriptor from the loop. A channel's objects
  * (the channel, its pipeline and contexts, config, outbound buffer, promises, receive handle), which the relay
  * touches per read and write and every idle client holds, are gone: with many clients they were the relay's cache
@@ -48,12 +48,12 @@ import javax.net.ssl.SSLSession;
  * Everything but {@link #write}, {@link #flush}, {@link #close} and the pauses, which hop to the loop, runs on it.
  */
 public final class EpollSocket implements ConnectionSocket, EpollIoHandle, EncodedOut {
-    /** Netty's default write-buffer water marks, which the client channels had. */
+    /** Netty's default write-buffer water marks, which the channels had. */
     static final int HIGH_WATER = 64 * 1024;
     static final int LOW_WATER = 32 * 1024;
     /** Reads of one ready socket in one pass at most, as Netty's maxMessagesPerRead. */
     private static final int MAX_READS = 16;
-    /** How large each read's buffer is: the client channels' rule. */
+    /** How large each read's buffer is: the channels' rule. */
     private static final ReceiveSizes SIZES = Transport.RECEIVE_BUFFERS;
 
     private static final int IN = EpollIoOps.EPOLLIN.value();
@@ -77,10 +77,10 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
 
     private final Socket fd;
     private final IoEventLoop loop;
-    private final FrontendMessageDecoder decoder;
+    private final MessageCodec decoder;
     private final SocketEvents events;
-    /** The set of open client sockets, which it leaves at its close. */
-    private final ClientSockets sockets;
+    /** The set it joined of sockets served without a channel (the clients', the servers'), left at its close. */
+    private final ServedSockets sockets;
     private final SocketAddress remote;
     private final SocketAddress local;
     private IoRegistration registration;
@@ -102,12 +102,16 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
     private byte pauses;
     /** The read sizing's state ({@link ReceiveSizes#next}). */
     private byte readSize;
-    private boolean unwritable;
+    /** Read from the peer's loop too (the relay asks whether its other end takes more). */
+    private volatile boolean unwritable;
     private boolean closeWhenFlushed;
-    private boolean closed;
+    /** A send failed: nothing more is sent, and the socket fails once what its peer sent first is read. */
+    private boolean sendFailed;
+    /** Read off the loop too ({@link #isOpen}). */
+    private volatile boolean closed;
 
-    private EpollSocket(Socket fd, IoEventLoop loop, FrontendMessageDecoder decoder, SocketEvents events,
-            ClientSockets sockets, SocketAddress remote, SocketAddress local, int peerPid) {
+    private EpollSocket(Socket fd, IoEventLoop loop, MessageCodec decoder, SocketEvents events,
+            ServedSockets sockets, SocketAddress remote, SocketAddress local, int peerPid) {
         this.fd = fd;
         this.loop = loop;
         this.decoder = decoder;
@@ -119,16 +123,17 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
     }
 
     /**
-     * Takes the socket of {@code from}'s channel, a logged-in client's, off the channel, when it is a plain epoll socket
-     * whose pipeline holds its codec alone (no TLS, no read gate) and whose channel has nothing left to send; on its
-     * event loop. The channel stops reading and leaves the loop. Once it is out, and if all of that still holds and
-     * {@code idle} still says so, {@code served} gets the socket that serves its descriptor from then on, on the loop,
-     * and the channel is dropped unclosed; else the channel goes back to the loop and reads again. Returns false, and
-     * nothing changes, when it is not such a socket. A channel closed before it left the loop stays: its connection
-     * hears of the close from it, and {@code served} is not called.
+     * Takes the socket of {@code from}'s channel, a logged-in client's or server's, off the channel, when it is a plain
+     * epoll socket whose pipeline holds its codec alone (no TLS, no read gate) and whose channel has nothing left to
+     * send; on its event loop. The channel stops reading and leaves the loop. Once it is out, and if all of that still
+     * holds and {@code idle} still says so, {@code served} gets the socket that serves its descriptor from then on, on
+     * the loop, and the channel is dropped unclosed; else the channel goes back to the loop, reads again, and
+     * {@code kept} runs. Returns false, and nothing changes, when it is not such a socket. A channel closed before it
+     * left the loop, or that cannot go back, stays: its connection hears of the close from it, and neither
+     * {@code served} nor {@code kept} is called.
      */
-    public static boolean takeOver(ChannelSocket from, FrontendMessageDecoder codec, SocketEvents events,
-            ClientSockets sockets, BooleanSupplier idle, Consumer<EpollSocket> served) {
+    public static boolean takeOver(ChannelSocket from, MessageCodec codec, SocketEvents events,
+            ServedSockets sockets, BooleanSupplier idle, Consumer<EpollSocket> served, Runnable kept) {
         Channel channel = from.channel();
         if (!ADDRESSES || !(channel instanceof AbstractEpollStreamChannel epoll)
                 || !(channel.eventLoop() instanceof IoEventLoop loop) || !channel.isActive() || sockets.closingAll()) {
@@ -153,6 +158,7 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
                 loop.register(channel).addListener(back -> {
                     if (back.isSuccess()) {
                         ReadPauses.resume(channel, ReadPauses.LEAVING_CHANNEL);
+                        kept.run();
                     } else {
                         channel.close();
                     }
@@ -185,7 +191,7 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
     }
 
     /** The codec is the pipeline's only handler (no TLS, no read gate) and nothing waits to go out. */
-    private static boolean servesAlone(Channel channel, FrontendMessageDecoder codec, ChannelHandlerContext ctx) {
+    private static boolean servesAlone(Channel channel, MessageCodec codec, ChannelHandlerContext ctx) {
         ChannelPipeline pipeline = channel.pipeline();
         ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
         return ctx != null && ctx.handler() == codec && pipeline.firstContext() == ctx && pipeline.lastContext() == ctx
@@ -196,8 +202,8 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
      * On {@code loop}: serves {@code fd}, which no registration of the loop holds any more, from now on, paused for
      * {@code pauses} ({@link ReadPauses}' reasons).
      */
-    static EpollSocket serve(Socket fd, IoEventLoop loop, FrontendMessageDecoder decoder, SocketEvents events,
-            ClientSockets sockets, SocketAddress remote, SocketAddress local, int peerPid, int pauses)
+    static EpollSocket serve(Socket fd, IoEventLoop loop, MessageCodec decoder, SocketEvents events,
+            ServedSockets sockets, SocketAddress remote, SocketAddress local, int peerPid, int pauses)
             throws Exception {
         EpollSocket socket = new EpollSocket(fd, loop, decoder, events, sockets, remote, local, peerPid);
         socket.pauses = (byte) pauses;
@@ -240,16 +246,22 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
     public void handle(IoRegistration registration, IoEvent event) {
         int ops = ((EpollIoEvent) event).ops().value();
         try {
-            if ((ops & OUT) != 0 && !closed) {
-                sendUnsent();
+            if ((ops & OUT) != 0 && !closed && !sendFailed) {
+                trySend();
             }
             if ((ops & (IN | RDHUP | ERR | HUP)) != 0 && !closed) {
                 if (pauses == 0) {
-                    read();
+                    read(false);
                 } else if ((ops & (RDHUP | ERR | HUP)) != 0) {
-                    // paused, and the client's stream ended: as a channel reads to the end of a hung-up peer and
-                    // closes, whatever it held unread is never run
-                    close();
+                    if (decoder.readsPastHangUp()) {
+                        // paused, and a server hung up: what it sent before (its last rows, its FATAL) is read now
+                        // and handed on, as a channel reads a hung-up peer to its end, paused or not
+                        read(true);
+                    } else {
+                        // paused, and the client's stream ended: as a channel reads to the end of a hung-up peer
+                        // and closes, whatever it held unread is never run
+                        close();
+                    }
                 }
             }
         } catch (Throwable failure) {
@@ -257,9 +269,10 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
         }
     }
 
-    private void read() throws IOException {
+    /** Reads what is there; {@code toTheEnd}: paused or not, up to the end of a hung-up peer's stream. */
+    private void read(boolean toTheEnd) throws IOException {
         int total = 0;
-        for (int reads = 0; reads < MAX_READS && pauses == 0 && !closed; reads++) {
+        for (int reads = 0; (toTheEnd || reads < MAX_READS && pauses == 0) && !closed; reads++) {
             ByteBuf buffer = ReadBuffers.take(SIZES.size(readSize));
             int n;
             try {
@@ -271,7 +284,7 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
             if (n <= 0) {
                 buffer.release();
                 if (n < 0) {
-                    // the end of the client's stream ends it, as a channel that allows no half-closure
+                    // the end of the peer's stream ends it, as a channel that allows no half-closure
                     if (total > 0) {
                         events.readEnded();
                     }
@@ -288,7 +301,7 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
                 readSize = SIZES.next(readSize, n);
             }
             frame(buffer);
-            if (!full) {
+            if (!full && !toTheEnd) {
                 break;
             }
         }
@@ -329,7 +342,7 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
             onLoop(() -> write(message), message);
             return;
         }
-        if (closed) {
+        if (closed || sendFailed) {
             ReferenceCountUtil.release(message);
             return;
         }
@@ -390,13 +403,53 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
             onLoop(this::flush, null);
             return;
         }
-        if (closed || unsent == null || (interest & OUT) != 0) {
+        if (closed || unsent == null || (interest & OUT) != 0 || sendFailed) {
             // (waiting for the socket to be writable: what is queued goes then)
             return;
         }
         try {
-            sendUnsent();
+            trySend();
         } catch (Throwable failure) {
+            fail(failure);
+        }
+    }
+
+    /** Sends what is queued; a server's failed send is heard only after what the server sent is read. */
+    private void trySend() throws IOException {
+        try {
+            sendUnsent();
+        } catch (IOException failure) {
+            if (!decoder.readsPastHangUp()) {
+                throw failure;
+            }
+            sendFailed(failure);
+        }
+    }
+
+    /**
+     * A server that hung up answers the first send after its close with a reset, which fails the next send, while
+     * what it sent before the close, its going-away FATAL among it, may still wait to be read. That is read first, out of the
+     * send's caller: the FATAL says that nothing sent reached a backend, which a failed send alone does not.
+     */
+    private void sendFailed(IOException failure) {
+        sendFailed = true;
+        releaseUnsent();
+        Runnable readThenFail = () -> {
+            if (closed) {
+                return; // closed on purpose meanwhile
+            }
+            try {
+                read(true);
+            } catch (IOException unread) {
+                // what is left unread is lost with the connection, as the send said
+            }
+            // before the close's own news, which the read's end of stream may have sent: the send's failure says more
+            events.failed(failure);
+            close();
+        };
+        try {
+            loop.execute(readThenFail);
+        } catch (RejectedExecutionException e) {
             fail(failure);
         }
     }
@@ -509,6 +562,11 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
         } catch (RejectedExecutionException e) {
             ReferenceCountUtil.release(message);
         }
+    }
+
+    @Override
+    public boolean isReading() {
+        return pauses == 0;
     }
 
     @Override
@@ -677,12 +735,17 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
     }
 
     @Override
+    public boolean isOpen() {
+        return !closed;
+    }
+
+    @Override
     public boolean isWritable() {
         return !unwritable;
     }
 
     @Override
     public String toString() {
-        return "client socket " + remote + " (fd " + fd.intValue() + ")";
+        return "socket " + remote + " (fd " + fd.intValue() + ")";
     }
 }

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
+import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,9 +19,10 @@ import java.util.function.Consumer;
  * on its sockets), until {@link #open()} hands the held bytes on in order and reading goes on. The handler that
  * holds them is put in a socket's pipeline only while the gate is closed (first, behind an SslHandler), so that
  * the reads of a proxy never suspended pass no handler more; an admin console session is not gated, so that
- * RESUME can be read.
+ * RESUME can be read. A server socket served without a channel since its login ({@link EpollSocket}) joins the gate's
+ * set of them (the gate is its {@link ServedSockets}) and stops reading while the gate is closed.
  */
-public final class ReadGate {
+public final class ReadGate implements ServedSockets {
     /** The handler's name in a pipeline. */
     public static final String NAME = "read-gate";
 
@@ -32,6 +34,8 @@ public final class ReadGate {
     private volatile ClientSockets clients;
     /** The open server sockets; a few per pool, so a set entry and a close listener each are cheap. */
     private final Set<Channel> servers = ConcurrentHashMap.newKeySet();
+    /** The server sockets served without a channel, which left {@link #servers} when they joined. */
+    private final Set<ConnectionSocket> servedServers = ConcurrentHashMap.newKeySet();
     /** Admin console sessions, never gated; a few at most. */
     private final Set<Channel> ungated = ConcurrentHashMap.newKeySet();
 
@@ -77,6 +81,7 @@ public final class ReadGate {
         if (sockets != null) {
             sockets.suspend(true);
         }
+        servedServers.forEach(socket -> socket.pauseReads(ReadPauses.SUSPENDED, true));
     }
 
     /** RESUME: each socket hands on what it held back, on its own event loop, and reads again. */
@@ -87,10 +92,38 @@ public final class ReadGate {
         if (sockets != null) {
             sockets.suspend(false);
         }
+        servedServers.forEach(socket -> socket.pauseReads(ReadPauses.SUSPENDED, false));
     }
 
     public boolean isClosed() {
         return closed;
+    }
+
+    /** A server socket needs no shared address: there are a few per pool. */
+    @Override
+    public SocketAddress shared(SocketAddress local) {
+        return local;
+    }
+
+    /** Servers are closed by their pools, never all at once by the gate. */
+    @Override
+    public boolean closingAll() {
+        return false;
+    }
+
+    /** A server socket left its channel, which leaves {@link #servers}: its close future never completes now. */
+    @Override
+    public void handedOver(Channel channel, EpollSocket socket) {
+        servedServers.add(socket);
+        servers.remove(channel);
+        if (closed) {
+            socket.pauseReads(ReadPauses.SUSPENDED, true);
+        }
+    }
+
+    @Override
+    public void closed(ConnectionSocket socket) {
+        servedServers.remove(socket);
     }
 
     private void forEachSocket(Consumer<Channel> action) {

@@ -1,7 +1,7 @@
 package io.pgmux.proxy.transport;
 
 /**
- * What a client socket outside any pipeline ({@link EpollSocket}) tells its connection besides the messages
+ * What a socket outside any pipeline ({@link EpollSocket}) tells its connection besides the messages
  * its codec frames: the events a channel's handler gets as channelReadComplete, channelWritabilityChanged,
  * exceptionCaught and channelInactive. Each comes on the socket's event loop.
  */

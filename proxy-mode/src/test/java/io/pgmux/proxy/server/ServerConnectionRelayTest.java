@@ -9,7 +9,6 @@ import io.pgmux.proxy.auth.PlaintextSecret;
 import io.pgmux.proxy.config.TlsMode;
 import io.pgmux.proxy.protocol.BackendMessage;
 import io.pgmux.proxy.protocol.ErrorResponse;
-import io.netty.channel.Channel;
 import io.pgmux.proxy.transport.ReadPauses;
 import io.pgmux.proxy.transport.Transport;
 import io.pgmux.testing.Await;
@@ -71,7 +70,7 @@ class ServerConnectionRelayTest {
         }
 
         @Override
-        public void onServerClosed(Throwable cause) {
+        public void onServerClosed(ServerConnection closed, Throwable cause) {
         }
 
         @Override
@@ -100,18 +99,17 @@ class ServerConnectionRelayTest {
         return connector.open(new RecordingHandle()).toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
-    private static <T> T onLoop(Channel channel, Callable<T> action) throws Exception {
-        return channel.eventLoop().submit(action).get(10, TimeUnit.SECONDS);
+    private static <T> T onLoop(ServerConnection server, Callable<T> action) throws Exception {
+        return server.eventLoop().submit(action).get(10, TimeUnit.SECONDS);
     }
 
     /** Pauses {@code server}'s reads as a linked client that cannot take more does. */
     private static void pauseForASlowClient(ServerConnection server) throws Exception {
-        Channel channel = server.channel();
-        onLoop(channel, () -> {
-            ReadPauses.pause(channel, ReadPauses.PEER_NOT_WRITABLE);
+        onLoop(server, () -> {
+            server.socket().pauseReads(ReadPauses.PEER_NOT_WRITABLE, true);
             return null;
         });
-        assertFalse(onLoop(channel, () -> ReadPauses.isReading(channel)), "paused");
+        assertFalse(onLoop(server, () -> server.socket().isReading()), "paused");
     }
 
     @Test
@@ -122,7 +120,7 @@ class ServerConnectionRelayTest {
             pauseForASlowClient(server);
             // from this thread: the link runs on the server's loop ahead of the check submitted after it
             server.link(new CountingLink());
-            assertTrue(onLoop(server.channel(), () -> ReadPauses.isReading(server.channel())));
+            assertTrue(onLoop(server, () -> server.socket().isReading()));
         } finally {
             connector.close(server);
         }
@@ -137,7 +135,7 @@ class ServerConnectionRelayTest {
             server.link(client);
             pauseForASlowClient(server);
             server.unlink(client);
-            assertTrue(onLoop(server.channel(), () -> ReadPauses.isReading(server.channel())));
+            assertTrue(onLoop(server, () -> server.socket().isReading()));
         } finally {
             connector.close(server);
         }
