@@ -15,6 +15,7 @@ import io.netty.channel.epoll.EpollIoEvent;
 import io.netty.channel.epoll.EpollIoHandle;
 import io.netty.channel.epoll.EpollIoOps;
 import io.netty.channel.unix.FileDescriptor;
+import io.netty.channel.unix.IovArray;
 import io.netty.channel.unix.Socket;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.ReferenceCountUtil;
@@ -66,6 +67,19 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
 
     /** Whether direct buffers have addresses, which the socket reads into and sends from (not without Unsafe). */
     private static final boolean ADDRESSES = PlatformDependent.hasUnsafe();
+
+    /** The vector a gathered send fills, one per loop, as each epoll loop of Netty's has its own. */
+    private static final FastThreadLocal<IovArray> VECTORS = new FastThreadLocal<>() {
+        @Override
+        protected IovArray initialValue() {
+            return new IovArray();
+        }
+
+        @Override
+        protected void onRemoval(IovArray vector) {
+            vector.release();
+        }
+    };
 
     /** The list framing fills and empties, one per loop: a read is framed whole before the next. */
     private static final FastThreadLocal<List<Object>> FRAMED = new FastThreadLocal<>() {
@@ -456,7 +470,8 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
 
     /** Sends what is queued, as much as the socket takes; asks to hear when it takes more. */
     private void sendUnsent() throws IOException {
-        while (unsent != null && send(unsent)) {
+        boolean more = unsentRest == null || unsentRest.isEmpty() || sendGathered();
+        while (more && unsent != null && send(unsent)) {
             unsent = unsentRest == null ? null : unsentRest.poll();
         }
         if (unwritable && unsentBytes < LOW_WATER) {
@@ -467,6 +482,37 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
             flushed();
         }
         interest();
+    }
+
+    /**
+     * Sends the buffers queued with one writev, as a channel's flush does: what one read of the peer brought (a
+     * client's BEGIN and its first statement) leaves in one segment, and the backend reads it at once, not the first
+     * part alone. Returns true when all of them went, else false (the socket took no more) or true with those past
+     * what one writev takes still queued.
+     */
+    private boolean sendGathered() throws IOException {
+        IovArray vector = VECTORS.get();
+        vector.clear();
+        vector.add(unsent, unsent.readerIndex(), unsent.readableBytes());
+        for (ByteBuf next : unsentRest) {
+            if (!vector.add(next, next.readerIndex(), next.readableBytes())) {
+                break;
+            }
+        }
+        long wanted = vector.size();
+        long sent = fd.writevAddresses(vector.memoryAddress(0), vector.count());
+        unsentBytes -= (int) sent;
+        for (long left = sent; left > 0; ) {
+            int readable = unsent.readableBytes();
+            if (left < readable) {
+                unsent.readerIndex(unsent.readerIndex() + (int) left);
+                break;
+            }
+            left -= readable;
+            unsent.release();
+            unsent = unsentRest.poll();
+        }
+        return sent == wanted;
     }
 
     /** Sends {@code bytes}; true when all went, and they are released. */
