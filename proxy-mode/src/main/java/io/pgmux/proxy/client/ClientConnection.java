@@ -24,8 +24,8 @@ import io.pgmux.proxy.replicas.ReplicaRoutes;
 import io.pgmux.proxy.server.ServerConnection;
 import io.pgmux.proxy.server.ServerErrorException;
 import io.pgmux.proxy.transport.ChannelSocket;
+import io.pgmux.proxy.transport.ChannelTakeOver;
 import io.pgmux.proxy.transport.ConnectionSocket;
-import io.pgmux.proxy.transport.EpollSocket;
 import io.pgmux.proxy.transport.LoopClock;
 import io.pgmux.proxy.transport.SocketEvents;
 import java.util.List;
@@ -147,13 +147,13 @@ public final class ClientConnection extends MessageReader implements SocketEvent
 
     /**
      * Logged in, with nothing sent since: a plain epoll socket leaves its Netty channel, and is served without one from
-     * now on ({@link EpollSocket#takeOver}); a TLS socket, one on another transport, the console's or a
+     * now on ({@link ChannelTakeOver#takeOver}); a TLS socket, one on another transport, the console's or a
      * replication client's keeps its channel.
      */
     private void leaveChannel() {
         if (state == State.READY && link == null && replication == null && !console
                 && socket instanceof ChannelSocket own) {
-            EpollSocket.takeOver(own, decoder, this, context.clientSockets(),
+            ChannelTakeOver.takeOver(own, decoder, this, context.clientSockets(),
                     () -> state == State.READY && link == null, served -> socket = served, () -> { });
         }
     }

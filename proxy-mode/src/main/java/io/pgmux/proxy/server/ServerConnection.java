@@ -24,6 +24,7 @@ import io.pgmux.proxy.protocol.ReadyForQuery;
 import io.pgmux.proxy.protocol.SslResponse;
 import io.pgmux.proxy.protocol.Terminate;
 import io.pgmux.proxy.transport.ChannelSocket;
+import io.pgmux.proxy.transport.ChannelTakeOver;
 import io.pgmux.proxy.transport.ConnectionSocket;
 import io.pgmux.proxy.transport.EpollSocket;
 import io.pgmux.proxy.transport.ReadPauses;
@@ -410,12 +411,12 @@ public final class ServerConnection extends MessageReader implements StatementSe
 
     /**
      * Logged in: a plain epoll socket leaves its Netty channel, and is served without one from now on
-     * ({@link EpollSocket#takeOver}), before the pool has the connection; a TLS socket, one on another transport, or
+     * ({@link ChannelTakeOver#takeOver}), before the pool has the connection; a TLS socket, one on another transport, or
      * one SUSPEND gates keeps its channel. Either way the login ends once the socket is settled.
      */
     void loginEnded() {
         to(Phase.READY);
-        if (!(socket instanceof ChannelSocket own) || !EpollSocket.takeOver(own, decoder, this, servedSockets,
+        if (!(socket instanceof ChannelSocket own) || !ChannelTakeOver.takeOver(own, decoder, this, servedSockets,
                 () -> phase == Phase.READY && query == null && link == null, served -> {
                     socket = served;
                     encodedOut = served.encodedOut();

@@ -19,7 +19,7 @@ public final class ChannelSocket implements ConnectionSocket {
     private final Channel channel;
     private final MessageCodec codec;
     /**
-     * The socket serving the channel's descriptor since it left the channel ({@link EpollSocket#takeOver}), or
+     * The socket serving the channel's descriptor since it left the channel ({@link ChannelTakeOver#takeOver}), or
      * null: what is still asked of this one (by whoever kept it from before) goes there, as the channel's writes and
      * close would reach the descriptor under it.
      */

@@ -2,20 +2,14 @@ package io.pgmux.proxy.transport;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundBuffer;
-import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEvent;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoRegistration;
-import io.netty.channel.epoll.AbstractEpollStreamChannel;
 import io.netty.channel.epoll.EpollIoEvent;
 import io.netty.channel.epoll.EpollIoHandle;
 import io.netty.channel.epoll.EpollIoOps;
 import io.netty.channel.unix.FileDescriptor;
-import io.netty.channel.unix.IovArray;
 import io.netty.channel.unix.Socket;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.ReferenceCountUtil;
@@ -26,12 +20,9 @@ import io.pgmux.proxy.protocol.EncodedOut;
 import io.pgmux.proxy.protocol.MessageCodec;
 import java.io.IOException;
 import java.net.SocketAddress;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 import javax.net.ssl.SSLSession;
 
 /**
@@ -66,20 +57,7 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
     private static final int ET = EpollIoOps.EPOLLET.value();
 
     /** Whether direct buffers have addresses, which the socket reads into and sends from (not without Unsafe). */
-    private static final boolean ADDRESSES = PlatformDependent.hasUnsafe();
-
-    /** The vector a gathered send fills, one per loop, as each epoll loop of Netty's has its own. */
-    private static final FastThreadLocal<IovArray> VECTORS = new FastThreadLocal<>() {
-        @Override
-        protected IovArray initialValue() {
-            return new IovArray();
-        }
-
-        @Override
-        protected void onRemoval(IovArray vector) {
-            vector.release();
-        }
-    };
+    static final boolean ADDRESSES = PlatformDependent.hasUnsafe();
 
     /** The list framing fills and empties, one per loop: a read is framed whole before the next. */
     private static final FastThreadLocal<List<Object>> FRAMED = new FastThreadLocal<>() {
@@ -100,11 +78,8 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
     private IoRegistration registration;
     /** The start of a message not all in yet, kept from the reads before; null when none. */
     private ByteBuf cumulation;
-    /** The first of what was written and not yet taken by the socket; null when nothing waits. */
-    private ByteBuf unsent;
-    /** What waits behind {@link #unsent}; made at the first time two buffers wait, and kept. */
-    private ArrayDeque<ByteBuf> unsentRest;
-    private int unsentBytes;
+    /** What was written and not yet taken by the socket. */
+    private final UnsentBytes unsent = new UnsentBytes();
     /** What waits for the unsent bytes to go out ({@link #whenFlushed}): null, a Runnable or a list of them. */
     private Object flushWaiters;
     /** What waits for the close ({@link #whenClosed}): null, a Runnable or a list of them. */
@@ -137,82 +112,6 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
     }
 
     /**
-     * Takes the socket of {@code from}'s channel, a logged-in client's or server's, off the channel, when it is a plain
-     * epoll socket whose pipeline holds its codec alone (no TLS, no read gate) and whose channel has nothing left to
-     * send; on its event loop. The channel stops reading and leaves the loop. Once it is out, and if all of that still
-     * holds and {@code idle} still says so, {@code served} gets the socket that serves its descriptor from then on, on
-     * the loop, and the channel is dropped unclosed; else the channel goes back to the loop, reads again, and
-     * {@code kept} runs. Returns false, and nothing changes, when it is not such a socket. A channel closed before it
-     * left the loop, or that cannot go back, stays: its connection hears of the close from it, and neither
-     * {@code served} nor {@code kept} is called.
-     */
-    public static boolean takeOver(ChannelSocket from, MessageCodec codec, SocketEvents events,
-            ServedSockets sockets, BooleanSupplier idle, Consumer<EpollSocket> served, Runnable kept) {
-        Channel channel = from.channel();
-        if (!ADDRESSES || !(channel instanceof AbstractEpollStreamChannel epoll)
-                || !(channel.eventLoop() instanceof IoEventLoop loop) || !channel.isActive() || sockets.closingAll()) {
-            return false;
-        }
-        channel.flush();
-        ChannelHandlerContext ctx = channel.pipeline().firstContext();
-        if (!servesAlone(channel, codec, ctx)) {
-            return false;
-        }
-        ReadPauses.pause(channel, ReadPauses.LEAVING_CHANNEL);
-        SocketAddress remote = channel.remoteAddress();
-        SocketAddress local = sockets.shared(channel.localAddress());
-        int peerPid = from.peerPid();
-        channel.deregister().addListener(left -> {
-            if (!channel.isOpen()) {
-                return;
-            }
-            if (!left.isSuccess() || !servesAlone(channel, codec, ctx) || !idle.getAsBoolean()
-                    || sockets.closingAll()) {
-                // something came meanwhile (an error on its way out, a read gate): the channel keeps the socket
-                loop.register(channel).addListener(back -> {
-                    if (back.isSuccess()) {
-                        ReadPauses.resume(channel, ReadPauses.LEAVING_CHANNEL);
-                        kept.run();
-                    } else {
-                        channel.close();
-                    }
-                });
-                return;
-            }
-            int pauses = codec.readPauses() & ~ReadPauses.LEAVING_CHANNEL;
-            EpollSocket socket;
-            ByteBuf held = null;
-            try {
-                held = codec.leaveChannel(ctx);
-                socket = serve((Socket) epoll.fd(), loop, codec, events, sockets, remote, local, peerPid, pauses);
-            } catch (Exception e) {
-                if (held != null) {
-                    held.release();
-                }
-                // the descriptor is the channel's still: the connection closes it through the channel, which tells
-                // no one once out of its loop
-                events.failed(e);
-                events.closed();
-                return;
-            }
-            from.succeededBy(socket);
-            sockets.handedOver(channel, socket);
-            served.accept(socket);
-            // only now, when everything that writes to the client or closes it reaches the new socket
-            socket.frameLeft(held);
-        });
-        return true;
-    }
-
-    /** The codec is the pipeline's only handler (no TLS, no read gate) and nothing waits to go out. */
-    private static boolean servesAlone(Channel channel, MessageCodec codec, ChannelHandlerContext ctx) {
-        ChannelPipeline pipeline = channel.pipeline();
-        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
-        return ctx != null && ctx.handler() == codec && pipeline.firstContext() == ctx && pipeline.lastContext() == ctx
-                && out != null && out.isEmpty();
-    }
-
-    /**
      * On {@code loop}: serves {@code fd}, which no registration of the loop holds any more, from now on, paused for
      * {@code pauses} ({@link ReadPauses}' reasons).
      */
@@ -235,7 +134,7 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
     }
 
     /** Frames {@code left}, bytes the channel read before (its own from now on; may be null), as a read. */
-    private void frameLeft(ByteBuf left) {
+    void frameLeft(ByteBuf left) {
         if (left == null) {
             return;
         }
@@ -386,16 +285,8 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
     }
 
     private void queue(ByteBuf bytes) {
-        if (unsent == null) {
-            unsent = bytes;
-        } else {
-            if (unsentRest == null) {
-                unsentRest = new ArrayDeque<>(4);
-            }
-            unsentRest.add(bytes);
-        }
-        unsentBytes += bytes.readableBytes();
-        if (!unwritable && unsentBytes > HIGH_WATER) {
+        unsent.add(bytes);
+        if (!unwritable && unsent.bytes() > HIGH_WATER) {
             unwritable = true;
             events.writabilityChanged();
         }
@@ -417,7 +308,7 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
             onLoop(this::flush, null);
             return;
         }
-        if (closed || unsent == null || (interest & OUT) != 0 || sendFailed) {
+        if (closed || unsent.isEmpty() || (interest & OUT) != 0 || sendFailed) {
             // (waiting for the socket to be writable: what is queued goes then)
             return;
         }
@@ -442,12 +333,13 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
 
     /**
      * A server that hung up answers the first send after its close with a reset, which fails the next send, while
-     * what it sent before the close, its going-away FATAL among it, may still wait to be read. That is read first, out of the
-     * send's caller: the FATAL says that nothing sent reached a backend, which a failed send alone does not.
+     * what it sent before the close, its going-away FATAL among it, may still wait to be read. That is read first,
+     * out of the send's caller: the FATAL says that nothing sent reached a backend, which a failed send alone does
+     * not.
      */
     private void sendFailed(IOException failure) {
         sendFailed = true;
-        releaseUnsent();
+        unsent.releaseAll();
         Runnable readThenFail = () -> {
             if (closed) {
                 return; // closed on purpose meanwhile
@@ -470,70 +362,22 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
 
     /** Sends what is queued, as much as the socket takes; asks to hear when it takes more. */
     private void sendUnsent() throws IOException {
-        boolean more = unsentRest == null || unsentRest.isEmpty() || sendGathered();
-        while (more && unsent != null && send(unsent)) {
-            unsent = unsentRest == null ? null : unsentRest.poll();
-        }
-        if (unwritable && unsentBytes < LOW_WATER) {
+        boolean all = unsent.sendTo(fd);
+        if (unwritable && unsent.bytes() < LOW_WATER) {
             unwritable = false;
             events.writabilityChanged();
         }
-        if (unsent == null) {
+        if (all) {
             flushed();
         }
         interest();
-    }
-
-    /**
-     * Sends the buffers queued with one writev, as a channel's flush does: what one read of the peer brought (a
-     * client's BEGIN and its first statement) leaves in one segment, and the backend reads it at once, not the first
-     * part alone. Returns true when all of them went, else false (the socket took no more) or true with those past
-     * what one writev takes still queued.
-     */
-    private boolean sendGathered() throws IOException {
-        IovArray vector = VECTORS.get();
-        vector.clear();
-        vector.add(unsent, unsent.readerIndex(), unsent.readableBytes());
-        for (ByteBuf next : unsentRest) {
-            if (!vector.add(next, next.readerIndex(), next.readableBytes())) {
-                break;
-            }
-        }
-        long wanted = vector.size();
-        long sent = fd.writevAddresses(vector.memoryAddress(0), vector.count());
-        unsentBytes -= (int) sent;
-        for (long left = sent; left > 0; ) {
-            int readable = unsent.readableBytes();
-            if (left < readable) {
-                unsent.readerIndex(unsent.readerIndex() + (int) left);
-                break;
-            }
-            left -= readable;
-            unsent.release();
-            unsent = unsentRest.poll();
-        }
-        return sent == wanted;
-    }
-
-    /** Sends {@code bytes}; true when all went, and they are released. */
-    private boolean send(ByteBuf bytes) throws IOException {
-        int from = bytes.readerIndex();
-        int to = bytes.writerIndex();
-        int sent = fd.sendAddress(bytes.memoryAddress(), from, to);
-        unsentBytes -= sent;
-        if (from + sent == to) {
-            bytes.release();
-            return true;
-        }
-        bytes.readerIndex(from + sent);
-        return false;
     }
 
     /** Everything written went out: what waited for that runs, and a close asked for after it happens. */
     private void flushed() {
         Object waiting = flushWaiters;
         flushWaiters = null;
-        runAll(waiting);
+        Callbacks.runAll(waiting);
         if (closeWhenFlushed) {
             close();
         }
@@ -561,10 +405,10 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
             onLoop(() -> whenFlushed(done), null);
             return;
         }
-        if (closed || unsent == null) {
+        if (closed || unsent.isEmpty()) {
             done.run();
         } else {
-            flushWaiters = add(flushWaiters, done);
+            flushWaiters = Callbacks.add(flushWaiters, done);
             flush();
         }
     }
@@ -578,7 +422,7 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
         if (closed) {
             done.run();
         } else {
-            closeWaiters = add(closeWaiters, done);
+            closeWaiters = Callbacks.add(closeWaiters, done);
         }
     }
 
@@ -631,7 +475,7 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
         if (closed) {
             return;
         }
-        int wanted = (pauses == 0 ? IN | RDHUP : RDHUP | ET) | (unsent != null ? OUT : 0);
+        int wanted = (pauses == 0 ? IN | RDHUP : RDHUP | ET) | (!unsent.isEmpty() ? OUT : 0);
         if (wanted != interest) {
             interest = wanted;
             registration.submit(EpollIoOps.valueOf(wanted));
@@ -658,7 +502,7 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
         } catch (IOException e) {
             // closed all the same
         }
-        releaseUnsent();
+        unsent.releaseAll();
         if (cumulation != null) {
             cumulation.release();
             cumulation = null;
@@ -669,10 +513,10 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
         closeWaiters = null;
         // as a channel's channelInactive, after whatever runs now
         Runnable ended = () -> {
-            runAll(waiting);
+            Callbacks.runAll(waiting);
             events.closed();
             sockets.closed(this);
-            runAll(closing);
+            Callbacks.runAll(closing);
         };
         try {
             loop.execute(ended);
@@ -690,7 +534,7 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
         }
         write(message);
         closeWhenFlushed = true;
-        if (unsent == null) {
+        if (unsent.isEmpty()) {
             close();
         } else {
             flush();
@@ -703,39 +547,6 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
         }
         events.failed(failure);
         close();
-    }
-
-    private void releaseUnsent() {
-        for (ByteBuf bytes = unsent; bytes != null; bytes = unsentRest == null ? null : unsentRest.poll()) {
-            bytes.release();
-        }
-        unsent = null;
-        unsentBytes = 0;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Object add(Object waiters, Runnable done) {
-        if (waiters == null) {
-            return done;
-        }
-        List<Runnable> list;
-        if (waiters instanceof Runnable one) {
-            list = new ArrayList<>(2);
-            list.add(one);
-        } else {
-            list = (List<Runnable>) waiters;
-        }
-        list.add(done);
-        return list;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static void runAll(Object waiters) {
-        if (waiters instanceof Runnable one) {
-            one.run();
-        } else if (waiters != null) {
-            ((List<Runnable>) waiters).forEach(Runnable::run);
-        }
     }
 
     // ---------------------------------------------------------------- what the socket is
@@ -762,7 +573,7 @@ public final class EpollSocket implements ConnectionSocket, EpollIoHandle, Encod
 
     @Override
     public long pendingWriteBytes() {
-        return unsentBytes;
+        return unsent.bytes();
     }
 
     @Override

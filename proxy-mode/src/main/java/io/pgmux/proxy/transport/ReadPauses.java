@@ -27,7 +27,7 @@ public final class ReadPauses {
     public static final int CONSOLE_COMMAND = 1 << 4;
     /** A listener's: a RELOAD runs, and whoever connects meanwhile is accepted once it is over. */
     public static final int RELOADING = 1 << 5;
-    /** A socket leaves its channel ({@link EpollSocket#takeOver}): the channel reads no more. */
+    /** A socket leaves its channel ({@link ChannelTakeOver#takeOver}): the channel reads no more. */
     public static final int LEAVING_CHANNEL = 1 << 6;
 
     /** Small values only: {@link Integer#valueOf} returns cached boxes for them, so no change allocates. */
