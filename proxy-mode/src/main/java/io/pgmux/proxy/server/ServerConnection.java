@@ -411,8 +411,8 @@ public final class ServerConnection extends MessageReader implements StatementSe
 
     /**
      * Logged in: a plain epoll socket leaves its Netty channel, and is served without one from now on
-     * ({@link ChannelTakeOver#takeOver}), before the pool has the connection; a TLS socket, one on another transport, or
-     * one SUSPEND gates keeps its channel. Either way the login ends once the socket is settled.
+     * ({@link ChannelTakeOver#takeOver}), before the pool has the connection; a TLS socket, one on another transport,
+     * or one SUSPEND gates keeps its channel. Either way the login ends once the socket is settled.
      */
     void loginEnded() {
         to(Phase.READY);

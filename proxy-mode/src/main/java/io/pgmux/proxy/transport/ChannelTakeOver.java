@@ -12,6 +12,7 @@ import io.pgmux.proxy.protocol.MessageCodec;
 import java.net.SocketAddress;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+
 /**
  * A logged-in connection's socket leaves its Netty channel for an {@link EpollSocket}, which serves its descriptor
  * on the same loop from then on: the client's after its login, the server's before its pool has it.
